@@ -1,0 +1,3 @@
+from codeimpact.cli import main
+
+main()

@@ -1,0 +1,220 @@
+"""The `graph` command line: a thin layer over the Python API.
+
+Exit codes (documented in the README): 0 success; 1 a check failed (stale
+index, drift, gate); 2 bad input, no index or an unreadable index; 3 an
+ambiguous target (candidates printed); 4 target not found; 5 the index is
+locked by another analyze; 70 an internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+from codeimpact.graph.errors import CodeImpactError
+
+EXIT_INTERNAL = 70
+
+
+def to_jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    return obj
+
+
+def emit_json(obj: Any) -> None:
+    click.echo(json.dumps(to_jsonable(obj), indent=2, sort_keys=False, default=str))
+
+
+def fail(message: str, code: int) -> None:
+    click.echo(f"graph: {message}", err=True)
+    sys.exit(code)
+
+
+def handle_errors(fn):
+    """One line on stderr and a documented exit code, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except CodeImpactError as e:
+            fail(str(e).splitlines()[0] if str(e) else type(e).__name__, e.exit_code)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+        except click.exceptions.Exit:
+            raise
+        except (click.ClickException, click.Abort):
+            raise
+        except SystemExit:
+            raise
+        except Exception as e:  # a crash is a bug: still one line, and a way to see more
+            if os.environ.get("CODEIMPACT_DEBUG"):
+                raise
+            fail(
+                f"internal error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
+                "(set CODEIMPACT_DEBUG=1 for the traceback)",
+                EXIT_INTERNAL,
+            )
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="codeimpact")
+def main() -> None:
+    """codeimpact: index a repository into a code graph and ask what a change breaks."""
+
+
+# ---------------------------------------------------------------------- analyze
+@main.command()
+@click.argument("path", default=".", type=click.Path(file_okay=True, dir_okay=True))
+@click.option("--index-only", is_flag=True, help="Build or update the index and nothing else.")
+@click.option("--force", is_flag=True, help="Rebuild from scratch, ignoring the facts cache.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option(
+    "--workers", type=int, default=0, help="Extraction processes (default: one per core)."
+)
+@click.option(
+    "--max-file-size",
+    type=int,
+    default=None,
+    help="Skip files larger than this many bytes (default 1 MiB).",
+)
+@click.option(
+    "--buffer-pool-mb",
+    type=int,
+    default=512,
+    show_default=True,
+    help="Kùzu buffer pool for the write.",
+)
+@click.option(
+    "--wait",
+    "lock_wait",
+    type=float,
+    default=0.0,
+    help="Seconds to wait for another analyze's lock.",
+)
+@handle_errors
+def analyze(path, index_only, force, as_json, workers, max_file_size, buffer_pool_mb, lock_wait):
+    """Index PATH (default: the current directory) into PATH/.codeimpact/."""
+    from codeimpact.indexer.build import analyze as run
+    from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE, IndexConfig, RunOptions
+
+    config = IndexConfig(max_file_size=max_file_size or DEFAULT_MAX_FILE_SIZE)
+    show_progress = not as_json and sys.stderr.isatty()
+    options = RunOptions(
+        force=force,
+        workers=workers,
+        buffer_pool=buffer_pool_mb * 1024 * 1024,
+        progress=show_progress,
+        lock_wait=lock_wait,
+    )
+    bar = _ProgressBar() if show_progress else None
+    try:
+        report = run(path, config, options, progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    if as_json:
+        emit_json(report)
+    else:
+        click.echo(report.summary())
+
+
+class _ProgressBar:
+    def __init__(self):
+        self.bar = None
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=phase, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+# ---------------------------------------------------------------------- lookups
+def _open(path: str):
+    from codeimpact.query.index import Index
+
+    return Index.open(path)
+
+
+def _parse_param(raw: str) -> tuple[str, Any]:
+    if "=" not in raw:
+        raise click.BadParameter(f"expected name=value, got {raw!r}")
+    name, value = raw.split("=", 1)
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = value
+    return name, parsed
+
+
+@main.command()
+@click.argument("query")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    help="A query parameter, name=value (JSON values are parsed).",
+)
+@click.option("--repo", "path", default=".", help="The indexed repository.")
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def cypher(query, params, path, as_json):
+    """Run a read-only Cypher QUERY against the index."""
+    with _open(path) as index:
+        result = index.cypher(query, dict(_parse_param(p) for p in params))
+    if as_json:
+        emit_json({"columns": result.columns, "rows": result.rows})
+        return
+    click.echo("\t".join(result.columns))
+    for row in result.rows:
+        click.echo("\t".join("" if v is None else str(v) for v in row))
+
+
+@main.command()
+@click.argument("name")
+@click.option(
+    "--kind", default=None, help="Only symbols of this kind (function, class, method, ...)."
+)
+@click.option("--limit", default=50, show_default=True)
+@click.option("--repo", "path", default=".", help="The indexed repository.")
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def search(name, kind, limit, path, as_json):
+    """Find symbols by name or qualified-name substring."""
+    with _open(path) as index:
+        hits = index.search(name, kind=kind, limit=limit)
+    if as_json:
+        emit_json({"query": name, "results": hits})
+        return
+    if not hits:
+        click.echo("no symbols match")
+        return
+    width = max(len(h.kind) for h in hits)
+    for h in hits:
+        where = f"{h.file}:{h.start_line}" if h.file else "(external)"
+        click.echo(f"{h.kind:<{width}}  {h.qualified_name}  {where}")
+
+
+# Subcommands live in their own modules and attach themselves to `main` on import.
+from codeimpact import cli_changes, cli_query, cli_status  # noqa: E402, F401
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""Derived data written beside a generation's database: the unresolved call sites.
+
+Unresolvable call sites are not edges, but impact needs them to say when an
+answer is only a lower bound, so they are kept per callee name.
+"""
+
+from __future__ import annotations
+
+import marshal
+from pathlib import Path
+
+from codeimpact.graph.layout import atomic_write
+
+UNRESOLVED_FILE = "unresolved.bin"
+
+
+def write_unresolved(gen_dir: Path, sites: dict[str, list[tuple[str, int]]]) -> None:
+    """`sites`: callee name -> [(calling symbol uid, line)]."""
+    atomic_write(gen_dir / UNRESOLVED_FILE, marshal.dumps({k: list(v) for k, v in sites.items()}))
+
+
+def read_unresolved(gen_dir: Path) -> dict[str, list[tuple[str, int]]]:
+    try:
+        return marshal.loads((gen_dir / UNRESOLVED_FILE).read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}

@@ -1,0 +1,141 @@
+"""Reading and writing the Kùzu database of one index generation."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import kuzu
+import pyarrow as pa
+from codeimpact.graph import layout
+from codeimpact.graph.errors import CorruptIndex, SchemaMismatch
+from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, SCHEMA_VERSION, ddl
+
+DEFAULT_BUFFER_POOL = 512 * 1024 * 1024
+READ_BUFFER_POOL = 256 * 1024 * 1024
+
+
+@dataclass
+class GraphTables:
+    """Everything a full build writes, as Arrow tables in schema column order.
+
+    Relationship tables start with `from` and `to` primary-key columns.
+    """
+
+    files: pa.Table
+    symbols: pa.Table
+    rels: dict[str, pa.Table] = field(default_factory=dict)
+
+
+def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
+    try:
+        return kuzu.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool)
+    except RuntimeError as e:
+        raise CorruptIndex(
+            f"cannot open the index database {path}: {str(e).splitlines()[0]}; "
+            "run `graph analyze --force`"
+        ) from e
+
+
+class Writer:
+    """A writable connection to a new generation's database."""
+
+    def __init__(self, gen: layout.Generation, buffer_pool: int = DEFAULT_BUFFER_POOL):
+        self.gen = gen
+        self.db = _open(gen.db_path, read_only=False, buffer_pool=buffer_pool)
+        self.conn = kuzu.Connection(self.db)
+
+    def create_schema(self) -> None:
+        for stmt in ddl():
+            self.conn.execute(stmt)
+
+    def bulk_load(self, tables: GraphTables) -> None:
+        # Kùzu's COPY scans a Python variable by name from the calling frame.
+        for name, arrow_rows in (("File", tables.files), ("Symbol", tables.symbols)):
+            _check_columns(name, arrow_rows, [c for c, _ in NODE_TABLES[name]])
+            if arrow_rows.num_rows:
+                self.conn.execute(f"COPY {name} FROM arrow_rows")
+        for name, arrow_rows in tables.rels.items():
+            props = [c for c, _ in REL_TABLES[name][2]]
+            _check_columns(name, arrow_rows, ["from", "to", *props])
+            if arrow_rows.num_rows:
+                self.conn.execute(f"COPY {name} FROM arrow_rows")
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        for key, value in meta.items():
+            self.conn.execute(
+                "MERGE (m:Meta {key: $k}) SET m.value = $v",
+                {"k": key, "v": json.dumps(value, sort_keys=True)},
+            )
+
+    def execute(self, query: str, params: dict | None = None):
+        return self.conn.execute(query, params or {})
+
+    def close(self) -> None:
+        self.conn.execute("CHECKPOINT")
+        self.conn.close()
+        self.db.close()
+
+
+def _check_columns(name: str, table: pa.Table, expected: list[str]) -> None:
+    if table.column_names != expected:
+        raise ValueError(f"{name}: columns {table.column_names} != schema {expected}")
+
+
+class Reader:
+    """A read-only view of the live generation; checks the schema version on open."""
+
+    def __init__(self, repo: Path, buffer_pool: int = READ_BUFFER_POOL):
+        self.repo = repo
+        self.gen = layout.read_current(layout.index_dir(repo))
+        self.db = _open(self.gen.db_path, read_only=True, buffer_pool=buffer_pool)
+        self.conn = kuzu.Connection(self.db)
+        try:
+            self.meta = self._read_meta()
+        except RuntimeError as e:
+            self.close()
+            raise CorruptIndex(
+                f"the index at {repo} is unreadable ({str(e).splitlines()[0]}): "
+                f"run `graph analyze --force {repo}`"
+            ) from e
+        version = self.meta.get("schema_version")
+        if version != SCHEMA_VERSION:
+            self.close()
+            raise SchemaMismatch(
+                f"the index at {repo} has schema version {version}, this codeimpact reads "
+                f"version {SCHEMA_VERSION}: run `graph analyze --force {repo}`"
+            )
+
+    def _read_meta(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        res = self.conn.execute("MATCH (m:Meta) RETURN m.key, m.value")
+        while res.has_next():
+            key, value = res.get_next()
+            try:
+                out[key] = json.loads(value)
+            except (TypeError, ValueError):
+                out[key] = value
+        return out
+
+    def query(self, query: str, params: dict | None = None) -> tuple[list[str], list[list]]:
+        res = self.conn.execute(query, params or {})
+        columns = res.get_column_names()
+        rows = []
+        while res.has_next():
+            rows.append(res.get_next())
+        return columns, rows
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+            self.db.close()
+        except RuntimeError:
+            pass
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,35 @@
+"""Index-affecting configuration: changing any of it changes what the indexer writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEFAULT_MAX_FILE_SIZE = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    ignore: tuple[str, ...] = ()  # extra gitignore-style patterns
+    languages: frozenset[str] | None = None  # None: every supported language
+    parse_timeout_ms: int = 10_000
+
+    def identity(self) -> dict:
+        return {
+            "max_file_size": self.max_file_size,
+            "ignore": list(self.ignore),
+            "languages": sorted(self.languages) if self.languages is not None else "all",
+            "parse_timeout_ms": self.parse_timeout_ms,
+        }
+
+
+@dataclass
+class RunOptions:
+    """How to run, not what to write: never part of the identity."""
+
+    force: bool = False
+    workers: int = 0  # 0: one per core
+    buffer_pool: int = 512 * 1024 * 1024
+    progress: bool = False
+    lock_wait: float = 0.0
+    extra: dict = field(default_factory=dict)

@@ -1,0 +1,213 @@
+"""Which files of a repository are indexed.
+
+In a git work tree: tracked files plus untracked files that are not ignored
+(`git ls-files --cached --others --exclude-standard`). Elsewhere: a walk that
+honours `.gitignore` files. Either way, nothing outside the repository is read:
+symlinks that leave it are skipped, and symlinked folders are not followed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.languages import language_for
+
+ALWAYS_SKIPPED = (
+    ".git",
+    ".codeimpact",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    "node_modules",
+    ".venv",
+    ".tox",
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # posix, relative to the repository root
+    language: str
+    size: int
+
+
+def git_toplevel(repo: Path) -> Path | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    return Path(out.stdout.strip())
+
+
+def _git_files(repo: Path) -> list[str] | None:
+    try:
+        out = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(repo),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            capture_output=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    return sorted({p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
+
+
+def _glob_regex(glob: str) -> str:
+    out = []
+    i = 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = glob.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = glob[i + 1 : j].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out) + "(?:/.*)?"
+
+
+class IgnoreRules:
+    """A small gitignore matcher: globs, `!` negation, trailing `/`, leading `/` anchors."""
+
+    def __init__(self):
+        self.rules: list[tuple[str, re.Pattern, bool, bool]] = []  # (base, regex, negate, dir_only)
+
+    def add(self, base: str, lines: list[str]) -> None:
+        for raw in lines:
+            line = raw.rstrip("\n").rstrip()
+            if not line or line.startswith("#"):
+                continue
+            negate = line.startswith("!")
+            if negate:
+                line = line[1:]
+            dir_only = line.endswith("/")
+            line = line.strip("/") if dir_only else line
+            anchored = "/" in line.lstrip("/") or raw.startswith("/")
+            line = line.lstrip("/")
+            pattern = _glob_regex(line)
+            regex = re.compile(pattern if anchored else r"(?:.*/)?" + pattern)
+            self.rules.append((base, regex, negate, dir_only))
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        result = False
+        for base, regex, negate, dir_only in self.rules:
+            if dir_only and not is_dir:
+                continue
+            if base:
+                if not rel.startswith(base + "/"):
+                    continue
+                sub = rel[len(base) + 1 :]
+            else:
+                sub = rel
+            if regex.fullmatch(sub):
+                result = not negate
+        return result
+
+
+def _walk_files(repo: Path, extra: tuple[str, ...]) -> list[str]:
+    rules = IgnoreRules()
+    rules.add("", list(extra))
+    out: list[str] = []
+    root = str(repo)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
+        gi = os.path.join(dirpath, ".gitignore")
+        if os.path.isfile(gi):
+            try:
+                with open(gi, encoding="utf-8", errors="replace") as fh:
+                    rules.add(rel_dir, fh.readlines())
+            except OSError:
+                pass
+        keep = []
+        for d in sorted(dirnames):
+            rel = f"{rel_dir}/{d}" if rel_dir else d
+            if d in ALWAYS_SKIPPED or rules.ignored(rel, True):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in filenames:
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            if not rules.ignored(rel, False):
+                out.append(rel)
+    return sorted(out)
+
+
+def discover(repo: Path, config: IndexConfig) -> list[SourceFile]:
+    """The files to index, sorted by path, with their language and size."""
+    repo = repo.resolve()
+    top = git_toplevel(repo)
+    names = _git_files(repo) if top is not None else None
+    if names is None:
+        names = _walk_files(repo, config.ignore)
+    elif config.ignore:
+        rules = IgnoreRules()
+        rules.add("", list(config.ignore))
+        names = [n for n in names if not rules.ignored(n, False)]
+    root = str(repo)
+    files: list[SourceFile] = []
+    for rel in names:
+        parts = rel.split("/")
+        if any(p in ALWAYS_SKIPPED for p in parts[:-1]):
+            continue
+        spec = language_for(rel, config.languages)
+        if spec is None:
+            continue
+        full = os.path.join(root, rel)
+        try:
+            st = os.lstat(full)
+        except OSError:
+            continue  # deleted in the work tree but still in git's index
+        if os.path.islink(full):
+            real = os.path.realpath(full)
+            if not (real == root or real.startswith(root + os.sep)) or not os.path.isfile(real):
+                continue
+            try:
+                st = os.stat(real)
+            except OSError:
+                continue
+        elif not os.path.isfile(full):
+            continue
+        files.append(SourceFile(rel, spec.name, st.st_size))
+    return files

@@ -1,0 +1,130 @@
+"""Per-file facts: what extraction finds in one file, before cross-file resolution.
+
+Facts depend only on a file's bytes (never on its path), so they can be cached
+by content hash. Scopes are named by the dotted local name of the enclosing
+definition ("" is the module, "Flask.run" a method, "f#2" a redefinition).
+Expressions are dotted chains as written (`self.app.run`, `os.path.join`,
+`super().save`, `Foo().run`).
+"""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class SymbolFact(NamedTuple):
+    local: str  # dotted local name; "" for the module symbol
+    kind: str
+    name: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    exported: bool
+    is_test: bool  # by the language's naming convention (test_*, Test*)
+    params: tuple  # ((name, annotation chain or ""), ...) for functions and methods
+    decorators: tuple  # decorator chains, e.g. ("staticmethod",)
+
+
+class ImportFact(NamedTuple):
+    scope: str
+    module: str  # dotted module as written, without the leading dots
+    level: int  # leading dots of a relative import
+    name: str  # the imported name of `from m import name`; "" for `import m`; "*"
+    alias: str  # the name bound, when `as` is used
+    line: int
+
+
+class CallFact(NamedTuple):
+    scope: str
+    callee: str  # dotted chain; `name()` suffix marks a call result (`super()`, `Foo()`)
+    line: int
+    kind: str  # "call" or "decorator"
+    args: tuple  # ((position or keyword, chain), ...) for arguments that are plain names
+
+
+class HeritageFact(NamedTuple):
+    scope: str  # the class
+    base: str
+    line: int
+    kind: str  # "extends" or "implements"
+
+
+class ReferenceFact(NamedTuple):
+    scope: str
+    target: str
+    line: int
+    kind: str  # "annotation" or "value"
+
+
+class BindingFact(NamedTuple):
+    scope: str
+    name: str  # "x" or "self.x"
+    value: str  # chain
+    is_call: bool  # x = value(...) rather than x = value
+    line: int
+
+
+class ReturnFact(NamedTuple):
+    scope: str
+    value: str
+    is_call: bool
+    line: int
+
+
+FACTS_FORMAT = 1
+
+
+@dataclass
+class FileFacts:
+    language: str
+    status: str = "ok"  # ok | partial | skipped:<reason>
+    lines: int = 0
+    symbols: list[SymbolFact] = field(default_factory=list)
+    imports: list[ImportFact] = field(default_factory=list)
+    calls: list[CallFact] = field(default_factory=list)
+    heritage: list[HeritageFact] = field(default_factory=list)
+    references: list[ReferenceFact] = field(default_factory=list)
+    bindings: list[BindingFact] = field(default_factory=list)
+    returns: list[ReturnFact] = field(default_factory=list)
+    error: str = ""  # detail for a partial or skipped file
+
+    def to_bytes(self) -> bytes:
+        return marshal.dumps(
+            (
+                FACTS_FORMAT,
+                self.language,
+                self.status,
+                self.lines,
+                [tuple(s) for s in self.symbols],
+                [tuple(x) for x in self.imports],
+                [tuple(x) for x in self.calls],
+                [tuple(x) for x in self.heritage],
+                [tuple(x) for x in self.references],
+                [tuple(x) for x in self.bindings],
+                [tuple(x) for x in self.returns],
+                self.error,
+            )
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> FileFacts:
+        t = marshal.loads(data)
+        if t[0] != FACTS_FORMAT:
+            raise ValueError("facts format changed")
+        return cls(
+            language=t[1],
+            status=t[2],
+            lines=t[3],
+            symbols=[SymbolFact(*x) for x in t[4]],
+            imports=[ImportFact(*x) for x in t[5]],
+            calls=[CallFact(*x) for x in t[6]],
+            heritage=[HeritageFact(*x) for x in t[7]],
+            references=[ReferenceFact(*x) for x in t[8]],
+            bindings=[BindingFact(*x) for x in t[9]],
+            returns=[ReturnFact(*x) for x in t[10]],
+            error=t[11],
+        )

@@ -1,0 +1,38 @@
+"""The per-language extension point: a language is one module exporting a LanguageSpec."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import tree_sitter as ts
+from codeimpact.indexer.facts import FileFacts
+from tree_sitter_language_pack import get_language
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str  # our name, stored in File.language and Symbol.language
+    grammar: str  # tree-sitter-language-pack grammar name
+    extensions: tuple[str, ...]
+    extractor_version: int  # bump when extraction output changes (part of the runner identity)
+    extract: Callable[[bytes], FileFacts]  # pure: bytes -> facts, never raises on bad syntax
+    is_test_path: Callable[[str], bool]
+    # "module:Class" of the cross-file resolver: Class(files: dict[path, FileFacts], is_test_path)
+    # with .resolve_file(path) -> ResolvedFile
+    resolver: str = ""
+
+    def make_project(self, files: dict[str, FileFacts]):
+        module, _, cls = self.resolver.partition(":")
+        return getattr(importlib.import_module(module), cls)(files, self.is_test_path)
+
+
+@cache
+def load_query(grammar: str, filename: str | None, text: str | None = None) -> ts.Query:
+    """A compiled query, from a .scm file beside this module or from literal text."""
+    if text is None:
+        text = resources.files("codeimpact.indexer.languages").joinpath(filename).read_text()
+    return ts.Query(get_language(grammar), text)

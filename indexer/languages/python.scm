@@ -1,0 +1,13 @@
+; Python extraction queries. Capture names are the contract with python.py.
+(class_definition name: (identifier) @name body: (block) @body) @class
+(function_definition name: (identifier) @name body: (block) @body) @function
+(decorator) @decorator
+(call function: (_) @callee arguments: (_) @args) @call
+(import_statement) @import
+(import_from_statement) @import_from
+(future_import_statement) @import_future
+(assignment left: (_) @lhs right: (_) @rhs) @assign
+(assignment left: (_) @lhs type: (type) @vartype) @annassign
+(return_statement (_) @value) @return
+(type) @annotation
+(ERROR) @error

@@ -1,0 +1,89 @@
+"""What resolution produces for one file: its symbols and the edges that start in it.
+
+Edges are owned by the file of their source symbol, so re-resolving a file
+replaces exactly its outgoing edges and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+# The closed table of resolution rules: reason -> confidence. Users filter on
+# these; documented in the README. A chain of steps takes its weakest rule.
+CONFIDENCE: dict[str, float] = {
+    "scope": 1.0,  # bound in a lexical scope of the same file
+    "import": 1.0,  # bound by an import to a definition
+    "self": 0.9,  # self.m() / cls.m() on the enclosing class
+    "super": 0.9,  # super().m() through the MRO
+    "inheritance": 0.9,  # found in a base class through the MRO
+    "constructor": 0.8,  # Foo() runs Foo.__init__
+    "local-type": 0.8,  # receiver typed by an assignment, annotation or return
+    "alias": 0.8,  # g = f; g()
+    "value-flow": 0.8,  # a function passed as a value and called by the callee
+    "dispatch": 0.7,  # one of several implementations (subclass overrides)
+    "unique-name": 0.5,  # the only method of that name anywhere, receiver unknown
+}
+
+
+def weakest(a: str, b: str) -> str:
+    return a if CONFIDENCE[a] <= CONFIDENCE[b] else b
+
+
+EXTERNAL_PREFIX = "<external>::"
+
+
+def external_uid(dotted: str) -> str:
+    return EXTERNAL_PREFIX + dotted
+
+
+class SymbolRow(NamedTuple):
+    uid: str
+    kind: str
+    name: str
+    qualified_name: str
+    file: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    exported: bool
+    is_test: bool
+    language: str
+
+
+class Edge(NamedTuple):
+    rel: str  # CALLS, IMPORTS, EXTENDS, IMPLEMENTS, REFERENCES, CONTAINS
+    src: str
+    dst: str
+    confidence: float
+    reason: str
+    line: int
+
+
+class Unresolved(NamedTuple):
+    scope: str  # uid of the calling symbol
+    name: str  # the last name of the callee expression
+    line: int
+
+
+@dataclass
+class ResolvedFile:
+    path: str
+    symbols: list[SymbolRow] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    unresolved: list[Unresolved] = field(default_factory=list)
+    calls_total: int = 0
+    calls_builtin: int = 0
+
+
+def dedupe_edges(edges: list[Edge]) -> list[Edge]:
+    """One edge per (relation, source, target): the most confident, then the earliest line."""
+    best: dict[tuple[str, str, str], Edge] = {}
+    for e in edges:
+        key = (e.rel, e.src, e.dst)
+        cur = best.get(key)
+        if cur is None or (e.confidence, -e.line) > (cur.confidence, -cur.line):
+            best[key] = e
+    return sorted(best.values())

@@ -1,0 +1,105 @@
+"""An open index: the read-only database, its meta and (lazily) its CSR snapshot.
+
+Every question is asked of an `Index`; the CLI, the MCP server and the Python
+API are thin layers over it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codeimpact.graph.errors import BadInput
+from codeimpact.graph.store import Reader
+
+
+@dataclass
+class SymbolInfo:
+    uid: str
+    id: int
+    kind: str
+    name: str
+    qualified_name: str
+    file: str
+    start_line: int
+    end_line: int
+    signature: str
+    is_test: bool
+
+    @classmethod
+    def from_row(cls, row: list) -> SymbolInfo:
+        return cls(*row)
+
+
+SYMBOL_COLUMNS = (
+    "s.uid, s.id, s.kind, s.name, s.qualified_name, s.file, s.start_line, s.end_line, "
+    "s.signature, s.is_test"
+)
+
+
+@dataclass
+class CypherResult:
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+class Index:
+    """A read-only view of one repository's index."""
+
+    def __init__(self, repo: Path, reader: Reader):
+        self.repo = repo
+        self.reader = reader
+        self._snapshot = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike = ".") -> Index:
+        repo = Path(path)
+        if not repo.is_dir():
+            raise BadInput(f"not a directory: {repo}")
+        repo = repo.resolve()
+        return cls(repo, Reader(repo))
+
+    @property
+    def meta(self) -> dict:
+        return self.reader.meta
+
+    @property
+    def generation(self) -> int:
+        return self.reader.gen.number
+
+    def close(self) -> None:
+        self.reader.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ lookups
+    def cypher(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
+        """Run a read-only Cypher query; values are passed as parameters, never spliced in."""
+        try:
+            columns, rows = self.reader.query(query, params or {})
+        except RuntimeError as e:
+            raise BadInput(f"cypher: {str(e).splitlines()[0]}") from e
+        return CypherResult(columns, [list(r) for r in rows])
+
+    def search(self, name: str, kind: str | None = None, limit: int = 50) -> list[SymbolInfo]:
+        """Symbols whose name or qualified name contains `name` (case-insensitive), best first."""
+        where = "(lower(s.name) CONTAINS $q OR lower(s.qualified_name) CONTAINS $q)"
+        params: dict[str, Any] = {"q": name.lower(), "exact": name, "limit": limit}
+        if kind:
+            where += " AND s.kind = $kind"
+            params["kind"] = kind
+        query = (
+            f"MATCH (s:Symbol) WHERE {where} "
+            f"RETURN {SYMBOL_COLUMNS}, "
+            "CASE WHEN s.name = $exact THEN 0 WHEN s.qualified_name = $exact THEN 0 "
+            "WHEN lower(s.name) = $q THEN 1 ELSE 2 END AS rank "
+            "ORDER BY rank, size(s.qualified_name), s.uid LIMIT $limit"
+        )
+        _, rows = self.reader.query(query, params)
+        return [SymbolInfo.from_row(r[:10]) for r in rows]

@@ -1,0 +1,97 @@
+"""Shared fixtures: real repositories in temp dirs, real indexes on disk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": os.environ.get("HOME", "/tmp"),
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    out = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV},
+        check=True,
+    )
+    return out.stdout
+
+
+def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(textwrap.dedent(content).lstrip("\n"))
+
+
+@pytest.fixture
+def make_repo(tmp_path):
+    """make_repo({"pkg/a.py": "..."}, git=True) -> Path of a fresh repository."""
+    counter = iter(range(1000))
+
+    def make(files: dict[str, str | bytes], git_init: bool = True, commit: bool = True) -> Path:
+        root = tmp_path / f"repo{next(counter)}"
+        root.mkdir()
+        write_files(root, files)
+        if git_init:
+            git(root, "init", "-q", "-b", "main")
+            if commit:
+                git(root, "add", "-A")
+                git(root, "commit", "-q", "-m", "initial")
+        return root
+
+    return make
+
+
+@pytest.fixture
+def index_repo():
+    """index_repo(path) -> the AnalyzeReport of a real full analyze."""
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    def run(path: Path, **config):
+        return analyze(path, IndexConfig(**config), RunOptions(workers=1))
+
+    return run
+
+
+def edges(repo: Path, rel: str) -> set[tuple]:
+    """{(src uid, dst uid, confidence, reason)} of one relation (confidence/reason None if absent)."""
+    from codeimpact.graph.schema import REL_TABLES
+    from codeimpact.query.index import Index
+
+    props = [p for p, _ in REL_TABLES[rel][2]]
+    key_a = "a.uid" if REL_TABLES[rel][0] == "Symbol" else "a.path"
+    extra = ", r.confidence, r.reason" if "confidence" in props else ""
+    with Index.open(repo) as index:
+        res = index.cypher(f"MATCH (a)-[r:{rel}]->(b) RETURN {key_a}, b.uid{extra}")
+    if extra:
+        return {(r[0], r[1], round(r[2], 3), r[3]) for r in res.rows}
+    return {(r[0], r[1]) for r in res.rows}
+
+
+def symbols(repo: Path) -> dict[str, tuple]:
+    """uid -> (kind, qualified_name, start_line, end_line)."""
+    from codeimpact.query.index import Index
+
+    with Index.open(repo) as index:
+        res = index.cypher(
+            "MATCH (s:Symbol) RETURN s.uid, s.kind, s.qualified_name, s.start_line, s.end_line"
+        )
+    return {r[0]: tuple(r[1:]) for r in res.rows}
