@@ -148,10 +148,23 @@ class _ProgressBar:
 
 
 # ---------------------------------------------------------------------- lookups
-def _open(path: str):
+def open_index(path: str, require_fresh: bool = False):
+    """The index every query command reads (exit 1 with --require-fresh on a stale one)."""
     from codeimpact.query.index import Index
 
-    return Index.open(path)
+    return Index.open(path, require_fresh=require_fresh)
+
+
+# The options every query command takes; use all three on a new command.
+repo_option = click.option(
+    "--repo", "path", default=".", help="The indexed repository (default: .)."
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (documented shape).")
+require_fresh_option = click.option(
+    "--require-fresh",
+    is_flag=True,
+    help="Fail with exit 1 instead of answering from a stale index.",
+)
 
 
 def _parse_param(raw: str) -> tuple[str, Any]:
@@ -173,15 +186,16 @@ def _parse_param(raw: str) -> tuple[str, Any]:
     multiple=True,
     help="A query parameter, name=value (JSON values are parsed).",
 )
-@click.option("--repo", "path", default=".", help="The indexed repository.")
-@click.option("--json", "as_json", is_flag=True)
+@repo_option
+@json_option
+@require_fresh_option
 @handle_errors
-def cypher(query, params, path, as_json):
+def cypher(query, params, path, as_json, require_fresh):
     """Run a read-only Cypher QUERY against the index."""
-    with _open(path) as index:
+    with open_index(path, require_fresh) as index:
         result = index.cypher(query, dict(_parse_param(p) for p in params))
     if as_json:
-        emit_json({"columns": result.columns, "rows": result.rows})
+        emit_json({"schema": "codeimpact.cypher/1", "columns": result.columns, "rows": result.rows})
         return
     click.echo("\t".join(result.columns))
     for row in result.rows:
@@ -194,15 +208,16 @@ def cypher(query, params, path, as_json):
     "--kind", default=None, help="Only symbols of this kind (function, class, method, ...)."
 )
 @click.option("--limit", default=50, show_default=True)
-@click.option("--repo", "path", default=".", help="The indexed repository.")
-@click.option("--json", "as_json", is_flag=True)
+@repo_option
+@json_option
+@require_fresh_option
 @handle_errors
-def search(name, kind, limit, path, as_json):
+def search(name, kind, limit, path, as_json, require_fresh):
     """Find symbols by name or qualified-name substring."""
-    with _open(path) as index:
+    with open_index(path, require_fresh) as index:
         hits = index.search(name, kind=kind, limit=limit)
     if as_json:
-        emit_json({"query": name, "results": hits})
+        emit_json({"schema": "codeimpact.search/1", "query": name, "results": hits})
         return
     if not hits:
         click.echo("no symbols match")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codeimpact.graph.errors import BadInput
+from codeimpact.graph.errors import BadInput, StaleIndex
 from codeimpact.graph.store import Reader
 
 
@@ -54,12 +54,21 @@ class Index:
         self._snapshot = None
 
     @classmethod
-    def open(cls, path: str | os.PathLike = ".") -> Index:
+    def open(cls, path: str | os.PathLike = ".", require_fresh: bool = False) -> Index:
+        """Open the index of the repository at `path`; StaleIndex if `require_fresh` and it is not."""
         repo = Path(path)
         if not repo.is_dir():
             raise BadInput(f"not a directory: {repo}")
         repo = repo.resolve()
-        return cls(repo, Reader(repo))
+        index = cls(repo, Reader(repo))
+        if require_fresh:
+            from codeimpact.query.freshness import freshness
+
+            state = freshness(index)
+            if state.fresh is False:
+                index.close()
+                raise StaleIndex("the index is stale: " + "; ".join(state.reasons))
+        return index
 
     @property
     def meta(self) -> dict:
