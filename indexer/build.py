@@ -172,14 +172,16 @@ def _extract(todo, options: RunOptions, progress: Progress | None):
             yield from result
 
 
-def resolve_all(facts: dict[str, FileFacts], records: list[FileRecord]) -> list[ResolvedFile]:
+def resolve_all(
+    facts: dict[str, FileFacts], records: list[FileRecord], configs: dict[str, str]
+) -> list[ResolvedFile]:
     by_lang: dict[str, dict[str, FileFacts]] = {}
     lang_of = {r.path: r.language for r in records}
     for path, f in facts.items():
         by_lang.setdefault(lang_of[path], {})[path] = f
     out: list[ResolvedFile] = []
     for lang in sorted(by_lang):
-        project = LANGUAGES[lang].make_project(by_lang[lang])
+        project = LANGUAGES[lang].make_project(by_lang[lang], configs)
         for path in sorted(by_lang[lang]):
             out.append(project.resolve_file(path))
     return out
@@ -204,13 +206,14 @@ def analyze(
             cache.clear()
         cache.prune_other_identities()
         t = time.perf_counter()
-        files = discover(repo, config)
+        configs: dict[str, str] = {}
+        files = discover(repo, config, configs)
         timings["discover"] = time.perf_counter() - t
         t = time.perf_counter()
         records, facts, parsed = read_all(repo, files, config, cache, options, progress)
         timings["extract"] = time.perf_counter() - t
         t = time.perf_counter()
-        resolved = resolve_all(facts, records)
+        resolved = resolve_all(facts, records, configs)
         timings["resolve"] = time.perf_counter() - t
         t = time.perf_counter()
         tables = build_tables(records, resolved)

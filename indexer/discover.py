@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.languages import language_for
+from codeimpact.indexer.languages import LANGUAGES, language_for
 
 ALWAYS_SKIPPED = (
     ".git",
@@ -174,8 +174,20 @@ def _walk_files(repo: Path, extra: tuple[str, ...]) -> list[str]:
     return sorted(out)
 
 
-def discover(repo: Path, config: IndexConfig) -> list[SourceFile]:
-    """The files to index, sorted by path, with their language and size."""
+def discover(
+    repo: Path, config: IndexConfig, configs_out: dict[str, str] | None = None
+) -> list[SourceFile]:
+    """The files to index, sorted by path, with their language and size.
+
+    With `configs_out`, also collects the text of the project files that the
+    enabled languages' resolvers read (LanguageSpec.config_files: tsconfig.json, go.mod, ...).
+    """
+    wanted = {
+        name
+        for spec in LANGUAGES.values()
+        if config.languages is None or spec.name in config.languages
+        for name in spec.config_files
+    }
     repo = repo.resolve()
     top = git_toplevel(repo)
     names = _git_files(repo) if top is not None else None
@@ -193,6 +205,8 @@ def discover(repo: Path, config: IndexConfig) -> list[SourceFile]:
             continue
         spec = language_for(rel, config.languages)
         if spec is None:
+            if configs_out is not None and parts[-1] in wanted:
+                _read_config(root, rel, configs_out, config.max_file_size)
             continue
         full = os.path.join(root, rel)
         try:
@@ -211,3 +225,16 @@ def discover(repo: Path, config: IndexConfig) -> list[SourceFile]:
             continue
         files.append(SourceFile(rel, spec.name, st.st_size))
     return files
+
+
+def _read_config(root: str, rel: str, out: dict[str, str], max_size: int) -> None:
+    full = os.path.join(root, rel)
+    real = os.path.realpath(full)
+    if not (real.startswith(root + os.sep) and os.path.isfile(real)):
+        return
+    try:
+        if os.path.getsize(real) <= max_size:
+            with open(real, encoding="utf-8", errors="replace") as fh:
+                out[rel] = fh.read()
+    except OSError:
+        pass

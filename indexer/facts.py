@@ -75,7 +75,7 @@ class ReturnFact(NamedTuple):
     line: int
 
 
-FACTS_FORMAT = 1
+FACTS_FORMAT = 2
 
 
 @dataclass
@@ -91,6 +91,9 @@ class FileFacts:
     bindings: list[BindingFact] = field(default_factory=list)
     returns: list[ReturnFact] = field(default_factory=list)
     error: str = ""  # detail for a partial or skipped file
+    # Language-specific facts (plain marshal-able values: str, int, tuple, list, dict), e.g. a
+    # Go/Java package clause, TS re-exports, Rust `mod` declarations. Keys are the language's own.
+    extra: dict = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
         return marshal.dumps(
@@ -107,6 +110,7 @@ class FileFacts:
                 [tuple(x) for x in self.bindings],
                 [tuple(x) for x in self.returns],
                 self.error,
+                self.extra,
             )
         )
 
@@ -127,4 +131,5 @@ class FileFacts:
             bindings=[BindingFact(*x) for x in t[9]],
             returns=[ReturnFact(*x) for x in t[10]],
             error=t[11],
+            extra=t[12],
         )

@@ -21,13 +21,17 @@ class LanguageSpec:
     extractor_version: int  # bump when extraction output changes (part of the runner identity)
     extract: Callable[[bytes], FileFacts]  # pure: bytes -> facts, never raises on bad syntax
     is_test_path: Callable[[str], bool]
-    # "module:Class" of the cross-file resolver: Class(files: dict[path, FileFacts], is_test_path)
-    # with .resolve_file(path) -> ResolvedFile
+    # "module:Class" of the cross-file resolver:
+    #   Class(files: dict[path, FileFacts], is_test_path, configs: dict[path, text])
+    # with .resolve_file(path) -> ResolvedFile (the edges that file owns)
     resolver: str = ""
+    # Basenames of project files the resolver reads (tsconfig.json, go.mod, ...); discovery
+    # hands their text to the resolver as `configs` (path -> text), so resolution stays pure.
+    config_files: tuple[str, ...] = ()
 
-    def make_project(self, files: dict[str, FileFacts]):
+    def make_project(self, files: dict[str, FileFacts], configs: dict[str, str] | None = None):
         module, _, cls = self.resolver.partition(":")
-        return getattr(importlib.import_module(module), cls)(files, self.is_test_path)
+        return getattr(importlib.import_module(module), cls)(files, self.is_test_path, configs or {})
 
 
 @cache

@@ -178,7 +178,7 @@ def _strip_dup(local: str) -> str:
 class PythonProject:
     """Resolution context for all Python files of one index."""
 
-    def __init__(self, files: dict[str, FileFacts], is_test_path):
+    def __init__(self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None = None):
         self.is_test_path = is_test_path
         package_dirs = frozenset(
             str(PurePosixPath(p).parent)
