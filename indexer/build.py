@@ -124,7 +124,9 @@ def read_all(
         try:
             f = FileFacts.from_bytes(blob)
         except (ValueError, EOFError, TypeError):
-            f = FileFacts.from_bytes(extract_source(by_path[path].language, _reread(root, path)))
+            # a cache entry of another facts format: extract again and replace it
+            blob = extract_source(by_path[path].language, _reread(root, path))
+            f = FileFacts.from_bytes(blob)
         facts[path] = f
         rec = by_path[path]
         if f.status != "ok":

@@ -17,6 +17,7 @@ from importlib import metadata
 
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.facts import FACTS_FORMAT
 from codeimpact.indexer.languages import LANGUAGES
 
 from codeimpact import __version__
@@ -50,6 +51,7 @@ def components(config: IndexConfig) -> dict:
     comps = {
         "codeimpact": __version__,
         "schema": SCHEMA_VERSION,
+        "facts_format": FACTS_FORMAT,
         "extractors": {
             name: LANGUAGES[name].extractor_version for name in langs if name in LANGUAGES
         },
