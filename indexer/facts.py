@@ -119,17 +119,19 @@ class FileFacts:
         t = marshal.loads(data)
         if t[0] != FACTS_FORMAT:
             raise ValueError("facts format changed")
+        # tuple.__new__ skips the generated keyword-argument __new__: about 3x faster
+        new = tuple.__new__
         return cls(
             language=t[1],
             status=t[2],
             lines=t[3],
-            symbols=[SymbolFact(*x) for x in t[4]],
-            imports=[ImportFact(*x) for x in t[5]],
-            calls=[CallFact(*x) for x in t[6]],
-            heritage=[HeritageFact(*x) for x in t[7]],
-            references=[ReferenceFact(*x) for x in t[8]],
-            bindings=[BindingFact(*x) for x in t[9]],
-            returns=[ReturnFact(*x) for x in t[10]],
+            symbols=[new(SymbolFact, x) for x in t[4]],
+            imports=[new(ImportFact, x) for x in t[5]],
+            calls=[new(CallFact, x) for x in t[6]],
+            heritage=[new(HeritageFact, x) for x in t[7]],
+            references=[new(ReferenceFact, x) for x in t[8]],
+            bindings=[new(BindingFact, x) for x in t[9]],
+            returns=[new(ReturnFact, x) for x in t[10]],
             error=t[11],
             extra=t[12],
         )
