@@ -5,6 +5,22 @@ generation (`gen-000007/` with the Kùzu database and the CSR snapshot), the
 facts cache and the writer lock. A writer builds generation N+1 in its own
 folder and publishes it by atomically replacing `CURRENT`, so a reader never
 sees a half-written graph and a killed writer leaves generation N live.
+
+Crash safety, step by step:
+- `next_generation` creates the new folder and records `writing.json` (pid,
+  generation, start time) *before* anything is written into it.
+- `publish` replaces `CURRENT` (written to a temporary file, fsynced, renamed);
+  `CURRENT` also records the database's size, so a truncated database is
+  reported as damaged instead of half-read. A writer that changes a published
+  generation's database in place must call `publish` again afterwards.
+- `writer_lock` clears `writing.json` and any unpublished folder when its
+  holder exits normally (or with an exception). A SIGKILL skips that, so a
+  marker found while nobody holds the lock means a write was interrupted:
+  `interrupted_write` reports it, and the next analyze removes the leftovers.
+
+Readers pin the generation they read (a shared `flock` on its folder), and a
+publish only deletes old generations nobody pins, so a query that started
+before a publish finishes on the generation it started with.
 """
 
 from __future__ import annotations
@@ -14,6 +30,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -25,6 +42,13 @@ INDEX_DIRNAME = ".codeimpact"
 DB_FILENAME = "graph.kz"
 CURRENT = "CURRENT"
 WRITING = "writing.json"
+LOCK = "lock"
+GEN_PREFIX = "gen-"
+_GEN_DIR = re.compile(r"gen-(\d{6,})")
+
+# A status probe takes the lock for a moment (shared, non-blocking); a writer
+# that happens to try at that instant retries for this long before giving up.
+LOCK_GRACE_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -35,6 +59,16 @@ class Generation:
     @property
     def db_path(self) -> Path:
         return self.path / DB_FILENAME
+
+
+@dataclass(frozen=True)
+class WriteMarker:
+    """`writing.json`: a write that started; `pid`/`started_at` are None when unreadable."""
+
+    generation: int | None
+    dir: str | None
+    pid: int | None
+    started_at: float | None
 
 
 def index_dir(repo: Path) -> Path:
@@ -56,44 +90,126 @@ def ensure_index_dir(repo: Path) -> Path:
 
 
 def generation_dirname(number: int) -> str:
-    return f"gen-{number:06d}"
+    return f"{GEN_PREFIX}{number:06d}"
+
+
+def _damaged(idx: Path, what: str) -> CorruptIndex:
+    return CorruptIndex(
+        f"the index at {idx.parent} is unreadable ({what}): "
+        f"run `graph analyze --force {idx.parent}`"
+    )
 
 
 def read_current(idx: Path) -> Generation:
     """The live generation, or NoIndex / CorruptIndex with the command that fixes it."""
     cur = idx / CURRENT
-    if not cur.exists():
-        raise NoIndex(f"no index at {idx.parent}: run `graph analyze {idx.parent}`")
     try:
-        data = json.loads(cur.read_text())
+        raw = cur.read_bytes()
+    except FileNotFoundError:
+        raise NoIndex(f"no index at {idx.parent}: run `graph analyze {idx.parent}`") from None
+    except NotADirectoryError:
+        raise _damaged(idx, f"{INDEX_DIRNAME} is not a folder") from None
+    except OSError as e:
+        raise _damaged(idx, f"{CURRENT}: {e.strerror or e}") from e
+    try:
+        data = json.loads(raw)
         number = int(data["generation"])
-        path = idx / str(data["dir"])
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise CorruptIndex(
-            f"the index at {idx.parent} is unreadable ({CURRENT} is damaged): "
-            f"run `graph analyze --force {idx.parent}`"
-        ) from e
-    if not (path / DB_FILENAME).is_file():
+        dirname = str(data["dir"])
+        db_size = data.get("db_size")
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise _damaged(idx, f"{CURRENT} is damaged") from e
+    # `dir` names a folder beside CURRENT, never a path elsewhere
+    if not _GEN_DIR.fullmatch(dirname):
+        raise _damaged(idx, f"{CURRENT} names no generation folder")
+    path = idx / dirname
+    try:
+        st = os.stat(path / DB_FILENAME)
+    except OSError:
         raise CorruptIndex(
             f"the index at {idx.parent} is missing its database: "
             f"run `graph analyze --force {idx.parent}`"
+        ) from None
+    if isinstance(db_size, int) and st.st_size != db_size:
+        raise _damaged(
+            idx, f"{dirname}/{DB_FILENAME} is {st.st_size} bytes, {db_size} were written"
         )
     return Generation(number, path)
 
 
+class Pin:
+    """A shared lock on one generation's folder: publish will not delete it while held."""
+
+    def __init__(self, fd: int | None):
+        self.fd = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
+def pin_current(idx: Path, attempts: int = 5) -> tuple[Generation, Pin]:
+    """The live generation, pinned; retried when a publish replaces it under our feet."""
+    for attempt in range(attempts):
+        last = attempt == attempts - 1
+        try:
+            gen = read_current(idx)
+        except CorruptIndex:
+            if last:
+                raise
+            time.sleep(0.05)  # CURRENT may have moved on and its old folder gone
+            continue
+        try:
+            fd = os.open(gen.path, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        try:
+            # blocks only while a publish is deleting this very folder
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.fstat(fd).st_nlink > 0:
+                return gen, Pin(fd)
+        except OSError:
+            pass
+        os.close(fd)
+    return read_current(idx), Pin(None)
+
+
+def _try_remove_generation(path: Path) -> bool:
+    """Delete a generation folder unless a reader pins it; True if it is gone."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        shutil.rmtree(path, ignore_errors=True)
+        return not path.exists()
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a reader still uses it; a later publish removes it
+        shutil.rmtree(path, ignore_errors=True)
+        return not path.exists()
+    finally:
+        os.close(fd)
+
+
 def next_generation(idx: Path) -> Generation:
+    """Create the folder of the next generation and record that a write has started."""
     try:
         number = read_current(idx).number + 1
     except (NoIndex, CorruptIndex):
         number = 1
     # never reuse a folder a killed writer left behind
     while (idx / generation_dirname(number)).exists():
-        shutil.rmtree(idx / generation_dirname(number), ignore_errors=True)
-        if (idx / generation_dirname(number)).exists():
+        if not _try_remove_generation(idx / generation_dirname(number)):
             number += 1
     path = idx / generation_dirname(number)
     path.mkdir()
-    return Generation(number, path)
+    gen = Generation(number, path)
+    mark_writing(idx, gen)
+    return gen
 
 
 def _fsync_dir(path: Path) -> None:
@@ -116,57 +232,197 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def publish(idx: Path, gen: Generation) -> None:
-    """Make `gen` the live generation and drop the older ones."""
+    """Make `gen` the live generation and drop the older ones nobody reads any more."""
+    try:
+        db_size: int | None = os.stat(gen.db_path).st_size
+    except OSError:
+        db_size = None
     atomic_write(
         idx / CURRENT,
-        json.dumps({"generation": gen.number, "dir": gen.path.name}).encode(),
+        json.dumps({"generation": gen.number, "dir": gen.path.name, "db_size": db_size}).encode(),
     )
+    marker = read_marker(idx)
+    if marker is not None and marker.dir == gen.path.name:
+        clear_marker(idx)
+    remove_stale(idx, keep=gen.path.name)
+
+
+def remove_stale(idx: Path, keep: str | None) -> None:
+    """Remove unpinned generation folders other than `keep`, and temporary files of killed writes."""
     for child in idx.iterdir():
-        if child.name.startswith("gen-") and child.name != gen.path.name:
-            shutil.rmtree(child, ignore_errors=True)
+        if child.name.startswith(GEN_PREFIX) and child.name != keep:
+            _try_remove_generation(child)
+        elif child.name.startswith((CURRENT + ".tmp", WRITING + ".tmp")):
+            with contextlib.suppress(OSError):
+                child.unlink()
 
 
 def discard(gen: Generation) -> None:
+    """Throw away a generation that will not be published."""
     shutil.rmtree(gen.path, ignore_errors=True)
+    idx = gen.path.parent
+    marker = read_marker(idx)
+    if marker is not None and marker.dir == gen.path.name:
+        clear_marker(idx)
 
 
+# ------------------------------------------------------------ the write marker
+def mark_writing(idx: Path, gen: Generation) -> None:
+    """Record that `gen` is being written (call before writing into it)."""
+    atomic_write(
+        idx / WRITING,
+        json.dumps(
+            {
+                "generation": gen.number,
+                "dir": gen.path.name,
+                "pid": os.getpid(),
+                "started_at": time.time(),
+            }
+        ).encode(),
+    )
+
+
+def read_marker(idx: Path) -> WriteMarker | None:
+    try:
+        raw = (idx / WRITING).read_bytes()
+    except OSError:
+        return None
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError
+    except ValueError:
+        return WriteMarker(None, None, None, None)  # present but garbled: still a write
+    gen = data.get("generation")
+    pid = data.get("pid")
+    started = data.get("started_at")
+    dirname = data.get("dir")
+    return WriteMarker(
+        gen if isinstance(gen, int) else None,
+        dirname if isinstance(dirname, str) else None,
+        pid if isinstance(pid, int) else None,
+        float(started) if isinstance(started, (int, float)) else None,
+    )
+
+
+def clear_marker(idx: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        (idx / WRITING).unlink()
+
+
+def interrupted_write(idx: Path) -> WriteMarker | None:
+    """The marker of a write that did not finish, or None.
+
+    A marker while the lock is held is a write in progress; a marker naming the
+    live generation is a write that published but was killed before tidying up.
+    """
+    marker = read_marker(idx)
+    if marker is None or lock_holder(idx) is not None:
+        return None
+    if marker.dir is not None:
+        try:
+            if read_current(idx).path.name == marker.dir:
+                return None
+        except (NoIndex, CorruptIndex):
+            pass
+    return marker
+
+
+def _tidy_after_writer(idx: Path) -> None:
+    """Run by the lock holder on its way out: drop a marker and an unpublished folder."""
+    marker = read_marker(idx)
+    if marker is None:
+        return
+    try:
+        live = read_current(idx).path.name
+    except (NoIndex, CorruptIndex):
+        live = None
+    if marker.dir is not None and marker.dir != live and _GEN_DIR.fullmatch(marker.dir):
+        _try_remove_generation(idx / marker.dir)
+    clear_marker(idx)
+
+
+# -------------------------------------------------------------------- the lock
 @contextlib.contextmanager
 def writer_lock(idx: Path, timeout: float = 0.0):
     """Hold the one-writer lock of an index; IndexLocked if another analyze holds it."""
-    path = idx / "lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    deadline = time.monotonic() + timeout
+    path = idx / LOCK
+    deadline = time.monotonic() + max(timeout, LOCK_GRACE_SECONDS)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            os.close(fd)
+            if e.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            if time.monotonic() >= deadline:
+                holder = lock_holder(idx)
+                who = f" (pid {holder['pid']})" if holder and holder.get("pid") else ""
+                raise IndexLocked(
+                    f"another `graph analyze`{who} is writing the index at {idx.parent}; "
+                    "wait for it to finish (or pass --wait SECONDS)"
+                ) from None
+            time.sleep(0.05)
+            continue
+        # `graph clean` may have removed the folder while we waited: lock the file on disk
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+        ensure_index_dir(idx.parent)
     try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as e:
-                if e.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise IndexLocked(
-                        f"another `graph analyze` is writing the index at {idx.parent}; "
-                        "wait for it to finish (or pass --wait SECONDS)"
-                    ) from None
-                time.sleep(0.1)
         os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        os.write(fd, json.dumps({"pid": os.getpid(), "since": time.time()}).encode())
         yield
+        _tidy_after_writer(idx)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            _tidy_after_writer(idx)
+        raise
+    finally:
+        os.close(fd)
+
+
+def lock_holder(idx: Path) -> dict | None:
+    """`{"pid", "since"}` of the analyze holding the lock, or None when nobody does."""
+    path = idx / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                data = json.loads(os.pread(fd, 4096, 0) or b"{}")
+            except ValueError:
+                data = {}
+            if not isinstance(data, dict):
+                data = {}
+            return {"pid": data.get("pid"), "since": data.get("since")}
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
     finally:
         os.close(fd)
 
 
 def lock_is_held(idx: Path) -> bool:
-    path = idx / "lock"
-    if not path.exists():
-        return False
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    except OSError:
+    return lock_holder(idx) is not None
+
+
+def remove_index(repo: Path) -> bool:
+    """Delete `<repo>/.codeimpact` (never following a link); False if there was none."""
+    idx = index_dir(repo)
+    if idx.is_symlink() or idx.is_file():
+        idx.unlink()
         return True
-    finally:
-        os.close(fd)
+    if not idx.is_dir():
+        return False
+    with writer_lock(idx):
+        shutil.rmtree(idx)
+    return True

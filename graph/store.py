@@ -89,8 +89,13 @@ class Reader:
 
     def __init__(self, repo: Path, buffer_pool: int = READ_BUFFER_POOL):
         self.repo = repo
-        self.gen = layout.read_current(layout.index_dir(repo))
-        self.db = _open(self.gen.db_path, read_only=True, buffer_pool=buffer_pool)
+        # the pin keeps a concurrent publish from deleting this generation while we read it
+        self.gen, self._pin = layout.pin_current(layout.index_dir(repo))
+        try:
+            self.db = _open(self.gen.db_path, read_only=True, buffer_pool=buffer_pool)
+        except BaseException:
+            self._pin.release()
+            raise
         self.conn = kuzu.Connection(self.db)
         try:
             self.meta = self._read_meta()
@@ -133,6 +138,7 @@ class Reader:
             self.db.close()
         except RuntimeError:
             pass
+        self._pin.release()
 
     def __enter__(self) -> Reader:
         return self

@@ -14,6 +14,7 @@ from pathlib import Path
 from codeimpact.graph import layout
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
+from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import SourceFile, discover
 from codeimpact.indexer.facts import FileFacts
@@ -244,6 +245,10 @@ def analyze(
             "incomplete": incomplete,
             "stats": stats,
             "mode": "full",
+            # dirty digest + set: what freshness compares the working tree against
+            **worktree.index_fields(
+                repo, config, {r.path: (r.content_hash, r.size) for r in records}
+            ),
         }
         t = time.perf_counter()
         gen = write_generation(idx, tables, meta, options.buffer_pool)

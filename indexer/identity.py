@@ -2,8 +2,10 @@
 
 Components are plain JSON values; the digest is sha256 over their canonical
 (sorted-keys, compact) JSON. `CODEIMPACT_IDENTITY_OVERRIDE` (a JSON object of
-component -> value) is read only here, so tests can simulate an upgraded
-component without installing one.
+component -> value; a dotted key such as `"extractors.python"` sets one entry
+of a nested component) is read only here, so tests can simulate an upgraded
+component without installing one. A malformed override is an error, not a
+silent no-op, so a test that sets one can never pass by accident.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 from functools import cache
 from importlib import metadata
 
+from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.facts import FACTS_FORMAT
@@ -66,15 +69,27 @@ def components(config: IndexConfig) -> dict:
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
         "config": config.identity(),
     }
-    override = os.environ.get(OVERRIDE_ENV)
-    if override:
-        try:
-            extra = json.loads(override)
-        except ValueError:
-            extra = {}
-        if isinstance(extra, dict):
-            comps.update(extra)
+    apply_override(comps, os.environ.get(OVERRIDE_ENV))
     return comps
+
+
+def apply_override(comps: dict, override: str | None) -> None:
+    """Merge the test hook's JSON object into `comps` (dotted keys reach one level down)."""
+    if not override:
+        return
+    try:
+        extra = json.loads(override)
+    except ValueError:
+        extra = None
+    if not isinstance(extra, dict):
+        raise BadInput(f"{OVERRIDE_ENV} must be a JSON object of component -> value")
+    for key, value in extra.items():
+        head, _, sub = key.partition(".")
+        if sub:
+            nested = comps.get(head)
+            comps[head] = {**nested, sub: value} if isinstance(nested, dict) else {sub: value}
+        else:
+            comps[key] = value
 
 
 def digest(comps: dict) -> str:
@@ -90,13 +105,44 @@ def runner_identity(config: IndexConfig) -> tuple[str, dict]:
 
 def changed_components(old: dict, new: dict) -> list[str]:
     """Names of the components that differ, nested ones as `extractors.python`."""
+    return [c["component"] for c in component_changes(old, new)]
+
+
+def component_changes(old: dict, new: dict) -> list[dict]:
+    """`[{component, indexed, current}]` for each component that differs (None: absent)."""
     out = []
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
         if a == b:
             continue
         if isinstance(a, dict) and isinstance(b, dict):
-            out.extend(f"{key}.{k}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k))
+            out.extend(
+                {"component": f"{key}.{k}", "indexed": a.get(k), "current": b.get(k)}
+                for k in sorted(set(a) | set(b))
+                if a.get(k) != b.get(k)
+            )
         else:
-            out.append(key)
+            out.append({"component": key, "indexed": a, "current": b})
     return out
+
+
+def config_from_identity(stored: object) -> IndexConfig | None:
+    """The IndexConfig an index was built with, from its stored `config` component.
+
+    None when the stored value is not one this version wrote; status then
+    judges the index with the default configuration and says the config changed.
+    """
+    if not isinstance(stored, dict):
+        return None
+    try:
+        langs = stored["languages"]
+        config = IndexConfig(
+            max_file_size=int(stored["max_file_size"]),
+            ignore=tuple(str(p) for p in stored["ignore"]),
+            languages=None if langs == "all" else frozenset(str(x) for x in langs),
+            parse_timeout_ms=int(stored["parse_timeout_ms"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    # a config this version would store differently was not written by it
+    return config if config.identity() == stored else None

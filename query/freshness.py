@@ -1,4 +1,9 @@
-"""Whether an open index still describes the repository (filled in by `graph status`)."""
+"""Whether an open index still describes the repository: the block every query's JSON carries.
+
+This is `graph status` without the costly parts: in a git work tree it costs
+one `git status` plus hashing the files that lists (no full re-hash, no
+commit counting). See `query.status` for the rules.
+"""
 
 from __future__ import annotations
 
@@ -12,5 +17,8 @@ class Freshness:
 
 
 def freshness(index) -> Freshness:
-    """The freshness block every query's JSON carries."""
-    return Freshness(fresh=None, reasons=["freshness not checked"])
+    """Fresh, or the reasons it is not (the same reasons `graph status` gives)."""
+    from codeimpact.query.status import collect
+
+    st = collect(index, exact=False)
+    return Freshness(fresh=st.fresh, reasons=st.reasons)

@@ -1,0 +1,280 @@
+"""The working tree as freshness sees it: HEAD, and which indexable files differ from it.
+
+The *dirty set* is every indexable file whose content may differ from HEAD's
+tree: what `git status` lists as modified, staged, deleted or untracked (ignored
+files are not indexed, so they are not listed either). Outside git, and in a
+repository with no commit, there is no HEAD to differ from, so every indexable
+file is dirty. Each dirty path maps to an *entry*: the file's content hash (the
+same xxh3 as `reading.content_hash`, computed by `reading.read_source`), its size
+when it could not be hashed (too large, unreadable), or `-` when it is absent.
+The *dirty digest* is xxh3 over the sorted (path, entry) pairs, so an equal HEAD
+plus an equal dirty digest mean the indexed content is the content on disk.
+
+Which files are indexable follows `discover.discover` exactly: the same
+language, ignore and always-skipped rules, and the same symlink rules (a link
+that leaves the repository is never read). The git commands run with
+`--no-optional-locks`, so checking freshness never writes into `.git`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import xxhash
+from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, discover
+from codeimpact.indexer.languages import language_for
+from codeimpact.indexer.reading import read_source
+
+ABSENT = "-"
+GIT_TIMEOUT = 60
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """What `git status` says about the indexable files (or, outside git, all of them)."""
+
+    in_git: bool
+    head: str | None  # None outside git or before the first commit
+    branch: str | None  # None when detached or outside git
+    detached: bool
+    dirty: dict[str, str] = field(default_factory=dict)  # path -> entry
+
+    @property
+    def dirty_digest(self) -> str:
+        return dirty_digest(self.dirty)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """Indexable files whose content differs from what the index holds, by kind."""
+
+    changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.added or self.deleted)
+
+
+def entry(content_hash: str, size: int) -> str:
+    """What the digest records for a present file: its hash, or its size if unhashed."""
+    return content_hash if content_hash else f"size:{size}"
+
+
+def dirty_digest(dirty: Mapping[str, str]) -> str:
+    h = xxhash.xxh3_64()
+    for path in sorted(dirty):
+        # NUL-delimited: no path or entry contains NUL, so pairs cannot run together
+        h.update(path.encode("utf-8", "surrogateescape") + b"\0" + dirty[path].encode() + b"\0")
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------------- git
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess | None:
+    try:
+        out = subprocess.run(
+            ["git", "--no-optional-locks", "-C", str(repo), *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out if out.returncode == 0 else None
+
+
+def _git_prefix(repo: Path) -> str | None:
+    """`repo` relative to its git top level ("" or "sub/dir/"), None outside git."""
+    if (repo / ".git").exists():
+        return ""  # the common case, without a subprocess
+    out = _git(repo, "rev-parse", "--show-prefix")
+    return None if out is None else out.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+def _status_entries(repo: Path) -> tuple[str | None, str | None, bool, list[str]] | None:
+    """(head, branch, detached, paths relative to the top level) from one `git status`."""
+    out = _git(
+        repo,
+        "status",
+        "--porcelain=v2",
+        "--branch",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+        "--ignore-submodules=all",
+        "--",
+        ".",
+    )
+    if out is None:
+        return None
+    head: str | None = None
+    branch: str | None = None
+    detached = False
+    paths: list[str] = []
+    tokens = out.stdout.decode("utf-8", "surrogateescape").split("\0")
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if not tok:
+            continue
+        kind = tok[0]
+        if kind == "#":
+            parts = tok.split(" ", 2)
+            if len(parts) == 3 and parts[1] == "branch.oid" and parts[2] != "(initial)":
+                head = parts[2]
+            elif len(parts) == 3 and parts[1] == "branch.head":
+                detached = parts[2] == "(detached)"
+                branch = None if detached else parts[2]
+        elif kind == "1":
+            paths.append(tok.split(" ", 8)[8])
+        elif kind == "2":  # a rename despite --no-renames: both ends are dirty
+            paths.append(tok.split(" ", 9)[9])
+            if i < len(tokens):
+                paths.append(tokens[i])
+                i += 1
+        elif kind == "u":
+            paths.append(tok.split(" ", 10)[10])
+        elif kind == "?":
+            paths.append(tok[2:])
+    return head, branch, detached, paths
+
+
+def is_shallow(repo: Path) -> bool | None:
+    out = _git(repo, "rev-parse", "--is-shallow-repository")
+    return None if out is None else out.stdout.strip() == b"true"
+
+
+def commit_distance(repo: Path, indexed: str, head: str) -> tuple[int, int] | None:
+    """(behind, ahead): commits in HEAD not in `indexed`, and the reverse.
+
+    None when either commit is unknown here (a shallow clone cut it off, or the
+    history was rewritten and collected).
+    """
+    if indexed == head:
+        return 0, 0
+    out = _git(repo, "rev-list", "--left-right", "--count", f"{indexed}...{head}", "--")
+    if out is None:
+        return None
+    try:
+        ahead, behind = (int(x) for x in out.stdout.split())
+    except ValueError:
+        return None
+    return behind, ahead
+
+
+# ----------------------------------------------------------------- the file set
+def _ignore_rules(config: IndexConfig) -> IgnoreRules | None:
+    if not config.ignore:
+        return None
+    rules = IgnoreRules()
+    rules.add("", list(config.ignore))
+    return rules
+
+
+def _indexable_name(rel: str, config: IndexConfig, rules: IgnoreRules | None) -> bool:
+    """discover's name rules: always-skipped folders, a known language, extra ignores."""
+    if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
+        return False
+    if language_for(rel, config.languages) is None:
+        return False
+    return not (rules is not None and rules.ignored(rel, False))
+
+
+def _present(root: str, rel: str) -> bool:
+    """discover's file rules: a regular file, or a link to one inside the repository."""
+    full = os.path.join(root, rel)
+    try:
+        os.lstat(full)
+    except OSError:
+        return False
+    if os.path.islink(full):
+        real = os.path.realpath(full)
+        return (real == root or real.startswith(root + os.sep)) and os.path.isfile(real)
+    return os.path.isfile(full)
+
+
+def hash_entry(root: str, rel: str, config: IndexConfig) -> str:
+    """The entry of one file now (`-` if discover would not list it)."""
+    if not _present(root, rel):
+        return ABSENT
+    rr = read_source(root, rel, config.max_file_size)
+    return entry(rr.content_hash, rr.size)
+
+
+def current_files(repo: Path, config: IndexConfig) -> dict[str, str]:
+    """Every file `discover` would index now, path -> entry."""
+    root = str(repo)
+    out = {}
+    for sf in discover(repo, config):
+        rr = read_source(root, sf.path, config.max_file_size)
+        out[sf.path] = entry(rr.content_hash, rr.size)
+    return out
+
+
+def scan(repo: Path, config: IndexConfig, known: Mapping[str, str] | None = None) -> Worktree:
+    """The working tree now. With `known` (path -> entry of what was just indexed), a
+    dirty path takes its entry from there (`-` if it was not indexed) instead of being
+    re-read, so the digest describes the indexed content even if a file changed since.
+    """
+    repo = repo.resolve()
+    prefix = _git_prefix(repo)
+    status = _status_entries(repo) if prefix is not None else None
+    if status is None:
+        files = dict(known) if known is not None else current_files(repo, config)
+        return Worktree(False, None, None, False, files)
+    head, branch, detached, paths = status
+    root = str(repo)
+    rules = _ignore_rules(config)
+    dirty: dict[str, str] = {}
+    for top_rel in paths:
+        if not top_rel.startswith(prefix):
+            continue
+        rel = top_rel[len(prefix) :]
+        if not rel or rel.endswith("/") or not _indexable_name(rel, config, rules):
+            continue
+        if known is not None:
+            dirty[rel] = known.get(rel, ABSENT)
+        else:
+            dirty[rel] = hash_entry(root, rel, config)
+    return Worktree(True, head, branch, detached, dirty)
+
+
+def index_fields(repo: Path, config: IndexConfig, indexed: Mapping[str, tuple[str, int]]) -> dict:
+    """The Meta fields an analyze records; `indexed` is path -> (content hash, size).
+
+    Run it after the files were read. Besides what `git status` lists, the
+    recorded dirty set holds every file whose content on disk no longer matches
+    what was read (it changed while the analyze ran), so a file edited and then
+    reverted during the run cannot make a stale index look fresh. Outside git the
+    dirty set is every file, which the File table already holds: only its digest
+    is stored. Must run on every write of the index, or the stored set goes stale.
+    """
+    known = {p: entry(h, s) for p, (h, s) in indexed.items()}
+    wt = scan(repo, config, known)
+    dirty = dict(wt.dirty)
+    if wt.in_git:
+        root = str(repo.resolve())
+        for path, was in known.items():
+            if path not in dirty and hash_entry(root, path, config) != was:
+                dirty[path] = was
+    return {
+        "dirty_digest": dirty_digest(dirty),
+        "dirty": dirty if wt.in_git else None,
+        "worktree": {"git": wt.in_git, "branch": wt.branch, "detached": wt.detached},
+    }
+
+
+# ------------------------------------------------------------------------ drift
+def drift_between(indexed: Mapping[str, str], current: Mapping[str, str]) -> Drift:
+    """Drift between two file sets, path -> entry (a missing path or `-`: absent)."""
+    was = {p: e for p, e in indexed.items() if e != ABSENT}
+    now = {p: e for p, e in current.items() if e != ABSENT}
+    changed = sorted(p for p in was.keys() & now.keys() if was[p] != now[p])
+    added = sorted(now.keys() - was.keys())
+    deleted = sorted(was.keys() - now.keys())
+    return Drift(changed, added, deleted)

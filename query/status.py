@@ -1,0 +1,308 @@
+"""`graph status`: does the index still describe the repository, and if not, why not.
+
+Fresh iff all of these hold (DESIGN.md section 3):
+- the schema version is this codeimpact's (the Reader refuses any other on open);
+- the runner identity digest equals the one the index was built with;
+- the indexed commit is HEAD (both null outside git or before the first commit);
+- no content drift: no indexable file changed, added or deleted since indexing;
+- no incomplete reasons: every file was fully indexed, and no write was interrupted.
+
+`collect(index, exact=True)` measures drift exactly: it re-hashes every file
+`discover` would index and compares with the File table. `exact=False` is the
+cheap check every query runs: in git it compares the dirty set (`git status`
+plus the hashes of the files it lists) with the one recorded at indexing;
+outside git there is no dirty set to lean on, so it re-hashes like `exact`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from codeimpact.graph import layout
+from codeimpact.graph.errors import CorruptIndex
+from codeimpact.graph.schema import SCHEMA_VERSION
+from codeimpact.indexer import worktree
+from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.identity import component_changes, config_from_identity, runner_identity
+
+STATUS_SCHEMA = "codeimpact.status/1"
+NAMES_IN_REASON = 5  # files named in one reason line before "+N more"
+
+
+@dataclass
+class SchemaVersionState:
+    indexed: Any
+    current: int
+    ok: bool
+
+
+@dataclass
+class IdentityState:
+    current: bool
+    indexed_digest: str
+    current_digest: str
+    changed: list[dict]  # [{component, indexed, current}]
+
+
+@dataclass
+class CommitState:
+    git: bool
+    indexed: str | None
+    head: str | None
+    behind: int | None  # commits in HEAD not in the indexed commit; null when unknown
+    ahead: int | None  # commits in the indexed commit not in HEAD (HEAD went back)
+    branch: str | None
+    detached: bool
+    shallow: bool | None  # null outside git, and in the cheap check
+
+
+@dataclass
+class DriftState:
+    exact: bool  # False: from the git dirty set (cheap check), not a full re-hash
+    known: bool  # False: not measured (cheap check after HEAD moved)
+    changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Status:
+    schema: str
+    repo: str
+    fresh: bool
+    reasons: list[str]
+    schema_version: SchemaVersionState
+    identity: IdentityState
+    commit: CommitState
+    drift: DriftState
+    incomplete: list[dict]  # [{code, path, detail}]
+    generation: int
+    indexed_at: str | None  # ISO 8601, UTC
+    analyzing: dict | None  # {pid, since} of an analyze running now
+
+
+# ------------------------------------------------------------------ meta checks
+def _damaged(index, key: str) -> CorruptIndex:
+    return CorruptIndex(
+        f"the index at {index.repo} has damaged metadata ({key}): "
+        f"run `graph analyze --force {index.repo}`"
+    )
+
+
+def _meta(index, key: str, types: tuple, required: bool = True) -> Any:
+    meta = index.meta
+    if key not in meta:
+        if required:
+            raise _damaged(index, f"{key} missing")
+        return None
+    value = meta[key]
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+        raise _damaged(index, key)
+    return value
+
+
+def _incomplete(index) -> list[dict]:
+    records = _meta(index, "incomplete", (list,))
+    out = []
+    for r in records:
+        if not isinstance(r, dict) or not isinstance(r.get("code"), str):
+            raise _damaged(index, "incomplete")
+        out.append(
+            {"code": r["code"], "path": str(r.get("path", "")), "detail": str(r.get("detail", ""))}
+        )
+    return out
+
+
+def _iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return (
+        dt.datetime.fromtimestamp(ts, dt.timezone.utc)
+        .isoformat(timespec="seconds")
+        .replace("+00:00", "Z")
+    )
+
+
+def _names(paths: list[str]) -> str:
+    shown = ", ".join(paths[:NAMES_IN_REASON])
+    more = len(paths) - NAMES_IN_REASON
+    return shown + (f" (+{more} more)" if more > 0 else "")
+
+
+def _files(n: int) -> str:
+    return f"{n} file{'s' if n != 1 else ''}"
+
+
+def _short(commit: str | None) -> str:
+    return commit[:12] if commit else "none"
+
+
+# ----------------------------------------------------------------------- parts
+def _identity(index, stored_comps: dict, config: IndexConfig) -> IdentityState:
+    indexed_digest = _meta(index, "identity_digest", (str,))
+    digest, comps = runner_identity(config)
+    changed = component_changes(stored_comps, comps)
+    return IdentityState(digest == indexed_digest, indexed_digest, digest, changed)
+
+
+def _file_table(index, paths: list[str] | None = None) -> dict[str, str]:
+    """path -> entry of the indexed files (only `paths`, when given)."""
+    query = "MATCH (f:File) RETURN f.path, f.content_hash, f.size"
+    params = {}
+    if paths is not None:
+        query = "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.content_hash, f.size"
+        params = {"paths": paths}
+    try:
+        _, rows = index.reader.query(query, params)
+    except RuntimeError as e:
+        raise CorruptIndex(
+            f"the index at {index.repo} is unreadable ({str(e).splitlines()[0]}): "
+            f"run `graph analyze --force {index.repo}`"
+        ) from e
+    return {p: worktree.entry(h or "", s or 0) for p, h, s in rows}
+
+
+def _interrupted(index) -> dict | None:
+    marker = layout.interrupted_write(layout.index_dir(index.repo))
+    if marker is None:
+        return None
+    who = f"graph analyze (pid {marker.pid})" if marker.pid else "a graph analyze"
+    what = f"generation {marker.generation}" if marker.generation else "a new generation"
+    when = f", started {_iso(marker.started_at)}" if marker.started_at else ""
+    return {
+        "code": "interrupted",
+        "path": "",
+        "detail": (
+            f"{who} stopped while writing {what}{when}; generation {index.generation} "
+            f"is still live: run `graph analyze {index.repo}`"
+        ),
+    }
+
+
+def _commit_reason(c: CommitState) -> str | None:
+    if c.indexed == c.head:
+        return None
+    if not c.git:
+        return f"indexed at commit {_short(c.indexed)}, but this folder is no longer in git"
+    if c.head is None:
+        return f"indexed at commit {_short(c.indexed)}; the repository has no commit now"
+    if c.indexed is None:
+        return f"indexed before any commit; HEAD is now {_short(c.head)}"
+    if c.behind is None:
+        how = "the indexed commit is not in this repository"
+    elif c.ahead:
+        how = f"{c.behind} commits behind and {c.ahead} not in HEAD's history"
+    else:
+        how = f"{c.behind} commit{'s' if c.behind != 1 else ''} behind"
+    return f"HEAD moved from {_short(c.indexed)} to {_short(c.head)} ({how})"
+
+
+def _reasons(st: Status) -> list[str]:
+    out = []
+    if not st.identity.current:
+        if st.identity.changed:
+            parts = [
+                f"{c['component']} {c['indexed']} -> {c['current']}" for c in st.identity.changed
+            ]
+            out.append("runner identity changed: " + ", ".join(parts))
+        else:
+            out.append("runner identity changed")
+    commit = _commit_reason(st.commit)
+    if commit:
+        out.append(commit)
+    for kind in ("changed", "added", "deleted"):
+        paths = getattr(st.drift, kind)
+        if paths:
+            out.append(f"{_files(len(paths))} {kind} since indexing: {_names(paths)}")
+    interrupted = [r for r in st.incomplete if r["code"] == "interrupted"]
+    for r in interrupted:
+        out.append("interrupted: " + r["detail"])
+    partial = [r for r in st.incomplete if r["code"] != "interrupted"]
+    if partial:
+        named = [f"{r['code']} {r['path']}" for r in partial]
+        out.append(f"{_files(len(partial))} not fully indexed: {_names(named)}")
+    return out
+
+
+def collect(index, exact: bool = True) -> Status:
+    """The status of an open index (see the module docstring for `exact`)."""
+    repo = index.repo
+    stored_comps = _meta(index, "identity", (dict,))
+    config = config_from_identity(stored_comps.get("config")) or IndexConfig()
+    indexed_commit = _meta(index, "indexed_commit", (str, type(None)))
+    indexed_dirty = _meta(index, "dirty", (dict, type(None)), required=False)
+    indexed_at = _meta(index, "indexed_at", (int, float), required=False)
+    incomplete = _incomplete(index)
+    interrupted = _interrupted(index)
+    if interrupted:
+        incomplete.append(interrupted)
+
+    wt = worktree.scan(repo, config)
+    behind = ahead = None
+    shallow = None
+    if wt.in_git and indexed_commit and wt.head:
+        distance = worktree.commit_distance(repo, indexed_commit, wt.head)
+        if distance is not None:
+            behind, ahead = distance
+    if exact and wt.in_git:
+        shallow = worktree.is_shallow(repo)
+    commit = CommitState(
+        wt.in_git, indexed_commit, wt.head, behind, ahead, wt.branch, wt.detached, shallow
+    )
+
+    if not wt.in_git:
+        # outside git the scan already re-hashed every indexable file
+        drift = _drift(worktree.drift_between(_file_table(index), wt.dirty), exact=True)
+    elif exact or indexed_dirty is None:
+        current = worktree.current_files(repo, config)
+        drift = _drift(worktree.drift_between(_file_table(index), current), exact=True)
+    elif indexed_commit == wt.head:
+        # Same HEAD: a file in neither dirty set had HEAD's content both then and now,
+        # so only the files in either set can differ; compare those with the File table.
+        paths = sorted(set(indexed_dirty) | set(wt.dirty))
+        root = str(repo)
+        current = {
+            p: wt.dirty[p] if p in wt.dirty else worktree.hash_entry(root, p, config) for p in paths
+        }
+        drift = _drift(worktree.drift_between(_file_table(index, paths), current), exact=False)
+    else:
+        drift = DriftState(False, False)
+
+    st = Status(
+        schema=STATUS_SCHEMA,
+        repo=str(repo),
+        fresh=False,
+        reasons=[],
+        schema_version=SchemaVersionState(
+            index.meta.get("schema_version"),
+            SCHEMA_VERSION,
+            index.meta.get("schema_version") == SCHEMA_VERSION,
+        ),
+        identity=_identity(index, stored_comps, config),
+        commit=commit,
+        drift=drift,
+        incomplete=incomplete,
+        generation=index.generation,
+        indexed_at=_iso(indexed_at),
+        analyzing=_analyzing(index),
+    )
+    st.reasons = _reasons(st)
+    st.fresh = not st.reasons
+    return st
+
+
+def _drift(d: worktree.Drift, exact: bool) -> DriftState:
+    return DriftState(exact, True, d.changed, d.added, d.deleted)
+
+
+def _analyzing(index) -> dict | None:
+    holder = layout.lock_holder(layout.index_dir(index.repo))
+    if holder is None:
+        return None
+    since = holder.get("since")
+    return {
+        "pid": holder.get("pid"),
+        "since": _iso(since) if isinstance(since, (int, float)) else None,
+    }
