@@ -1,7 +1,20 @@
-"""`graph analyze`: discover, read, extract, resolve and write a new index generation."""
+"""`graph analyze`: bring the index up to date, by a delta when it can and in full when it must.
+
+Paths, chosen per run and reported as `mode` (with `reason`):
+- `unchanged`: no file's content changed and HEAD did not move: nothing is
+  parsed and nothing is written.
+- `incremental`: re-extract the changed files, re-resolve the files the change
+  plan names (indexer/plan.py says why that set is sufficient), and apply the
+  difference to a copy of the live database as a new generation.
+- `full`: no usable previous index, another runner identity, changed project
+  config files, `--force`, or a change touching more than a third of the files.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import hashlib
 import multiprocessing as mp
 import os
 import time
@@ -12,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codeimpact.graph import layout
+from codeimpact.graph.delta import apply_delta, clone_database
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
+from codeimpact.graph.store import Writer
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import SourceFile, discover
@@ -22,15 +37,37 @@ from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.languages import LANGUAGES
+from codeimpact.indexer.plan import ChangePlan, affected_files, plan_changes, used_names
 from codeimpact.indexer.reading import extract_many, extract_source, read_source
 from codeimpact.indexer.resolved import ResolvedFile
-from codeimpact.indexer.tables import build_tables, write_generation
+from codeimpact.indexer.state import (
+    FilesState,
+    FileState,
+    GraphState,
+    load_facts,
+    load_files_state,
+    load_graph_state,
+    save_facts,
+    save_files_state,
+    save_graph_state,
+)
+from codeimpact.indexer.tables import (
+    GraphContent,
+    content_of,
+    diff_content,
+    write_full_generation,
+    write_sidecars,
+)
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 # Below this, worker start-up costs more than it saves.
 PARALLEL_MIN_BYTES = 2 * 1024 * 1024
 BATCH_BYTES = 512 * 1024
+# A change to more than this share of the files is cheaper as a full rebuild.
+FULL_REBUILD_SHARE = 1 / 3
+# A file modified this close to the last scan may have changed within one mtime tick.
+RACY_NS = 2_000_000_000
 
 
 @dataclass
@@ -45,6 +82,7 @@ class FileRecord:
     detail: str
     lines: int = 0
     is_test: bool = False
+    mtime_ns: int = 0
 
 
 @dataclass
@@ -61,12 +99,25 @@ class AnalyzeReport:
     seconds: float
     timings: dict[str, float] = field(default_factory=dict)
     reason: str = ""  # why this mode was chosen
+    changes: dict[str, int] = field(default_factory=dict)  # added/modified/deleted/renamed
+    parsed: int = 0  # files extracted (not taken from a cache)
+    resolved: int = 0  # files resolved
+    delta: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
+        if self.mode == "unchanged":
+            return f"index is up to date ({self.files} files, {self.symbols} symbols); nothing to do; {self.seconds:.2f}s"
         edges = ", ".join(f"{k} {v}" for k, v in sorted(self.edges.items()) if v)
         extra = f", {len(self.incomplete)} incomplete" if self.incomplete else ""
+        how = self.mode + (f": {self.reason}" if self.reason else "")
+        changes = ", ".join(f"{v} {k}" for k, v in self.changes.items() if v)
+        work = (
+            f"; {changes}; parsed {self.parsed}, resolved {self.resolved}"
+            if self.mode == "incremental"
+            else ""
+        )
         return (
-            f"indexed {self.files} files ({self.mode}): {self.symbols} symbols; {edges}; "
+            f"indexed {self.files} files ({how}{work}): {self.symbols} symbols; {edges}; "
             f"{self.calls.get('unresolved', 0)} unresolved calls{extra}; {self.seconds:.2f}s"
         )
 
@@ -89,70 +140,87 @@ def check_repo(path: str | os.PathLike) -> Path:
     return repo.resolve()
 
 
-def read_all(
+@contextlib.contextmanager
+def gc_paused():
+    """The run allocates millions of small acyclic tuples; the cyclic GC only costs time here."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+# ---------------------------------------------------------------------- reading
+def scan(
     repo: Path,
     files: list[SourceFile],
     config: IndexConfig,
-    cache: FactsCache | None,
-    options: RunOptions,
-    progress: Progress | None = None,
-) -> tuple[list[FileRecord], dict[str, FileFacts], int]:
-    """Read and hash every file; facts from the cache or from extraction. Returns parsed count."""
+    previous: dict[str, FileState] | None,
+    scanned_at_ns: int,
+) -> tuple[list[FileRecord], dict[str, bytes]]:
+    """Stat, read and hash the files; a file whose size and mtime match the previous run (and
+    was not modified within a tick of it) is taken as unchanged without reading it.
+    Returns the records and the bytes of the files that were read and can be parsed."""
     root = str(repo)
     records: list[FileRecord] = []
-    blobs: dict[str, bytes] = {}
-    todo: list[tuple[str, str, bytes]] = []
+    data: dict[str, bytes] = {}
     for sf in files:
+        full = os.path.join(root, sf.path)
+        try:
+            st = os.stat(full)
+            mtime = st.st_mtime_ns
+        except OSError:
+            mtime = 0
+        old = previous.get(sf.path) if previous else None
+        if (
+            old is not None
+            and old.language == sf.language
+            and old.size == sf.size
+            and old.mtime_ns == mtime
+            and mtime < scanned_at_ns - RACY_NS
+        ):
+            records.append(
+                FileRecord(
+                    sf.path,
+                    sf.language,
+                    old.size,
+                    old.content_hash,
+                    old.status,
+                    old.detail,
+                    old.lines,
+                    old.is_test,
+                    mtime,
+                )  # fmt: skip
+            )
+            continue
         rr = read_source(root, sf.path, config.max_file_size)
         rec = FileRecord(sf.path, sf.language, rr.size, rr.content_hash, rr.status, rr.detail)
+        rec.mtime_ns = mtime
         rec.is_test = LANGUAGES[sf.language].is_test_path(sf.path)
+        if rr.data is not None:
+            rec.lines = rr.data.count(b"\n") + (0 if rr.data.endswith(b"\n") or not rr.data else 1)
+            data[sf.path] = rr.data
         records.append(rec)
-        if rr.data is None:
-            continue
-        rec.lines = rr.data.count(b"\n") + (0 if rr.data.endswith(b"\n") or not rr.data else 1)
-        blob = cache.get(rr.content_hash) if cache is not None else None
-        if blob is not None:
-            blobs[sf.path] = blob
-        else:
-            todo.append((sf.path, sf.language, rr.data))
-    total = len(todo)
-    for path, blob in _extract(todo, options, progress):
-        blobs[path] = blob
-    by_path = {r.path: r for r in records}
-    facts: dict[str, FileFacts] = {}
-    hashes_written = set()
-    for path, blob in blobs.items():
-        try:
-            f = FileFacts.from_bytes(blob)
-        except (ValueError, EOFError, TypeError):
-            # a cache entry of another facts format: extract again and replace it
-            blob = extract_source(by_path[path].language, _reread(root, path))
-            f = FileFacts.from_bytes(blob)
-        facts[path] = f
-        rec = by_path[path]
-        if f.status != "ok":
-            rec.status, rec.detail = f.status, f.error
-        if cache is not None and rec.content_hash not in hashes_written:
-            hashes_written.add(rec.content_hash)
-            cache.put(rec.content_hash, blob)
-    return records, facts, total
+    return records, data
 
 
-def _reread(root: str, path: str) -> bytes:
-    with open(os.path.join(root, path), "rb") as fh:
-        return fh.read()
-
-
-def _extract(todo, options: RunOptions, progress: Progress | None):
+def extract_files(
+    todo: list[tuple[str, str, bytes]], options: RunOptions, progress: Progress | None
+) -> dict[str, bytes]:
+    """Facts blobs of the given files, in worker processes when there is enough to do."""
     total = len(todo)
     nbytes = sum(len(d) for _, _, d in todo)
     workers = options.workers or os.cpu_count() or 1
+    out: dict[str, bytes] = {}
     if workers <= 1 or nbytes < PARALLEL_MIN_BYTES or total < 8:
         for i, item in enumerate(todo):
-            yield from extract_many([item])
+            for path, blob in extract_many([item]):
+                out[path] = blob
             if progress and (i % 16 == 0 or i + 1 == total):
                 progress("extract", i + 1, total)
-        return
+        return out
     # biggest files first so one large file does not finish last; batches by bytes
     order = sorted(todo, key=lambda t: -len(t[2]))
     batches: list[list] = []
@@ -172,22 +240,151 @@ def _extract(todo, options: RunOptions, progress: Progress | None):
             done += len(result)
             if progress:
                 progress("extract", done, total)
-            yield from result
+            out.update(result)
+    return out
 
 
-def resolve_all(
+def facts_for(
+    records: list[FileRecord],
+    data: dict[str, bytes],
+    known: dict[str, bytes],
+    cache: FactsCache,
+    options: RunOptions,
+    progress: Progress | None,
+) -> tuple[dict[str, bytes], int]:
+    """Facts blobs for every parseable record: `known` (by path, same content), the cache, or
+    extraction. Returns the blobs and how many files were extracted."""
+    blobs: dict[str, bytes] = {}
+    todo: list[tuple[str, str, bytes]] = []
+    for rec in records:
+        if rec.status.startswith("skipped:"):
+            continue
+        blob = known.get(rec.path)
+        if blob is None:
+            blob = cache.get(rec.content_hash)
+        if blob is not None:
+            blobs[rec.path] = blob
+        elif rec.path in data:
+            todo.append((rec.path, rec.language, data[rec.path]))
+    extracted = extract_files(todo, options, progress)
+    for path, blob in extracted.items():
+        blobs[path] = blob
+    by_hash = {r.path: r.content_hash for r in records}
+    for path in extracted:
+        cache.put(by_hash[path], extracted[path])
+    return blobs, len(extracted)
+
+
+def decode(records: list[FileRecord], blobs: dict[str, bytes], repo: Path) -> dict[str, FileFacts]:
+    """FileFacts of every blob; a blob of another format is extracted again."""
+    facts: dict[str, FileFacts] = {}
+    by_path = {r.path: r for r in records}
+    for path, blob in blobs.items():
+        try:
+            f = FileFacts.from_bytes(blob)
+        except (ValueError, EOFError, TypeError, IndexError):
+            rr = read_source(str(repo), path, 1 << 62)
+            blob = extract_source(by_path[path].language, rr.data or b"")
+            blobs[path] = blob
+            f = FileFacts.from_bytes(blob)
+        facts[path] = f
+        rec = by_path[path]
+        if f.status != "ok":
+            rec.status, rec.detail = f.status, f.error
+    return facts
+
+
+# ---------------------------------------------------------------------- resolving
+def make_projects(
     facts: dict[str, FileFacts], records: list[FileRecord], configs: dict[str, str]
-) -> list[ResolvedFile]:
-    by_lang: dict[str, dict[str, FileFacts]] = {}
+) -> dict[str, object]:
     lang_of = {r.path: r.language for r in records}
+    by_lang: dict[str, dict[str, FileFacts]] = {}
     for path, f in facts.items():
         by_lang.setdefault(lang_of[path], {})[path] = f
-    out: list[ResolvedFile] = []
-    for lang in sorted(by_lang):
-        project = LANGUAGES[lang].make_project(by_lang[lang], configs)
-        for path in sorted(by_lang[lang]):
-            out.append(project.resolve_file(path))
+    return {
+        lang: LANGUAGES[lang].make_project(files, configs)
+        for lang, files in sorted(by_lang.items())
+    }
+
+
+def module_names(projects: dict[str, object]) -> dict[str, str] | None:
+    out: dict[str, str] = {}
+    for project in projects.values():
+        names = getattr(project, "module_names", None)
+        if names is None:
+            return None
+        out.update(names())
     return out
+
+
+def resolve_paths(
+    projects: dict[str, object], lang_of: dict[str, str], paths
+) -> dict[str, ResolvedFile]:
+    return {p: projects[lang_of[p]].resolve_file(p) for p in sorted(paths)}
+
+
+# ---------------------------------------------------------------------- the run
+def _configs_digest(configs: dict[str, str]) -> str:
+    h = hashlib.sha256()
+    for path in sorted(configs):
+        h.update(path.encode() + b"\0" + configs[path].encode() + b"\0")
+    return h.hexdigest()
+
+
+def _stats(records, g: GraphContent, resolved: dict[str, ResolvedFile], parsed: int) -> dict:
+    calls = Counter()
+    for rf in resolved.values():
+        calls["total"] += rf.calls_total
+        calls["builtin"] += rf.calls_builtin
+        calls["unresolved"] += len(rf.unresolved)
+    calls["resolved"] = calls["total"] - calls["builtin"] - calls["unresolved"]
+    return {
+        "files": len(records),
+        "files_by_status": dict(Counter(r.status for r in records)),
+        "symbols": len(g.symbols),
+        "edges": g.edge_counts(),
+        "calls": dict(calls),
+        "parsed": parsed,
+    }
+
+
+def _meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict, mode: str,
+          config: IndexConfig, records: list[FileRecord]) -> dict:  # fmt: skip
+    """What Meta records about this generation (read by `graph status`)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "identity_digest": digest,
+        "identity": comps,
+        "indexed_commit": head_commit(repo),
+        "indexed_at": time.time(),
+        "incomplete": incomplete,
+        "stats": stats,
+        "mode": mode,
+        # dirty digest + set: what freshness compares the working tree against
+        **worktree.index_fields(repo, config, {r.path: (r.content_hash, r.size) for r in records}),
+    }
+
+
+@dataclass
+class _Previous:
+    gen: layout.Generation
+    files: FilesState
+
+
+def _previous(idx: Path, digest: str, configs_digest: str) -> tuple[_Previous | None, str]:
+    try:
+        gen = layout.read_current(idx)
+    except Exception:  # no index or a damaged one: rebuild
+        return None, "no usable index"
+    st = load_files_state(gen.path)
+    if st is None:
+        return None, "no incremental state"
+    if st.identity != digest:
+        return None, "runner identity changed"
+    if st.configs_digest != configs_digest:
+        return None, "project config files changed"
+    return _Previous(gen, st), ""
 
 
 def analyze(
@@ -201,69 +398,251 @@ def analyze(
     t0 = time.perf_counter()
     repo = check_repo(path)
     idx = layout.ensure_index_dir(repo)
-    timings: dict[str, float] = {}
-    with layout.writer_lock(idx, options.lock_wait):
+    with gc_paused(), layout.writer_lock(idx, options.lock_wait):
         digest, comps = runner_identity(config)
         cache = FactsCache(idx, digest)
         if options.force:
             cache.clear()
-        cache.prune_other_identities()
+        timings: dict[str, float] = {}
         t = time.perf_counter()
         configs: dict[str, str] = {}
         files = discover(repo, config, configs)
-        timings["discover"] = time.perf_counter() - t
+        configs_digest = _configs_digest(configs)
+        prev, reason = (None, "forced") if options.force else _previous(idx, digest, configs_digest)
+        scanned_at = time.time_ns()
+        records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
+        timings["scan"] = time.perf_counter() - t
+        run = _Run(repo, idx, config, options, progress, digest, comps, cache, configs,
+                   configs_digest, records, data, timings, t0)  # fmt: skip
+        if prev is not None:
+            old_hashes = {p: f.content_hash for p, f in prev.files.files.items()}
+            plan = plan_changes(old_hashes, {r.path: r.content_hash for r in records})
+            if plan.is_empty():
+                if prev.files.commit == head_commit(repo):
+                    return run.unchanged(prev)
+                report = run.incremental(prev, plan, "HEAD moved")
+                if report is not None:
+                    return report
+            if plan.size() > len(records) * FULL_REBUILD_SHARE:
+                reason = f"{plan.size()} of {len(records)} files changed"
+            else:
+                report = run.incremental(prev, plan, "")
+                if report is not None:
+                    return report
+                reason = "incremental state unusable"
+        cache.prune_other_identities()
+        return run.full(reason)
+
+
+@dataclass
+class _Run:
+    repo: Path
+    idx: Path
+    config: IndexConfig
+    options: RunOptions
+    progress: Progress | None
+    digest: str
+    comps: dict
+    cache: FactsCache
+    configs: dict[str, str]
+    configs_digest: str
+    records: list[FileRecord]
+    data: dict[str, bytes]
+    timings: dict[str, float]
+    t0: float
+
+    def _report(self, mode, gen_no, g, resolved, incomplete, reason, parsed, n_resolved,
+                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
+        stats = _stats(self.records, g, resolved, parsed)
+        return AnalyzeReport(
+            repo=str(self.repo),
+            mode=mode,
+            generation=gen_no,
+            files=len(self.records),
+            files_by_status=stats["files_by_status"],
+            symbols=len(g.symbols),
+            edges=stats["edges"],
+            calls=stats["calls"],
+            incomplete=incomplete,
+            seconds=time.perf_counter() - self.t0,
+            timings=self.timings,
+            reason=reason,
+            changes=(
+                {
+                    "added": len(plan.added),
+                    "modified": len(plan.modified),
+                    "deleted": len(plan.deleted),
+                    "renamed": len(plan.renamed),
+                }
+                if plan is not None
+                else {}
+            ),  # fmt: skip
+            parsed=parsed,
+            resolved=n_resolved,
+            delta=delta or {},
+        )
+
+    def _incomplete(self) -> list[dict]:
+        return [r for r in (incomplete_record(rec) for rec in self.records) if r]
+
+    def _files_state(self, meta: dict) -> FilesState:
+        return FilesState(
+            self.digest,
+            self.configs_digest,
+            meta["indexed_commit"],
+            meta["stats"],
+            {
+                r.path: FileState(
+                    r.language,
+                    r.size,
+                    r.mtime_ns,
+                    r.content_hash,
+                    r.status,
+                    r.detail,
+                    r.lines,
+                    r.is_test,
+                )  # fmt: skip
+                for r in self.records
+            },
+        )
+
+    def _save_state(self, gen, g: GraphContent, resolved, modules, blobs, meta) -> None:
         t = time.perf_counter()
-        records, facts, parsed = read_all(repo, files, config, cache, options, progress)
-        timings["extract"] = time.perf_counter() - t
+        write_sidecars(gen.path, gen.number, g, resolved)
+        save_graph_state(gen.path, GraphState(resolved, modules or {}, g.ids, g.free_ids))
+        save_facts(gen.path, blobs)
+        save_files_state(gen.path, self._files_state(meta))
+        self.timings["sidecars"] = time.perf_counter() - t
+
+    # -------------------------------------------------------------- full
+    def full(self, reason: str) -> AnalyzeReport:
         t = time.perf_counter()
-        resolved = resolve_all(facts, records, configs)
-        timings["resolve"] = time.perf_counter() - t
+        blobs, parsed = facts_for(
+            self.records, self.data, {}, self.cache, self.options, self.progress
+        )
+        facts = decode(self.records, blobs, self.repo)
+        self.timings["extract"] = time.perf_counter() - t
         t = time.perf_counter()
-        tables = build_tables(records, resolved)
-        timings["tables"] = time.perf_counter() - t
-        incomplete = [r for r in (incomplete_record(rec) for rec in records) if r]
-        calls = Counter()
-        for rf in resolved:
-            calls["total"] += rf.calls_total
-            calls["builtin"] += rf.calls_builtin
-            calls["unresolved"] += len(rf.unresolved)
-        calls["resolved"] = calls["total"] - calls["builtin"] - calls["unresolved"]
-        stats = {
-            "files": len(records),
-            "files_by_status": dict(Counter(r.status for r in records)),
-            "symbols": tables.symbol_count,
-            "edges": tables.edge_counts,
-            "calls": dict(calls),
-            "parsed": parsed,
+        projects = make_projects(facts, self.records, self.configs)
+        lang_of = {r.path: r.language for r in self.records}
+        resolved = resolve_paths(projects, lang_of, facts)
+        modules = module_names(projects)
+        self.timings["resolve"] = time.perf_counter() - t
+        t = time.perf_counter()
+        g = content_of(self.records, resolved)
+        incomplete = self._incomplete()
+        stats = _stats(self.records, g, resolved, parsed)
+        meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
+                     self.config, self.records)  # fmt: skip
+        gen = layout.next_generation(self.idx)
+        try:
+            write_full_generation(gen, g, meta, self.options.buffer_pool)
+            self.timings["write"] = time.perf_counter() - t
+            self._save_state(gen, g, resolved, modules, blobs, meta)
+        except BaseException:
+            layout.discard(gen)
+            raise
+        layout.publish(self.idx, gen)
+        return self._report(
+            "full", gen.number, g, resolved, incomplete, reason, parsed, len(resolved)
+        )
+
+    # -------------------------------------------------------------- no change
+    def unchanged(self, prev: _Previous) -> AnalyzeReport:
+        """Nothing parsed, nothing written: the live generation already says all of it."""
+        stats = prev.files.stats
+        return AnalyzeReport(
+            repo=str(self.repo),
+            mode="unchanged",
+            generation=prev.gen.number,
+            files=len(self.records),
+            files_by_status=stats.get("files_by_status", {}),
+            symbols=stats.get("symbols", 0),
+            edges=stats.get("edges", {}),
+            calls=stats.get("calls", {}),
+            incomplete=self._incomplete(),
+            seconds=time.perf_counter() - self.t0,
+            timings=self.timings,
+            reason="no file changed",
+        )
+
+    # -------------------------------------------------------------- delta
+    def incremental(self, prev: _Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | None:
+        t = time.perf_counter()
+        graph_state = load_graph_state(prev.gen.path)
+        old_blobs = load_facts(prev.gen.path)
+        if graph_state is None or old_blobs is None:
+            return None
+        self.timings["load_state"] = time.perf_counter() - t
+        t = time.perf_counter()
+        known = {p: b for p, b in old_blobs.items() if p not in plan.changed}
+        for old, new in plan.renamed:  # same bytes, so the same facts
+            if old in old_blobs:
+                known[new] = old_blobs[old]
+        blobs, parsed = facts_for(
+            self.records, self.data, known, self.cache, self.options, self.progress
+        )
+        facts = decode(self.records, blobs, self.repo)
+        old_facts = {}
+        for p in plan.changed:
+            if p in old_blobs:
+                with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
+                    old_facts[p] = FileFacts.from_bytes(old_blobs[p])
+        self.timings["extract"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        projects = make_projects(facts, self.records, self.configs)
+        lang_of = {r.path: r.language for r in self.records}
+        modules = module_names(projects)
+        if modules is None:
+            langs = {lang_of[p] for p in plan.changed if p in lang_of}
+            langs |= {graph_state.resolved[p].symbols[0].language for p in plan.changed
+                      if p in graph_state.resolved and graph_state.resolved[p].symbols}  # fmt: skip
+            module_changed = {p for p in facts if lang_of[p] in langs}
+        else:
+            module_changed = {p for p, m in modules.items() if graph_state.modules.get(p) != m}
+        used = {p: used_names(f) for p, f in facts.items()}
+        affected = affected_files(plan, old_facts, facts, used, module_changed)
+        new_resolved = resolve_paths(projects, lang_of, affected)
+        resolved = {
+            p: rf for p, rf in graph_state.resolved.items() if p in facts and p not in affected
         }
-        meta = {
-            "schema_version": SCHEMA_VERSION,
-            "identity_digest": digest,
-            "identity": comps,
-            "indexed_commit": head_commit(repo),
-            "indexed_at": time.time(),
-            "incomplete": incomplete,
-            "stats": stats,
-            "mode": "full",
-            # dirty digest + set: what freshness compares the working tree against
-            **worktree.index_fields(
-                repo, config, {r.path: (r.content_hash, r.size) for r in records}
-            ),
-        }
+        resolved.update(new_resolved)
+        self.timings["resolve"] = time.perf_counter() - t
+
         t = time.perf_counter()
-        gen = write_generation(idx, tables, meta, options.buffer_pool)
-        timings["write"] = time.perf_counter() - t
-    return AnalyzeReport(
-        repo=str(repo),
-        mode="full",
-        generation=gen,
-        files=len(records),
-        files_by_status=stats["files_by_status"],
-        symbols=tables.symbol_count,
-        edges=tables.edge_counts,
-        calls=dict(calls),
-        incomplete=incomplete,
-        seconds=time.perf_counter() - t0,
-        timings=timings,
-        reason="forced" if options.force else "",
-    )
+        old_records = [_record_of(p, fs) for p, fs in prev.files.files.items()]
+        old_g = content_of(old_records, graph_state.resolved)
+        old_g.ids = graph_state.ids
+        old_g.free_ids = graph_state.free_ids
+        g = content_of(self.records, resolved, graph_state.ids, graph_state.free_ids)
+        delta = diff_content(old_g, g)
+        self.timings["diff"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        incomplete = self._incomplete()
+        stats = _stats(self.records, g, resolved, parsed)
+        meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "incremental",
+                     self.config, self.records)  # fmt: skip
+        gen = layout.next_generation(self.idx)
+        try:
+            clone_database(prev.gen, gen)
+            w = Writer(gen, self.options.buffer_pool)
+            try:
+                apply_delta(w, delta)
+                w.write_meta({**meta, "generation": gen.number})
+            finally:
+                w.close()
+            self.timings["write"] = time.perf_counter() - t
+            self._save_state(gen, g, resolved, modules, blobs, meta)
+        except BaseException:
+            layout.discard(gen)
+            raise
+        layout.publish(self.idx, gen)
+        return self._report("incremental", gen.number, g, resolved, incomplete, reason, parsed,
+                            len(new_resolved), plan, delta.counts())  # fmt: skip
+
+
+def _record_of(path: str, fs: FileState) -> FileRecord:
+    return FileRecord(path, fs.language, fs.size, fs.content_hash, fs.status, fs.detail,
+                      fs.lines, fs.is_test, fs.mtime_ns)  # fmt: skip

@@ -1,0 +1,153 @@
+"""Apply a delta (rows to delete, update and insert) to a copy of the live database.
+
+An incremental run copies the live generation's database file into the new
+generation's folder and applies the delta there in one transaction, so
+readers of the live generation are never disturbed and a killed run leaves
+the live generation as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from codeimpact.graph import layout
+from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
+from codeimpact.graph.store import Writer
+
+# Above this many rows an insert goes through COPY (Arrow) instead of UNWIND ... CREATE.
+COPY_THRESHOLD = 500
+
+
+@dataclass
+class GraphDelta:
+    """Rows in schema column order; relationship rows start with (from key, to key)."""
+
+    files_delete: list[str] = field(default_factory=list)
+    files_upsert: list[tuple] = field(default_factory=list)
+    symbols_delete: list[str] = field(default_factory=list)
+    symbols_update: list[tuple] = field(default_factory=list)
+    symbols_insert: list[tuple] = field(default_factory=list)
+    rels_delete: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    rels_insert: dict[str, list[tuple]] = field(default_factory=dict)
+
+    def is_empty(self) -> bool:
+        return not (
+            self.files_delete
+            or self.files_upsert
+            or self.symbols_delete
+            or self.symbols_update
+            or self.symbols_insert
+            or any(self.rels_delete.values())
+            or any(self.rels_insert.values())
+        )
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "files_deleted": len(self.files_delete),
+            "files_written": len(self.files_upsert),
+            "symbols_deleted": len(self.symbols_delete),
+            "symbols_updated": len(self.symbols_update),
+            "symbols_inserted": len(self.symbols_insert),
+            "edges_deleted": sum(len(v) for v in self.rels_delete.values()),
+            "edges_inserted": sum(len(v) for v in self.rels_insert.values()),
+        }
+
+
+def clone_database(src: layout.Generation, dst: layout.Generation) -> None:
+    """Copy a checkpointed database (one file; its WAL is empty after a clean close)."""
+    shutil.copyfile(src.db_path, dst.db_path)
+    wal = src.db_path.with_name(src.db_path.name + ".wal")
+    if wal.exists() and wal.stat().st_size:
+        shutil.copyfile(wal, dst.db_path.with_name(dst.db_path.name + ".wal"))
+
+
+_PA = {"STRING": pa.string(), "INT64": pa.int64(), "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64()}
+
+
+def _arrow(columns: list[tuple[str, str]], rows: list[tuple]) -> pa.Table:
+    cols = list(zip(*rows))
+    return pa.table(
+        {name: pa.array(list(cols[i]), type=_PA[t]) for i, (name, t) in enumerate(columns)}
+    )
+
+
+def _structs(columns: list[str], rows: list[tuple]) -> list[dict]:
+    return [dict(zip(columns, r)) for r in rows]
+
+
+def apply_delta(w: Writer, delta: GraphDelta) -> None:
+    """Deletes first (edges, then nodes), then updates, then inserts; one transaction."""
+    conn = w.conn
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        for rel, pairs in delta.rels_delete.items():
+            if not pairs:
+                continue
+            src_t, dst_t, _ = REL_TABLES[rel]
+            sk = NODE_TABLES[src_t][0][0]
+            dk = NODE_TABLES[dst_t][0][0]
+            conn.execute(
+                f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}})-[e:{rel}]->(b:{dst_t} {{{dk}: r.d}}) "
+                "DELETE e",
+                {"rows": [{"s": s, "d": d} for s, d in pairs]},
+            )
+        if delta.symbols_delete:
+            conn.execute(
+                "UNWIND $uids AS u MATCH (s:Symbol {uid: u}) DETACH DELETE s",
+                {"uids": delta.symbols_delete},
+            )
+        if delta.files_delete:
+            conn.execute(
+                "UNWIND $paths AS p MATCH (f:File {path: p}) DETACH DELETE f",
+                {"paths": delta.files_delete},
+            )
+        file_cols = [c for c, _ in NODE_TABLES["File"]]
+        if delta.files_upsert:
+            sets = ", ".join(f"f.{c} = r.{c}" for c in file_cols[1:])
+            conn.execute(
+                f"UNWIND $rows AS r MERGE (f:File {{path: r.path}}) SET {sets}",
+                {"rows": _structs(file_cols, delta.files_upsert)},
+            )
+        sym_cols = [c for c, _ in NODE_TABLES["Symbol"]]
+        if delta.symbols_update:
+            sets = ", ".join(f"s.{c} = r.{c}" for c in sym_cols[1:])
+            conn.execute(
+                f"UNWIND $rows AS r MATCH (s:Symbol {{uid: r.uid}}) SET {sets}",
+                {"rows": _structs(sym_cols, delta.symbols_update)},
+            )
+        if delta.symbols_insert:
+            if len(delta.symbols_insert) >= COPY_THRESHOLD:
+                arrow_rows = _arrow(NODE_TABLES["Symbol"], delta.symbols_insert)  # noqa: F841
+                conn.execute("COPY Symbol FROM arrow_rows")
+            else:
+                props = ", ".join(f"{c}: r.{c}" for c in sym_cols)
+                conn.execute(
+                    f"UNWIND $rows AS r CREATE (s:Symbol {{{props}}})",
+                    {"rows": _structs(sym_cols, delta.symbols_insert)},
+                )
+        for rel, rows in delta.rels_insert.items():
+            if not rows:
+                continue
+            src_t, dst_t, props = REL_TABLES[rel]
+            if len(rows) >= COPY_THRESHOLD:
+                cols = [("from", "STRING"), ("to", "STRING"), *props]
+                arrow_rows = _arrow(cols, rows)  # noqa: F841
+                conn.execute(f"COPY {rel} FROM arrow_rows")
+                continue
+            sk = NODE_TABLES[src_t][0][0]
+            dk = NODE_TABLES[dst_t][0][0]
+            names = ["s", "d", *[p for p, _ in props]]
+            prop_list = ", ".join(f"{p}: r.{p}" for p, _ in props)
+            create = f"-[:{rel} {{{prop_list}}}]->" if props else f"-[:{rel}]->"
+            conn.execute(
+                f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}}), (b:{dst_t} {{{dk}: r.d}}) "
+                f"CREATE (a){create}(b)",
+                {"rows": _structs(names, rows)},
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
