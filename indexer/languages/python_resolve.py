@@ -1,18 +1,25 @@
-"""Python name resolution across files: imports, scopes, the MRO and simple value flow.
+"""Python name resolution across files: imports, scopes, the MRO, declared types, value flow.
 
 A name is looked up the way Python does it (local, enclosing functions,
-module, builtins; class bodies are not enclosing scopes), then attribute
-chains are followed through modules, classes (C3 MRO) and instances whose
-class is evident. Every step names its rule; a chain takes its weakest rule's
-confidence. What cannot be resolved is reported, never guessed at full
-confidence.
+module, builtins; class bodies are not enclosing scopes), then chains are
+followed step by step through modules, classes (C3 MRO), instances whose class
+is evident (constructed, declared by an annotation, returned), containers
+whose item type is declared (`list[Tag]`, `dict[str, Tag]`) and call results.
+Every step names its rule; a chain takes its weakest rule's confidence. What
+cannot be resolved is reported, never guessed at full confidence.
+
+Resolution is per file (`resolve_file(path)` returns the edges that file
+owns) and depends only on the FileFacts of the project. Edges start at a
+symbol of the file, except value-flow CALLS edges (the callee calling a
+function it was passed), which the file of the passing call site owns.
 """
 
 from __future__ import annotations
 
 import builtins
+import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from codeimpact.indexer.facts import FileFacts, SymbolFact
@@ -29,9 +36,10 @@ from codeimpact.indexer.resolved import (
 )
 
 BUILTINS = frozenset(dir(builtins))
+MAX_DEPTH = 24
 
-# Method names of builtin types: a receiver we cannot type is most likely one of
-# these, so a same-named repository method is no evidence of a call.
+# Method names of builtin types and of the most used library objects: a receiver we cannot
+# type is most likely one of these, so a same-named repository method is no evidence of a call.
 _COMMON_METHODS = frozenset(
     name
     for typ in (list, dict, str, bytes, set, frozenset, tuple, int, float, object, bytearray)
@@ -141,13 +149,65 @@ _COMMON_METHODS = frozenset(
     ]
 )
 
+# Annotation heads, by what a value of that type holds.
+_UNWRAP = frozenset(
+    ["Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"]
+)
+_SEQ = frozenset(
+    [
+        "list",
+        "List",
+        "set",
+        "Set",
+        "frozenset",
+        "FrozenSet",
+        "Sequence",
+        "MutableSequence",
+        "Iterable",
+        "Iterator",
+        "Collection",
+        "Generator",
+        "AsyncIterator",
+        "AsyncIterable",
+        "AsyncGenerator",
+        "Deque",
+        "deque",
+        "AbstractSet",
+        "MutableSet",
+        "KeysView",
+        "ValuesView",
+        "Reversible",
+    ]
+)
+_MAP = frozenset(
+    [
+        "dict",
+        "Dict",
+        "Mapping",
+        "MutableMapping",
+        "defaultdict",
+        "DefaultDict",
+        "OrderedDict",
+        "ChainMap",
+    ]
+)
+_TYPE = frozenset(("type", "Type"))
+# Implicit classmethods: their first parameter is the class.
+_CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
+
 # Entities a name or chain can evaluate to (plain tuples: cheap and hashable):
-#   ("sym", path, local)   a definition in the repository
-#   ("mod", path)          a module of the repository
-#   ("inst", path, local)  an instance of a repository class
-#   ("ext", dotted)        something outside the repository
+#   ("sym", path, local)           a definition in the repository (a class object, a function)
+#   ("mod", path)                  a module of the repository
+#   ("inst", path, local, exact)   an instance of a repository class; exact when constructed
+#                                  here (a subclass instance is then impossible)
+#   ("ext", dotted)                something outside the repository
 #   ("builtin", name)
-#   ("param", path, scope, name)  a parameter whose value we do not know
+#   ("param", path, scope, name)   a parameter whose value we do not know
+#   ("seq", path, scope, T)        a container of T items (T: annotation text in path/scope)
+#   ("map", path, scope, K, V)     a mapping from K to V
+#   ("tup", path, scope, (T, ...)) a fixed tuple
+#   ("view", path, scope, K, V, m) the bound method m (items/keys/values) of a map
+#   ("super", path, cls)           super() inside class cls
 Entity = tuple
 
 
@@ -163,22 +223,58 @@ class _FileIndex:
     names: dict[str, dict[str, list[tuple[int, str, object]]]] = field(default_factory=dict)
     params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
     returns: dict[str, list] = field(default_factory=dict)
-    self_attrs: dict[str, dict[str, list]] = field(
-        default_factory=dict
-    )  # class -> attr -> bindings
-    param_calls: dict[str, set[str]] = field(default_factory=dict)  # function -> params it calls
+    # class -> attr -> bindings of self.attr in its methods
+    self_attrs: dict[str, dict[str, list]] = field(default_factory=dict)
+    # function -> parameter -> the scopes that call it (the function or a closure inside it)
+    param_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     star_imports: list = field(default_factory=list)
-    members: dict[str, dict[str, str]] = field(default_factory=dict)  # class -> name -> local
+    # class -> name -> local of the member definition (the last one wins, as at runtime)
+    members: dict[str, dict[str, str]] = field(default_factory=dict)
+    bases_unknown: set[str] = field(default_factory=set)  # classes with an unresolved base
 
 
 def _strip_dup(local: str) -> str:
     return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
 
 
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split TYPE text on `sep` outside brackets."""
+    out, depth, cur = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append(text[cur:i])
+            cur = i + 1
+    out.append(text[cur:])
+    return out
+
+
+_STEP = re.compile(r"([A-Za-z_]\w*)((?:\(\)|\[\])*)")
+
+
+@lru_cache(maxsize=65536)
+def _parse_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
+    """`a.b().c[]` -> (("a", ""), ("b", "()"), ("c", "[]")): names with their suffixes."""
+    if "(" not in chain and "[" not in chain:
+        return tuple((p, "") for p in chain.split("."))
+    steps = []
+    for part in chain.split("."):
+        m = _STEP.fullmatch(part)
+        if m is None:
+            return None
+        steps.append((m.group(1), m.group(2)))
+    return tuple(steps)
+
+
 class PythonProject:
     """Resolution context for all Python files of one index."""
 
-    def __init__(self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None = None):
+    def __init__(
+        self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None = None
+    ):
         self.is_test_path = is_test_path
         package_dirs = frozenset(
             str(PurePosixPath(p).parent)
@@ -196,7 +292,8 @@ class PythonProject:
             self._index_file(fi)
             self.files[path] = fi
             self.module_file.setdefault(mod, path)
-        # method name -> definitions, for dispatch and unique-name
+        self._memo: dict[tuple, object] = {}
+        # method name -> definitions, for unique-name
         self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for path, fi in self.files.items():
@@ -206,7 +303,7 @@ class PythonProject:
         for path, fi in self.files.items():
             for local, s in fi.syms.items():
                 if s.kind == "class":
-                    for base in self.bases(path, local):
+                    for base in self._bases(path, local):
                         self.subclasses.setdefault(base, []).append((path, local))
 
     # ------------------------------------------------------------------ indexing
@@ -214,16 +311,16 @@ class PythonProject:
         f = fi.facts
         for s in f.symbols:
             fi.syms[s.local] = s
-            if s.local:
-                head, _, _ = s.local.rpartition(".")
-                fi.parent[s.local] = head
-                scope_names = fi.names.setdefault(head, {})
-                if s.kind != "variable":
-                    scope_names.setdefault(s.name, []).append((s.start_line, "def", s.local))
-                    if fi.syms.get(head) is not None and fi.syms[head].kind == "class":
-                        fi.members.setdefault(head, {})[s.name] = s.local
-                else:
-                    scope_names.setdefault(s.name, []).append((s.start_line, "var", s.local))
+            if not s.local:
+                continue
+            head, _, _ = s.local.rpartition(".")
+            fi.parent[s.local] = head
+            kind = "var" if s.kind == "variable" else "def"
+            fi.names.setdefault(head, {}).setdefault(s.name, []).append(
+                (s.start_line, kind, s.local)
+            )
+            if kind == "def" and fi.syms.get(head) is not None and fi.syms[head].kind == "class":
+                fi.members.setdefault(head, {})[s.name] = s.local
             if s.kind in ("function", "method") and s.params:
                 fi.params[s.local] = {
                     name.lstrip("*"): (i, ann) for i, (name, ann) in enumerate(s.params)
@@ -247,23 +344,34 @@ class PythonProject:
                     fi.self_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append(b)
                 continue
             fi.names.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
-            if b.name in fi.members.get(b.scope, {}):
-                pass
         for r in f.returns:
             fi.returns.setdefault(r.scope, []).append(r)
         for c in f.calls:
-            ps = fi.params.get(c.scope)
-            if ps and c.callee in ps:
-                fi.param_calls.setdefault(c.scope, set()).add(c.callee)
+            if "." in c.callee or not c.callee[:1].isalpha() and c.callee[:1] != "_":
+                continue
+            owner = self._param_owner(fi, c.scope, c.callee)
+            if owner is not None:
+                fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
         for cands in fi.names.values():
             for lst in cands.values():
                 lst.sort(key=lambda t: t[0])
 
-    # ------------------------------------------------------------------ lookups
-    def module_entity(self, dotted: str) -> Entity:
-        path = self.module_file.get(dotted)
-        return ("mod", path) if path is not None else ("ext", dotted)
+    @staticmethod
+    def _param_owner(fi: _FileIndex, scope: str, name: str) -> str | None:
+        """The function whose parameter `name` is, seen from `scope` (closures included)."""
+        s = scope
+        while s:
+            sym = fi.syms.get(s)
+            if sym is None or sym.kind not in ("function", "method"):
+                return None
+            if name in fi.params.get(s, ()):
+                return s
+            if name in fi.names.get(s, ()):
+                return None  # rebound locally
+            s = fi.parent.get(s, "")
+        return None
 
+    # ------------------------------------------------------------------ names
     def _relative_base(self, fi: _FileIndex, level: int, module: str) -> str:
         pkg = fi.package
         for _ in range(level - 1):
@@ -272,13 +380,24 @@ class PythonProject:
             return f"{pkg}.{module}" if pkg else module
         return pkg
 
-    def import_target(self, fi: _FileIndex, imp, depth: int = 0) -> tuple[Entity, str] | None:
-        """What an import binds: a module, a definition (through re-exports) or an external."""
+    def module_entity(self, dotted: str) -> Entity:
+        path = self.module_file.get(dotted)
+        return ("mod", path) if path is not None else ("ext", dotted)
+
+    def _import_base(self, fi: _FileIndex, imp) -> str:
+        return self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
+
+    def import_target(self, fi: _FileIndex, imp, follow: bool, depth: int):
+        """What an import binds: a module, a definition (through re-exports) or an external.
+
+        With `follow`, variables are followed to their values (for resolving uses);
+        without, the imported symbol itself is the answer (for IMPORTS edges).
+        """
         if not imp.name:
             if imp.alias:
                 return self.module_entity(imp.module), "import"
             return self.module_entity(imp.module.split(".", 1)[0]), "import"
-        base = self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
+        base = self._import_base(fi, imp)
         sub = f"{base}.{imp.name}" if base else imp.name
         if sub in self.module_file:
             return ("mod", self.module_file[sub]), "import"
@@ -287,90 +406,124 @@ class PythonProject:
             if imp.level:
                 return None  # a relative import into nothing we index
             return ("ext", sub), "import"
-        if depth > 12:
+        if depth > MAX_DEPTH:
             return None
-        r = self.lookup_module_name(base_path, imp.name, depth + 1)
+        r = self.module_name_entity(base_path, imp.name, follow, depth + 1)
+        if r is None:
+            return None
+        return r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
+
+    def module_name_entity(self, path: str, name: str, follow: bool, depth: int):
+        """A top-level name of a module, as another module importing it sees it."""
+        key = ("modname", path, name, follow)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # a cycle of re-exports resolves to nothing
+        fi = self.files[path]
+        r = self._lookup_in_scope(fi, "", name, None, follow, depth)
+        if r is None and depth <= MAX_DEPTH:
+            for imp in fi.star_imports:
+                target = self.module_file.get(self._import_base(fi, imp))
+                if target is not None and target != path and not name.startswith("_"):
+                    r = self.module_name_entity(target, name, follow, depth + 1)
+                    if r is not None:
+                        r = r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
+                        break
+        self._memo[key] = r
+        return r
+
+    def _pick(self, cands: list, line: int | None) -> list:
+        """The candidates of the binding in effect: the last at or before `line`, else the last.
+
+        Several candidates on one line (`x: T = v`, a module variable and its value) are
+        all returned, the most telling first (see _candidate_rank).
+        """
+        chosen = None
+        if line is not None:
+            for c in cands:
+                if c[0] <= line:
+                    chosen = c
+                else:
+                    break
+        if chosen is None:
+            chosen = cands[-1]
+        group = [c for c in cands if c[0] == chosen[0]]
+        if len(group) > 1:
+            group.sort(key=_candidate_rank)
+        return group
+
+    def _lookup_in_scope(
+        self, fi: _FileIndex, scope: str, name: str, line: int | None, follow: bool, depth: int
+    ):
+        if depth > MAX_DEPTH:
+            return None
+        cands = fi.names.get(scope, {}).get(name)
+        if cands:
+            for c in self._pick(cands, line):
+                r = self._candidate(fi, c, follow, depth)
+                if r is not None:
+                    return r
+            # the name is bound here (so an outer scope does not see through), to a value we
+            # cannot follow: the module variable when there is one, else an unknown
+            for c in cands:
+                if c[1] == "var":
+                    return ("sym", fi.path, c[2]), "scope"
+            return ("unknown", fi.path, scope, name), "scope"
+        ps = fi.params.get(scope)
+        if ps and name in ps:
+            return self._param(fi, scope, name, depth)
+        return None
+
+    def _candidate(self, fi: _FileIndex, c, follow: bool, depth: int):
+        kind = c[1]
+        if kind == "def":
+            return ("sym", fi.path, c[2]), "scope"
+        if kind == "var":
+            return ("sym", fi.path, c[2]), "scope"
+        if kind == "import":
+            return self.import_target(fi, c[2], follow, depth + 1)
+        if not follow:
+            return None  # a binding: the variable symbol (a later candidate) is the answer
+        return self._binding_value(fi, c[2], depth + 1)
+
+    def _binding_value(self, fi: _FileIndex, b, depth: int):
+        value = b.value
+        if value.startswith("ann:"):
+            r = self.eval_type(fi, b.scope, value[4:], depth + 1)
+            return (r, "local-type") if r is not None else None
+        if value.startswith("iter:"):
+            _, index, chain = value.split(":", 2)
+            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+            if r is None:
+                return None
+            item = self.iter_item(r[0], int(index), depth + 1)
+            return (item, weakest(r[1], "local-type")) if item is not None else None
+        r = self.eval_chain(fi, b.scope, value, b.line, depth + 1)
         if r is None:
             return None
         ent, reason = r
-        return ent, weakest(reason, "import") if reason != "scope" else "import"
-
-    def lookup_module_name(self, path: str, name: str, depth: int = 0) -> tuple[Entity, str] | None:
-        fi = self.files[path]
-        r = self._lookup_in_scope(fi, "", name, None, depth)
-        if r is not None:
-            return r
-        if depth > 12:
+        if b.is_call:
+            res = self.call_result(ent, depth + 1)
+            if res is None:
+                return None
+            return res, weakest(reason, "local-type")
+        if ent == ("sym", fi.path, b.name):
             return None
-        for imp in fi.star_imports:
-            base = self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
-            target = self.module_file.get(base)
-            if target is not None and target != path and not name.startswith("_"):
-                r = self.lookup_module_name(target, name, depth + 1)
-                if r is not None:
-                    return r[0], weakest(r[1], "import") if r[1] != "scope" else "import"
-        return None
+        return ent, weakest(reason, "alias")
 
-    def _lookup_in_scope(self, fi: _FileIndex, scope: str, name: str, line: int | None, depth: int):
-        cands = fi.names.get(scope, {}).get(name)
-        if cands:
-            chosen = None
-            if line is not None:
-                for c in cands:
-                    if c[0] <= line:
-                        chosen = c
-            if chosen is None:
-                # a later binding still wins for code that runs after the module loaded
-                chosen = cands[-1]
-                for c in cands:
-                    if c[1] != "var":
-                        chosen = c
-            kind = chosen[1]
-            if kind == "def":
-                return ("sym", fi.path, chosen[2]), "scope"
-            if kind == "var":
-                # a module variable; follow its binding when it aliases something
-                for c in reversed(cands):
-                    if c[1] == "bind":
-                        kind, chosen = "bind", c
-                        break
-                else:
-                    return ("sym", fi.path, chosen[2]), "scope"
-            if kind == "import":
-                if depth > 12:
-                    return None
-                return self.import_target(fi, chosen[2], depth + 1)
-            if kind == "bind":
-                b = chosen[2]
-                if depth > 12:
-                    return None
-                r = self.eval_chain(fi, b.scope, b.value, b.line, depth + 1)
-                if r is None:
-                    return None
-                ent, reason = r
-                if b.is_call:
-                    res = self.call_result(ent, depth + 1)
-                    if res is None:
-                        return None
-                    return res, weakest(reason, "local-type")
-                if ent[0] == "sym" and ent[1] == fi.path and ent[2] == b.name:
-                    return None
-                return ent, weakest(reason, "alias")
-        ps = fi.params.get(scope)
-        if ps and name in ps:
-            idx, ann = ps[name]
-            s = fi.syms[scope]
-            cls = fi.parent.get(scope, "")
-            if idx == 0 and s.kind == "method" and "staticmethod" not in s.decorators:
-                if "classmethod" in s.decorators:
-                    return ("sym", fi.path, cls), "self"
-                return ("inst", fi.path, cls), "self"
-            if ann and depth <= 12:
-                r = self.eval_chain(fi, fi.parent.get(scope, ""), ann, None, depth + 1)
-                if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
-                    return ("inst", r[0][1], r[0][2]), weakest(r[1], "local-type")
-            return ("param", fi.path, scope, name), "scope"
-        return None
+    def _param(self, fi: _FileIndex, scope: str, name: str, depth: int):
+        idx, ann = fi.params[scope][name]
+        s = fi.syms[scope]
+        cls = fi.parent.get(scope, "")
+        if idx == 0 and s.kind == "method" and "staticmethod" not in s.decorators:
+            if "classmethod" in s.decorators or s.name in _CLASS_FIRST:
+                return ("sym", fi.path, cls), "self"
+            return ("inst", fi.path, cls, False), "self"
+        if ann:
+            r = self.eval_type(fi, scope, ann, depth + 1)
+            if r is not None:
+                return r, "local-type"
+        return ("param", fi.path, scope, name), "scope"
 
     def lookup_name(self, fi: _FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
         s = scope
@@ -378,7 +531,7 @@ class PythonProject:
         while True:
             is_class = s != "" and fi.syms.get(s) is not None and fi.syms[s].kind == "class"
             if first or not is_class:
-                r = self._lookup_in_scope(fi, s, name, line if first else None, depth)
+                r = self._lookup_in_scope(fi, s, name, line if first else None, True, depth)
                 if r is not None:
                     return r
             if s == "":
@@ -386,10 +539,9 @@ class PythonProject:
             s = fi.parent.get(s, "")
             first = False
         for imp in fi.star_imports:
-            base = self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
-            target = self.module_file.get(base)
+            target = self.module_file.get(self._import_base(fi, imp))
             if target is not None and target != fi.path:
-                r = self.lookup_module_name(target, name, depth + 1)
+                r = self.module_name_entity(target, name, True, depth + 1)
                 if r is not None:
                     return r[0], "import"
         if name in BUILTINS:
@@ -411,116 +563,306 @@ class PythonProject:
             s = fi.parent.get(s, "")
         return None
 
+    # ------------------------------------------------------------------ chains
     def eval_chain(self, fi: _FileIndex, scope: str, chain: str, line: int | None, depth: int = 0):
-        if depth > 16 or not chain or chain.startswith("?"):
+        if depth > MAX_DEPTH or not chain or chain.startswith("?"):
             return None
-        if "()." in chain:
-            head, _, attr = chain.rpartition("().")
-            if head == "super":
-                cls = self.enclosing_class(fi, scope)
-                if cls is None:
-                    return None
-                for i, (p, c) in enumerate(self.mro(fi.path, cls)):
-                    if i == 0:
-                        continue
-                    local = self.files[p].members.get(c, {}).get(attr)
-                    if local is not None:
-                        return ("sym", p, local), "super"
-                return None
-            r = self.eval_chain(fi, scope, head, line, depth + 1)
-            if r is None:
-                return None
-            res = self.call_result(r[0], depth + 1)
-            if res is None:
-                return None
-            return self.getattr(res, attr, weakest(r[1], "local-type"), depth + 1)
-        parts = chain.split(".")
-        r = self.lookup_name(fi, scope, parts[0], line, depth)
-        if r is None:
+        steps = _parse_steps(chain)
+        if steps is None:
             return None
-        ent, reason = r
-        for attr in parts[1:]:
-            r = self.getattr(ent, attr, reason, depth + 1)
+        return self._eval_steps(fi, scope, steps, line, depth)
+
+    def _eval_steps(self, fi, scope, steps, line, depth):
+        name, suffix = steps[0]
+        if name == "super" and suffix.startswith("()"):
+            cls = self.enclosing_class(fi, scope)
+            if cls is None:
+                return None
+            ent, reason = ("super", fi.path, cls), "super"
+            suffix = suffix[2:]
+        else:
+            r = self.lookup_name(fi, scope, name, line, depth)
             if r is None:
                 return None
             ent, reason = r
+        r = self._apply_suffix(ent, reason, suffix, depth)
+        for name, suffix in steps[1:]:
+            if r is None:
+                return None
+            r = self.getattr(r[0], name, r[1], depth + 1)
+            if r is not None:
+                r = self._apply_suffix(r[0], r[1], suffix, depth)
+        return r
+
+    def _apply_suffix(self, ent, reason, suffix, depth):
+        while suffix:
+            if suffix.startswith("()"):
+                ent = self.call_result(ent, depth + 1)
+                reason = weakest(reason, "local-type")
+            elif ent[0] == "sym" and self._kind(ent) == "class":
+                pass  # a generic class specialised (`A[int]`) is still the class
+            else:
+                ent = self.subscript_item(ent, depth + 1)
+                reason = weakest(reason, "local-type")
+            if ent is None:
+                return None
+            suffix = suffix[2:]
         return ent, reason
 
+    def class_member(self, path: str, cls: str, attr: str, depth: int):
+        """(entity, found in a base) of `attr` on class `cls` through its MRO, or None.
+
+        Methods and nested classes are definitions; class attributes bound to a value
+        (`response_class = Response`, `json: JSONProvider = ...`) are followed.
+        """
+        key = ("member", path, cls, attr)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None
+        out = None
+        for i, (p, c) in enumerate(self.mro(path, cls)):
+            cfi = self.files[p]
+            local = cfi.members.get(c, {}).get(attr)
+            if local is not None:
+                out = ("sym", p, local), i > 0
+                break
+            cands = cfi.names.get(c, {}).get(attr)
+            if cands:
+                for cand in self._pick(cands, None):
+                    r = self._candidate(cfi, cand, True, depth + 1)
+                    if r is not None:
+                        out = r[0], i > 0
+                        break
+                break  # bound here: a base's attribute of that name is shadowed
+        self._memo[key] = out
+        return out
+
+    def instance_attr(self, path: str, cls: str, attr: str, depth: int):
+        """The value of `self.attr` set in a method of `cls` or of a base, or None."""
+        key = ("iattr", path, cls, attr)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None
+        out = None
+        for p, c in self.mro(path, cls):
+            cfi = self.files[p]
+            binds = cfi.self_attrs.get(c, {}).get(attr)
+            if not binds:
+                continue
+            # the most telling binding first, then in source order (sorted is stable)
+            for b in sorted(binds, key=lambda b: _candidate_rank((b.line, "bind", b))):
+                r = self._binding_value(cfi, b, depth + 1)
+                if r is not None:
+                    out = r
+                    break
+            if out is not None:
+                break
+        self._memo[key] = out
+        return out
+
     def getattr(self, ent: Entity, attr: str, reason: str, depth: int):
+        if depth > MAX_DEPTH:
+            return None
         kind = ent[0]
         if kind == "mod":
             path = ent[1]
             fi = self.files[path]
-            sub = f"{fi.module}.{attr}" if fi.module else attr
-            r = self.lookup_module_name(path, attr, depth + 1)
+            r = self.module_name_entity(path, attr, True, depth + 1)
             if r is not None:
                 return r[0], weakest(reason, r[1])
+            sub = f"{fi.module}.{attr}" if fi.module else attr
             if sub in self.module_file:
                 return ("mod", self.module_file[sub]), reason
             return None
         if kind == "ext":
             return ("ext", f"{ent[1]}.{attr}"), reason
-        if kind in ("sym", "inst"):
+        if kind == "builtin":
+            return ("builtin", f"{ent[1]}.{attr}"), reason
+        if kind in ("seq", "tup"):
+            return ("builtin", attr), reason
+        if kind == "map":
+            if attr in ("items", "keys", "values"):
+                return ("view", ent[1], ent[2], ent[3], ent[4], attr), reason
+            if attr in ("get", "pop", "setdefault"):
+                return ("view", ent[1], ent[2], ent[3], ent[4], "get"), reason
+            return ("builtin", attr), reason
+        if kind == "super":
+            for i, (p, c) in enumerate(self.mro(ent[1], ent[2])):
+                if i == 0:
+                    continue
+                local = self.files[p].members.get(c, {}).get(attr)
+                if local is not None:
+                    return ("sym", p, local), reason
+            return None
+        if kind == "inst":
             path, local = ent[1], ent[2]
-            fi = self.files[path]
-            sym = fi.syms.get(local)
-            if sym is None:
+            if attr == "__class__":
+                return ("sym", path, local), reason
+            r = self.class_member(path, local, attr, depth + 1)
+            if r is not None:
+                return r[0], weakest(reason, "inheritance") if r[1] else reason
+            r = self.instance_attr(path, local, attr, depth + 1)
+            if r is not None:
+                return r[0], weakest(reason, r[1])
+            return None
+        if kind == "sym":
+            path, local = ent[1], ent[2]
+            sym = self.files[path].syms.get(local)
+            if sym is None or sym.kind != "class":
                 return None
-            if sym.kind == "variable":
-                r = self._lookup_in_scope(fi, fi.parent.get(local, ""), sym.name, None, depth + 1)
-                if r is None or r[0] == ent:
-                    return None
-                return self.getattr(r[0], attr, weakest(reason, r[1]), depth + 1)
-            if sym.kind != "class":
-                return None
-            for i, (p, c) in enumerate(self.mro(path, local)):
-                m = self.files[p].members.get(c, {}).get(attr)
-                if m is not None:
-                    return ("sym", p, m), reason if i == 0 else weakest(reason, "inheritance")
-            if kind == "inst":
-                for p, c in self.mro(path, local):
-                    binds = self.files[p].self_attrs.get(c, {}).get(attr)
-                    if binds:
-                        b = binds[0]
-                        r = self.eval_chain(self.files[p], b.scope, b.value, None, depth + 1)
-                        if r is None:
-                            return None
-                        if b.is_call:
-                            res = self.call_result(r[0], depth + 1)
-                            if res is None:
-                                return None
-                            return res, weakest(weakest(reason, r[1]), "local-type")
-                        return r[0], weakest(weakest(reason, r[1]), "local-type")
+            r = self.class_member(path, local, attr, depth + 1)
+            if r is not None:
+                return r[0], weakest(reason, "inheritance") if r[1] else reason
             return None
         return None
 
     def call_result(self, ent: Entity, depth: int) -> Entity | None:
         """The value of calling `ent`: an instance for a class, what a function returns."""
-        if depth > 16 or ent[0] != "sym":
+        if depth > MAX_DEPTH:
             return None
+        kind = ent[0]
+        if kind == "view":
+            _, path, scope, k, v, m = ent
+            if m == "items":
+                return ("seq", path, scope, f"tuple[{k},{v}]")
+            if m == "keys":
+                return ("seq", path, scope, k)
+            if m == "values":
+                return ("seq", path, scope, v)
+            return self.eval_type(self.files[path], scope, v, depth + 1)
+        if kind == "inst":
+            m = self.class_member(ent[1], ent[2], "__call__", depth + 1)
+            return self.call_result(m[0], depth + 1) if m is not None else None
+        if kind != "sym":
+            return None
+        key = ("result", ent)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None
+        out = None
         fi = self.files[ent[1]]
         sym = fi.syms.get(ent[2])
-        if sym is None:
-            return None
-        if sym.kind == "class":
-            return ("inst", ent[1], ent[2])
-        if sym.kind in ("function", "method"):
-            for r in fi.returns.get(ent[2], ()):
-                res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
-                if res is None:
-                    continue
-                val = res[0]
-                if r.is_call:
-                    val = self.call_result(val, depth + 1)
-                if val is not None and val[0] == "inst":
-                    return val
+        if sym is not None and sym.kind == "class":
+            out = ("inst", ent[1], ent[2], True)
+        elif sym is not None and sym.kind in ("function", "method"):
+            rets = fi.returns.get(ent[2], ())
+            # the declared return type first: it names what every caller may get
+            for r in sorted(rets, key=lambda r: not r.value.startswith("ann:")):
+                if r.value.startswith("ann:"):
+                    val = self.eval_type(fi, r.scope, r.value[4:], depth + 1)
+                else:
+                    res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
+                    val = res[0] if res is not None else None
+                    if val is not None and r.is_call:
+                        val = self.call_result(val, depth + 1)
+                if val is not None and val[0] in ("inst", "sym", "seq", "map", "tup"):
+                    out = val
+                    break
+        self._memo[key] = out
+        return out
+
+    def subscript_item(self, ent: Entity, depth: int) -> Entity | None:
+        """`x[...]`: an item of a declared container; a generic class (`A[int]`) is the class."""
+        kind = ent[0]
+        if kind == "seq":
+            return self.eval_type(self.files[ent[1]], ent[2], ent[3], depth + 1)
+        if kind == "map":
+            return self.eval_type(self.files[ent[1]], ent[2], ent[4], depth + 1)
+        if kind == "sym" and self._kind(ent) == "class":
+            return ent
+        if kind == "inst":
+            m = self.class_member(ent[1], ent[2], "__getitem__", depth + 1)
+            return self.call_result(m[0], depth + 1) if m is not None else None
         return None
 
+    def iter_item(self, ent: Entity, index: int, depth: int) -> Entity | None:
+        """An element of `for x in ent` (index >= 0: position in a tuple target)."""
+        kind = ent[0]
+        item = None
+        if kind == "seq" or kind == "map":
+            item = ("type", ent[1], ent[2], ent[3])
+        elif kind == "inst":
+            m = self.class_member(ent[1], ent[2], "__iter__", depth + 1)
+            if m is not None:
+                it = self.call_result(m[0], depth + 1)
+                if it is not None and it[0] == "seq":
+                    item = ("type", it[1], it[2], it[3])
+        if item is None:
+            return None
+        _, path, scope, text = item
+        fi = self.files[path]
+        if index < 0:
+            return self.eval_type(fi, scope, text, depth + 1)
+        tup = self.eval_type(fi, scope, text, depth + 1)
+        if tup is not None and tup[0] == "tup" and index < len(tup[3]):
+            return self.eval_type(self.files[tup[1]], tup[2], tup[3][index], depth + 1)
+        return None
+
+    def eval_type(self, fi: _FileIndex, scope: str, text: str, depth: int) -> Entity | None:
+        """What a value of declared type TEXT is: an instance, a class, a typed container."""
+        if depth > MAX_DEPTH or not text:
+            return None
+        key = ("type", fi.path, scope, text)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None
+        out = self._eval_type(fi, scope, text, depth)
+        self._memo[key] = out
+        return out
+
+    def _eval_type(self, fi, scope, text, depth):
+        arms = [a for a in _split_top(text, "|") if a and a != "None"]
+        if len(arms) != 1:
+            for a in arms:
+                r = self.eval_type(fi, scope, a, depth + 1)
+                if r is not None:
+                    return r
+            return None
+        text = arms[0]
+        head, args = text, []
+        if text.endswith("]") and "[" in text:
+            i = text.index("[")
+            head, args = text[:i], _split_top(text[i + 1 : -1], ",")
+        last = head.rpartition(".")[2]
+        if args:
+            if last in _UNWRAP or last == "Union":
+                arms = args if last == "Union" else args[:1]
+                for a in arms:
+                    if a != "None":
+                        r = self.eval_type(fi, scope, a, depth + 1)
+                        if r is not None:
+                            return r
+                return None
+            if last in _TYPE:
+                r = self.eval_type(fi, scope, args[0], depth + 1)
+                if r is not None and r[0] == "inst":
+                    return ("sym", r[1], r[2])
+                return None
+            if last in _SEQ:
+                return ("seq", fi.path, scope, args[0])
+            if last in _MAP:
+                return ("map", fi.path, scope, args[0], args[-1]) if len(args) >= 2 else None
+            if last in ("tuple", "Tuple"):
+                if len(args) == 2 and args[1] == "...":
+                    return ("seq", fi.path, scope, args[0])
+                return ("tup", fi.path, scope, tuple(args))
+        r = self.eval_chain(fi, scope, head, None, depth + 1)
+        if r is None:
+            return None
+        ent = r[0]
+        if ent[0] == "sym" and self._kind(ent) == "class":
+            return ("inst", ent[1], ent[2], False)
+        return None
+
+    # ------------------------------------------------------------------ classes
     def bases(self, path: str, local: str) -> list[tuple[str, str]]:
         return list(self._bases(path, local))
 
-    @cache  # noqa: B019 - the project lives as long as its cache
     def _bases(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
+        key = ("bases", path, local)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = ()
         fi = self.files[path]
         out = []
         scope = fi.parent.get(local, "")
@@ -529,19 +871,29 @@ class PythonProject:
                 continue
             r = self.eval_chain(fi, scope, h.base, h.line, 0)
             if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
-                key = (r[0][1], r[0][2])
-                if key != (path, local):
-                    out.append(key)
-        return tuple(out)
+                k = (r[0][1], r[0][2])
+                if k != (path, local):
+                    out.append(k)
+            elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
+                fi.bases_unknown.add(local)
+        self._memo[key] = tuple(out)
+        return self._memo[key]
 
-    @cache  # noqa: B019
-    def mro(self, path: str, local: str, _depth: int = 0) -> tuple[tuple[str, str], ...]:
+    def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
+        key = ("mro", path, local)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = ((path, local),)  # a cycle of bases stops here
+        out = self._c3(path, local)
+        self._memo[key] = out
+        return out
+
+    def _c3(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """C3 linearisation over the bases we can resolve; depth-first if C3 fails."""
         me = (path, local)
-        if _depth > 40:
-            return (me,)
-        seqs = [list(self.mro(p, c, _depth + 1)) for p, c in self._bases(path, local)]
-        seqs.append(list(self._bases(path, local)))
+        bases = self._bases(path, local)
+        seqs = [list(self.mro(p, c)) for p, c in bases]
+        seqs.append(list(bases))
         out = [me]
         while True:
             seqs = [s for s in seqs if s]
@@ -566,7 +918,46 @@ class PythonProject:
                 if s and s[0] == head:
                     del s[0]
 
+    def descendants(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
+        """Every subclass of `cls` in the repository, transitively, in a stable order."""
+        key = ("descendants", path, cls)
+        if key in self._memo:
+            return self._memo[key]
+        seen = {(path, cls)}
+        out = []
+        stack = list(self.subclasses.get((path, cls), ()))
+        while stack:
+            pc = stack.pop()
+            if pc in seen:
+                continue
+            seen.add(pc)
+            out.append(pc)
+            stack.extend(self.subclasses.get(pc, ()))
+        out.sort()
+        self._memo[key] = tuple(out)
+        return self._memo[key]
+
+    def overrides(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
+        """Definitions of method `name` in the subclasses of `cls`, transitively."""
+        if (path, cls) not in self.subclasses:
+            return []
+        key = ("overrides", path, cls, name)
+        out = self._memo.get(key)
+        if out is None:
+            out = []
+            for p, c in self.descendants(path, cls):
+                fi = self.files[p]
+                m = fi.members.get(c, {}).get(name)
+                if m is not None and fi.syms[m].kind == "method":
+                    out.append((p, m))
+            self._memo[key] = out
+        return out
+
     # ------------------------------------------------------------------ output
+    def module_names(self) -> dict[str, str]:
+        """path -> dotted module; incremental runs re-resolve files whose module name changed."""
+        return {p: fi.module for p, fi in self.files.items()}
+
     def uid(self, path: str, local: str) -> str:
         return f"{path}::{local}"
 
@@ -628,13 +1019,13 @@ class PythonProject:
 
         for imp in f.imports:
             if imp.name == "*":
-                base = self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
+                base = self._import_base(fi, imp)
                 target = self.module_entity(base) if base else None
+            elif not imp.name and not imp.alias:
+                target = self.module_entity(imp.module)  # `import a.b` depends on a.b
             else:
-                r = self.import_target(fi, imp)
+                r = self.import_target(fi, imp, False, 0)
                 target = r[0] if r else None
-                if target is not None and not imp.name and not imp.alias:
-                    target = self.module_entity(imp.module)
             if target is None:
                 continue
             dst = self.ent_uid(target)
@@ -676,47 +1067,53 @@ class PythonProject:
         out.edges = dedupe_edges(edges)
         return out
 
+    # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: _FileIndex, call, edges: list[Edge], out: ResolvedFile) -> None:
         src = self.uid(fi.path, call.scope)
-        r = self.eval_chain(fi, call.scope, call.callee, call.line)
-        last = call.callee.rpartition(".")[2]
+        last = call.callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
+        steps = _parse_steps(call.callee) if not call.callee.startswith("?") else None
+        if steps is None:
+            out.unresolved.append(Unresolved(src, last, call.line))
+            return
+        receiver = None
+        if len(steps) > 1 and not steps[-1][1]:
+            # a method call: resolve the receiver, then the method on it (with dispatch)
+            receiver = self._eval_steps(fi, call.scope, steps[:-1], call.line, 0)
+            r = None
+            if receiver is not None:
+                r = self.getattr(receiver[0], last, receiver[1], 1)
+        else:
+            r = self._eval_steps(fi, call.scope, steps, call.line, 0)
         if r is None:
-            if "." in call.callee and not call.callee.startswith("?"):
-                if self._unique_name(last, edges, src, call.line):
+            if receiver is not None and self._dispatch_only(receiver, last, edges, src, call.line):
+                return
+            if receiver is None or receiver[0][0] in ("param", "unknown"):
+                if len(steps) > 1 and self._unique_name(last, edges, src, call.line):
                     return
             out.unresolved.append(Unresolved(src, last, call.line))
             return
         ent, reason = r
         k = ent[0]
-        if k == "builtin":
+        if k == "builtin" or k == "view":
             out.calls_builtin += 1
-            return
-        if k == "param":
-            out.unresolved.append(Unresolved(src, last, call.line))
             return
         if k == "ext":
             edges.append(
                 Edge("CALLS", src, external_uid(ent[1]), CONFIDENCE[reason], reason, call.line)
             )
             return
-        if k == "mod":
-            out.unresolved.append(Unresolved(src, last, call.line))
-            return
         if k == "inst":
-            m = self.getattr(ent, "__call__", reason, 0)
-            if m is None:
-                out.unresolved.append(Unresolved(src, last, call.line))
-                return
-            ent, reason = m
-        skind = self._kind(ent)
+            m = self.class_member(ent[1], ent[2], "__call__", 0)
+            ent = m[0] if m is not None else ent
+        skind = self._kind(ent) if ent[0] == "sym" else None
         if skind is None or skind == "variable":
             out.unresolved.append(Unresolved(src, last, call.line))
             return
         dst = self.ent_uid(ent)
         edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))
         if skind == "class":
-            init = self.getattr(ent, "__init__", reason, 0)
-            if init is not None and init[0][0] == "sym":
+            init = self.class_member(ent[1], ent[2], "__init__", 0)
+            if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
                 edges.append(
                     Edge(
                         "CALLS",
@@ -727,38 +1124,61 @@ class PythonProject:
                         call.line,
                     )
                 )
-        elif reason == "self" and call.callee.startswith(("self.", "cls.")):
-            self._dispatch(fi, call, ent, edges, src)
+        elif skind == "method" and receiver is not None:
+            self._dispatch(receiver, ent, last, edges, src, call.line)
         if call.args:
             self._value_flow(fi, call, ent, skind, edges, src)
 
-    def _dispatch(self, fi, call, ent, edges, src) -> None:
-        """self.m() may run an override of m in a subclass of the enclosing class."""
-        cls = self.enclosing_class(fi, call.scope)
+    @staticmethod
+    def _polymorphic(receiver) -> tuple[str, str] | None:
+        """The static class of a receiver whose runtime class may be a subclass."""
+        ent, reason = receiver
+        if ent[0] == "inst" and not ent[3]:
+            return ent[1], ent[2]
+        if ent[0] == "sym" and reason == "self":  # cls in a classmethod
+            return ent[1], ent[2]
+        return None
+
+    def _dispatch(self, receiver, ent, name, edges, src, line) -> None:
+        """A method called on a receiver of static class C may run an override in a subclass."""
+        cls = self._polymorphic(receiver)
         if cls is None:
             return
-        name = call.callee.rpartition(".")[2]
-        seen = {(ent[1], ent[2])}
-        stack = list(self.subclasses.get((fi.path, cls), ()))
-        while stack:
-            p, c = stack.pop()
-            m = self.files[p].members.get(c, {}).get(name)
-            if m is not None and (p, m) not in seen:
-                seen.add((p, m))
+        for p, m in self.overrides(cls[0], cls[1], name):
+            if (p, m) != (ent[1], ent[2]):
                 edges.append(
-                    Edge(
-                        "CALLS", src, self.uid(p, m), CONFIDENCE["dispatch"], "dispatch", call.line
-                    )
+                    Edge("CALLS", src, self.uid(p, m), CONFIDENCE["dispatch"], "dispatch", line)
                 )
-            stack.extend(self.subclasses.get((p, c), ()))
+
+    def _dispatch_only(self, receiver, name, edges, src, line) -> bool:
+        """C has no `name`, but subclasses define it (an abstract base, a mixin)."""
+        cls = self._polymorphic(receiver)
+        if cls is None:
+            return False
+        found = self.overrides(cls[0], cls[1], name)
+        for p, m in found:
+            edges.append(
+                Edge("CALLS", src, self.uid(p, m), CONFIDENCE["dispatch"], "dispatch", line)
+            )
+        return bool(found)
 
     def _unique_name(self, name: str, edges, src, line) -> bool:
+        """Receiver unknown: the only method of that name in the repository, at 0.5.
+
+        Not for names that builtin types or common libraries also have, and not when
+        the one definition overrides a method of a base we cannot see (its name is
+        then part of an outside API, which the unknown receiver more likely is).
+        """
         if name.startswith("__") or name in _COMMON_METHODS or len(name) < 4:
             return False
         defs = self.methods_by_name.get(name)
         if defs is None or len(defs) != 1:
             return False
         p, local = defs[0]
+        cls = self.files[p].parent.get(local, "")
+        self._bases(p, cls)
+        if cls in self.files[p].bases_unknown:
+            return False
         edges.append(
             Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"], "unique-name", line)
         )
@@ -766,24 +1186,24 @@ class PythonProject:
 
     def _value_flow(self, fi, call, ent, skind, edges, src) -> None:
         """Functions passed as arguments: a reference from the caller, a call from the callee."""
-        tfi = self.files[ent[1]]
-        target_local = ent[2]
+        target = ent
         if skind == "class":
-            init = tfi.members.get(target_local, {}).get("__init__")
-            if init is None:
+            init = self.class_member(ent[1], ent[2], "__init__", 0)
+            if init is None or init[0][0] != "sym":
                 return
-            target_local = init
+            target = init[0]
+        tfi = self.files[target[1]]
+        target_local = target[2]
         params = tfi.params.get(target_local, {})
-        called = tfi.param_calls.get(target_local, set())
+        called = tfi.param_calls.get(target_local, {})
         tsym = tfi.syms.get(target_local)
-        shift = (
-            1
-            if tsym is not None
+        bound = (
+            tsym is not None
             and tsym.kind == "method"
             and "staticmethod" not in tsym.decorators
-            and (skind == "class" or not call.callee.split(".")[0][:1].isupper())
-            else 0
+            and (skind == "class" or "." in call.callee)
         )
+        shift = 1 if bound else 0
         by_pos = {i - shift: n for n, (i, _) in params.items()}
         for key, chain in call.args:
             r = self.eval_chain(fi, call.scope, chain, call.line)
@@ -797,16 +1217,34 @@ class PythonProject:
                 Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"], "value-flow", call.line)
             )
             pname = key if isinstance(key, str) else by_pos.get(key)
-            if pname is not None and pname in called:
-                callee_uid = self.uid(ent[1], target_local)
-                if callee_uid != dst:
+            for caller in sorted(called.get(pname, ())) if pname is not None else ():
+                caller_uid = self.uid(target[1], caller)
+                if caller_uid != dst:
                     edges.append(
                         Edge(
                             "CALLS",
-                            callee_uid,
+                            caller_uid,
                             dst,
                             CONFIDENCE["value-flow"],
                             "value-flow",
                             call.line,
                         )
                     )
+
+
+def _candidate_rank(c) -> int:
+    """Order of the candidates bound on one line, most telling first.
+
+    `x: type[Base] = Impl` holds Impl (an alias names the very definition), while
+    `x: Base = make()` holds some Base (the declared type also covers subclasses,
+    which a call result typed by its own return would not).
+    """
+    kind = c[1]
+    if kind == "bind":
+        b = c[2]
+        if b.value.startswith("ann:"):
+            return 1
+        return 3 if b.is_call or b.value.startswith("iter:") else 0
+    if kind == "var":
+        return 4
+    return 2
