@@ -77,6 +77,8 @@ def index_dir(repo: Path) -> Path:
 
 def ensure_index_dir(repo: Path) -> Path:
     d = index_dir(repo)
+    if d.is_symlink() or (d.exists() and not d.is_dir()):
+        raise BadInput(f"{d} is not an index folder: run `graph clean {repo}` to remove it")
     try:
         d.mkdir(exist_ok=True)
         gi = d / ".gitignore"
@@ -103,12 +105,20 @@ def _damaged(idx: Path, what: str) -> CorruptIndex:
 def read_current(idx: Path) -> Generation:
     """The live generation, or NoIndex / CorruptIndex with the command that fixes it."""
     cur = idx / CURRENT
+    if idx.is_symlink():  # an index elsewhere would be read from outside the repository
+        raise CorruptIndex(
+            f"{idx} is a link, not an index folder: run `graph clean {idx.parent}`, "
+            f"then `graph analyze {idx.parent}`"
+        )
     try:
         raw = cur.read_bytes()
     except FileNotFoundError:
         raise NoIndex(f"no index at {idx.parent}: run `graph analyze {idx.parent}`") from None
     except NotADirectoryError:
-        raise _damaged(idx, f"{INDEX_DIRNAME} is not a folder") from None
+        raise CorruptIndex(
+            f"{idx} is not an index folder: run `graph clean {idx.parent}`, "
+            f"then `graph analyze {idx.parent}`"
+        ) from None
     except OSError as e:
         raise _damaged(idx, f"{CURRENT}: {e.strerror or e}") from e
     try:

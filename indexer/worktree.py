@@ -265,7 +265,13 @@ def index_fields(repo: Path, config: IndexConfig, indexed: Mapping[str, tuple[st
     return {
         "dirty_digest": dirty_digest(dirty),
         "dirty": dirty if wt.in_git else None,
-        "worktree": {"git": wt.in_git, "branch": wt.branch, "detached": wt.detached},
+        # the HEAD the dirty set was taken against: the set means nothing for another
+        "worktree": {
+            "git": wt.in_git,
+            "head": wt.head,
+            "branch": wt.branch,
+            "detached": wt.detached,
+        },
     }
 
 

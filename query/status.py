@@ -233,6 +233,9 @@ def collect(index, exact: bool = True) -> Status:
     config = config_from_identity(stored_comps.get("config")) or IndexConfig()
     indexed_commit = _meta(index, "indexed_commit", (str, type(None)))
     indexed_dirty = _meta(index, "dirty", (dict, type(None)), required=False)
+    indexed_tree = _meta(index, "worktree", (dict,), required=False) or {}
+    if indexed_tree.get("head") != indexed_commit:
+        indexed_dirty = None  # taken against another HEAD (meta rewritten without it)
     indexed_at = _meta(index, "indexed_at", (int, float), required=False)
     incomplete = _incomplete(index)
     interrupted = _interrupted(index)
