@@ -112,3 +112,113 @@ class Index:
         )
         _, rows = self.reader.query(query, params)
         return [SymbolInfo.from_row(r[:10]) for r in rows]
+
+    # ------------------------------------------------------------------ traversal questions
+    # Implemented in query/graphview.py, target.py, impact.py, deps.py, context.py, trace.py.
+    # `limit` caps the listed items (counts stay complete; 0 or None: no cap);
+    # `check_freshness=False` skips the per-call `git status` behind the freshness block.
+    @property
+    def graph(self):
+        """The snapshot + symbol table the traversals read, loaded on first use."""
+        view = self.__dict__.get("_graph_view")
+        if view is None:
+            from codeimpact.query.graphview import load_view
+
+            view = self.__dict__["_graph_view"] = load_view(self)
+        return view
+
+    def resolve(self, target: str):
+        """The one symbol `target` names (uid, qualified name, name, path or path:LINE)."""
+        from codeimpact.query.target import resolve_target
+
+        return resolve_target(self.graph.symbols, target, self.repo)
+
+    def impact(
+        self,
+        target: str,
+        direction: str = "upstream",
+        depth: int = 3,
+        relation: str | list[str] | None = None,
+        min_confidence: float = 0.0,
+        include_tests: bool = False,
+        limit: int | None = 50,
+        check_freshness: bool = True,
+    ):
+        from codeimpact.query.impact import impact
+
+        return impact(
+            self,
+            target,
+            direction,
+            depth,
+            relation,
+            min_confidence,
+            include_tests,
+            limit,
+            check_freshness,
+        )
+
+    def blast_radius(
+        self,
+        targets: list[str],
+        direction: str = "upstream",
+        depth: int = 3,
+        relation: str | list[str] | None = None,
+        min_confidence: float = 0.0,
+        include_tests: bool = False,
+        limit: int | None = 50,
+        check_freshness: bool = True,
+    ):
+        from codeimpact.query.impact import blast_radius
+
+        return blast_radius(
+            self,
+            targets,
+            direction,
+            depth,
+            relation,
+            min_confidence,
+            include_tests,
+            limit,
+            check_freshness,
+        )
+
+    def deps(
+        self,
+        target: str,
+        relation: str | list[str] | None = None,
+        min_confidence: float = 0.0,
+        limit: int | None = 50,
+        check_freshness: bool = True,
+    ):
+        from codeimpact.query.deps import deps
+
+        return deps(self, target, relation, min_confidence, limit, check_freshness)
+
+    def context(self, target: str, limit: int | None = 50, check_freshness: bool = True):
+        from codeimpact.query.context import context
+
+        return context(self, target, limit, check_freshness)
+
+    def trace(
+        self,
+        source: str,
+        target: str,
+        relation: str | list[str] | None = None,
+        min_confidence: float = 0.0,
+        check_freshness: bool = True,
+    ):
+        from codeimpact.query.trace import trace
+
+        return trace(self, source, target, relation, min_confidence, check_freshness)
+
+    def cycles(
+        self,
+        include_tests: bool = False,
+        include_deferred: bool = False,
+        limit: int | None = 50,
+        check_freshness: bool = True,
+    ):
+        from codeimpact.query.trace import cycles
+
+        return cycles(self, include_tests, include_deferred, limit, check_freshness)

@@ -1,0 +1,137 @@
+"""`context`: everything about one symbol an engineer reads before editing it.
+
+The definition comes with its source lines, read from the repository file (never
+from outside the repository: a path that resolves elsewhere, e.g. through a
+symlink, is refused), and says when the file no longer matches what was indexed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from codeimpact.indexer.reading import content_hash
+from codeimpact.query.deps import Neighbour, neighbours
+from codeimpact.query.freshness import Freshness
+from codeimpact.query.graphview import SymbolRef
+from codeimpact.query.impact import (
+    DEFAULT_LIMIT,
+    RELATIONS,
+    TestHit,
+    check_params,
+    freshness_of,
+    tests_reaching,
+)
+from codeimpact.query.target import resolve_target
+
+MAX_SOURCE_LINES = 200  # a definition longer than this is cut (and says so)
+
+
+@dataclass
+class Definition:
+    signature: str
+    start_line: int
+    end_line: int
+    # ok: lines read from the indexed file; changed: the file differs from what was
+    # indexed (the lines may be off); missing / outside-repo / unreadable / external:
+    # no source shown.
+    source_status: str
+    source: list[str]
+    truncated: bool  # more than MAX_SOURCE_LINES lines
+
+
+@dataclass
+class ContextResult:
+    target: SymbolRef
+    definition: Definition
+    container: SymbolRef | None
+    members: list[SymbolRef]
+    callers: list[Neighbour]
+    callees: list[Neighbour]
+    imports: list[Neighbour]  # what the target's module imports
+    imported_by: list[Neighbour]
+    bases: list[Neighbour]  # EXTENDS / IMPLEMENTS, outgoing
+    subclasses: list[Neighbour]  # EXTENDS / IMPLEMENTS, incoming
+    references: list[Neighbour]  # what it uses as a value or type
+    referenced_by: list[Neighbour]
+    test_count: int  # tests that reach the target at any depth; `tests` may be cut by limit
+    tests: list[TestHit]
+    freshness: Freshness
+
+
+def read_definition(repo: Path, symbol: SymbolRef, signature: str, indexed_hash: str | None):
+    """The definition's source lines, read only from inside `repo`."""
+
+    def empty(status: str) -> Definition:
+        return Definition(signature, symbol.line, symbol.end_line, status, [], False)
+
+    if not symbol.file:
+        return empty("external")
+    repo_real = repo.resolve()
+    path = (repo / symbol.file).resolve()
+    if not path.is_relative_to(repo_real):
+        return empty("outside-repo")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return empty("missing")
+    except OSError:
+        return empty("unreadable")
+    status = "ok" if indexed_hash is None or content_hash(data) == indexed_hash else "changed"
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    start, end = max(symbol.line, 1), max(symbol.end_line, symbol.line)
+    chunk = lines[start - 1 : end]
+    truncated = len(chunk) > MAX_SOURCE_LINES
+    return Definition(
+        signature, symbol.line, symbol.end_line, status, chunk[:MAX_SOURCE_LINES], truncated
+    )
+
+
+def _refs(index, items: list[Neighbour]) -> list[SymbolRef]:
+    symbols = index.graph.symbols
+    ids = [symbols.by_uid[n.uid] for n in items if n.uid in symbols.by_uid]
+    return [symbols.ref(i) for i in sorted(ids, key=lambda i: (symbols.start_line[i], i))]
+
+
+def context(
+    index, target: str, limit: int | None = DEFAULT_LIMIT, check_freshness: bool = True
+) -> ContextResult:
+    """Definition, container, members, callers, callees, imports, bases, subclasses, tests."""
+    check_params("upstream", 1, 0.0, limit)
+    view = index.graph
+    t = resolve_target(view.symbols, target, index.repo)
+    sym = t.symbol
+    rows = index.cypher(
+        "MATCH (s:Symbol {uid: $uid}) OPTIONAL MATCH (f:File)-[:DEFINES]->(s) "
+        "RETURN s.signature, f.content_hash",
+        {"uid": sym.uid},
+    ).rows
+    signature, indexed_hash = rows[0] if rows else ("", None)
+
+    def cap(items: list) -> list:
+        return items[: limit or None]
+
+    def near(rels: list[str], incoming: bool, uid: str = sym.uid) -> list[Neighbour]:
+        return cap(neighbours(index, uid, rels, incoming=incoming))
+
+    heritage = ["EXTENDS", "IMPLEMENTS"]
+    test_count, tests = tests_reaching(view, [t.id], list(RELATIONS), limit=limit or None)
+    container = _refs(index, neighbours(index, sym.uid, ["CONTAINS"], incoming=True))
+    module_uid = f"{sym.file}::" if sym.file else sym.uid
+    return ContextResult(
+        target=sym,
+        definition=read_definition(index.repo, sym, signature or "", indexed_hash),
+        container=container[0] if container else None,
+        members=cap(_refs(index, neighbours(index, sym.uid, ["CONTAINS"], incoming=False))),
+        callers=near(["CALLS"], True),
+        callees=near(["CALLS"], False),
+        imports=near(["IMPORTS"], False, module_uid),
+        imported_by=near(["IMPORTS"], True),
+        bases=near(heritage, False),
+        subclasses=near(heritage, True),
+        references=near(["REFERENCES"], False),
+        referenced_by=near(["REFERENCES"], True),
+        test_count=test_count,
+        tests=tests,
+        freshness=freshness_of(index, check_freshness),
+    )
