@@ -1,5 +1,259 @@
-"""`graph` subcommands: changes."""
+"""`graph` subcommands for planners and reviewers: detect-changes, provenance, drift, gate,
+review. Exit codes as documented in cli.py; drift and gate exit 1 when they fail.
+"""
 
 from __future__ import annotations
 
-from codeimpact.cli import main  # noqa: F401  (commands attach to the group with @main.command())
+import sys
+
+import click
+
+from codeimpact.cli import (
+    emit_json,
+    handle_errors,
+    json_option,
+    main,
+    open_index,
+    repo_option,
+    require_fresh_option,
+    to_jsonable,
+)
+from codeimpact.graph.errors import BadInput, NoIndex
+
+
+def _with_schema(schema: str, obj) -> dict:
+    """The JSON of `obj` with the schema key first, as every --json output starts."""
+    body = to_jsonable(obj)
+    body.pop("schema", None)
+    return {"schema": schema, **body}
+
+
+def _range(r: list[int] | None) -> str:
+    return f"{r[0]}-{r[1]}" if r else "-"
+
+
+# ---------------------------------------------------------------------- detect-changes
+@main.command("detect-changes")
+@click.option(
+    "--scope",
+    type=click.Choice(["unstaged", "staged", "all", "compare"]),
+    default=None,
+    help="unstaged: working tree vs git's index (+ untracked; the default); staged: index vs "
+    "HEAD; all: working tree vs HEAD (+ untracked); compare: --base REF's merge base vs the "
+    "working tree (the default when --base is given).",
+)
+@click.option("--base", default=None, help="The REF to compare with (--scope compare).")
+@click.option("--depth", default=3, show_default=True, help="Blast radius depth.")
+@click.option("--min-confidence", default=0.0, show_default=True, type=float)
+@repo_option
+@json_option
+@require_fresh_option
+@handle_errors
+def detect_changes(scope, base, depth, min_confidence, path, as_json, require_fresh):
+    """Map the git diff of a scope to changed symbols, and give their blast radius."""
+    from codeimpact.query.changes import detect_changes as run
+
+    scope = scope or ("compare" if base else "unstaged")
+    with open_index(path, require_fresh) as index:
+        rep = run(index, scope, base, depth=depth, min_confidence=min_confidence)
+    if as_json:
+        emit_json(_with_schema("codeimpact.detect-changes/1", rep))
+        return
+    s = rep.summary
+    against = f" against {rep.base} ({(rep.base_commit or '')[:10]})" if rep.base else ""
+    click.echo(
+        f"{s['added'] + s['modified'] + s['deleted']} changed symbol(s) in {s['files']} file(s) "
+        f"(scope {rep.scope}{against}): {s['added']} added, {s['modified']} modified, "
+        f"{s['deleted']} deleted"
+    )
+    for sym in rep.symbols:
+        moved = f"  (from {sym.moved_from})" if sym.moved_from else ""
+        click.echo(
+            f"  {sym.status:<8}  {sym.kind:<9} {sym.uid}  "
+            f"{_range(sym.old_range)} -> {_range(sym.new_range)}{moved}"
+        )
+    for f in rep.files:
+        if f.notes:
+            click.echo(f"  {f.path}: {'; '.join(f.notes)}")
+    if rep.impact and rep.impact.counts:
+        c = rep.impact.counts
+        click.echo(
+            f"impact: {c.total} dependent(s), {c.direct} direct, in {c.files} file(s); "
+            f"risk {rep.risk}" + (f" ({'; '.join(rep.risk_reasons)})" if rep.risk_reasons else "")
+        )
+    else:
+        click.echo(f"impact: no indexed dependents; risk {rep.risk}")
+    if rep.tests:
+        click.echo("tests to run: " + " ".join(t.uid for t in rep.tests))
+    for note in rep.notes:
+        click.echo(f"note: {note}")
+
+
+# ---------------------------------------------------------------------- provenance / drift
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@repo_option
+@json_option
+@require_fresh_option
+@handle_errors
+def provenance(paths, path, as_json, require_fresh):
+    """Record HEAD, the dirty working tree and the symbols of PATHS (repository-relative)."""
+    from codeimpact.query.provenance import RECORD_SCHEMA
+    from codeimpact.query.provenance import provenance as run
+
+    with open_index(path, require_fresh) as index:
+        rec = run(index, list(paths))
+    if as_json:
+        emit_json(_with_schema(RECORD_SCHEMA, rec))
+        return
+    click.echo(
+        f"HEAD {rec.head or '(no commits)'}; dirty digest {rec.dirty_digest or '-'} "
+        f"({len(rec.dirty)} changed or untracked path(s))"
+    )
+    for p in rec.paths:
+        if not p.exists:
+            click.echo(f"  {p.path}: missing")
+            continue
+        click.echo(
+            f"  {p.path}: sha256 {p.sha256[:16]}, {len(p.symbols)} symbol(s)"
+            + ("" if p.symbols_from in ("index", None) else f" ({p.symbols_from})")
+        )
+    click.echo("(use --json for the record to store)")
+
+
+@main.command()
+@click.argument("record", type=click.Path(dir_okay=False))
+@repo_option
+@json_option
+@handle_errors
+def drift(record, path, as_json):
+    """Compare a stored provenance RECORD with now; exit 1 when a referenced path drifted."""
+    from codeimpact.query.provenance import DRIFT_SCHEMA, load_record
+    from codeimpact.query.provenance import drift as run
+
+    data = load_record(record)
+    try:
+        index = open_index(path)
+    except NoIndex:
+        index = None  # drift needs no index: the symbols are extracted
+    try:
+        rep = run(path, data, index)
+    finally:
+        if index is not None:
+            index.close()
+    if as_json:
+        emit_json(_with_schema(DRIFT_SCHEMA, rep))
+    else:
+        head = "moved" if rep.head.moved else "unchanged"
+        click.echo(
+            f"{'DRIFTED' if rep.drifted else 'no drift'}: {rep.summary['drifted']} of "
+            f"{rep.summary['paths']} path(s) changed; HEAD {head}"
+        )
+        for p in rep.paths:
+            if p.status == "unchanged":
+                continue
+            click.echo(f"  {p.path}: {p.status}")
+            for label, items in (
+                ("added", p.added),
+                ("modified", p.modified),
+                ("deleted", p.deleted),
+            ):
+                for d in items:
+                    click.echo(
+                        f"    {label:<8}  {d.uid}  {_range(d.old_range)} -> {_range(d.new_range)}"
+                    )
+        for note in rep.notes:
+            click.echo(f"note: {note}")
+    if rep.drifted:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------------- gate
+@main.command()
+@click.option("--require-fresh", is_flag=True, help="Check that the index is fresh.")
+@click.option("--require-clean", is_flag=True, help="Check that the working tree is clean.")
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    help="A glob (repository-relative; ** spans folders) the named files must match.",
+)
+@click.option("--files", "files", multiple=True, help="A file the task will touch.")
+@repo_option
+@json_option
+@handle_errors
+def gate(require_fresh, require_clean, allow, files, path, as_json):
+    """Cheap pre-checks before a task runs; exit 0 when all pass, 1 when one fails."""
+    from codeimpact.query.gate import gate as run
+
+    result = run(
+        path,
+        require_fresh=require_fresh,
+        require_clean=require_clean,
+        allow=list(allow),
+        files=list(files),
+    )
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        click.echo("gate: PASS" if result.passed else f"gate: FAIL: {result.reason}")
+        for c in result.checks:
+            click.echo(f"  [{'ok' if c.passed else 'FAIL'}] {c.name}: {c.detail}")
+    if not result.passed:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------------- review
+@main.command()
+@click.option(
+    "--base",
+    default=None,
+    help="The branch to review against (default: origin's HEAD, main or master).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="markdown: a pull-request comment.",
+)
+@click.option("--depth", default=3, show_default=True, help="Blast radius depth for the risk.")
+@repo_option
+@json_option
+@require_fresh_option
+@handle_errors
+def review(base, fmt, depth, path, as_json, require_fresh):
+    """The branch's changes since its merge base: symbols, callers to check, tests, gaps."""
+    from codeimpact.query.review import REVIEW_SCHEMA, to_markdown
+    from codeimpact.query.review import review as run
+
+    if as_json and fmt == "markdown":
+        raise BadInput("choose one of --json and --format markdown")
+    with open_index(path, require_fresh) as index:
+        rep = run(index, base, depth=depth)
+    if as_json:
+        emit_json(_with_schema(REVIEW_SCHEMA, rep))
+        return
+    if fmt == "markdown":
+        click.echo(to_markdown(rep), nl=False)
+        return
+    s = rep.summary
+    click.echo(
+        f"review of {rep.head[:10]} against {rep.base} (merge base {rep.merge_base[:10]}): "
+        f"{s['added']} added, {s['modified']} modified, {s['deleted']} deleted; risk {rep.risk}"
+    )
+    for item in rep.symbols:
+        sym = item.symbol
+        tests = "?" if item.tested is None else str(len(item.tests))
+        click.echo(
+            f"  {sym.status:<8}  {sym.uid}  dependents {len(item.dependents)}, tests {tests}"
+        )
+        for d in item.dependents:
+            click.echo(f"      check {d.uid} ({d.file}:{d.at_line or d.line}, {d.relation})")
+    if rep.untested:
+        click.echo("untested: " + " ".join(rep.untested))
+    if rep.tests:
+        click.echo("tests to run: " + " ".join(rep.tests))
+    for note in rep.notes:
+        click.echo(f"note: {note}")

@@ -1,0 +1,375 @@
+"""detect-changes on real git repositories: every scope, renames, moves, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from codeimpact.cli import main
+from codeimpact.graph.errors import BadInput
+from codeimpact.query import gitdiff
+from codeimpact.query.changes import detect_changes
+from codeimpact.query.index import Index
+from conftest import git, write_files
+
+CORE = """
+def helper(x):
+    return x + 1
+
+
+class Engine:
+    def run(self):
+        return helper(1)
+
+    def stop(self):
+        return 0
+"""
+
+APP = """
+from pkg.core import Engine, helper
+
+
+def main():
+    return Engine().run() + helper(2)
+"""
+
+TEST_APP = """
+from pkg.app import main
+
+
+def test_main():
+    assert main() == 5
+"""
+
+BASE_FILES = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/app.py": APP}
+BASE_FILES["tests/test_app.py"] = TEST_APP
+
+
+def changed(rep) -> set[tuple]:
+    """{(uid, status, old_range, new_range)} of a report."""
+    return {
+        (
+            s.uid,
+            s.status,
+            tuple(s.old_range) if s.old_range else None,
+            tuple(s.new_range) if s.new_range else None,
+        )
+        for s in rep.symbols
+    }
+
+
+def run(repo, scope="unstaged", base=None):
+    with Index.open(repo) as index:
+        return detect_changes(index, scope, base)
+
+
+@pytest.fixture
+def repo(make_repo, index_repo):
+    root = make_repo(BASE_FILES)
+    index_repo(root)
+    return root
+
+
+def edit_core(root):
+    """helper's body changes, Engine.stop becomes Engine.halt."""
+    write_files(root, {"pkg/core.py": CORE.replace("x + 1", "x + 2").replace("stop", "halt")})
+
+
+def test_unstaged_maps_hunks_to_symbols_with_ranges_and_impact(repo):
+    edit_core(repo)
+    rep = run(repo)
+    assert changed(rep) == {
+        ("pkg/core.py::helper", "modified", (1, 2), (1, 2)),
+        ("pkg/core.py::Engine.halt", "added", None, (9, 10)),
+        ("pkg/core.py::Engine.stop", "deleted", (9, 10), None),
+    }
+    by_uid = {s.uid: s for s in rep.symbols}
+    assert by_uid["pkg/core.py::helper"].kind == "function"
+    assert by_uid["pkg/core.py::Engine.halt"].kind == "method"
+    assert by_uid["pkg/core.py::helper"].indexed and not by_uid["pkg/core.py::Engine.halt"].indexed
+    # Old side matched against the index (which is at HEAD), new side extracted on the fly.
+    assert [f.old_symbols_from for f in rep.files] == ["index"]
+    assert rep.impact.targets == ["pkg/core.py::Engine.stop", "pkg/core.py::helper"]
+    assert rep.impact.not_indexed == ["pkg/core.py::Engine.halt"]
+    direct = {e.uid for g in rep.impact.groups if g.depth == 1 for e in g.entries}
+    assert direct == {"pkg/app.py::main", "pkg/app.py::", "pkg/core.py::Engine.run"}
+    assert [(t.uid, t.why) for t in rep.tests] == [("tests/test_app.py::test_main", "reaches")]
+    assert rep.risk in ("LOW", "MEDIUM", "HIGH", "CRITICAL")
+    assert rep.summary == {"files": 1, "added": 1, "modified": 1, "deleted": 1}
+
+
+def test_method_edit_modifies_the_method_only_and_blank_lines_are_ignored(repo):
+    text = CORE.replace(
+        "        return helper(1)", "        value = helper(1)\n        return value"
+    )
+    text = text.replace("class Engine:", "\n\nclass Engine:")  # blank lines at module level
+    write_files(repo, {"pkg/core.py": text})
+    assert changed(run(repo)) == {("pkg/core.py::Engine.run", "modified", (6, 7), (8, 10))}
+
+
+def test_decorator_line_belongs_to_the_definition_below(repo):
+    write_files(repo, {"pkg/core.py": CORE.replace("def helper", "@staticmethod\ndef helper")})
+    rep = run(repo)
+    assert {(s.uid, s.status) for s in rep.symbols} == {("pkg/core.py::helper", "modified")}
+
+
+def test_import_change_modifies_the_module_symbol(repo):
+    write_files(repo, {"pkg/app.py": "import os\n" + APP.lstrip("\n")})
+    rep = run(repo)
+    assert changed(rep) == {("pkg/app.py::", "modified", (1, 6), (1, 7))}
+
+
+def test_scopes_staged_unstaged_all_and_untracked(repo):
+    write_files(repo, {"pkg/core.py": CORE.replace("x + 1", "x + 2")})
+    git(repo, "add", "pkg/core.py")
+    write_files(repo, {"pkg/app.py": APP.replace("helper(2)", "helper(3)")})
+    write_files(repo, {"pkg/extra.py": "def extra():\n    return 1\n"})
+    staged = {(s.uid, s.status) for s in run(repo, "staged").symbols}
+    unstaged = {(s.uid, s.status) for s in run(repo, "unstaged").symbols}
+    everything = {(s.uid, s.status) for s in run(repo, "all").symbols}
+    assert staged == {("pkg/core.py::helper", "modified")}
+    assert unstaged == {
+        ("pkg/app.py::main", "modified"),
+        ("pkg/extra.py::", "added"),
+        ("pkg/extra.py::extra", "added"),
+    }
+    assert everything == staged | unstaged
+    extra = next(f for f in run(repo, "all").files if f.path == "pkg/extra.py")
+    assert extra.untracked and extra.status == "added" and extra.lines_added == 2
+
+
+def test_unstaged_compares_with_gits_index_not_head(repo):
+    # Staged content is the old side of `unstaged`: the index (at HEAD) does not hold it,
+    # so the old side is extracted from git's index blob.
+    write_files(repo, {"pkg/core.py": CORE + "\n\ndef later():\n    return 1\n"})
+    git(repo, "add", "pkg/core.py")
+    write_files(repo, {"pkg/core.py": CORE + "\n\ndef later():\n    return 2\n"})
+    rep = run(repo, "unstaged")
+    assert changed(rep) == {("pkg/core.py::later", "modified", (13, 14), (13, 14))}
+    assert rep.files[0].old_symbols_from == "extracted"
+
+
+def test_compare_uses_the_merge_base(repo):
+    git(repo, "checkout", "-q", "-b", "feature")
+    write_files(repo, {"pkg/core.py": CORE.replace("return 0", "return -1")})
+    git(repo, "commit", "-qam", "feature work")
+    git(repo, "checkout", "-q", "main")
+    write_files(repo, {"pkg/app.py": APP.replace("helper(2)", "helper(4)")})
+    git(repo, "commit", "-qam", "main moves on")
+    git(repo, "checkout", "-q", "feature")
+    write_files(repo, {"pkg/core.py": CORE.replace("return 0", "return -1").replace("x + 1", "x")})
+    rep = run(repo, "compare", "main")
+    # main's own later commit (pkg/app.py) is not part of the branch's changes.
+    assert {(s.uid, s.status) for s in rep.symbols} == {
+        ("pkg/core.py::Engine.stop", "modified"),
+        ("pkg/core.py::helper", "modified"),
+    }
+    assert rep.base == "main" and rep.base_commit == git(repo, "merge-base", "main", "HEAD").strip()
+
+
+def test_git_mv_with_edits_is_modified_and_moved_not_deleted_and_added(repo):
+    git(repo, "mv", "pkg/core.py", "pkg/engine.py")
+    write_files(repo, {"pkg/engine.py": CORE.replace("x + 1", "x + 2")})
+    git(repo, "add", "pkg/engine.py")
+    rep = run(repo, "staged")
+    got = {(s.uid, s.status, s.moved_from, s.body_changed) for s in rep.symbols}
+    assert got == {
+        ("pkg/engine.py::", "modified", "pkg/core.py::", True),
+        ("pkg/engine.py::helper", "modified", "pkg/core.py::helper", True),
+        ("pkg/engine.py::Engine", "modified", "pkg/core.py::Engine", False),
+        ("pkg/engine.py::Engine.run", "modified", "pkg/core.py::Engine.run", False),
+        ("pkg/engine.py::Engine.stop", "modified", "pkg/core.py::Engine.stop", False),
+    }
+    (f,) = rep.files
+    assert (f.status, f.path, f.old_path) == ("renamed", "pkg/engine.py", "pkg/core.py")
+    # The index holds the old uids: those are what the blast radius starts from.
+    assert "pkg/core.py::helper" in rep.impact.targets
+
+
+def test_plain_mv_is_paired_with_the_untracked_file(repo):
+    (repo / "pkg/core.py").rename(repo / "pkg/engine.py")
+    rep = run(repo, "unstaged")
+    statuses = {s.status for s in rep.symbols}
+    assert statuses == {"modified"}
+    assert {s.moved_from for s in rep.symbols} == {
+        "pkg/core.py::",
+        "pkg/core.py::helper",
+        "pkg/core.py::Engine",
+        "pkg/core.py::Engine.run",
+        "pkg/core.py::Engine.stop",
+    }
+    assert [(f.status, f.old_path) for f in rep.files] == [("renamed", "pkg/core.py")]
+
+
+def test_symbol_moved_to_another_file(repo):
+    write_files(
+        repo,
+        {
+            "pkg/core.py": CORE.replace("def helper(x):\n    return x + 1\n", ""),
+            "pkg/util.py": "def helper(x):\n    return x + 1\n",
+        },
+    )
+    rep = run(repo, "all")
+    moved = [s for s in rep.symbols if s.name == "helper"]
+    assert [(s.uid, s.status, s.moved_from, s.body_changed) for s in moved] == [
+        ("pkg/util.py::helper", "modified", "pkg/core.py::helper", False)
+    ]
+    assert tuple(moved[0].old_range) == (1, 2) and tuple(moved[0].new_range) == (1, 2)
+
+
+def test_deleted_file_deletes_its_symbols(repo):
+    (repo / "pkg/core.py").unlink()
+    rep = run(repo, "unstaged")
+    assert changed(rep) == {
+        ("pkg/core.py::", "deleted", (1, 11), None),
+        ("pkg/core.py::helper", "deleted", (1, 2), None),
+        ("pkg/core.py::Engine", "deleted", (5, 10), None),
+        ("pkg/core.py::Engine.run", "deleted", (6, 7), None),
+        ("pkg/core.py::Engine.stop", "deleted", (9, 10), None),
+    }
+    assert rep.files[0].status == "deleted"
+
+
+def test_binary_file_and_path_with_spaces(make_repo, index_repo):
+    root = make_repo({"my pkg/a b.py": "def f():\n    return 1\n", "data.bin": b"\0\1\2"})
+    index_repo(root)
+    write_files(root, {"my pkg/a b.py": "def f():\n    return 2\n", "data.bin": b"\0\3\4"})
+    rep = run(root, "all")
+    assert changed(rep) == {("my pkg/a b.py::f", "modified", (1, 2), (1, 2))}
+    binary = next(f for f in rep.files if f.path == "data.bin")
+    assert binary.binary and binary.symbols == 0 and "binary: not parsed" in binary.notes
+
+
+def test_binary_source_file_is_reported_not_parsed(repo):
+    write_files(repo, {"pkg/core.py": b"\0\0binary now"})
+    rep = run(repo)
+    assert rep.symbols == [] and rep.files[0].binary
+
+
+def test_merge_conflict_in_progress(repo):
+    git(repo, "checkout", "-q", "-b", "other")
+    write_files(repo, {"pkg/core.py": CORE.replace("return 0", "return 2")})
+    git(repo, "commit", "-qam", "other")
+    git(repo, "checkout", "-q", "main")
+    write_files(repo, {"pkg/core.py": CORE.replace("return 0", "return 3")})
+    git(repo, "commit", "-qam", "main")
+    subprocess.run(["git", "-C", str(repo), "merge", "-q", "other"], capture_output=True)
+    assert "<<<<<<<" in (repo / "pkg/core.py").read_text()
+    for scope in ("unstaged", "all"):
+        rep = run(repo, scope)
+        (f,) = rep.files
+        assert "merge conflict markers" in f.notes
+        assert "syntax errors: symbols parsed from a partial tree" in f.notes
+        # The markers break the parse of stop's body: the lines fall to the module.
+        assert {(s.uid, s.status) for s in rep.symbols} == {("pkg/core.py::", "modified")}
+    staged = run(repo, "staged")
+    assert staged.symbols == [] and staged.files[0].status == "unmerged"
+
+
+def test_edits_already_indexed_old_side_extracted_from_head(repo, index_repo):
+    edit_core(repo)
+    index_repo(repo)  # the index now holds the new side; HEAD still the old one
+    rep = run(repo, "all")
+    assert changed(rep) == {
+        ("pkg/core.py::helper", "modified", (1, 2), (1, 2)),
+        ("pkg/core.py::Engine.halt", "added", None, (9, 10)),
+        ("pkg/core.py::Engine.stop", "deleted", (9, 10), None),
+    }
+    assert rep.files[0].old_symbols_from == "extracted"
+    assert {s.uid: s.indexed for s in rep.symbols}["pkg/core.py::Engine.halt"]
+
+
+def test_repository_without_commits(make_repo, index_repo):
+    root = make_repo({"a.py": "def f():\n    return 1\n"}, commit=False)
+    index_repo(root)
+    git(root, "add", "a.py")
+    for scope in ("staged", "all"):
+        rep = run(root, scope)
+        assert changed(rep) == {
+            ("a.py::", "added", None, (1, 3)),
+            ("a.py::f", "added", None, (1, 2)),
+        }
+        assert any("no commits" in n for n in rep.notes)
+    with pytest.raises(BadInput, match="no commits"):
+        run(root, "compare", "main")
+
+
+def test_bad_base_and_not_a_git_repository(repo, make_repo, index_repo):
+    with pytest.raises(BadInput, match="does not name a commit"):
+        run(repo, "compare", "no-such-branch")
+    with pytest.raises(BadInput, match="needs --base"):
+        run(repo, "compare")
+    plain = make_repo({"a.py": "x = 1\n"}, git_init=False)
+    index_repo(plain)
+    with pytest.raises(BadInput, match="not a git repository"):
+        run(plain)
+
+
+def test_parse_diff_handles_quoted_paths_and_renames():
+    raw = (
+        b":100644 100644 " + b"1" * 40 + b" " + b"0" * 40 + b" M\0tab\there.py\0"
+        b":100644 100644 " + b"2" * 40 + b" " + b"3" * 40 + b" R087\0old name.py\0new name.py\0\0"
+        b'diff --git "a/tab\\there.py" "b/tab\\there.py"\n'
+        b'--- "a/tab\\there.py"\n+++ "b/tab\\there.py"\n@@ -2 +2,2 @@\n-a\n+b\n+c\n'
+        b"diff --git a/old name.py b/new name.py\nsimilarity index 87%\n"
+        b"rename from old name.py\nrename to new name.py\n"
+        b"--- a/old name.py\t\n+++ b/new name.py\t\n@@ -5,0 +6 @@ x\n+y\n"
+    )
+    tab, ren = gitdiff.parse_diff(raw)
+    assert (tab.status, tab.path, tab.new_blob) == ("modified", "tab\there.py", None)
+    assert [(h.old_start, h.old_count, h.new_start, h.new_count) for h in tab.hunks] == [
+        (2, 1, 2, 2)
+    ]
+    assert (ren.status, ren.old_path, ren.new_path, ren.similarity) == (
+        "renamed",
+        "old name.py",
+        "new name.py",
+        87,
+    )
+    assert [(h.old_start, h.old_count, h.new_start, h.new_count) for h in ren.hunks] == [
+        (5, 0, 6, 1)
+    ]
+
+
+# ------------------------------------------------------------------------------ CLI
+
+
+def test_cli_json_shape_and_errors(repo):
+    edit_core(repo)
+    cli = CliRunner()
+    res = cli.invoke(main, ["detect-changes", "--repo", str(repo), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert list(data)[0] == "schema" and data["schema"] == "codeimpact.detect-changes/1"
+    assert "fresh" in data["freshness"] and data["freshness"]["fresh"] is False
+    assert {s["uid"] for s in data["symbols"]} == {
+        "pkg/core.py::helper",
+        "pkg/core.py::Engine.halt",
+        "pkg/core.py::Engine.stop",
+    }
+    text = cli.invoke(main, ["detect-changes", "--repo", str(repo)])
+    assert text.exit_code == 0 and "pkg/core.py::Engine.halt" in text.output
+
+
+def test_cli_bad_base_is_one_line_exit_2(repo):
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codeimpact",
+            "detect-changes",
+            "--repo",
+            str(repo),
+            "--base",
+            "nope",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0 and "nope" in out.stderr
+    assert "Traceback" not in out.stderr
