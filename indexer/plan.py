@@ -19,7 +19,10 @@ name changed are re-resolved too, and when a resolver does not expose module
 names, every file of that language is re-resolved (still without parsing).
 
 Therefore re-resolve: changed files, files whose module name changed, and
-files that use a name that a changed file defines now or defined before.
+files that use a name that a changed file defines now or defined before
+(`changed_names`: every definition, and the imports and assignments whose
+fact changed — an unchanged `from x import y` still binds what it bound,
+unless x's file changed, and then x's own names are counted).
 Edges are owned by the file of the call site, so everything else keeps its
 edges — including the edges that point *into* a changed file, whose targets
 keep their uids and are updated in place, never deleted and re-created.
@@ -33,6 +36,8 @@ from dataclasses import dataclass, field
 from codeimpact.indexer.facts import FileFacts
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.
+PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib", "main"})
 
 
 @dataclass
@@ -110,20 +115,49 @@ def used_names(facts: FileFacts) -> set[str]:
     return out
 
 
-def defined_names(facts: FileFacts | None, path: str) -> set[str]:
-    """Names a file binds for others: its definitions and its module path parts."""
-    out: set[str] = set()
-    _names(path.rsplit(".", 1)[0], out)
-    if facts is not None:
-        for s in facts.symbols:
-            if s.name:
-                out.add(s.name)
-        for i in facts.imports:  # re-exports: `from .x import y` makes `y` a name of this module
-            if i.scope == "":
-                out.add(i.alias or i.name or i.module.split(".", 1)[0])
-        for b in facts.bindings:
-            if b.scope == "":
-                out.add(b.name)
+def _module_names(path: str) -> set[str]:
+    # A file's own module name is its last path part (the folder, for a package's init file);
+    # the folders above it bind the same things whatever this file holds.
+    parts = path.rsplit("/", 2)
+    stem = parts[-1].split(".", 1)[0]
+    out = {stem}
+    if stem in PACKAGE_FILES and len(parts) > 1:
+        out.add(parts[-2])
+    return out
+
+
+def _import_bindings(facts: FileFacts | None) -> set[tuple]:
+    if facts is None:
+        return set()
+    return {(i.scope, i.module, i.level, i.name, i.alias) for i in facts.imports}
+
+
+def _value_bindings(facts: FileFacts | None) -> set[tuple]:
+    if facts is None:
+        return set()
+    return {(b.scope, b.name, b.value, b.is_call) for b in facts.bindings}
+
+
+def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> set[str] | None:
+    """Names whose binding in this file may differ between `old` and `new` facts.
+
+    Every definition's name counts (a body edit changes what a call returns). An import or an
+    assignment binds a name for others too (re-exports), but only one whose fact changed
+    (line numbers aside) can bind differently: unchanged ones resolve as before unless their
+    target's file changed, and that file's names are counted in its own right. None when a
+    star import changed: the names it binds are not written in this file.
+    """
+    out = _module_names(path)
+    for facts in (old, new):
+        if facts is not None:
+            out.update(s.name for s in facts.symbols if s.name)
+    imports = _import_bindings(old) ^ _import_bindings(new)
+    for _scope, module, _level, name, alias in imports:
+        if name == "*":
+            return None
+        out.add(alias or name or module.split(".", 1)[0])
+    for _scope, name, _value, _is_call in _value_bindings(old) ^ _value_bindings(new):
+        out.add(name.rpartition(".")[2])
     return out
 
 
@@ -138,8 +172,10 @@ def affected_files(
     changed = plan.changed
     touched_names: set[str] = set()
     for p in changed:
-        touched_names |= defined_names(old_facts.get(p), p)
-        touched_names |= defined_names(new_facts.get(p), p)
+        names = changed_names(old_facts.get(p), new_facts.get(p), p)
+        if names is None:
+            return set(new_facts)
+        touched_names |= names
     out = {p for p in changed if p in new_facts}
     out |= {p for p in module_changed if p in new_facts}
     for p, names in used.items():
