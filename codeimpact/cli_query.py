@@ -363,7 +363,16 @@ def context(target, limit, path, as_json, require_fresh):
             click.echo(f"{title}: none")
             return
         click.echo(f"{title} ({count})")
-        click.echo(table([[s.kind, s.qualified_name, where(s.file, s.line)] for s in items]))
+        rows = []
+        for s in items:
+            row = [s.kind, s.qualified_name, where(s.file, s.line)]
+            if hasattr(s, "relation"):  # a Neighbour: how the edge was resolved, and where
+                row += [
+                    f"line {s.at_line}" if s.at_line else "",
+                    f"{s.confidence:.2f} {s.reason}".rstrip(),
+                ]
+            rows.append(row)
+        click.echo(table(rows))
         more(count, len(items))
 
     click.echo("")
