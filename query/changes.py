@@ -503,7 +503,9 @@ def change_impact(index, symbols: list[ChangedSymbol], depth: int, min_confidenc
     not_indexed = sorted(s.uid for s in symbols if not s.indexed)
     if not targets:
         return None, ChangeImpact([], not_indexed, None, [], None)
-    br = blast_radius(index, targets, depth=depth, min_confidence=min_confidence)
+    br = blast_radius(
+        index, targets, depth=depth, min_confidence=min_confidence, check_freshness=False
+    )
     summary = ChangeImpact(
         targets=targets,
         not_indexed=not_indexed,
@@ -540,8 +542,8 @@ def report(
         )
     if impact and impact.not_indexed:
         notes.append(
-            f"{len(impact.not_indexed)} changed symbol(s) are not in the index: their dependents "
-            "are unknown until `graph analyze`"
+            f"{len(impact.not_indexed)} changed symbol(s) are not in the index (new since it "
+            "was built): dependents in unindexed edits are not counted until `graph analyze`"
         )
     risk, reasons = ("LOW", []) if br is None else (br.risk.level, list(br.risk.reasons))
     summary = {
