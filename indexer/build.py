@@ -298,23 +298,27 @@ def decode(records: list[FileRecord], blobs: dict[str, bytes], repo: Path) -> di
 def make_projects(
     facts: dict[str, FileFacts], records: list[FileRecord], configs: dict[str, str]
 ) -> dict[str, object]:
+    """language -> its resolver project; languages of one resolver group share the project."""
     lang_of = {r.path: r.language for r in records}
-    by_lang: dict[str, dict[str, FileFacts]] = {}
+    by_group: dict[str, dict[str, FileFacts]] = {}
     for path, f in facts.items():
-        by_lang.setdefault(lang_of[path], {})[path] = f
-    return {
-        lang: LANGUAGES[lang].make_project(files, configs)
-        for lang, files in sorted(by_lang.items())
-    }
+        by_group.setdefault(LANGUAGES[lang_of[path]].group, {})[path] = f
+    built: dict[str, object] = {}
+    projects: dict[str, object] = {}
+    for lang in sorted({lang_of[p] for p in facts}):
+        spec = LANGUAGES[lang]
+        if spec.group not in built:
+            built[spec.group] = spec.make_project(by_group[spec.group], configs)
+        projects[lang] = built[spec.group]
+    return projects
 
 
-def module_names(projects: dict[str, object]) -> dict[str, str] | None:
-    out: dict[str, str] = {}
-    for project in projects.values():
+def module_names(projects: dict[str, object]) -> dict[str, dict[str, str] | None]:
+    """Per language, path -> module name; None for a resolver that does not expose them."""
+    out: dict[str, dict[str, str] | None] = {}
+    for lang, project in projects.items():
         names = getattr(project, "module_names", None)
-        if names is None:
-            return None
-        out.update(names())
+        out[lang] = names() if names is not None else None
     return out
 
 
@@ -594,13 +598,22 @@ class _Run:
         projects = make_projects(facts, self.records, self.configs)
         lang_of = {r.path: r.language for r in self.records}
         modules = module_names(projects)
-        if modules is None:
-            langs = {lang_of[p] for p in plan.changed if p in lang_of}
-            langs |= {graph_state.resolved[p].symbols[0].language for p in plan.changed
-                      if p in graph_state.resolved and graph_state.resolved[p].symbols}  # fmt: skip
-            module_changed = {p for p in facts if lang_of[p] in langs}
-        else:
-            module_changed = {p for p, m in modules.items() if graph_state.modules.get(p) != m}
+        old_modules = graph_state.modules
+        changed_langs = {lang_of[p] for p in plan.changed if p in lang_of}
+        changed_langs |= {
+            rf.symbols[0].language
+            for p in plan.changed
+            if (rf := graph_state.resolved.get(p)) is not None and rf.symbols
+        }
+        module_changed: set[str] = set()
+        for lang, names in modules.items():
+            if names is None or not isinstance(old_modules.get(lang), dict):
+                # no module names to compare: every file of a changed language, no parsing
+                if lang in changed_langs:
+                    module_changed |= {p for p in facts if lang_of[p] == lang}
+                continue
+            before = old_modules[lang]
+            module_changed |= {p for p, m in names.items() if before.get(p) != m}
         used = {p: used_names(f) for p, f in facts.items()}
         affected = affected_files(plan, old_facts, facts, used, module_changed)
         new_resolved = resolve_paths(projects, lang_of, affected)

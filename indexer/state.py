@@ -49,7 +49,7 @@ class FilesState:
 @dataclass
 class GraphState:
     resolved: dict[str, ResolvedFile]
-    modules: dict[str, str]  # path -> module name, for the languages whose resolver exposes it
+    modules: dict  # language -> {path: module name}, or None where the resolver has none
     ids: dict[str, int]
     free_ids: list[int] = field(default_factory=list)
 
