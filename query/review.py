@@ -1,0 +1,206 @@
+"""The review view: a branch's changes against its merge base, as a reviewer needs them.
+
+For the commits between the merge base and HEAD: the changed symbols, their
+depth-1 dependents that lie outside the diff (the callers, importers,
+subclasses and referrers a reviewer must look at, since the diff does not show
+them), the tests that reach each changed symbol, and the changed symbols no
+test reaches. Uncommitted edits are not part of a review (a note says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codeimpact.query import changes, gitdiff
+from codeimpact.query.freshness import Freshness
+
+REVIEW_SCHEMA = "codeimpact.review/1"
+DEPENDENT_RELATIONS = ["CALLS", "IMPORTS", "EXTENDS", "IMPLEMENTS", "REFERENCES"]
+
+
+@dataclass
+class Dependent:
+    uid: str
+    kind: str
+    file: str
+    line: int
+    relation: str  # how it depends on the changed symbol
+    at_line: int | None  # the line of the call / import / use
+
+
+@dataclass
+class ReviewedSymbol:
+    symbol: changes.ChangedSymbol
+    dependents: list[Dependent] = field(default_factory=list)  # d=1, outside the diff, no tests
+    tests: list[str] = field(default_factory=list)  # test uids that reach the symbol
+    tested: bool | None = None  # None: not in the index, so unknown
+
+
+@dataclass
+class Review:
+    schema: str
+    base: str
+    merge_base: str
+    head: str
+    summary: dict
+    files: list[changes.ChangedFile]
+    symbols: list[ReviewedSymbol]
+    dependents: list[Dependent]  # the union, each once
+    tests: list[str]
+    untested: list[str]  # changed symbols (not tests) that no test reaches
+    risk: str
+    risk_reasons: list[str]
+    notes: list[str]
+    freshness: Freshness
+
+
+def _reached_by_tests(index, uid: str) -> list[str]:
+    from codeimpact.query.impact import impact
+
+    result = impact(index, uid, limit=0, check_freshness=False)
+    return sorted({t.uid for t in result.tests})
+
+
+def _dependents(index, uid: str, changed: set[str]) -> list[Dependent]:
+    from codeimpact.query.deps import neighbours
+
+    out: dict[str, Dependent] = {}
+    for n in neighbours(index, uid, DEPENDENT_RELATIONS, incoming=True):
+        if n.uid in changed or n.is_test or n.uid in out:
+            continue
+        out[n.uid] = Dependent(n.uid, n.kind, n.file, n.line, n.relation, n.at_line)
+    return sorted(out.values(), key=lambda d: (d.file, d.line, d.uid))
+
+
+def review(index, base: str | None = None, depth: int = 3) -> Review:
+    """Review HEAD's branch against `base` (default: the default branch) at their merge base."""
+    repo = index.repo
+    gitdiff.require_work_tree(repo)
+    head = gitdiff.head_commit(repo)
+    if head is None:
+        from codeimpact.graph.errors import BadInput
+
+        raise BadInput("the repository has no commits to review")
+    base = base or gitdiff.default_base(repo)
+    mb = gitdiff.merge_base(repo, gitdiff.resolve_commit(repo, base), head)
+    diff = gitdiff.Diff("review", base, mb, head, head, gitdiff.commit_diff(repo, mb, head))
+    rep = changes.report(index, diff, depth=depth)
+    # The old side is the merge base, which an index at HEAD never holds: not worth a note.
+    notes = [n for n in rep.notes if not n.startswith("the index does not hold the old side")]
+    if mb == head:
+        notes.append(f"HEAD is the merge base with {base}: nothing to review")
+    if any(code.strip() for code, _ in gitdiff.porcelain_status(repo)):
+        notes.append("the working tree has uncommitted changes: they are not part of the review")
+
+    changed = {u for s in rep.symbols for u in (s.uid, s.moved_from) if u}
+    reviewed: list[ReviewedSymbol] = []
+    for s in rep.symbols:
+        item = ReviewedSymbol(s)
+        uid = _indexed_uid(index, s)
+        if uid is not None:
+            item.dependents = _dependents(index, uid, changed)
+            item.tests = _reached_by_tests(index, uid)
+            item.tested = bool(item.tests) or s.is_test
+        reviewed.append(item)
+    union: dict[str, Dependent] = {}
+    for item in reviewed:
+        for d in item.dependents:
+            union.setdefault(d.uid, d)
+    tests = sorted({t for item in reviewed for t in item.tests} | {t.uid for t in rep.tests})
+    untested = [
+        item.symbol.uid for item in reviewed if item.tested is False and not item.symbol.is_test
+    ]
+    summary = {
+        **rep.summary,
+        "dependents": len(union),
+        "tests": len(tests),
+        "untested": len(untested),
+    }
+    return Review(
+        schema=REVIEW_SCHEMA,
+        base=base,
+        merge_base=mb,
+        head=head,
+        summary=summary,
+        files=rep.files,
+        symbols=reviewed,
+        dependents=sorted(union.values(), key=lambda d: (d.file, d.line, d.uid)),
+        tests=tests,
+        untested=untested,
+        risk=rep.risk,
+        risk_reasons=rep.risk_reasons,
+        notes=notes,
+        freshness=rep.freshness,
+    )
+
+
+def _indexed_uid(index, s: changes.ChangedSymbol) -> str | None:
+    """The uid the index holds for a changed symbol (the new one at HEAD, else the old one)."""
+    if not s.indexed:
+        return None
+    present = changes.indexed_uids(index, [u for u in (s.uid, s.moved_from) if u])
+    return s.uid if s.uid in present else s.moved_from
+
+
+# ----------------------------------------------------------------------------- markdown
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def _lines(s: changes.ChangedSymbol) -> str:
+    r = s.new_range or s.old_range
+    return f"{r[0]}-{r[1]}" if r else ""
+
+
+def to_markdown(r: Review) -> str:
+    """The review as a pull-request comment."""
+    s = r.summary
+    out = [
+        f"### codeimpact review: {_code(r.base)} ({r.merge_base[:10]}) -> {r.head[:10]}",
+        "",
+        f"**Risk: {r.risk}**"
+        + (f" ({'; '.join(r.risk_reasons)})" if r.risk_reasons else "")
+        + f" · {s['files']} file(s) · {s['added']} added, {s['modified']} modified, "
+        f"{s['deleted']} deleted symbol(s)",
+        "",
+    ]
+    if not r.symbols:
+        out.append("No symbols changed.")
+    else:
+        out += [
+            "| change | symbol | lines | dependents to check | tests |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for item in r.symbols:
+            sym = item.symbol
+            change = sym.status + (
+                f" (moved from {_code(sym.moved_from)})" if sym.moved_from else ""
+            )
+            tests = (
+                "n/a"
+                if item.tested is None
+                else (str(len(item.tests)) if item.tested else "**none**")
+            )
+            out.append(
+                f"| {change} | {_code(sym.uid)} ({sym.kind}) | {_lines(sym)} "
+                f"| {len(item.dependents)} | {tests} |"
+            )
+    if r.dependents:
+        out += ["", "#### Callers outside the diff to check", ""]
+        for item in r.symbols:
+            for d in item.dependents:
+                where = f"{d.file}:{d.at_line or d.line}"
+                out.append(f"- {_code(d.uid)} ({where}) {d.relation} {_code(item.symbol.uid)}")
+    if r.tests:
+        out += ["", "#### Tests to run", ""] + [f"- {_code(t)}" for t in r.tests]
+    if r.untested:
+        out += ["", "#### Changed symbols no test reaches", ""]
+        out += [f"- {_code(u)}" for u in r.untested]
+    if r.notes:
+        out += ["", "#### Notes", ""] + [f"- {n}" for n in r.notes]
+    fresh = r.freshness
+    if fresh.fresh is False:
+        out += ["", f"_The index is stale: {'; '.join(fresh.reasons)}._"]
+    return "\n".join(out) + "\n"
