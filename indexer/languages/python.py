@@ -2,6 +2,22 @@
 
 The queries (python.scm) do the matching in C; Python code here only walks the
 matches. Scopes come from sorted body intervals, not from walking parents.
+
+Expressions are stored as chains (see facts.py), extended for Python with two
+step suffixes: `()` for the result of a call and `[]` for an item of a
+subscript (`super().save`, `self.tags[].to_python`, `errorhandler()` for a
+call of what a call returned). Bindings carry Python-specific value forms the
+resolver understands:
+
+- `chain`: `x = chain` (an alias), or `x = chain(...)` when `is_call` is set;
+- `ann:TYPE`: a declared type (`x: TYPE`, `x: TYPE = ...`), TYPE being the
+  annotation's text without whitespace (`list[JSONTag]`, `Flask|None`);
+- `iter:N:chain`: an element of iterating `chain` (`for x in chain`), N being
+  the position of the name in a tuple target (`for a, b in ...`), -1 for a plain name.
+
+Annotations of parameters are kept as TYPE text too, and a return annotation
+is a ReturnFact whose value is `ann:TYPE`. `extra["all"]` holds a module's
+literal `__all__` (the names `from m import *` binds).
 """
 
 from __future__ import annotations
@@ -12,6 +28,8 @@ from functools import cache
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
+from tree_sitter_language_pack import get_language, get_parser
+
 from codeimpact.indexer.facts import (
     BindingFact,
     CallFact,
@@ -23,17 +41,23 @@ from codeimpact.indexer.facts import (
     SymbolFact,
 )
 from codeimpact.indexer.languages.base import LanguageSpec, load_query
-from tree_sitter_language_pack import get_language, get_parser
 
 NAME = "python"
-EXTRACTOR_VERSION = 1
+# 2: namespace subpackages in module names, `()`/`[]` chain steps, generic calls (`A[int]()`),
+#    declared types (ann:), for-loop and walrus bindings, return annotations, extra["all"].
+EXTRACTOR_VERSION = 2
 
 _CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
-_CALL_ATTR = re.compile(
-    rb"([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\((.*)\)\s*\.\s*([A-Za-z_]\w*)", re.S
-)
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _WS = re.compile(rb"\s+")
+# Tokens of a call's function expression: names, dots, brackets and string literals (skipped
+# inside brackets so that a bracket in a string does not unbalance them).
+_TOKEN = re.compile(
+    rb"""\s+|[A-Za-z_]\w*|\.|[()\[\]]|'''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\\n])*'"""
+    rb"""|"(?:\\.|[^"\\\n])*"|.""",
+    re.S,
+)
+_MAX_TYPE = 200  # longer annotations are noise for resolution
 
 
 @cache
@@ -49,14 +73,58 @@ def _chain(text: bytes) -> str | None:
 
 
 def callee_chain(text: bytes) -> str | None:
-    """The dotted form of a call's function, `super().m` and `Foo(x).m` included."""
+    """The chain of an expression: `a.b`, `super().m`, `Foo(x).m`, `self.tags[k].m`, `A[int]`.
+
+    Each bracket group becomes a `()` or `[]` step suffix; anything that is not a
+    name, a dot or a balanced bracket group at the top level gives None.
+    """
     c = _chain(text)
     if c is not None:
         return c
-    m = _CALL_ATTR.fullmatch(text)
-    if m and b"(" not in m.group(2) and b")" not in m.group(2):
-        return _WS.sub(b"", m.group(1)).decode() + "()." + m.group(3).decode()
-    return None
+    out: list[str] = []
+    depth = 0
+    opener = b""
+    expect_name = True
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        if depth:
+            if tok in (b"(", b"["):
+                depth += 1
+            elif tok in (b")", b"]"):
+                depth -= 1
+                if depth == 0:
+                    out.append("()" if opener == b"(" else "[]")
+            continue
+        first = tok[:1]
+        if first.isspace():
+            continue
+        if tok == b".":
+            if expect_name:
+                return None
+            out.append(".")
+            expect_name = True
+        elif first.isalpha() or first == b"_":
+            if not expect_name:
+                return None
+            out.append(tok.decode())
+            expect_name = False
+        elif tok in (b"(", b"["):
+            if expect_name:
+                return None
+            depth, opener = 1, tok
+        else:
+            return None
+    if depth or expect_name or not out:
+        return None
+    return "".join(out)
+
+
+def type_text(text: bytes) -> str:
+    """An annotation as compact TYPE text: quotes of forward references and whitespace removed."""
+    t = _WS.sub(b"", text).replace(b'"', b"").replace(b"'", b"")
+    if len(t) > _MAX_TYPE:
+        return ""
+    return t.decode(errors="replace")
 
 
 class _Scopes:
@@ -85,6 +153,25 @@ def _is_test_name(kind: str, name: str) -> bool:
     return False
 
 
+# Pattern indices of python.scm, in file order.
+(
+    P_CLASS,
+    P_FUNCTION,
+    P_DECORATOR,
+    P_CALL,
+    P_IMPORT,
+    P_IMPORT_FROM,
+    P_IMPORT_FUTURE,
+    P_ASSIGN,
+    P_ANNASSIGN,
+    P_RETURN,
+    P_ANNOTATION,
+    P_ERROR,
+    P_FOR,
+    P_WALRUS,
+) = range(14)
+
+
 def extract(source: bytes) -> FileFacts:
     tree = get_parser(NAME).parse(source)
     root = tree.root_node
@@ -97,13 +184,13 @@ def extract(source: bytes) -> FileFacts:
     others: list[tuple[int, dict]] = []
     has_error = root.has_error
     for pattern, caps in matches:
-        if pattern <= 1:
+        if pattern <= P_FUNCTION:
             defs.append(
                 (
-                    caps["class" if pattern == 0 else "function"][0],
+                    caps["class" if pattern == P_CLASS else "function"][0],
                     caps["name"][0],
                     caps["body"][0],
-                    "class" if pattern == 0 else "function",
+                    "class" if pattern == P_CLASS else "function",
                 )
             )
         else:
@@ -111,7 +198,6 @@ def extract(source: bytes) -> FileFacts:
     defs.sort(key=lambda d: d[0].start_byte)
 
     # ---- definitions -------------------------------------------------------
-    module_end = len(source)
     facts.symbols.append(
         SymbolFact(
             "",
@@ -120,7 +206,7 @@ def extract(source: bytes) -> FileFacts:
             1,
             max(1, root.end_point[0] + 1),
             0,
-            module_end,
+            len(source),
             "",
             True,
             False,
@@ -156,9 +242,8 @@ def extract(source: bytes) -> FileFacts:
         stack.append((node.end_byte, local, idx))
         params = _params(node, source) if kind != "class" else ()
         decorators = _decorators(node, source)
-        sig_end = body.start_byte
         signature = (
-            _WS.sub(b" ", source[start:sig_end])
+            _WS.sub(b" ", source[start : body.start_byte])
             .decode(errors="replace")
             .strip()
             .rstrip(":")
@@ -182,15 +267,24 @@ def extract(source: bytes) -> FileFacts:
         )
         if kind == "class":
             _heritage(node, local, source, facts)
+        else:
+            rtype = node.child_by_field_name("return_type")
+            if rtype is not None:
+                t = type_text(source[rtype.start_byte : rtype.end_byte])
+                if t and t != "None":
+                    facts.returns.append(
+                        ReturnFact(local, "ann:" + t, False, rtype.start_point[0] + 1)
+                    )
     # body_iv is in start order already (defs sorted, bodies start after their def)
     scopes = _Scopes(body_iv)
     sig_scopes = _Scopes(full_iv)
 
-    # decorator calls run for the decorated definition
-    decorator_call_scope: dict[int, str] = {}
+    # Decorators, and the calls in their arguments, count for the decorated definition
+    # (kind "decorator": the resolver looks their names up where the definition stands).
+    dec_iv: list[tuple[int, int, str]] = []  # (start, end, decorated local), disjoint
     module_vars: set[str] = set()
     for pattern, caps in others:
-        if pattern == 2:
+        if pattern == P_DECORATOR:
             dec = caps["decorator"][0]
             target = dec.parent.child_by_field_name("definition") if dec.parent else None
             scope = (
@@ -199,21 +293,26 @@ def extract(source: bytes) -> FileFacts:
             expr = dec.named_children[0] if dec.named_children else None
             if expr is None:
                 continue
-            if expr.type == "call":
-                decorator_call_scope[expr.start_byte] = scope
-            else:
-                chain = _chain(source[expr.start_byte : expr.end_byte])
+            dec_iv.append((dec.start_byte, dec.end_byte, scope))
+            if expr.type != "call":
+                chain = callee_chain(source[expr.start_byte : expr.end_byte])
                 if chain:
                     facts.calls.append(
                         CallFact(scope, chain, expr.start_point[0] + 1, "decorator", ())
                     )
+    dec_iv.sort()
+    dec_starts = [d[0] for d in dec_iv]
 
     for pattern, caps in others:
-        if pattern == 3:  # call
+        if pattern == P_CALL:
             call = caps["call"][0]
             fn = caps["callee"][0]
-            scope = decorator_call_scope.get(call.start_byte)
-            kind = "decorator" if scope is not None else "call"
+            kind = "call"
+            scope = None
+            if dec_iv:
+                i = bisect.bisect_right(dec_starts, call.start_byte) - 1
+                if i >= 0 and call.start_byte < dec_iv[i][1]:
+                    scope, kind = dec_iv[i][2], "decorator"
             if scope is None:
                 scope = scopes.at(call.start_byte)
             text = source[fn.start_byte : fn.end_byte]
@@ -227,54 +326,61 @@ def extract(source: bytes) -> FileFacts:
                     scope, chain, call.start_point[0] + 1, kind, _args(caps["args"][0], source)
                 )
             )
-        elif pattern in (4, 5, 6):
+        elif pattern in (P_IMPORT, P_IMPORT_FROM, P_IMPORT_FUTURE):
             node = caps.get("import") or caps.get("import_from") or caps.get("import_future")
             _imports(node[0], pattern, scopes.at(node[0].start_byte), source, facts)
-        elif pattern == 7:
+        elif pattern == P_ASSIGN:
             node = caps["assign"][0]
-            lhs, rhs = caps["lhs"][0], caps["rhs"][0]
             scope = scopes.at(node.start_byte)
-            _assignment(scope, lhs, rhs, node, source, facts, kind_of, module_vars)
-        elif pattern == 8:
+            _assignment(scope, caps["lhs"][0], caps["rhs"][0], node, source, facts, module_vars)
+        elif pattern == P_ANNASSIGN:
             node = caps["annassign"][0]
             lhs = caps["lhs"][0]
             scope = scopes.at(node.start_byte)
-            if scope == "" and lhs.type == "identifier":
-                _module_var(lhs.text.decode(), node, source, facts, module_vars)
-        elif pattern == 9:
+            _annotated(scope, lhs, caps["vartype"][0], node, source, facts, module_vars)
+        elif pattern == P_RETURN:
             node = caps["value"][0]
             scope = scopes.at(node.start_byte)
             if kind_of.get(scope) in ("function", "method"):
-                text = source[node.start_byte : node.end_byte]
+                line = node.start_point[0] + 1
                 if node.type == "call":
                     fn = node.child_by_field_name("function")
-                    chain = _chain(source[fn.start_byte : fn.end_byte]) if fn else None
+                    chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
                     if chain:
-                        facts.returns.append(
-                            ReturnFact(scope, chain, True, node.start_point[0] + 1)
-                        )
+                        facts.returns.append(ReturnFact(scope, chain, True, line))
                 else:
-                    chain = _chain(text)
+                    chain = _chain(source[node.start_byte : node.end_byte])
                     if chain:
-                        facts.returns.append(
-                            ReturnFact(scope, chain, False, node.start_point[0] + 1)
-                        )
-        elif pattern == 10:
+                        facts.returns.append(ReturnFact(scope, chain, False, line))
+        elif pattern == P_ANNOTATION:
             node = caps["annotation"][0]
+            if node.parent is not None and node.parent.type in _NESTED_TYPE_PARENTS:
+                continue  # the outermost annotation already names these
             scope = sig_scopes.at(node.start_byte)
             text = source[node.start_byte : node.end_byte].decode(errors="replace")
             line = node.start_point[0] + 1
             for name in _ANNOT_NAME.findall(text):
                 if name not in _ANNOTATION_NOISE:
                     facts.references.append(ReferenceFact(scope, name, line, "annotation"))
-        elif pattern == 11:
+        elif pattern == P_ERROR:
             has_error = True
+        elif pattern == P_FOR:
+            node = caps["for"][0]
+            _for_binding(
+                scopes.at(node.start_byte), caps["for_lhs"][0], caps["for_rhs"][0], source, facts
+            )
+        elif pattern == P_WALRUS:
+            node = caps["walrus"][0]
+            name, value = caps["walrus_name"][0], caps["walrus_value"][0]
+            _bind_value(scopes.at(node.start_byte), name.text.decode(), value, node, source, facts)
     if has_error:
         facts.status = "partial"
         err = _first_error(root)
         facts.error = f"syntax error at line {err}" if err else "syntax error"
     return facts
 
+
+_NESTED_TYPE_PARENTS = frozenset(("type", "type_parameter", "union_type"))
 
 _ANNOTATION_NOISE = frozenset(
     [
@@ -317,9 +423,6 @@ def _first_error(root: ts.Node) -> int | None:
     cursor = ts.QueryCursor(load_query(NAME, None, "(ERROR) @e (MISSING) @m"))
     caps = cursor.captures(root)
     lines = [n.start_point[0] + 1 for nodes in caps.values() for n in nodes]
-    if not lines and root.has_error:
-        # MISSING nodes are not always matched by the query
-        return None
     return min(lines) if lines else None
 
 
@@ -337,11 +440,16 @@ def _params(node: ts.Node, source: bytes) -> tuple:
             if name is None:
                 name = next((c for c in p.named_children if c.type == "identifier"), None)
             typ = p.child_by_field_name("type")
-            ann = ""
-            if typ is not None:
-                ann = _chain(source[typ.start_byte : typ.end_byte].strip(b"'\"")) or ""
+            ann = type_text(source[typ.start_byte : typ.end_byte]) if typ is not None else ""
             if name is not None and name.type == "identifier":
                 out.append((name.text.decode(), ann))
+            elif name is not None and name.type in (
+                "list_splat_pattern",
+                "dictionary_splat_pattern",
+            ):
+                inner = name.named_children[0] if name.named_children else None
+                if inner is not None:
+                    out.append(("*" + inner.text.decode(), ""))
         elif t in ("list_splat_pattern", "dictionary_splat_pattern"):
             inner = p.named_children[0] if p.named_children else None
             if inner is not None and inner.type == "identifier":
@@ -388,7 +496,7 @@ def _args(args: ts.Node, source: bytes) -> tuple:
         t = a.type
         if t in ("identifier", "attribute"):
             chain = _chain(source[a.start_byte : a.end_byte])
-            if chain:
+            if chain and pos >= 0:
                 out.append((pos, chain))
             pos += 1
         elif t == "keyword_argument":
@@ -398,16 +506,16 @@ def _args(args: ts.Node, source: bytes) -> tuple:
                 chain = _chain(source[value.start_byte : value.end_byte])
                 if chain:
                     out.append((name.text.decode(), chain))
-        elif t in ("list_splat", "dictionary_splat"):
-            pos += 1
-        else:
+        elif t == "list_splat":
+            pos = -(1 << 30)  # positions after a *args splat are unknown
+        elif t != "dictionary_splat":
             pos += 1
     return tuple(out)
 
 
 def _imports(node: ts.Node, pattern: int, scope: str, source: bytes, facts: FileFacts) -> None:
     line = node.start_point[0] + 1
-    if pattern == 4:  # import a.b [as c], ...
+    if pattern == P_IMPORT:  # import a.b [as c], ...
         for child in node.children_by_field_name("name"):
             if child.type == "aliased_import":
                 name = child.child_by_field_name("name")
@@ -418,7 +526,7 @@ def _imports(node: ts.Node, pattern: int, scope: str, source: bytes, facts: File
             else:
                 facts.imports.append(ImportFact(scope, child.text.decode(), 0, "", "", line))
         return
-    if pattern == 6:
+    if pattern == P_IMPORT_FUTURE:
         return  # from __future__ import ...: no dependency
     mod = node.child_by_field_name("module_name")
     level = 0
@@ -476,25 +584,19 @@ def _module_var(name: str, node: ts.Node, source: bytes, facts: FileFacts, seen:
     )
 
 
-def _assignment(scope, lhs, rhs, node, source, facts, kind_of, module_vars) -> None:
-    line = node.start_point[0] + 1
-    targets: list[ts.Node]
-    if lhs.type in ("pattern_list", "tuple_pattern"):
-        targets = [c for c in lhs.named_children if c.type == "identifier"]
-        if scope == "":
-            for t in targets:
-                _module_var(t.text.decode(), node, source, facts, module_vars)
-        return  # unpacking: no single value to bind
+def _target_name(lhs: ts.Node, source: bytes) -> str | None:
+    """`x` or `self.x` as a binding name; other targets bind nothing we follow."""
     if lhs.type == "identifier":
-        name = lhs.text.decode()
-        if scope == "" and kind_of.get(scope) == "module":
-            _module_var(name, node, source, facts, module_vars)
-    elif lhs.type == "attribute":
+        return lhs.text.decode()
+    if lhs.type == "attribute":
         name = _chain(source[lhs.start_byte : lhs.end_byte])
-        if not name or not name.startswith("self.") or name.count(".") != 1:
-            return
-    else:
-        return
+        if name and name.startswith("self.") and name.count(".") == 1:
+            return name
+    return None
+
+
+def _bind_value(scope: str, name: str, rhs: ts.Node, node: ts.Node, source: bytes, facts) -> None:
+    line = node.start_point[0] + 1
     if rhs.type == "call":
         fn = rhs.child_by_field_name("function")
         chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
@@ -504,8 +606,71 @@ def _assignment(scope, lhs, rhs, node, source, facts, kind_of, module_vars) -> N
         chain = _chain(source[rhs.start_byte : rhs.end_byte])
         if chain:
             facts.bindings.append(BindingFact(scope, name, chain, False, line))
-            if kind_of.get(scope) in ("function", "method", "module", "class"):
-                facts.references.append(ReferenceFact(scope, chain, line, "value"))
+            facts.references.append(ReferenceFact(scope, chain, line, "value"))
+
+
+def _assignment(scope, lhs, rhs, node, source, facts, module_vars) -> None:
+    if lhs.type in ("pattern_list", "tuple_pattern"):
+        if scope == "":
+            for t in lhs.named_children:
+                if t.type == "identifier":
+                    _module_var(t.text.decode(), node, source, facts, module_vars)
+        return  # unpacking: no single value to bind
+    name = _target_name(lhs, source)
+    if name is None:
+        return
+    if scope == "" and lhs.type == "identifier":
+        _module_var(name, node, source, facts, module_vars)
+        if name == "__all__" and rhs.type in ("list", "tuple"):
+            # what `from m import *` binds; kept only when every item is a plain string
+            items = [c for c in rhs.named_children if c.type != "comment"]
+            names = [_string_value(c, source) for c in items]
+            if all(n is not None for n in names):
+                facts.extra["all"] = tuple(names)
+    if rhs.type == "assignment":  # a = b = value: bind the innermost value
+        while rhs.type == "assignment" and rhs.child_by_field_name("right") is not None:
+            rhs = rhs.child_by_field_name("right")
+    _bind_value(scope, name, rhs, node, source, facts)
+
+
+def _string_value(node: ts.Node, source: bytes) -> str | None:
+    if node.type != "string":
+        return None
+    text = source[node.start_byte : node.end_byte]
+    if text[:1] in (b'"', b"'") and text[-1:] == text[:1] and len(text) >= 2:
+        inner = text[1:-1]
+        if b"\\" not in inner and b'"' not in inner and b"'" not in inner:
+            return inner.decode(errors="replace")
+    return None
+
+
+def _annotated(scope, lhs, vartype, node, source, facts, module_vars) -> None:
+    """`x: T [= v]`: the declared type binds after the value, so it is tried first."""
+    name = _target_name(lhs, source)
+    if name is None:
+        return
+    if scope == "" and lhs.type == "identifier":
+        _module_var(name, node, source, facts, module_vars)
+    t = type_text(source[vartype.start_byte : vartype.end_byte])
+    if t:
+        facts.bindings.append(BindingFact(scope, name, "ann:" + t, False, node.start_point[0] + 1))
+
+
+def _for_binding(scope: str, lhs: ts.Node, rhs: ts.Node, source: bytes, facts: FileFacts) -> None:
+    chain = callee_chain(source[rhs.start_byte : rhs.end_byte])
+    if not chain:
+        return
+    line = lhs.start_point[0] + 1
+    if lhs.type == "identifier":
+        facts.bindings.append(
+            BindingFact(scope, lhs.text.decode(), f"iter:-1:{chain}", False, line)
+        )
+    elif lhs.type in ("pattern_list", "tuple_pattern"):
+        for i, t in enumerate(lhs.named_children):
+            if t.type == "identifier":
+                facts.bindings.append(
+                    BindingFact(scope, t.text.decode(), f"iter:{i}:{chain}", False, line)
+                )
 
 
 _TEST_DIRS = frozenset({"tests", "test", "testing"})
@@ -525,20 +690,26 @@ def is_test_path(path: str) -> bool:
 
 
 def module_name(path: str, package_dirs: frozenset[str]) -> str:
-    """Dotted module of a .py path; the source root is the first folder up that is no package.
+    """Dotted module of a .py path.
 
     `package_dirs` holds every folder (posix, relative) that has an `__init__.py`.
+    The module path runs from the outermost package above the file, so a folder
+    without `__init__.py` inside a package is a namespace subpackage
+    (`flask/sansio/app.py` -> `flask.sansio.app`), while folders above the
+    outermost package (`src/`, `lib/`) are source roots and not part of the name.
     """
     p = PurePosixPath(path)
-    parts = list(p.parts)
     stem = p.stem if p.suffix in (".py", ".pyi") else p.name
-    mod_parts = [] if stem == "__init__" else [stem]
-    folder = p.parent
-    while str(folder) not in (".", "") and str(folder) in package_dirs:
-        mod_parts.insert(0, folder.name)
-        folder = folder.parent
-    del parts
-    return ".".join(mod_parts)
+    folders = list(p.parts[:-1])
+    top = None  # index of the outermost package folder
+    for i in range(len(folders)):
+        if "/".join(folders[: i + 1]) in package_dirs:
+            top = i
+            break
+    parts = folders[top:] if top is not None else []
+    if stem != "__init__":
+        parts.append(stem)
+    return ".".join(parts)
 
 
 SPEC = LanguageSpec(
@@ -551,4 +722,12 @@ SPEC = LanguageSpec(
     resolver="codeimpact.indexer.languages.python_resolve:PythonProject",
 )
 
-__all__ = ["SPEC", "extract", "module_name", "is_test_path", "callee_chain", "get_language"]
+__all__ = [
+    "SPEC",
+    "extract",
+    "module_name",
+    "is_test_path",
+    "callee_chain",
+    "type_text",
+    "get_language",
+]

@@ -11,3 +11,5 @@
 (return_statement (_) @value) @return
 (type) @annotation
 (ERROR) @error
+(for_statement left: (_) @for_lhs right: (_) @for_rhs) @for
+(named_expression name: (identifier) @walrus_name value: (_) @walrus_value) @walrus

@@ -422,15 +422,23 @@ class PythonProject:
         fi = self.files[path]
         r = self._lookup_in_scope(fi, "", name, None, follow, depth)
         if r is None and depth <= MAX_DEPTH:
-            for imp in fi.star_imports:
-                target = self.module_file.get(self._import_base(fi, imp))
-                if target is not None and target != path and not name.startswith("_"):
-                    r = self.module_name_entity(target, name, follow, depth + 1)
-                    if r is not None:
-                        r = r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
-                        break
+            r = self._star_lookup(fi, name, follow, depth)
         self._memo[key] = r
         return r
+
+    def _star_lookup(self, fi: _FileIndex, name: str, follow: bool, depth: int):
+        """`name` bound by one of the module's `from m import *`."""
+        for imp in fi.star_imports:
+            target = self.module_file.get(self._import_base(fi, imp))
+            if target is None or target == fi.path:
+                continue
+            exported = self.files[target].facts.extra.get("all")
+            if name not in exported if exported is not None else name.startswith("_"):
+                continue
+            r = self.module_name_entity(target, name, follow, depth + 1)
+            if r is not None:
+                return r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
+        return None
 
     def _pick(self, cands: list, line: int | None) -> list:
         """The candidates of the binding in effect: the last at or before `line`, else the last.
@@ -538,12 +546,9 @@ class PythonProject:
                 break
             s = fi.parent.get(s, "")
             first = False
-        for imp in fi.star_imports:
-            target = self.module_file.get(self._import_base(fi, imp))
-            if target is not None and target != fi.path:
-                r = self.module_name_entity(target, name, True, depth + 1)
-                if r is not None:
-                    return r[0], "import"
+        r = self._star_lookup(fi, name, True, depth)
+        if r is not None:
+            return r
         if name in BUILTINS:
             return ("builtin", name), "scope"
         return None
@@ -610,7 +615,7 @@ class PythonProject:
         return ent, reason
 
     def class_member(self, path: str, cls: str, attr: str, depth: int):
-        """(entity, found in a base) of `attr` on class `cls` through its MRO, or None.
+        """(entity, found in a base, rule) of `attr` on class `cls` through its MRO, or None.
 
         Methods and nested classes are definitions; class attributes bound to a value
         (`response_class = Response`, `json: JSONProvider = ...`) are followed.
@@ -624,14 +629,14 @@ class PythonProject:
             cfi = self.files[p]
             local = cfi.members.get(c, {}).get(attr)
             if local is not None:
-                out = ("sym", p, local), i > 0
+                out = ("sym", p, local), i > 0, "scope"
                 break
             cands = cfi.names.get(c, {}).get(attr)
             if cands:
                 for cand in self._pick(cands, None):
                     r = self._candidate(cfi, cand, True, depth + 1)
                     if r is not None:
-                        out = r[0], i > 0
+                        out = r[0], i > 0, r[1]
                         break
                 break  # bound here: a base's attribute of that name is shadowed
         self._memo[key] = out
@@ -700,7 +705,7 @@ class PythonProject:
                 return ("sym", path, local), reason
             r = self.class_member(path, local, attr, depth + 1)
             if r is not None:
-                return r[0], weakest(reason, "inheritance") if r[1] else reason
+                return r[0], _member_rule(reason, r)
             r = self.instance_attr(path, local, attr, depth + 1)
             if r is not None:
                 return r[0], weakest(reason, r[1])
@@ -712,7 +717,7 @@ class PythonProject:
                 return None
             r = self.class_member(path, local, attr, depth + 1)
             if r is not None:
-                return r[0], weakest(reason, "inheritance") if r[1] else reason
+                return r[0], _member_rule(reason, r)
             return None
         return None
 
@@ -1070,6 +1075,9 @@ class PythonProject:
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: _FileIndex, call, edges: list[Edge], out: ResolvedFile) -> None:
         src = self.uid(fi.path, call.scope)
+        if call.kind == "decorator" and call.scope:
+            # a decorator runs where the definition stands: its names are the enclosing scope's
+            call = call._replace(scope=fi.parent.get(call.scope, ""))
         last = call.callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
         steps = _parse_steps(call.callee) if not call.callee.startswith("?") else None
         if steps is None:
@@ -1176,8 +1184,7 @@ class PythonProject:
             return False
         p, local = defs[0]
         cls = self.files[p].parent.get(local, "")
-        self._bases(p, cls)
-        if cls in self.files[p].bases_unknown:
+        if any(c in self.files[cp].bases_unknown for cp, c in self.mro(p, cls)):
             return False
         edges.append(
             Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"], "unique-name", line)
@@ -1230,6 +1237,16 @@ class PythonProject:
                             call.line,
                         )
                     )
+
+
+def _member_rule(reason: str, member: tuple) -> str:
+    """The rule of `obj.attr` found by class_member: the weakest step, `inheritance` when the
+    attribute comes from a base (it says more than the equally confident `self`)."""
+    _, in_base, rule = member
+    reason = weakest(reason, rule)
+    if in_base and CONFIDENCE[reason] >= CONFIDENCE["inheritance"]:
+        return "inheritance"
+    return reason
 
 
 def _candidate_rank(c) -> int:
