@@ -11,7 +11,8 @@ The Python API is the same as the `graph` command line, returning dataclasses::
             print(group.depth, group.label, [e.uid for e in group.entries])
 
 Methods: `impact`, `blast_radius`, `deps`, `context`, `trace`, `cycles`, `resolve`,
-`search`, `cypher` (read-only). Errors are `CodeImpactError` subclasses carrying the
+`search`, `cypher` (read-only); for planners and reviewers `detect_changes`,
+`provenance`, `drift`, `gate`, `review`. Errors are `CodeImpactError` subclasses carrying the
 CLI exit code (`AmbiguousTarget.candidates` lists the candidates).
 """
 
@@ -52,6 +53,16 @@ _EXPORTS = {
     "codeimpact.query.deps": ("DepsResult", "Neighbour"),
     "codeimpact.query.context": ("ContextResult", "Definition"),
     "codeimpact.query.trace": ("CyclesResult", "ImportCycle", "TraceResult", "TraceStep"),
+    "codeimpact.query.changes": ("ChangeReport", "ChangedFile", "ChangedSymbol", "detect_changes"),
+    "codeimpact.query.provenance": (
+        "DriftReport",
+        "ProvenanceRecord",
+        "drift",
+        "load_record",
+        "provenance",
+    ),
+    "codeimpact.query.gate": ("GateCheck", "GateResult", "gate"),
+    "codeimpact.query.review": ("Review", "ReviewedSymbol", "review", "to_markdown"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 

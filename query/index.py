@@ -222,3 +222,54 @@ class Index:
         from codeimpact.query.trace import cycles
 
         return cycles(self, include_tests, include_deferred, limit, check_freshness)
+
+    # ------------------------------------------------------------------ planners and reviewers
+    # Implemented in query/changes.py, provenance.py, gate.py, review.py (git via gitdiff.py).
+    def detect_changes(
+        self,
+        scope: str = "unstaged",
+        base: str | None = None,
+        depth: int = 3,
+        min_confidence: float = 0.0,
+    ):
+        """The git diff of `scope` mapped to changed symbols, with their blast radius."""
+        from codeimpact.query.changes import detect_changes
+
+        return detect_changes(self, scope, base, depth, min_confidence)
+
+    def provenance(self, paths: list[str]):
+        """A record of HEAD, the dirty working tree and the symbols of `paths`."""
+        from codeimpact.query.provenance import provenance
+
+        return provenance(self, list(paths))
+
+    def drift(self, record: dict):
+        """What changed since a provenance record (a dict, as `provenance` JSON loads)."""
+        from codeimpact.query.provenance import drift
+
+        return drift(self.repo, record, self)
+
+    def gate(
+        self,
+        require_fresh: bool = False,
+        require_clean: bool = False,
+        allow: list[str] | tuple[str, ...] = (),
+        files: list[str] | tuple[str, ...] = (),
+    ):
+        """Cheap pre-checks: fresh index, clean tree, named files allowed, present, indexed."""
+        from codeimpact.query.gate import gate
+
+        return gate(
+            self.repo,
+            require_fresh=require_fresh,
+            require_clean=require_clean,
+            allow=allow,
+            files=files,
+            index=self,
+        )
+
+    def review(self, base: str | None = None, depth: int = 3):
+        """HEAD's branch against its merge base with `base` (default: the default branch)."""
+        from codeimpact.query.review import review
+
+        return review(self, base, depth)

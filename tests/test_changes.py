@@ -9,7 +9,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from codeimpact.cli import main
+from codeimpact.cli import main, to_jsonable
 from codeimpact.graph.errors import BadInput
 from codeimpact.query import gitdiff
 from codeimpact.query.changes import detect_changes
@@ -373,3 +373,17 @@ def test_cli_bad_base_is_one_line_exit_2(repo):
     assert out.returncode == 2
     assert out.stderr.strip().count("\n") == 0 and "nope" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_python_api_same_names(repo):
+    import codeimpact
+
+    edit_core(repo)
+    with codeimpact.Index.open(repo) as index:
+        via_method = changed(index.detect_changes("unstaged"))
+        via_function = changed(codeimpact.detect_changes(index, "unstaged"))
+        record = codeimpact.provenance(index, ["pkg/core.py"])
+        assert not index.drift(to_jsonable(record)).drifted
+        assert index.gate(files=["pkg/core.py"]).passed
+        assert index.review("main").symbols == []  # nothing committed on top of main
+    assert via_method == via_function and len(via_method) == 3
