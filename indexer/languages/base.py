@@ -28,6 +28,13 @@ class LanguageSpec:
     # Basenames of project files the resolver reads (tsconfig.json, go.mod, ...); discovery
     # hands their text to the resolver as `configs` (path -> text), so resolution stays pure.
     config_files: tuple[str, ...] = ()
+    # Languages with the same group share one resolver project (TS files import JS files);
+    # "" means the language's own name.
+    resolver_group: str = ""
+
+    @property
+    def group(self) -> str:
+        return self.resolver_group or self.name
 
     def make_project(self, files: dict[str, FileFacts], configs: dict[str, str] | None = None):
         module, _, cls = self.resolver.partition(":")

@@ -1,0 +1,1035 @@
+"""TypeScript / JavaScript extraction: tree-sitter query matches -> FileFacts.
+
+One query per grammar, composed from the .scm files beside this module
+(javascript.scm for what all ECMAScript grammars share, typescript.scm,
+javascript_fields.scm, javascript_jsx.scm). The outermost capture of each
+pattern names its handler; definitions are placed by a stack over their
+start-sorted nodes, other facts find their scope by binary search over body
+intervals (no parent walks).
+
+Conventions of these facts, beyond facts.py (ts_resolve.py reads them):
+- ImportFact.module is the specifier as written and level is 0. name is
+  "default" for a default import, "" for a namespace import, `require()`,
+  `import x = require()` or a side-effect import; alias is the bound name.
+- CallFact.kind is "call", "new", "jsx" (a rendered component) or "decorator".
+  Chains use `this` / `super`; `f().g` marks a call result, as for Python.
+- BindingFact.value ":T" (and ReturnFact.value ":T") means "a value of type T":
+  an annotation, `as T`, or a declared return type (Promise<T> unwrapped).
+  `this.x` bindings come from assignments, typed fields, constructor
+  parameter properties and interface property signatures.
+- extra["exports"]: [exported name, local name] pairs; "default" is the
+  default export, "=" `export =` / `module.exports =`.
+- extra["reexports"]: [specifier, name, alias, line]; name "*" is
+  `export * from`, "" a namespace (`export * as ns from`,
+  `exports.ns = require()`), "=" is `module.exports = require()`.
+- extra["unbound"]: top-level definitions that bind no name in the module
+  scope (`exports.f = function () {}`, an anonymous `export default`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import cache
+from importlib import resources
+
+import tree_sitter as ts
+from tree_sitter_language_pack import get_parser
+
+from codeimpact.indexer.facts import (
+    BindingFact,
+    CallFact,
+    FileFacts,
+    HeritageFact,
+    ImportFact,
+    ReferenceFact,
+    ReturnFact,
+    SymbolFact,
+)
+from codeimpact.indexer.languages.base import load_query
+
+_QUERY_FILES = {
+    "typescript": ("javascript.scm", "typescript.scm"),
+    "tsx": ("javascript.scm", "typescript.scm", "javascript_jsx.scm"),
+    "javascript": ("javascript.scm", "javascript_fields.scm", "javascript_jsx.scm"),
+}
+
+# handler key -> symbol kind (None: decided by the value, a class or a function)
+_DEF_KIND = {
+    "class": "class",
+    "var_class": "class",
+    "interface": "interface",
+    "enum": "enum",
+    "type_alias": "type_alias",
+    "function": "function",
+    "var_function": "function",
+    "var_wrapped": "function",
+    "function_sig": "function",
+    "method": "method",
+    "method_sig": "method",
+    "field_function": "method",
+    "namespace": "module",
+    "assign_def": None,
+    "default_def": None,
+}
+_FACT_KEYS = frozenset(
+    [
+        "declarator",
+        "assign",
+        "call",
+        "new",
+        "decorator",
+        "import",
+        "export",
+        "return",
+        "error",
+        "field",
+        "property_sig",
+        "type_ref",
+        "jsx",
+    ]
+)
+_KEYS = frozenset(_DEF_KIND) | _FACT_KEYS
+
+_NAME_NODES = frozenset(
+    [
+        "identifier",
+        "property_identifier",
+        "private_property_identifier",
+        "shorthand_property_identifier",
+        "type_identifier",
+        "this",
+        "super",
+    ]
+)
+_TRANSPARENT = frozenset(["non_null_expression", "parenthesized_expression", "await_expression"])
+_FUNCTION_VALUES = frozenset(
+    ["arrow_function", "function_expression", "generator_function", "function", "class"]
+)
+_CLASS_NODES = frozenset(["class_declaration", "abstract_class_declaration", "class"])
+_DECL_WRAPPERS = frozenset(["lexical_declaration", "variable_declaration", "ambient_declaration"])
+# parents whose `name` child is a declaration, not a use of a type
+_TYPE_DECLS = frozenset(
+    [
+        "class_declaration",
+        "abstract_class_declaration",
+        "class",
+        "interface_declaration",
+        "type_alias_declaration",
+        "type_parameter",
+        "enum_declaration",
+    ]
+)
+_HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extends_clause"])
+# wrappers that do not change which type a value has (for receivers)
+_PROMISE_TYPES = frozenset(["Promise", "PromiseLike", "Awaited", "Readonly"])
+_NULL_TYPES = frozenset(["null", "undefined", "void", "never"])
+_WS = re.compile(r"\s+")
+_MAX_CHAIN = 48
+
+
+@cache
+def _query(grammar: str) -> ts.Query:
+    pkg = resources.files("codeimpact.indexer.languages")
+    text = "\n".join(pkg.joinpath(f).read_text() for f in _QUERY_FILES[grammar])
+    return load_query(grammar, None, text)
+
+
+class _Scopes:
+    """Innermost enclosing definition of a byte offset, by binary search over nested intervals."""
+
+    def __init__(self, intervals: list[tuple[int, int, str, int]]):
+        self.starts = [iv[0] for iv in intervals]
+        self.intervals = intervals  # (start, end, local, parent index), sorted by start
+
+    def at(self, pos: int) -> str:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        while i >= 0:
+            start, end, local, parent = self.intervals[i]
+            if start <= pos < end:
+                return local
+            i = parent
+        return ""
+
+
+# ---------------------------------------------------------------- node helpers
+def _text(node: ts.Node | None) -> str:
+    return node.text.decode(errors="replace") if node is not None else ""
+
+
+def chain(node: ts.Node | None) -> str | None:
+    """`a.b?.c` -> "a.b.c", `f().g` -> "f().g", `new A().m` -> "A().m"; anything else None.
+
+    Iterative, so a long builder chain cannot exhaust the recursion limit.
+    """
+    parts: list[str] = []
+    while node is not None and len(parts) <= _MAX_CHAIN:
+        t = node.type
+        if t in _NAME_NODES:
+            parts.append(_text(node))
+            break
+        if t == "member_expression":
+            prop = node.child_by_field_name("property")
+            if prop is None or prop.type not in _NAME_NODES:
+                return None
+            parts.append(_text(prop))
+            node = node.child_by_field_name("object")
+        elif t == "call_expression":
+            parts.append("()")
+            node = node.child_by_field_name("function")
+            if node is not None and node.type == "import":
+                return None
+        elif t == "new_expression":
+            parts.append("()")
+            node = node.child_by_field_name("constructor")
+        elif t in _TRANSPARENT:
+            node = node.named_children[0] if node.named_children else None
+        elif t in ("nested_identifier", "nested_type_identifier"):
+            parts.append(_WS.sub("", _text(node)))
+            break
+        else:
+            return None
+    else:
+        return None
+    out: list[str] = []
+    for p in reversed(parts):
+        if p == "()":
+            if not out:
+                return None
+            out[-1] += "()"
+        else:
+            out.append(p)
+    return ".".join(out)
+
+
+def type_chain(node: ts.Node | None) -> str:
+    """The one named type a type expression denotes (`Foo<T>` -> Foo, `Foo | null` -> Foo)."""
+    while node is not None:
+        t = node.type
+        if t in ("type_annotation", "parenthesized_type", "readonly_type"):
+            node = node.named_children[0] if node.named_children else None
+        elif t == "type_identifier":
+            return _text(node)
+        elif t == "nested_type_identifier":
+            return _WS.sub("", _text(node))
+        elif t == "generic_type":
+            name = type_chain(node.child_by_field_name("name"))
+            if name in _PROMISE_TYPES:
+                args = node.child_by_field_name("type_arguments")
+                node = args.named_children[0] if args is not None and args.named_children else None
+            else:
+                return name
+        elif t == "union_type":
+            rest = [
+                c
+                for c in node.named_children
+                if not (c.type in ("literal_type", "predefined_type") and _text(c) in _NULL_TYPES)
+                and c.type != "undefined"
+            ]
+            if len(rest) != 1:
+                return ""
+            node = rest[0]
+        else:
+            return ""
+    return ""
+
+
+def _string_value(node: ts.Node | None) -> str | None:
+    if node is None or node.type != "string":
+        return None
+    frag = [c for c in node.named_children if c.type == "string_fragment"]
+    if len(frag) == 1:
+        return _text(frag[0])
+    return "" if not node.named_children else None
+
+
+def _require_spec(node: ts.Node | None) -> tuple[str, ts.Node] | None:
+    """The specifier of `require("m")` / `import("m")` (awaited or not) and the call node."""
+    while node is not None and node.type in ("await_expression", "parenthesized_expression"):
+        node = node.named_children[0] if node.named_children else None
+    if node is None or node.type != "call_expression":
+        return None
+    fn = node.child_by_field_name("function")
+    if fn is None or not (
+        fn.type == "import" or (fn.type == "identifier" and _text(fn) == "require")
+    ):
+        return None
+    args = node.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    spec = _string_value(first)
+    return (spec, node) if spec else None
+
+
+def value_binding(node: ts.Node | None) -> tuple[str, bool] | None:
+    """What a value expression says about its value: (chain, is_call) or (":Type", False)."""
+    while node is not None and node.type in ("await_expression", "parenthesized_expression"):
+        node = node.named_children[0] if node.named_children else None
+    if node is None:
+        return None
+    t = node.type
+    if t == "new_expression":
+        c = chain(node.child_by_field_name("constructor"))
+        return (c, True) if c else None
+    if t == "call_expression":
+        c = chain(node.child_by_field_name("function"))
+        return (c, True) if c else None
+    if t in ("as_expression", "satisfies_expression") and len(node.named_children) == 2:
+        typ = type_chain(node.named_children[1])
+        return (":" + typ, False) if typ else value_binding(node.named_children[0])
+    if t in ("identifier", "member_expression", "non_null_expression"):
+        c = chain(node)
+        return (c, False) if c else None
+    return None
+
+
+def _specifier(text: str) -> tuple[str, str]:
+    """`type a as b` -> ("a", "b"); `c` -> ("c", "")."""
+    text = _WS.sub(" ", text).strip()
+    if text.startswith("type "):
+        text = text[5:]
+    name, _, alias = text.partition(" as ")
+    name, alias = name.strip().strip("'\""), alias.strip().strip("'\"")
+    return name, "" if alias == name else alias
+
+
+def _export_kind(node: ts.Node) -> str | None:
+    """'named' or 'default' when the declaration is exported by an enclosing `export`."""
+    p = node.parent
+    for _ in range(3):
+        if p is None:
+            return None
+        if p.type == "export_statement":
+            return "default" if any(c.type == "default" for c in p.children) else "named"
+        if p.type not in _DECL_WRAPPERS:
+            return None
+        p = p.parent
+    return None
+
+
+def _is_module_level(declarator: ts.Node) -> bool:
+    """A declarator of a statement at the top of the file or of a namespace body."""
+    decl = declarator.parent
+    if decl is None or decl.type not in _DECL_WRAPPERS:
+        return False
+    p = decl.parent
+    while p is not None and p.type in ("export_statement", "ambient_declaration"):
+        p = p.parent
+    if p is None:
+        return False
+    if p.type == "program":
+        return True
+    return (
+        p.type == "statement_block"
+        and p.parent is not None
+        and (p.parent.type in ("internal_module", "module"))
+    )
+
+
+def _is_overload(node: ts.Node, name: str) -> bool:
+    """A bodiless signature followed by more signatures and then the implementation."""
+    stmt = (
+        node.parent if node.parent is not None and node.parent.type == "export_statement" else node
+    )
+    sib = stmt.next_named_sibling
+    while sib is not None:
+        cur = sib
+        if cur.type == "export_statement":
+            cur = cur.child_by_field_name("declaration") or cur
+        if cur.type == "comment":
+            sib = sib.next_named_sibling
+            continue
+        if _text(cur.child_by_field_name("name")) != name:
+            return False
+        if cur.type in ("function_declaration", "method_definition"):
+            return True
+        if cur.type not in ("function_signature", "method_signature"):
+            return False
+        sib = sib.next_named_sibling
+    return False
+
+
+def _params(fn: ts.Node | None) -> tuple:
+    """((name, type chain), ...); destructured parameters keep their position as ("", "")."""
+    if fn is None:
+        return ()
+    single = fn.child_by_field_name("parameter")  # `x => ...`
+    if single is not None:
+        return ((_text(single), ""),)
+    params = fn.child_by_field_name("parameters")
+    if params is None:
+        return ()
+    out = []
+    for p in params.named_children:
+        t = p.type
+        if t in ("required_parameter", "optional_parameter"):
+            pat = p.child_by_field_name("pattern")
+            if pat is not None and pat.type == "this":
+                continue  # `this: T` declares the receiver, not a parameter
+            name = _text(pat) if pat is not None and pat.type == "identifier" else ""
+            if pat is not None and pat.type == "rest_pattern":
+                name = "*" + _text(pat.named_children[0]) if pat.named_children else ""
+            out.append((name, type_chain(p.child_by_field_name("type"))))
+        elif t == "identifier":
+            out.append((_text(p), ""))
+        elif t == "assignment_pattern":
+            left = p.child_by_field_name("left")
+            out.append((_text(left) if left is not None and left.type == "identifier" else "", ""))
+        elif t == "rest_pattern":
+            inner = p.named_children[0] if p.named_children else None
+            out.append(("*" + _text(inner) if inner is not None else "", ""))
+        elif t in ("object_pattern", "array_pattern"):
+            out.append(("", ""))
+    return tuple(out)
+
+
+def _signature(source: bytes, node: ts.Node, body: ts.Node | None) -> str:
+    end = body.start_byte if body is not None else node.end_byte
+    text = source[node.start_byte : end].decode(errors="replace")
+    return _WS.sub(" ", text).strip().rstrip("{;").strip()[:300]
+
+
+class _Extraction:
+    """The state of one file's extraction; the handlers below fill `facts`."""
+
+    def __init__(self, grammar: str, source: bytes):
+        self.source = source
+        tree = get_parser(grammar).parse(source)
+        self.root = tree.root_node
+        self.facts = FileFacts(
+            language=grammar,
+            lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+        )
+        self.exports: list[list[str]] = []
+        self.reexports: list[list] = []
+        self.unbound: list[str] = []  # exports.f = function () {}: defines f, binds no name
+        self.consumed: set[int] = set()  # require() calls already read as imports
+        self.def_nodes: set[int] = set()  # start bytes of declarators that are definitions
+        self.local_at: dict[int, str] = {}  # definition node start -> local
+        self.kind_of: dict[str, str] = {"": "module"}
+        self.has_error = self.root.has_error
+
+    # ------------------------------------------------------------ definitions
+    def definitions(self, defs: list[tuple[str, dict]], declarators: list[dict]) -> None:
+        items = []  # (node, name, body, kind, fn, heritage node)
+        skip: list[tuple[int, int]] = []  # `declare module "x" {}`: describes another module
+        for key, caps in defs:
+            item = self._def_item(key, caps, skip)
+            if item is not None:
+                items.append(item)
+        for caps in declarators:
+            node = caps["declarator"][0]
+            if node.start_byte in self.def_nodes or not _is_module_level(node):
+                continue
+            if _require_spec(node.child_by_field_name("value")) is not None:
+                continue  # a require() binds an import, not a variable
+            name = caps["name"][0]
+            names = [name] if name.type == "identifier" else _pattern_names(name)
+            for n in names:
+                items.append((node, _text(n), None, "variable", None, None))
+        if skip:
+            items = [it for it in items if not any(a <= it[0].start_byte < b for a, b in skip)]
+        items.sort(key=lambda it: (it[0].start_byte, -it[0].end_byte))
+        f = self.facts
+        f.symbols.append(
+            SymbolFact("", "module", "", 1, max(1, self.root.end_point[0] + 1), 0,
+                       len(self.source), "", True, False, (), ())
+        )  # fmt: skip
+        body_iv: list[tuple[int, int, str, int]] = []
+        full_iv: list[tuple[int, int, str, int]] = []
+        stack: list[tuple[int, str, int, int]] = []  # (end, local, body idx, full idx)
+        seen: dict[str, int] = {}
+        for node, name, body, kind, fn, heritage in items:
+            start = node.start_byte
+            while stack and stack[-1][0] <= start:
+                stack.pop()
+            parent = stack[-1][1] if stack else ""
+            parent_body = stack[-1][2] if stack else -1
+            parent_full = stack[-1][3] if stack else -1
+            parent_kind = self.kind_of.get(parent, "module")
+            if kind == "function" and parent_kind in ("class", "interface"):
+                kind = "method"
+            if kind == "variable" and parent_kind != "module":
+                continue
+            # "#" marks redefinitions in locals, so `#secret()` is local `C.secret`, name "#secret"
+            bare = name.lstrip("#")
+            local = f"{parent}.{bare}" if parent else bare
+            n = seen.get(local, 0) + 1
+            seen[local] = n
+            if n > 1:
+                local = f"{local}#{n}"
+            self.kind_of[local] = kind
+            self.local_at.setdefault(start, local)
+            full_idx = len(full_iv)
+            full_iv.append((start, node.end_byte, local, parent_full))
+            body_idx = parent_body
+            if body is not None:
+                body_idx = len(body_iv)
+                body_iv.append((body.start_byte, body.end_byte, local, parent_body))
+            stack.append((node.end_byte, local, body_idx, full_idx))
+            self._symbol(node, local, name, body, kind, fn, parent, parent_kind)
+            if heritage is not None:
+                self._heritage(heritage, local)
+        body_iv.sort(key=lambda iv: iv[0])
+        self.scopes = _Scopes(_reindex(body_iv))
+        self.sig_scopes = _Scopes(full_iv)
+
+    def _def_item(self, key: str, caps: dict, skip: list) -> tuple | None:
+        node = caps[key][0]
+        name_node = caps.get("name", [None])[0]
+        value = caps.get("value", [None])[0]
+        body = caps.get("body", [None])[0]
+        kind = _DEF_KIND[key]
+        name = _text(name_node)
+        fn = node
+        heritage = node if kind in ("class", "interface") else None
+        if key == "namespace":
+            if name_node is not None and name_node.type == "string":
+                skip.append((body.start_byte, body.end_byte))
+                return None
+            name = name.rpartition(".")[2]
+            fn = None
+        elif key in ("var_function", "var_wrapped", "field_function"):
+            if key == "var_wrapped" and not _is_module_level(node):
+                return None
+            fn = value
+            body = value.child_by_field_name("body")
+            self.def_nodes.add(node.start_byte)
+        elif key == "var_class":
+            heritage = value
+            self.def_nodes.add(node.start_byte)
+            fn = None
+        elif key == "method":
+            if node.parent is None or node.parent.type != "class_body":
+                return None  # an object-literal method: its calls stay with the enclosing scope
+        elif key in ("function_sig", "method_sig"):
+            parent_type = node.parent.type if node.parent is not None else ""
+            if node.type == "method_signature" and parent_type not in (
+                "class_body",
+                "interface_body",
+            ):
+                return None  # a method of an object type literal
+            if parent_type != "interface_body" and _is_overload(node, name):
+                return None  # the implementation that follows is the definition
+        elif key in ("assign_def", "default_def"):
+            if key == "assign_def":
+                lhs = chain(caps["lhs"][0])
+                if lhs is None:
+                    return None
+                if lhs.startswith(("exports.", "module.exports.")) and lhs.count(".") == (
+                    1 if lhs.startswith("exports.") else 2
+                ):
+                    name = lhs.rpartition(".")[2]
+                    self.exports.append([name, name])
+                elif lhs == "module.exports":
+                    name = _text(value.child_by_field_name("name")) or "default"
+                    self.exports.append(["=", name])
+                else:
+                    return None  # obj.f = function () {}: not a declaration
+                self.unbound.append(name)
+            else:
+                name = "default"
+                self.exports.append(["default", "default"])
+                self.unbound.append(name)
+            kind = "class" if value.type == "class" else "function"
+            body = value.child_by_field_name("body")
+            heritage = value if kind == "class" else None
+            fn = value if kind == "function" else None
+        name = _clean_name(name)
+        if not name:
+            return None
+        return (node, name, body, kind, fn, heritage)
+
+    def _symbol(self, node, local, name, body, kind, fn, parent, parent_kind) -> None:
+        source = self.source
+        exported = False
+        if parent == "" or parent_kind == "module":
+            how = _export_kind(node)
+            if how is not None:
+                exported = True
+                if parent == "":
+                    self.exports.append(["default" if how == "default" else name, name])
+            elif parent == "" and any(e[1] == name for e in self.exports):
+                exported = True  # exports.f = function () {} and the like
+        elif parent_kind in ("class", "interface"):
+            private = name.startswith("#") or any(
+                c.type == "accessibility_modifier" and _text(c) == "private" for c in node.children
+            )
+            exported = not private
+        if kind == "variable":
+            stmt = node.parent if node.parent is not None else node
+            signature = _text(stmt).split("\n", 1)[0].strip()[:300]
+            start_node = node
+        else:
+            signature = _signature(source, node, body)
+            start_node = node
+        params = _params(fn) if kind in ("function", "method") else ()
+        self.facts.symbols.append(
+            SymbolFact(
+                local,
+                kind,
+                name,
+                start_node.start_point[0] + 1,
+                node.end_point[0] + 1,
+                node.start_byte,
+                node.end_byte,
+                signature,
+                exported,
+                False,
+                params,
+                (),
+            )
+        )
+        if fn is not None and kind in ("function", "method"):
+            self._function_facts(fn, local, name, params)
+
+    def _function_facts(self, fn: ts.Node, local: str, name: str, params: tuple) -> None:
+        line = fn.start_point[0] + 1
+        ret = type_chain(fn.child_by_field_name("return_type"))
+        if ret:
+            self.facts.returns.append(ReturnFact(local, ":" + ret, False, line))
+        body = fn.child_by_field_name("body")
+        if body is not None and body.type != "statement_block" and fn.type == "arrow_function":
+            vb = value_binding(body)  # `() => new Foo()` returns its expression
+            if vb is not None:
+                self.facts.returns.append(ReturnFact(local, vb[0], vb[1], line))
+        if name == "constructor":
+            # constructor(private svc: Service): a parameter property is a typed field
+            plist = fn.child_by_field_name("parameters")
+            for p in plist.named_children if plist is not None else ():
+                if p.type not in ("required_parameter", "optional_parameter"):
+                    continue
+                if not any(
+                    c.type in ("accessibility_modifier", "readonly", "override_modifier")
+                    for c in p.children
+                ):
+                    continue
+                pat = p.child_by_field_name("pattern")
+                typ = type_chain(p.child_by_field_name("type"))
+                if pat is not None and pat.type == "identifier" and typ:
+                    self.facts.bindings.append(
+                        BindingFact(local, "this." + _text(pat), ":" + typ, False, line)
+                    )
+
+    def _heritage(self, node: ts.Node, local: str) -> None:
+        out = self.facts.heritage
+        for child in node.named_children:
+            if child.type == "class_heritage":
+                for h in child.named_children:
+                    if h.type == "extends_clause":
+                        for v in h.children_by_field_name("value"):
+                            c = chain(v)
+                            if c:
+                                out.append(HeritageFact(local, c, v.start_point[0] + 1, "extends"))
+                    elif h.type == "implements_clause":
+                        for t in h.named_children:
+                            c = type_chain(t)
+                            if c:
+                                out.append(
+                                    HeritageFact(local, c, t.start_point[0] + 1, "implements")
+                                )
+                    else:  # javascript: `extends <expression>`
+                        c = chain(h)
+                        if c:
+                            out.append(HeritageFact(local, c, h.start_point[0] + 1, "extends"))
+            elif child.type == "extends_type_clause":
+                for t in child.named_children:
+                    c = type_chain(t)
+                    if c:
+                        out.append(HeritageFact(local, c, t.start_point[0] + 1, "extends"))
+
+    # ------------------------------------------------------------ other facts
+    def decorators(self, decs: list[ts.Node]) -> dict[int, str]:
+        """Decorator call start -> the decorated definition, whose scope the call counts in."""
+        out: dict[int, str] = {}
+        for dec in decs:
+            target = dec.parent
+            if target is not None and target.type == "class_body":
+                target = dec.next_named_sibling
+                while target is not None and target.type == "decorator":
+                    target = target.next_named_sibling
+            elif target is not None and target.type == "export_statement":
+                target = target.child_by_field_name("declaration")
+            scope = self.local_at.get(target.start_byte) if target is not None else None
+            if scope is None:
+                scope = self.scopes.at(dec.start_byte)
+            expr = dec.named_children[0] if dec.named_children else None
+            if expr is None:
+                continue
+            if expr.type == "call_expression":
+                out[expr.start_byte] = scope
+            else:
+                c = chain(expr)
+                if c:
+                    self.facts.calls.append(
+                        CallFact(scope, c, expr.start_point[0] + 1, "decorator", ())
+                    )
+        return out
+
+    def declarator(self, caps: dict) -> None:
+        node = caps["declarator"][0]
+        if node.start_byte in self.def_nodes:
+            return
+        name = caps["name"][0]
+        value = node.child_by_field_name("value")
+        scope = self.scopes.at(node.start_byte)
+        line = node.start_point[0] + 1
+        req = _require_spec(value)
+        if req is None and value is not None and value.type == "member_expression":
+            # const x = require("m").x
+            inner = _require_spec(value.child_by_field_name("object"))
+            prop = value.child_by_field_name("property")
+            if inner is not None and prop is not None:
+                self.consumed.add(inner[1].start_byte)
+                bound = _text(name) if name.type == "identifier" else ""
+                if bound:
+                    member = _text(prop)
+                    self.facts.imports.append(
+                        ImportFact(
+                            scope, inner[0], 0, member, "" if bound == member else bound, line
+                        )
+                    )
+                return
+        if req is not None:
+            spec, call = req
+            self.consumed.add(call.start_byte)
+            if name.type == "identifier":
+                self.facts.imports.append(ImportFact(scope, spec, 0, "", _text(name), line))
+            elif name.type == "object_pattern":
+                for imported, bound in _object_pattern_pairs(name):
+                    self.facts.imports.append(
+                        ImportFact(
+                            scope, spec, 0, imported, "" if bound == imported else bound, line
+                        )
+                    )
+            else:
+                self.facts.imports.append(ImportFact(scope, spec, 0, "", "", line))
+            return
+        if name.type != "identifier" or (value is not None and value.type in _FUNCTION_VALUES):
+            return
+        typ = type_chain(node.child_by_field_name("type"))
+        vb = (":" + typ, False) if typ else value_binding(value)
+        if vb is not None:
+            self.facts.bindings.append(BindingFact(scope, _text(name), vb[0], vb[1], line))
+
+    def assign(self, caps: dict) -> None:
+        node = caps["assign"][0]
+        lhs, rhs = caps["lhs"][0], caps["rhs"][0]
+        target = chain(lhs)
+        if target is None or "()" in target:
+            return
+        line = node.start_point[0] + 1
+        scope = self.scopes.at(node.start_byte)
+        is_exports = target == "module.exports"
+        member = ""
+        if target.startswith("exports.") and target.count(".") == 1:
+            member = target[8:]
+        elif target.startswith("module.exports.") and target.count(".") == 2:
+            member = target[15:]
+        if is_exports or member:
+            req = _require_spec(rhs)
+            if req is not None:
+                self.consumed.add(req[1].start_byte)
+                self.reexports.append([req[0], "=" if is_exports else "", member, line])
+            elif rhs.type in ("identifier", "member_expression"):
+                c = chain(rhs)
+                if c:
+                    self.exports.append(["=" if is_exports else member, c])
+            elif is_exports and rhs.type == "object":
+                for key, val in _object_pairs(rhs):
+                    self.exports.append([key, val])
+            return
+        if rhs.type in _FUNCTION_VALUES:
+            return
+        if target.count(".") == 0 or (target.startswith("this.") and target.count(".") == 1):
+            vb = value_binding(rhs)
+            if vb is not None:
+                self.facts.bindings.append(BindingFact(scope, target, vb[0], vb[1], line))
+
+    def field(self, caps: dict, key: str) -> None:
+        node = caps[key][0]
+        name = _text(caps["name"][0])
+        scope = self.scopes.at(node.start_byte)
+        line = node.start_point[0] + 1
+        typ = type_chain(node.child_by_field_name("type"))
+        if typ:
+            vb = (":" + typ, False)
+        else:
+            vb = value_binding(node.child_by_field_name("value"))
+        if vb is not None and name and not name.startswith(("'", '"', "[")):
+            self.facts.bindings.append(BindingFact(scope, "this." + name, vb[0], vb[1], line))
+
+    def call(self, caps: dict, decorator_scope: dict[int, str]) -> None:
+        node = caps["call"][0]
+        fn = caps["callee"][0]
+        if fn.type == "import" or (fn.type == "identifier" and _text(fn) == "require"):
+            req = _require_spec(node)
+            if req is not None and node.start_byte not in self.consumed:
+                scope = self.scopes.at(node.start_byte)
+                self.facts.imports.append(
+                    ImportFact(scope, req[0], 0, "", "", node.start_point[0] + 1)
+                )
+            if fn.type == "import" or req is not None:
+                return
+        inner = fn
+        while inner.type == "parenthesized_expression" and inner.named_children:
+            inner = inner.named_children[0]
+        if inner.type in _FUNCTION_VALUES:
+            return  # an immediately invoked function literal: its body is already in scope
+        scope = decorator_scope.get(node.start_byte)
+        kind = "call" if scope is None else "decorator"
+        if scope is None:
+            scope = self.scopes.at(node.start_byte)
+        self._call(scope, fn, node, kind, caps["args"][0])
+
+    def new(self, caps: dict) -> None:
+        node = caps["new"][0]
+        args = node.child_by_field_name("arguments")
+        self._call(self.scopes.at(node.start_byte), caps["callee"][0], node, "new", args)
+
+    def jsx(self, caps: dict) -> None:
+        node = caps["jsx"][0]
+        name = caps["callee"][0]
+        c = chain(name)
+        # lower-case tags are intrinsic elements (<div>), not components
+        if c and c[:1].isupper() or (c and "." in c):
+            line = node.start_point[0] + 1
+            self.facts.calls.append(CallFact(self.scopes.at(node.start_byte), c, line, "jsx", ()))
+
+    def _call(
+        self, scope: str, fn: ts.Node, node: ts.Node, kind: str, args: ts.Node | None
+    ) -> None:
+        c = chain(fn)
+        if c is None:
+            # keep the name so the site is counted as unresolved, never guessed
+            prop = fn.child_by_field_name("property") if fn.type == "member_expression" else None
+            c = "?." + _text(prop) if prop is not None else "?"
+        out = []
+        if args is not None and args.type == "arguments":
+            for i, a in enumerate(args.named_children):
+                if a.type in ("identifier", "member_expression"):
+                    ac = chain(a)
+                    if ac:
+                        out.append((i, ac))
+        self.facts.calls.append(CallFact(scope, c, node.start_point[0] + 1, kind, tuple(out)))
+
+    def import_statement(self, node: ts.Node) -> None:
+        scope = self.scopes.at(node.start_byte)
+        line = node.start_point[0] + 1
+        spec = _string_value(node.child_by_field_name("source"))
+        imports = self.facts.imports
+        for child in node.named_children:
+            if child.type == "import_require_clause":  # import x = require("m")
+                ident = next((c for c in child.named_children if c.type == "identifier"), None)
+                src = _string_value(child.child_by_field_name("source"))
+                if ident is not None and src:
+                    imports.append(ImportFact(scope, src, 0, "", _text(ident), line))
+                return
+        if not spec:
+            return
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        if clause is None:
+            imports.append(ImportFact(scope, spec, 0, "", "", line))  # side effects only
+            return
+        for c in clause.named_children:
+            if c.type == "identifier":
+                imports.append(ImportFact(scope, spec, 0, "default", _text(c), line))
+            elif c.type == "namespace_import":
+                ident = next((x for x in c.named_children if x.type == "identifier"), None)
+                imports.append(ImportFact(scope, spec, 0, "", _text(ident), line))
+            elif c.type == "named_imports":
+                for s in c.named_children:
+                    if s.type == "import_specifier":
+                        name, alias = _specifier(_text(s))
+                        imports.append(ImportFact(scope, spec, 0, name, alias, line))
+
+    def export_statement(self, node: ts.Node) -> None:
+        line = node.start_point[0] + 1
+        spec = _string_value(node.child_by_field_name("source"))
+        clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+        if spec:
+            ns = next((c for c in node.named_children if c.type == "namespace_export"), None)
+            if ns is not None:
+                self.reexports.append([spec, "", _text(ns.named_children[-1]), line])
+            elif clause is not None:
+                for s in clause.named_children:
+                    if s.type == "export_specifier":
+                        name, alias = _specifier(_text(s))
+                        self.reexports.append([spec, name, alias, line])
+            else:
+                self.reexports.append([spec, "*", "", line])
+            return
+        if clause is not None:
+            for s in clause.named_children:
+                if s.type == "export_specifier":
+                    name, alias = _specifier(_text(s))
+                    self.exports.append([alias or name, name])
+            return
+        value = node.child_by_field_name("value")
+        if value is not None and value.type in ("identifier", "member_expression"):
+            c = chain(value)
+            if c:
+                self.exports.append(["default", c])
+            return
+        if any(c.type == "=" for c in node.children):  # export = X
+            target = next((c for c in node.named_children if c.type == "identifier"), None)
+            if target is not None:
+                self.exports.append(["=", _text(target)])
+
+    def returns(self, caps: dict) -> None:
+        node = caps["return"][0]
+        scope = self.scopes.at(node.start_byte)
+        if self.kind_of.get(scope) not in ("function", "method"):
+            return
+        vb = value_binding(caps["value"][0])
+        if vb is not None:
+            self.facts.returns.append(ReturnFact(scope, vb[0], vb[1], node.start_point[0] + 1))
+
+    def type_refs(self, nodes: list[ts.Node]) -> None:
+        seen: set[tuple[str, str]] = set()
+        for node in nodes:
+            parent = node.parent
+            if parent is None or parent.type == "nested_type_identifier":
+                continue
+            if parent.type in _TYPE_DECLS and parent.child_by_field_name("name") == node:
+                continue
+            if parent.type in _HERITAGE_NODES or (
+                parent.type == "generic_type"
+                and parent.parent is not None
+                and parent.parent.type in _HERITAGE_NODES
+            ):
+                continue  # heritage has its own edges
+            target = _WS.sub("", _text(node))
+            scope = self.sig_scopes.at(node.start_byte)
+            if (scope, target) in seen:
+                continue
+            seen.add((scope, target))
+            self.facts.references.append(
+                ReferenceFact(scope, target, node.start_point[0] + 1, "annotation")
+            )
+
+
+def _clean_name(name: str) -> str:
+    """A name usable in a dotted local: quotes of `'a-b'() {}` dropped, dots of computed names
+    (`[Symbol.iterator]`) made underscores, since "." and "#" are structure in locals."""
+    name = name.strip("'\"`")
+    if "." in name or " " in name or "\n" in name:
+        name = re.sub(r"[.\s]+", "_", name)
+    return name
+
+
+def _reindex(intervals: list[tuple[int, int, str, int]]) -> list[tuple[int, int, str, int]]:
+    """Recompute parent indexes after sorting (bodies can start out of definition order)."""
+    out: list[tuple[int, int, str, int]] = []
+    stack: list[int] = []
+    for start, end, local, _ in intervals:
+        while stack and out[stack[-1]][1] <= start:
+            stack.pop()
+        out.append((start, end, local, stack[-1] if stack else -1))
+        stack.append(len(out) - 1)
+    return out
+
+
+def _pattern_names(node: ts.Node) -> list[ts.Node]:
+    """Identifiers a destructuring pattern binds."""
+    out = []
+    for c in node.named_children:
+        if c.type in ("identifier", "shorthand_property_identifier_pattern"):
+            out.append(c)
+        elif c.type == "pair_pattern":
+            v = c.child_by_field_name("value")
+            if v is not None and v.type == "identifier":
+                out.append(v)
+        elif c.type == "assignment_pattern":
+            left = c.child_by_field_name("left")
+            if left is not None and left.type in (
+                "identifier",
+                "shorthand_property_identifier_pattern",
+            ):
+                out.append(left)
+    return out
+
+
+def _object_pattern_pairs(node: ts.Node) -> list[tuple[str, str]]:
+    """`{a, b: c}` -> [("a", "a"), ("b", "c")]."""
+    out = []
+    for c in node.named_children:
+        if c.type == "shorthand_property_identifier_pattern":
+            out.append((_text(c), _text(c)))
+        elif c.type == "pair_pattern":
+            k, v = c.child_by_field_name("key"), c.child_by_field_name("value")
+            if k is not None and v is not None and v.type == "identifier":
+                out.append((_text(k).strip("'\""), _text(v)))
+    return out
+
+
+def _object_pairs(node: ts.Node) -> list[list[str]]:
+    """`{a, b: c}` as module.exports -> [["a", "a"], ["b", "c"]] (plain names only)."""
+    out = []
+    for c in node.named_children:
+        if c.type == "shorthand_property_identifier":
+            out.append([_text(c), _text(c)])
+        elif c.type == "pair":
+            k, v = c.child_by_field_name("key"), c.child_by_field_name("value")
+            if k is not None and v is not None and v.type in ("identifier", "member_expression"):
+                vc = chain(v)
+                if vc:
+                    out.append([_text(k).strip("'\""), vc])
+    return out
+
+
+def extract(grammar: str, source: bytes) -> FileFacts:
+    """Facts of one TS/TSX/JS file; bad syntax gives a `partial` result, never an exception."""
+    ex = _Extraction(grammar, source)
+    defs: list[tuple[str, dict]] = []
+    declarators: list[dict] = []
+    by_key: dict[str, list[dict]] = {}
+    for _, caps in ts.QueryCursor(_query(grammar)).matches(ex.root):
+        key = next((k for k in caps if k in _KEYS), None)
+        if key is None:
+            continue
+        if key in _DEF_KIND:
+            defs.append((key, caps))
+        else:
+            by_key.setdefault(key, []).append(caps)
+            if key == "declarator":
+                declarators.append(caps)
+    ex.definitions(defs, declarators)
+    decorator_scope = ex.decorators([c["decorator"][0] for c in by_key.get("decorator", ())])
+    for caps in by_key.get("declarator", ()):
+        ex.declarator(caps)
+    for caps in by_key.get("assign", ()):
+        ex.assign(caps)
+    for key in ("field", "property_sig"):
+        for caps in by_key.get(key, ()):
+            ex.field(caps, key)
+    for caps in by_key.get("call", ()):
+        ex.call(caps, decorator_scope)
+    for caps in by_key.get("new", ()):
+        ex.new(caps)
+    for caps in by_key.get("jsx", ()):
+        ex.jsx(caps)
+    for caps in by_key.get("import", ()):
+        ex.import_statement(caps["import"][0])
+    for caps in by_key.get("export", ()):
+        ex.export_statement(caps["export"][0])
+    for caps in by_key.get("return", ()):
+        ex.returns(caps)
+    ex.type_refs([c["type_ref"][0] for c in by_key.get("type_ref", ())])
+    f = ex.facts
+    exported = {local for name, local in ex.exports if name}
+    for i, s in enumerate(f.symbols):
+        if s.local in exported and not s.exported:
+            f.symbols[i] = s._replace(exported=True)  # module.exports = {f}, exports.f = f
+    f.calls.sort(key=lambda c: (c.line, c.scope))
+    f.imports.sort(key=lambda i: i.line)
+    if ex.exports:
+        f.extra["exports"] = ex.exports
+    if ex.reexports:
+        f.extra["reexports"] = ex.reexports
+    if ex.unbound:
+        f.extra["unbound"] = sorted(set(ex.unbound))
+    if ex.has_error or by_key.get("error"):
+        f.status = "partial"
+        err = [c["error"][0].start_point[0] + 1 for c in by_key.get("error", ())]
+        f.error = f"syntax error at line {min(err)}" if err else "syntax error"
+    return f

@@ -1,0 +1,800 @@
+"""TypeScript / JavaScript name resolution across files (one project for .ts, .tsx and .js).
+
+Qualified names are the module path without its extension plus the local
+name: `src/utils/str.ts::slugify` is `src/utils/str.slugify`, an index file
+keeps its `index` (`src/utils/index`) so it never collides with
+`src/utils.ts`. Specifiers are resolved by ts_modules.py; what they name is
+read from each module's exports (ES `export`, `export default`, `export =`,
+CommonJS `module.exports` / `exports.x`, re-exports, `export *`).
+
+A name is looked up through the lexical scopes of its file (class bodies are
+not scopes for bare names), then the globals. Member chains go through module
+exports, class members (own, then `extends` bases, then implemented
+interfaces), typed fields and receivers whose type is evident (`new A()`,
+annotations, `as T`, declared return types). Every step names its rule from
+the closed table in resolved.py; a chain takes its weakest rule. What cannot
+be resolved is counted, never guessed at full confidence.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from functools import cache
+
+from codeimpact.indexer.facts import FileFacts, SymbolFact
+from codeimpact.indexer.languages.ts_modules import ModuleResolver, module_path
+from codeimpact.indexer.resolved import (
+    CONFIDENCE,
+    Edge,
+    ResolvedFile,
+    SymbolRow,
+    Unresolved,
+    dedupe_edges,
+    external_uid,
+    weakest,
+)
+
+# Globals of the ECMAScript runtime, browsers and node, plus the test-runner globals that jest,
+# mocha and vitest inject: calls to them are builtin, not unresolved.
+GLOBALS = frozenset(
+    """
+    Array ArrayBuffer Atomics BigInt BigInt64Array BigUint64Array Boolean DataView Date Error
+    EvalError FinalizationRegistry Float32Array Float64Array Function Infinity Int16Array
+    Int32Array Int8Array Intl JSON Map Math NaN Number Object Promise Proxy RangeError
+    ReferenceError Reflect RegExp Set SharedArrayBuffer String Symbol SyntaxError TypeError
+    URIError Uint16Array Uint32Array Uint8Array Uint8ClampedArray WeakMap WeakRef WeakSet
+    AggregateError decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape eval
+    isFinite isNaN parseFloat parseInt undefined globalThis
+    console process Buffer require module exports __dirname __filename setTimeout clearTimeout
+    setInterval clearInterval setImmediate clearImmediate queueMicrotask structuredClone
+    window document navigator location history localStorage sessionStorage fetch alert confirm
+    prompt atob btoa URL URLSearchParams Blob File FileReader FormData Headers Request Response
+    AbortController AbortSignal Event EventTarget CustomEvent TextEncoder TextDecoder WebSocket
+    XMLHttpRequest Worker MessageChannel requestAnimationFrame cancelAnimationFrame performance
+    crypto getComputedStyle matchMedia MutationObserver IntersectionObserver ResizeObserver
+    HTMLElement Element Node Image customElements self
+    describe it test expect beforeEach afterEach beforeAll afterAll jest vi suite before after
+    context xit xdescribe fit fdescribe
+    """.split()
+)
+
+# Method names of builtin objects (arrays, strings, promises, maps, DOM, emitters...): an
+# untyped receiver is most likely one of those, so a same-named repository method is no
+# evidence of a call.
+_COMMON_METHODS = frozenset(
+    """
+    push pop shift unshift slice splice concat join reverse sort indexOf lastIndexOf includes
+    find findIndex findLast filter map forEach reduce reduceRight some every flat flatMap fill
+    keys values entries from isArray toString valueOf toJSON length charAt charCodeAt
+    codePointAt startsWith endsWith padStart padEnd repeat replace replaceAll split substring
+    substr toLowerCase toUpperCase trim trimStart trimEnd match matchAll search normalize
+    localeCompare then catch finally resolve reject all allSettled race any get set has delete
+    clear add size apply call bind hasOwnProperty assign freeze create defineProperty
+    getPrototypeOf parse stringify emit on once off addListener removeListener
+    removeAllListeners listeners addEventListener removeEventListener dispatchEvent
+    querySelector querySelectorAll getElementById appendChild removeChild insertBefore
+    setAttribute getAttribute removeAttribute contains focus blur click log warn error info
+    debug trace write read end close open send next return throw done toFixed test exec
+    format now getTime toISOString setState render update destroy init start stop run pipe
+    subscribe unsubscribe dispose listen use handle invoke execute process transform load save
+    fetch post put patch head request json text clone equals compare copy
+    """.split()
+)
+
+Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext", dotted)
+#                 ("builtin", name) ("param", path, scope, name)
+_TYPE_KINDS = frozenset(["class", "interface"])
+_MAX_DEPTH = 24
+
+
+def _strip_dup(local: str) -> str:
+    return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
+
+
+def _inherited(reason: str) -> str:
+    """The rule of a member found in a base type: `inheritance`, unless a weaker step came first
+    (or the chain started at `super`, whose rule it keeps)."""
+    if reason == "super":
+        return reason
+    return "inheritance" if CONFIDENCE[reason] >= CONFIDENCE["inheritance"] else reason
+
+
+def _via_import(r):
+    """A binding reached through an import is an `import` step, unless a weaker one came first."""
+    if r is None:
+        return None
+    ent, reason = r
+    return ent, "import" if CONFIDENCE[reason] >= CONFIDENCE["import"] else reason
+
+
+def _split_call(part: str) -> tuple[str, bool]:
+    return (part[:-2], True) if part.endswith("()") else (part, False)
+
+
+@dataclass
+class _FileIndex:
+    path: str
+    facts: FileFacts
+    module: str
+    syms: dict[str, SymbolFact] = field(default_factory=dict)
+    parent: dict[str, str] = field(default_factory=dict)
+    # scope -> name -> [(line, kind, payload)] in source order; kind: def var import bind
+    names: dict[str, dict[str, list]] = field(default_factory=dict)
+    members: dict[str, dict[str, str]] = field(default_factory=dict)  # type -> name -> local
+    fields: dict[str, dict[str, list]] = field(default_factory=dict)  # type -> attr -> bindings
+    params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
+    returns: dict[str, list] = field(default_factory=dict)
+    exports: dict[str, tuple] = field(default_factory=dict)
+    stars: list[str] = field(default_factory=list)
+    unbound: frozenset[str] = frozenset()  # definitions that bind no name (exports.f = ...)
+
+    def kind(self, local: str) -> str | None:
+        s = self.syms.get(local)
+        return s.kind if s is not None else None
+
+    def enclosing(self, scope: str, kinds: frozenset[str]) -> str | None:
+        s = scope
+        while s:
+            if self.kind(s) in kinds:
+                return s
+            s = self.parent.get(s, "")
+        return None
+
+
+_KIND_ORDER = {"def": 0, "var": 0, "import": 1, "bind": 2}
+
+
+def _index_file(fi: _FileIndex) -> None:
+    f = fi.facts
+    unbound = fi.unbound = frozenset(f.extra.get("unbound", ()))
+    for s in f.symbols:
+        fi.syms[s.local] = s
+        if not s.local:
+            continue
+        head = s.local.rpartition(".")[0]
+        fi.parent[s.local] = head
+        kind = "var" if s.kind == "variable" else "def"
+        if s.local not in unbound:
+            fi.names.setdefault(head, {}).setdefault(s.name, []).append(
+                (s.start_line, kind, s.local)
+            )
+        if fi.kind(head) in ("class", "interface", "module") and s.kind != "variable":
+            fi.members.setdefault(head, {}).setdefault(s.name, s.local)
+        if s.kind in ("function", "method") and s.params:
+            fi.params[s.local] = {
+                n.lstrip("*"): (i, t) for i, (n, t) in enumerate(s.params) if n and n != "*"
+            }
+    for imp in f.imports:
+        bound = imp.alias or (imp.name if imp.name not in ("", "default") else "")
+        if bound:
+            fi.names.setdefault(imp.scope, {}).setdefault(bound, []).append(
+                (imp.line, "import", imp)
+            )
+    for b in f.bindings:
+        if b.name.startswith("this."):
+            owner = (
+                b.scope if fi.kind(b.scope) in _TYPE_KINDS else fi.enclosing(b.scope, _TYPE_KINDS)
+            )
+            if owner is not None:
+                fi.fields.setdefault(owner, {}).setdefault(b.name[5:], []).append(b)
+            continue
+        fi.names.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
+    for r in f.returns:
+        fi.returns.setdefault(r.scope, []).append(r)
+    for cands in fi.names.values():
+        for lst in cands.values():
+            lst.sort(key=lambda c: (c[0], _KIND_ORDER[c[1]]))
+    for name, local in f.extra.get("exports", ()):
+        fi.exports.setdefault(name, ("local", local))
+    for spec, name, alias, _line in f.extra.get("reexports", ()):
+        if name == "*":
+            fi.stars.append(spec)
+        elif name == "=":
+            fi.exports["="] = ("ns", spec)
+            fi.stars.append(spec)
+        elif name == "":
+            fi.exports.setdefault(alias, ("ns", spec))
+        else:
+            fi.exports.setdefault(alias or name, ("re", spec, name))
+
+
+class TsProject:
+    """Resolution context for all TypeScript, TSX and JavaScript files of one index."""
+
+    def __init__(self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None):
+        self.is_test_path = is_test_path
+        self.modules = ModuleResolver(frozenset(files), configs or {})
+        self.files: dict[str, _FileIndex] = {}
+        for path in sorted(files):
+            fi = _FileIndex(path, files[path], module_path(path))
+            _index_file(fi)
+            self.files[path] = fi
+        # method name -> class methods defining it, for the unique-name rule
+        self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
+        for path, fi in self.files.items():
+            for local, s in fi.syms.items():
+                if s.kind == "method" and fi.kind(fi.parent[local]) == "class":
+                    self.methods_by_name.setdefault(s.name, []).append((path, local))
+        self._subtypes: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        # (path, name) -> export; a barrel of `export *` would otherwise be searched per use
+        self._exports_memo: dict[tuple[str, str], tuple | None] = {}
+
+    def module_names(self) -> dict[str, str]:
+        """path -> module path; incremental runs re-resolve files whose module name changed."""
+        return {p: fi.module for p, fi in self.files.items()}
+
+    # ------------------------------------------------------------------ modules
+    def _target(self, fi: _FileIndex, spec: str):
+        return self.modules.resolve(fi.path, spec)
+
+    def module_value(self, path: str, depth: int) -> tuple[Entity, str]:
+        """What `require(path)` / `import * as ns` gives: `module.exports =`, or the namespace."""
+        if "=" in self.files[path].exports:
+            r = self.export_lookup(path, "=", depth + 1)
+            if r is not None:
+                return r
+        return ("mod", path), "import"
+
+    def export_lookup(self, path: str, name: str, depth: int = 0):
+        """The definition a module exports under `name` (through re-export chains), or None."""
+        key = (path, name)
+        if key in self._exports_memo:
+            return self._exports_memo[key]  # None while in progress: an export cycle
+        if depth > _MAX_DEPTH:
+            return None
+        self._exports_memo[key] = None
+        r = self._export_lookup(path, name, depth)
+        self._exports_memo[key] = r
+        return r
+
+    def _export_lookup(self, path: str, name: str, depth: int):
+        fi = self.files[path]
+        e = fi.exports.get(name)
+        if e is not None:
+            if e[0] == "local":
+                if e[1] in fi.unbound:
+                    return ("sym", path, e[1]), "scope"
+                return self.eval_chain(fi, "", e[1], None, depth + 1, deref_last=False)
+            t = self._target(fi, e[1])
+            if t.kind == "external":
+                return ("ext", t.path if e[0] == "ns" else f"{t.path}.{e[2]}"), "import"
+            if t.kind != "file":
+                return None
+            if e[0] == "ns":
+                return self.module_value(t.path, depth + 1)
+            return self._imported(t.path, e[2], depth + 1)
+        if name != "default":
+            for spec in fi.stars:
+                t = self._target(fi, spec)
+                if t.kind == "file" and t.path != path:
+                    r = self.export_lookup(t.path, name, depth + 1)
+                    if r is not None:
+                        return r
+        return None
+
+    def _imported(self, path: str, name: str, depth: int):
+        """`import {name}` / `import name` (name "default") from a repository module."""
+        r = self.export_lookup(path, name, depth + 1)
+        if r is not None:
+            return _via_import(r)
+        if "=" in self.files[path].exports:
+            # CommonJS interop: the default import is module.exports, named ones its members
+            v = self.export_lookup(path, "=", depth + 1)
+            if v is not None:
+                if name == "default":
+                    return _via_import(v)
+                m = self.getattr(self.deref(v[0], v[1], depth + 1), name, depth + 1)
+                if m is not None:
+                    return _via_import(m)
+        if name == "default":
+            return ("mod", path), "import"
+        return None
+
+    def import_target(self, fi: _FileIndex, imp, depth: int = 0):
+        t = self._target(fi, imp.module)
+        if t.kind == "external":
+            dotted = t.path if imp.name in ("", "default") else f"{t.path}.{imp.name}"
+            return ("ext", dotted), "import"
+        if t.kind != "file":
+            return None
+        if imp.name == "":
+            return _via_import(self.module_value(t.path, depth + 1))
+        return self._imported(t.path, imp.name, depth + 1)
+
+    # ------------------------------------------------------------------ names
+    def _lookup_in_scope(self, fi: _FileIndex, scope: str, name: str, line, depth: int):
+        cands = fi.names.get(scope, {}).get(name)
+        if cands:
+            chosen = None
+            if line is not None:
+                for c in cands:
+                    if c[0] <= line:
+                        chosen = c
+            if chosen is None:
+                # hoisting, or code that runs after the module loaded: prefer a definition
+                defs = [c for c in cands if c[1] in ("def", "var", "import")]
+                chosen = defs[-1] if defs else cands[-1]
+            kind = chosen[1]
+            if kind == "bind":
+                var = next((c for c in cands if c[1] == "var"), None)
+                if var is not None:
+                    kind, chosen = "var", var  # a module variable: its symbol, deref'd on use
+            if kind in ("def", "var"):
+                return ("sym", fi.path, chosen[2]), "scope"
+            if kind == "import":
+                return self.import_target(fi, chosen[2], depth + 1)
+            return self._eval_binding(fi, chosen[2], depth + 1)
+        ps = fi.params.get(scope)
+        if ps and name in ps:
+            typ = ps[name][1]
+            if typ:
+                r = self.eval_type(fi, fi.parent.get(scope, ""), typ, depth + 1)
+                if r is not None:
+                    return r
+            return ("param", fi.path, scope, name), "scope"
+        return None
+
+    def lookup_name(self, fi: _FileIndex, scope: str, name: str, line, depth: int = 0):
+        s = scope
+        first = True
+        while True:
+            if fi.kind(s) not in _TYPE_KINDS:
+                r = self._lookup_in_scope(fi, s, name, line if first else None, depth)
+                if r is not None:
+                    return r
+            if not s:
+                break
+            s = fi.parent.get(s, "")
+            first = False
+        if name in GLOBALS:
+            return ("builtin", name), "scope"
+        return None
+
+    def _eval_binding(self, fi: _FileIndex, b, depth: int):
+        if depth > _MAX_DEPTH:
+            return None
+        if b.value.startswith(":"):
+            return self.eval_type(fi, b.scope, b.value[1:], depth + 1)
+        if b.value.split(".", 1)[0].removesuffix("()") == b.name:
+            return None  # x = x.next(): no single value
+        r = self.eval_chain(fi, b.scope, b.value, b.line, depth + 1)
+        if r is None:
+            return None
+        ent, reason = r
+        if b.is_call:
+            res = self.call_result(ent, depth + 1)
+            return (res, weakest(reason, "local-type")) if res is not None else None
+        return ent, weakest(reason, "alias")
+
+    def eval_type(self, fi: _FileIndex, scope: str, typ: str, depth: int):
+        """A value of type `typ`: an instance of a repository class/interface, or external."""
+        r = self.eval_chain(fi, scope, typ, None, depth + 1, deref_last=False)
+        if r is None:
+            return None
+        ent, reason = r
+        if ent[0] == "sym" and self._kind(ent) in _TYPE_KINDS:
+            return ("inst", ent[1], ent[2]), weakest(reason, "local-type")
+        if ent[0] == "ext":
+            return ent, weakest(reason, "local-type")
+        return None
+
+    def deref(self, ent: Entity, reason: str, depth: int) -> tuple[Entity, str]:
+        """A module variable stands for the value it was bound to, when that is evident."""
+        if ent[0] != "sym" or depth > _MAX_DEPTH:
+            return ent, reason
+        fi = self.files[ent[1]]
+        s = fi.syms.get(ent[2])
+        if s is None or s.kind != "variable":
+            return ent, reason
+        binds = [c for c in fi.names.get(fi.parent[ent[2]], {}).get(s.name, ()) if c[1] == "bind"]
+        if not binds:
+            return ent, reason
+        r = self._eval_binding(fi, binds[-1][2], depth + 1)
+        if r is None or r[0] == ent:
+            return ent, reason
+        return r[0], weakest(reason, r[1])
+
+    def eval_chain(self, fi, scope, chain, line, depth=0, deref_last=True):
+        if depth > _MAX_DEPTH or not chain or chain.startswith("?"):
+            return None
+        parts = chain.split(".")
+        head, called = _split_call(parts[0])
+        if head == "this":
+            cls = fi.enclosing(scope, frozenset(["class"]))
+            if cls is None:
+                return None
+            r = (("inst", fi.path, cls), "self")
+        elif head == "super":
+            cls = fi.enclosing(scope, frozenset(["class"]))
+            base = self._base_class(fi.path, cls) if cls is not None else None
+            if base is None:
+                return None
+            r = (base, "super")
+        else:
+            r = self.lookup_name(fi, scope, head, line, depth + 1)
+        if r is None:
+            return None
+        ent, reason = r
+        if called:
+            r = self._call_value(ent, reason, depth)
+            if r is None:
+                return None
+            ent, reason = r
+        for part in parts[1:]:
+            attr, called = _split_call(part)
+            ent, reason = self.deref(ent, reason, depth + 1)
+            r = self.getattr((ent, reason), attr, depth + 1)
+            if r is None:
+                return None
+            ent, reason = r
+            if called:
+                r = self._call_value(ent, reason, depth)
+                if r is None:
+                    return None
+                ent, reason = r
+        if deref_last:
+            ent, reason = self.deref(ent, reason, depth + 1)
+        return ent, reason
+
+    def _call_value(self, ent, reason, depth):
+        ent, reason = self.deref(ent, reason, depth + 1)
+        res = self.call_result(ent, depth + 1)
+        return (res, weakest(reason, "local-type")) if res is not None else None
+
+    def _kind(self, ent: Entity) -> str | None:
+        if ent[0] not in ("sym", "inst"):
+            return None
+        return self.files[ent[1]].kind(ent[2])
+
+    # ------------------------------------------------------------------ members
+    def getattr(self, er: tuple[Entity, str], attr: str, depth: int):
+        ent, reason = er
+        k = ent[0]
+        if k == "mod":
+            r = self.export_lookup(ent[1], attr, depth + 1)
+            return (r[0], weakest(reason, r[1])) if r is not None else None
+        if k == "ext":
+            return ("ext", f"{ent[1]}.{attr}"), reason
+        if k == "builtin":
+            return ent, reason
+        if k not in ("sym", "inst"):
+            return None
+        fi = self.files[ent[1]]
+        kind = fi.kind(ent[2])
+        if kind == "module":  # a TS namespace
+            m = fi.members.get(ent[2], {}).get(attr)
+            return (("sym", ent[1], m), reason) if m is not None else None
+        if kind not in _TYPE_KINDS:
+            return None
+        hit = self.member(ent[1], ent[2], attr)
+        if hit is not None:
+            (p, m), inherited = hit
+            return ("sym", p, m), _inherited(reason) if inherited else reason
+        if k == "inst":
+            for i, (p, c) in enumerate(self.type_chain(ent[1], ent[2])):
+                binds = self.files[p].fields.get(c, {}).get(attr)
+                if binds:
+                    r = self._eval_binding(self.files[p], binds[-1], depth + 1)
+                    if r is None:
+                        return None
+                    rr = weakest(weakest(reason, r[1]), "local-type")
+                    return r[0], _inherited(rr) if i else rr
+        ext = self._external_base(ent[1], ent[2])
+        if ext is not None:
+            # class X extends React.Component: this.setState() is the external base's
+            return ("ext", f"{ext}.{attr}"), _inherited(reason)
+        return None
+
+    def member(self, path: str, local: str, attr: str):
+        """((path, local), inherited) of a member through the type chain."""
+        for i, (p, c) in enumerate(self.type_chain(path, local)):
+            m = self.files[p].members.get(c, {}).get(attr)
+            if m is not None:
+                return (p, m), i > 0
+        return None
+
+    @cache  # noqa: B019 - the project lives as long as its cache
+    def heritage(self, path: str, local: str) -> tuple:
+        """((kind, entity, reason, line), ...) of a class or interface's extends/implements."""
+        fi = self.files[path]
+        scope = fi.parent.get(local, "")
+        out = []
+        for h in fi.facts.heritage:
+            if h.scope != local:
+                continue
+            r = self.eval_chain(fi, scope, h.base, h.line)
+            if r is None:
+                continue
+            ent, reason = r
+            if ent[0] == "inst":
+                ent = ("sym", ent[1], ent[2])
+            if ent[0] == "ext" or (ent[0] == "sym" and self._kind(ent) in _TYPE_KINDS):
+                if ent != ("sym", path, local):
+                    out.append((h.kind, ent, reason, h.line))
+        return tuple(out)
+
+    @cache  # noqa: B019
+    def type_chain(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
+        """The type, its `extends` ancestors (breadth first), then implemented interfaces."""
+        out = [(path, local)]
+        seen = {(path, local)}
+        later: list[tuple[str, str]] = []
+        i = 0
+        while i < len(out) and len(out) < 64:
+            p, c = out[i]
+            i += 1
+            for kind, ent, _reason, _line in self.heritage(p, c):
+                if ent[0] != "sym":
+                    continue
+                key = (ent[1], ent[2])
+                if kind == "extends" and key not in seen:
+                    seen.add(key)
+                    out.append(key)
+                elif kind == "implements":
+                    later.append(key)
+        j = 0
+        while j < len(later) and len(later) < 64:
+            key = later[j]
+            j += 1
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(key)
+            for _kind, ent, _r, _l in self.heritage(*key):
+                if ent[0] == "sym":
+                    later.append((ent[1], ent[2]))
+        return tuple(out)
+
+    def _base_class(self, path: str, local: str) -> Entity | None:
+        for kind, ent, _reason, _line in self.heritage(path, local):
+            if kind == "extends":
+                return ("inst", ent[1], ent[2]) if ent[0] == "sym" else ent
+        return None
+
+    def _external_base(self, path: str, local: str) -> str | None:
+        for p, c in self.type_chain(path, local):
+            for kind, ent, _r, _l in self.heritage(p, c):
+                if ent[0] == "ext" and kind == "extends":
+                    return ent[1]
+        return None
+
+    def call_result(self, ent: Entity, depth: int) -> Entity | None:
+        """The value of calling `ent`: an instance for a class, what a function returns."""
+        if ent[0] == "builtin":
+            return ent  # expect(x).toBe(), Object.keys(o).map(): still the runtime's
+        if depth > _MAX_DEPTH or ent[0] != "sym":
+            return None
+        fi = self.files[ent[1]]
+        kind = fi.kind(ent[2])
+        if kind == "class":
+            return ("inst", ent[1], ent[2])
+        if kind not in ("function", "method"):
+            return None
+        rets = fi.returns.get(ent[2], ())
+        # a declared return type first, then what the body returns
+        for r in sorted(rets, key=lambda r: not r.value.startswith(":")):
+            if r.value.startswith(":"):
+                res = self.eval_type(fi, ent[2], r.value[1:], depth + 1)
+                val = res[0] if res is not None else None
+            else:
+                res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
+                val = res[0] if res is not None else None
+                if val is not None and r.is_call:
+                    val = self.call_result(val, depth + 1)
+            if val is not None and val[0] == "inst":
+                return val
+        return None
+
+    def subtypes(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """Type -> the classes and interfaces that extend or implement it directly."""
+        if self._subtypes is None:
+            subs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for path, fi in self.files.items():
+                for local, s in fi.syms.items():
+                    if s.kind in _TYPE_KINDS:
+                        for _kind, ent, _r, _l in self.heritage(path, local):
+                            if ent[0] == "sym":
+                                subs.setdefault((ent[1], ent[2]), []).append((path, local))
+            self._subtypes = subs
+        return self._subtypes
+
+    # ------------------------------------------------------------------ output
+    @staticmethod
+    def uid(path: str, local: str) -> str:
+        return f"{path}::{local}"
+
+    def ent_uid(self, ent: Entity) -> str | None:
+        k = ent[0]
+        if k in ("sym", "inst"):
+            return self.uid(ent[1], ent[2])
+        if k == "mod":
+            return self.uid(ent[1], "")
+        if k == "ext":
+            return external_uid(ent[1])
+        return None
+
+    def resolve_file(self, path: str) -> ResolvedFile:
+        fi = self.files[path]
+        f = fi.facts
+        out = ResolvedFile(path)
+        is_test = self.is_test_path(path)
+        edges: list[Edge] = []
+        for s in f.symbols:
+            uid = self.uid(path, s.local)
+            qualified = f"{fi.module}.{_strip_dup(s.local)}" if s.local else fi.module
+            name = s.name or posixpath.basename(fi.module)
+            out.symbols.append(
+                SymbolRow(uid, s.kind, name, qualified, path, s.start_line, s.end_line,
+                          s.start_byte, s.end_byte, s.signature, s.exported, is_test, f.language)
+            )  # fmt: skip
+            if s.local:
+                parent = self.uid(path, fi.parent[s.local])
+                edges.append(Edge("CONTAINS", parent, uid, 1.0, "scope", s.start_line))
+        self._imports(fi, edges)
+        self._heritage_edges(fi, edges)
+        self._references(fi, edges)
+        for call in f.calls:
+            out.calls_total += 1
+            self._resolve_call(fi, call, edges, out)
+        out.edges = dedupe_edges(edges)
+        return out
+
+    def _import_edge(self, fi, spec: str, name: str, line: int, edges: list[Edge]) -> None:
+        """IMPORTS from the module: to the definition imported, else to the module file."""
+        src = self.uid(fi.path, "")
+        t = self._target(fi, spec)
+        if t.kind == "external":
+            dotted = t.path if name in ("", "default", "*", "=") else f"{t.path}.{name}"
+            dst = external_uid(dotted)
+        elif t.kind == "file":
+            dst = self.uid(t.path, "")
+            if name not in ("", "*", "="):
+                r = self._imported(t.path, name, 0)
+                if r is not None and self.ent_uid(r[0]) is not None:
+                    dst = self.ent_uid(r[0])
+        else:
+            return
+        if dst != src:
+            edges.append(Edge("IMPORTS", src, dst, 1.0, "import", line))
+
+    def _imports(self, fi: _FileIndex, edges: list[Edge]) -> None:
+        for imp in fi.facts.imports:
+            self._import_edge(fi, imp.module, imp.name, imp.line, edges)
+        for spec, name, _alias, line in fi.facts.extra.get("reexports", ()):
+            self._import_edge(fi, spec, name, line, edges)
+
+    def _heritage_edges(self, fi: _FileIndex, edges: list[Edge]) -> None:
+        for local, s in fi.syms.items():
+            if s.kind not in _TYPE_KINDS:
+                continue
+            for kind, ent, reason, line in self.heritage(fi.path, local):
+                rel = "EXTENDS"
+                if kind == "implements":
+                    rel = "IMPLEMENTS"
+                edges.append(
+                    Edge(rel, self.uid(fi.path, local), self.ent_uid(ent), CONFIDENCE[reason],
+                         reason, line)
+                )  # fmt: skip
+
+    def _references(self, fi: _FileIndex, edges: list[Edge]) -> None:
+        for ref in fi.facts.references:
+            r = self.eval_chain(fi, ref.scope, ref.target, ref.line, deref_last=False)
+            if r is None or r[0][0] != "sym":
+                continue
+            ent, reason = r
+            if self._kind(ent) in ("class", "interface", "type_alias", "enum"):
+                src, dst = self.uid(fi.path, ref.scope), self.ent_uid(ent)
+                if src != dst:
+                    edges.append(Edge("REFERENCES", src, dst, CONFIDENCE[reason], reason, ref.line))
+
+    # ------------------------------------------------------------------ calls
+    def _resolve_call(self, fi: _FileIndex, call, edges: list[Edge], out: ResolvedFile) -> None:
+        src = self.uid(fi.path, call.scope)
+        callee = call.callee
+        last = callee.rpartition(".")[2].removesuffix("()")
+        if callee == "super":
+            self._super_call(fi, call, src, edges, out)
+            return
+        r = self.eval_chain(fi, call.scope, callee, call.line)
+        if r is None and "." in callee and last in ("call", "apply"):
+            # f.call(thisArg, ...) runs f itself
+            r = self.eval_chain(fi, call.scope, callee.rpartition(".")[0], call.line)
+            if r is not None and self._kind(r[0]) not in ("function", "method"):
+                r = None
+        if r is None or r[0][0] == "param":
+            if "." in callee and not callee.startswith("?"):
+                if self._unique_name(last, edges, src, call.line):
+                    return
+            out.unresolved.append(Unresolved(src, last, call.line))
+            return
+        ent, reason = r
+        k = ent[0]
+        if k == "builtin":
+            out.calls_builtin += 1
+            return
+        if k == "ext":
+            edges.append(Edge("CALLS", src, external_uid(ent[1]), CONFIDENCE[reason], reason,
+                              call.line))  # fmt: skip
+            return
+        kind = self._kind(ent) if k == "sym" else None
+        if kind not in ("class", "function", "method"):
+            out.unresolved.append(Unresolved(src, last, call.line))
+            return
+        edges.append(Edge("CALLS", src, self.ent_uid(ent), CONFIDENCE[reason], reason, call.line))
+        if kind == "class":
+            hit = self.member(ent[1], ent[2], "constructor")
+            if hit is not None:
+                (p, m), _ = hit
+                edges.append(Edge("CALLS", src, self.uid(p, m), CONFIDENCE["constructor"],
+                                  "constructor", call.line))  # fmt: skip
+        elif kind == "method":
+            self._dispatch(fi, call, ent, edges, src)
+        if call.args:
+            self._value_flow(fi, call, edges, src)
+
+    def _super_call(self, fi, call, src, edges, out) -> None:
+        """super(...) runs the base class constructor."""
+        cls = fi.enclosing(call.scope, frozenset(["class"]))
+        base = self._base_class(fi.path, cls) if cls is not None else None
+        if base is None:
+            out.unresolved.append(Unresolved(src, "super", call.line))
+            return
+        if base[0] == "ext":
+            edges.append(Edge("CALLS", src, external_uid(base[1]), CONFIDENCE["super"], "super",
+                              call.line))  # fmt: skip
+            return
+        hit = self.member(base[1], base[2], "constructor")
+        dst = self.uid(*hit[0]) if hit is not None else self.uid(base[1], base[2])
+        edges.append(Edge("CALLS", src, dst, CONFIDENCE["super"], "super", call.line))
+
+    def _dispatch(self, fi, call, ent, edges, src) -> None:
+        """A call through an interface, an abstract method or `this` may run an override."""
+        tfi = self.files[ent[1]]
+        owner = tfi.parent.get(ent[2], "")
+        sym = tfi.syms[ent[2]]
+        abstract = sym.signature.startswith("abstract ") or " abstract " in sym.signature
+        on_this = call.callee.startswith("this.") and call.callee.count(".") == 1
+        if not (tfi.kind(owner) == "interface" or abstract or on_this):
+            return
+        subs = self.subtypes()
+        seen_types = {(ent[1], owner)}
+        stack = list(subs.get((ent[1], owner), ()))
+        targets = {(ent[1], ent[2])}
+        while stack:
+            key = stack.pop()
+            if key in seen_types:
+                continue
+            seen_types.add(key)
+            if self.files[key[0]].kind(key[1]) == "class":
+                hit = self.member(key[0], key[1], sym.name)
+                if hit is not None and hit[0] not in targets:
+                    (p, m), _ = hit
+                    if self.files[p].kind(self.files[p].parent[m]) == "class":
+                        targets.add(hit[0])
+                        edges.append(Edge("CALLS", src, self.uid(p, m), CONFIDENCE["dispatch"],
+                                          "dispatch", call.line))  # fmt: skip
+            stack.extend(subs.get(key, ()))
+
+    def _unique_name(self, name: str, edges, src, line) -> bool:
+        if len(name) < 4 or name in _COMMON_METHODS or name == "constructor":
+            return False
+        defs = self.methods_by_name.get(name)
+        if defs is None or len(defs) != 1:
+            return False
+        p, local = defs[0]
+        edges.append(Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"],
+                          "unique-name", line))  # fmt: skip
+        return True
+
+    def _value_flow(self, fi, call, edges, src) -> None:
+        """A function or class passed as an argument is referenced by the caller."""
+        for _pos, chain in call.args:
+            r = self.eval_chain(fi, call.scope, chain, call.line)
+            if r is None or r[0][0] != "sym":
+                continue
+            if self._kind(r[0]) in ("function", "method", "class"):
+                dst = self.ent_uid(r[0])
+                if dst != src:
+                    edges.append(Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"],
+                                      "value-flow", call.line))  # fmt: skip

@@ -1,0 +1,56 @@
+"""TypeScript, TSX and JavaScript (JSX included): the three language specs.
+
+Each extension family has its own grammar and so its own spec (extraction gets
+only the bytes), but all three share one resolver group: a .ts file imports a
+.js file and the reverse, so ts_resolve.TsProject sees every file of the three.
+Extraction is ts_extract.py, specifier resolution ts_modules.py, name
+resolution ts_resolve.py.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import PurePosixPath
+
+from codeimpact.indexer.languages.base import LanguageSpec
+from codeimpact.indexer.languages.ts_extract import extract
+from codeimpact.indexer.languages.ts_modules import CONFIG_NAMES, EXTENDED_NAMES
+
+EXTRACTOR_VERSION = 1
+GROUP = "typescript"
+RESOLVER = "codeimpact.indexer.languages.ts_resolve:TsProject"
+
+# jest's __tests__ / __mocks__, mocha's and most runners' test/ folders, cypress and playwright
+# e2e suites
+_TEST_DIRS = frozenset({"__tests__", "__mocks__", "test", "tests", "e2e"})
+_TEST_MARKERS = (".test.", ".spec.", ".e2e-spec.", ".e2e.")
+
+
+def is_test_path(path: str) -> bool:
+    p = PurePosixPath(path)
+    name = p.name
+    if any(m in name for m in _TEST_MARKERS):
+        return True
+    return any(part in _TEST_DIRS for part in p.parts[:-1])
+
+
+def _spec(name: str, extensions: tuple[str, ...]) -> LanguageSpec:
+    return LanguageSpec(
+        name=name,
+        grammar=name,
+        extensions=extensions,
+        extractor_version=EXTRACTOR_VERSION,
+        extract=partial(extract, name),
+        is_test_path=is_test_path,
+        resolver=RESOLVER,
+        config_files=(*CONFIG_NAMES, *EXTENDED_NAMES, "package.json"),
+        resolver_group=GROUP,
+    )
+
+
+TYPESCRIPT = _spec("typescript", (".ts", ".mts", ".cts"))
+TSX = _spec("tsx", (".tsx",))
+JAVASCRIPT = _spec("javascript", (".js", ".mjs", ".cjs", ".jsx"))
+SPECS = (TYPESCRIPT, TSX, JAVASCRIPT)
+
+__all__ = ["SPECS", "TYPESCRIPT", "TSX", "JAVASCRIPT", "is_test_path"]

@@ -1,0 +1,523 @@
+"""TypeScript / TSX / JavaScript: real parses of fixture repositories into a real Kùzu index.
+
+Each test builds a small repository (several folders, a real git commit), runs a
+full analyze and asserts the exact symbols and edges, construct by construct.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from codeimpact.indexer.languages.ts_extract import extract
+from codeimpact.indexer.languages.ts_modules import ModuleResolver, Target, parse_jsonc
+from codeimpact.indexer.languages.typescript import is_test_path
+from codeimpact.query.index import Index
+from conftest import edges, symbols
+
+
+def _from(repo, rel: str, prefix: str) -> set:
+    return {e for e in edges(repo, rel) if e[0].startswith(prefix)}
+
+
+# ---------------------------------------------------------------- definitions
+DEFS = {
+    "src/shapes.ts": """
+        export interface Shape extends Named {
+          area(): number;
+          label: string;
+        }
+        interface Named { name(): string }
+        export enum Color { Red, Green }
+        export type Id = string | number;
+        export abstract class Base implements Shape {
+          constructor(protected size: number) {}
+          abstract area(): number;
+          name() { return "base"; }
+          label = "b";
+          get side() { return this.size; }
+          set side(v: number) { this.size = v; }
+          #secret() {}
+        }
+        export function make(kind: string): Shape;
+        export function make(kind: string, size?: number): Shape {
+          const inner = () => 1;
+          return new Square(size ?? inner());
+        }
+        export const twice = (n: number) => n * 2;
+        export const half = function (n: number) { return n / 2; };
+        const LIMIT = 10;
+        export class Square extends Base {
+          area() { return this.size * this.size; }
+          onClick = () => this.area();
+        }
+        export namespace Geometry {
+          export function unit() { return new Square(1); }
+        }
+        """,
+    "src/decl.d.ts": """
+        export declare function version(): string;
+        declare module "untyped-lib" {
+          export function hidden(): void;
+        }
+        """,
+}
+
+
+def test_definitions_kinds_qualified_names_and_lines(make_repo, index_repo):
+    repo = make_repo(DEFS)
+    report = index_repo(repo)
+    assert report.files == 2 and report.files_by_status == {"ok": 2}
+    syms = {u: v for u, v in symbols(repo).items() if not u.startswith("<external>")}
+    m = "src/shapes"
+    assert syms == {
+        "src/shapes.ts::": ("module", m, 1, 32),
+        "src/shapes.ts::Shape": ("interface", f"{m}.Shape", 1, 4),
+        "src/shapes.ts::Shape.area": ("method", f"{m}.Shape.area", 2, 2),
+        "src/shapes.ts::Named": ("interface", f"{m}.Named", 5, 5),
+        "src/shapes.ts::Named.name": ("method", f"{m}.Named.name", 5, 5),
+        "src/shapes.ts::Color": ("enum", f"{m}.Color", 6, 6),
+        "src/shapes.ts::Id": ("type_alias", f"{m}.Id", 7, 7),
+        "src/shapes.ts::Base": ("class", f"{m}.Base", 8, 16),
+        "src/shapes.ts::Base.constructor": ("method", f"{m}.Base.constructor", 9, 9),
+        "src/shapes.ts::Base.area": ("method", f"{m}.Base.area", 10, 10),
+        "src/shapes.ts::Base.name": ("method", f"{m}.Base.name", 11, 11),
+        "src/shapes.ts::Base.side": ("method", f"{m}.Base.side", 13, 13),
+        "src/shapes.ts::Base.side#2": ("method", f"{m}.Base.side", 14, 14),
+        "src/shapes.ts::Base.secret": ("method", f"{m}.Base.secret", 15, 15),
+        # the overload signature on line 17 is not a definition; the implementation is
+        "src/shapes.ts::make": ("function", f"{m}.make", 18, 21),
+        "src/shapes.ts::make.inner": ("function", f"{m}.make.inner", 19, 19),
+        "src/shapes.ts::twice": ("function", f"{m}.twice", 22, 22),
+        "src/shapes.ts::half": ("function", f"{m}.half", 23, 23),
+        "src/shapes.ts::LIMIT": ("variable", f"{m}.LIMIT", 24, 24),
+        "src/shapes.ts::Square": ("class", f"{m}.Square", 25, 28),
+        "src/shapes.ts::Square.area": ("method", f"{m}.Square.area", 26, 26),
+        "src/shapes.ts::Square.onClick": ("method", f"{m}.Square.onClick", 27, 27),
+        "src/shapes.ts::Geometry": ("module", f"{m}.Geometry", 29, 31),
+        "src/shapes.ts::Geometry.unit": ("function", f"{m}.Geometry.unit", 30, 30),
+        # a declaration file: `declare module "x"` describes another module, not this one
+        "src/decl.d.ts::": ("module", "src/decl", 1, 5),
+        "src/decl.d.ts::version": ("function", "src/decl.version", 1, 1),
+    }
+    with Index.open(repo) as index:
+        rows = index.cypher(
+            "MATCH (s:Symbol) WHERE s.file = 'src/shapes.ts' AND s.kind <> 'module' "
+            "RETURN s.uid, s.exported, s.name, s.language"
+        ).rows
+    exported = {r[0].split("::")[1] for r in rows if r[1]}
+    assert {"Named", "LIMIT", "Base.secret"}.isdisjoint(exported)
+    assert {"Shape", "Color", "Id", "Base", "make", "twice", "half", "Geometry.unit"} <= exported
+    assert {r[0].split("::")[1]: r[2] for r in rows}["Base.secret"] == "#secret"
+    assert {r[3] for r in rows} == {"typescript"}
+    assert _from(repo, "CONTAINS", "src/shapes.ts::Base") == {
+        ("src/shapes.ts::Base", f"src/shapes.ts::Base.{n}")
+        for n in ("constructor", "area", "name", "side", "side#2", "secret")
+    }
+
+
+# ---------------------------------------------------------------- modules
+MODULES = {
+    "tsconfig.json": """
+        {
+          // JSONC: comments, "src/*"-like strings and trailing commas
+          "extends": "./tsconfig.base.json",
+          "compilerOptions": {
+            "paths": { "@utils/*": ["src/utils/*"], "@models": ["src/models/index.ts"], },
+          },
+        }
+        """,
+    "tsconfig.base.json": '{ "compilerOptions": { "baseUrl": "." } }\n',
+    "src/utils/str.ts": """
+        export function slugify(s: string) { return s.trim(); }
+        export const shout = (s: string) => s + "!";
+        """,
+    "src/utils/index.ts": """
+        export * from "./str";
+        export { slugify as slug } from "./str";
+        export * as strings from "./str";
+        """,
+    "src/models/user.ts": """
+        import { slug } from "../utils";
+        export default class User {
+          key() { return slug("u"); }
+        }
+        """,
+    "src/models/index.ts": """
+        export { default as User } from "./user";
+        """,
+    "src/app/main.ts": """
+        import { User } from "@models";
+        import { shout } from "@utils/str";
+        import { strings } from "src/utils";
+        import * as utils from "../utils/index.js";
+        import React from "react";
+        import { readFileSync } from "node:fs";
+        import "./side-effect";
+        export function run() {
+          new User().key();
+          shout("a");
+          strings.slugify("b");
+          utils.slug("c");
+          readFileSync("x");
+          React.createElement("div");
+        }
+        """,
+    "src/app/side-effect.ts": "console.log('loaded');\n",
+}
+
+
+def test_imports_paths_aliases_index_files_and_reexport_chains(make_repo, index_repo):
+    repo = make_repo(MODULES)
+    index_repo(repo)
+    assert edges(repo, "IMPORTS") == {
+        # export * / export * as: the module; export { a as b }: the definition
+        ("src/utils/index.ts::", "src/utils/str.ts::"),
+        ("src/utils/index.ts::", "src/utils/str.ts::slugify"),
+        # `../utils` is the index file; `slug` is slugify through the re-export
+        ("src/models/user.ts::", "src/utils/str.ts::slugify"),
+        ("src/models/index.ts::", "src/models/user.ts::User"),
+        # a paths alias to one file, a paths alias with a wildcard, baseUrl, `.js` -> `.ts`
+        ("src/app/main.ts::", "src/models/user.ts::User"),
+        ("src/app/main.ts::", "src/utils/str.ts::shout"),
+        ("src/app/main.ts::", "src/utils/str.ts::"),
+        ("src/app/main.ts::", "src/utils/index.ts::"),
+        ("src/app/main.ts::", "src/app/side-effect.ts::"),
+        ("src/app/main.ts::", "<external>::react"),
+        ("src/app/main.ts::", "<external>::node:fs.readFileSync"),
+    }
+    assert _from(repo, "CALLS", "src/") == {
+        ("src/models/user.ts::User.key", "src/utils/str.ts::slugify", 1.0, "import"),
+        ("src/app/main.ts::run", "src/models/user.ts::User", 1.0, "import"),
+        ("src/app/main.ts::run", "src/models/user.ts::User.key", 0.8, "local-type"),
+        ("src/app/main.ts::run", "src/utils/str.ts::shout", 1.0, "import"),
+        ("src/app/main.ts::run", "src/utils/str.ts::slugify", 1.0, "import"),
+        ("src/app/main.ts::run", "<external>::node:fs.readFileSync", 1.0, "import"),
+        ("src/app/main.ts::run", "<external>::react.createElement", 1.0, "import"),
+    }
+    ext = {u: v for u, v in symbols(repo).items() if u.startswith("<external>")}
+    assert ext["<external>::react"][:2] == ("external", "react")
+
+
+def test_module_resolution_rules():
+    paths = {
+        "a/x.ts",
+        "a/x.js",
+        "a/only.js",
+        "a/dir/index.tsx",
+        "pkgs/ui/src/index.ts",
+        "pkgs/ui/src/button.ts",
+        "b/types.d.ts",
+    }
+    configs = {
+        "pkgs/ui/package.json": '{"name": "@acme/ui", "main": "dist/index.js"}',
+        "a/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./*"]}}}',
+    }
+    r = ModuleResolver(frozenset(paths), configs)
+    # a TS importer finds the source before its compiled output; a JS importer the reverse
+    assert r.resolve("a/m.ts", "./x") == Target("file", "a/x.ts")
+    assert r.resolve("a/m.js", "./x") == Target("file", "a/x.js")
+    assert r.resolve("a/m.ts", "./x.js") == Target("file", "a/x.ts")
+    assert r.resolve("a/m.ts", "./only") == Target("file", "a/only.js")
+    assert r.resolve("a/m.ts", "./dir") == Target("file", "a/dir/index.tsx")
+    assert r.resolve("a/m.ts", "../b/types") == Target("file", "b/types.d.ts")
+    assert r.resolve("a/m.ts", "~/dir") == Target("file", "a/dir/index.tsx")
+    assert r.resolve("a/m.ts", "~/nothing") == Target("missing", "~/nothing")
+    assert r.resolve("a/m.ts", "./gone") == Target("missing", "./gone")
+    assert r.resolve("a/m.ts", "../../outside") == Target("missing", "../../outside")
+    # a workspace package by its package.json name (dist/ is not indexed: src/index)
+    assert r.resolve("a/m.ts", "@acme/ui") == Target("file", "pkgs/ui/src/index.ts")
+    assert r.resolve("a/m.ts", "@acme/ui/button") == Target("file", "pkgs/ui/src/button.ts")
+    assert r.resolve("b/m.ts", "~/x") == Target("external", "~/x")  # no tsconfig above b/
+    assert r.resolve("a/m.ts", "lodash/fp") == Target("external", "lodash/fp")
+    assert parse_jsonc('{"a": "src/*", /* c */ "b": [1, 2,], // x\n}') == {
+        "a": "src/*",
+        "b": [1, 2],
+    }
+    assert parse_jsonc("not json") == {}
+
+
+# ---------------------------------------------------------------- CommonJS
+CJS = {
+    "lib/math.js": """
+        exports.add = function (a, b) { return a + b; };
+        exports.sub = (a, b) => add(a, -b);
+        class Calc { mul(a, b) { return a * b; } }
+        module.exports.Calc = Calc;
+        """,
+    "lib/klass.js": """
+        module.exports = class Klass { go() { return 1; } };
+        """,
+    "lib/index.js": """
+        const { add, Calc: Calculator } = require("./math");
+        const math = require("./math");
+        const Klass = require("./klass");
+        const sub = require("./math").sub;
+        function main() {
+          add(1, 2);
+          math.sub(1, 2);
+          sub(3, 4);
+          new Calculator().mul(2, 3);
+          new Klass().go();
+        }
+        module.exports = main;
+        """,
+    "lib/__tests__/main.test.js": """
+        const main = require("..");
+        describe("main", () => { it("runs", () => { main(); expect(1).toBe(1); }); });
+        """,
+    "app/use.ts": """
+        import main from "../lib";
+        import { add } from "../lib/math";
+        import Klass = require("../lib/klass");
+        export function go() { main(); add(1, 2); new Klass(); }
+        """,
+}
+
+
+def test_commonjs_require_and_module_exports(make_repo, index_repo):
+    repo = make_repo(CJS)
+    report = index_repo(repo)
+    syms = symbols(repo)
+    assert syms["lib/math.js::add"] == ("function", "lib/math.add", 1, 1)
+    assert syms["lib/klass.js::Klass"] == ("class", "lib/klass.Klass", 1, 1)
+    assert edges(repo, "CALLS") == {
+        ("lib/index.js::main", "lib/math.js::add", 1.0, "import"),
+        ("lib/index.js::main", "lib/math.js::sub", 1.0, "import"),
+        ("lib/index.js::main", "lib/math.js::Calc", 1.0, "import"),
+        ("lib/index.js::main", "lib/math.js::Calc.mul", 0.8, "local-type"),
+        ("lib/index.js::main", "lib/klass.js::Klass", 1.0, "import"),
+        ("lib/index.js::main", "lib/klass.js::Klass.go", 0.8, "local-type"),
+        ("lib/__tests__/main.test.js::", "lib/index.js::main", 1.0, "import"),
+        ("app/use.ts::go", "lib/index.js::main", 1.0, "import"),
+        ("app/use.ts::go", "lib/math.js::add", 1.0, "import"),
+        ("app/use.ts::go", "lib/klass.js::Klass", 1.0, "import"),
+    }
+    assert edges(repo, "IMPORTS") == {
+        ("lib/index.js::", "lib/math.js::add"),
+        ("lib/index.js::", "lib/math.js::Calc"),
+        ("lib/index.js::", "lib/math.js::sub"),
+        ("lib/index.js::", "lib/math.js::"),
+        ("lib/index.js::", "lib/klass.js::"),
+        ("lib/__tests__/main.test.js::", "lib/index.js::"),
+        ("app/use.ts::", "lib/index.js::main"),
+        ("app/use.ts::", "lib/math.js::add"),
+        ("app/use.ts::", "lib/klass.js::"),
+    }
+    # `exports.add = ...` binds no name `add`: the call inside `sub` is a ReferenceError at
+    # run time, so it stays unresolved; describe/it/expect are the test runner's globals
+    assert report.calls["unresolved"] == 1
+    assert report.calls["builtin"] == 4
+
+
+# ---------------------------------------------------------------- calls and heritage
+CALLS = {
+    "src/model/contracts.ts": """
+        export interface Drawable { draw(): void; }
+        export interface Shape extends Drawable { area(): number; }
+        """,
+    "src/model/base.ts": """
+        import { Shape } from "./contracts";
+        export abstract class Base implements Shape {
+          constructor(protected size: number) {}
+          static make(): Circle { return new Circle(1); }
+          abstract area(): number;
+          draw() { this.outline(); this.area(); }
+          outline() {}
+        }
+        import { Circle } from "./circle";
+        """,
+    "src/model/circle.ts": """
+        import { Base } from "./base";
+        export class Circle extends Base {
+          constructor(r: number) { super(r); }
+          area() { return 3 * this.size; }
+          outline() { super.outline(); }
+        }
+        """,
+    "src/model/square.ts": """
+        import { Base } from "./base";
+        export class Square extends Base {
+          area() { return this.size; }
+        }
+        """,
+    "src/service.ts": """
+        import { Shape } from "./model/contracts";
+        import { Circle } from "./model/circle";
+        function build(): Circle { return new Circle(0); }
+        class Renderer {
+          private current: Shape;
+          constructor(private readonly circle: Circle) {}
+          paint(s: Shape) {
+            s.draw();
+            s.unknownThing();
+          }
+          fields() {
+            this.circle.outline();
+            this.current.area();
+          }
+          locals() {
+            const c = new Circle(2);
+            c.draw();
+            Circle.make();
+            build().outline();
+            mystery.frobnicate();
+          }
+        }
+        """,
+}
+
+
+def test_calls_receivers_constructors_super_inheritance_dispatch(make_repo, index_repo):
+    repo = make_repo(CALLS)
+    report = index_repo(repo)
+    B, C, S, D = (f"src/model/{n}.ts::" for n in ("base", "circle", "square", "contracts"))
+    R = "src/service.ts::Renderer."
+    assert edges(repo, "CALLS") == {
+        # static method returning a typed value; `new` runs the class and its constructor
+        (B + "Base.make", C + "Circle", 1.0, "import"),
+        (B + "Base.make", C + "Circle.constructor", 0.8, "constructor"),
+        # this.m(): self, plus overrides in subclasses (dispatch); abstract m(): dispatch
+        (B + "Base.draw", B + "Base.outline", 0.9, "self"),
+        (B + "Base.draw", C + "Circle.outline", 0.7, "dispatch"),
+        (B + "Base.draw", B + "Base.area", 0.9, "self"),
+        (B + "Base.draw", C + "Circle.area", 0.7, "dispatch"),
+        (B + "Base.draw", S + "Square.area", 0.7, "dispatch"),
+        # super(...) is the base constructor, super.m() the base method
+        (C + "Circle.constructor", B + "Base.constructor", 0.9, "super"),
+        (C + "Circle.outline", B + "Base.outline", 0.9, "super"),
+        ("src/service.ts::build", C + "Circle", 1.0, "import"),
+        ("src/service.ts::build", C + "Circle.constructor", 0.8, "constructor"),
+        # an interface-typed parameter: the interface method (inherited from Drawable),
+        # then each implementation
+        (R + "paint", D + "Drawable.draw", 0.8, "local-type"),
+        (R + "paint", B + "Base.draw", 0.7, "dispatch"),
+        # a constructor parameter property; a typed field of an interface type
+        (R + "fields", C + "Circle.outline", 0.8, "local-type"),
+        (R + "fields", D + "Shape.area", 0.8, "local-type"),
+        (R + "fields", B + "Base.area", 0.7, "dispatch"),
+        (R + "fields", C + "Circle.area", 0.7, "dispatch"),
+        (R + "fields", S + "Square.area", 0.7, "dispatch"),
+        # a local built with `new` (draw is inherited from Base), an inherited static,
+        # a call on a declared return type
+        (R + "locals", C + "Circle", 1.0, "import"),
+        (R + "locals", C + "Circle.constructor", 0.8, "constructor"),
+        (R + "locals", B + "Base.draw", 0.8, "local-type"),
+        (R + "locals", B + "Base.make", 0.9, "inheritance"),
+        (R + "locals", "src/service.ts::build", 1.0, "scope"),
+        (R + "locals", C + "Circle.outline", 0.8, "local-type"),
+    }
+    assert edges(repo, "EXTENDS") == {
+        (D + "Shape", D + "Drawable"),
+        (C + "Circle", B + "Base"),
+        (S + "Square", B + "Base"),
+    }
+    assert edges(repo, "IMPLEMENTS") == {(B + "Base", D + "Shape")}
+    # mystery.frobnicate() and s.unknownThing() cannot be resolved and are not guessed
+    assert report.calls["unresolved"] == 2
+    assert ("src/service.ts::Renderer.constructor", C + "Circle", 1.0, "import") in edges(
+        repo, "REFERENCES"
+    )
+
+
+# ---------------------------------------------------------------- TSX / JSX
+TSX = {
+    "ui/Button.tsx": """
+        import React, { forwardRef } from "react";
+        type Props = { label: string };
+        export const Button = forwardRef<HTMLButtonElement, Props>((props, ref) => {
+          return <button ref={ref}>{format(props.label)}</button>;
+        });
+        function format(s: string) { return s; }
+        export default function Icon() { return <svg />; }
+        """,
+    "ui/Page.tsx": """
+        import { useState } from "react";
+        import Icon, { Button } from "./Button";
+        import * as Layout from "./layout";
+        export function Page() {
+          const [n, setN] = useState(0);
+          return (
+            <Layout.Frame>
+              <Button label="x" />
+              <Icon />
+              <div onClick={() => setN(n + 1)} />
+            </Layout.Frame>
+          );
+        }
+        """,
+    "ui/layout.jsx": """
+        export function Frame({ children }) { return <main>{children}</main>; }
+        """,
+    "ui/Page.test.tsx": """
+        import { Page } from "./Page";
+        test("renders", () => { render(<Page />); });
+        """,
+}
+
+
+def test_tsx_component_files(make_repo, index_repo):
+    repo = make_repo(TSX)
+    index_repo(repo)
+    syms = symbols(repo)
+    assert syms["ui/Button.tsx::Button"] == ("function", "ui/Button.Button", 3, 5)
+    assert syms["ui/Button.tsx::Icon"] == ("function", "ui/Button.Icon", 7, 7)
+    assert syms["ui/Button.tsx::Props"][:2] == ("type_alias", "ui/Button.Props")
+    assert syms["ui/layout.jsx::Frame"][:2] == ("function", "ui/layout.Frame")
+    assert _from(repo, "CALLS", "ui/") == {
+        ("ui/Button.tsx::", "<external>::react.forwardRef", 1.0, "import"),
+        ("ui/Button.tsx::Button", "ui/Button.tsx::format", 1.0, "scope"),
+        ("ui/Page.tsx::Page", "<external>::react.useState", 1.0, "import"),
+        ("ui/Page.tsx::Page", "ui/layout.jsx::Frame", 1.0, "import"),
+        ("ui/Page.tsx::Page", "ui/Button.tsx::Button", 1.0, "import"),
+        ("ui/Page.tsx::Page", "ui/Button.tsx::Icon", 1.0, "import"),
+        ("ui/Page.test.tsx::", "ui/Page.tsx::Page", 1.0, "import"),
+    }
+    with Index.open(repo) as index:
+        files = dict(index.cypher("MATCH (f:File) RETURN f.path, f.is_test").rows)
+        langs = dict(index.cypher("MATCH (f:File) RETURN f.path, f.language").rows)
+    assert files == {
+        "ui/Button.tsx": False,
+        "ui/Page.tsx": False,
+        "ui/layout.jsx": False,
+        "ui/Page.test.tsx": True,
+    }
+    assert langs["ui/layout.jsx"] == "javascript" and langs["ui/Page.tsx"] == "tsx"
+
+
+# ---------------------------------------------------------------- robustness and conventions
+def test_syntax_errors_give_partial_files_and_keep_the_rest(make_repo, index_repo):
+    repo = make_repo(
+        {
+            "a.ts": "export function ok() { return 1; }\n",
+            "b.ts": "import { ok } from './a';\nexport function broken( { ok(); \n",
+        }
+    )
+    report = index_repo(repo)
+    assert report.files_by_status == {"ok": 1, "partial": 1}
+    assert [i["code"] for i in report.incomplete] == ["parse_error"]
+    assert "a.ts::ok" in symbols(repo)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("src/a.test.ts", True),
+        ("src/a.spec.js", True),
+        ("src/__tests__/a.tsx", True),
+        ("test/helpers.js", True),
+        ("e2e/app.e2e-spec.ts", True),
+        ("src/attest.ts", False),
+        ("src/latest/index.ts", False),
+        ("src/testing-utils.ts", False),
+    ],
+)
+def test_test_path_conventions(path, expected):
+    assert is_test_path(path) is expected
+
+
+def test_facts_do_not_depend_on_the_path_and_bad_bytes_do_not_raise():
+    src = b"export class A { m() { return new B(); } }\n"
+    assert extract("typescript", src).to_bytes() == extract("typescript", src).to_bytes()
+    for grammar in ("typescript", "tsx", "javascript"):
+        f = extract(grammar, b"\xff\xfe class { ((( \n")
+        assert f.status == "partial"
