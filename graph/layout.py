@@ -159,16 +159,26 @@ class Pin:
             self.fd = None
 
 
+def _current_bytes(idx: Path) -> bytes | None:
+    try:
+        return (idx / CURRENT).read_bytes()
+    except OSError:
+        return None
+
+
 def pin_current(idx: Path, attempts: int = 5) -> tuple[Generation, Pin]:
     """The live generation, pinned; retried when a publish replaces it under our feet."""
-    for attempt in range(attempts):
-        last = attempt == attempts - 1
+    seen = _current_bytes(idx)
+    for _ in range(attempts):
         try:
             gen = read_current(idx)
         except CorruptIndex:
-            if last:
+            # A publish between reading CURRENT and opening its folder looks like damage;
+            # only a CURRENT that did not change since is really damaged.
+            now = _current_bytes(idx)
+            if now == seen:
                 raise
-            time.sleep(0.05)  # CURRENT may have moved on and its old folder gone
+            seen = now
             continue
         try:
             fd = os.open(gen.path, os.O_RDONLY | os.O_DIRECTORY)
@@ -339,17 +349,21 @@ def interrupted_write(idx: Path) -> WriteMarker | None:
 
 
 def _tidy_after_writer(idx: Path) -> None:
-    """Run by the lock holder on its way out: drop a marker and an unpublished folder."""
-    marker = read_marker(idx)
-    if marker is None:
-        return
+    """Run by the lock holder on its way out: drop the marker and every folder not live.
+
+    That also removes what a killed writer left (its unpublished folder, or the
+    previous generation if it died right after publishing), even when this run
+    wrote nothing itself.
+    """
+    if not idx.is_dir():
+        return  # `graph clean` removed it
     try:
-        live = read_current(idx).path.name
+        live: str | None = read_current(idx).path.name
     except (NoIndex, CorruptIndex):
         live = None
-    if marker.dir is not None and marker.dir != live and _GEN_DIR.fullmatch(marker.dir):
-        _try_remove_generation(idx / marker.dir)
     clear_marker(idx)
+    if live is not None:
+        remove_stale(idx, keep=live)
 
 
 # -------------------------------------------------------------------- the lock

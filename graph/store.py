@@ -33,9 +33,10 @@ def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
     try:
         return kuzu.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool)
     except RuntimeError as e:
+        repo = path.parents[2]  # <repo>/.codeimpact/gen-N/graph.kz
         raise CorruptIndex(
             f"cannot open the index database {path}: {str(e).splitlines()[0]}; "
-            "run `graph analyze --force`"
+            f"run `graph analyze --force {repo}`"
         ) from e
 
 
