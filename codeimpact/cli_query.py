@@ -135,7 +135,15 @@ def freshness_line(freshness) -> None:
 
 
 def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
+
+
+def describe(symbol) -> str:
+    """`function pkg.mod.f (pkg/mod.py:12)`; externals have no location."""
+    where_ = f" ({symbol.file}:{symbol.line})" if symbol.file else ""
+    return f"{symbol.kind} {symbol.qualified_name}{where_}"
 
 
 def print_impact(result, heading: str) -> None:
@@ -235,8 +243,7 @@ def impact(
     if as_json:
         emit("impact", result)
         return
-    t = result.target
-    print_impact(result, f"impact of {t.kind} {t.qualified_name} ({where(t.file, t.line)})")
+    print_impact(result, f"impact of {describe(result.target)}")
 
 
 @main.command("blast-radius")
@@ -317,8 +324,7 @@ def deps(target, relation, min_confidence, limit, path, as_json, require_fresh):
     if as_json:
         emit("deps", result)
         return
-    t = result.target
-    click.echo(f"deps of {t.kind} {t.qualified_name} ({where(t.file, t.line)})")
+    click.echo(f"deps of {describe(result.target)}")
     freshness_line(result.freshness)
     print_neighbours("used by (upstream)", result.upstream, result.counts["upstream"])
     print_neighbours("uses (downstream)", result.downstream, result.counts["downstream"])
