@@ -25,9 +25,8 @@ EdgeKey = tuple[str, str, str]  # (rel, src, dst)
 
 def external_row(uid: str) -> SymbolRow:
     dotted = uid[len(EXTERNAL_PREFIX) :]
-    return SymbolRow(
-        uid, "external", dotted.rpartition(".")[2], dotted, "", 0, 0, 0, 0, "", True, False, ""
-    )
+    name = dotted.rpartition(".")[2].rpartition("::")[2]  # `os.path.join`, `std::fmt::Display`
+    return SymbolRow(uid, "external", name, dotted, "", 0, 0, 0, 0, "", True, False, "")
 
 
 def file_row(rec) -> tuple:

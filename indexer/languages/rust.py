@@ -1,0 +1,841 @@
+"""Rust: tree-sitter queries (rust.scm) -> FileFacts.
+
+Locals: items are named by their lexical nesting (`m.S` for `struct S` in an
+inline `mod m`); methods of an impl block are named after the impl's self type,
+`S.new` for `impl S { fn new() }` and `S.fmt` for `impl Display for S { fn fmt }`
+(`#2` for a same-named one from another impl block). Impl blocks are not
+symbols: they are recorded in `extra["impls"]` so the resolver can attach their
+methods to the type wherever it is defined.
+
+Expressions are chains as written, with Rust's own separators: `a::b::f` for
+paths, `.` for fields and method calls, `()` after a call result and `?` after a
+try (`S::open()?.run`, `self.client.send`); `?` starts a chain whose receiver
+is not a plain chain (`v[0].m` -> `?.m`).
+
+Types are encoded as short strings the resolver reads (see `_type`): a path
+without generics (`a::S`), `Self`, `dyn A+B` for trait objects, `impl Trait`
+and bounded generic parameters, `?X` for `Option<X>` / `Result<X, _>`, a
+primitive name, `[]` for arrays and slices, "" when unknown. Smart pointers
+and references are see-through (`&Box<S>` is `S`), because methods reach the
+pointee through Deref.
+
+Macro bodies are token trees to tree-sitter; the arguments of the standard
+expression macros (`assert_eq!`, `format!`, `vec!`, ...) are re-parsed as
+expressions so the calls inside them are seen.
+
+`extra` keys: mods [(scope, name, line, path attribute, is_test)] for
+`mod x;`; impls [(scope, self type path, trait path, prefix, line, is_test)];
+method_impl {method local: impl index}; ret {fn local: type}; fields
+{struct local: {field: type}}; variants {enum local: [name]}; alias
+{type alias local: type}; vartypes {const/static local: type}; generics
+{fn local: {param: type}}; file_test (an inner `#![cfg(test)]`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import cache
+from pathlib import PurePosixPath
+
+import tree_sitter as ts
+from tree_sitter_language_pack import get_parser
+
+from codeimpact.indexer.facts import (
+    BindingFact,
+    CallFact,
+    FileFacts,
+    HeritageFact,
+    ImportFact,
+    ReferenceFact,
+    SymbolFact,
+)
+from codeimpact.indexer.languages.base import LanguageSpec, load_query
+
+NAME = "rust"
+EXTRACTOR_VERSION = 1
+
+# capture on the whole definition -> symbol kind ("impl" is a container, not a symbol)
+_DEFS = {
+    "function": "function",
+    "struct": "struct",
+    "enum": "enum",
+    "trait": "trait",
+    "type_alias": "type_alias",
+    "module": "module",
+    "variable": "variable",
+    "impl": "impl",
+}
+
+
+# Standard macros whose arguments are expressions: their token trees are parsed again.
+def words(text: str) -> frozenset[str]:
+    """A table written as whitespace-separated words."""
+    return frozenset(text.split())
+
+
+EXPR_MACROS = words(
+    """assert assert_eq assert_ne debug_assert debug_assert_eq debug_assert_ne print println
+    eprint eprintln format format_args write writeln panic unreachable todo unimplemented dbg
+    vec matches"""
+)
+# Pointers that methods see through (Deref), and wrappers a `?` / unwrap opens.
+_DEREF = words("Box Rc Arc Cow Pin RefCell Mutex RwLock ManuallyDrop Weak")
+_WRAP = frozenset(["Option"])  # and any path ending in Result (io::Result, anyhow::Result)
+
+_WS = re.compile(rb"\s+")
+_CFG_TEST = re.compile(r"\btest\b")
+_CFG_NOT_TEST = re.compile(r"\bnot\s*\(\s*test\s*\)")
+
+
+@cache
+def _query() -> ts.Query:
+    return load_query(NAME, "rust.scm")
+
+
+def _text(node: ts.Node) -> str:
+    return node.text.decode(errors="replace")
+
+
+# ---------------------------------------------------------------- chains and types
+def path_of(node: ts.Node | None) -> str | None:
+    """`a::b::C`, `S::<T>::new`, `<S as Tr>::m` -> the path without generics."""
+    if node is None:
+        return None
+    t = node.type
+    if t in ("identifier", "type_identifier", "self", "crate", "super", "primitive_type"):
+        return _text(node)
+    if t in ("scoped_identifier", "scoped_type_identifier"):
+        name = node.child_by_field_name("name")
+        if name is None:
+            return None
+        path = node.child_by_field_name("path")
+        if path is None:  # a leading `::`
+            return _text(name)
+        head = path_of(path)
+        return f"{head}::{_text(name)}" if head else None
+    if t == "generic_type":
+        return path_of(node.child_by_field_name("type"))
+    if t == "generic_function":
+        return path_of(node.child_by_field_name("function"))
+    if t == "bracketed_type":  # <S as Tr>::m -> S::m
+        inner = node.named_children[0] if node.named_children else None
+        if inner is not None and inner.type == "qualified_type":
+            inner = inner.child_by_field_name("type")
+        return path_of(inner)
+    return None
+
+
+def chain_of(node: ts.Node | None) -> str | None:
+    """The chain of an expression (module docstring), or None when it is not one."""
+    if node is None:
+        return None
+    t = node.type
+    if t == "field_expression":
+        value = chain_of(node.child_by_field_name("value"))
+        field = node.child_by_field_name("field")
+        return f"{value}.{_text(field)}" if value and field is not None else None
+    if t == "call_expression":
+        fn = chain_of(node.child_by_field_name("function"))
+        return f"{fn}()" if fn else None
+    if t == "try_expression":
+        inner = chain_of(node.named_children[0]) if node.named_children else None
+        return f"{inner}?" if inner else None
+    if t == "await_expression":  # an async fn's declared return type is what .await yields
+        return chain_of(node.named_children[0]) if node.named_children else None
+    if t == "generic_function":
+        return chain_of(node.child_by_field_name("function"))
+    if t == "reference_expression":
+        return chain_of(node.child_by_field_name("value"))
+    return path_of(node)
+
+
+def _generic_bounds(tparams: ts.Node | None, where: ts.Node | None, out: dict) -> None:
+    """Type parameter -> encoded type: `dyn A+B` for its trait bounds, "" for none."""
+    if tparams is not None:
+        for p in tparams.named_children:
+            if p.type == "type_parameter":
+                name = p.child_by_field_name("name")
+                if name is not None:
+                    out[_text(name)] = _bounds(
+                        p.child_by_field_name("bounds"), out.get(_text(name))
+                    )
+    if where is not None:
+        for pred in where.named_children:
+            left = pred.child_by_field_name("left")
+            if (
+                pred.type == "where_predicate"
+                and left is not None
+                and left.type == "type_identifier"
+            ):
+                name = _text(left)
+                if name in out:
+                    out[name] = _bounds(pred.child_by_field_name("bounds"), out[name])
+
+
+def _bounds(bounds: ts.Node | None, prev: str | None) -> str:
+    paths = [p for p in (prev[4:].split("+") if prev else []) if p]
+    if bounds is not None:
+        for b in bounds.named_children:
+            p = path_of(b) if b.type != "function_type" else None
+            if p and p not in paths:
+                paths.append(p)
+    return "dyn " + "+".join(paths) if paths else ""
+
+
+def _type(node: ts.Node | None, generics: dict) -> str:
+    """The encoded type of a type node (module docstring)."""
+    if node is None:
+        return ""
+    t = node.type
+    if t in ("reference_type", "pointer_type"):
+        return _type(node.child_by_field_name("type"), generics)
+    if t in ("type_identifier", "scoped_type_identifier"):
+        name = path_of(node) or ""
+        if name in generics:
+            return generics[name]
+        # `fmt::Result`: a Result alias whose value type is fixed and not written
+        return "?" if name.endswith("Result") else name
+    if t == "primitive_type":
+        return _text(node)
+    if t in ("array_type", "slice_type"):
+        return "[]"
+    if t == "generic_type":
+        base = path_of(node.child_by_field_name("type")) or ""
+        last = base.rpartition("::")[2]
+        args = node.child_by_field_name("type_arguments")
+        first = next(
+            (a for a in (args.named_children if args else ()) if a.type != "lifetime"), None
+        )
+        if first is not None and last in _DEREF:
+            return _type(first, generics)
+        if first is not None and (last in _WRAP or last.endswith("Result")):
+            inner = _type(first, generics)
+            return "?" + inner if inner else ""
+        if base in generics:
+            return generics[base]
+        return base
+    if t in ("dynamic_type", "abstract_type"):
+        trait = node.child_by_field_name("trait")
+        parts = (
+            trait.named_children if trait is not None and trait.type == "bounded_type" else [trait]
+        )
+        paths = [p for p in (path_of(x) for x in parts if x is not None) if p]
+        return "dyn " + "+".join(paths) if paths else ""
+    return ""
+
+
+# ---------------------------------------------------------------- attributes
+def _attributes(node: ts.Node) -> list[tuple[str, str]]:
+    """(path, arguments text) of the outer attributes written before an item."""
+    out = []
+    sib = node.prev_named_sibling
+    while sib is not None and sib.type in ("attribute_item", "line_comment", "block_comment"):
+        if sib.type == "attribute_item":
+            attr = sib.named_children[0] if sib.named_children else None
+            if attr is not None and attr.named_children:
+                path = path_of(attr.named_children[0]) or ""
+                args = attr.child_by_field_name("arguments")
+                value = attr.child_by_field_name("value")
+                arg_text = _text(args) if args is not None else ""
+                if value is not None and value.type == "string_literal":
+                    arg_text = _text(value)[1:-1]
+                out.append((path, arg_text))
+        sib = sib.prev_named_sibling
+    return out
+
+
+def _is_test_attr(path: str, args: str) -> bool:
+    if path in ("test", "bench", "rstest", "test_case", "quickcheck") or path.endswith("::test"):
+        return True
+    return path == "cfg" and bool(_CFG_TEST.search(args)) and not _CFG_NOT_TEST.search(args)
+
+
+# ---------------------------------------------------------------- scopes
+class _Scopes:
+    """Innermost enclosing definition of a byte offset, by binary search over intervals."""
+
+    def __init__(self, intervals: list[tuple[int, int, str, int]]):
+        self.starts = [iv[0] for iv in intervals]
+        self.intervals = intervals  # (start, end, scope local, parent index), properly nested
+
+    def at(self, pos: int) -> str:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        while i >= 0:
+            start, end, local, parent = self.intervals[i]
+            if start <= pos < end:
+                return local
+            i = parent
+        return ""
+
+
+class _Container:
+    __slots__ = ("end", "prefix", "scope", "kind", "is_test", "generics", "iv", "impl")
+
+    def __init__(self, end, prefix, scope, kind, is_test, generics, iv, impl=-1):
+        self.end, self.prefix, self.scope, self.kind = end, prefix, scope, kind
+        self.is_test, self.generics, self.iv, self.impl = is_test, generics, iv, impl
+
+
+def _impl_type_name(node: ts.Node) -> str:
+    """The name an impl's methods are prefixed with: the self type's last name."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "scoped_type_identifier":
+            name = n.child_by_field_name("name")
+            if name is not None:
+                return _text(name)
+        if n.type in ("type_identifier", "primitive_type"):
+            return _text(n)
+        if n.type == "generic_type":
+            stack.append(n.child_by_field_name("type"))
+            continue
+        stack.extend(reversed(n.named_children))
+    return "_"
+
+
+def _signature(source: bytes, node: ts.Node, body: ts.Node | None) -> str:
+    end = body.start_byte if body is not None else node.end_byte
+    text = source[node.start_byte : end]
+    if body is None:
+        text = text.split(b"\n", 1)[0]
+    return _WS.sub(b" ", text).decode(errors="replace").strip().rstrip("{;").strip()[:300]
+
+
+# ---------------------------------------------------------------- extraction
+def extract(source: bytes) -> FileFacts:
+    tree = get_parser(NAME).parse(source)
+    root = tree.root_node
+    facts = FileFacts(
+        language=NAME, lines=source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
+    )
+    extra: dict = {
+        "mods": [],
+        "impls": [],
+        "method_impl": {},
+        "ret": {},
+        "fields": {},
+        "variants": {},
+        "alias": {},
+        "vartypes": {},
+        "generics": {},
+        "file_test": False,
+    }
+    facts.extra = extra
+    facts.symbols.append(
+        SymbolFact(
+            "",
+            "module",
+            "",
+            1,
+            max(1, root.end_point[0] + 1),
+            0,
+            len(source),
+            "",
+            True,
+            False,
+            (),
+            (),
+        )
+    )
+    defs: list[tuple[ts.Node, str, dict]] = []
+    sites: list[tuple[str, dict]] = []
+    for _, caps in ts.QueryCursor(_query()).matches(root):
+        for cap in caps:
+            if cap in _DEFS:
+                defs.append((caps[cap][0], cap, caps))
+                break
+        else:
+            sites.append(
+                (
+                    next(
+                        c
+                        for c in caps
+                        if c not in ("name", "callee", "args", "tokens", "pattern", "arg", "type")
+                    ),
+                    caps,
+                )
+            )
+    defs.sort(key=lambda d: d[0].start_byte)
+    for _, caps in sites:
+        if "inner_attribute" in caps:
+            attr = caps["inner_attribute"][0].named_children
+            if attr and attr[0].named_children:
+                path = path_of(attr[0].named_children[0]) or ""
+                args = attr[0].child_by_field_name("arguments")
+                if _is_test_attr(path, _text(args) if args is not None else ""):
+                    extra["file_test"] = True
+
+    intervals, generic_names = _definitions(source, defs, facts, extra)
+    scopes = _Scopes(intervals)
+    _sites(source, root, sites, scopes, generic_names, facts)
+    if root.has_error:
+        facts.status = "partial"
+        line = _first_error(root)
+        facts.error = f"syntax error at line {line}" if line else "syntax error"
+    return facts
+
+
+def _definitions(source, defs, facts: FileFacts, extra: dict):
+    """Symbols, impl records and per-definition type facts; returns the scope intervals."""
+    file_test = extra["file_test"]
+    stack: list[_Container] = []
+    intervals: list[tuple[int, int, str, int]] = []
+    generic_names: dict[str, frozenset] = {}
+    seen: dict[str, int] = {}
+    for node, cap, _caps in defs:
+        start = node.start_byte
+        while stack and stack[-1].end <= start:
+            stack.pop()
+        top = stack[-1] if stack else None
+        ckind = top.kind if top else "module"
+        prefix = top.prefix if top else ""
+        parent_iv = top.iv if top else -1
+        attrs = _attributes(node)
+        is_test = (top.is_test if top else file_test) or any(_is_test_attr(*a) for a in attrs)
+        generics = dict(top.generics) if top else {}
+        _generic_bounds(node.child_by_field_name("type_parameters"), _where(node), generics)
+        kind = _DEFS[cap]
+        if kind == "impl":
+            self_type = node.child_by_field_name("type")
+            trait = node.child_by_field_name("trait")
+            name = _impl_type_name(self_type)
+            self_path = (
+                path_of(self_type)
+                if self_type.type != "reference_type"
+                else path_of(self_type.child_by_field_name("type"))
+            )
+            if self_path in generics:  # a blanket impl: `impl<T: X> Tr for T`
+                self_path = ""
+            extra["impls"].append(
+                (
+                    top.scope if top else "",
+                    self_path or "",
+                    path_of(trait) or "" if trait is not None else "",
+                    f"{prefix}.{name}" if prefix else name,
+                    node.start_point[0] + 1,
+                    is_test,
+                )
+            )
+            # the names an impl header uses, for the incremental planner; no edge of their own
+            for p in (extra["impls"][-1][1], extra["impls"][-1][2]):
+                if p:
+                    facts.references.append(
+                        ReferenceFact(extra["impls"][-1][0], p, node.start_point[0] + 1, "impl")
+                    )
+            iv = len(intervals)
+            scope = top.scope if top else ""
+            intervals.append((start, node.end_byte, scope, parent_iv))
+            stack.append(
+                _Container(
+                    node.end_byte,
+                    f"{prefix}.{name}" if prefix else name,
+                    scope,
+                    "impl",
+                    is_test,
+                    generics,
+                    iv,
+                    len(extra["impls"]) - 1,
+                )
+            )
+            continue
+        if kind == "function" and ckind in ("impl", "trait"):
+            kind = "method"
+        elif kind == "variable" and ckind != "module":
+            continue  # associated and function-local constants are not module items
+        elif kind == "type_alias" and ckind in ("impl", "trait"):
+            continue  # associated types
+        name = _text(_caps["name"][0])
+        local = f"{prefix}.{name}" if prefix else name
+        n = seen.get(local, 0) + 1
+        seen[local] = n
+        if n > 1:
+            local = f"{local}#{n}"
+        body = node.child_by_field_name("body")
+        exported = (
+            ckind == "trait"
+            or (ckind == "impl" and extra["impls"][top.impl][2] != "")
+            or any(c.type == "visibility_modifier" for c in node.children)
+        )
+        params = _params(node, generics) if kind in ("function", "method") else ()
+        facts.symbols.append(
+            SymbolFact(
+                local,
+                kind,
+                name,
+                node.start_point[0] + 1,
+                node.end_point[0] + 1,
+                start,
+                node.end_byte,
+                _signature(source, node, body),
+                exported,
+                is_test,
+                params,
+                tuple(a[0] for a in attrs),
+            )
+        )
+        if ckind == "impl":
+            extra["method_impl"][local] = top.impl
+        _type_facts(node, kind, local, generics, facts, extra)
+        generic_names[local] = frozenset(generics)
+        iv = len(intervals)
+        intervals.append((start, node.end_byte, local, parent_iv))
+        stack.append(
+            _Container(
+                node.end_byte,
+                local,
+                local,
+                "fn" if kind in ("function", "method") else kind,
+                is_test,
+                generics,
+                iv,
+            )
+        )
+    return intervals, generic_names
+
+
+def _where(node: ts.Node) -> ts.Node | None:
+    for c in node.named_children:
+        if c.type == "where_clause":
+            return c
+    return None
+
+
+def _params(node: ts.Node, generics: dict) -> tuple:
+    params = node.child_by_field_name("parameters")
+    out = []
+    for p in params.named_children if params is not None else ():
+        if p.type == "self_parameter":
+            out.append(("self", "Self"))
+        elif p.type == "parameter":
+            pat = p.child_by_field_name("pattern")
+            name = _text(pat) if pat is not None and pat.type in ("identifier", "self") else "_"
+            out.append((name, _type(p.child_by_field_name("type"), generics)))
+    return tuple(out)
+
+
+def _type_facts(node, kind, local, generics, facts: FileFacts, extra: dict) -> None:
+    line = node.start_point[0] + 1
+    if kind in ("function", "method"):
+        ret = _type(node.child_by_field_name("return_type"), generics)
+        if ret:
+            extra["ret"][local] = ret
+        if generics:
+            extra["generics"][local] = {k: v for k, v in generics.items()}
+    elif kind == "struct":
+        body = node.child_by_field_name("body")
+        fields = {}
+        if body is not None and body.type == "field_declaration_list":
+            for f in body.named_children:
+                name = f.child_by_field_name("name")
+                if f.type == "field_declaration" and name is not None:
+                    enc = _type(f.child_by_field_name("type"), generics)
+                    if enc:
+                        fields[_text(name)] = enc
+        elif body is not None and body.type == "ordered_field_declaration_list":
+            types = body.children_by_field_name("type")
+            for i, t in enumerate(types):
+                enc = _type(t, generics)
+                if enc:
+                    fields[str(i)] = enc
+        if fields:
+            extra["fields"][local] = fields
+    elif kind == "enum":
+        body = node.child_by_field_name("body")
+        extra["variants"][local] = [
+            _text(v.child_by_field_name("name"))
+            for v in (body.named_children if body is not None else ())
+            if v.type == "enum_variant" and v.child_by_field_name("name") is not None
+        ]
+    elif kind == "type_alias":
+        enc = _type(node.child_by_field_name("type"), generics)
+        if enc:
+            extra["alias"][local] = enc
+    elif kind == "variable":
+        enc = _type(node.child_by_field_name("type"), generics)
+        if enc:
+            extra["vartypes"][local] = enc
+    elif kind == "trait":
+        bounds = node.child_by_field_name("bounds")
+        for b in bounds.named_children if bounds is not None else ():
+            p = path_of(b)
+            if p:
+                facts.heritage.append(HeritageFact(local, p, line, "extends"))
+
+
+# ---------------------------------------------------------------- sites
+class _Source:
+    """A text being scanned: the file itself, or macro arguments re-parsed (positions mapped)."""
+
+    def __init__(self, data: bytes, segments: list[tuple[int, int]] | None = None, parent=None):
+        self.data = data
+        self.segments = segments  # [(start here, start in parent)], sorted; None: the file
+        self.starts = [s[0] for s in segments] if segments else []
+        self.parent = parent
+
+    def original(self, pos: int) -> int:
+        src = self
+        while src.segments is not None:
+            i = max(0, bisect.bisect_right(src.starts, pos) - 1)
+            start, target = src.segments[i]
+            pos = target + (pos - start)
+            src = src.parent
+        return pos
+
+
+def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts) -> None:
+    newlines = [i for i, b in enumerate(source) if b == 10]
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_left(newlines, pos) + 1
+
+    file_src = _Source(source)
+    for cap, caps in sites:
+        if cap == "use":
+            _uses(caps["use"][0], scopes, facts)
+        elif cap == "extern_crate":
+            node = caps["extern_crate"][0]
+            alias = node.child_by_field_name("alias")
+            facts.imports.append(
+                ImportFact(
+                    scopes.at(node.start_byte),
+                    "",
+                    0,
+                    _text(caps["name"][0]),
+                    _text(alias) if alias is not None else "",
+                    node.start_point[0] + 1,
+                )
+            )
+        elif cap == "mod_decl":
+            node = caps["mod_decl"][0]
+            attrs = _attributes(node)
+            path_attr = next((a for p, a in attrs if p == "path"), "")
+            facts.extra["mods"].append(
+                (
+                    scopes.at(node.start_byte),
+                    _text(caps["name"][0]),
+                    node.start_point[0] + 1,
+                    path_attr,
+                    any(_is_test_attr(*a) for a in attrs),
+                )
+            )
+        elif cap == "typeref":
+            node = caps["typeref"][0]
+            scope = scopes.at(node.start_byte)
+            skip = generic_names.get(scope, frozenset())
+            for path in _type_paths(node):
+                if path not in skip:
+                    facts.references.append(
+                        ReferenceFact(scope, path, node.start_point[0] + 1, "annotation")
+                    )
+    # calls, struct literals, macros and lets: in the file, then in macro arguments
+    src = file_src
+    todo = [(c, caps) for c, caps in sites if c in ("call", "struct_literal", "macro", "let")]
+    for _depth in range(4):
+        macro_args: list[ts.Node] = []
+        for cap, caps in todo:
+            node = caps[cap][0]
+            pos = src.original(node.start_byte)
+            scope = scopes.at(pos)
+            line = line_of(pos)
+            if cap == "call":
+                _call(node, caps["callee"][0], caps["args"][0], scope, line, facts)
+            elif cap == "struct_literal":
+                p = path_of(caps["callee"][0])
+                facts.calls.append(CallFact(scope, p or "?", line, "struct", ()))
+            elif cap == "macro":
+                p = path_of(caps["callee"][0]) or "?"
+                facts.calls.append(CallFact(scope, p, line, "macro", ()))
+                head, _, last = p.rpartition("::")
+                if last in EXPR_MACROS and head in ("", "std", "core", "alloc"):
+                    macro_args.append(caps["tokens"][0])
+            elif cap == "let" and src is file_src:
+                _let(node, caps["pattern"][0], scope, line, facts)
+        if not macro_args:
+            break
+        src = _reparse(src, macro_args)
+        todo = []
+        for _, caps in ts.QueryCursor(_query()).matches(src.tree.root_node):
+            for cap in ("call", "struct_literal", "macro"):
+                if cap in caps:
+                    todo.append((cap, caps))
+                    break
+
+
+def _reparse(parent: _Source, token_trees: list[ts.Node]) -> _Source:
+    """Macro arguments as one synthetic function body: `(args);` per macro, positions mapped."""
+    parts = [b"fn __m() {\n"]
+    size = len(parts[0])
+    segments = []
+    for tt in token_trees:
+        inner_start, inner_end = tt.start_byte + 1, tt.end_byte - 1
+        if inner_end <= inner_start:
+            continue
+        body = parent.data[inner_start:inner_end]
+        open_ = b"[" if parent.data[tt.start_byte : tt.start_byte + 1] == b"[" else b"("
+        close = b"]" if open_ == b"[" else b",)"
+        parts.append(open_)
+        size += 1
+        segments.append((size, inner_start))
+        parts.append(body)
+        parts.append(close + b";\n")
+        size += len(body) + len(close) + 2
+        segments.append((size - len(close) - 2, inner_end))
+    parts.append(b"}\n")
+    src = _Source(b"".join(parts), segments, parent)
+    src.tree = get_parser(NAME).parse(src.data)
+    return src
+
+
+def _call(node, fn: ts.Node, args: ts.Node, scope: str, line: int, facts: FileFacts) -> None:
+    while fn.type == "generic_function":
+        fn = fn.child_by_field_name("function")
+    if fn.type == "field_expression":
+        recv = chain_of(fn.child_by_field_name("value"))
+        field = fn.child_by_field_name("field")
+        callee = f"{recv or '?'}.{_text(field)}"
+        kind = "method"
+    else:
+        callee = path_of(fn) or "?"
+        kind = "call"
+    out = []
+    for i, a in enumerate(args.named_children):
+        if a.type in ("identifier", "scoped_identifier"):
+            p = path_of(a)
+            if p:
+                out.append((i, p))
+    facts.calls.append(CallFact(scope, callee, line, kind, tuple(out)))
+
+
+def _let(node, pattern: ts.Node, scope: str, line: int, facts: FileFacts) -> None:
+    if pattern.type != "identifier":
+        return
+    name = _text(pattern)
+    typ = node.child_by_field_name("type")
+    if typ is not None:
+        enc = _type(typ, facts.extra["generics"].get(scope, {}))
+        if enc:
+            facts.bindings.append(BindingFact(scope, name, "type:" + enc, False, line))
+        return
+    value = node.child_by_field_name("value")
+    if value is None:
+        return
+    if value.type == "struct_expression":
+        p = path_of(value.child_by_field_name("name"))
+        if p:
+            facts.bindings.append(BindingFact(scope, name, "type:" + p, False, line))
+        return
+    chain = chain_of(value)
+    if chain:
+        is_call = chain.endswith(("()", "?"))
+        facts.bindings.append(BindingFact(scope, name, chain, is_call, line))
+
+
+def _uses(node: ts.Node, scopes: _Scopes, facts: FileFacts) -> None:
+    scope = scopes.at(node.start_byte)
+    line = node.start_point[0] + 1
+    arg = node.child_by_field_name("argument")
+    for segs, alias, glob in _use_leaves(arg, []):
+        if not segs:
+            continue
+        if glob:
+            facts.imports.append(ImportFact(scope, "::".join(segs), 0, "*", "", line))
+        else:
+            facts.imports.append(ImportFact(scope, "::".join(segs[:-1]), 0, segs[-1], alias, line))
+
+
+def _segments(node: ts.Node | None) -> list[str]:
+    p = path_of(node) if node is not None else None
+    return p.split("::") if p else []
+
+
+def _use_leaves(node: ts.Node | None, prefix: list[str]):
+    """Flatten a use tree: yields (path segments, alias, is_glob)."""
+    if node is None:
+        return
+    t = node.type
+    if t == "self" and prefix:  # `use a::b::{self}` binds b
+        yield prefix, "", False
+    elif t in ("identifier", "crate", "self", "super", "scoped_identifier"):
+        yield prefix + _segments(node), "", False
+    elif t == "use_as_clause":
+        alias = node.child_by_field_name("alias")
+        path = node.child_by_field_name("path")
+        segs = (
+            prefix
+            if path is not None and path.type == "self" and prefix
+            else prefix + _segments(path)
+        )
+        yield segs, _text(alias) if alias is not None else "", False
+    elif t == "use_wildcard":
+        inner = node.named_children[0] if node.named_children else None
+        yield prefix + _segments(inner), "", True
+    elif t == "scoped_use_list":
+        segs = prefix + _segments(node.child_by_field_name("path"))
+        yield from _use_leaves(node.child_by_field_name("list"), segs)
+    elif t == "use_list":
+        for c in node.named_children:
+            yield from _use_leaves(c, prefix)
+
+
+_PATH_NODES = ("type_identifier", "scoped_type_identifier")
+
+
+def _type_paths(node: ts.Node) -> list[str]:
+    """The named types inside a type (outermost paths; generic arguments included)."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in _PATH_NODES:
+            p = path_of(n)
+            if p and p != "Self":
+                out.append(p)
+            continue
+        if n.type == "generic_type":
+            stack.append(n.child_by_field_name("type"))
+            args = n.child_by_field_name("type_arguments")
+            if args is not None:
+                stack.extend(args.named_children)
+            continue
+        stack.extend(n.named_children)
+    return out
+
+
+def _first_error(root: ts.Node) -> int | None:
+    """Line of the first ERROR or MISSING node, descending only into subtrees that have one."""
+    node = root
+    while True:
+        if node.type == "ERROR" or node.is_missing:
+            return node.start_point[0] + 1
+        nxt = next((c for c in node.children if c.has_error or c.is_missing), None)
+        if nxt is None:
+            return node.start_point[0] + 1 if node is not root else None
+        node = nxt
+
+
+# ---------------------------------------------------------------- paths
+_TEST_DIRS = frozenset({"tests", "test", "benches"})
+
+
+def is_test_path(path: str) -> bool:
+    """Cargo's integration tests and benches (`tests/`, `benches/`), and `tests.rs` modules."""
+    p = PurePosixPath(path)
+    if p.name in ("tests.rs", "test.rs") or p.stem.endswith("_tests") or p.stem.endswith("_test"):
+        return True
+    return any(part in _TEST_DIRS for part in p.parts[:-1])
+
+
+SPEC = LanguageSpec(
+    name=NAME,
+    grammar=NAME,
+    extensions=(".rs",),
+    extractor_version=EXTRACTOR_VERSION,
+    extract=extract,
+    is_test_path=is_test_path,
+    resolver="codeimpact.indexer.languages.rust_resolve:RustProject",
+    config_files=("Cargo.toml",),
+)
+
+__all__ = ["SPEC", "extract", "is_test_path", "chain_of", "path_of"]

@@ -1,0 +1,497 @@
+"""Rust: real tree-sitter parses, real crates in temp git repos, a real Kùzu index."""
+
+from __future__ import annotations
+
+import textwrap
+
+from codeimpact.indexer.languages.rust import extract, is_test_path
+from conftest import edges, symbols
+
+CARGO = """
+[package]
+name = "demo-crate"
+version = "0.1.0"
+"""
+
+SHAPES = {
+    "Cargo.toml": CARGO,
+    "src/lib.rs": """
+        pub mod shapes;
+        mod util;
+        pub mod net {
+            pub mod http;
+            pub fn connect() -> u32 {
+                crate::util::helper()
+            }
+        }
+        pub use shapes::Circle;
+        """,
+    "src/shapes/mod.rs": """
+        mod area;
+        pub struct Circle {
+            pub r: f64,
+        }
+        pub enum Kind {
+            Round,
+            Square(u8),
+        }
+        pub trait Named {
+            fn name(&self) -> String;
+        }
+        pub trait Shape: Named {
+            fn area(&self) -> f64;
+            fn describe(&self) -> String {
+                self.name()
+            }
+        }
+        pub type Radius = f64;
+        impl Circle {
+            pub fn new(r: Radius) -> Self {
+                Circle { r }
+            }
+        }
+        impl Named for Circle {
+            fn name(&self) -> String {
+                String::from("circle")
+            }
+        }
+        """,
+    "src/shapes/area.rs": """
+        use super::{Circle, Shape};
+
+        impl Shape for Circle {
+            fn area(&self) -> f64 {
+                3.0 * self.r * self.r
+            }
+        }
+        """,
+    "src/util.rs": """
+        pub fn helper() -> u32 {
+            1
+        }
+        """,
+    "src/net/http.rs": """
+        pub fn get() -> u32 {
+            super::connect()
+        }
+        """,
+}
+
+
+def test_definitions_module_tree_and_qualified_names(make_repo, index_repo):
+    repo = make_repo(SHAPES)
+    index_repo(repo)
+    assert symbols(repo) == {
+        "src/lib.rs::": ("module", "demo_crate", 1, 10),
+        "src/lib.rs::net": ("module", "demo_crate::net", 3, 8),
+        "src/lib.rs::net.connect": ("function", "demo_crate::net::connect", 5, 7),
+        "src/net/http.rs::": ("module", "demo_crate::net::http", 1, 4),
+        "src/net/http.rs::get": ("function", "demo_crate::net::http::get", 1, 3),
+        "src/shapes/area.rs::": ("module", "demo_crate::shapes::area", 1, 8),
+        "src/shapes/area.rs::Circle.area": ("method", "demo_crate::shapes::Circle::area", 4, 6),
+        "src/shapes/mod.rs::": ("module", "demo_crate::shapes", 1, 29),
+        "src/shapes/mod.rs::Circle": ("struct", "demo_crate::shapes::Circle", 2, 4),
+        "src/shapes/mod.rs::Circle.name": ("method", "demo_crate::shapes::Circle::name", 25, 27),
+        "src/shapes/mod.rs::Circle.new": ("method", "demo_crate::shapes::Circle::new", 20, 22),
+        "src/shapes/mod.rs::Kind": ("enum", "demo_crate::shapes::Kind", 5, 8),
+        "src/shapes/mod.rs::Named": ("trait", "demo_crate::shapes::Named", 9, 11),
+        "src/shapes/mod.rs::Named.name": ("method", "demo_crate::shapes::Named::name", 10, 10),
+        "src/shapes/mod.rs::Radius": ("type_alias", "demo_crate::shapes::Radius", 18, 18),
+        "src/shapes/mod.rs::Shape": ("trait", "demo_crate::shapes::Shape", 12, 17),
+        "src/shapes/mod.rs::Shape.area": ("method", "demo_crate::shapes::Shape::area", 13, 13),
+        "src/shapes/mod.rs::Shape.describe": (
+            "method",
+            "demo_crate::shapes::Shape::describe",
+            14,
+            16,
+        ),
+        "src/util.rs::": ("module", "demo_crate::util", 1, 4),
+        "src/util.rs::helper": ("function", "demo_crate::util::helper", 1, 3),
+    }
+    # methods belong to their type, even from an impl block in another file
+    assert edges(repo, "CONTAINS") == {
+        ("src/lib.rs::", "src/lib.rs::net"),
+        ("src/lib.rs::net", "src/lib.rs::net.connect"),
+        ("src/net/http.rs::", "src/net/http.rs::get"),
+        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Circle"),
+        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Kind"),
+        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Named"),
+        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Radius"),
+        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Shape"),
+        ("src/shapes/mod.rs::Circle", "src/shapes/area.rs::Circle.area"),
+        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Circle.name"),
+        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Circle.new"),
+        ("src/shapes/mod.rs::Named", "src/shapes/mod.rs::Named.name"),
+        ("src/shapes/mod.rs::Shape", "src/shapes/mod.rs::Shape.area"),
+        ("src/shapes/mod.rs::Shape", "src/shapes/mod.rs::Shape.describe"),
+        ("src/util.rs::", "src/util.rs::helper"),
+    }
+    # `mod x;` lines and `use` items both import; `pub use` points at the definition
+    assert edges(repo, "IMPORTS") == {
+        ("src/lib.rs::", "src/net/http.rs::"),
+        ("src/lib.rs::", "src/shapes/mod.rs::"),
+        ("src/lib.rs::", "src/shapes/mod.rs::Circle"),
+        ("src/lib.rs::", "src/util.rs::"),
+        ("src/shapes/area.rs::", "src/shapes/mod.rs::Circle"),
+        ("src/shapes/area.rs::", "src/shapes/mod.rs::Shape"),
+        ("src/shapes/mod.rs::", "src/shapes/area.rs::"),
+    }
+    assert edges(repo, "EXTENDS") == {
+        ("src/shapes/mod.rs::Shape", "src/shapes/mod.rs::Named"),
+    }
+    assert edges(repo, "IMPLEMENTS") == {
+        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Named"),
+        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Shape"),
+    }
+    assert edges(repo, "CALLS") == {
+        ("src/lib.rs::net.connect", "src/util.rs::helper", 1.0, "scope"),
+        ("src/net/http.rs::get", "src/lib.rs::net.connect", 1.0, "scope"),
+        ("src/shapes/mod.rs::Circle.new", "src/shapes/mod.rs::Circle", 0.8, "constructor"),
+        # a default method calling a supertrait's method on self: any implementation
+        ("src/shapes/mod.rs::Shape.describe", "src/shapes/mod.rs::Named.name", 0.9, "self"),
+        ("src/shapes/mod.rs::Shape.describe", "src/shapes/mod.rs::Circle.name", 0.7, "dispatch"),
+    }
+    assert edges(repo, "REFERENCES") == {
+        ("src/shapes/mod.rs::Circle.new", "src/shapes/mod.rs::Radius", 1.0, "scope"),
+    }
+
+
+USES = {
+    "Cargo.toml": '[package]\nname = "demo"\n',
+    "src/lib.rs": """
+        pub mod engine;
+        pub mod api;
+        pub mod prelude {
+            pub use crate::engine::{start as boot, Engine};
+        }
+        """,
+    "src/engine/mod.rs": """
+        pub mod config;
+        use serde::Serialize;
+        use std::collections::HashMap;
+
+        pub struct Engine {
+            pub cfg: config::Config,
+            map: HashMap<String, u32>,
+        }
+        pub fn start() -> Engine {
+            let cfg = self::config::load();
+            Engine { cfg, map: HashMap::new() }
+        }
+        impl Engine {
+            pub fn run(&self) -> u32 {
+                self.cfg.level()
+            }
+        }
+        """,
+    "src/engine/config.rs": """
+        pub struct Config {
+            level: u32,
+        }
+        pub fn load() -> Config {
+            Config { level: 1 }
+        }
+        impl Config {
+            pub fn level(&self) -> u32 {
+                self.level
+            }
+        }
+        pub fn defaults() -> Config {
+            super::super::engine::config::load()
+        }
+        """,
+    "src/api.rs": """
+        use crate::engine::config::{self, Config as Cfg};
+        use crate::prelude::*;
+        use std::fmt;
+
+        pub fn serve() -> u32 {
+            let e = boot();
+            let c: Cfg = config::load();
+            c.level();
+            e.run()
+        }
+        pub fn show(f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("x")
+        }
+        pub fn dump() -> String {
+            serde_json::to_string(&1).unwrap()
+        }
+        """,
+}
+
+
+def test_use_paths_reexports_globs_renames_and_externals(make_repo, index_repo):
+    repo = make_repo(USES)
+    report = index_repo(repo)
+    assert edges(repo, "IMPORTS") == {
+        ("src/api.rs::", "<external>::std::fmt"),
+        ("src/api.rs::", "src/engine/config.rs::"),  # `self` in a group
+        ("src/api.rs::", "src/engine/config.rs::Config"),  # `Config as Cfg`
+        ("src/api.rs::", "src/lib.rs::prelude"),  # a glob imports its module
+        ("src/engine/mod.rs::", "<external>::serde::Serialize"),
+        ("src/engine/mod.rs::", "<external>::std::collections::HashMap"),
+        ("src/engine/mod.rs::", "src/engine/config.rs::"),
+        ("src/lib.rs::", "src/api.rs::"),
+        ("src/lib.rs::", "src/engine/mod.rs::"),
+        ("src/lib.rs::", "src/engine/mod.rs::Engine"),
+        ("src/lib.rs::", "src/engine/mod.rs::start"),  # `start as boot`
+    }
+    assert edges(repo, "CALLS") == {
+        # through the glob of a module that re-exports `start as boot`
+        ("src/api.rs::serve", "src/engine/mod.rs::start", 1.0, "import"),
+        ("src/api.rs::serve", "src/engine/config.rs::load", 1.0, "import"),
+        # `let c: Cfg` and `let e = boot()` (boot's declared return type)
+        ("src/api.rs::serve", "src/engine/config.rs::Config.level", 0.8, "local-type"),
+        ("src/api.rs::serve", "src/engine/mod.rs::Engine.run", 0.8, "local-type"),
+        # a parameter of an external type: the call is to the external method
+        ("src/api.rs::show", "<external>::std::fmt::Formatter::write_str", 0.8, "local-type"),
+        ("src/api.rs::dump", "<external>::serde_json::to_string", 1.0, "import"),
+        ("src/engine/config.rs::load", "src/engine/config.rs::Config", 0.8, "constructor"),
+        ("src/engine/config.rs::defaults", "src/engine/config.rs::load", 1.0, "scope"),
+        # a field with a declared type
+        ("src/engine/mod.rs::Engine.run", "src/engine/config.rs::Config.level", 0.8, "local-type"),
+        ("src/engine/mod.rs::start", "<external>::std::collections::HashMap::new", 1.0, "import"),
+        ("src/engine/mod.rs::start", "src/engine/config.rs::load", 1.0, "scope"),
+        ("src/engine/mod.rs::start", "src/engine/mod.rs::Engine", 0.8, "constructor"),
+    }
+    # `.unwrap()` on what an external function returns is a standard method: builtin
+    assert report.calls == {"total": 13, "builtin": 1, "unresolved": 0, "resolved": 12}
+    syms = symbols(repo)
+    assert syms["<external>::std::fmt::Formatter::write_str"][:2] == (
+        "external",
+        "std::fmt::Formatter::write_str",
+    )
+    assert edges(repo, "REFERENCES") == {
+        ("src/api.rs::serve", "src/engine/config.rs::Config", 1.0, "import"),
+        ("src/engine/config.rs::defaults", "src/engine/config.rs::Config", 1.0, "scope"),
+        ("src/engine/config.rs::load", "src/engine/config.rs::Config", 1.0, "scope"),
+        ("src/engine/mod.rs::Engine", "src/engine/config.rs::Config", 1.0, "scope"),
+        ("src/engine/mod.rs::start", "src/engine/mod.rs::Engine", 1.0, "scope"),
+    }
+
+
+CALL_CRATE = {
+    "Cargo.toml": '[package]\nname = "demo"\n',
+    "src/lib.rs": """
+        pub mod model;
+        pub mod service;
+        """,
+    "src/model.rs": """
+        pub trait Store {
+            fn get(&self, key: u32) -> Option<Item>;
+            fn size(&self) -> usize {
+                0
+            }
+        }
+        #[derive(Clone, Debug, Default)]
+        pub struct Item {
+            pub id: u32,
+        }
+        impl Item {
+            pub fn new(id: u32) -> Self {
+                Self { id }
+            }
+            pub fn label(&self) -> String {
+                self.id.to_string()
+            }
+            pub fn relabel(&self) -> String {
+                Self::fresh();
+                self.label()
+            }
+            fn fresh() -> Item {
+                Item::new(0)
+            }
+        }
+        pub struct Memory {
+            items: Vec<Item>,
+            pub primary: Item,
+        }
+        impl Store for Memory {
+            fn get(&self, key: u32) -> Option<Item> {
+                self.items.get(key as usize).cloned()
+            }
+        }
+        pub struct Disk;
+        impl Store for Disk {
+            fn get(&self, _key: u32) -> Option<Item> {
+                None
+            }
+            fn size(&self) -> usize {
+                1
+            }
+        }
+        pub struct Wrapper(pub Item);
+        pub enum Event {
+            Created(u32),
+            Deleted,
+        }
+        """,
+    "src/service.rs": """
+        use crate::model::{Disk, Event, Item, Memory, Store, Wrapper};
+
+        pub fn lookup<S: Store>(store: &S, key: u32) -> Option<Item> {
+            store.get(key)
+        }
+        pub fn count(store: &dyn Store) -> usize {
+            store.size()
+        }
+        pub fn flow(m: &Memory) -> String {
+            let item = Item::new(1);
+            item.label();
+            let w = Wrapper(item.clone());
+            w.0.relabel();
+            m.primary.label();
+            m.size();
+            Disk.size();
+            let _e = Event::Created(3);
+            Memory::get(m, 1);
+            let found = lookup(m, 2).unwrap();
+            found.label()
+        }
+        pub fn noise(x: u32) {
+            let v = vec![Item::new(x)];
+            println!("{}", v.len());
+            assert_eq!(helper_unknown(), 1);
+            log::info!("x");
+            x.count_ones();
+            let z = compute();
+            z.relabel();
+            z.frobnicate();
+        }
+        """,
+}
+
+
+def test_calls_receivers_constructors_dispatch_and_macros(make_repo, index_repo):
+    repo = make_repo(CALL_CRATE)
+    report = index_repo(repo)
+    m, s = "src/model.rs::", "src/service.rs::"
+    assert edges(repo, "CALLS") == {
+        (m + "Item.fresh", m + "Item.new", 1.0, "scope"),
+        (m + "Item.new", m + "Item", 0.8, "constructor"),  # `Self { id }`
+        (m + "Item.relabel", m + "Item.fresh", 0.9, "self"),  # `Self::fresh()`
+        (m + "Item.relabel", m + "Item.label", 0.9, "self"),
+        # `&dyn Store`: the trait's method, and each implementation that overrides it
+        (s + "count", m + "Store.size", 0.8, "local-type"),
+        (s + "count", m + "Disk.size", 0.7, "dispatch"),
+        # `S: Store`: the same through a bounded generic
+        (s + "lookup", m + "Store.get", 0.8, "local-type"),
+        (s + "lookup", m + "Memory.get", 0.7, "dispatch"),
+        (s + "lookup", m + "Disk.get", 0.7, "dispatch"),
+        (s + "flow", m + "Item.new", 1.0, "import"),
+        (s + "flow", m + "Item.label", 0.8, "local-type"),  # let item = Item::new(1)
+        (s + "flow", m + "Wrapper", 0.8, "constructor"),  # a tuple struct
+        (s + "flow", m + "Item.relabel", 0.8, "local-type"),  # w.0 of Wrapper(pub Item)
+        (s + "flow", m + "Store.size", 0.8, "local-type"),  # a default method of Memory's trait
+        (s + "flow", m + "Disk.size", 1.0, "import"),  # a unit struct's own method
+        (s + "flow", m + "Event", 0.8, "constructor"),  # an enum variant
+        (s + "flow", m + "Memory.get", 1.0, "import"),  # `Type::method(recv)`
+        (s + "flow", s + "lookup", 1.0, "scope"),
+        # inside vec![...]: macro arguments are parsed
+        (s + "noise", m + "Item.new", 1.0, "import"),
+        # z's type is unknown; relabel is defined once in the repository
+        (s + "noise", m + "Item.relabel", 0.5, "unique-name"),
+    }
+    # builtin: vec!, println!, assert_eq!, v.len(), x.count_ones(), item.clone() (derived),
+    # self.id.to_string(), self.items.get(), .cloned(), .unwrap();
+    # unresolved: helper_unknown(), log::info!, compute(), z.frobnicate()
+    assert report.calls == {"total": 33, "builtin": 10, "unresolved": 4, "resolved": 19}
+
+
+# ---------------------------------------------------------------- extraction alone
+def _syms(source: str) -> dict:
+    facts = extract(textwrap.dedent(source).encode())
+    return {s.local: (s.kind, s.is_test, s.exported) for s in facts.symbols}
+
+
+def test_impl_methods_are_named_after_their_type_and_collisions_get_a_suffix():
+    facts = extract(
+        textwrap.dedent(
+            """
+            use std::fmt;
+            struct S;
+            impl fmt::Display for S {
+                fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) }
+            }
+            impl fmt::Debug for S {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { Ok(()) }
+            }
+            impl<T: Clone> From<T> for Vec<S> {
+                fn from(_t: T) -> Self { Vec::new() }
+            }
+            mod inner {
+                pub(crate) fn f() { fn nested() {} }
+                impl super::S { pub fn g(&self) {} }
+            }
+            extern "C" { fn c_call(x: i32); }
+            const LIMIT: u32 = 3;
+            """
+        ).encode()
+    )
+    assert [(s.local, s.kind, s.exported) for s in facts.symbols] == [
+        ("", "module", True),
+        ("S", "struct", False),
+        ("S.fmt", "method", True),  # trait impl methods are as visible as the trait
+        ("S.fmt#2", "method", True),
+        ("Vec.from", "method", True),
+        ("inner", "module", False),
+        ("inner.f", "function", True),
+        ("inner.f.nested", "function", False),
+        ("inner.S.g", "method", True),
+        ("c_call", "function", False),
+        ("LIMIT", "variable", False),
+    ]
+    impls = facts.extra["impls"]
+    assert [(i[0], i[1], i[2], i[3]) for i in impls] == [
+        ("", "S", "fmt::Display", "S"),
+        ("", "S", "fmt::Debug", "S"),
+        ("", "Vec", "From", "Vec"),
+        ("inner", "super::S", "", "inner.S"),
+    ]
+    assert facts.extra["method_impl"] == {"S.fmt": 0, "S.fmt#2": 1, "Vec.from": 2, "inner.S.g": 3}
+    # `f: &mut fmt::Formatter<'_>`: references and lifetimes are see-through
+    assert dict(facts.symbols[3].params) == {"self": "Self", "f": "fmt::Formatter"}
+    assert facts.extra["ret"]["S.fmt"] == "?"  # fmt::Result has no type argument
+
+
+def test_tests_by_attribute_and_cfg_test_modules():
+    assert _syms(
+        """
+        fn lib() {}
+        #[test]
+        fn standalone() {}
+        #[tokio::test]
+        async fn async_one() {}
+        #[cfg(not(test))]
+        fn prod_only() {}
+        #[cfg(test)]
+        mod tests {
+            use super::*;
+            fn helper() {}
+            #[test]
+            fn it_works() { helper(); }
+        }
+        """
+    ) == {
+        "": ("module", False, True),
+        "lib": ("function", False, False),
+        "standalone": ("function", True, False),
+        "async_one": ("function", True, False),
+        "prod_only": ("function", False, False),
+        "tests": ("module", True, False),
+        "tests.helper": ("function", True, False),
+        "tests.it_works": ("function", True, False),
+    }
+    assert is_test_path("tests/integration.rs")
+    assert is_test_path("crates/x/tests/common/mod.rs")
+    assert is_test_path("src/parser/tests.rs")
+    assert not is_test_path("src/testing_utils.rs")
+    assert not is_test_path("src/lib.rs")
+
+
+def test_a_syntax_error_gives_partial_facts():
+    facts = extract(b"fn ok() {}\nfn broken( {\n}\nstruct After;\n")
+    assert facts.status == "partial"
+    assert facts.error.startswith("syntax error at line")
+    assert "ok" in {s.local for s in facts.symbols}
