@@ -535,7 +535,10 @@ def report(
     files, symbols = map_changes(index, diff)
     br, impact = change_impact(index, symbols, depth, min_confidence)
     notes = list(diff.notes)
-    if any(f.old_symbols_from == "extracted" for f in files):
+    # Under compare / review the old side is another commit, which the index rarely holds.
+    if diff.scope in ("unstaged", "staged", "all") and any(
+        f.old_symbols_from == "extracted" for f in files
+    ):
         notes.append(
             "the index does not hold the old side of some files: their old symbols were "
             "extracted on the fly"

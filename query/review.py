@@ -85,8 +85,7 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
     mb = gitdiff.merge_base(repo, gitdiff.resolve_commit(repo, base), head)
     diff = gitdiff.Diff("review", base, mb, head, head, gitdiff.commit_diff(repo, mb, head))
     rep = changes.report(index, diff, depth=depth)
-    # The old side is the merge base, which an index at HEAD never holds: not worth a note.
-    notes = [n for n in rep.notes if not n.startswith("the index does not hold the old side")]
+    notes = list(rep.notes)
     if mb == head:
         notes.append(f"HEAD is the merge base with {base}: nothing to review")
     if any(code.strip() for code, _ in gitdiff.porcelain_status(repo)):
