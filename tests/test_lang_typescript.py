@@ -261,6 +261,18 @@ CJS = {
         }
         module.exports = main;
         """,
+    "lib/route.js": """
+        function Route(path) { this.path = path; }
+        Route.prototype.dispatch = function dispatch() { return this.match(); };
+        Route.prototype.match = function () { return true; };
+        module.exports = Route;
+        """,
+    "lib/app.js": """
+        var Route = require("./route");
+        var app = exports = module.exports = {};
+        app.init = function init() { this.route("/"); };
+        app.route = function route(path) { var r = new Route(path); r.dispatch(); return r; };
+        """,
     "lib/__tests__/main.test.js": """
         const main = require("..");
         describe("main", () => { it("runs", () => { main(); expect(1).toBe(1); }); });
@@ -269,7 +281,8 @@ CJS = {
         import main from "../lib";
         import { add } from "../lib/math";
         import Klass = require("../lib/klass");
-        export function go() { main(); add(1, 2); new Klass(); }
+        import app from "../lib/app";
+        export function go() { main(); add(1, 2); new Klass(); app.init(); }
         """,
 }
 
@@ -280,6 +293,17 @@ def test_commonjs_require_and_module_exports(make_repo, index_repo):
     syms = symbols(repo)
     assert syms["lib/math.js::add"] == ("function", "lib/math.add", 1, 1)
     assert syms["lib/klass.js::Klass"] == ("class", "lib/klass.Klass", 1, 1)
+    # members assigned onto a constructor's prototype or onto the module's object
+    assert {u: v[:2] for u, v in syms.items() if u.startswith(("lib/route.js", "lib/app.js"))} == {
+        "lib/route.js::": ("module", "lib/route"),
+        "lib/route.js::Route": ("function", "lib/route.Route"),
+        "lib/route.js::Route.dispatch": ("method", "lib/route.Route.dispatch"),
+        "lib/route.js::Route.match": ("method", "lib/route.Route.match"),
+        "lib/app.js::": ("module", "lib/app"),
+        "lib/app.js::app": ("variable", "lib/app.app"),
+        "lib/app.js::app.init": ("method", "lib/app.app.init"),
+        "lib/app.js::app.route": ("method", "lib/app.app.route"),
+    }
     assert edges(repo, "CALLS") == {
         ("lib/index.js::main", "lib/math.js::add", 1.0, "import"),
         ("lib/index.js::main", "lib/math.js::sub", 1.0, "import"),
@@ -291,6 +315,13 @@ def test_commonjs_require_and_module_exports(make_repo, index_repo):
         ("app/use.ts::go", "lib/index.js::main", 1.0, "import"),
         ("app/use.ts::go", "lib/math.js::add", 1.0, "import"),
         ("app/use.ts::go", "lib/klass.js::Klass", 1.0, "import"),
+        ("app/use.ts::go", "lib/app.js::app.init", 1.0, "import"),
+        # `this` in a prototype method is an instance; in `obj.m = function` it is obj
+        ("lib/route.js::Route.dispatch", "lib/route.js::Route.match", 0.9, "self"),
+        ("lib/app.js::app.init", "lib/app.js::app.route", 0.9, "self"),
+        # a constructor function (it has a prototype) makes instances with those members
+        ("lib/app.js::app.route", "lib/route.js::Route", 1.0, "import"),
+        ("lib/app.js::app.route", "lib/route.js::Route.dispatch", 0.8, "local-type"),
     }
     assert edges(repo, "IMPORTS") == {
         ("lib/index.js::", "lib/math.js::add"),
@@ -302,6 +333,8 @@ def test_commonjs_require_and_module_exports(make_repo, index_repo):
         ("app/use.ts::", "lib/index.js::main"),
         ("app/use.ts::", "lib/math.js::add"),
         ("app/use.ts::", "lib/klass.js::"),
+        ("app/use.ts::", "lib/app.js::app"),
+        ("lib/app.js::", "lib/route.js::"),
     }
     # `exports.add = ...` binds no name `add`: the call inside `sub` is a ReferenceError at
     # run time, so it stays unresolved; describe/it/expect are the test runner's globals

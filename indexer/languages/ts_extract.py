@@ -120,6 +120,9 @@ _TYPE_DECLS = frozenset(
         "enum_declaration",
     ]
 )
+# what `X.m = function` can attach a member to, and receivers that are never such an X
+_OWNER_KINDS = frozenset(["variable", "function", "class"])
+_NOT_OWNERS = frozenset(["this", "exports", "module", "window", "global", "globalThis", "self"])
 _HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extends_clause"])
 # wrappers that do not change which type a value has (for receivers)
 _PROMISE_TYPES = frozenset(["Promise", "PromiseLike", "Awaited", "Readonly"])
@@ -184,6 +187,9 @@ def chain(node: ts.Node | None) -> str | None:
             node = node.child_by_field_name("constructor")
         elif t in _TRANSPARENT:
             node = node.named_children[0] if node.named_children else None
+        elif t == "sequence_expression":
+            # `(0, mod_1.f)(x)`, tsc's CommonJS output: the comma operator yields its last value
+            node = node.named_children[-1] if node.named_children else None
         elif t in ("nested_identifier", "nested_type_identifier"):
             parts.append(_WS.sub("", _text(node)))
             break
@@ -425,7 +431,7 @@ class _Extraction:
             name = caps["name"][0]
             names = [name] if name.type == "identifier" else _pattern_names(name)
             for n in names:
-                items.append((node, _text(n), None, "variable", None, None))
+                items.append((node, _text(n), None, "variable", None, None, None))
         if skip:
             items = [it for it in items if not any(a <= it[0].start_byte < b for a, b in skip)]
         items.sort(key=lambda it: (it[0].start_byte, -it[0].end_byte))
@@ -438,15 +444,21 @@ class _Extraction:
         full_iv: list[tuple[int, int, str, int]] = []
         stack: list[tuple[int, str, int, int]] = []  # (end, local, body idx, full idx)
         seen: dict[str, int] = {}
-        for node, name, body, kind, fn, heritage in items:
+        for node, name, body, kind, fn, heritage, owner in items:
             start = node.start_byte
             while stack and stack[-1][0] <= start:
                 stack.pop()
             parent = stack[-1][1] if stack else ""
+            if owner:
+                # `A.prototype.m = function` / `obj.m = function` at the top level: a member of
+                # the file's own A / obj, defined earlier; anywhere else it is no declaration
+                if stack or self.kind_of.get(owner) not in _OWNER_KINDS:
+                    continue
+                parent = owner
             parent_body = stack[-1][2] if stack else -1
             parent_full = stack[-1][3] if stack else -1
             parent_kind = self.kind_of.get(parent, "module")
-            if kind == "function" and parent_kind in ("class", "interface"):
+            if kind == "function" and (parent_kind in ("class", "interface") or owner):
                 kind = "method"
             if kind == "variable" and parent_kind != "module":
                 continue
@@ -459,6 +471,8 @@ class _Extraction:
                 local = f"{local}#{n}"
             self.kind_of[local] = kind
             self.local_at.setdefault(start, local)
+            if owner is not None:
+                self.unbound.append(local)
             full_idx = len(full_iv)
             full_iv.append((start, node.end_byte, local, parent_full))
             body_idx = parent_body
@@ -482,6 +496,7 @@ class _Extraction:
         name = _text(name_node)
         fn = node
         heritage = node if kind in ("class", "interface") else None
+        owner = None  # "" binds no name; "A": a member assigned onto the file's own A
         if key == "namespace":
             if name_node is not None and name_node.type == "string":
                 skip.append((body.start_byte, body.end_byte))
@@ -520,16 +535,25 @@ class _Extraction:
                 ):
                     name = lhs.rpartition(".")[2]
                     self.exports.append([name, name])
+                    owner = ""
                 elif lhs == "module.exports":
                     name = _text(value.child_by_field_name("name")) or "default"
                     self.exports.append(["=", name])
+                    owner = ""
                 else:
-                    return None  # obj.f = function () {}: not a declaration
-                self.unbound.append(name)
+                    parts = lhs.split(".")
+                    if (
+                        len(parts) == 3
+                        and parts[1] == "prototype"
+                        or (len(parts) == 2 and parts[0] not in _NOT_OWNERS)
+                    ):
+                        owner, name = parts[0], parts[-1]
+                    else:
+                        return None  # a.b.c = function () {}: not a declaration
             else:
                 name = "default"
                 self.exports.append(["default", "default"])
-                self.unbound.append(name)
+                owner = ""
             kind = "class" if value.type == "class" else "function"
             body = value.child_by_field_name("body")
             heritage = value if kind == "class" else None
@@ -537,7 +561,7 @@ class _Extraction:
         name = _clean_name(name)
         if not name:
             return None
-        return (node, name, body, kind, fn, heritage)
+        return (node, name, body, kind, fn, heritage, owner)
 
     def _symbol(self, node, local, name, body, kind, fn, parent, parent_kind) -> None:
         source = self.source
@@ -706,6 +730,14 @@ class _Extraction:
             return
         if name.type != "identifier" or (value is not None and value.type in _FUNCTION_VALUES):
             return
+        v = value
+        while v is not None and v.type == "assignment_expression":
+            if chain(v.child_by_field_name("left")) == "module.exports":
+                # var app = exports = module.exports = {}: the module's value is `app`
+                self.exports[:] = [e for e in self.exports if e[0] != "="]
+                self.exports.append(["=", _text(name)])
+                return
+            v = v.child_by_field_name("right")
         typ = type_chain(node.child_by_field_name("type"))
         vb = (":" + typ, False) if typ else value_binding(value)
         if vb is not None:

@@ -159,7 +159,10 @@ def _index_file(fi: _FileIndex) -> None:
             fi.names.setdefault(head, {}).setdefault(s.name, []).append(
                 (s.start_line, kind, s.local)
             )
-        if fi.kind(head) in ("class", "interface", "module") and s.kind != "variable":
+        if s.kind != "variable" and (
+            fi.kind(head) in ("class", "interface", "module") or s.local in unbound
+        ):
+            # an unbound member is `A.prototype.m = ...` / `obj.m = ...` assigned onto A / obj
             fi.members.setdefault(head, {}).setdefault(s.name, s.local)
         if s.kind in ("function", "method") and s.params:
             fi.params[s.local] = {
@@ -385,8 +388,8 @@ class TsProject:
             return ent, reason
         fi = self.files[ent[1]]
         s = fi.syms.get(ent[2])
-        if s is None or s.kind != "variable":
-            return ent, reason
+        if s is None or s.kind != "variable" or ent[2] in fi.members:
+            return ent, reason  # an object given members by assignment is known by them
         binds = [c for c in fi.names.get(fi.parent[ent[2]], {}).get(s.name, ()) if c[1] == "bind"]
         if not binds:
             return ent, reason
@@ -402,9 +405,12 @@ class TsProject:
         head, called = _split_call(parts[0])
         if head == "this":
             cls = fi.enclosing(scope, frozenset(["class"]))
-            if cls is None:
-                return None
-            r = (("inst", fi.path, cls), "self")
+            if cls is not None:
+                r = (("inst", fi.path, cls), "self")
+            else:
+                r = self._this_owner(fi, scope)
+                if r is None:
+                    return None
         elif head == "super":
             cls = fi.enclosing(scope, frozenset(["class"]))
             base = self._base_class(fi.path, cls) if cls is not None else None
@@ -437,6 +443,21 @@ class TsProject:
             ent, reason = self.deref(ent, reason, depth + 1)
         return ent, reason
 
+    def _this_owner(self, fi: _FileIndex, scope: str):
+        """`this` in `A.prototype.m = function` is an A; in `obj.m = function` it is obj."""
+        s = scope
+        while s:
+            if s in fi.unbound:
+                owner = fi.parent.get(s, "")
+                kind = fi.kind(owner)
+                if kind == "function":
+                    return ("inst", fi.path, owner), "self"
+                if kind == "variable":
+                    return ("sym", fi.path, owner), "self"
+                return None
+            s = fi.parent.get(s, "")
+        return None
+
     def _call_value(self, ent, reason, depth):
         ent, reason = self.deref(ent, reason, depth + 1)
         res = self.call_result(ent, depth + 1)
@@ -464,6 +485,9 @@ class TsProject:
         kind = fi.kind(ent[2])
         if kind == "module":  # a TS namespace
             m = fi.members.get(ent[2], {}).get(attr)
+            return (("sym", ent[1], m), reason) if m is not None else None
+        if kind in ("variable", "function"):
+            m = fi.members.get(ent[2], {}).get(attr)  # obj.m = / F.prototype.m = function
             return (("sym", ent[1], m), reason) if m is not None else None
         if kind not in _TYPE_KINDS:
             return None
@@ -567,8 +591,8 @@ class TsProject:
             return None
         fi = self.files[ent[1]]
         kind = fi.kind(ent[2])
-        if kind == "class":
-            return ("inst", ent[1], ent[2])
+        if kind == "class" or (kind == "function" and ent[2] in fi.members):
+            return ("inst", ent[1], ent[2])  # a class, or a constructor function with a prototype
         if kind not in ("function", "method"):
             return None
         rets = fi.returns.get(ent[2], ())
@@ -697,11 +721,14 @@ class TsProject:
             self._super_call(fi, call, src, edges, out)
             return
         r = self.eval_chain(fi, call.scope, callee, call.line)
-        if r is None and "." in callee and last in ("call", "apply"):
-            # f.call(thisArg, ...) runs f itself
+        if r is None and "." in callee and last in ("call", "apply", "bind"):
+            # f.call(thisArg, ...) runs f itself; f.bind(x) is the runtime's, f runs later
             r = self.eval_chain(fi, call.scope, callee.rpartition(".")[0], call.line)
             if r is not None and self._kind(r[0]) not in ("function", "method"):
                 r = None
+            elif r is not None and last == "bind":
+                out.calls_builtin += 1
+                return
         if r is None or r[0][0] == "param":
             if "." in callee and not callee.startswith("?"):
                 if self._unique_name(last, edges, src, call.line):
