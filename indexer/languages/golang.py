@@ -1,0 +1,620 @@
+"""Go: tree-sitter queries (go.scm) -> FileFacts.
+
+Locals: functions `F`, methods `T.M` (named by their receiver type, wherever the
+type is declared), types `T`, struct fields and interface methods `T.f`, local
+types `F.T`, package-level vars and consts `V`; a second `init` is `init#2`.
+Kinds: struct, interface, type_alias (both `type A = B` and defined types such
+as `type N int`), function, method, variable (vars, consts, fields).
+
+Language-specific facts in `extra` (all plain values, read by go_resolve.py):
+  package: the package clause            recv:    method local -> receiver name
+  results: local -> first result type     types:   field / package var local -> declared type
+  aliases: local -> target of `type A = B` tparams: local -> type parameter names
+  locals:  [(scope, name, type, line)] for function-local names ("" = type not evident);
+           values assigned from calls or names are BindingFacts instead.
+Embedded fields and embedded interfaces are HeritageFacts ("extends"). `x.Name` where `x` is
+not a local name (a package member, mostly) is a "value" ReferenceFact, so that what a file
+uses through an import is written in its facts. A blank import records `init` as its name:
+the package is imported for its init functions.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import tree_sitter as ts
+from tree_sitter_language_pack import get_parser
+
+from codeimpact.indexer.facts import (
+    BindingFact,
+    CallFact,
+    FileFacts,
+    HeritageFact,
+    ImportFact,
+    ReferenceFact,
+    SymbolFact,
+)
+from codeimpact.indexer.languages.base import LanguageSpec, load_query
+from codeimpact.indexer.languages.static_extract import (
+    Names,
+    Scopes,
+    count_lines,
+    line,
+    mark_errors,
+    matches_by_capture,
+    module_symbol,
+    signature,
+    text,
+)
+
+NAME = "go"
+EXTRACTOR_VERSION = 1
+
+BUILTIN_TYPES = frozenset(
+    "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32"
+    " int64 rune string uint uint8 uint16 uint32 uint64 uintptr".split()
+)
+BUILTIN_FUNCS = frozenset(
+    "append cap clear close complex copy delete imag len make max min new panic print println"
+    " real recover".split()
+)
+_TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
+
+
+@cache
+def _query() -> ts.Query:
+    return load_query(NAME, "go.scm")
+
+
+# ---------------------------------------------------------------- expressions
+
+
+def type_chain(node: ts.Node | None) -> str:
+    """The named type a type expression denotes (pointers, type arguments dropped); "" if none."""
+    while node is not None:
+        t = node.type
+        if t in ("type_identifier", "identifier"):
+            return text(node)
+        if t == "qualified_type":
+            return f"{text(node.child_by_field_name('package'))}.{text(node.child_by_field_name('name'))}"
+        if t == "generic_type":
+            node = node.child_by_field_name("type")
+        elif t in ("pointer_type", "parenthesized_type") and node.named_children:
+            node = node.named_children[0]
+        else:
+            return ""
+    return ""
+
+
+def chain(node: ts.Node | None) -> str | None:
+    """The chain of a value expression (see static_extract); None when it has no such form."""
+    if node is None:
+        return None
+    t = node.type
+    if t == "identifier":
+        return text(node)
+    if t == "selector_expression":
+        op = chain(node.child_by_field_name("operand"))
+        return f"{op}.{text(node.child_by_field_name('field'))}" if op else None
+    if t == "call_expression":
+        fn = callee_chain(node.child_by_field_name("function"))
+        return f"{fn}()" if fn else None
+    if t in ("composite_literal", "type_assertion_expression", "type_conversion_expression"):
+        tc = type_chain(node.child_by_field_name("type"))
+        return f"{tc}{{}}" if tc else None
+    if t == "unary_expression" and node.children and node.children[0].type in ("&", "*"):
+        return chain(node.child_by_field_name("operand"))
+    if t == "parenthesized_expression" and node.named_children:
+        return chain(node.named_children[0])
+    return None
+
+
+def callee_chain(node: ts.Node | None) -> str | None:
+    # `F[int](x)`: an instantiated generic (or an element of a map/slice of funcs); the resolver
+    # tells the two apart by what `F` is, so keep the mark.
+    if node is not None and node.type == "index_expression":
+        op = chain(node.child_by_field_name("operand"))
+        return f"{op}[]" if op else None
+    return chain(node)
+
+
+def _last_name(node: ts.Node) -> str:
+    if node.type == "selector_expression":
+        return "?." + text(node.child_by_field_name("field"))
+    return "?"
+
+
+# ---------------------------------------------------------------- context
+
+
+class _File:
+    """What the handlers share while walking one file's matches."""
+
+    def __init__(self, source: bytes, root: ts.Node):
+        self.source = source
+        self.facts = FileFacts(language=NAME, lines=count_lines(source))
+        self.facts.symbols.append(module_symbol(root, source))
+        self.names = Names()
+        self.func_iv: list[tuple[int, int, str]] = []  # functions and methods
+        self.type_iv: list[tuple[int, int, str]] = []
+        self.func_scopes = Scopes([])
+        self.scopes = Scopes([])
+        self.receivers: list[tuple[int, int]] = []
+        self.tparams: dict[str, list[str]] = {}
+        self.seen_refs: set[tuple[str, str]] = set()
+        self.selectors: list[tuple[str, str, str, int]] = []
+        ex = self.facts.extra
+        for key in ("recv", "results", "types", "aliases", "tparams"):
+            ex[key] = {}
+        ex["locals"] = []
+        ex["package"] = ""
+
+    def symbol(self, node, local, kind, name, sig_end=None, params=(), is_test=False):
+        end = node.end_byte if sig_end is None else sig_end
+        first_nl = self.source.find(b"\n", node.start_byte, end)
+        if first_nl >= 0 and sig_end is None:
+            end = first_nl
+        self.facts.symbols.append(
+            SymbolFact(
+                local,
+                kind,
+                name,
+                line(node),
+                node.end_point[0] + 1,
+                node.start_byte,
+                node.end_byte,
+                signature(self.source, node.start_byte, end),
+                name[:1].isupper(),
+                is_test,
+                params,
+                (),
+            )
+        )
+
+    def local_name(self, scope: str, name: str, lineno: int, typ: str) -> None:
+        if name and name != "_":
+            self.facts.extra["locals"].append((scope, name, typ, lineno))
+
+    def type_params(self, node: ts.Node, local: str) -> None:
+        tp = node.child_by_field_name("type_parameters")
+        if tp is None:
+            return
+        names = [text(n) for decl in tp.named_children for n in decl.children_by_field_name("name")]
+        if names:
+            self.tparams[local] = names
+            self.facts.extra["tparams"][local] = names
+
+    def is_tparam(self, scope: str, name: str) -> bool:
+        while True:
+            if name in self.tparams.get(scope, ()):
+                return True
+            if not scope:
+                return False
+            scope = scope.rpartition(".")[0]
+
+
+def _names(node: ts.Node) -> list[ts.Node]:
+    # the grammar files the commas of `a, b int` under the `name` field too
+    return [n for n in node.children_by_field_name("name") if n.is_named]
+
+
+def _params(node: ts.Node | None) -> list[tuple[str, str]]:
+    out = []
+    if node is None:
+        return out
+    for p in node.named_children:
+        typ = type_chain(p.child_by_field_name("type"))
+        if p.type == "variadic_parameter_declaration":
+            typ = ""  # a slice of the type, not a value of it
+        for n in _names(p):
+            out.append((text(n), typ))
+    return out
+
+
+def _walk(node: ts.Node | None):
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.named_children)
+
+
+def _first_result(node: ts.Node | None) -> str:
+    if node is None:
+        return ""
+    if node.type == "parameter_list":
+        first = node.named_children[0] if node.named_children else None
+        return type_chain(first.child_by_field_name("type")) if first is not None else ""
+    return type_chain(node)
+
+
+# ---------------------------------------------------------------- definitions
+
+
+def _on_package(f: _File, caps) -> None:
+    f.facts.extra["package"] = text(caps["package_name"][0])
+
+
+def _function_like(f: _File, node, local, name, kind, is_test) -> None:
+    params = _params(node.child_by_field_name("parameters"))
+    body = node.child_by_field_name("body")
+    f.symbol(node, local, kind, name, body.start_byte if body else None, tuple(params), is_test)
+    f.func_iv.append((node.start_byte, node.end_byte, local))
+    f.type_params(node, local)
+    result = node.child_by_field_name("result")
+    res = _first_result(result)
+    if res:
+        f.facts.extra["results"][local] = res
+    if result is not None and result.type == "parameter_list":  # named results are locals
+        for n, typ in _params(result):
+            f.local_name(local, n, line(node), typ)
+
+
+def _on_function(f: _File, caps) -> None:
+    node = caps["function"][0]
+    name = text(caps["name"][0])
+    is_test = name.startswith(_TEST_PREFIXES) and not _lower_after_prefix(name)
+    _function_like(f, node, f.names.unique(name), name, "function", is_test)
+
+
+def _lower_after_prefix(name: str) -> bool:
+    for p in _TEST_PREFIXES:
+        if name.startswith(p):
+            rest = name[len(p) :]
+            return bool(rest) and rest[0].islower()
+    return True
+
+
+def _on_method(f: _File, caps) -> None:
+    node = caps["method"][0]
+    name = text(caps["name"][0])
+    recv = caps["receiver"][0]
+    decl = recv.named_children[0] if recv.named_children else None
+    typ = type_chain(decl.child_by_field_name("type")) if decl is not None else ""
+    if not typ:
+        return
+    local = f.names.unique(f"{typ}.{name}")
+    f.receivers.append((recv.start_byte, recv.end_byte))
+    _function_like(f, node, local, name, "method", False)
+    # `func (l *List[T]) Push(v T)`: the receiver's type arguments are the method's parameters
+    rtype = decl.child_by_field_name("type")
+    targs = [
+        text(n)
+        for n in _walk(rtype)
+        if n.type == "type_identifier" and n.parent is not None and n.parent.type == "type_elem"
+    ]
+    if targs:
+        f.tparams[local] = f.tparams.get(local, []) + targs
+        f.facts.extra["tparams"][local] = f.tparams[local]
+    rname = decl.child_by_field_name("name")
+    if rname is not None and text(rname) != "_":
+        f.facts.extra["recv"][local] = text(rname)
+
+
+_TYPE_KIND = {"struct_type": "struct", "interface_type": "interface"}
+
+
+def _on_type_spec(f: _File, caps, alias: bool = False) -> None:
+    spec = caps["type_alias" if alias else "type_spec"][0]
+    name = text(caps["name"][0])
+    typ = caps["type"][0]
+    parent = f.func_scopes.at(spec.start_byte)
+    local = f.names.unique(f"{parent}.{name}" if parent else name)
+    decl = spec.parent
+    node = (
+        decl
+        if decl is not None and decl.type == "type_declaration" and decl.named_child_count == 1
+        else spec
+    )
+    kind = "type_alias" if alias else _TYPE_KIND.get(typ.type, "type_alias")
+    f.symbol(node, local, kind, name)
+    f.type_iv.append((node.start_byte, node.end_byte, local))
+    f.type_params(spec, local)
+    if alias:
+        target = type_chain(typ)
+        if target:
+            f.facts.extra["aliases"][local] = target
+    elif typ.type == "struct_type":
+        _struct_fields(f, typ, local)
+    elif typ.type == "interface_type":
+        _interface_elems(f, typ, local)
+
+
+def _on_type_alias(f: _File, caps) -> None:
+    _on_type_spec(f, caps, alias=True)
+
+
+def _struct_fields(f: _File, struct: ts.Node, owner: str) -> None:
+    for lst in struct.named_children:
+        if lst.type != "field_declaration_list":
+            continue
+        for fd in lst.named_children:
+            if fd.type != "field_declaration":
+                continue
+            typ = type_chain(fd.child_by_field_name("type"))
+            names = _names(fd)
+            if not names:  # embedded: its fields and methods are promoted
+                if typ:
+                    f.facts.heritage.append(HeritageFact(owner, typ, line(fd), "extends"))
+                continue
+            for n in names:
+                local = f.names.unique(f"{owner}.{text(n)}")
+                f.symbol(fd, local, "variable", text(n))
+                if typ:
+                    f.facts.extra["types"][local] = typ
+
+
+def _interface_elems(f: _File, iface: ts.Node, owner: str) -> None:
+    for el in iface.named_children:
+        if el.type == "method_elem":
+            name = text(el.child_by_field_name("name"))
+            local = f.names.unique(f"{owner}.{name}")
+            params = _params(el.child_by_field_name("parameters"))
+            f.symbol(el, local, "method", name, params=tuple(params))
+            res = _first_result(el.child_by_field_name("result"))
+            if res:
+                f.facts.extra["results"][local] = res
+        elif el.type == "type_elem" and el.named_child_count == 1:
+            # an embedded interface; unions and `~T` approximations constrain, they embed nothing
+            typ = type_chain(el.named_children[0])
+            if typ:
+                f.facts.heritage.append(HeritageFact(owner, typ, line(el), "extends"))
+
+
+def _on_var_spec(f: _File, caps, key: str = "var_spec") -> None:
+    spec = caps[key][0]
+    scope = f.func_scopes.at(spec.start_byte)
+    names = _names(spec)
+    typ = type_chain(spec.child_by_field_name("type"))
+    value = spec.child_by_field_name("value")
+    values = value.named_children if value is not None else []
+    lineno = line(spec)
+    keyword = "var " if key == "var_spec" else "const "
+    for i, n in enumerate(names):
+        name = text(n)
+        if name == "_":
+            continue
+        if scope:
+            if typ:
+                f.local_name(scope, name, lineno, typ)
+            else:
+                _bind(f, scope, name, _paired(values, len(names), i), lineno)
+            continue
+        local = f.names.unique(name)
+        sig = keyword + signature(f.source, spec.start_byte, spec.end_byte).split("\n")[0]
+        f.facts.symbols.append(
+            SymbolFact(
+                local,
+                "variable",
+                name,
+                lineno,
+                spec.end_point[0] + 1,
+                spec.start_byte,
+                spec.end_byte,
+                sig[:300],
+                name[:1].isupper(),
+                False,
+                (),
+                (),
+            )
+        )
+        if typ:
+            f.facts.extra["types"][local] = typ
+        else:
+            val = _paired(values, len(names), i)
+            if val is not None:
+                _bind(f, "", name, val, lineno, declare=False)
+
+
+def _on_const_spec(f: _File, caps) -> None:
+    _on_var_spec(f, caps, "const_spec")
+
+
+def _paired(values: list, n_names: int, i: int):
+    if len(values) == n_names:
+        return values[i]
+    if len(values) == 1 and i == 0:  # `a, err := f()`: the first result
+        return values[0]
+    return None
+
+
+def _bind(f: _File, scope: str, name: str, value, lineno: int, declare: bool = True) -> None:
+    """Record what a declared name holds: an evident type, a call result or another name."""
+    typ = ""
+    if value is not None:
+        t = value.type
+        if t == "call_expression":
+            fn = value.child_by_field_name("function")
+            args = value.child_by_field_name("arguments")
+            if fn is not None and text(fn) == "new" and args is not None and args.named_children:
+                typ = type_chain(args.named_children[0])  # new(T) is a *T
+            else:
+                c = callee_chain(fn)
+                if c:
+                    f.facts.bindings.append(BindingFact(scope, name, c, True, lineno))
+                    return
+        elif t in ("identifier", "selector_expression"):
+            c = chain(value)
+            if c:
+                f.facts.bindings.append(BindingFact(scope, name, c, False, lineno))
+                return
+        else:
+            c = chain(value)
+            if c and c.endswith("{}"):
+                typ = c[:-2]
+    if declare:
+        f.local_name(scope, name, lineno, typ)
+    elif typ:
+        f.facts.extra["types"].setdefault(name, typ)
+
+
+# ---------------------------------------------------------------- uses
+
+
+def _on_import(f: _File, caps) -> None:
+    node = caps["import"][0]
+    path = text(caps["path"][0]).strip('"`')
+    alias = text(node.child_by_field_name("name"))
+    name = "init" if alias == "_" else ""
+    f.facts.imports.append(ImportFact("", path, 0, name, alias, line(node)))
+
+
+def _on_call(f: _File, caps) -> None:
+    call = caps["call"][0]
+    fn = caps["callee"][0]
+    if fn.type == "func_literal":
+        return  # an immediately called closure: its body is already part of this scope
+    scope = f.scopes.at(call.start_byte)
+    c = callee_chain(fn) or _last_name(fn)
+    args = []
+    for i, a in enumerate(caps["args"][0].named_children):
+        if a.type in ("identifier", "selector_expression"):
+            ac = chain(a)
+            if ac:
+                args.append((i, ac))
+    f.facts.calls.append(CallFact(scope, c, line(call), "call", tuple(args)))
+
+
+def _reference(f: _File, node: ts.Node, target: str) -> None:
+    for start, end in f.receivers:
+        if start <= node.start_byte < end:
+            return  # a method's receiver type is its container, not a use
+    scope = f.scopes.at(node.start_byte)
+    if f.is_tparam(scope, target.partition(".")[0]):
+        return
+    key = (scope, target)
+    if key not in f.seen_refs:
+        f.seen_refs.add(key)
+        f.facts.references.append(ReferenceFact(scope, target, line(node), "annotation"))
+
+
+def _on_typeref(f: _File, caps) -> None:
+    node = caps["typeref"][0]
+    parent = node.parent
+    if parent is not None:
+        if parent.type == "qualified_type":
+            return
+        if parent.type in ("type_spec", "type_alias") and node == parent.child_by_field_name(
+            "name"
+        ):
+            return
+    name = text(node)
+    if name not in BUILTIN_TYPES:
+        _reference(f, node, name)
+
+
+def _on_qualified_typeref(f: _File, caps) -> None:
+    node = caps["qualified_typeref"][0]
+    _reference(f, node, type_chain(node))
+
+
+def _on_selector(f: _File, caps) -> None:
+    node = caps["selector"][0]
+    parent = node.parent
+    if parent is not None and parent.type == "call_expression":
+        if parent.child_by_field_name("function") == node:
+            return  # a call: already a CallFact
+    scope = f.scopes.at(node.start_byte)
+    f.selectors.append((scope, text(caps["operand"][0]), text(caps["field"][0]), line(node)))
+
+
+def _selector_references(f: _File) -> None:
+    """`x.Name` uses where `x` is no local name of the scope: package members, mostly."""
+    local: dict[str, set[str]] = {}
+    for scope, name, _typ, _line in f.facts.extra["locals"]:
+        local.setdefault(scope, set()).add(name)
+    for b in f.facts.bindings:
+        local.setdefault(b.scope, set()).add(b.name)
+    for s in f.facts.symbols:
+        names = local.setdefault(s.local, set())
+        names.update(n for n, _t in s.params)
+    for m, r in f.facts.extra["recv"].items():
+        local.setdefault(m, set()).add(r)
+    for scope, op, fld, lineno in f.selectors:
+        if op in local.get(scope, ()):
+            continue
+        target = f"{op}.{fld}"
+        if (scope, target) not in f.seen_refs:
+            f.seen_refs.add((scope, target))
+            f.facts.references.append(ReferenceFact(scope, target, lineno, "value"))
+
+
+def _on_short_var(f: _File, caps) -> None:
+    node = caps["short_var"][0]
+    scope = f.scopes.at(node.start_byte)
+    lhs = [n for n in caps["lhs"][0].named_children if n.type == "identifier"]
+    rhs = caps["rhs"][0].named_children
+    for i, n in enumerate(lhs):
+        _bind(f, scope, text(n), _paired(rhs, len(lhs), i), line(node))
+
+
+def _on_untyped_names(f: _File, caps) -> None:
+    node = caps["lhs"][0]
+    scope = f.scopes.at(node.start_byte)
+    for n in node.named_children:
+        if n.type == "identifier":
+            f.local_name(scope, text(n), line(node), "")
+
+
+def _on_func_literal(f: _File, caps) -> None:
+    node = caps["func_literal"][0]
+    scope = f.scopes.at(node.start_byte)
+    for name, typ in _params(caps["params"][0]):
+        f.local_name(scope, name, line(node), typ)
+
+
+# Handlers run by phase: functions first (their spans are the scopes of everything else), then
+# types (a type may be local to a function), then package-level names, then uses.
+_PHASES: tuple[dict, ...] = (
+    {"package": _on_package, "function": _on_function, "method": _on_method},
+    {"type_spec": _on_type_spec, "type_alias": _on_type_alias},
+    {"var_spec": _on_var_spec, "const_spec": _on_const_spec},
+    {
+        "import": _on_import,
+        "call": _on_call,
+        "typeref": _on_typeref,
+        "qualified_typeref": _on_qualified_typeref,
+        "selector": _on_selector,
+        "short_var": _on_short_var,
+        "range": _on_untyped_names,
+        "type_switch": _on_untyped_names,
+        "func_literal": _on_func_literal,
+    },
+)
+_ALL_HANDLERS = {name: (i, h) for i, phase in enumerate(_PHASES) for name, h in phase.items()}
+
+
+def extract(source: bytes) -> FileFacts:
+    root = get_parser(NAME).parse(source).root_node
+    f = _File(source, root)
+    handlers = {name: h for name, (_, h) in _ALL_HANDLERS.items()}
+    matches = matches_by_capture(_query(), root, handlers)
+    phase_of = {h: i for i, h in _ALL_HANDLERS.values()}
+    for i in range(len(_PHASES)):
+        if i == 1:
+            f.func_scopes = Scopes(f.func_iv)
+        if i == 3:
+            f.scopes = Scopes(f.func_iv + f.type_iv)
+        for handler, caps in matches:
+            if phase_of[handler] == i:
+                handler(f, caps)
+    _selector_references(f)
+    f.facts.symbols.sort(key=lambda s: (s.local != "", s.start_byte))
+    mark_errors(root, NAME, f.facts)
+    return f.facts
+
+
+def is_test_path(path: str) -> bool:
+    return path.endswith("_test.go")
+
+
+SPEC = LanguageSpec(
+    name=NAME,
+    grammar=NAME,
+    extensions=(".go",),
+    extractor_version=EXTRACTOR_VERSION,
+    extract=extract,
+    is_test_path=is_test_path,
+    resolver="codeimpact.indexer.languages.go_resolve:GoProject",
+    config_files=("go.mod",),
+)

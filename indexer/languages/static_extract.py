@@ -1,0 +1,113 @@
+"""Extraction helpers shared by the statically typed languages (Go, Java).
+
+Both extractors run one query over the tree and hand each match to a handler
+chosen by its capture name; these helpers hold what the handlers have in
+common: lexical scopes by binary search over sorted intervals, `#n` names for
+redefinitions and overloads, and the "chain" text of an expression.
+
+Chains are the dotted form the resolvers read: `a.b.c`; a segment ending in
+`()` is the result of calling it (`NewFoo().Run`), a segment ending in `{}` is
+a fresh value of the type named so far (`pkg.Foo{}.Run`, Java `new Foo().run`,
+a cast or a type assertion).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import tree_sitter as ts
+
+from codeimpact.indexer.facts import FileFacts, SymbolFact
+from codeimpact.indexer.languages.base import load_query
+
+_WS = re.compile(r"\s+")
+
+
+def line(node: ts.Node) -> int:
+    return node.start_point[0] + 1
+
+
+def text(node: ts.Node | None) -> str:
+    return node.text.decode(errors="replace") if node is not None else ""
+
+
+def count_lines(source: bytes) -> int:
+    return source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
+
+
+def signature(source: bytes, start: int, end: int) -> str:
+    """The declaration head on one line (bodies cut off by the caller's `end`)."""
+    return _WS.sub(" ", source[start:end].decode(errors="replace")).strip()[:300]
+
+
+class Scopes:
+    """Innermost enclosing definition of a byte offset.
+
+    Intervals must nest properly (tree-sitter nodes do); each keeps the index
+    of its parent, so a lookup is one bisect plus a short walk outwards.
+    """
+
+    def __init__(self, intervals: list[tuple[int, int, str]]):
+        intervals = sorted(intervals, key=lambda iv: (iv[0], -iv[1]))
+        self.starts = [iv[0] for iv in intervals]
+        self.items: list[tuple[int, int, str, int]] = []
+        stack: list[int] = []
+        for start, end, local in intervals:
+            while stack and self.items[stack[-1]][1] <= start:
+                stack.pop()
+            self.items.append((start, end, local, stack[-1] if stack else -1))
+            stack.append(len(self.items) - 1)
+
+    def at(self, pos: int) -> str:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        while i >= 0:
+            start, end, local, parent = self.items[i]
+            if start <= pos < end:
+                return local
+            i = parent
+        return ""
+
+
+class Names:
+    """Dotted locals with `#2`, `#3`... for a name defined again in the same scope."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def unique(self, local: str) -> str:
+        n = self.seen.get(local, 0) + 1
+        self.seen[local] = n
+        return local if n == 1 else f"{local}#{n}"
+
+
+def module_symbol(root: ts.Node, source: bytes) -> SymbolFact:
+    return SymbolFact(
+        "", "module", "", 1, max(1, root.end_point[0] + 1), 0, len(source), "", True, False, (), ()
+    )
+
+
+def mark_errors(root: ts.Node, grammar: str, facts: FileFacts) -> None:
+    """A file with syntax errors is `partial`: its facts are kept, the first error is named."""
+    if not root.has_error:
+        return
+    facts.status = "partial"
+    caps = ts.QueryCursor(load_query(grammar, None, "(ERROR) @e (MISSING) @m")).captures(root)
+    lines = [line(n) for nodes in caps.values() for n in nodes]
+    facts.error = f"syntax error at line {min(lines)}" if lines else "syntax error"
+
+
+def matches_by_capture(query: ts.Query, root: ts.Node, handlers: dict) -> list:
+    """(handler, captures) per match, keyed by the first capture name that has a handler.
+
+    Each query pattern has one "main" capture (the construct) whose name picks
+    the handler, so the .scm file and the handler table are the whole dispatch.
+    """
+    out = []
+    for _pattern, caps in ts.QueryCursor(query).matches(root):
+        for name in caps:
+            handler = handlers.get(name)
+            if handler is not None:
+                out.append((handler, caps))
+                break
+    return out

@@ -1,0 +1,708 @@
+"""Name resolution shared by the statically typed languages (Go, Java).
+
+In both languages a receiver's type is usually evident from a declaration: a
+parameter, a field, a local (`var x T`, `T x = ...`, `x := &T{}`, `var v = new
+T()`), or a call whose declared result type is known. The engine evaluates a
+chain (see static_extract) left to right over entities, finds members through
+supertypes (Go embedding, Java extends/implements) and fans calls out to the
+implementations that may run instead (`dispatch`). A language module supplies
+its scoping rules: how a head name, a type name and a package member are found,
+what a type's supertypes are, and which methods override which.
+
+Entities are plain tuples:
+  ("sym", path, local)    a definition in the repository
+  ("inst", path, local)   a value whose static type is the repository type (path, local)
+  ("super", path, local)  `super` inside the type (path, local)
+  ("pkg", key)            a package of the repository (the language's key)
+  ("xpkg", dotted)        a package outside the repository
+  ("xsym", dotted)        something outside the repository (type, function, member)
+  ("xinst", dotted)       a value of an external type
+  ("builtin", name)       a builtin function or type
+  ("unknown", name)       a value whose type is not evident: calls on it are not guessed
+Every step names its rule (resolved.CONFIDENCE); a chain takes its weakest rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from codeimpact.indexer.facts import CallFact, FileFacts, SymbolFact
+from codeimpact.indexer.resolved import (
+    CONFIDENCE,
+    Edge,
+    ResolvedFile,
+    SymbolRow,
+    Unresolved,
+    dedupe_edges,
+    external_uid,
+)
+
+TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "type_alias", "trait"})
+CALLABLE_KINDS = frozenset({"function", "method"})
+MAX_DEPTH = 16
+_SUFFIXES = ("()", "{}", "[]")
+
+
+def weaker(step: str, acc: str) -> str:
+    """The weaker of two rules; on a tie the later step names the result."""
+    return step if CONFIDENCE[step] <= CONFIDENCE[acc] else acc
+
+
+def split_chain(chain: str) -> list[tuple[str, tuple[str, ...]]]:
+    """`a.b().C{}` -> [("a", ()), ("b", ("()",)), ("C", ("{}",))]."""
+    out = []
+    for seg in chain.split("."):
+        suffixes: list[str] = []
+        while seg[-2:] in _SUFFIXES:
+            suffixes.append(seg[-2:])
+            seg = seg[:-2]
+        out.append((seg, tuple(reversed(suffixes))))
+    return out
+
+
+def strip_dup(local: str) -> str:
+    return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
+
+
+class Found(NamedTuple):
+    targets: tuple[tuple[str, str], ...]  # (path, local) of the members found
+    inherited: bool  # found in a supertype, not in the type itself
+    ambiguous: bool  # several overloads fit (or none did): each is only a possible target
+    external: str  # an external supertype that may declare it, when the repository has none
+
+
+@dataclass
+class FileIndex:
+    path: str
+    facts: FileFacts
+    syms: dict[str, SymbolFact] = field(default_factory=dict)
+    parent: dict[str, str] = field(default_factory=dict)  # local -> lexical parent local
+    # scope -> name -> [(line, kind, payload)], kind "type" (payload a type chain),
+    # "bind" (a BindingFact) or "unknown"
+    scoped: dict[str, dict[str, list]] = field(default_factory=dict)
+    children: dict[str, dict[str, list[str]]] = field(
+        default_factory=dict
+    )  # scope -> name -> locals
+
+    @property
+    def extra(self) -> dict:
+        return self.facts.extra
+
+
+class StaticProject:
+    """Resolution of one language's files; subclasses supply the language's scoping rules."""
+
+    language = ""
+    common_methods: frozenset[str] = frozenset()  # too common for `unique-name`
+
+    def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
+        self.is_test_path = is_test_path
+        self.configs = configs or {}
+        self.files: dict[str, FileIndex] = {}
+        for path in sorted(files):
+            self.files[path] = self._index_file(path, files[path])
+        self.members: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {}
+        self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
+        self._member_cache: dict = {}
+        self._super_cache: dict = {}
+        self._type_cache: dict = {}
+        self._owner_of: dict[tuple[str, str], tuple[str, str]] = {}
+
+    # ------------------------------------------------------------------ indexing
+    def _index_file(self, path: str, facts: FileFacts) -> FileIndex:
+        fi = FileIndex(path, facts)
+        for s in facts.symbols:
+            fi.syms[s.local] = s
+            if s.local:
+                parent = s.local.rpartition(".")[0]
+                fi.parent[s.local] = parent
+                fi.children.setdefault(parent, {}).setdefault(s.name, []).append(s.local)
+            if s.kind in CALLABLE_KINDS:
+                for name, typ in s.params:
+                    self._add_local(fi, s.local, name.lstrip("*"), s.start_line, typ)
+        for scope, name, typ, line in facts.extra.get("locals", ()):
+            self._add_local(fi, scope, name, line, typ)
+        for b in facts.bindings:
+            fi.scoped.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
+        for names in fi.scoped.values():
+            for lst in names.values():
+                lst.sort(key=lambda t: t[0])
+        return fi
+
+    @staticmethod
+    def _add_local(fi: FileIndex, scope: str, name: str, line: int, typ: str) -> None:
+        entry = (line, "type", typ) if typ else (line, "unknown", None)
+        fi.scoped.setdefault(scope, {}).setdefault(name, []).append(entry)
+
+    def add_member(self, owner: tuple[str, str], name: str, target: tuple[str, str]) -> None:
+        self.members.setdefault(owner, {}).setdefault(name, []).append(target)
+        if self.sym(target).kind == "method":
+            self.methods_by_name.setdefault(name, []).append(target)
+
+    # ------------------------------------------------------------------ language hooks
+    def qualified(self, fi: FileIndex, local: str) -> str:
+        raise NotImplementedError
+
+    def container(self, fi: FileIndex, local: str) -> str:
+        return fi.parent.get(local, "")
+
+    def lookup_head(self, fi, scope, name, line, mode, depth):
+        """(entity, reason) of the first name of a chain; mode is value, type or call."""
+        raise NotImplementedError
+
+    def call_head(self, fi, scope, name, line, argc, depth):
+        """Targets [(entity, reason, instance)] of an unqualified call `name(...)`."""
+        r = self.lookup_head(fi, scope, name, line, "call", depth)
+        return [(r[0], r[1], False)] if r is not None else None
+
+    def resolve_type(self, fi: FileIndex, scope: str, chain: str, depth: int = 0):
+        """(entity, reason) of a type name as written in (fi, scope)."""
+        raise NotImplementedError
+
+    def attr_pkg(self, ent, name: str, call: bool, reason: str):
+        raise NotImplementedError
+
+    def attr_xpkg(self, ent, name: str, call: bool, reason: str):
+        return ("xsym", f"{ent[1]}.{name}"), reason
+
+    def supertypes(self, tkey: tuple[str, str]) -> tuple:
+        """((entity, "extends" | "implements", line), ...) of a repository type."""
+        raise NotImplementedError
+
+    def overrides(self, target: tuple[str, str], owner: tuple[str, str]) -> list[tuple[str, str]]:
+        """Methods that a call resolved to `target` (declared in `owner`) may run instead."""
+        return []
+
+    def arity_fits(self, target: tuple[str, str], argc: int | None) -> bool:
+        return True
+
+    def canonical(self, tkey: tuple[str, str], depth: int = 0) -> tuple[str, str] | None:
+        """The type a type name stands for (Go aliases point elsewhere)."""
+        return tkey
+
+    def type_call(self, fi, src, ent, reason, call, edges, out) -> None:
+        """A call whose callee is a type (a Go conversion): by default not a call at all."""
+        out.calls_builtin += 1
+
+    def import_edges(self, fi: FileIndex) -> list[Edge]:
+        return []
+
+    def heritage_rel(self, fi: FileIndex, h, ent) -> str:
+        return "IMPLEMENTS" if h.kind == "implements" else "EXTENDS"
+
+    def extra_edges(self, fi: FileIndex) -> list[Edge]:
+        return []
+
+    def row_is_test(self, file_is_test: bool, s: SymbolFact) -> bool:
+        return file_is_test
+
+    def argc(self, fi: FileIndex, index: int) -> int | None:
+        return None
+
+    # ------------------------------------------------------------------ lookups
+    def sym(self, key: tuple[str, str]) -> SymbolFact:
+        return self.files[key[0]].syms[key[1]]
+
+    def kind(self, ent) -> str | None:
+        if ent[0] != "sym":
+            return None
+        s = self.files[ent[1]].syms.get(ent[2])
+        return s.kind if s is not None else None
+
+    def scoped_entry(self, fi: FileIndex, scope: str, name: str, line: int | None):
+        """The latest declaration of `name` in `scope` at or before `line`."""
+        cands = fi.scoped.get(scope, {}).get(name)
+        if not cands:
+            return None
+        if line is None:
+            return cands[-1]
+        chosen = None
+        for c in cands:
+            if c[0] <= line:
+                chosen = c
+            else:
+                break
+        return chosen
+
+    def local_value(self, fi: FileIndex, scope: str, entry, depth: int):
+        """The entity a local declaration stands for."""
+        _line, kind, payload = entry
+        if kind == "type":
+            r = self.resolve_type(fi, scope, payload, depth + 1)
+            if r is not None:
+                inst = self.instantiate(r[0])
+                if inst is not None:
+                    return inst, "local-type"
+            return ("unknown", ""), "local-type"
+        if kind == "bind":
+            return self.binding_value(fi, payload, depth + 1) or (("unknown", ""), "local-type")
+        return ("unknown", ""), "local-type"
+
+    def binding_value(self, fi: FileIndex, b, depth: int):
+        if depth > MAX_DEPTH:
+            return None
+        r = self.eval_chain(fi, b.scope, b.value, b.line, depth + 1)
+        if r is None:
+            return None
+        ent, reason = r
+        if b.is_call:
+            res = self.call_result(ent, depth + 1)
+            return (res, weaker("local-type", reason)) if res is not None else None
+        return ent, weaker("alias", reason)
+
+    def instantiate(self, ent):
+        k = ent[0]
+        if k == "sym":
+            s = self.files[ent[1]].syms.get(ent[2])
+            if s is None or s.kind not in TYPE_KINDS:
+                return None
+            key = self.canonical((ent[1], ent[2]))
+            if key is None or key[0] == "x":
+                return ("xinst", key[1]) if key is not None else None
+            return ("inst", key[0], key[1])
+        if k == "xsym":
+            return ("xinst", ent[1])
+        if k == "builtin":
+            return ent
+        return None
+
+    def call_result(self, ent, depth: int):
+        """The value a call of `ent` returns, typed by its declared result."""
+        if depth > MAX_DEPTH:
+            return None
+        k = ent[0]
+        if k == "sym":
+            fi = self.files[ent[1]]
+            s = fi.syms.get(ent[2])
+            if s is None:
+                return None
+            if s.kind in TYPE_KINDS:
+                return self.instantiate(ent)
+            chain = fi.extra.get("results", {}).get(ent[2])
+            if s.kind in CALLABLE_KINDS and chain:
+                r = self.resolve_type(fi, self.type_scope(fi, ent[2]), chain, depth + 1)
+                if r is not None:
+                    return self.instantiate(r[0]) or ("unknown", "")
+            return ("unknown", "")
+        if k in ("xsym", "builtin"):
+            return ("unknown", ent[1])
+        return None
+
+    def type_scope(self, fi: FileIndex, local: str) -> str:
+        """Where the type names of a member's declaration are looked up."""
+        return fi.parent.get(local, "")
+
+    def value_of(self, ent, reason: str, depth: int):
+        """The value held by a variable or field symbol, typed by its declaration."""
+        fi = self.files[ent[1]]
+        local = ent[2]
+        chain = fi.extra.get("types", {}).get(local)
+        if chain:
+            r = self.resolve_type(fi, self.type_scope(fi, local), chain, depth + 1)
+            inst = self.instantiate(r[0]) if r is not None else None
+            if inst is not None:
+                return inst, weaker("local-type", reason)
+            return ("unknown", local), reason
+        s = fi.syms[local]
+        entry = self.scoped_entry(fi, fi.parent.get(local, ""), s.name, None)
+        if entry is not None and entry[1] == "bind" and depth <= MAX_DEPTH:
+            r = self.binding_value(fi, entry[2], depth + 1)
+            if r is not None and r[0] != ent:
+                return r[0], weaker(r[1], reason)
+        return ("unknown", local), reason
+
+    # ------------------------------------------------------------------ members
+    def find_member(self, tkey, name, want: str, argc: int | None = None, supers_only=False):
+        """A member by name through the supertypes, breadth first; overloads picked by arity."""
+        key = (tkey, name, want, argc, supers_only)
+        hit = self._member_cache.get(key, False)
+        if hit is not False:
+            return hit
+        res = self._find_member(tkey, name, want, argc, supers_only)
+        self._member_cache[key] = res
+        return res
+
+    def _wanted(self, target, want: str) -> bool:
+        kind = self.sym(target).kind
+        if want == "method":
+            return kind in CALLABLE_KINDS
+        if want == "field":
+            return kind == "variable"
+        return kind in TYPE_KINDS
+
+    def _find_member(self, tkey, name, want, argc, supers_only):
+        seen = {tkey}
+        level = [e for e, _k, _l in self.super_keys(tkey)] if supers_only else [tkey]
+        first: Found | None = None
+        external = ""
+        depth = 0
+        while level and depth < 40:
+            nxt = []
+            for t in level:
+                if t[0] == "x":
+                    external = external or t[1]
+                    continue
+                cands = [c for c in self.members.get(t, {}).get(name, ()) if self._wanted(c, want)]
+                if cands:
+                    fit = [c for c in cands if self.arity_fits(c, argc)]
+                    if fit:
+                        return Found(tuple(fit), depth > 0 or supers_only, len(fit) > 1, "")
+                    if first is None:
+                        first = Found(tuple(cands), depth > 0 or supers_only, True, "")
+                if name == "<init>":
+                    continue  # constructors are not inherited
+                for s, _kind, _line in self.super_keys(t):
+                    if s not in seen:
+                        seen.add(s)
+                        nxt.append(s)
+            level = nxt
+            depth += 1
+        if first is not None:
+            return first
+        if external:
+            return Found((), True, False, external)
+        return None
+
+    def super_keys(self, tkey) -> tuple:
+        """Supertypes as keys: (path, local) for repository types, ("x", dotted) for external."""
+        hit = self._super_cache.get(tkey)
+        if hit is not None:
+            return hit
+        self._super_cache[tkey] = ()  # cycles (invalid code) stop here
+        out = []
+        for ent, kind, line in self.supertypes(tkey):
+            if ent[0] == "sym":
+                key = self.canonical((ent[1], ent[2]))
+                if key is not None and key != tkey:
+                    out.append((key, kind, line))
+            elif ent[0] == "xsym":
+                out.append((("x", ent[1]), kind, line))
+        res = tuple(out)
+        self._super_cache[tkey] = res
+        return res
+
+    def _member_hit(self, found: Found, name: str, reason: str):
+        """(entity, reason) of the first member found, or of the external supertype's member."""
+        if found.targets:
+            return ("sym", *found.targets[0]), weaker(
+                "inheritance", reason
+            ) if found.inherited else reason
+        return ("xsym", f"{found.external}.{name}"), weaker("inheritance", reason)
+
+    # ------------------------------------------------------------------ chains
+    def attr(self, ent, name: str, call: bool, reason: str, depth: int):
+        """`ent.name` (call: the member is called, so a method is wanted)."""
+        if depth > MAX_DEPTH:
+            return None
+        k = ent[0]
+        if k == "inst":
+            tkey = (ent[1], ent[2])
+            for want in ("method", "field") if call else ("field", "method"):
+                found = self.find_member(tkey, name, want)
+                if found is not None and (found.targets or want == "field" or call):
+                    return self._member_hit(found, name, reason)
+            return None
+        if k == "sym":
+            s = self.files[ent[1]].syms.get(ent[2])
+            if s is None:
+                return None
+            if s.kind == "variable":
+                v = self.value_of(ent, reason, depth + 1)
+                return self.attr(v[0], name, call, v[1], depth + 1) if v else None
+            if s.kind not in TYPE_KINDS:
+                return None
+            tkey = self.canonical((ent[1], ent[2]))
+            if tkey is None:
+                return None
+            if tkey[0] == "x":
+                return ("xsym", f"{tkey[1]}.{name}"), reason
+            if name == "this" and not call:  # Java `Outer.this`
+                return ("inst", *tkey), "self"
+            for want in ("method",) if call else ("field", "type", "method"):
+                found = self.find_member(tkey, name, want)
+                if found is not None and found.targets:
+                    return self._member_hit(found, name, reason)
+            return None
+        if k == "super":
+            found = self.find_member(
+                (ent[1], ent[2]), name, "method" if call else "field", None, True
+            )
+            return self._member_hit(found, name, "super") if found is not None else None
+        if k == "pkg":
+            return self.attr_pkg(ent, name, call, reason)
+        if k == "xpkg":
+            return self.attr_xpkg(ent, name, call, reason)
+        if k in ("xsym", "xinst"):
+            return ("xsym", f"{ent[1]}.{name}"), reason
+        if k == "builtin":
+            return ent, reason
+        return None
+
+    def apply_suffixes(self, r, suffixes: tuple[str, ...], depth: int):
+        for suf in suffixes:
+            if r is None:
+                return None
+            ent, reason = r
+            if suf == "()":
+                res = self.call_result(ent, depth + 1)
+                r = (res, weaker("local-type", reason)) if res is not None else None
+            elif suf == "{}":  # a literal, cast or assertion types its value like a declaration
+                inst = self.instantiate(ent)
+                r = (inst, weaker("local-type", reason)) if inst is not None else None
+            elif suf == "[]":  # Go: instantiating a generic function keeps the function
+                if self.kind(ent) not in CALLABLE_KINDS and ent[0] != "xsym":
+                    return None
+        return r
+
+    def eval_segments(self, fi, scope, segs, line, depth):
+        name, suf = segs[0]
+        mode = (
+            "type" if suf[:1] == ("{}",) else "call" if suf[:1] in (("()",), ("[]",)) else "value"
+        )
+        r = self.lookup_head(fi, scope, name, line, mode, depth)
+        r = self.apply_suffixes(r, suf, depth)
+        for name, suf in segs[1:]:
+            if r is None:
+                return None
+            call = suf[:1] in (("()",), ("[]",))
+            r = self.attr(r[0], name, call, r[1], depth + 1)
+            r = self.apply_suffixes(r, suf, depth)
+        return r
+
+    def eval_chain(self, fi: FileIndex, scope: str, chain: str, line: int | None, depth: int = 0):
+        if depth > MAX_DEPTH or not chain or chain.startswith("?"):
+            return None
+        return self.eval_segments(fi, scope, split_chain(chain), line, depth)
+
+    # ------------------------------------------------------------------ calls
+    def member_targets(self, ent, reason: str, name: str, argc: int | None, depth: int):
+        """[(entity, reason, instance)] of calling `ent.name(...)`."""
+        k = ent[0]
+        if k in ("inst", "super") or (k == "sym" and self.kind(ent) in TYPE_KINDS):
+            if k == "sym":
+                tkey = self.canonical((ent[1], ent[2]))
+                if tkey is None:
+                    return None
+                if tkey[0] == "x":
+                    return [(("xsym", f"{tkey[1]}.{name}"), reason, False)]
+            else:
+                tkey = (ent[1], ent[2])
+            supers_only = k == "super"
+            found = self.find_member(tkey, name, "method", argc, supers_only)
+            if found is None:
+                return None
+            if k == "super":
+                reason = "super"
+            elif found.inherited:
+                reason = weaker("inheritance", reason)
+            if not found.targets:
+                return [(("xsym", f"{found.external}.{name}"), reason, False)]
+            if found.ambiguous:
+                reason = weaker("dispatch", reason)
+            return [(("sym", *t), reason, k == "inst") for t in found.targets]
+        if k == "sym" and self.kind(ent) == "variable":
+            v = self.value_of(ent, reason, depth + 1)
+            return self.member_targets(v[0], v[1], name, argc, depth + 1) if v else None
+        r = self.attr(ent, name, True, reason, depth + 1)
+        return [(r[0], r[1], False)] if r is not None else None
+
+    def new_targets(self, fi, call: CallFact, argc, depth):
+        """`new T(...)`: the class at the rule that found its name, and the constructor."""
+        r = self.resolve_type(fi, call.scope, call.callee, depth)
+        if r is None:
+            return None
+        ent, reason = r
+        if ent[0] != "sym":
+            return [(ent, reason, False)] if ent[0] in ("xsym",) else None
+        out = [(ent, reason, False)]
+        tkey = self.canonical((ent[1], ent[2]))
+        if tkey is not None and tkey[0] != "x":
+            found = self.find_member(tkey, "<init>", "method", argc)
+            if found is not None and found.targets:
+                rule = "dispatch" if found.ambiguous else "constructor"
+                out.extend((("sym", *t), weaker(rule, reason), False) for t in found.targets)
+        return out
+
+    def call_targets(self, fi, call: CallFact, argc, depth=0):
+        if call.kind == "new":
+            return self.new_targets(fi, call, argc, depth)
+        segs = split_chain(call.callee)
+        name, suf = segs[-1]
+        if suf and suf != ("[]",):
+            return None
+        if len(segs) == 1:
+            targets = self.call_head(fi, call.scope, name, call.line, argc, depth)
+        else:
+            prefix = self.eval_segments(fi, call.scope, segs[:-1], call.line, depth)
+            if prefix is None:
+                return None
+            targets = self.member_targets(prefix[0], prefix[1], name, argc, depth)
+        if targets and suf == ("[]",):
+            targets = [t for t in targets if self.kind(t[0]) in CALLABLE_KINDS or t[0][0] == "xsym"]
+        return targets
+
+    def resolve_call(self, fi: FileIndex, index: int, call: CallFact, edges, out) -> None:
+        src = f"{fi.path}::{call.scope}"
+        last = call.callee.rpartition(".")[2].rstrip("()[]{}")
+        out.calls_total += 1
+        targets = self.call_targets(fi, call, self.argc(fi, index))
+        emitted = False
+        builtin = False
+        for ent, reason, instance in targets or ():
+            k = ent[0]
+            if k == "builtin":
+                builtin = True
+            elif k == "xsym":
+                edges.append(
+                    Edge("CALLS", src, external_uid(ent[1]), CONFIDENCE[reason], reason, call.line)
+                )
+                emitted = True
+            elif k == "sym":
+                kind = self.kind(ent)
+                if kind in TYPE_KINDS and call.kind != "new":
+                    self.type_call(fi, src, ent, reason, call, edges, out)
+                    return
+                if kind not in CALLABLE_KINDS and kind not in TYPE_KINDS:
+                    continue  # a function-typed variable or field: its value is not known
+                dst = f"{ent[1]}::{ent[2]}"
+                edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))
+                emitted = True
+                if instance:
+                    owner = self.owner_type(ent)
+                    for p, local in self.overrides((ent[1], ent[2]), owner) if owner else ():
+                        edges.append(
+                            Edge(
+                                "CALLS",
+                                src,
+                                f"{p}::{local}",
+                                CONFIDENCE["dispatch"],
+                                "dispatch",
+                                call.line,
+                            )
+                        )
+        if builtin and not emitted:
+            out.calls_builtin += 1
+            return
+        if not emitted and not self._unique_name(fi, call, targets, last, src, edges):
+            out.unresolved.append(Unresolved(src, last, call.line))
+        if call.args:
+            self._value_flow(fi, call, src, edges)
+
+    def owner_type(self, ent) -> tuple[str, str] | None:
+        """The type that declares a method (its members table entry)."""
+        return self._owner_of.get((ent[1], ent[2]))
+
+    def index_owners(self) -> None:
+        """Call once the members table is complete."""
+        self._owner_of = {
+            t: owner for owner, names in self.members.items() for ts in names.values() for t in ts
+        }
+
+    def _unique_name(self, fi, call, targets, last, src, edges) -> bool:
+        """Receiver of unknown type: the only method of that name in the repository, at 0.5."""
+        if "." not in call.callee or targets or call.kind == "new":
+            return False
+        if len(last) < 4 or last in self.common_methods or last.startswith("<"):
+            return False
+        defs = self.methods_by_name.get(last)
+        if not defs or len(defs) != 1:
+            return False
+        p, local = defs[0]
+        edges.append(
+            Edge("CALLS", src, f"{p}::{local}", CONFIDENCE["unique-name"], "unique-name", call.line)
+        )
+        return True
+
+    def _value_flow(self, fi, call, src, edges) -> None:
+        """A function passed by name is referenced by the caller (the callee may call it)."""
+        for _key, chain in call.args:
+            r = self.eval_chain(fi, call.scope, chain, call.line)
+            if r is None or r[0][0] != "sym" or self.kind(r[0]) not in CALLABLE_KINDS:
+                continue
+            dst = f"{r[0][1]}::{r[0][2]}"
+            if dst != src:
+                edges.append(
+                    Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"], "value-flow", call.line)
+                )
+
+    # ------------------------------------------------------------------ output
+    def ent_uid(self, ent) -> str | None:
+        if ent[0] in ("sym", "inst"):
+            return f"{ent[1]}::{ent[2]}"
+        if ent[0] in ("xsym", "xinst", "xpkg"):
+            return external_uid(ent[1])
+        return None
+
+    def resolve_file(self, path: str) -> ResolvedFile:
+        fi = self.files[path]
+        f = fi.facts
+        out = ResolvedFile(path)
+        file_is_test = self.is_test_path(path)
+        edges: list[Edge] = []
+        for s in f.symbols:
+            uid = f"{path}::{s.local}"
+            out.symbols.append(
+                SymbolRow(
+                    uid,
+                    s.kind,
+                    s.name or self.module_name(fi),
+                    self.qualified(fi, s.local),
+                    path,
+                    s.start_line,
+                    s.end_line,
+                    s.start_byte,
+                    s.end_byte,
+                    s.signature,
+                    s.exported,
+                    self.row_is_test(file_is_test, s),
+                    self.language,
+                )
+            )
+            if s.local:
+                parent = f"{path}::{self.container(fi, s.local)}"
+                edges.append(Edge("CONTAINS", parent, uid, 1.0, "scope", s.start_line))
+        edges.extend(self.import_edges(fi))
+        edges.extend(self.heritage_edges(fi))
+        edges.extend(self.extra_edges(fi))
+        edges.extend(self.reference_edges(fi))
+        for i, call in enumerate(f.calls):
+            self.resolve_call(fi, i, call, edges, out)
+        out.edges = dedupe_edges(edges)
+        return out
+
+    def module_name(self, fi: FileIndex) -> str:
+        name = fi.path.rpartition("/")[2]
+        return name.rpartition(".")[0] or name
+
+    def heritage_edges(self, fi: FileIndex) -> list[Edge]:
+        out = []
+        for h in fi.facts.heritage:
+            r = self.resolve_type(fi, fi.parent.get(h.scope, ""), h.base)
+            if r is None or r[0][0] not in ("sym", "xsym"):
+                continue
+            if r[0][0] == "sym" and self.kind(r[0]) not in TYPE_KINDS:
+                continue
+            rel = self.heritage_rel(fi, h, r[0])
+            dst = self.ent_uid(r[0])
+            src = f"{fi.path}::{h.scope}"
+            if dst != src:
+                out.append(Edge(rel, src, dst, CONFIDENCE[r[1]], r[1], h.line))
+        return out
+
+    def reference_edges(self, fi: FileIndex) -> list[Edge]:
+        out = []
+        for ref in fi.facts.references:
+            if ref.kind == "annotation":
+                r = self.resolve_type(fi, ref.scope, ref.target)
+                ok = r is not None and r[0][0] == "sym" and self.kind(r[0]) in TYPE_KINDS
+            else:
+                r = self.eval_chain(fi, ref.scope, ref.target, ref.line)
+                ok = r is not None and r[0][0] == "sym"
+            if not ok:
+                continue
+            src = f"{fi.path}::{ref.scope}"
+            dst = self.ent_uid(r[0])
+            if dst != src:
+                out.append(Edge("REFERENCES", src, dst, CONFIDENCE[r[1]], r[1], ref.line))
+        return out
