@@ -45,17 +45,23 @@ def _range(r: list[int] | None) -> str:
 @click.option("--base", default=None, help="The REF to compare with (--scope compare).")
 @click.option("--depth", default=3, show_default=True, help="Blast radius depth.")
 @click.option("--min-confidence", default=0.0, show_default=True, type=float)
+@click.option(
+    "--limit",
+    default=50,
+    show_default=True,
+    help="Dependents listed per depth group (0: all); counts are always complete.",
+)
 @repo_option
 @json_option
 @require_fresh_option
 @handle_errors
-def detect_changes(scope, base, depth, min_confidence, path, as_json, require_fresh):
+def detect_changes(scope, base, depth, min_confidence, limit, path, as_json, require_fresh):
     """Map the git diff of a scope to changed symbols, and give their blast radius."""
     from codeimpact.query.changes import detect_changes as run
 
     scope = scope or ("compare" if base else "unstaged")
     with open_index(path, require_fresh) as index:
-        rep = run(index, scope, base, depth=depth, min_confidence=min_confidence)
+        rep = run(index, scope, base, depth=depth, min_confidence=min_confidence, limit=limit)
     if as_json:
         emit_json(_with_schema("codeimpact.detect-changes/1", rep))
         return

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codeimpact.graph.errors import BadInput
 from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE
 from codeimpact.indexer.languages import language_for
 from codeimpact.indexer.reading import content_hash
@@ -30,6 +31,7 @@ from codeimpact.query import gitdiff
 from codeimpact.query.freshness import Freshness, freshness
 
 STATUSES = ("added", "modified", "deleted")
+DEFAULT_LIMIT = 50  # dependents listed per blast-radius depth group
 _CONFLICT = re.compile(rb"^(<<<<<<<|>>>>>>>)( |$)|^=======$", re.MULTILINE)
 _PREFIX_LINE = ("@", "#[")  # decorators / annotations / Rust attributes above a definition
 _SKIPPED_MODES = {"120000": "a symlink", "160000": "a submodule"}
@@ -494,7 +496,13 @@ def impact_targets(symbols: list[ChangedSymbol], present: set[str] | None = None
     return sorted(set(out))
 
 
-def change_impact(index, symbols: list[ChangedSymbol], depth: int, min_confidence: float):
+def change_impact(
+    index,
+    symbols: list[ChangedSymbol],
+    depth: int,
+    min_confidence: float,
+    limit: int | None = DEFAULT_LIMIT,
+):
     """The blast radius of the changed symbols the index knows; None when there are none."""
     from codeimpact.query.impact import blast_radius
 
@@ -503,9 +511,13 @@ def change_impact(index, symbols: list[ChangedSymbol], depth: int, min_confidenc
     not_indexed = sorted(s.uid for s in symbols if not s.indexed)
     if not targets:
         return None, ChangeImpact([], not_indexed, None, [], None)
+    # No cap on the traversal's lists: every test to run is listed; the groups are cut below.
     br = blast_radius(
-        index, targets, depth=depth, min_confidence=min_confidence, check_freshness=False
+        index, targets, depth=depth, min_confidence=min_confidence, limit=0, check_freshness=False
     )
+    if limit:
+        for group in br.groups:
+            del group.entries[limit:]  # `count` stays the full number
     summary = ChangeImpact(
         targets=targets,
         not_indexed=not_indexed,
@@ -531,9 +543,10 @@ def report(
     diff: gitdiff.Diff,
     depth: int = 3,
     min_confidence: float = 0.0,
+    limit: int | None = DEFAULT_LIMIT,
 ) -> ChangeReport:
     files, symbols = map_changes(index, diff)
-    br, impact = change_impact(index, symbols, depth, min_confidence)
+    br, impact = change_impact(index, symbols, depth, min_confidence, limit)
     notes = list(diff.notes)
     # Under compare / review the old side is another commit, which the index rarely holds.
     if diff.scope in ("unstaged", "staged", "all") and any(
@@ -576,6 +589,13 @@ def detect_changes(
     base: str | None = None,
     depth: int = 3,
     min_confidence: float = 0.0,
+    limit: int | None = DEFAULT_LIMIT,
 ) -> ChangeReport:
-    """What the diff of `scope` touched (symbols added / modified / deleted) and what it reaches."""
-    return report(index, gitdiff.diff(index.repo, scope, base), depth, min_confidence)
+    """What the diff of `scope` touched (symbols added / modified / deleted) and what it reaches.
+
+    `limit` caps the dependents listed per depth group (counts stay complete; 0: no cap);
+    changed symbols and tests to run are never capped.
+    """
+    if limit is not None and limit < 0:
+        raise BadInput(f"--limit must be >= 0, got {limit}")
+    return report(index, gitdiff.diff(index.repo, scope, base), depth, min_confidence, limit)

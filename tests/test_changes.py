@@ -387,3 +387,28 @@ def test_python_api_same_names(repo):
         assert index.gate(files=["pkg/core.py"]).passed
         assert index.review("main").symbols == []  # nothing committed on top of main
     assert via_method == via_function and len(via_method) == 3
+
+
+def test_index_of_a_folder_below_the_git_top_level(make_repo, index_repo):
+    root = make_repo({"proj/pkg/a.py": "def f():\n    return 1\n", "top.py": "x = 1\n"})
+    index_repo(root / "proj")
+    write_files(root, {"proj/pkg/a.py": "def f():\n    return 2\n", "top.py": "x = 2\n"})
+    write_files(root, {"proj/new.py": "y = 1\n"})
+    rep = run(root / "proj", "all")
+    # Paths are relative to the indexed folder; changes above it are not ours.
+    assert {(s.uid, s.status) for s in rep.symbols} == {
+        ("pkg/a.py::f", "modified"),
+        ("new.py::", "added"),
+        ("new.py::y", "added"),
+    }
+
+
+def test_limit_caps_listed_dependents_not_counts_or_tests(repo):
+    edit_core(repo)
+    with Index.open(repo) as index:
+        capped = detect_changes(index, "unstaged", limit=1)
+        with pytest.raises(BadInput, match="--limit"):
+            detect_changes(index, "unstaged", limit=-1)
+    (group,) = capped.impact.groups
+    assert group.count == 3 and len(group.entries) == 1
+    assert [t.uid for t in capped.tests] == ["tests/test_app.py::test_main"]
