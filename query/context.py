@@ -22,6 +22,7 @@ from codeimpact.query.impact import (
     freshness_of,
     tests_reaching,
 )
+from codeimpact.query.source import OutsideRepo, read_repo_file
 from codeimpact.query.target import resolve_target
 
 MAX_SOURCE_LINES = 200  # a definition longer than this is cut (and says so)
@@ -67,12 +68,10 @@ def read_definition(repo: Path, symbol: SymbolRef, signature: str, indexed_hash:
 
     if not symbol.file:
         return empty("external")
-    repo_real = repo.resolve()
-    path = (repo / symbol.file).resolve()
-    if not path.is_relative_to(repo_real):
-        return empty("outside-repo")
     try:
-        data = path.read_bytes()
+        data = read_repo_file(repo, symbol.file)
+    except OutsideRepo:
+        return empty("outside-repo")
     except FileNotFoundError:
         return empty("missing")
     except OSError:

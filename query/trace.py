@@ -6,9 +6,12 @@ components over the module-to-module import graph for cycles.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from codeimpact import native
 from codeimpact.graph import csr as csrmod
 from codeimpact.query.freshness import Freshness
 from codeimpact.query.graphview import GraphView, SymbolRef
@@ -19,9 +22,8 @@ from codeimpact.query.impact import (
     parse_relations,
     with_members,
 )
+from codeimpact.query.source import repo_lines
 from codeimpact.query.target import resolve_target
-
-from codeimpact import native
 
 
 @dataclass
@@ -165,12 +167,38 @@ class CyclesResult:
 
 
 _FUNCTION_KINDS = ("function", "method")
+_TYPE_CHECKING = re.compile(r"^\s*(el)?if\s+(\w+\.)*TYPE_CHECKING\s*:")
 
 
-def _deferred(view: GraphView, src: np.ndarray, lines: np.ndarray) -> np.ndarray:
-    """True for imports that run when a function is called, not when the module loads:
-    the import line lies inside a function or method of the importing file. (Imports
-    in a class body do run at load time.)"""
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def under_type_checking(lines: list[str], line: int) -> bool:
+    """Whether 1-based `line` sits in an `if TYPE_CHECKING:` block (any enclosing level).
+
+    Walks up the enclosing block headers by indentation; an `else:` of such a block
+    is a header of its own, so imports there count as run.
+    """
+    if not 1 <= line <= len(lines):
+        return False
+    level = _indent(lines[line - 1])
+    for k in range(line - 2, -1, -1):
+        if level == 0:
+            return False
+        text = lines[k]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if _indent(text) < level:
+            if _TYPE_CHECKING.match(text):
+                return True
+            level = _indent(text)
+    return False
+
+
+def _in_function(view: GraphView, src: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """True for imports made inside a function or method of the importing file: they run
+    when it is called, not when the module loads (imports in a class body do run)."""
     s = view.symbols
     out = np.zeros(src.shape[0], dtype=bool)
     order = np.argsort(src, kind="stable")
@@ -183,11 +211,26 @@ def _deferred(view: GraphView, src: np.ndarray, lines: np.ndarray) -> np.ndarray
             out[idx] = True
             continue
         fns = [i for i in s.by_file.get(s.file[m], ()) if s.kind[i] in _FUNCTION_KINDS]
-        if not fns:
-            continue
-        starts, ends = s.start_line[fns], s.end_line[fns]
-        at = lines[idx][:, None]
-        out[idx] = ((starts[None, :] <= at) & (at <= ends[None, :])).any(axis=1)
+        if fns:
+            starts, ends = s.start_line[fns], s.end_line[fns]
+            at = lines[idx][:, None]
+            out[idx] = ((starts[None, :] <= at) & (at <= ends[None, :])).any(axis=1)
+    return out
+
+
+def _type_only(index, files: list[str], lines: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """True for the candidate imports that sit under `if TYPE_CHECKING:` (Python files;
+    the line numbers are those of the index, so a file edited since may be misread)."""
+    out = np.zeros(lines.shape[0], dtype=bool)
+    by_file: dict[str, list[int]] = {}
+    for k in np.flatnonzero(candidates).tolist():
+        if files[k].endswith((".py", ".pyi")):
+            by_file.setdefault(files[k], []).append(k)
+    for path, ks in by_file.items():
+        text = repo_lines(index.repo, path)
+        if text is not None:
+            for k in ks:
+                out[k] = under_type_checking(text, int(lines[k]))
     return out
 
 
@@ -198,12 +241,24 @@ class ModuleGraph:
     first_line: dict[tuple[int, int], int]  # (local src, local dst) -> first import line
 
 
+def _module_csr(n: int, src: np.ndarray, dst: np.ndarray) -> csrmod.CSR:
+    graph, _ = csrmod.build_csr(
+        n,
+        src,
+        dst,
+        np.full(src.size, csrmod.EDGE_TYPES["IMPORTS"], dtype=np.uint8),
+        np.ones(src.size, dtype=np.float32),
+    )
+    return graph
+
+
 def module_import_graph(index, include_tests: bool, include_deferred: bool) -> ModuleGraph:
     """`module A imports something defined in module B`, as a CSR over module symbols.
 
     An import of a symbol counts as an import of the module defining it; imports of
-    external things and of the importing module itself are left out, and so are
-    deferred (function-level) imports unless `include_deferred`.
+    external things and of the importing module itself are left out, and so are, unless
+    `include_deferred`, imports that do not run when the module loads (in a function,
+    or under `if TYPE_CHECKING:`).
     """
     view = index.graph
     s = view.symbols
@@ -219,23 +274,25 @@ def module_import_graph(index, include_tests: bool, include_deferred: bool) -> M
     if not include_tests:
         keep &= ~s.is_test[np.maximum(src_modules, 0)] & ~s.is_test[np.maximum(dst_modules, 0)]
     if not include_deferred:
-        keep &= ~_deferred(view, src, lines)
+        keep &= ~_in_function(view, src, lines)
     src_modules, dst_modules, lines = src_modules[keep], dst_modules[keep], lines[keep]
     modules = np.unique(np.concatenate([src_modules, dst_modules]))
     local_src = np.searchsorted(modules, src_modules)
     local_dst = np.searchsorted(modules, dst_modules)
+    if not include_deferred and local_src.size:
+        # Only an import inside a strongly connected component can be part of a cycle, and
+        # dropping edges only splits components: reading just those files is exact.
+        labels = native.strongly_connected_components(
+            _module_csr(int(modules.size), local_src, local_dst)
+        )
+        files = [s.file[int(m)] for m in src_modules.tolist()]
+        runs = ~_type_only(index, files, lines, labels[local_src] == labels[local_dst])
+        local_src, local_dst, lines = local_src[runs], local_dst[runs], lines[runs]
     first_line: dict[tuple[int, int], int] = {}
     for a, b, line in zip(local_src.tolist(), local_dst.tolist(), lines.tolist()):
         if line < first_line.get((a, b), line + 1):
             first_line[(a, b)] = line
-    graph, _ = csrmod.build_csr(
-        int(modules.size),
-        local_src,
-        local_dst,
-        np.full(local_src.size, csrmod.EDGE_TYPES["IMPORTS"], dtype=np.uint8),
-        np.ones(local_src.size, dtype=np.float32),
-    )
-    return ModuleGraph(modules, graph, first_line)
+    return ModuleGraph(modules, _module_csr(int(modules.size), local_src, local_dst), first_line)
 
 
 def _loop(graph: csrmod.CSR, members: np.ndarray) -> list[int]:

@@ -42,9 +42,21 @@ FILES = {
         """,
     "zoo/b.py": """
         from zoo.a import A
+        from zoo.typed import T
 
 
         class B:
+            pass
+        """,
+    # typed -> b only for type checkers: never run
+    "zoo/typed.py": """
+        import typing
+
+        if typing.TYPE_CHECKING:
+            from zoo.b import B
+
+
+        class T:
             pass
         """,
     "zoo/lazy.py": """
@@ -211,5 +223,29 @@ def test_import_cycles(index):
     ]
     deferred = index.cycles(include_deferred=True)
     assert deferred.count == 1
-    assert deferred.cycles[0].modules == ["zoo/a.py", "zoo/b.py", "zoo/lazy.py"]
+    assert deferred.cycles[0].modules == ["zoo/a.py", "zoo/b.py", "zoo/lazy.py", "zoo/typed.py"]
     assert index.cycles(limit=1).cycles[0].modules == ["zoo/a.py"]
+
+
+def test_type_checking_blocks():
+    from codeimpact.query.trace import under_type_checking
+
+    lines = [
+        "import typing",  # 1
+        "if typing.TYPE_CHECKING:",  # 2
+        "    from x import A",  # 3
+        "",  # 4
+        "    # a comment",  # 5
+        "    from x import C",  # 6
+        "else:",  # 7
+        "    from x import B",  # 8
+        "try:",  # 9
+        "    if TYPE_CHECKING:",  # 10
+        "        import y",  # 11
+        "except ImportError:",  # 12
+        "    import z",  # 13
+    ]
+    imports = [k for k, text in enumerate(lines, 1) if "import" in text and "#" not in text]
+    assert imports == [1, 3, 6, 8, 11, 13]
+    assert [k for k in imports if under_type_checking(lines, k)] == [3, 6, 11]
+    assert not under_type_checking(lines, 99)
