@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from codeimpact.graph import csr as csrmod
 from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.schema import REL_TABLES

@@ -18,13 +18,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from codeimpact import native
 from codeimpact.graph import csr as csrmod
 from codeimpact.graph.errors import BadInput
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.graphview import GraphView, SymbolRef
 from codeimpact.query.target import Target, resolve_target, resolve_targets
-
-from codeimpact import native
 
 RELATIONS = ("CALLS", "IMPORTS", "EXTENDS", "IMPLEMENTS", "REFERENCES")
 DIRECTIONS = ("upstream", "downstream")
