@@ -28,8 +28,6 @@ Conventions of these facts, beyond facts.py (ts_resolve.py reads them):
 
 from __future__ import annotations
 
-import bisect
-import re
 from functools import cache
 from importlib import resources
 
@@ -47,6 +45,27 @@ from codeimpact.indexer.facts import (
     SymbolFact,
 )
 from codeimpact.indexer.languages.base import load_query
+from codeimpact.indexer.languages.ts_syntax import (
+    WS,
+    Scopes,
+    chain,
+    clean_name,
+    export_kind,
+    is_module_level,
+    is_overload,
+    node_text,
+    object_pairs,
+    object_pattern_pairs,
+    params_of,
+    pattern_names,
+    reindex,
+    require_spec,
+    signature_text,
+    specifier,
+    string_value,
+    type_chain,
+    value_binding,
+)
 
 _QUERY_FILES = {
     "typescript": ("javascript.scm", "typescript.scm"),
@@ -91,23 +110,9 @@ _FACT_KEYS = frozenset(
 )
 _KEYS = frozenset(_DEF_KIND) | _FACT_KEYS
 
-_NAME_NODES = frozenset(
-    [
-        "identifier",
-        "property_identifier",
-        "private_property_identifier",
-        "shorthand_property_identifier",
-        "type_identifier",
-        "this",
-        "super",
-    ]
-)
-_TRANSPARENT = frozenset(["non_null_expression", "parenthesized_expression", "await_expression"])
 _FUNCTION_VALUES = frozenset(
     ["arrow_function", "function_expression", "generator_function", "function", "class"]
 )
-_CLASS_NODES = frozenset(["class_declaration", "abstract_class_declaration", "class"])
-_DECL_WRAPPERS = frozenset(["lexical_declaration", "variable_declaration", "ambient_declaration"])
 # parents whose `name` child is a declaration, not a use of a type
 _TYPE_DECLS = frozenset(
     [
@@ -124,11 +129,6 @@ _TYPE_DECLS = frozenset(
 _OWNER_KINDS = frozenset(["variable", "function", "class"])
 _NOT_OWNERS = frozenset(["this", "exports", "module", "window", "global", "globalThis", "self"])
 _HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extends_clause"])
-# wrappers that do not change which type a value has (for receivers)
-_PROMISE_TYPES = frozenset(["Promise", "PromiseLike", "Awaited", "Readonly"])
-_NULL_TYPES = frozenset(["null", "undefined", "void", "never"])
-_WS = re.compile(r"\s+")
-_MAX_CHAIN = 48
 
 
 @cache
@@ -136,262 +136,6 @@ def _query(grammar: str) -> ts.Query:
     pkg = resources.files("codeimpact.indexer.languages")
     text = "\n".join(pkg.joinpath(f).read_text() for f in _QUERY_FILES[grammar])
     return load_query(grammar, None, text)
-
-
-class _Scopes:
-    """Innermost enclosing definition of a byte offset, by binary search over nested intervals."""
-
-    def __init__(self, intervals: list[tuple[int, int, str, int]]):
-        self.starts = [iv[0] for iv in intervals]
-        self.intervals = intervals  # (start, end, local, parent index), sorted by start
-
-    def at(self, pos: int) -> str:
-        i = bisect.bisect_right(self.starts, pos) - 1
-        while i >= 0:
-            start, end, local, parent = self.intervals[i]
-            if start <= pos < end:
-                return local
-            i = parent
-        return ""
-
-
-# ---------------------------------------------------------------- node helpers
-def _text(node: ts.Node | None) -> str:
-    return node.text.decode(errors="replace") if node is not None else ""
-
-
-def chain(node: ts.Node | None) -> str | None:
-    """`a.b?.c` -> "a.b.c", `f().g` -> "f().g", `new A().m` -> "A().m"; anything else None.
-
-    Iterative, so a long builder chain cannot exhaust the recursion limit.
-    """
-    parts: list[str] = []
-    while node is not None and len(parts) <= _MAX_CHAIN:
-        t = node.type
-        if t in _NAME_NODES:
-            parts.append(_text(node))
-            break
-        if t == "member_expression":
-            prop = node.child_by_field_name("property")
-            if prop is None or prop.type not in _NAME_NODES:
-                return None
-            parts.append(_text(prop))
-            node = node.child_by_field_name("object")
-        elif t == "call_expression":
-            parts.append("()")
-            node = node.child_by_field_name("function")
-            if node is not None and node.type == "import":
-                return None
-        elif t == "new_expression":
-            parts.append("()")
-            node = node.child_by_field_name("constructor")
-        elif t in _TRANSPARENT:
-            node = node.named_children[0] if node.named_children else None
-        elif t == "sequence_expression":
-            # `(0, mod_1.f)(x)`, tsc's CommonJS output: the comma operator yields its last value
-            node = node.named_children[-1] if node.named_children else None
-        elif t in ("nested_identifier", "nested_type_identifier"):
-            parts.append(_WS.sub("", _text(node)))
-            break
-        else:
-            return None
-    else:
-        return None
-    out: list[str] = []
-    for p in reversed(parts):
-        if p == "()":
-            if not out:
-                return None
-            out[-1] += "()"
-        else:
-            out.append(p)
-    return ".".join(out)
-
-
-def type_chain(node: ts.Node | None) -> str:
-    """The one named type a type expression denotes (`Foo<T>` -> Foo, `Foo | null` -> Foo)."""
-    while node is not None:
-        t = node.type
-        if t in ("type_annotation", "parenthesized_type", "readonly_type"):
-            node = node.named_children[0] if node.named_children else None
-        elif t == "type_identifier":
-            return _text(node)
-        elif t == "nested_type_identifier":
-            return _WS.sub("", _text(node))
-        elif t == "generic_type":
-            name = type_chain(node.child_by_field_name("name"))
-            if name in _PROMISE_TYPES:
-                args = node.child_by_field_name("type_arguments")
-                node = args.named_children[0] if args is not None and args.named_children else None
-            else:
-                return name
-        elif t == "union_type":
-            rest = [
-                c
-                for c in node.named_children
-                if not (c.type in ("literal_type", "predefined_type") and _text(c) in _NULL_TYPES)
-                and c.type != "undefined"
-            ]
-            if len(rest) != 1:
-                return ""
-            node = rest[0]
-        else:
-            return ""
-    return ""
-
-
-def _string_value(node: ts.Node | None) -> str | None:
-    if node is None or node.type != "string":
-        return None
-    frag = [c for c in node.named_children if c.type == "string_fragment"]
-    if len(frag) == 1:
-        return _text(frag[0])
-    return "" if not node.named_children else None
-
-
-def _require_spec(node: ts.Node | None) -> tuple[str, ts.Node] | None:
-    """The specifier of `require("m")` / `import("m")` (awaited or not) and the call node."""
-    while node is not None and node.type in ("await_expression", "parenthesized_expression"):
-        node = node.named_children[0] if node.named_children else None
-    if node is None or node.type != "call_expression":
-        return None
-    fn = node.child_by_field_name("function")
-    if fn is None or not (
-        fn.type == "import" or (fn.type == "identifier" and _text(fn) == "require")
-    ):
-        return None
-    args = node.child_by_field_name("arguments")
-    first = args.named_children[0] if args is not None and args.named_children else None
-    spec = _string_value(first)
-    return (spec, node) if spec else None
-
-
-def value_binding(node: ts.Node | None) -> tuple[str, bool] | None:
-    """What a value expression says about its value: (chain, is_call) or (":Type", False)."""
-    while node is not None and node.type in ("await_expression", "parenthesized_expression"):
-        node = node.named_children[0] if node.named_children else None
-    if node is None:
-        return None
-    t = node.type
-    if t == "new_expression":
-        c = chain(node.child_by_field_name("constructor"))
-        return (c, True) if c else None
-    if t == "call_expression":
-        c = chain(node.child_by_field_name("function"))
-        return (c, True) if c else None
-    if t in ("as_expression", "satisfies_expression") and len(node.named_children) == 2:
-        typ = type_chain(node.named_children[1])
-        return (":" + typ, False) if typ else value_binding(node.named_children[0])
-    if t in ("identifier", "member_expression", "non_null_expression"):
-        c = chain(node)
-        return (c, False) if c else None
-    return None
-
-
-def _specifier(text: str) -> tuple[str, str]:
-    """`type a as b` -> ("a", "b"); `c` -> ("c", "")."""
-    text = _WS.sub(" ", text).strip()
-    if text.startswith("type "):
-        text = text[5:]
-    name, _, alias = text.partition(" as ")
-    name, alias = name.strip().strip("'\""), alias.strip().strip("'\"")
-    return name, "" if alias == name else alias
-
-
-def _export_kind(node: ts.Node) -> str | None:
-    """'named' or 'default' when the declaration is exported by an enclosing `export`."""
-    p = node.parent
-    for _ in range(3):
-        if p is None:
-            return None
-        if p.type == "export_statement":
-            return "default" if any(c.type == "default" for c in p.children) else "named"
-        if p.type not in _DECL_WRAPPERS:
-            return None
-        p = p.parent
-    return None
-
-
-def _is_module_level(declarator: ts.Node) -> bool:
-    """A declarator of a statement at the top of the file or of a namespace body."""
-    decl = declarator.parent
-    if decl is None or decl.type not in _DECL_WRAPPERS:
-        return False
-    p = decl.parent
-    while p is not None and p.type in ("export_statement", "ambient_declaration"):
-        p = p.parent
-    if p is None:
-        return False
-    if p.type == "program":
-        return True
-    return (
-        p.type == "statement_block"
-        and p.parent is not None
-        and (p.parent.type in ("internal_module", "module"))
-    )
-
-
-def _is_overload(node: ts.Node, name: str) -> bool:
-    """A bodiless signature followed by more signatures and then the implementation."""
-    stmt = (
-        node.parent if node.parent is not None and node.parent.type == "export_statement" else node
-    )
-    sib = stmt.next_named_sibling
-    while sib is not None:
-        cur = sib
-        if cur.type == "export_statement":
-            cur = cur.child_by_field_name("declaration") or cur
-        if cur.type == "comment":
-            sib = sib.next_named_sibling
-            continue
-        if _text(cur.child_by_field_name("name")) != name:
-            return False
-        if cur.type in ("function_declaration", "method_definition"):
-            return True
-        if cur.type not in ("function_signature", "method_signature"):
-            return False
-        sib = sib.next_named_sibling
-    return False
-
-
-def _params(fn: ts.Node | None) -> tuple:
-    """((name, type chain), ...); destructured parameters keep their position as ("", "")."""
-    if fn is None:
-        return ()
-    single = fn.child_by_field_name("parameter")  # `x => ...`
-    if single is not None:
-        return ((_text(single), ""),)
-    params = fn.child_by_field_name("parameters")
-    if params is None:
-        return ()
-    out = []
-    for p in params.named_children:
-        t = p.type
-        if t in ("required_parameter", "optional_parameter"):
-            pat = p.child_by_field_name("pattern")
-            if pat is not None and pat.type == "this":
-                continue  # `this: T` declares the receiver, not a parameter
-            name = _text(pat) if pat is not None and pat.type == "identifier" else ""
-            if pat is not None and pat.type == "rest_pattern":
-                name = "*" + _text(pat.named_children[0]) if pat.named_children else ""
-            out.append((name, type_chain(p.child_by_field_name("type"))))
-        elif t == "identifier":
-            out.append((_text(p), ""))
-        elif t == "assignment_pattern":
-            left = p.child_by_field_name("left")
-            out.append((_text(left) if left is not None and left.type == "identifier" else "", ""))
-        elif t == "rest_pattern":
-            inner = p.named_children[0] if p.named_children else None
-            out.append(("*" + _text(inner) if inner is not None else "", ""))
-        elif t in ("object_pattern", "array_pattern"):
-            out.append(("", ""))
-    return tuple(out)
-
-
-def _signature(source: bytes, node: ts.Node, body: ts.Node | None) -> str:
-    end = body.start_byte if body is not None else node.end_byte
-    text = source[node.start_byte : end].decode(errors="replace")
-    return _WS.sub(" ", text).strip().rstrip("{;").strip()[:300]
 
 
 class _Extraction:
@@ -424,14 +168,14 @@ class _Extraction:
                 items.append(item)
         for caps in declarators:
             node = caps["declarator"][0]
-            if node.start_byte in self.def_nodes or not _is_module_level(node):
+            if node.start_byte in self.def_nodes or not is_module_level(node):
                 continue
-            if _require_spec(node.child_by_field_name("value")) is not None:
+            if require_spec(node.child_by_field_name("value")) is not None:
                 continue  # a require() binds an import, not a variable
             name = caps["name"][0]
-            names = [name] if name.type == "identifier" else _pattern_names(name)
+            names = [name] if name.type == "identifier" else pattern_names(name)
             for n in names:
-                items.append((node, _text(n), None, "variable", None, None, None))
+                items.append((node, node_text(n), None, "variable", None, None, None))
         if skip:
             items = [it for it in items if not any(a <= it[0].start_byte < b for a, b in skip)]
         items.sort(key=lambda it: (it[0].start_byte, -it[0].end_byte))
@@ -484,8 +228,8 @@ class _Extraction:
             if heritage is not None:
                 self._heritage(heritage, local)
         body_iv.sort(key=lambda iv: iv[0])
-        self.scopes = _Scopes(_reindex(body_iv))
-        self.sig_scopes = _Scopes(full_iv)
+        self.scopes = Scopes(reindex(body_iv))
+        self.sig_scopes = Scopes(full_iv)
 
     def _def_item(self, key: str, caps: dict, skip: list) -> tuple | None:
         node = caps[key][0]
@@ -493,7 +237,7 @@ class _Extraction:
         value = caps.get("value", [None])[0]
         body = caps.get("body", [None])[0]
         kind = _DEF_KIND[key]
-        name = _text(name_node)
+        name = node_text(name_node)
         fn = node
         heritage = node if kind in ("class", "interface") else None
         owner = None  # "" binds no name; "A": a member assigned onto the file's own A
@@ -504,7 +248,7 @@ class _Extraction:
             name = name.rpartition(".")[2]
             fn = None
         elif key in ("var_function", "var_wrapped", "field_function"):
-            if key == "var_wrapped" and not _is_module_level(node):
+            if key == "var_wrapped" and not is_module_level(node):
                 return None
             fn = value
             body = value.child_by_field_name("body")
@@ -523,7 +267,7 @@ class _Extraction:
                 "interface_body",
             ):
                 return None  # a method of an object type literal
-            if parent_type != "interface_body" and _is_overload(node, name):
+            if parent_type != "interface_body" and is_overload(node, name):
                 return None  # the implementation that follows is the definition
         elif key in ("assign_def", "default_def"):
             if key == "assign_def":
@@ -537,7 +281,7 @@ class _Extraction:
                     self.exports.append([name, name])
                     owner = ""
                 elif lhs == "module.exports":
-                    name = _text(value.child_by_field_name("name")) or "default"
+                    name = node_text(value.child_by_field_name("name")) or "default"
                     self.exports.append(["=", name])
                     owner = ""
                 else:
@@ -558,7 +302,7 @@ class _Extraction:
             body = value.child_by_field_name("body")
             heritage = value if kind == "class" else None
             fn = value if kind == "function" else None
-        name = _clean_name(name)
+        name = clean_name(name)
         if not name:
             return None
         return (node, name, body, kind, fn, heritage, owner)
@@ -567,7 +311,7 @@ class _Extraction:
         source = self.source
         exported = False
         if parent == "" or parent_kind == "module":
-            how = _export_kind(node)
+            how = export_kind(node)
             if how is not None:
                 exported = True
                 if parent == "":
@@ -576,23 +320,22 @@ class _Extraction:
                 exported = True  # exports.f = function () {} and the like
         elif parent_kind in ("class", "interface"):
             private = name.startswith("#") or any(
-                c.type == "accessibility_modifier" and _text(c) == "private" for c in node.children
+                c.type == "accessibility_modifier" and node_text(c) == "private"
+                for c in node.children
             )
             exported = not private
         if kind == "variable":
             stmt = node.parent if node.parent is not None else node
-            signature = _text(stmt).split("\n", 1)[0].strip()[:300]
-            start_node = node
+            signature = node_text(stmt).split("\n", 1)[0].strip()[:300]
         else:
-            signature = _signature(source, node, body)
-            start_node = node
-        params = _params(fn) if kind in ("function", "method") else ()
+            signature = signature_text(source, node, body)
+        params = params_of(fn) if kind in ("function", "method") else ()
         self.facts.symbols.append(
             SymbolFact(
                 local,
                 kind,
                 name,
-                start_node.start_point[0] + 1,
+                node.start_point[0] + 1,
                 node.end_point[0] + 1,
                 node.start_byte,
                 node.end_byte,
@@ -631,7 +374,7 @@ class _Extraction:
                 typ = type_chain(p.child_by_field_name("type"))
                 if pat is not None and pat.type == "identifier" and typ:
                     self.facts.bindings.append(
-                        BindingFact(local, "this." + _text(pat), ":" + typ, False, line)
+                        BindingFact(local, "this." + node_text(pat), ":" + typ, False, line)
                     )
 
     def _heritage(self, node: ts.Node, local: str) -> None:
@@ -697,16 +440,16 @@ class _Extraction:
         value = node.child_by_field_name("value")
         scope = self.scopes.at(node.start_byte)
         line = node.start_point[0] + 1
-        req = _require_spec(value)
+        req = require_spec(value)
         if req is None and value is not None and value.type == "member_expression":
             # const x = require("m").x
-            inner = _require_spec(value.child_by_field_name("object"))
+            inner = require_spec(value.child_by_field_name("object"))
             prop = value.child_by_field_name("property")
             if inner is not None and prop is not None:
                 self.consumed.add(inner[1].start_byte)
-                bound = _text(name) if name.type == "identifier" else ""
+                bound = node_text(name) if name.type == "identifier" else ""
                 if bound:
-                    member = _text(prop)
+                    member = node_text(prop)
                     self.facts.imports.append(
                         ImportFact(
                             scope, inner[0], 0, member, "" if bound == member else bound, line
@@ -717,9 +460,9 @@ class _Extraction:
             spec, call = req
             self.consumed.add(call.start_byte)
             if name.type == "identifier":
-                self.facts.imports.append(ImportFact(scope, spec, 0, "", _text(name), line))
+                self.facts.imports.append(ImportFact(scope, spec, 0, "", node_text(name), line))
             elif name.type == "object_pattern":
-                for imported, bound in _object_pattern_pairs(name):
+                for imported, bound in object_pattern_pairs(name):
                     self.facts.imports.append(
                         ImportFact(
                             scope, spec, 0, imported, "" if bound == imported else bound, line
@@ -735,13 +478,13 @@ class _Extraction:
             if chain(v.child_by_field_name("left")) == "module.exports":
                 # var app = exports = module.exports = {}: the module's value is `app`
                 self.exports[:] = [e for e in self.exports if e[0] != "="]
-                self.exports.append(["=", _text(name)])
+                self.exports.append(["=", node_text(name)])
                 return
             v = v.child_by_field_name("right")
         typ = type_chain(node.child_by_field_name("type"))
         vb = (":" + typ, False) if typ else value_binding(value)
         if vb is not None:
-            self.facts.bindings.append(BindingFact(scope, _text(name), vb[0], vb[1], line))
+            self.facts.bindings.append(BindingFact(scope, node_text(name), vb[0], vb[1], line))
 
     def assign(self, caps: dict) -> None:
         node = caps["assign"][0]
@@ -758,7 +501,7 @@ class _Extraction:
         elif target.startswith("module.exports.") and target.count(".") == 2:
             member = target[15:]
         if is_exports or member:
-            req = _require_spec(rhs)
+            req = require_spec(rhs)
             if req is not None:
                 self.consumed.add(req[1].start_byte)
                 self.reexports.append([req[0], "=" if is_exports else "", member, line])
@@ -767,7 +510,7 @@ class _Extraction:
                 if c:
                     self.exports.append(["=" if is_exports else member, c])
             elif is_exports and rhs.type == "object":
-                for key, val in _object_pairs(rhs):
+                for key, val in object_pairs(rhs):
                     self.exports.append([key, val])
             return
         if rhs.type in _FUNCTION_VALUES:
@@ -779,7 +522,7 @@ class _Extraction:
 
     def field(self, caps: dict, key: str) -> None:
         node = caps[key][0]
-        name = _text(caps["name"][0])
+        name = node_text(caps["name"][0])
         scope = self.scopes.at(node.start_byte)
         line = node.start_point[0] + 1
         typ = type_chain(node.child_by_field_name("type"))
@@ -793,8 +536,8 @@ class _Extraction:
     def call(self, caps: dict, decorator_scope: dict[int, str]) -> None:
         node = caps["call"][0]
         fn = caps["callee"][0]
-        if fn.type == "import" or (fn.type == "identifier" and _text(fn) == "require"):
-            req = _require_spec(node)
+        if fn.type == "import" or (fn.type == "identifier" and node_text(fn) == "require"):
+            req = require_spec(node)
             if req is not None and node.start_byte not in self.consumed:
                 scope = self.scopes.at(node.start_byte)
                 self.facts.imports.append(
@@ -834,7 +577,7 @@ class _Extraction:
         if c is None:
             # keep the name so the site is counted as unresolved, never guessed
             prop = fn.child_by_field_name("property") if fn.type == "member_expression" else None
-            c = "?." + _text(prop) if prop is not None else "?"
+            c = "?." + node_text(prop) if prop is not None else "?"
         out = []
         if args is not None and args.type == "arguments":
             for i, a in enumerate(args.named_children):
@@ -847,14 +590,14 @@ class _Extraction:
     def import_statement(self, node: ts.Node) -> None:
         scope = self.scopes.at(node.start_byte)
         line = node.start_point[0] + 1
-        spec = _string_value(node.child_by_field_name("source"))
+        spec = string_value(node.child_by_field_name("source"))
         imports = self.facts.imports
         for child in node.named_children:
             if child.type == "import_require_clause":  # import x = require("m")
                 ident = next((c for c in child.named_children if c.type == "identifier"), None)
-                src = _string_value(child.child_by_field_name("source"))
+                src = string_value(child.child_by_field_name("source"))
                 if ident is not None and src:
-                    imports.append(ImportFact(scope, src, 0, "", _text(ident), line))
+                    imports.append(ImportFact(scope, src, 0, "", node_text(ident), line))
                 return
         if not spec:
             return
@@ -864,28 +607,28 @@ class _Extraction:
             return
         for c in clause.named_children:
             if c.type == "identifier":
-                imports.append(ImportFact(scope, spec, 0, "default", _text(c), line))
+                imports.append(ImportFact(scope, spec, 0, "default", node_text(c), line))
             elif c.type == "namespace_import":
                 ident = next((x for x in c.named_children if x.type == "identifier"), None)
-                imports.append(ImportFact(scope, spec, 0, "", _text(ident), line))
+                imports.append(ImportFact(scope, spec, 0, "", node_text(ident), line))
             elif c.type == "named_imports":
                 for s in c.named_children:
                     if s.type == "import_specifier":
-                        name, alias = _specifier(_text(s))
+                        name, alias = specifier(node_text(s))
                         imports.append(ImportFact(scope, spec, 0, name, alias, line))
 
     def export_statement(self, node: ts.Node) -> None:
         line = node.start_point[0] + 1
-        spec = _string_value(node.child_by_field_name("source"))
+        spec = string_value(node.child_by_field_name("source"))
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
         if spec:
             ns = next((c for c in node.named_children if c.type == "namespace_export"), None)
             if ns is not None:
-                self.reexports.append([spec, "", _text(ns.named_children[-1]), line])
+                self.reexports.append([spec, "", node_text(ns.named_children[-1]), line])
             elif clause is not None:
                 for s in clause.named_children:
                     if s.type == "export_specifier":
-                        name, alias = _specifier(_text(s))
+                        name, alias = specifier(node_text(s))
                         self.reexports.append([spec, name, alias, line])
             else:
                 self.reexports.append([spec, "*", "", line])
@@ -893,7 +636,7 @@ class _Extraction:
         if clause is not None:
             for s in clause.named_children:
                 if s.type == "export_specifier":
-                    name, alias = _specifier(_text(s))
+                    name, alias = specifier(node_text(s))
                     self.exports.append([alias or name, name])
             return
         value = node.child_by_field_name("value")
@@ -905,7 +648,7 @@ class _Extraction:
         if any(c.type == "=" for c in node.children):  # export = X
             target = next((c for c in node.named_children if c.type == "identifier"), None)
             if target is not None:
-                self.exports.append(["=", _text(target)])
+                self.exports.append(["=", node_text(target)])
 
     def returns(self, caps: dict) -> None:
         node = caps["return"][0]
@@ -930,7 +673,7 @@ class _Extraction:
                 and parent.parent.type in _HERITAGE_NODES
             ):
                 continue  # heritage has its own edges
-            target = _WS.sub("", _text(node))
+            target = WS.sub("", node_text(node))
             scope = self.sig_scopes.at(node.start_byte)
             if (scope, target) in seen:
                 continue
@@ -938,75 +681,6 @@ class _Extraction:
             self.facts.references.append(
                 ReferenceFact(scope, target, node.start_point[0] + 1, "annotation")
             )
-
-
-def _clean_name(name: str) -> str:
-    """A name usable in a dotted local: quotes of `'a-b'() {}` dropped, dots of computed names
-    (`[Symbol.iterator]`) made underscores, since "." and "#" are structure in locals."""
-    name = name.strip("'\"`")
-    if "." in name or " " in name or "\n" in name:
-        name = re.sub(r"[.\s]+", "_", name)
-    return name
-
-
-def _reindex(intervals: list[tuple[int, int, str, int]]) -> list[tuple[int, int, str, int]]:
-    """Recompute parent indexes after sorting (bodies can start out of definition order)."""
-    out: list[tuple[int, int, str, int]] = []
-    stack: list[int] = []
-    for start, end, local, _ in intervals:
-        while stack and out[stack[-1]][1] <= start:
-            stack.pop()
-        out.append((start, end, local, stack[-1] if stack else -1))
-        stack.append(len(out) - 1)
-    return out
-
-
-def _pattern_names(node: ts.Node) -> list[ts.Node]:
-    """Identifiers a destructuring pattern binds."""
-    out = []
-    for c in node.named_children:
-        if c.type in ("identifier", "shorthand_property_identifier_pattern"):
-            out.append(c)
-        elif c.type == "pair_pattern":
-            v = c.child_by_field_name("value")
-            if v is not None and v.type == "identifier":
-                out.append(v)
-        elif c.type == "assignment_pattern":
-            left = c.child_by_field_name("left")
-            if left is not None and left.type in (
-                "identifier",
-                "shorthand_property_identifier_pattern",
-            ):
-                out.append(left)
-    return out
-
-
-def _object_pattern_pairs(node: ts.Node) -> list[tuple[str, str]]:
-    """`{a, b: c}` -> [("a", "a"), ("b", "c")]."""
-    out = []
-    for c in node.named_children:
-        if c.type == "shorthand_property_identifier_pattern":
-            out.append((_text(c), _text(c)))
-        elif c.type == "pair_pattern":
-            k, v = c.child_by_field_name("key"), c.child_by_field_name("value")
-            if k is not None and v is not None and v.type == "identifier":
-                out.append((_text(k).strip("'\""), _text(v)))
-    return out
-
-
-def _object_pairs(node: ts.Node) -> list[list[str]]:
-    """`{a, b: c}` as module.exports -> [["a", "a"], ["b", "c"]] (plain names only)."""
-    out = []
-    for c in node.named_children:
-        if c.type == "shorthand_property_identifier":
-            out.append([_text(c), _text(c)])
-        elif c.type == "pair":
-            k, v = c.child_by_field_name("key"), c.child_by_field_name("value")
-            if k is not None and v is not None and v.type in ("identifier", "member_expression"):
-                vc = chain(v)
-                if vc:
-                    out.append([_text(k).strip("'\""), vc])
-    return out
 
 
 def extract(grammar: str, source: bytes) -> FileFacts:

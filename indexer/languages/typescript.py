@@ -3,8 +3,8 @@
 Each extension family has its own grammar and so its own spec (extraction gets
 only the bytes), but all three share one resolver group: a .ts file imports a
 .js file and the reverse, so ts_resolve.TsProject sees every file of the three.
-Extraction is ts_extract.py, specifier resolution ts_modules.py, name
-resolution ts_resolve.py.
+Extraction is ts_extract.py (node helpers in ts_syntax.py), specifier
+resolution ts_modules.py, name resolution ts_resolve.py.
 """
 
 from __future__ import annotations
