@@ -188,6 +188,10 @@ class StaticProject:
     def import_edges(self, fi: FileIndex) -> list[Edge]:
         return []
 
+    def is_accessor(self, ent) -> bool:
+        """A field that a call reaches through an implicit accessor (Java record components)."""
+        return False
+
     def heritage_rel(self, fi: FileIndex, h, ent) -> str:
         return "IMPLEMENTS" if h.kind == "implements" else "EXTENDS"
 
@@ -563,7 +567,11 @@ class StaticProject:
                 if kind in TYPE_KINDS and call.kind != "new":
                     self.type_call(fi, src, ent, reason, call, edges, out)
                     return
-                if kind not in CALLABLE_KINDS and kind not in TYPE_KINDS:
+                if (
+                    kind not in CALLABLE_KINDS
+                    and kind not in TYPE_KINDS
+                    and not self.is_accessor(ent)
+                ):
                     continue  # a function-typed variable or field: its value is not known
                 dst = f"{ent[1]}::{ent[2]}"
                 edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))

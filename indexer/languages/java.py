@@ -1,0 +1,660 @@
+"""Java: tree-sitter queries (java.scm) -> FileFacts.
+
+Locals are lexical: `Outer`, `Outer.Inner`, methods `Outer.run`, fields
+`Outer.svc`, constructors `Outer.<init>` (the JVM's name; a class cannot have a
+member type of its own name, and `<init>` never collides with a method),
+overloads `Outer.run#2`, anonymous classes `Outer.run.$1` (numbered per
+enclosing definition), classes declared in a method `Outer.run.Local`.
+Kinds: class (records and anonymous classes too, and enum constants that have a
+body: each is an anonymous subclass), interface (annotation types too), enum,
+method (constructors too), variable (fields, enum constants, interface constants).
+
+Calls: `m()` and `a.b.m()` are CallFacts of kind "call"; `new T(...)` is kind
+"new" with the type as callee; `this(...)` / `super(...)` are calls of
+`this.<init>` / `super.<init>`. Argument counts (overloads are picked by them)
+are in extra["argc"], one per CallFact.
+
+Language-specific facts in `extra` (plain values, read by java_resolve.py):
+  package: the package clause         static:  indexes of the static imports
+  results: method local -> return type types:   field local -> declared type
+  tparams: local -> type parameter names  modifiers: local -> "public static ..."
+  records: locals of the records (a call `p.x()` of a component runs its implicit accessor)
+  locals:  [(scope, name, type, line)] for locals, lambda and catch parameters
+           ("" = type not evident); `var x = call()` / `var x = y` are BindingFacts.
+Params are (name, type); a varargs parameter is `*name` with type "".
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import PurePosixPath
+
+import tree_sitter as ts
+from tree_sitter_language_pack import get_parser
+
+from codeimpact.indexer.facts import (
+    BindingFact,
+    CallFact,
+    FileFacts,
+    HeritageFact,
+    ImportFact,
+    ReferenceFact,
+    SymbolFact,
+)
+from codeimpact.indexer.languages.base import LanguageSpec, load_query
+from codeimpact.indexer.languages.static_extract import (
+    Scopes,
+    count_lines,
+    line,
+    mark_errors,
+    matches_by_capture,
+    module_symbol,
+    signature,
+    text,
+)
+
+NAME = "java"
+EXTRACTOR_VERSION = 1
+
+_TEST_ANNOTATIONS = frozenset(
+    {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate", "Property"}
+)
+_TYPE_KINDS = {
+    "class": "class",
+    "interface": "interface",
+    "enum": "enum",
+    "record": "class",
+    "annotation_type": "interface",
+    "anonymous": "class",
+}
+
+
+@cache
+def _query() -> ts.Query:
+    return load_query(NAME, "java.scm")
+
+
+# ---------------------------------------------------------------- expressions
+
+
+def type_chain(node: ts.Node | None) -> str:
+    """The class a type expression names (type arguments dropped); "" for arrays, primitives."""
+    while node is not None:
+        t = node.type
+        if t in ("type_identifier", "identifier"):
+            name = text(node)
+            return "" if name == "var" else name
+        if t in ("scoped_type_identifier", "scoped_identifier"):
+            parts = [type_chain(c) for c in node.named_children if c.type != "annotation"]
+            return ".".join(parts) if all(parts) else ""
+        if t == "generic_type" and node.named_children:
+            node = node.named_children[0]
+        elif t == "annotated_type" and node.named_children:
+            node = node.named_children[-1]
+        else:
+            return ""
+    return ""
+
+
+def chain(node: ts.Node | None) -> str | None:
+    """The chain of a value expression (see static_extract); None when it has no such form."""
+    if node is None:
+        return None
+    t = node.type
+    if t in ("identifier", "this", "super"):
+        return text(node)
+    if t == "field_access":
+        obj = chain(node.child_by_field_name("object"))
+        return f"{obj}.{text(node.child_by_field_name('field'))}" if obj else None
+    if t == "method_invocation":
+        head = callee_chain(node)
+        return f"{head}()" if head and not head.startswith("?") else None
+    if t in ("object_creation_expression", "cast_expression"):
+        tc = type_chain(node.child_by_field_name("type"))
+        return f"{tc}{{}}" if tc else None
+    if t == "parenthesized_expression" and node.named_children:
+        return chain(node.named_children[0])
+    if t == "string_literal":
+        return "String{}"
+    if t == "scoped_identifier":
+        return type_chain(node) or None
+    return None
+
+
+def callee_chain(node: ts.Node) -> str:
+    """`a.b.m` of a method_invocation; `?.m` when the receiver has no chain form."""
+    name = text(node.child_by_field_name("name"))
+    obj = node.child_by_field_name("object")
+    if obj is None:
+        return name
+    head = chain(obj)
+    return f"{head}.{name}" if head else f"?.{name}"
+
+
+# ---------------------------------------------------------------- context
+
+
+class _File:
+    def __init__(self, source: bytes, root: ts.Node):
+        self.source = source
+        self.facts = FileFacts(language=NAME, lines=count_lines(source))
+        self.facts.symbols.append(module_symbol(root, source))
+        ex = self.facts.extra
+        ex["package"] = ""
+        for key in ("results", "types", "tparams", "modifiers"):
+            ex[key] = {}
+        ex["locals"] = []
+        ex["argc"] = []
+        ex["static"] = []
+        self.scopes = Scopes([])
+        self.kind_of: dict[str, str] = {"": "module"}
+        self.seen_refs: set[tuple[str, str]] = set()
+
+    def add_symbol(self, node, local, kind, name, sig_end, params=(), decorators=(), is_test=False):
+        mods = self.facts.extra["modifiers"].get(local, "")
+        parent_kind = self.kind_of.get(local.rpartition(".")[0] if "." in local else "", "")
+        exported = (
+            "public" in mods.split()
+            or "protected" in mods.split()
+            or (parent_kind == "interface" and "private" not in mods.split())
+            or kind == "variable"
+            and parent_kind == "enum"
+        )
+        self.facts.symbols.append(
+            SymbolFact(
+                local,
+                kind,
+                name,
+                line(node),
+                node.end_point[0] + 1,
+                node.start_byte,
+                node.end_byte,
+                signature(self.source, node.start_byte, sig_end),
+                exported,
+                is_test,
+                params,
+                decorators,
+            )
+        )
+
+    def local_name(self, scope: str, name: str, lineno: int, typ: str) -> None:
+        self.facts.extra["locals"].append((scope, name, typ, lineno))
+
+    def reference(self, node: ts.Node, target: str, kind: str = "annotation") -> None:
+        scope = self.scopes.at(node.start_byte)
+        if kind == "annotation" and self.is_tparam(scope, target.partition(".")[0]):
+            return
+        if (scope, target) not in self.seen_refs:
+            self.seen_refs.add((scope, target))
+            self.facts.references.append(ReferenceFact(scope, target, line(node), kind))
+
+    def is_tparam(self, scope: str, name: str) -> bool:
+        tparams = self.facts.extra["tparams"]
+        while True:
+            if name in tparams.get(scope, ()):
+                return True
+            if not scope:
+                return False
+            scope = scope.rpartition(".")[0]
+
+
+def _modifiers(node: ts.Node) -> tuple[str, tuple[str, ...]]:
+    """("public static", annotation names) of a declaration."""
+    for c in node.children:
+        if c.type == "modifiers":
+            words, annots = [], []
+            for m in c.children:
+                if m.type in ("marker_annotation", "annotation"):
+                    annots.append(type_chain(m.child_by_field_name("name")))
+                elif not m.is_named or m.type in ("static", "final", "abstract", "default"):
+                    words.append(text(m))
+            return " ".join(words), tuple(a for a in annots if a)
+    return "", ()
+
+
+def _params(node: ts.Node | None) -> tuple:
+    out = []
+    if node is None:
+        return ()
+    for p in node.named_children:
+        if p.type == "formal_parameter":
+            out.append(
+                (text(p.child_by_field_name("name")), type_chain(p.child_by_field_name("type")))
+            )
+        elif p.type == "spread_parameter":
+            decl = next((c for c in p.named_children if c.type == "variable_declarator"), None)
+            if decl is not None:
+                out.append(("*" + text(decl.child_by_field_name("name")), ""))
+    return tuple(out)
+
+
+def _type_params(f: _File, node: ts.Node, local: str) -> None:
+    tp = node.child_by_field_name("type_parameters")
+    if tp is None:
+        return
+    names = []
+    for p in tp.named_children:
+        ident = next(
+            (c for c in p.named_children if c.type in ("type_identifier", "identifier")), None
+        )
+        if ident is not None:
+            names.append(text(ident))
+    if names:
+        f.facts.extra["tparams"][local] = names
+
+
+# ---------------------------------------------------------------- definitions
+
+
+class _Def:
+    """One definition match, named once all definitions are known (nesting needs them all)."""
+
+    __slots__ = ("node", "key", "caps", "scope_span")
+
+    def __init__(self, node, key, caps, scope_span):
+        self.node, self.key, self.caps, self.scope_span = node, key, caps, scope_span
+
+
+def _collect_def(defs: list, key: str):
+    def handler(f: _File, caps) -> None:
+        node = caps[key][0]
+        body = caps.get("body")
+        if key == "anonymous":
+            span = (body[0].start_byte, body[0].end_byte)
+        elif key == "enum_constant":
+            b = node.child_by_field_name("body")
+            span = (b.start_byte, b.end_byte) if b is not None else None
+        elif key in ("field", "element"):
+            span = None
+        else:
+            span = (node.start_byte, node.end_byte)
+        defs.append(_Def(node, key, caps, span))
+
+    return handler
+
+
+def _name_defs(f: _File, defs: list[_Def]) -> None:
+    """Lexical locals for every definition, scopes for the later phases."""
+    defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    stack: list[tuple[int, str]] = []  # (scope end, local) of the enclosing scopes
+    seen: dict[str, int] = {}
+    anon: dict[str, int] = {}
+    intervals: list[tuple[int, int, str]] = []
+
+    def unique(local: str) -> str:
+        n = seen.get(local, 0) + 1
+        seen[local] = n
+        return local if n == 1 else f"{local}#{n}"
+
+    for d in defs:
+        start = d.node.start_byte
+        while stack and stack[-1][0] <= start:
+            stack.pop()
+        parent = stack[-1][1] if stack else ""
+        prefix = f"{parent}." if parent else ""
+        if d.key == "field":
+            _field(f, d.node, parent, unique)
+            continue
+        if d.key == "anonymous":
+            anon[parent] = anon.get(parent, 0) + 1
+            # named like its local, never like its supertype: a lookup of `Runnable` must not
+            # find the anonymous class
+            name = f"${anon[parent]}"
+            local = prefix + name
+        elif d.key in ("constructor", "compact_constructor"):
+            local = unique(f"{prefix}<init>")
+            name = "<init>"
+        else:
+            name = text(d.caps["name"][0])
+            local = unique(prefix + name)
+        _definition(f, d, local, name, parent)
+        if d.scope_span is not None:
+            intervals.append((d.scope_span[0], d.scope_span[1], local))
+            stack.append((d.scope_span[1], local))
+    f.scopes = Scopes(intervals)
+
+
+def _definition(f: _File, d: _Def, local: str, name: str, parent: str) -> None:
+    node, key = d.node, d.key
+    mods, annots = _modifiers(node)
+    if mods:
+        f.facts.extra["modifiers"][local] = mods
+    lineno = line(node)
+    if key in _TYPE_KINDS:
+        kind = _TYPE_KINDS[key]
+        f.kind_of[local] = kind
+        body = d.caps["body"][0]
+        is_test = name.endswith(("Test", "Tests", "TestCase")) or name.startswith("Test")
+        f.add_symbol(node, local, kind, name, body.start_byte, decorators=annots, is_test=is_test)
+        _type_params(f, node, local)
+        _heritage(f, node, key, local)
+        if key == "record":  # components are fields, and their implicit accessors
+            f.facts.extra.setdefault("records", []).append(local)
+            comps = node.child_by_field_name("parameters")
+            for p in comps.named_children if comps is not None else ():
+                pname = text(p.child_by_field_name("name"))
+                if p.type != "formal_parameter" or not pname:
+                    continue
+                comp = f"{local}.{pname}"
+                f.add_symbol(p, comp, "variable", pname, p.end_byte)
+                ptype = type_chain(p.child_by_field_name("type"))
+                if ptype:
+                    f.facts.extra["types"][comp] = ptype
+        return
+    if key == "enum_constant":
+        body = node.child_by_field_name("body")
+        if body is None:
+            f.add_symbol(node, local, "variable", name, node.end_byte)
+            return
+        f.kind_of[local] = "class"
+        f.add_symbol(node, local, "class", name, body.start_byte)
+        enum = parent
+        f.facts.heritage.append(HeritageFact(local, enum.rpartition(".")[2], lineno, "extends"))
+        return
+    # methods, constructors, annotation elements
+    params = _params(node.child_by_field_name("parameters"))
+    if key == "compact_constructor":  # `record R(int a) { R {...} }` takes the components
+        record = node.parent.parent if node.parent is not None else None
+        if record is not None and record.type == "record_declaration":
+            params = _params(record.child_by_field_name("parameters"))
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None else node.end_byte
+    words = mods.split()
+    if body is None and key == "method" and not {"default", "abstract", "native"} & set(words):
+        # an interface method without a body (or an abstract one) never runs itself
+        mods = f"{mods} abstract".strip()
+        f.facts.extra["modifiers"][local] = mods
+    is_test = any(a.rpartition(".")[2] in _TEST_ANNOTATIONS for a in annots)
+    f.kind_of[local] = "method"
+    f.add_symbol(node, local, "method", name, end, params, annots, is_test)
+    _type_params(f, node, local)
+    result = type_chain(node.child_by_field_name("type"))
+    if result and key in ("method", "element"):
+        f.facts.extra["results"][local] = result
+
+
+def _field(f: _File, node: ts.Node, parent: str, unique) -> None:
+    mods, annots = _modifiers(node)
+    typ = type_chain(node.child_by_field_name("type"))
+    for decl in node.children_by_field_name("declarator"):
+        name = text(decl.child_by_field_name("name"))
+        local = unique(f"{parent}.{name}" if parent else name)
+        if mods:
+            f.facts.extra["modifiers"][local] = mods
+        if typ and decl.child_by_field_name("dimensions") is None:
+            f.facts.extra["types"][local] = typ
+        f.add_symbol(node, local, "variable", name, node.end_byte, decorators=annots)
+
+
+def _type_list(node: ts.Node | None) -> list[ts.Node]:
+    if node is None:
+        return []
+    lst = next((c for c in node.named_children if c.type == "type_list"), None)
+    return list(lst.named_children) if lst is not None else list(node.named_children)
+
+
+def _heritage(f: _File, node: ts.Node, key: str, local: str) -> None:
+    if key == "anonymous":
+        # `new T() {...}`: T may be a class or an interface; the resolver tells them apart
+        tc = type_chain(node.child_by_field_name("type"))
+        if tc:
+            f.facts.heritage.append(HeritageFact(local, tc, line(node), "extends"))
+        return
+    supers: list[tuple[ts.Node, str]] = []
+    sc = node.child_by_field_name("superclass")
+    if sc is not None:
+        supers += [(t, "extends") for t in sc.named_children]
+    supers += [(t, "implements") for t in _type_list(node.child_by_field_name("interfaces"))]
+    ext = next((c for c in node.named_children if c.type == "extends_interfaces"), None)
+    supers += [(t, "extends") for t in _type_list(ext)]
+    for t, kind in supers:
+        tc = type_chain(t)
+        if tc:
+            f.facts.heritage.append(HeritageFact(local, tc, line(t), kind))
+
+
+# ---------------------------------------------------------------- uses
+
+
+def _on_package(f: _File, caps) -> None:
+    node = caps["package"][0]
+    name = next(
+        (c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None
+    )
+    f.facts.extra["package"] = type_chain(name)
+
+
+def _on_import(f: _File, caps) -> None:
+    node = caps["import"][0]
+    target = next(
+        (c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None
+    )
+    dotted = type_chain(target)
+    if not dotted:
+        return
+    star = any(c.type == "asterisk" for c in node.children)
+    if star:
+        module, name = dotted, "*"
+    else:
+        module, _, name = dotted.rpartition(".")
+    if any(c.type == "static" for c in node.children):
+        f.facts.extra["static"].append(len(f.facts.imports))
+    f.facts.imports.append(ImportFact("", module, 0, name, "", line(node)))
+
+
+def _call(f: _File, node: ts.Node, callee: str, kind: str, args: ts.Node) -> None:
+    plain = []
+    for i, a in enumerate(args.named_children):
+        if a.type in ("identifier", "field_access"):
+            c = chain(a)
+            if c:
+                plain.append((i, c))
+    scope = f.scopes.at(node.start_byte)
+    f.facts.calls.append(CallFact(scope, callee, line(node), kind, tuple(plain)))
+    f.facts.extra["argc"].append(args.named_child_count)
+
+
+def _on_call(f: _File, caps) -> None:
+    node = caps["call"][0]
+    _call(f, node, callee_chain(node), "call", caps["args"][0])
+
+
+def _on_new(f: _File, caps) -> None:
+    node = caps["new"][0]
+    tc = type_chain(caps["type"][0])
+    if tc:
+        _call(f, node, tc, "new", caps["args"][0])
+
+
+def _on_ctor_call(f: _File, caps) -> None:
+    node = caps["ctor_call"][0]
+    who = caps["ctor"][0].type  # this | super
+    if who in ("this", "super"):
+        _call(f, node, f"{who}.<init>", "call", caps["args"][0])
+
+
+def _on_method_ref(f: _File, caps) -> None:
+    node = caps["method_ref"][0]
+    kids = node.named_children
+    if not kids:
+        return
+    target = kids[0]
+    if node.children[-1].type == "new":  # Foo::new
+        tc = type_chain(target)
+        if tc:
+            f.reference(node, tc)
+        return
+    if len(kids) < 2 or kids[-1].type != "identifier":
+        return
+    head = chain(target) or type_chain(target)
+    if head:
+        f.reference(node, f"{head}.{text(kids[-1])}", "value")
+
+
+def _on_typeref(f: _File, caps) -> None:
+    node = caps["typeref"][0]
+    parent = node.parent
+    if parent is not None and parent.type == "scoped_type_identifier":
+        return
+    name = text(node)
+    if name != "var":
+        f.reference(node, name)
+
+
+def _on_scoped_typeref(f: _File, caps) -> None:
+    node = caps["scoped_typeref"][0]
+    parent = node.parent
+    if parent is not None and parent.type == "scoped_type_identifier":
+        return
+    tc = type_chain(node)
+    if tc:
+        f.reference(node, tc)
+
+
+def _on_annotation(f: _File, caps) -> None:
+    tc = type_chain(caps["annotation_name"][0])
+    if tc:
+        f.reference(caps["annotation"][0], tc)
+
+
+def _bind(f: _File, scope: str, name: str, declared: str, value, lineno: int) -> None:
+    """A local's type: declared, or evident from `var x = new T()` / a cast / a call result."""
+    if declared:
+        f.local_name(scope, name, lineno, declared)
+        return
+    if value is not None:
+        c = chain(value)
+        if c and c.endswith("{}"):
+            f.local_name(scope, name, lineno, c[:-2])
+            return
+        if c and c.endswith("()"):
+            f.facts.bindings.append(BindingFact(scope, name, c[:-2], True, lineno))
+            return
+        if c and value.type in ("identifier", "field_access"):
+            f.facts.bindings.append(BindingFact(scope, name, c, False, lineno))
+            return
+    f.local_name(scope, name, lineno, "")
+
+
+def _on_local_var(f: _File, caps) -> None:
+    node = caps["local_var"][0]
+    scope = f.scopes.at(node.start_byte)
+    typ = type_chain(caps["type"][0])
+    for decl in node.children_by_field_name("declarator"):
+        name = text(decl.child_by_field_name("name"))
+        declared = typ if decl.child_by_field_name("dimensions") is None else ""
+        if not typ and text(caps["type"][0]) != "var":
+            declared = ""  # an array or a primitive: nothing to call methods on
+            _bind(f, scope, name, "", None, line(node))
+            continue
+        _bind(f, scope, name, declared, decl.child_by_field_name("value"), line(node))
+
+
+def _on_typed_name(key: str):
+    def handler(f: _File, caps) -> None:
+        node = caps[key][0]
+        scope = f.scopes.at(node.start_byte)
+        typ = type_chain(caps["type"][0]) if "type" in caps else ""
+        f.local_name(scope, text(caps["name"][0]), line(node), typ)
+
+    return handler
+
+
+def _on_catch(f: _File, caps) -> None:
+    node = caps["catch"][0]
+    ctype = next((c for c in node.named_children if c.type == "catch_type"), None)
+    types = [type_chain(t) for t in ctype.named_children] if ctype is not None else []
+    typ = types[0] if len(types) == 1 else ""  # a multi-catch is only its common supertype
+    f.local_name(f.scopes.at(node.start_byte), text(caps["name"][0]), line(node), typ)
+
+
+def _on_lambda(f: _File, caps) -> None:
+    node = caps["lambda"][0]
+    params = caps["params"][0]
+    scope = f.scopes.at(node.start_byte)
+    if params.type == "identifier":
+        f.local_name(scope, text(params), line(node), "")
+        return
+    for p in params.named_children:
+        if p.type == "identifier":
+            f.local_name(scope, text(p), line(node), "")
+        elif p.type == "formal_parameter":
+            name = text(p.child_by_field_name("name"))
+            f.local_name(scope, name, line(node), type_chain(p.child_by_field_name("type")))
+
+
+_USES = {
+    "package": _on_package,
+    "import": _on_import,
+    "call": _on_call,
+    "new": _on_new,
+    "ctor_call": _on_ctor_call,
+    "method_ref": _on_method_ref,
+    "typeref": _on_typeref,
+    "scoped_typeref": _on_scoped_typeref,
+    "annotation": _on_annotation,
+    "local_var": _on_local_var,
+    "foreach": _on_typed_name("foreach"),
+    "resource": _on_typed_name("resource"),
+    "pattern": _on_typed_name("pattern"),
+    "catch": _on_catch,
+    "lambda": _on_lambda,
+}
+_DEF_KEYS = (
+    "class",
+    "interface",
+    "enum",
+    "record",
+    "annotation_type",
+    "anonymous",
+    "enum_constant",
+    "method",
+    "constructor",
+    "compact_constructor",
+    "element",
+    "field",
+)
+
+
+def extract(source: bytes) -> FileFacts:
+    root = get_parser(NAME).parse(source).root_node
+    f = _File(source, root)
+    defs: list[_Def] = []
+    handlers = {key: _collect_def(defs, key) for key in _DEF_KEYS}
+    def_handlers = set(handlers.values())
+    handlers.update(_USES)
+    matches = matches_by_capture(_query(), root, handlers)
+    # definitions first: every use needs the scopes they make
+    for handler, caps in matches:
+        if handler in def_handlers:
+            handler(f, caps)
+    _name_defs(f, defs)
+    for handler, caps in matches:
+        if handler not in def_handlers:
+            handler(f, caps)
+    # calls are matched in query order; keep them in source order with their argument counts
+    order = sorted(range(len(f.facts.calls)), key=lambda i: (f.facts.calls[i].line, i))
+    f.facts.calls = [f.facts.calls[i] for i in order]
+    f.facts.extra["argc"] = [f.facts.extra["argc"][i] for i in order]
+    f.facts.symbols.sort(key=lambda s: (s.local != "", s.start_byte))
+    mark_errors(root, NAME, f.facts)
+    return f.facts
+
+
+def is_test_path(path: str) -> bool:
+    """Maven/Gradle test roots (`src/test/...`) and `test`/`tests` folders."""
+    parts = PurePosixPath(path).parts[:-1]
+    if any(a == "src" and b == "test" for a, b in zip(parts, parts[1:])):
+        return True
+    return any(p in ("test", "tests") for p in parts)
+
+
+SPEC = LanguageSpec(
+    name=NAME,
+    grammar=NAME,
+    extensions=(".java",),
+    extractor_version=EXTRACTOR_VERSION,
+    extract=extract,
+    is_test_path=is_test_path,
+    resolver="codeimpact.indexer.languages.java_resolve:JavaProject",
+)

@@ -1,0 +1,513 @@
+"""Java name resolution: packages, imports, nested types, fields, overloads, inheritance.
+
+Types are found the way javac finds them: type parameters, then member and
+local types of the enclosing scopes (inherited member types included), the
+file's single-type imports, the types of the same package (every file with the
+same `package` clause, wherever it lies), on-demand imports (`a.b.*`, also of
+a type's members), then `java.lang`. A dotted name is a package path when its
+head is a package of the repository or an external root (`java`, `org`, the
+head of an import); anything outside the repository is external
+(`<external>::java.util.List`, members `<external>::java.util.List.add`).
+
+qualified_name: `<package>.<local>` (`com.x.app.Outer.Inner.run`,
+`com.x.app.Outer.<init>`); a file's module symbol is named by its package.
+
+Calls: `m()` and `this.m()` on the enclosing classes (`self`, through
+superclasses and interfaces `inheritance`), `super.m()` (`super`), `A.m()`
+(the rule that found `A`), methods on fields, locals and parameters whose
+declared type is known (`local-type`), static imports (`import`), `new T()`
+(the class at the rule that found `T`, and its constructor at `constructor`).
+Overloads are picked by argument count; when several (or none) fit, every
+overload is a target at `dispatch`. A call on an instance also reaches the
+overrides of the method in the repository's subtypes of its class, at
+`dispatch` (static and private methods have none). Methods of `Object`
+(`equals`, `hashCode`...) that the repository does not declare, and members
+only an external supertype can declare, resolve to that external type.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.facts import FileFacts
+from codeimpact.indexer.languages.static_resolve import (
+    TYPE_KINDS,
+    FileIndex,
+    StaticProject,
+    strip_dup,
+    weaker,
+)
+from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid
+
+# java.lang is imported implicitly; these are its public types (Java 21).
+_JAVA_LANG = frozenset(
+    """AbstractMethodError Appendable ArithmeticException ArrayIndexOutOfBoundsException
+    ArrayStoreException AssertionError AutoCloseable Boolean BootstrapMethodError Byte Character
+    CharSequence Class ClassCastException ClassCircularityError ClassFormatError ClassLoader
+    ClassNotFoundException ClassValue CloneNotSupportedException Cloneable Comparable Deprecated
+    Double Enum EnumConstantNotPresentException Error Exception ExceptionInInitializerError Float
+    FunctionalInterface IllegalAccessError IllegalAccessException IllegalArgumentException
+    IllegalCallerException IllegalMonitorStateException IllegalStateException
+    IllegalThreadStateException IncompatibleClassChangeError IndexOutOfBoundsException
+    InheritableThreadLocal InstantiationError InstantiationException Integer InternalError
+    InterruptedException Iterable LayerInstantiationException LinkageError Long MatchException
+    Math Module ModuleLayer NegativeArraySizeException NoClassDefFoundError NoSuchFieldError
+    NoSuchFieldException NoSuchMethodError NoSuchMethodException NullPointerException Number
+    NumberFormatException Object OutOfMemoryError Override Package Process ProcessBuilder
+    ProcessHandle Readable Record ReflectiveOperationException Runnable Runtime RuntimeException
+    RuntimePermission SafeVarargs ScopedValue SecurityException SecurityManager Short
+    StackOverflowError StackTraceElement StackWalker StrictMath String StringBuffer StringBuilder
+    StringIndexOutOfBoundsException StringTemplate SuppressWarnings System Thread ThreadDeath
+    ThreadGroup ThreadLocal Throwable TypeNotPresentException UnknownError UnsatisfiedLinkError
+    UnsupportedClassVersionError UnsupportedOperationException VerifyError VirtualMachineError
+    Void WrongThreadException""".split()
+)
+_OBJECT_METHODS = frozenset(
+    "equals hashCode toString getClass notify notifyAll wait clone finalize".split()
+)
+_EXTERNAL_ROOTS = frozenset(
+    "java javax jdk sun com org net io android androidx kotlin scala jakarta lombok junit".split()
+)
+# Method names so widespread that "the only repository method with this name" says nothing.
+_COMMON_METHODS = frozenset(
+    """get set add put remove size isEmpty contains containsKey iterator next hasNext close run
+    call apply accept test compareTo length append getName getValue getKey getId setName setValue
+    toString equals hashCode start stop init build create execute process handle update delete
+    insert find load save read write flush open clear reset copy clone valueOf values stream map
+    filter forEach collect of parse format print println printf debug info warn error trace log
+    getType getMessage getCause getClass wait notify submit invoke newInstance keySet entrySet
+    addAll removeAll indexOf substring trim split replace toArray asList emptyList singletonList
+    sort max min sum count orElse ifPresent isPresent join getInstance instance register
+    unregister dispose destroy validate check assertEquals assertTrue assertFalse assertNull
+    assertNotNull fail verify when then thenReturn""".split()
+)
+
+
+class JavaProject(StaticProject):
+    language = "java"
+    common_methods = _COMMON_METHODS
+
+    def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
+        super().__init__(files, is_test_path, configs)
+        self.package_of: dict[str, str] = {}
+        self.pkg_types: dict[str, dict[str, tuple[str, str]]] = {}
+        self.pkg_files: dict[str, list[str]] = {}
+        self.packages: set[str] = set()
+        self.fqn: dict[str, tuple[str, str]] = {}
+        for path, fi in self.files.items():
+            pkg = fi.extra.get("package", "")
+            self.package_of[path] = pkg
+            self.pkg_files.setdefault(pkg, []).append(path)
+            parts = pkg.split(".") if pkg else []
+            for i in range(1, len(parts) + 1):
+                self.packages.add(".".join(parts[:i]))
+            types = self.pkg_types.setdefault(pkg, {})
+            for s in fi.facts.symbols:
+                if s.kind not in TYPE_KINDS or "#" in s.local:
+                    continue
+                if "." not in s.local:
+                    types.setdefault(s.name, (path, s.local))
+                if self._is_member_type(fi, s.local):
+                    self.fqn.setdefault(f"{pkg}.{s.local}" if pkg else s.local, (path, s.local))
+        for path, fi in self.files.items():
+            for s in fi.facts.symbols:
+                parent = fi.parent.get(s.local)
+                if parent is None:
+                    continue
+                ps = fi.syms.get(parent)
+                if ps is not None and ps.kind in TYPE_KINDS:
+                    self.add_member((path, parent), s.name, (path, s.local))
+        self.index_owners()
+        self._subtypes: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        self._static: dict[str, frozenset[int]] = {
+            p: frozenset(fi.extra.get("static", ())) for p, fi in self.files.items()
+        }
+
+    @staticmethod
+    def _is_member_type(fi: FileIndex, local: str) -> bool:
+        """Top-level or nested in types only: local and anonymous classes have no canonical name."""
+        s = local
+        while s:
+            sym = fi.syms.get(s)
+            if sym is None or sym.kind not in TYPE_KINDS or sym.name.startswith("$"):
+                return False
+            s = fi.parent.get(s, "")
+        return "$" not in local
+
+    # ------------------------------------------------------------------ hooks
+    def qualified(self, fi: FileIndex, local: str) -> str:
+        pkg = self.package_of[fi.path]
+        if not local:
+            return pkg
+        return f"{pkg}.{strip_dup(local)}" if pkg else strip_dup(local)
+
+    def row_is_test(self, file_is_test, s) -> bool:
+        return file_is_test or (s.kind == "method" and s.is_test)
+
+    def argc(self, fi: FileIndex, index: int):
+        counts = fi.extra.get("argc", ())
+        return counts[index] if index < len(counts) else None
+
+    def arity_fits(self, target, argc) -> bool:
+        if argc is None:
+            return True
+        params = self.sym(target).params
+        n = len(params)
+        if params and params[-1][0].startswith("*"):
+            return argc >= n - 1
+        return argc == n
+
+    def enclosing_type(self, fi: FileIndex, scope: str) -> str | None:
+        s = scope
+        while s:
+            sym = fi.syms.get(s)
+            if sym is not None and sym.kind in TYPE_KINDS:
+                return s
+            s = fi.parent.get(s, "")
+        return None
+
+    def _imports(self, fi: FileIndex, static: bool):
+        flags = self._static[fi.path]
+        for i, imp in enumerate(fi.facts.imports):
+            if (i in flags) == static:
+                yield imp
+
+    def lookup_head(self, fi, scope, name, line, mode, depth):
+        if name in ("this", "super"):
+            t = self.enclosing_type(fi, scope)
+            if t is None:
+                return None
+            if name == "this":
+                return ("inst", fi.path, t), "self"
+            return ("super", fi.path, t), "super"
+        if mode == "call":
+            targets = self.call_head(fi, scope, name, line, None, depth)
+            return (targets[0][0], targets[0][1]) if targets else None
+        if mode == "value":
+            r = self._value_name(fi, scope, name, line, depth)
+            if r is not None:
+                return r
+        r = self.resolve_type(fi, scope, name, depth)
+        if r is not None:
+            return r
+        if name in self.packages:
+            return ("pkg", name), "import"
+        if name in _EXTERNAL_ROOTS or any(
+            imp.module.partition(".")[0] == name for imp in fi.facts.imports
+        ):
+            return ("xpkg", name), "import"
+        return None
+
+    def _value_name(self, fi, scope, name, line, depth):
+        """A local, parameter or field named `name`, innermost scope first."""
+        s = scope
+        first = True
+        while True:
+            entry = self.scoped_entry(fi, s, name, line if first else None)
+            if entry is not None:
+                return self.local_value(fi, s, entry, depth)
+            sym = fi.syms.get(s)
+            if s and sym is not None and sym.kind in TYPE_KINDS:
+                found = self.find_member((fi.path, s), name, "field")
+                if found is not None and found.targets:
+                    rule = "inheritance" if found.inherited else "self"
+                    return self.value_of(("sym", *found.targets[0]), rule, depth + 1)
+            if not s:
+                break
+            s = fi.parent.get(s, "")
+            first = False
+        for imp in self._imports(fi, static=True):
+            if imp.name == name:
+                owner = self.resolve_fqn(imp.module)
+                if owner[0] == "xsym":
+                    return ("xsym", f"{imp.module}.{name}"), "import"
+                found = self.find_member((owner[1], owner[2]), name, "field")
+                if found is not None and found.targets:
+                    return self.value_of(("sym", *found.targets[0]), "import", depth + 1)
+        return None
+
+    def call_head(self, fi, scope, name, line, argc, depth):
+        """`m(...)`: the enclosing classes (and what they inherit), then static imports."""
+        external = ""
+        t = self.enclosing_type(fi, scope)
+        while t is not None:
+            found = self.find_member((fi.path, t), name, "method", argc)
+            if found is not None and found.targets:
+                reason = "inheritance" if found.inherited else "self"
+                if found.ambiguous:
+                    reason = "dispatch"
+                return [(("sym", *x), reason, True) for x in found.targets]
+            if found is not None and found.external and not external:
+                external = found.external
+            t = self.enclosing_type(fi, fi.parent.get(t, ""))
+        ext_star = []
+        for imp in self._imports(fi, static=True):
+            if imp.name not in (name, "*"):
+                continue
+            owner = self.resolve_fqn(imp.module)
+            if owner[0] == "xsym":
+                if imp.name == name:
+                    return [(("xsym", f"{imp.module}.{name}"), "import", False)]
+                ext_star.append(imp.module)
+                continue
+            found = self.find_member((owner[1], owner[2]), name, "method", argc)
+            if found is not None and found.targets:
+                reason = "dispatch" if found.ambiguous else "import"
+                return [(("sym", *x), reason, False) for x in found.targets]
+        if external:
+            return [(("xsym", f"{external}.{name}"), "inheritance", False)]
+        if len(ext_star) == 1:  # the only place left that can declare it
+            return [(("xsym", f"{ext_star[0]}.{name}"), "import", False)]
+        if name in _OBJECT_METHODS and self.enclosing_type(fi, scope) is not None:
+            return [(("xsym", f"java.lang.Object.{name}"), "inheritance", False)]
+        return None
+
+    def member_targets(self, ent, reason, name, argc, depth):
+        targets = super().member_targets(ent, reason, name, argc, depth)
+        if targets is None and name == "<init>" and ent[0] == "super":
+            # `super(...)` of a superclass without declared constructors: its implicit one
+            for sup, kind, _line in self.super_keys((ent[1], ent[2])):
+                if kind == "extends" and sup[0] != "x":
+                    return [(("sym", *sup), "super", False)]
+        if targets is None and argc == 0 and ent[0] == "inst":
+            found = self.find_member((ent[1], ent[2]), name, "field")
+            if found is not None and found.targets and self.is_accessor(("sym", *found.targets[0])):
+                rule = weaker("inheritance", reason) if found.inherited else reason
+                return [(("sym", *found.targets[0]), rule, False)]
+        if targets is None and name in _OBJECT_METHODS:
+            if ent[0] in ("inst", "super") or self.kind(ent) in TYPE_KINDS:
+                return [
+                    (("xsym", f"java.lang.Object.{name}"), weaker("inheritance", reason), False)
+                ]
+        return targets
+
+    def is_accessor(self, ent) -> bool:
+        fi = self.files[ent[1]]
+        return fi.parent.get(ent[2], "") in fi.extra.get("records", ())
+
+    def type_call(self, fi, src, ent, reason, call, edges, out):
+        # only `super(...)` reaches here: the superclass's implicit constructor runs
+        dst = f"{ent[1]}::{ent[2]}"
+        edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))
+
+    # ------------------------------------------------------------------ types
+    def resolve_fqn(self, dotted: str):
+        """A fully qualified type name: a repository type (nested ones too) or an external."""
+        if dotted in self.fqn:
+            return ("sym", *self.fqn[dotted])
+        head, _, rest = dotted.rpartition(".")
+        while head:
+            if head in self.fqn:
+                ent = ("sym", *self.fqn[head])
+                for seg in rest.split("."):
+                    found = self.find_member((ent[1], ent[2]), seg, "type")
+                    if found is None or not found.targets:
+                        return ("xsym", dotted)
+                    ent = ("sym", *found.targets[0])
+                return ent
+            head, _, last = head.rpartition(".")
+            rest = f"{last}.{rest}"
+        return ("xsym", dotted)
+
+    def resolve_type(self, fi, scope, chain, depth=0):
+        key = (fi.path, scope, chain)
+        if key in self._type_cache:
+            return self._type_cache[key]
+        self._type_cache[key] = None  # a cycle through inherited member types ends here
+        r = self._resolve_type(fi, scope, chain)
+        self._type_cache[key] = r
+        return r
+
+    def _is_tparam(self, fi: FileIndex, scope: str, name: str) -> bool:
+        tparams = fi.extra.get("tparams", {})
+        s = scope
+        while True:
+            if name in tparams.get(s, ()):
+                return True
+            if not s:
+                return False
+            s = fi.parent.get(s, "")
+
+    def _resolve_type(self, fi, scope, chain):
+        head, _, rest = chain.partition(".")
+        r = self._type_head(fi, scope, head)
+        if r is None:
+            if not rest or not (
+                head in self.packages
+                or head in _EXTERNAL_ROOTS
+                or any(i.module.partition(".")[0] == head for i in fi.facts.imports)
+            ):
+                return None
+            return self.resolve_fqn(chain), "import"
+        ent, reason = r
+        for seg in rest.split(".") if rest else ():
+            if ent[0] == "xsym":
+                ent = ("xsym", f"{ent[1]}.{seg}")
+                continue
+            found = self.find_member((ent[1], ent[2]), seg, "type")
+            if found is None or not found.targets:
+                return None
+            ent = ("sym", *found.targets[0])
+            if found.inherited:
+                reason = weaker("inheritance", reason)
+        return ent, reason
+
+    def _type_head(self, fi, scope, name):
+        if self._is_tparam(fi, scope, name):
+            return None
+        s = scope
+        while True:  # member and local types of the enclosing scopes
+            for local in fi.children.get(s, {}).get(name, ()):
+                if fi.syms[local].kind in TYPE_KINDS:
+                    return ("sym", fi.path, local), "scope"
+            sym = fi.syms.get(s)
+            if s and sym is not None and sym.kind in TYPE_KINDS:
+                found = self.find_member((fi.path, s), name, "type", None, True)
+                if found is not None and found.targets:
+                    return ("sym", *found.targets[0]), "inheritance"
+            if not s:
+                break
+            s = fi.parent.get(s, "")
+        for imp in self._imports(fi, static=False):
+            if imp.name == name:
+                return self.resolve_fqn(f"{imp.module}.{name}"), "import"
+        pkg = self.package_of[fi.path]
+        hit = self.pkg_types.get(pkg, {}).get(name)
+        if hit is not None:
+            return ("sym", *hit), "scope"
+        for imp in fi.facts.imports:
+            if imp.name != "*":
+                continue
+            hit = self.pkg_types.get(imp.module, {}).get(name)
+            if hit is not None:
+                return ("sym", *hit), "import"
+            if imp.module in self.fqn:  # import a.b.Outer.* (static or not): member types
+                owner = self.fqn[imp.module]
+                found = self.find_member(owner, name, "type")
+                if found is not None and found.targets:
+                    return ("sym", *found.targets[0]), "import"
+        hit = self.pkg_types.get("java.lang", {}).get(name)
+        if hit is not None:
+            return ("sym", *hit), "import"
+        if name in _JAVA_LANG:
+            return ("xsym", f"java.lang.{name}"), "import"
+        return None
+
+    def attr_pkg(self, ent, name, call, reason):
+        sub = f"{ent[1]}.{name}"
+        if sub in self.packages:
+            return ("pkg", sub), reason
+        hit = self.pkg_types.get(ent[1], {}).get(name)
+        if hit is not None:
+            return ("sym", *hit), reason
+        return (("xsym" if name[:1].isupper() else "xpkg"), sub), reason
+
+    def attr_xpkg(self, ent, name, call, reason):
+        sub = f"{ent[1]}.{name}"
+        return (("xsym" if name[:1].isupper() or call else "xpkg"), sub), reason
+
+    def supertypes(self, tkey):
+        fi = self.files[tkey[0]]
+        out = []
+        scope = fi.parent.get(tkey[1], "")
+        for h in fi.facts.heritage:
+            if h.scope == tkey[1]:
+                r = self.resolve_type(fi, scope, h.base)
+                if r is not None:
+                    out.append((r[0], h.kind, h.line))
+        kind = fi.syms[tkey[1]].kind
+        if kind == "enum":  # values(), valueOf(), ordinal()...
+            out.append((("xsym", "java.lang.Enum"), "extends", 0))
+        return tuple(out)
+
+    def heritage_rel(self, fi, h, ent):
+        if h.kind == "implements":
+            return "IMPLEMENTS"
+        src_kind = fi.syms[h.scope].kind
+        if src_kind != "interface" and self.kind(ent) == "interface":
+            return "IMPLEMENTS"  # an anonymous class of an interface
+        return "EXTENDS"
+
+    # ------------------------------------------------------------------ dispatch
+    def subtypes(self) -> dict:
+        if self._subtypes is None:
+            self._subtypes = {}
+            for path, fi in self.files.items():
+                for s in fi.facts.symbols:
+                    if s.kind in TYPE_KINDS:
+                        for sup, _k, _l in self.super_keys((path, s.local)):
+                            if sup[0] != "x":
+                                self._subtypes.setdefault(sup, []).append((path, s.local))
+        return self._subtypes
+
+    def overrides(self, target, owner):
+        sym = self.sym(target)
+        mods = self.files[target[0]].extra.get("modifiers", {}).get(target[1], "").split()
+        if owner is None or sym.name == "<init>" or "static" in mods or "private" in mods:
+            return []
+        modifiers = self.files  # the overrides that can run: not abstract ones
+        subs = self.subtypes()
+        n = len(sym.params)
+        out, seen, stack = [], {owner}, list(subs.get(owner, ()))
+        while stack:
+            t = stack.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            for m in self.members.get(t, {}).get(sym.name, ()):
+                ms = self.sym(m)
+                m_mods = modifiers[m[0]].extra.get("modifiers", {}).get(m[1], "").split()
+                if ms.kind == "method" and len(ms.params) == n and m != target:
+                    if "abstract" not in m_mods:
+                        out.append(m)
+            stack.extend(subs.get(t, ()))
+        return sorted(out)
+
+    # ------------------------------------------------------------------ imports
+    def import_edges(self, fi):
+        out = []
+        src = f"{fi.path}::"
+        used = None
+        flags = self._static[fi.path]
+        for i, imp in enumerate(fi.facts.imports):
+            dsts: list[str] = []
+            if i in flags:
+                owner = self.resolve_fqn(imp.module)
+                if owner[0] == "xsym":
+                    dotted = imp.module if imp.name == "*" else f"{imp.module}.{imp.name}"
+                    dsts.append(external_uid(dotted))
+                else:
+                    members = self.members.get((owner[1], owner[2]), {}).get(imp.name, ())
+                    dsts += [f"{p}::{loc}" for p, loc in members] or [f"{owner[1]}::{owner[2]}"]
+            elif imp.name == "*":
+                names = self.pkg_types.get(imp.module)
+                if names is None and imp.module in self.fqn:
+                    owner = self.fqn[imp.module]
+                    names = {
+                        n: ts[0]
+                        for n, ts in self.members.get(owner, {}).items()
+                        if self.sym(ts[0]).kind in TYPE_KINDS
+                    }
+                if names is None:
+                    dsts.append(external_uid(imp.module))
+                else:
+                    # the types this file uses through the import, by name
+                    used = used if used is not None else self._used_heads(fi)
+                    dsts += [f"{p}::{loc}" for n, (p, loc) in sorted(names.items()) if n in used]
+            else:
+                ent = self.resolve_fqn(f"{imp.module}.{imp.name}")
+                dsts.append(self.ent_uid(ent))
+            for dst in dsts:
+                if not dst.startswith(src):
+                    out.append(Edge("IMPORTS", src, dst, 1.0, "import", imp.line))
+        return out
+
+    @staticmethod
+    def _used_heads(fi: FileIndex) -> set[str]:
+        f = fi.facts
+        heads = {r.target.partition(".")[0] for r in f.references}
+        heads |= {c.callee.partition(".")[0].rstrip("(){}[]") for c in f.calls}
+        heads |= {h.base.partition(".")[0] for h in f.heritage}
+        return heads
+
+    def module_names(self) -> dict[str, str]:
+        """path -> package: a moved or re-packaged file binds different names."""
+        return dict(self.package_of)
