@@ -495,3 +495,249 @@ def test_a_syntax_error_gives_partial_facts():
     assert facts.status == "partial"
     assert facts.error.startswith("syntax error at line")
     assert "ok" in {s.local for s in facts.symbols}
+
+
+# ---------------------------------------------------------------- crates and tests
+WORKSPACE = {
+    "Cargo.toml": '[workspace]\nmembers = ["core", "app"]\n',
+    "core/Cargo.toml": '[package]\nname = "wk-core"\nversion = "0.1.0"\n',
+    "core/src/lib.rs": """
+        pub mod parse;
+        #[cfg(test)]
+        mod tests;
+        """,
+    "core/src/parse.rs": """
+        pub fn parse(s: &str) -> u32 {
+            s.len() as u32
+        }
+        """,
+    "core/src/tests.rs": """
+        use super::parse::parse;
+
+        #[test]
+        fn parses() {
+            assert_eq!(parse("ab"), 2);
+        }
+        """,
+    "core/tests/it.rs": """
+        mod common;
+        use wk_core::parse::parse;
+
+        #[test]
+        fn end_to_end() {
+            common::setup();
+            parse("x");
+        }
+        """,
+    "core/tests/common/mod.rs": """
+        pub fn setup() {}
+        """,
+    "app/Cargo.toml": '[package]\nname = "app"\n',
+    "app/src/main.rs": """
+        mod helper;
+        use wk_core::parse;
+
+        fn main() {
+            parse::parse("1");
+            helper::run();
+        }
+        """,
+    "app/src/helper.rs": """
+        pub fn run() {}
+        """,
+}
+
+
+def _test_flags(repo) -> dict[str, bool]:
+    from codeimpact.query.index import Index
+
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (s:Symbol) WHERE s.file <> '' RETURN s.uid, s.is_test").rows
+    return dict(rows)
+
+
+def test_workspace_crates_integration_tests_and_cfg_test_file_modules(make_repo, index_repo):
+    repo = make_repo(WORKSPACE)
+    index_repo(repo)
+    assert {u: v[1] for u, v in symbols(repo).items()} == {
+        "app/src/helper.rs::": "app::helper",
+        "app/src/helper.rs::run": "app::helper::run",
+        "app/src/main.rs::": "app",
+        "app/src/main.rs::main": "app::main",
+        "core/src/lib.rs::": "wk_core",
+        "core/src/parse.rs::": "wk_core::parse",
+        "core/src/parse.rs::parse": "wk_core::parse::parse",
+        "core/src/tests.rs::": "wk_core::tests",
+        "core/src/tests.rs::parses": "wk_core::tests::parses",
+        "core/tests/common/mod.rs::": "it::common",  # an integration test is its own crate
+        "core/tests/common/mod.rs::setup": "it::common::setup",
+        "core/tests/it.rs::": "it",
+        "core/tests/it.rs::end_to_end": "it::end_to_end",
+    }
+    flags = _test_flags(repo)
+    assert {u for u, t in flags.items() if t} == {
+        # `#[cfg(test)] mod tests;` makes the whole file test code
+        "core/src/tests.rs::",
+        "core/src/tests.rs::parses",
+        "core/tests/common/mod.rs::",
+        "core/tests/common/mod.rs::setup",
+        "core/tests/it.rs::",
+        "core/tests/it.rs::end_to_end",
+    }
+    assert edges(repo, "CALLS") == {
+        ("app/src/main.rs::main", "app/src/helper.rs::run", 1.0, "scope"),
+        # another crate of the workspace, by its name
+        ("app/src/main.rs::main", "core/src/parse.rs::parse", 1.0, "import"),
+        ("core/src/tests.rs::parses", "core/src/parse.rs::parse", 1.0, "import"),
+        ("core/tests/it.rs::end_to_end", "core/src/parse.rs::parse", 1.0, "import"),
+        ("core/tests/it.rs::end_to_end", "core/tests/common/mod.rs::setup", 1.0, "scope"),
+    }
+
+
+# ---------------------------------------------------------------- bindings and macros
+BINDINGS = {
+    "Cargo.toml": '[package]\nname = "bind"\n',
+    "src/lib.rs": """
+        macro_rules! check {
+            ($e:expr) => {
+                assert!($e)
+            };
+        }
+        pub struct Node {
+            pub children: Vec<Node>,
+        }
+        impl Node {
+            pub fn weight(&self) -> u32 {
+                1
+            }
+        }
+        pub fn via_for(n: &Node) {
+            for child in n.children.iter() {
+                child.weight();
+            }
+        }
+        pub fn via_if_let(n: &Node) {
+            if let Some(first) = n.children.first() {
+                first.weight();
+            }
+        }
+        pub fn via_index(n: &Node) {
+            n.children[0].weight();
+        }
+        pub fn score(n: &Node) -> u32 {
+            0
+        }
+        pub fn run(n: &Node) {
+            let f = score;
+            f(n);
+            let g = |x: &Node| x.weight();
+            g(n);
+        }
+        pub fn in_macros(n: &Node) {
+            check!(score(n) > 0);
+            log::debug!("{}", n.weight());
+            quote::quote!(unseen(n));
+        }
+        """,
+}
+
+
+def _project(files: dict[str, str]):
+    from codeimpact.indexer.languages.rust_resolve import RustProject
+
+    sources = {p: textwrap.dedent(t).lstrip("\n") for p, t in files.items()}
+    facts = {p: extract(t.encode()) for p, t in sources.items() if p.endswith(".rs")}
+    configs = {p: t for p, t in sources.items() if p.endswith("Cargo.toml")}
+    return RustProject(facts, is_test_path, configs)
+
+
+def _edges(rf, rel: str) -> set[tuple]:
+    return {(e.src, e.dst, e.confidence, e.reason) for e in rf.edges if e.rel == rel}
+
+
+def test_for_if_let_index_alias_closures_and_macro_arguments():
+    rf = _project(BINDINGS).resolve_file("src/lib.rs")
+    f = "src/lib.rs::"
+    assert _edges(rf, "CALLS") == {
+        (f + "via_for", f + "Node.weight", 0.8, "local-type"),  # for child in n.children.iter()
+        (f + "via_if_let", f + "Node.weight", 0.8, "local-type"),  # if let Some(first) = ...
+        (f + "via_index", f + "Node.weight", 0.8, "local-type"),  # n.children[0]
+        (f + "run", f + "score", 0.8, "alias"),  # let f = score; f(n)
+        # in a closure the parameter is not typed: the only `weight` anywhere
+        (f + "run", f + "Node.weight", 0.5, "unique-name"),
+        (f + "in_macros", f + "score", 1.0, "scope"),  # inside the crate's own check!
+        (f + "in_macros", f + "Node.weight", 0.8, "local-type"),  # inside log::debug!
+    }
+    # a closure call, the macros themselves; quote!'s tokens are not this crate's code
+    assert sorted((u.scope, u.name) for u in rf.unresolved) == [
+        (f + "in_macros", "check!"),
+        (f + "in_macros", "debug!"),
+        (f + "in_macros", "quote!"),
+        (f + "run", "g"),
+    ]
+    assert rf.calls_builtin == 2  # n.children.iter(), n.children.first()
+
+
+IMPLS = {
+    "Cargo.toml": '[package]\nname = "impls"\n',
+    "src/lib.rs": """
+        use std::fmt;
+
+        pub struct V;
+        pub trait Show {
+            fn show(&self) -> String;
+            fn twice(&self) -> String;
+        }
+        impl Show for V {
+            fn show(&self) -> String {
+                String::new()
+            }
+            fn twice(&self) -> String {
+                self.show()
+            }
+        }
+        impl Show for &V {
+            fn show(&self) -> String {
+                String::new()
+            }
+            fn twice(&self) -> String {
+                self.show()
+            }
+        }
+        impl fmt::Display for V {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(&self.show())
+            }
+        }
+        pub fn use_it(v: V) -> String {
+            v.show()
+        }
+        """,
+}
+
+
+def test_several_impls_of_one_type():
+    rf = _project(IMPLS).resolve_file("src/lib.rs")
+    f = "src/lib.rs::"
+    assert {(s, d) for s, d, _, _ in _edges(rf, "IMPLEMENTS")} == {
+        (f + "V", f + "Show"),
+        (f + "V", "<external>::std::fmt::Display"),
+    }
+    assert {s.uid for s in rf.symbols if s.uid.startswith(f + "V.")} == {
+        f + "V.show",
+        f + "V.show#2",
+        f + "V.twice",
+        f + "V.twice#2",
+        f + "V.fmt",
+    }
+    assert _edges(rf, "CALLS") == {
+        # self.show() is the show of the same impl block
+        (f + "V.twice", f + "V.show", 0.9, "self"),
+        (f + "V.twice#2", f + "V.show#2", 0.9, "self"),
+        # `self` is a V in Display's fmt: both impls of Show have a show for V
+        (f + "V.fmt", f + "V.show", 0.7, "dispatch"),
+        (f + "V.fmt", f + "V.show#2", 0.7, "dispatch"),
+        (f + "V.fmt", "<external>::std::fmt::Formatter::write_str", 0.8, "local-type"),
+        (f + "use_it", f + "V.show", 0.7, "dispatch"),
+        (f + "use_it", f + "V.show#2", 0.7, "dispatch"),
+    }

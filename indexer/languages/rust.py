@@ -14,8 +14,9 @@ is not a plain chain (`v[0].m` -> `?.m`).
 
 Types are encoded as short strings the resolver reads (see `_type`): a path
 without generics (`a::S`), `Self`, `dyn A+B` for trait objects, `impl Trait`
-and bounded generic parameters, `?X` for `Option<X>` / `Result<X, _>`, a
-primitive name, `[]` for arrays and slices, "" when unknown. Smart pointers
+and bounded generic parameters, `?X` for `Option<X>` / `Result<X, _>`, `[]X`
+for a container of X (slices, arrays, `Vec<X>`, the values of a `HashMap<K, X>`),
+a primitive name, "" when unknown. In chains, `v[]` is an element of v. Smart pointers
 and references are see-through (`&Box<S>` is `S`), because methods reach the
 pointee through Deref.
 
@@ -74,18 +75,34 @@ def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# Standard macros whose arguments are expressions: their token trees are parsed again.
 EXPR_MACROS = words(
     """assert assert_eq assert_ne debug_assert debug_assert_eq debug_assert_ne print println
     eprint eprintln format format_args write writeln panic unreachable todo unimplemented dbg
     vec matches"""
 )
+# Macros of ubiquitous crates (log, tracing, anyhow, eyre) whose arguments are expressions too.
+FORMAT_MACROS = words("trace debug info warn error event bail ensure anyhow format_err eyre")
+# Standard macros whose arguments are not evaluated code.
+INERT_MACROS = words(
+    """stringify concat concat_idents include include_str include_bytes env option_env cfg
+    compile_error module_path file line column"""
+)
 # Pointers that methods see through (Deref), and wrappers a `?` / unwrap opens.
 _DEREF = words("Box Rc Arc Cow Pin RefCell Mutex RwLock ManuallyDrop Weak")
+# Containers: indexing or iterating them gives their element (a map: its value).
+_SEQS = words("Vec VecDeque LinkedList BinaryHeap HashSet BTreeSet IndexSet SmallVec")
+_MAPS = words("HashMap BTreeMap IndexMap")
 _WRAP = frozenset(["Option"])  # and any path ending in Result (io::Result, anyhow::Result)
 
 _WS = re.compile(rb"\s+")
+CLOSURE = "|closure|"  # the value of a binding to a closure (no chain)
 _CFG_TEST = re.compile(r"\btest\b")
 _CFG_NOT_TEST = re.compile(r"\bnot\s*\(\s*test\s*\)")
+
+
+# captures on the parts of a match (the others name the whole node)
+_PARTS = frozenset("name callee args tokens pattern arg type value wrapper".split())
 
 
 @cache
@@ -147,6 +164,9 @@ def chain_of(node: ts.Node | None) -> str | None:
         return chain_of(node.child_by_field_name("function"))
     if t == "reference_expression":
         return chain_of(node.child_by_field_name("value"))
+    if t == "index_expression":  # an element of a container
+        inner = chain_of(node.named_children[0]) if node.named_children else None
+        return f"{inner}[]" if inner else None
     return path_of(node)
 
 
@@ -199,7 +219,7 @@ def _type(node: ts.Node | None, generics: dict) -> str:
     if t == "primitive_type":
         return _text(node)
     if t in ("array_type", "slice_type"):
-        return "[]"
+        return "[]" + _type(node.child_by_field_name("element"), generics)
     if t == "generic_type":
         base = path_of(node.child_by_field_name("type")) or ""
         last = base.rpartition("::")[2]
@@ -209,6 +229,11 @@ def _type(node: ts.Node | None, generics: dict) -> str:
         )
         if first is not None and last in _DEREF:
             return _type(first, generics)
+        if first is not None and last in _SEQS:
+            return "[]" + _type(first, generics)
+        if first is not None and last in _MAPS:
+            kinds = [a for a in args.named_children if a.type != "lifetime"]
+            return "[]" + (_type(kinds[1], generics) if len(kinds) > 1 else "")
         if first is not None and (last in _WRAP or last.endswith("Result")):
             inner = _type(first, generics)
             return "?" + inner if inner else ""
@@ -320,6 +345,7 @@ def extract(source: bytes) -> FileFacts:
         "alias": {},
         "vartypes": {},
         "generics": {},
+        "macros": [],
         "file_test": False,
     }
     facts.extra = extra
@@ -347,16 +373,8 @@ def extract(source: bytes) -> FileFacts:
                 defs.append((caps[cap][0], cap, caps))
                 break
         else:
-            sites.append(
-                (
-                    next(
-                        c
-                        for c in caps
-                        if c not in ("name", "callee", "args", "tokens", "pattern", "arg", "type")
-                    ),
-                    caps,
-                )
-            )
+            # the capture on the whole node names the site
+            sites.append((next(c for c in caps if c not in _PARTS), caps))
     defs.sort(key=lambda d: d[0].start_byte)
     for _, caps in sites:
         if "inner_attribute" in caps:
@@ -566,22 +584,46 @@ def _type_facts(node, kind, local, generics, facts: FileFacts, extra: dict) -> N
 
 # ---------------------------------------------------------------- sites
 class _Source:
-    """A text being scanned: the file itself, or macro arguments re-parsed (positions mapped)."""
+    """A text being scanned: the file itself, or macro arguments re-parsed (positions mapped).
 
-    def __init__(self, data: bytes, segments: list[tuple[int, int]] | None = None, parent=None):
+    Each re-parsed segment remembers its macro context: None when the macro's arguments are
+    plain expressions of the caller (`assert_eq!`, `format!`, `log::info!`), else the name
+    of the macro whose expansion they are part of (a crate's own `macro_rules!`).
+    """
+
+    def __init__(self, data: bytes, segments: list[tuple] | None = None, parent=None):
         self.data = data
-        self.segments = segments  # [(start here, start in parent)], sorted; None: the file
+        self.segments = segments  # [(start here, start in parent, context)], sorted
         self.starts = [s[0] for s in segments] if segments else []
         self.parent = parent
+        self.tree = None
+
+    def _segment(self, pos: int) -> tuple:
+        return self.segments[max(0, bisect.bisect_right(self.starts, pos) - 1)]
 
     def original(self, pos: int) -> int:
         src = self
         while src.segments is not None:
-            i = max(0, bisect.bisect_right(src.starts, pos) - 1)
-            start, target = src.segments[i]
+            start, target, _ = src._segment(pos)
             pos = target + (pos - start)
             src = src.parent
         return pos
+
+    def context(self, pos: int) -> str | None:
+        return self._segment(pos)[2] if self.segments else None
+
+
+_STD_HEADS = ("", "std", "core", "alloc")
+
+
+def _macro_context(path: str, outer: str | None) -> str | None | bool:
+    """The context of a macro's arguments; False when they are not code at all."""
+    head, _, last = path.rpartition("::")
+    if head in _STD_HEADS and last in INERT_MACROS:
+        return False
+    if (head in _STD_HEADS and last in EXPR_MACROS) or last in FORMAT_MACROS:
+        return outer
+    return last
 
 
 def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts) -> None:
@@ -620,6 +662,8 @@ def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts
                     any(_is_test_attr(*a) for a in attrs),
                 )
             )
+        elif cap == "macro_def":
+            facts.extra["macros"].append(_text(caps["name"][0]))
         elif cap == "typeref":
             node = caps["typeref"][0]
             scope = scopes.at(node.start_byte)
@@ -629,29 +673,31 @@ def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts
                     facts.references.append(
                         ReferenceFact(scope, path, node.start_point[0] + 1, "annotation")
                     )
-    # calls, struct literals, macros and lets: in the file, then in macro arguments
+    # calls, struct literals, macros and bindings: in the file, then in macro arguments
     src = file_src
-    todo = [(c, caps) for c, caps in sites if c in ("call", "struct_literal", "macro", "let")]
+    todo = [(c, caps) for c, caps in sites if c in _CODE_SITES]
     for _depth in range(4):
-        macro_args: list[ts.Node] = []
+        macro_args: list[tuple[ts.Node, str | None]] = []
         for cap, caps in todo:
             node = caps[cap][0]
             pos = src.original(node.start_byte)
             scope = scopes.at(pos)
             line = line_of(pos)
+            ctx = src.context(node.start_byte)
+            at = f"@{ctx}" if ctx else ""
             if cap == "call":
-                _call(node, caps["callee"][0], caps["args"][0], scope, line, facts)
+                _call(node, caps["callee"][0], caps["args"][0], scope, line, at, facts)
             elif cap == "struct_literal":
                 p = path_of(caps["callee"][0])
-                facts.calls.append(CallFact(scope, p or "?", line, "struct", ()))
+                facts.calls.append(CallFact(scope, p or "?", line, "struct" + at, ()))
             elif cap == "macro":
                 p = path_of(caps["callee"][0]) or "?"
-                facts.calls.append(CallFact(scope, p, line, "macro", ()))
-                head, _, last = p.rpartition("::")
-                if last in EXPR_MACROS and head in ("", "std", "core", "alloc"):
-                    macro_args.append(caps["tokens"][0])
-            elif cap == "let" and src is file_src:
-                _let(node, caps["pattern"][0], scope, line, facts)
+                facts.calls.append(CallFact(scope, p, line, "macro" + at, ()))
+                inner = _macro_context(p, ctx)
+                if inner is not False:
+                    macro_args.append((caps["tokens"][0], inner))
+            elif src is file_src:
+                _binding(cap, node, caps, scope, line, facts)
         if not macro_args:
             break
         src = _reparse(src, macro_args)
@@ -663,12 +709,15 @@ def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts
                     break
 
 
-def _reparse(parent: _Source, token_trees: list[ts.Node]) -> _Source:
+_CODE_SITES = frozenset(["call", "struct_literal", "macro", "let", "for", "if_let"])
+
+
+def _reparse(parent: _Source, token_trees: list[tuple[ts.Node, str | None]]) -> _Source:
     """Macro arguments as one synthetic function body: `(args);` per macro, positions mapped."""
     parts = [b"fn __m() {\n"]
     size = len(parts[0])
-    segments = []
-    for tt in token_trees:
+    segments = [(0, 0, None)]
+    for tt, ctx in token_trees:
         inner_start, inner_end = tt.start_byte + 1, tt.end_byte - 1
         if inner_end <= inner_start:
             continue
@@ -677,18 +726,18 @@ def _reparse(parent: _Source, token_trees: list[ts.Node]) -> _Source:
         close = b"]" if open_ == b"[" else b",)"
         parts.append(open_)
         size += 1
-        segments.append((size, inner_start))
+        segments.append((size, inner_start, ctx))
         parts.append(body)
         parts.append(close + b";\n")
         size += len(body) + len(close) + 2
-        segments.append((size - len(close) - 2, inner_end))
+        segments.append((size - len(close) - 2, inner_end, None))
     parts.append(b"}\n")
     src = _Source(b"".join(parts), segments, parent)
     src.tree = get_parser(NAME).parse(src.data)
     return src
 
 
-def _call(node, fn: ts.Node, args: ts.Node, scope: str, line: int, facts: FileFacts) -> None:
+def _call(node, fn: ts.Node, args: ts.Node, scope: str, line: int, at: str, facts) -> None:
     while fn.type == "generic_function":
         fn = fn.child_by_field_name("function")
     if fn.type == "field_expression":
@@ -705,7 +754,29 @@ def _call(node, fn: ts.Node, args: ts.Node, scope: str, line: int, facts: FileFa
             p = path_of(a)
             if p:
                 out.append((i, p))
-    facts.calls.append(CallFact(scope, callee, line, kind, tuple(out)))
+    facts.calls.append(CallFact(scope, callee, line, kind + at, tuple(out)))
+
+
+# `for x in <iterable>`: what iterating these gives is the container's element
+_ITER_SUFFIXES = (".iter()", ".iter_mut()", ".into_iter()", ".values()", ".values_mut()")
+
+
+def _binding(cap: str, node, caps, scope: str, line: int, facts: FileFacts) -> None:
+    if cap == "let":
+        _let(node, caps["pattern"][0], scope, line, facts)
+        return
+    value = chain_of(caps["value"][0])
+    if not value:
+        return
+    name = _text(caps["pattern"][0])
+    if cap == "for":
+        for suffix in _ITER_SUFFIXES:
+            if value.endswith(suffix):
+                value = value[: -len(suffix)]
+                break
+        facts.bindings.append(BindingFact(scope, name, value + "[]", False, line))
+    elif _text(caps["wrapper"][0]) in ("Some", "Ok"):  # if let Some(x) = value
+        facts.bindings.append(BindingFact(scope, name, value + "?", False, line))
 
 
 def _let(node, pattern: ts.Node, scope: str, line: int, facts: FileFacts) -> None:
@@ -725,6 +796,9 @@ def _let(node, pattern: ts.Node, scope: str, line: int, facts: FileFacts) -> Non
         p = path_of(value.child_by_field_name("name"))
         if p:
             facts.bindings.append(BindingFact(scope, name, "type:" + p, False, line))
+        return
+    if value.type == "closure_expression":  # a local closure shadows any item of its name
+        facts.bindings.append(BindingFact(scope, name, CLOSURE, False, line))
         return
     chain = chain_of(value)
     if chain:

@@ -19,12 +19,17 @@
 (use_declaration argument: (_) @arg) @use
 (extern_crate_declaration name: (identifier) @name) @extern_crate
 (inner_attribute_item) @inner_attribute
+(macro_definition name: (identifier) @name) @macro_def
 
 ; ---- sites inside code
 (call_expression function: (_) @callee arguments: (arguments) @args) @call
 (struct_expression name: (_) @callee) @struct_literal
 (macro_invocation macro: (_) @callee (token_tree) @tokens) @macro
 (let_declaration pattern: (_) @pattern) @let
+(for_expression pattern: (identifier) @pattern value: (_) @value) @for
+(let_condition
+  pattern: (tuple_struct_pattern type: (identifier) @wrapper . (identifier) @pattern .)
+  value: (_) @value) @if_let
 
 ; ---- types written in signatures, fields and annotations (REFERENCES)
 (parameter type: (_) @typeref)

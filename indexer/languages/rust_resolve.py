@@ -119,7 +119,10 @@ _UNWRAP = words("unwrap expect unwrap_or unwrap_or_else unwrap_or_default unwrap
 _SAME = words("clone borrow borrow_mut as_ref as_mut deref deref_mut to_owned by_ref")
 _LOCKS = words("lock try_lock")
 
-_CHAIN_TOKEN = re.compile(r"::|\.|\(\)|\?|[^:.()?]+")
+_PATH = re.compile(r"[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
+_CHAIN_TOKEN = re.compile(r"::|\.|\(\)|\[\]|\?|[^:.()?\[\]]+")
+# Container methods that hand out an element (wrapped: they may find none).
+_ELEMENT = words("get get_mut first first_mut last last_mut pop pop_front pop_back front back peek")
 
 Entity = tuple  # see module docstring of the entity kinds in _entities_doc
 _entities_doc = """
@@ -133,6 +136,7 @@ Values (what an expression evaluates to):
   ("inst", path, local)           a value of a repository struct/enum/union
   ("dyn", ((path, trait), ...))   a value known by the repository traits it implements
   ("ext", dotted) / ("builtin", name) / ("wrap", value or None)  Option/Result of a value
+  ("seq", value or None)          a container of values (Vec, slice, map values)
 """
 
 _TYPE_KINDS = ("struct", "enum", "trait", "type_alias")
@@ -244,6 +248,10 @@ class RustProject:
         self.trait_impls: dict[tuple, list[_Impl]] = {}
         self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self._index_impls()
+        # `macro_rules!` of the project: calls in their arguments are the caller's
+        self.macro_names = {
+            m for fi in self.files.values() for m in fi.facts.extra.get("macros", ())
+        }
 
     # ------------------------------------------------------------ per-file index
     def _index_file(self, fi: _File) -> None:
@@ -794,7 +802,9 @@ class RustProject:
             return None
         if enc.startswith("?"):
             return ("wrap", self.type_value(fi, scope, enc[1:], self_value, depth + 1))
-        if enc == "[]" or enc in PRIMITIVES:
+        if enc.startswith("[]"):
+            return ("seq", self.type_value(fi, scope, enc[2:], self_value, depth + 1))
+        if enc in PRIMITIVES:
             return ("builtin", enc)
         if enc.startswith("dyn "):
             traits = self._dyn_traits(fi, scope, enc, depth)
@@ -850,6 +860,9 @@ class RustProject:
                 i += 1
             elif tok == "?":
                 val = val[1] if val is not None and val[0] == "wrap" else val
+                i += 1
+            elif tok == "[]":
+                val = val[1] if val is not None and val[0] == "seq" else None
                 i += 1
             elif tok == ".":
                 name = tokens[i + 1] if i + 1 < len(tokens) else ""
@@ -951,6 +964,8 @@ class RustProject:
             return None, reason
         if recv[0] == "wrap":
             return (recv[1] if name in _UNWRAP else None), reason
+        if recv[0] == "seq":
+            return (("wrap", recv[1]) if name in _ELEMENT else None), reason
         targets, how = self._method_targets(recv, name, reason)
         if targets:
             ent = targets[0]
@@ -1106,8 +1121,11 @@ class RustProject:
                 edges.append(Edge("REFERENCES", src, dst, CONFIDENCE[r[1]], r[1], ref.line))
 
         for call in f.calls:
+            kind, _, ctx = call.kind.partition("@")
+            if ctx and ctx not in self.macro_names:
+                continue  # inside another crate's macro (quote!, json!): maybe not code
             out.calls_total += 1
-            self._resolve_call(fi, call, edges, out)
+            self._resolve_call(fi, call._replace(kind=kind), edges, out)
         out.edges = dedupe_edges(edges)
         return out
 
@@ -1154,8 +1172,14 @@ class RustProject:
             out.unresolved.append(Unresolved(src, last, call.line))
             return
         if len(segs) == 1 and call.kind == "call":
-            # a closure or fn pointer held in a local is not a path to a definition
-            if self._binding(fi, call.scope, last, call.line) or self._param(fi, call.scope, last):
+            # a local holding a closure or a fn pointer: only `let g = f;` names a definition
+            b = self._binding(fi, call.scope, last, call.line)
+            if b is not None and _PATH.fullmatch(b.value):
+                r = self.resolve_path(fi, call.scope, b.value.split("::"))
+                if r is not None and self._kind(r[0]) in ("function", "method"):
+                    self._edge(edges, src, r[0], weakest(r[1], "alias"), call.line)
+                    return
+            if b is not None or self._param(fi, call.scope, last):
                 out.unresolved.append(Unresolved(src, last, call.line))
                 return
         r = self.resolve_path(fi, call.scope, segs)
@@ -1170,6 +1194,10 @@ class RustProject:
         if k == "ext":
             self._edge(edges, src, ent, reason, call.line)
             return
+        if k == "many" and segs[0] == "Self" and len(segs) == 2:
+            own = self._same_impl(fi, call.scope, last)
+            if own is not None:
+                ent, k, reason = own, "sym", "self"
         if k == "many":
             for p, local in ent[1]:
                 self._edge(edges, src, ("sym", p, local), "dispatch", call.line)
@@ -1210,10 +1238,14 @@ class RustProject:
         if k == "ext":
             self._edge(edges, src, ("ext", f"{val[1]}::{name}"), reason, call.line)
             return
-        if k in ("builtin", "wrap"):
+        if k in ("builtin", "wrap", "seq"):
             out.calls_builtin += 1
             return
         targets, how = self._method_targets(val, name, reason)
+        if len(targets) > 1 and recv == "self":
+            own = self._same_impl(fi, call.scope, name)
+            if own is not None:
+                targets, how = [own], "self"
         if not targets:
             if name in STD_METHODS:
                 out.calls_builtin += 1
@@ -1224,6 +1256,13 @@ class RustProject:
             self._edge(edges, src, ent, how, call.line)
             if k == "dyn":
                 self._fan_out(edges, src, ent, call.line)
+
+    def _same_impl(self, fi: _File, scope: str, name: str) -> Entity | None:
+        """`self.m()` / `Self::m()` where the type has several m: the one of this impl block
+        (impls for `S` and `&S` both have S's methods)."""
+        imp = self._impl_around(fi, scope)
+        found = imp.methods.get(name) if imp is not None else None
+        return ("sym", fi.path, found[0]) if found else None
 
     def _unique_name(self, name: str, edges, src, line) -> bool:
         if name in STD_METHODS or len(name) < 4:
