@@ -447,16 +447,33 @@ def assess_completeness(
         in_frontier = np.zeros(view.n_nodes + 1, dtype=bool)
         in_frontier[frontier] = True
         idx = np.flatnonzero(in_frontier[sites.caller])
-    order = np.lexsort((sites.name_index[idx], sites.line[idx], sites.caller[idx]))[:SAMPLE_SITES]
-    sample = [
+    return Completeness(
+        "lower-bound" if idx.size else "exact", int(idx.size), _first_sites(view, idx)
+    )
+
+
+def _first_sites(view: GraphView, idx: np.ndarray) -> list[UnresolvedSite]:
+    """The SAMPLE_SITES first sites by (caller uid, line, name), without sorting them all:
+    thousands of sites can match a common name, and a full sort costs milliseconds."""
+    sites, s = view.sites(), view.symbols
+    if idx.size == 0:
+        return []
+    # caller ids follow uid order; lines stay below 2**24 (16M-line files are skipped)
+    key = sites.caller[idx] * np.int64(1 << 24) + np.minimum(sites.line[idx], (1 << 24) - 1)
+    if idx.size > SAMPLE_SITES:
+        kth = np.partition(key, SAMPLE_SITES - 1)[SAMPLE_SITES - 1]
+        idx, key = idx[key <= kth], key[key <= kth]  # every tie of the last key, for a stable cut
+    rows = sorted(
+        (int(k), sites.names[int(sites.name_index[i])], int(i)) for k, i in zip(key, idx)
+    )[:SAMPLE_SITES]
+    return [
         UnresolvedSite(
-            sites.names[int(sites.name_index[k])],
-            s.uid[int(sites.caller[k])] if sites.caller[k] >= 0 else "?",
-            int(sites.line[k]),
+            name,
+            s.uid[int(sites.caller[i])] if sites.caller[i] >= 0 else "?",
+            int(sites.line[i]),
         )
-        for k in idx[order].tolist()
+        for _, name, i in rows
     ]
-    return Completeness("lower-bound" if idx.size else "exact", int(idx.size), sample)
 
 
 def _counted(paths: list[str], limit: int | None) -> list[PathCount]:
@@ -526,8 +543,11 @@ def analyse(
         groups.append(DepthGroup(d, depth_label(d), hi - lo, group))
 
     files = [s.file[i] for i in entries if s.file[i]]
-    modules = [folder_of(f) for f in files]
-    test_files = sorted({s.file[i] for i in reach.tests.tolist()})
+    folders: dict[str, str] = {}
+    modules = [folders.get(f) or folders.setdefault(f, folder_of(f)) for f in files]
+    # one module symbol per file: thousands of tests collapse to their files in numpy
+    test_modules = np.unique(s.module_id[reach.tests])
+    test_files = sorted(s.file[int(m)] for m in test_modules[test_modules >= 0].tolist())
     counts = Counts(
         direct=int((reach.depths == 1).sum()),
         total=len(entries),
