@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from codeimpact.graph.errors import CodeImpactError
+from codeimpact.graph.errors import BadInput, CodeImpactError
 
 EXIT_INTERNAL = 70
 
@@ -127,7 +127,7 @@ def analyze(path, index_only, force, as_json, workers, max_file_size, buffer_poo
         if bar:
             bar.close()
     if as_json:
-        emit_json(report)
+        emit_json({"schema": "codeimpact.analyze/1", **to_jsonable(report)})
     else:
         click.echo(report.summary())
 
@@ -165,6 +165,23 @@ require_fresh_option = click.option(
     is_flag=True,
     help="Fail with exit 1 instead of answering from a stale index.",
 )
+# A diagram of the result instead of the text (impact, trace, context).
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "mermaid", "dot"]),
+    default="text",
+    show_default=True,
+    help="mermaid or dot: print a diagram of the result (GitHub Markdown / Graphviz).",
+)
+
+
+def emit_diagram(fmt: str, result, as_json: bool) -> None:
+    if as_json:
+        raise BadInput("choose one of --json and --format mermaid|dot")
+    from codeimpact.render import render
+
+    click.echo(render(fmt, result), nl=False)
 
 
 def _parse_param(raw: str) -> tuple[str, Any]:
@@ -202,34 +219,62 @@ def cypher(query, params, path, as_json, require_fresh):
         click.echo("\t".join("" if v is None else str(v) for v in row))
 
 
+SEARCH_ALL = 2**31 - 1  # fetch every hit: the count comes before the list, and is complete
+
+
+def search_result(index, name: str, kind: str | None, limit: int | None) -> dict:
+    """What `graph search --json` prints (and the MCP search tool returns)."""
+    if limit is not None and limit < 0:
+        raise BadInput(f"limit must be a whole number >= 0, got {limit}")
+    hits = index.search(name, kind=kind, limit=SEARCH_ALL)
+    return {
+        "schema": "codeimpact.search/1",
+        "query": name,
+        "kind": kind,
+        "total": len(hits),
+        "results": hits[: limit or None],
+    }
+
+
 @main.command()
 @click.argument("name")
 @click.option(
     "--kind", default=None, help="Only symbols of this kind (function, class, method, ...)."
 )
-@click.option("--limit", default=50, show_default=True)
+@click.option(
+    "--limit",
+    default=50,
+    show_default=True,
+    help="Symbols listed (the count stays complete); 0 lists everything.",
+)
 @repo_option
 @json_option
 @require_fresh_option
 @handle_errors
 def search(name, kind, limit, path, as_json, require_fresh):
     """Find symbols by name or qualified-name substring."""
+    from codeimpact import termout
+
     with open_index(path, require_fresh) as index:
-        hits = index.search(name, kind=kind, limit=limit)
+        found = search_result(index, name, kind, limit)
     if as_json:
-        emit_json({"schema": "codeimpact.search/1", "query": name, "results": hits})
+        emit_json(found)
         return
+    hits, total = found["results"], found["total"]
     if not hits:
         click.echo("no symbols match")
         return
-    width = max(len(h.kind) for h in hits)
-    for h in hits:
-        where = f"{h.file}:{h.start_line}" if h.file else "(external)"
-        click.echo(f"{h.kind:<{width}}  {h.qualified_name}  {where}")
+    style = termout.Style.for_stream(sys.stdout)
+    click.echo(f"{termout.plural(total, 'symbol')} match{'es' if total == 1 else ''} {name!r}")
+    rows = [[h.kind, h.qualified_name, termout.location(h.file, h.start_line)] for h in hits]
+    click.echo(termout.table(rows, colours=[style.dim, style.bold, None]))
+    more = termout.more_line(total - len(hits))
+    if more:
+        click.echo(more)
 
 
 # Subcommands live in their own modules and attach themselves to `main` on import.
-from codeimpact import cli_changes, cli_query, cli_status  # noqa: E402, F401
+from codeimpact import cli_changes, cli_mcp, cli_query, cli_status  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

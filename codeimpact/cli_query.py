@@ -13,7 +13,9 @@ import contextlib
 import click
 
 from codeimpact.cli import (
+    emit_diagram,
     emit_json,
+    format_option,
     handle_errors,
     json_option,
     main,
@@ -219,6 +221,7 @@ def print_impact(result, heading: str) -> None:
 @repo_option
 @json_option
 @require_fresh_option
+@format_option
 @handle_errors
 def impact(
     target,
@@ -231,6 +234,7 @@ def impact(
     path,
     as_json,
     require_fresh,
+    fmt,
 ):
     """What depends on TARGET (or what it depends on), grouped by depth, with a risk level.
 
@@ -240,6 +244,9 @@ def impact(
         result = index.impact(
             target, direction, depth, relation, min_confidence, include_tests, limit
         )
+    if fmt != "text":
+        emit_diagram(fmt, result, as_json)
+        return
     if as_json:
         emit("impact", result)
         return
@@ -336,12 +343,16 @@ def deps(target, relation, min_confidence, limit, path, as_json, require_fresh):
 @repo_option
 @json_option
 @require_fresh_option
+@format_option
 @handle_errors
-def context(target, limit, path, as_json, require_fresh):
+def context(target, limit, path, as_json, require_fresh, fmt):
     """TARGET's definition (with source), container, members, callers, callees, imports,
     bases, subclasses and tests."""
     with open_index(path, require_fresh) as index, explain_ambiguity(as_json, limit):
         result = index.context(target, limit)
+    if fmt != "text":
+        emit_diagram(fmt, result, as_json)
+        return
     if as_json:
         emit("context", result)
         return
@@ -420,11 +431,15 @@ def context(target, limit, path, as_json, require_fresh):
 @repo_option
 @json_option
 @require_fresh_option
+@format_option
 @handle_errors
-def trace(source, target, relation, min_confidence, path, as_json, require_fresh):
+def trace(source, target, relation, min_confidence, path, as_json, require_fresh, fmt):
     """A shortest dependency path from FROM to TO (or from TO to FROM if there is none)."""
     with open_index(path, require_fresh) as index, explain_ambiguity(as_json):
         result = index.trace(source, target, relation, min_confidence)
+    if fmt != "text":
+        emit_diagram(fmt, result, as_json)
+        return
     if as_json:
         emit("trace", result)
         return
