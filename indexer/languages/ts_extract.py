@@ -8,9 +8,14 @@ start-sorted nodes, other facts find their scope by binary search over body
 intervals (no parent walks).
 
 Conventions of these facts, beyond facts.py (ts_resolve.py reads them):
-- ImportFact.module is the specifier as written and level is 0. name is
-  "default" for a default import, "" for a namespace import, `require()`,
+- ImportFact.module is the specifier as written. level 0 is an import: name
+  is "default" for a default import, "" for a namespace import, `require()`,
   `import x = require()` or a side-effect import; alias is the bound name.
+  level 1 is a re-export, which binds no local name (kept among the imports
+  so the incremental plan sees what it depends on): name "*" is
+  `export * from`, "" a namespace (`export * as ns from`,
+  `exports.ns = require()`; alias is the exported name), "=" is
+  `module.exports = require()`, else `export { name as alias } from`.
 - CallFact.kind is "call", "new", "jsx" (a rendered component) or "decorator".
   Chains use `this` / `super`; `f().g` marks a call result, as for Python.
 - BindingFact.value ":T" (and ReturnFact.value ":T") means "a value of type T":
@@ -19,9 +24,6 @@ Conventions of these facts, beyond facts.py (ts_resolve.py reads them):
   parameter properties and interface property signatures.
 - extra["exports"]: [exported name, local name] pairs; "default" is the
   default export, "=" `export =` / `module.exports =`.
-- extra["reexports"]: [specifier, name, alias, line]; name "*" is
-  `export * from`, "" a namespace (`export * as ns from`,
-  `exports.ns = require()`), "=" is `module.exports = require()`.
 - extra["unbound"]: top-level definitions that bind no name in the module
   scope (`exports.f = function () {}`, an anonymous `export default`).
 """
@@ -150,7 +152,6 @@ class _Extraction:
             lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         )
         self.exports: list[list[str]] = []
-        self.reexports: list[list] = []
         self.unbound: list[str] = []  # exports.f = function () {}: defines f, binds no name
         self.consumed: set[int] = set()  # require() calls already read as imports
         self.def_nodes: set[int] = set()  # start bytes of declarators that are definitions
@@ -504,7 +505,7 @@ class _Extraction:
             req = require_spec(rhs)
             if req is not None:
                 self.consumed.add(req[1].start_byte)
-                self.reexports.append([req[0], "=" if is_exports else "", member, line])
+                self._reexport(req[0], "=" if is_exports else "", member, line)
             elif rhs.type in ("identifier", "member_expression"):
                 c = chain(rhs)
                 if c:
@@ -617,6 +618,9 @@ class _Extraction:
                         name, alias = specifier(node_text(s))
                         imports.append(ImportFact(scope, spec, 0, name, alias, line))
 
+    def _reexport(self, spec: str, name: str, alias: str, line: int) -> None:
+        self.facts.imports.append(ImportFact("", spec, 1, name, alias, line))
+
     def export_statement(self, node: ts.Node) -> None:
         line = node.start_point[0] + 1
         spec = string_value(node.child_by_field_name("source"))
@@ -624,14 +628,14 @@ class _Extraction:
         if spec:
             ns = next((c for c in node.named_children if c.type == "namespace_export"), None)
             if ns is not None:
-                self.reexports.append([spec, "", node_text(ns.named_children[-1]), line])
+                self._reexport(spec, "", node_text(ns.named_children[-1]), line)
             elif clause is not None:
                 for s in clause.named_children:
                     if s.type == "export_specifier":
                         name, alias = specifier(node_text(s))
-                        self.reexports.append([spec, name, alias, line])
+                        self._reexport(spec, name, alias, line)
             else:
-                self.reexports.append([spec, "*", "", line])
+                self._reexport(spec, "*", "", line)
             return
         if clause is not None:
             for s in clause.named_children:
@@ -730,8 +734,6 @@ def extract(grammar: str, source: bytes) -> FileFacts:
     f.imports.sort(key=lambda i: i.line)
     if ex.exports:
         f.extra["exports"] = ex.exports
-    if ex.reexports:
-        f.extra["reexports"] = ex.reexports
     if ex.unbound:
         f.extra["unbound"] = sorted(set(ex.unbound))
     if ex.has_error or by_key.get("error"):

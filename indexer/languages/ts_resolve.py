@@ -169,6 +169,9 @@ def _index_file(fi: _FileIndex) -> None:
                 n.lstrip("*"): (i, t) for i, (n, t) in enumerate(s.params) if n and n != "*"
             }
     for imp in f.imports:
+        if imp.level == 1:
+            _reexport(fi, imp.module, imp.name, imp.alias)
+            continue
         bound = imp.alias or (imp.name if imp.name not in ("", "default") else "")
         if bound:
             fi.names.setdefault(imp.scope, {}).setdefault(bound, []).append(
@@ -190,16 +193,19 @@ def _index_file(fi: _FileIndex) -> None:
             lst.sort(key=lambda c: (c[0], _KIND_ORDER[c[1]]))
     for name, local in f.extra.get("exports", ()):
         fi.exports.setdefault(name, ("local", local))
-    for spec, name, alias, _line in f.extra.get("reexports", ()):
-        if name == "*":
-            fi.stars.append(spec)
-        elif name == "=":
-            fi.exports["="] = ("ns", spec)
-            fi.stars.append(spec)
-        elif name == "":
-            fi.exports.setdefault(alias, ("ns", spec))
-        else:
-            fi.exports.setdefault(alias or name, ("re", spec, name))
+
+
+def _reexport(fi: _FileIndex, spec: str, name: str, alias: str) -> None:
+    """A re-export adds to the module's exports and binds no local name."""
+    if name == "*":
+        fi.stars.append(spec)
+    elif name == "=":
+        fi.exports["="] = ("ns", spec)
+        fi.stars.append(spec)
+    elif name == "":
+        fi.exports.setdefault(alias, ("ns", spec))
+    else:
+        fi.exports.setdefault(alias or name, ("re", spec, name))
 
 
 class TsProject:
@@ -685,8 +691,6 @@ class TsProject:
     def _imports(self, fi: _FileIndex, edges: list[Edge]) -> None:
         for imp in fi.facts.imports:
             self._import_edge(fi, imp.module, imp.name, imp.line, edges)
-        for spec, name, _alias, line in fi.facts.extra.get("reexports", ()):
-            self._import_edge(fi, spec, name, line, edges)
 
     def _heritage_edges(self, fi: _FileIndex, edges: list[Edge]) -> None:
         for local, s in fi.syms.items():
