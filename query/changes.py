@@ -369,20 +369,28 @@ def indexed_uids(index, uids: list[str]) -> set[str]:
 @dataclass
 class _Side:
     data: bytes | None
-    note: str = ""
+    too_large: bool = False
 
 
 def _read_sides(repo: Path, files: list[gitdiff.FileDiff]) -> dict[int, tuple[_Side, _Side]]:
+    """Both sides' bytes of the files we can parse (others are never read: no language, so
+    no symbols; and a large data file must not be loaded to say nothing about it)."""
+    parsed = [f for f in files if language_for(f.path) is not None]
     blobs = gitdiff.read_blobs(
-        repo, [b for f in files for b in (f.old_blob, f.new_blob) if b is not None]
+        repo, [b for f in parsed for b in (f.old_blob, f.new_blob) if b is not None]
     )
     sides: dict[int, tuple[_Side, _Side]] = {}
     for f in files:
+        if language_for(f.path) is None:
+            sides[id(f)] = (_Side(None), _Side(None))
+            continue
         old = _Side(blobs.get(f.old_blob) if f.old_blob else None)
         if f.new_path is None:
             new = _Side(None)
         elif f.new_blob:
             new = _Side(blobs.get(f.new_blob))
+        elif (gitdiff.worktree_size(repo, f.new_path) or 0) > DEFAULT_MAX_FILE_SIZE:
+            new = _Side(None, too_large=True)
         else:
             new = _Side(gitdiff.read_worktree(repo, f.new_path))
         sides[id(f)] = (old, new)
@@ -424,6 +432,8 @@ def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[Chan
             hunks = gitdiff.line_hunks(b"", new)
         spec = language_for(f.path)
         skip = _skip_reason(f, old, new)
+        if new_side.too_large:
+            skip = f"larger than {DEFAULT_MAX_FILE_SIZE} bytes: not parsed"
         old_from = None
         mapped: list[ChangedSymbol] = []
         if skip:

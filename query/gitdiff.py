@@ -31,6 +31,7 @@ GIT_TIMEOUT = 120
 # and a cap on the pairs compared so a huge unstaged move cannot stall a query.
 RENAME_SIMILARITY = 0.5
 MAX_RENAME_PAIRS = 400
+MAX_PAIRED_SIZE = 1024 * 1024
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f"}
@@ -170,7 +171,9 @@ def empty_tree(repo: Path) -> str:
 
 def untracked_files(repo: Path) -> list[str]:
     out = git(repo, "ls-files", "-z", "--others", "--exclude-standard")
-    return sorted(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
+    # A nested repository shows as "dir/": not a file of ours.
+    names = out.decode("utf-8", "surrogateescape").split("\0")
+    return sorted(p for p in names if p and not p.endswith("/"))
 
 
 def porcelain_status(repo: Path) -> list[tuple[str, str]]:
@@ -217,12 +220,25 @@ def read_blobs(repo: Path, ids: list[str]) -> dict[str, bytes]:
     return blobs
 
 
+def _inside(repo: Path, path: str) -> str | None:
+    real = os.path.realpath(os.path.join(repo, path))
+    root = os.path.realpath(repo)
+    return real if real.startswith(root + os.sep) and os.path.isfile(real) else None
+
+
+def worktree_size(repo: Path, path: str) -> int | None:
+    """A working-tree file's size; None when missing, not a regular file, or outside the repo."""
+    real = _inside(repo, path)
+    try:
+        return None if real is None else os.path.getsize(real)
+    except OSError:
+        return None
+
+
 def read_worktree(repo: Path, path: str) -> bytes | None:
     """A working-tree file's bytes; None when missing, not a regular file, or outside the repo."""
-    full = os.path.join(repo, path)
-    real = os.path.realpath(full)
-    root = os.path.realpath(repo)
-    if not real.startswith(root + os.sep) or not os.path.isfile(real):
+    real = _inside(repo, path)
+    if real is None:
         return None
     try:
         with open(real, "rb") as fh:
@@ -528,6 +544,14 @@ def pair_moves(repo: Path, files: list[FileDiff]) -> list[FileDiff]:
     fresh = [f for f in files if f.untracked]
     if not deleted or not fresh or len(deleted) * len(fresh) > MAX_RENAME_PAIRS:
         return files
+    # Only files that could pair are read: same extension as a deletion, not oversized.
+    extensions = {os.path.splitext(d.path)[1] for d in deleted}
+    fresh = [
+        u
+        for u in fresh
+        if os.path.splitext(u.path)[1] in extensions
+        and (worktree_size(repo, u.path) or 0) <= MAX_PAIRED_SIZE
+    ]
     old_bytes = read_blobs(repo, [f.old_blob for f in deleted if f.old_blob])
     new_bytes = {f.path: read_worktree(repo, f.path) for f in fresh}
     scored = []

@@ -422,3 +422,17 @@ def test_limit_caps_listed_dependents_not_counts_or_tests(repo):
     (group,) = capped.impact.groups
     assert group.count == 3 and len(group.entries) == 1
     assert [t.uid for t in capped.tests] == ["tests/test_app.py::test_main"]
+
+
+def test_oversized_and_nested_repository_untracked_entries(repo):
+    write_files(repo, {"big.py": "x = 1\n" * 200_000, "data.csv": "a,b\n" * 10})
+    nested = repo / "vendor"
+    nested.mkdir()
+    git(nested, "init", "-q")
+    write_files(nested, {"v.py": "y = 1\n"})
+    rep = run(repo, "unstaged")
+    assert rep.symbols == []
+    by_path = {f.path: f for f in rep.files}
+    assert set(by_path) == {"big.py", "data.csv"}
+    assert any(n.startswith("larger than") for n in by_path["big.py"].notes)
+    assert by_path["data.csv"].language is None and by_path["data.csv"].symbols == 0
