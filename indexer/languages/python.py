@@ -45,7 +45,8 @@ from codeimpact.indexer.languages.base import LanguageSpec, load_query
 NAME = "python"
 # 2: namespace subpackages in module names, `()`/`[]` chain steps, generic calls (`A[int]()`),
 #    declared types (ann:), for-loop and walrus bindings, return annotations, extra["all"].
-EXTRACTOR_VERSION = 2
+#    3: decorated definitions start at their first decorator; module spans end at the last line.
+EXTRACTOR_VERSION = 3
 
 _CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -176,7 +177,8 @@ def extract(source: bytes) -> FileFacts:
     tree = get_parser(NAME).parse(source)
     root = tree.root_node
     facts = FileFacts(
-        language=NAME, lines=source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
+        language=NAME,
+        lines=source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0),
     )
     matches = ts.QueryCursor(_query()).matches(root)
 
@@ -204,7 +206,7 @@ def extract(source: bytes) -> FileFacts:
             "module",
             "",
             1,
-            max(1, root.end_point[0] + 1),
+            max(1, facts.lines),
             0,
             len(source),
             "",
@@ -249,14 +251,16 @@ def extract(source: bytes) -> FileFacts:
             .rstrip(":")
             .strip()[:300]
         )
+        # the span of a decorated definition includes its decorators (editing one edits it)
+        outer = node.parent if node.parent is not None and node.parent.type == DECORATED else node
         facts.symbols.append(
             SymbolFact(
                 local,
                 kind,
                 name,
-                node.start_point[0] + 1,
+                outer.start_point[0] + 1,
                 node.end_point[0] + 1,
-                start,
+                outer.start_byte,
                 node.end_byte,
                 signature,
                 not name.startswith("_") or (name.startswith("__") and name.endswith("__")),
@@ -380,6 +384,7 @@ def extract(source: bytes) -> FileFacts:
     return facts
 
 
+DECORATED = "decorated_definition"
 _NESTED_TYPE_PARENTS = frozenset(("type", "type_parameter", "union_type"))
 
 _ANNOTATION_NOISE = frozenset(
