@@ -219,37 +219,41 @@ def gate(
 
 
 def _file_checks(root: Path, files: list[str], allow: list[str], get_index, index_error):
+    """files_in_repo, files_allowed, files_exist, files_indexed. A path outside the
+    repository is never looked at, so every later check fails for it as "not checked"."""
     checks: list[GateCheck] = []
     inside: list[str] = []
-    outside: list[str] = []
+    outside: list[str] = []  # as named
+    reasons: list[str] = []
     for raw in files:
         try:
             inside.append(repo_relative(root, raw))
         except BadInput as e:
-            outside.append(str(e))
+            outside.append(raw)
+            reasons.append(str(e))
+    unchecked = [f"not checked (outside the repository): {_names(outside)}"] if outside else []
+
+    def verdict(name: str, problems: list[str], ok: str) -> GateCheck:
+        problems = problems + unchecked
+        return GateCheck(name, not problems, "; ".join(problems) if problems else ok)
+
     if files:
         checks.append(
-            GateCheck("files_in_repo", False, "; ".join(outside))
-            if outside
+            GateCheck("files_in_repo", False, "; ".join(reasons))
+            if reasons
             else GateCheck("files_in_repo", True, f"{len(inside)} file(s) inside the repository")
         )
     if allow:
+        globs = " ".join(allow)
         refused = [p for p in inside if not allowed_by(p, allow)]
-        if not files:
-            detail = "no files named"
-        elif refused:
-            detail = f"outside {' '.join(allow)}: {_names(refused)}"
-        else:
-            detail = f"{len(inside)} file(s) within {' '.join(allow)}"
-        checks.append(GateCheck("files_allowed", not refused, detail))
+        problems = [f"outside {globs}: {_names(refused)}"] if refused else []
+        ok = f"{len(inside)} file(s) within {globs}" if files else "no files named"
+        checks.append(verdict("files_allowed", problems, ok))
     if not files:
         return checks
     missing = [p for p in inside if not os.path.isfile(root / p)]
-    checks.append(
-        GateCheck("files_exist", False, f"missing: {_names(missing)}")
-        if missing
-        else GateCheck("files_exist", True, f"{len(inside)} file(s) exist")
-    )
+    problems = [f"missing: {_names(missing)}"] if missing else []
+    checks.append(verdict("files_exist", problems, f"{len(inside)} file(s) exist"))
     ix = get_index()
     if ix is None:
         checks.append(GateCheck("files_indexed", False, index_error()))
@@ -260,9 +264,5 @@ def _file_checks(root: Path, files: list[str], allow: list[str], get_index, inde
     problems = ([f"not indexed: {_names(absent)}"] if absent else []) + (
         [f"indexed but skipped: {_names(skipped)}"] if skipped else []
     )
-    checks.append(
-        GateCheck("files_indexed", False, "; ".join(problems))
-        if problems
-        else GateCheck("files_indexed", True, f"{len(inside)} file(s) indexed")
-    )
+    checks.append(verdict("files_indexed", problems, f"{len(inside)} file(s) indexed"))
     return checks

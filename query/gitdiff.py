@@ -478,8 +478,8 @@ def diff(repo: Path, scope: str, base: str | None = None) -> Diff:
         base_commit = resolve_commit(repo, base)
         old_commit = merge_base(repo, base_commit, head)
         args = (old_commit,)
-    if head is None:
-        notes.append("the repository has no commits: everything is compared with an empty tree")
+    if head is None and scope in ("staged", "all"):
+        notes.append("the repository has no commits: HEAD is compared as an empty tree")
     files = parse_diff(git(repo, "diff", *DIFF_FLAGS, *args, "--"))
     if scope in ("unstaged", "all"):
         tracked = {f.path for f in files}
