@@ -741,3 +741,36 @@ def test_several_impls_of_one_type():
         (f + "use_it", f + "V.show", 0.7, "dispatch"),
         (f + "use_it", f + "V.show#2", 0.7, "dispatch"),
     }
+
+
+def test_module_tree_from_mod_declarations_paths_and_cargo_targets():
+    from codeimpact.indexer.languages.rust_crates import module_tree
+
+    files = {
+        "Cargo.toml": '[package]\nname = "my-tool"\n[lib]\nname = "toolkit"\n',
+        "src/lib.rs": 'pub mod a;\nmod inline { pub mod deep; }\n#[path = "gen/out.rs"]\nmod generated;\n',
+        "src/a.rs": "pub mod b;\n",  # a non-mod-rs file: its children are in src/a/
+        "src/a/b.rs": "pub fn f() {}\n",
+        "src/inline/deep.rs": "pub fn g() {}\n",
+        "src/gen/out.rs": "pub fn h() {}\n",
+        "src/bin/extra.rs": "fn main() {}\n",
+        "src/main.rs": "fn main() {}\n",
+        "src/unreached/thing.rs": "pub fn lost() {}\n",
+        "examples/demo/main.rs": "fn main() {}\n",
+    }
+    facts = {p: extract(t.encode()) for p, t in files.items() if p.endswith(".rs")}
+    tree = module_tree(facts, {"Cargo.toml": files["Cargo.toml"]})
+    assert tree.libs == {"toolkit": "src/lib.rs"}
+    assert {p: (m.crate, m.segs, m.root) for p, m in tree.modules.items()} == {
+        "src/lib.rs": ("toolkit", (), "src/lib.rs"),  # [lib] name
+        "src/a.rs": ("toolkit", ("a",), "src/lib.rs"),
+        "src/a/b.rs": ("toolkit", ("a", "b"), "src/lib.rs"),
+        "src/inline/deep.rs": ("toolkit", ("inline", "deep"), "src/lib.rs"),
+        "src/gen/out.rs": ("toolkit", ("generated",), "src/lib.rs"),  # #[path]
+        "src/bin/extra.rs": ("extra", (), "src/bin/extra.rs"),
+        "src/main.rs": ("my_tool", (), "src/main.rs"),  # the package name, - as _
+        "src/unreached/thing.rs": ("toolkit", ("unreached", "thing"), "src/lib.rs"),
+        "examples/demo/main.rs": ("demo", (), "examples/demo/main.rs"),
+    }
+    assert tree.modules["src/a/b.rs"].parent == ("src/a.rs", "")
+    assert tree.modules["src/inline/deep.rs"].parent == ("src/lib.rs", "inline")

@@ -26,10 +26,14 @@ expressions so the calls inside them are seen.
 
 `extra` keys: mods [(scope, name, line, path attribute, is_test)] for
 `mod x;`; impls [(scope, self type path, trait path, prefix, line, is_test)];
-method_impl {method local: impl index}; ret {fn local: type}; fields
-{struct local: {field: type}}; variants {enum local: [name]}; alias
+method_impl {method local: impl index}; ret {fn local: type}; variants {enum local: [name]}; alias
 {type alias local: type}; vartypes {const/static local: type}; generics
 {fn local: {param: type}}; file_test (an inner `#![cfg(test)]`).
+
+Struct fields are BindingFacts of the struct's scope (`type:` + their type) and
+`macro_rules!` names are BindingFacts of the scope "!macros": bindings are what
+the incremental planner compares, so a changed field type or a new macro
+re-resolves the files that use that name.
 """
 
 from __future__ import annotations
@@ -97,6 +101,7 @@ _WRAP = frozenset(["Option"])  # and any path ending in Result (io::Result, anyh
 
 _WS = re.compile(rb"\s+")
 CLOSURE = "|closure|"  # the value of a binding to a closure (no chain)
+MACROS = "!macros"  # the scope of the bindings that record `macro_rules!` names
 _CFG_TEST = re.compile(r"\btest\b")
 _CFG_NOT_TEST = re.compile(r"\bnot\s*\(\s*test\s*\)")
 
@@ -340,12 +345,10 @@ def extract(source: bytes) -> FileFacts:
         "impls": [],
         "method_impl": {},
         "ret": {},
-        "fields": {},
         "variants": {},
         "alias": {},
         "vartypes": {},
         "generics": {},
-        "macros": [],
         "file_test": False,
     }
     facts.extra = extra
@@ -542,23 +545,22 @@ def _type_facts(node, kind, local, generics, facts: FileFacts, extra: dict) -> N
         if generics:
             extra["generics"][local] = {k: v for k, v in generics.items()}
     elif kind == "struct":
+        # fields are bindings of the struct's scope: a changed field type is a changed binding
         body = node.child_by_field_name("body")
-        fields = {}
+        fields = []
         if body is not None and body.type == "field_declaration_list":
             for f in body.named_children:
                 name = f.child_by_field_name("name")
                 if f.type == "field_declaration" and name is not None:
-                    enc = _type(f.child_by_field_name("type"), generics)
-                    if enc:
-                        fields[_text(name)] = enc
+                    fields.append((_text(name), f.child_by_field_name("type")))
         elif body is not None and body.type == "ordered_field_declaration_list":
-            types = body.children_by_field_name("type")
-            for i, t in enumerate(types):
-                enc = _type(t, generics)
-                if enc:
-                    fields[str(i)] = enc
-        if fields:
-            extra["fields"][local] = fields
+            fields = [(str(i), t) for i, t in enumerate(body.children_by_field_name("type"))]
+        for name, typ in fields:
+            enc = _type(typ, generics)
+            if enc:
+                facts.bindings.append(
+                    BindingFact(local, name, "type:" + enc, False, typ.start_point[0] + 1)
+                )
     elif kind == "enum":
         body = node.child_by_field_name("body")
         extra["variants"][local] = [
@@ -663,7 +665,12 @@ def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts
                 )
             )
         elif cap == "macro_def":
-            facts.extra["macros"].append(_text(caps["name"][0]))
+            node = caps["macro_def"][0]
+            facts.bindings.append(
+                BindingFact(
+                    MACROS, _text(caps["name"][0]), "macro_rules", False, node.start_point[0] + 1
+                )
+            )
         elif cap == "typeref":
             node = caps["typeref"][0]
             scope = scopes.at(node.start_byte)

@@ -1,12 +1,6 @@
-"""Rust name resolution across files: the crate's module tree, `use` paths, impls and traits.
+"""Rust name resolution across files: `use` paths, impls, traits and typed receivers.
 
-Crates come from each `Cargo.toml` (`[package] name`, `[lib] name/path`,
-`[[bin]]`, and Cargo's layout: `src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
-`tests/*.rs`, `examples/*.rs`, `benches/*.rs`); a `lib.rs`/`main.rs` with no
-manifest is a crate root too. The module tree follows `mod x;` declarations
-(`x.rs` or `x/mod.rs` beside a crate root or `mod.rs`, `a/x.rs` under a
-non-mod-rs `a.rs`, `#[path]`); a file no declaration reaches is placed by its
-folder under the nearest `src/`.
+The crates and module tree come from rust_crates.py.
 
 qualified_name is `<crate>::<module path>::<item>` with the crate's own name
 (`regex_syntax::ast::parse::Parser::new`); methods are named after the type
@@ -42,12 +36,12 @@ ReferenceFacts of kind "impl", which make no edge) tie it to the type's file.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.facts import FileFacts, ImportFact, SymbolFact
-from codeimpact.indexer.languages.rust import EXPR_MACROS, words
+from codeimpact.indexer.languages.rust import EXPR_MACROS, MACROS, words
+from codeimpact.indexer.languages.rust_crates import module_tree
 from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,
@@ -58,11 +52,6 @@ from codeimpact.indexer.resolved import (
     external_uid,
     weakest,
 )
-
-try:  # Python 3.11+
-    import tomllib
-except ImportError:  # pragma: no cover - 3.10
-    tomllib = None
 
 _STD_CRATES = words("std core alloc proc_macro test")
 PRIMITIVES = words("bool char str u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64 ! ()")
@@ -181,10 +170,8 @@ class _File:
     crate: str = "crate"
     root: str = ""  # the crate root file
     segs: tuple = ()
-    mod_rs: bool = True
     is_test: bool = False
     parent: tuple | None = None  # (path, local) of the declaring module
-    placed: bool = False
     syms: dict[str, SymbolFact] = field(default_factory=dict)
     scopes: dict[str, _Scope] = field(default_factory=dict)
     impl_of: dict[str, int] = field(default_factory=dict)  # method local -> impl index
@@ -198,36 +185,6 @@ class _File:
         return s
 
 
-# ---------------------------------------------------------------- crates and modules
-def _manifest(text: str) -> dict:
-    if tomllib is not None:
-        try:
-            return tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, ValueError):
-            pass
-    # a minimal reader: [section] headers and name/path string keys
-    out: dict = {}
-    section: dict = out
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        m = re.fullmatch(r"\[\[?([\w.-]+)\]\]?", line)
-        if m:
-            section = {}
-            if line.startswith("[["):
-                out.setdefault(m.group(1), []).append(section)
-            else:
-                out[m.group(1)] = section
-            continue
-        m = re.fullmatch(r"(name|path)\s*=\s*\"([^\"]*)\"", line)
-        if m:
-            section[m.group(1)] = m.group(2)
-    return out
-
-
-def _crate_ident(name: str) -> str:
-    return name.replace("-", "_")
-
-
 class RustProject:
     """Resolution context for all Rust files of one index."""
 
@@ -238,8 +195,19 @@ class RustProject:
         self.files: dict[str, _File] = {p: _File(p, f) for p, f in sorted(files.items())}
         for fi in self.files.values():
             self._index_file(fi)
-        self.libs: dict[str, str] = {}  # crate name -> root file
-        self._place_modules(configs or {})
+        tree = module_tree(files, configs or {})
+        self.libs: dict[str, str] = tree.libs  # library crate name -> root file
+        for p, fi in self.files.items():
+            m = tree.modules[p]
+            fi.crate, fi.root, fi.segs, fi.is_test, fi.parent = (
+                m.crate,
+                m.root,
+                m.segs,
+                m.is_test,
+                m.parent,
+            )
+            for scope, children in m.mods.items():
+                fi.scope(scope).mods.update(children)
         self._memo: dict = {}
         self._active: dict = {}  # lookups in progress -> stack index
         self._taint = 1_000_000
@@ -249,9 +217,7 @@ class RustProject:
         self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self._index_impls()
         # `macro_rules!` of the project: calls in their arguments are the caller's
-        self.macro_names = {
-            m for fi in self.files.values() for m in fi.facts.extra.get("macros", ())
-        }
+        self.macro_names = {m for fi in self.files.values() for m in fi.bindings.get(MACROS, ())}
 
     # ------------------------------------------------------------ per-file index
     def _index_file(self, fi: _File) -> None:
@@ -274,121 +240,6 @@ class RustProject:
         for per in fi.bindings.values():
             for lst in per.values():
                 lst.sort(key=lambda b: b.line)
-
-    def _place_modules(self, configs: dict[str, str]) -> None:
-        """Crate roots from the manifests, then the module tree from `mod` declarations."""
-        roots: list[tuple[str, str]] = []  # (root file, crate name)
-        lib_of_dir: dict[str, str] = {}
-        for cfg_path, text in sorted(configs.items()):
-            if posixpath.basename(cfg_path) != "Cargo.toml":
-                continue
-            man = _manifest(text)
-            pkg = man.get("package") if isinstance(man.get("package"), dict) else None
-            if pkg is None or not isinstance(pkg.get("name"), str):
-                continue
-            d = posixpath.dirname(cfg_path)
-            name = _crate_ident(pkg["name"])
-            lib = man.get("lib") if isinstance(man.get("lib"), dict) else {}
-            lib_name = _crate_ident(lib.get("name") or name)
-            lib_path = posixpath.normpath(posixpath.join(d, lib.get("path") or "src/lib.rs"))
-            lib_of_dir[d] = lib_name
-            if lib_path in self.files:
-                roots.append((lib_path, lib_name))
-                self.libs.setdefault(lib_name, lib_path)
-            for b in man.get("bin") or []:
-                if isinstance(b, dict) and isinstance(b.get("path"), str):
-                    p = posixpath.normpath(posixpath.join(d, b["path"]))
-                    if p in self.files:
-                        roots.append((p, _crate_ident(b.get("name") or name)))
-            main = posixpath.join(d, "src/main.rs")
-            if main in self.files:
-                roots.append((main, name))
-            for p in self.files:
-                if d and not p.startswith(d + "/"):
-                    continue
-                crate = _target_crate(p[len(d) + 1 :] if d else p)
-                if crate:
-                    roots.append((p, crate))
-        self.lib_of_dir = lib_of_dir
-        for root, crate in roots:
-            self._place_tree(root, crate)
-        # manifest-less crate roots, then files that no declaration reaches
-        for p, fi in self.files.items():
-            if not fi.placed and posixpath.basename(p) in ("lib.rs", "main.rs"):
-                self._place_tree(p, self._nearest_crate(p))
-        for fi in self.files.values():
-            if not fi.placed:
-                self._place_orphan(fi)
-
-    def _nearest_crate(self, path: str) -> str:
-        d = posixpath.dirname(path)
-        while True:
-            if d in self.lib_of_dir:
-                return self.lib_of_dir[d]
-            if not d:
-                break
-            d = posixpath.dirname(d)
-        parts = path.split("/")
-        if "src" in parts[:-1]:
-            i = len(parts) - 1 - parts[::-1].index("src")
-            if i > 0:
-                return _crate_ident(parts[i - 1])
-        return "crate"
-
-    def _place_tree(self, root: str, crate: str) -> None:
-        fi = self.files[root]
-        if fi.placed:
-            return
-        fi.placed, fi.crate, fi.root, fi.segs, fi.mod_rs = True, crate, root, (), True
-        fi.is_test = bool(fi.facts.extra.get("file_test"))
-        stack = [fi]
-        while stack:
-            cur = stack.pop()
-            for scope, name, _line, path_attr, decl_test in cur.facts.extra.get("mods", ()):
-                inline = [p for p in _strip_dup(scope).split(".") if p] if scope else []
-                here = posixpath.dirname(cur.path)
-                base = here if cur.mod_rs else posixpath.join(here, _stem(cur.path))
-                base = posixpath.join(base, *inline) if inline else base
-                if path_attr:
-                    start = here if not scope else base
-                    cands = [posixpath.normpath(posixpath.join(start, path_attr))]
-                else:
-                    cands = [
-                        posixpath.join(base, f"{name}.rs"),
-                        posixpath.join(base, name, "mod.rs"),
-                    ]
-                child = next((c for c in cands if c in self.files), None)
-                if child is None:
-                    continue
-                cur.scope(scope).mods[name] = child
-                cf = self.files[child]
-                if cf.placed:
-                    continue
-                scope_test = any(cur.syms[s].is_test for s in _ancestors(scope) if s in cur.syms)
-                cf.placed, cf.crate, cf.root = True, cur.crate, cur.root
-                cf.segs = cur.segs + tuple(inline) + (name,)
-                cf.mod_rs = bool(path_attr) or posixpath.basename(child) == "mod.rs"
-                cf.is_test = (
-                    cur.is_test or decl_test or scope_test or bool(cf.facts.extra.get("file_test"))
-                )
-                cf.parent = (cur.path, scope)
-                stack.append(cf)
-
-    def _place_orphan(self, fi: _File) -> None:
-        parts = fi.path.split("/")
-        fi.placed, fi.crate, fi.root = True, self._nearest_crate(fi.path), ""
-        rest = parts
-        if "src" in parts[:-1]:
-            i = len(parts) - 1 - parts[::-1].index("src")
-            rest = parts[i + 1 :]
-        segs = [*rest[:-1], _stem(fi.path)]
-        if segs[-1] == "mod":
-            segs.pop()
-        fi.segs = tuple(segs)
-        fi.mod_rs = posixpath.basename(fi.path) == "mod.rs"
-        fi.is_test = bool(fi.facts.extra.get("file_test"))
-        root = self.libs.get(fi.crate)
-        fi.root = root or ""
 
     # ------------------------------------------------------------ impls
     def _index_impls(self) -> None:
@@ -985,7 +836,8 @@ class RustProject:
         if val is None or val[0] != "inst":
             return None
         fi = self.files[val[1]]
-        enc = fi.facts.extra.get("fields", {}).get(val[2], {}).get(name, "")
+        binds = fi.bindings.get(val[2], {}).get(name)
+        enc = binds[0].value[5:] if binds else ""
         return self.type_value(fi, val[2], enc, val, depth + 1) if enc else None
 
     def _method_targets(self, recv, name: str, reason: str):
@@ -1275,27 +1127,3 @@ class RustProject:
             Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"], "unique-name", line)
         )
         return True
-
-
-def _target_crate(rel: str) -> str | None:
-    """The crate name of a Cargo auto-discovered target root (package-relative path)."""
-    parts = rel.split("/")
-    if parts[0] in ("tests", "examples", "benches"):
-        parts = ["src", "bin", *parts[1:]]
-    if parts[:2] != ["src", "bin"]:
-        return "build_script_build" if rel == "build.rs" else None
-    if len(parts) == 3 and parts[2].endswith(".rs"):
-        return _crate_ident(parts[2][:-3])
-    if len(parts) == 4 and parts[3] == "main.rs":
-        return _crate_ident(parts[2])
-    return None
-
-
-def _stem(path: str) -> str:
-    return posixpath.splitext(posixpath.basename(path))[0]
-
-
-def _ancestors(local: str):
-    while local:
-        yield local
-        local = _head(local)
