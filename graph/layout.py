@@ -102,6 +102,22 @@ def _damaged(idx: Path, what: str) -> CorruptIndex:
     )
 
 
+def _no_index(idx: Path) -> NoIndex:
+    repo = idx.parent
+    if read_marker(idx) is not None:
+        holder = lock_holder(idx)
+        if holder is not None:
+            return NoIndex(
+                f"no index at {repo} yet: graph analyze (pid {holder.get('pid')}) is writing "
+                "the first one"
+            )
+        return NoIndex(
+            f"no index at {repo}: the first graph analyze was interrupted; "
+            f"run `graph analyze {repo}`"
+        )
+    return NoIndex(f"no index at {repo}: run `graph analyze {repo}`")
+
+
 def read_current(idx: Path) -> Generation:
     """The live generation, or NoIndex / CorruptIndex with the command that fixes it."""
     cur = idx / CURRENT
@@ -113,7 +129,7 @@ def read_current(idx: Path) -> Generation:
     try:
         raw = cur.read_bytes()
     except FileNotFoundError:
-        raise NoIndex(f"no index at {idx.parent}: run `graph analyze {idx.parent}`") from None
+        raise _no_index(idx) from None
     except NotADirectoryError:
         raise CorruptIndex(
             f"{idx} is not an index folder: run `graph clean {idx.parent}`, "

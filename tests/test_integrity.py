@@ -183,7 +183,8 @@ def test_a_reader_keeps_its_generation_across_a_publish(make_repo, index_repo):
 
 
 # ------------------------------------------------------------ a big real tree
-N_FILES = 1500
+N_FILES = 600
+N_PACKAGES = len({i // 100 for i in range(N_FILES)})
 
 
 def _generate(root: Path) -> None:
@@ -224,7 +225,7 @@ def _usable(repo: Path) -> layout.Generation:
     gen = live(repo)
     with Index.open(repo) as index:
         rows = index.cypher("MATCH (f:File) RETURN count(*)").rows
-        assert rows[0][0] == N_FILES + 16  # modules plus the __init__.py files
+        assert rows[0][0] == N_FILES + N_PACKAGES + 1  # modules and every __init__.py
         assert index.search("C7", kind="class")
         snap = csr.load_snapshot(gen.path, gen.number)
         assert snap.n_nodes > 0 and snap.n_edges > 0
@@ -268,6 +269,11 @@ def _new_gen(idx: Path, after: int) -> Path | None:
 
 
 def _kill_points(idx: Path, before: int):
+    try:
+        half = live(idx.parent).db_path.stat().st_size // 2
+    except Exception:
+        half = 1
+
     def gen_folder():
         return _new_gen(idx, before) is not None
 
@@ -278,7 +284,7 @@ def _kill_points(idx: Path, before: int):
     def db_grown():
         g = _new_gen(idx, before)
         try:
-            return g is not None and (g / layout.DB_FILENAME).stat().st_size > 1_000_000
+            return g is not None and (g / layout.DB_FILENAME).stat().st_size > half
         except OSError:
             return False
 
@@ -340,3 +346,55 @@ def test_sigkill_mid_write_leaves_a_usable_or_flagged_index(big_repo):
             assert st.fresh, (point, st.reasons)
             assert index.search(f"EDIT_{n}")
     assert flagged >= 3  # most kill points landed mid-write
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from pathlib import Path
+from codeimpact.graph import layout
+idx = layout.ensure_index_dir(Path(sys.argv[1]))
+with layout.writer_lock(idx):
+    gen = layout.next_generation(idx)
+    (gen.path / layout.DB_FILENAME).write_bytes(b"half a database")
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _killed_writer(repo: Path) -> None:
+    proc = subprocess.run(["python", "-c", KILLED_WRITER, str(repo)], capture_output=True)
+    assert proc.returncode == -signal.SIGKILL
+
+
+def test_a_writer_killed_before_the_first_publish(make_repo):
+    repo = make_repo(FILES)
+    _killed_writer(repo)
+    res = run_cli("status", "--check", str(repo))
+    assert res.exit_code == 2
+    assert "interrupted" in res.stderr and f"graph analyze {repo}" in res.stderr
+    assert run_cli("analyze", str(repo)).exit_code == 0
+    assert run_cli("status", "--check", str(repo)).exit_code == 0
+    idx = layout.index_dir(repo)
+    assert layout.read_marker(idx) is None
+    assert [p.name for p in idx.iterdir() if p.name.startswith("gen-")] == [live(repo).path.name]
+
+
+def test_a_writer_killed_mid_write_is_flagged_then_repaired(make_repo, index_repo):
+    repo = make_repo(FILES)
+    index_repo(repo)
+    before = live(repo)
+    _killed_writer(repo)
+    assert live(repo) == before  # the previous generation is still the live one
+    with Index.open(repo) as index:
+        assert index.search("f")
+        st = collect(index)
+    assert not st.fresh
+    (record,) = [r for r in st.incomplete if r["code"] == "interrupted"]
+    assert f"generation {before.number + 1}" in record["detail"]
+    assert f"generation {before.number} is still live" in record["detail"]
+    res = run_cli("status", "--check", str(repo))
+    assert res.exit_code == 1 and "interrupted" in res.stderr
+
+    assert run_cli("analyze", str(repo)).exit_code == 0
+    with Index.open(repo) as index:
+        st = collect(index)
+    assert st.fresh, st.reasons
