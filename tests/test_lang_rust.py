@@ -774,3 +774,62 @@ def test_module_tree_from_mod_declarations_paths_and_cargo_targets():
     }
     assert tree.modules["src/a/b.rs"].parent == ("src/a.rs", "")
     assert tree.modules["src/inline/deep.rs"].parent == ("src/lib.rs", "inline")
+
+
+# ---------------------------------------------------------------- incremental == full
+def _graph(repo) -> dict:
+    rels = ("CALLS", "IMPORTS", "EXTENDS", "IMPLEMENTS", "REFERENCES", "CONTAINS")
+    return {
+        "symbols": symbols(repo),
+        "tests": _test_flags(repo),
+        **{rel: edges(repo, rel) for rel in rels},
+    }
+
+
+def _incremental_matches_full(make_repo, index_repo, files: dict, edit: dict) -> None:
+    from conftest import write_files
+
+    repo = make_repo(files)
+    index_repo(repo)
+    write_files(repo, edit)
+    report = index_repo(repo)
+    assert report.mode == "incremental"
+    fresh = make_repo({**files, **edit})
+    full = index_repo(fresh)
+    assert _graph(repo) == _graph(fresh)
+    assert report.calls == full.calls
+
+
+def test_incremental_equals_full_after_a_new_impl_in_a_new_file(make_repo, index_repo):
+    # a new implementation of Store: `&dyn Store` callers gain a dispatch edge, the new file
+    # owns Cloud's IMPLEMENTS; Memory's field changes type, so `m.primary.label()` changes
+    base = {
+        **CALL_CRATE,
+        "src/lib.rs": "pub mod model;\npub mod service;\npub mod cloud;\npub mod more;\n",
+        "src/cloud.rs": "",
+        **{f"src/more/m{i}.rs": f"pub fn f{i}() {{}}\n" for i in range(4)},
+        "src/more/mod.rs": "".join(f"pub mod m{i};\n" for i in range(4)),
+    }
+    edit = {
+        "src/cloud.rs": """
+            use crate::model::{Item, Store};
+            pub struct Cloud;
+            impl Store for Cloud {
+                fn get(&self, _key: u32) -> Option<Item> {
+                    None
+                }
+                fn size(&self) -> usize {
+                    2
+                }
+            }
+            """,
+        "src/model.rs": CALL_CRATE["src/model.rs"].replace(
+            "pub primary: Item", "pub primary: Disk"
+        ),
+    }
+    _incremental_matches_full(make_repo, index_repo, base, edit)
+
+
+def test_incremental_equals_full_when_a_module_becomes_test_only(make_repo, index_repo):
+    edit = {"core/src/lib.rs": "#[cfg(test)]\npub mod parse;\n#[cfg(test)]\nmod tests;\n"}
+    _incremental_matches_full(make_repo, index_repo, WORKSPACE, edit)
