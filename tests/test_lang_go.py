@@ -74,6 +74,19 @@ LOOKUP = """
     }
 
     func helper() int { return Limit }
+
+    type Stores []*Store
+
+    func (ss Stores) Each() {
+        for _, s := range ss {
+            s.Close()
+        }
+        ss[0].lookup("z")
+    }
+
+    func Open() (*Store, error) { return NewStore(), nil }
+
+    func All() Stores { return nil }
     """
 
 CACHE = """
@@ -161,6 +174,17 @@ MAIN = """
 
     func (a *App) Assert(r interface{}) {
         r.(*store.Store).Get("g")
+    }
+
+    func (a *App) Results() {
+        s, err := store.Open()
+        s.Get("j")
+        _ = err.Error()
+        for _, st := range store.All() {
+            st.Get("k")
+        }
+        list := store.All()
+        list[0].Close()
     }
 
     func main() {
@@ -267,6 +291,7 @@ def test_imports_aliased_dot_blank_and_external(repo):
         # the files that define what main.go uses of the package (`store.Cache` is in cache.go)
         ("app/main.go::", "store/store.go::"),
         ("app/main.go::", "store/cache.go::"),
+        ("app/main.go::", "store/lookup.go::"),
         # aliased (u.Func) and blank (its init) imports of util
         ("app/main.go::", "util/util.go::"),
     }
@@ -286,9 +311,9 @@ def test_calls_through_imports_builtins_and_conversions(repo):
     refs = edges(root, "REFERENCES")
     assert ("app/main.go::App.Run", "store/store.go::Count", 1.0, "import") in refs
     # `mystery()` is defined nowhere: counted, not guessed; `.Get` on its result neither
-    assert report.calls["builtin"] == 2
+    assert report.calls["builtin"] == 3  # and err.Error() below
     assert report.calls["unresolved"] == 2
-    assert report.calls["total"] == 24
+    assert report.calls["total"] == 34
 
 
 def test_receivers_with_evident_types(repo):
@@ -321,6 +346,22 @@ def test_receivers_with_evident_types(repo):
         ("store/store.go::Store.Get", 0.8, "local-type")
     }
     assert calls_from(root, "app/main.go::main") == {("app/main.go::App.Run", 0.8, "local-type")}
+
+
+def test_results_and_elements_type_receivers(repo):
+    root, _ = repo
+    # `s, err := store.Open()`: s is the first result, err the builtin error; elements of a
+    # slice-typed result (`type Stores []*Store`) through range and indexing
+    assert calls_from(root, "app/main.go::App.Results") == {
+        ("store/lookup.go::Open", 1.0, "import"),
+        ("store/lookup.go::All", 1.0, "import"),
+        ("store/store.go::Store.Get", 0.8, "local-type"),
+        ("store/store.go::Base.Close", 0.8, "local-type"),
+    }
+    assert calls_from(root, "store/lookup.go::Stores.Each") == {
+        ("store/store.go::Base.Close", 0.8, "local-type"),
+        ("store/lookup.go::Store.lookup", 0.8, "local-type"),
+    }
 
 
 def test_embedding_is_extends(repo):
@@ -383,9 +424,10 @@ def test_locals_record_evident_types_only():
         b"\tg := new(T)\n}\n"
     )
     locals_ = {(name, typ) for _s, name, typ, _l in facts.extra["locals"]}
-    assert locals_ == {("a", "T"), ("c", "T"), ("e", ""), ("g", "T")}
+    assert locals_ == {("a", "T"), ("c", "T"), ("g", "T")}
     assert {(b.name, b.value, b.is_call) for b in facts.bindings} == {
         ("b", "NewT", True),
         ("d", "p", False),
+        ("e", "xs[i]", False),  # an element of xs
     }
     assert next(s for s in facts.symbols if s.local == "f").params == (("p", "P"),)

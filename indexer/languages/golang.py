@@ -8,10 +8,13 @@ as `type N int`), function, method, variable (vars, consts, fields).
 
 Language-specific facts in `extra` (all plain values, read by go_resolve.py):
   package: the package clause            recv:    method local -> receiver name
-  results: local -> first result type     types:   field / package var local -> declared type
+  results: local -> result type (a tuple for several)
+  types:   field / package var local -> declared type; `type Ts []T` -> `[]T`
   aliases: local -> target of `type A = B` tparams: local -> type parameter names
   locals:  [(scope, name, type, line)] for function-local names ("" = type not evident);
            values assigned from calls or names are BindingFacts instead.
+Types are chains; `[]T` is a slice, array, map or channel whose elements are T. In value chains
+`x[i]` is an element of x, and a call binding `f#1` is the second result of f.
 Embedded fields and embedded interfaces are HeritageFacts ("extends"). `x.Name` where `x` is
 not a local name (a package member, mostly) is a "value" ReferenceFact, so that what a file
 uses through an import is written in its facts. A blank import records `init` as its name:
@@ -86,6 +89,21 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
+def decl_chain(node: ts.Node | None) -> str:
+    """type_chain, or `[]T` for a slice, array, map (of values) or channel of a named T."""
+    tc = type_chain(node)
+    if tc or node is None:
+        return tc
+    if node.type in ("slice_type", "array_type"):
+        inner = node.child_by_field_name("element")
+    elif node.type in ("map_type", "channel_type"):
+        inner = node.child_by_field_name("value")
+    else:
+        return ""
+    it = type_chain(inner)
+    return f"[]{it}" if it else ""
+
+
 def chain(node: ts.Node | None) -> str | None:
     """The chain of a value expression (see static_extract); None when it has no such form."""
     if node is None:
@@ -106,6 +124,9 @@ def chain(node: ts.Node | None) -> str | None:
         return chain(node.child_by_field_name("operand"))
     if t == "parenthesized_expression" and node.named_children:
         return chain(node.named_children[0])
+    if t == "index_expression":  # an element of a slice, array or map
+        op = chain(node.child_by_field_name("operand"))
+        return f"{op}[i]" if op else None
     return None
 
 
@@ -203,9 +224,9 @@ def _params(node: ts.Node | None) -> list[tuple[str, str]]:
     if node is None:
         return out
     for p in node.named_children:
-        typ = type_chain(p.child_by_field_name("type"))
-        if p.type == "variadic_parameter_declaration":
-            typ = ""  # a slice of the type, not a value of it
+        typ = decl_chain(p.child_by_field_name("type"))
+        if p.type == "variadic_parameter_declaration" and typ:
+            typ = typ if typ.startswith("[]") else f"[]{typ}"  # `xs ...T` is a []T
         for n in _names(p):
             out.append((text(n), typ))
     return out
@@ -219,13 +240,19 @@ def _walk(node: ts.Node | None):
         stack.extend(n.named_children)
 
 
-def _first_result(node: ts.Node | None) -> str:
+def _results(node: ts.Node | None):
+    """The declared result types: a chain, or a tuple of them for several results."""
     if node is None:
         return ""
-    if node.type == "parameter_list":
-        first = node.named_children[0] if node.named_children else None
-        return type_chain(first.child_by_field_name("type")) if first is not None else ""
-    return type_chain(node)
+    if node.type != "parameter_list":
+        return decl_chain(node)
+    out = []
+    for p in node.named_children:
+        typ = decl_chain(p.child_by_field_name("type"))
+        out += [typ] * max(1, len(_names(p)))
+    if len(out) == 1:
+        return out[0]
+    return tuple(out) if any(out) else ""
 
 
 # ---------------------------------------------------------------- definitions
@@ -242,7 +269,7 @@ def _function_like(f: _File, node, local, name, kind, is_test) -> None:
     f.func_iv.append((node.start_byte, node.end_byte, local))
     f.type_params(node, local)
     result = node.child_by_field_name("result")
-    res = _first_result(result)
+    res = _results(result)
     if res:
         f.facts.extra["results"][local] = res
     if result is not None and result.type == "parameter_list":  # named results are locals
@@ -314,6 +341,8 @@ def _on_type_spec(f: _File, caps, alias: bool = False) -> None:
         target = type_chain(typ)
         if target:
             f.facts.extra["aliases"][local] = target
+    elif kind == "type_alias" and decl_chain(typ).startswith("[]"):
+        f.facts.extra["types"][local] = decl_chain(typ)  # `type Commands []*Command`
     elif typ.type == "struct_type":
         _struct_fields(f, typ, local)
     elif typ.type == "interface_type":
@@ -331,9 +360,11 @@ def _struct_fields(f: _File, struct: ts.Node, owner: str) -> None:
         for fd in lst.named_children:
             if fd.type != "field_declaration":
                 continue
-            typ = type_chain(fd.child_by_field_name("type"))
+            ftype = fd.child_by_field_name("type")
+            typ = decl_chain(ftype)
             names = _names(fd)
             if not names:  # embedded: its fields and methods are promoted
+                typ = type_chain(ftype)
                 if typ:
                     f.facts.heritage.append(HeritageFact(owner, typ, line(fd), "extends"))
                 continue
@@ -351,7 +382,7 @@ def _interface_elems(f: _File, iface: ts.Node, owner: str) -> None:
             local = f.names.unique(f"{owner}.{name}")
             params = _params(el.child_by_field_name("parameters"))
             f.symbol(el, local, "method", name, params=tuple(params))
-            res = _first_result(el.child_by_field_name("result"))
+            res = _results(el.child_by_field_name("result"))
             if res:
                 f.facts.extra["results"][local] = res
         elif el.type == "type_elem" and el.named_child_count == 1:
@@ -365,7 +396,7 @@ def _on_var_spec(f: _File, caps, key: str = "var_spec") -> None:
     spec = caps[key][0]
     scope = f.func_scopes.at(spec.start_byte)
     names = _names(spec)
-    typ = type_chain(spec.child_by_field_name("type"))
+    typ = decl_chain(spec.child_by_field_name("type"))
     value = spec.child_by_field_name("value")
     values = value.named_children if value is not None else []
     lineno = line(spec)
@@ -378,7 +409,7 @@ def _on_var_spec(f: _File, caps, key: str = "var_spec") -> None:
             if typ:
                 f.local_name(scope, name, lineno, typ)
             else:
-                _bind(f, scope, name, _paired(values, len(names), i), lineno)
+                _bind(f, scope, name, _paired(values, len(names), i), lineno, index=i)
             continue
         local = f.names.unique(name)
         sig = keyword + signature(f.source, spec.start_byte, spec.end_byte).split("\n")[0]
@@ -413,14 +444,19 @@ def _on_const_spec(f: _File, caps) -> None:
 def _paired(values: list, n_names: int, i: int):
     if len(values) == n_names:
         return values[i]
-    if len(values) == 1 and i == 0:  # `a, err := f()`: the first result
+    if len(values) == 1:  # `a, err := f()`: the results of one call
         return values[0]
     return None
 
 
-def _bind(f: _File, scope: str, name: str, value, lineno: int, declare: bool = True) -> None:
-    """Record what a declared name holds: an evident type, a call result or another name."""
+def _bind(f, scope, name, value, lineno, declare: bool = True, index: int = 0) -> None:
+    """Record what a declared name holds: an evident type, a call result or another name.
+
+    `a, err := f()` binds err to `f#1`, the second result of f.
+    """
     typ = ""
+    if index and (value is None or value.type != "call_expression"):
+        value = None  # `v, ok := m[k]`, `v, ok := x.(T)`: the second value is a bool
     if value is not None:
         t = value.type
         if t == "call_expression":
@@ -431,6 +467,7 @@ def _bind(f: _File, scope: str, name: str, value, lineno: int, declare: bool = T
             else:
                 c = callee_chain(fn)
                 if c:
+                    c = f"{c}#{index}" if index else c
                     f.facts.bindings.append(BindingFact(scope, name, c, True, lineno))
                     return
         elif t in ("identifier", "selector_expression"):
@@ -545,7 +582,22 @@ def _on_short_var(f: _File, caps) -> None:
     lhs = [n for n in caps["lhs"][0].named_children if n.type == "identifier"]
     rhs = caps["rhs"][0].named_children
     for i, n in enumerate(lhs):
-        _bind(f, scope, text(n), _paired(rhs, len(lhs), i), line(node))
+        index = i if len(rhs) == 1 and len(lhs) > 1 else 0
+        _bind(f, scope, text(n), _paired(rhs, len(lhs), i), line(node), index=index)
+
+
+def _on_range(f: _File, caps) -> None:
+    """`for i, v := range xs`: v is an element of xs; i (a key or an index) is not typed."""
+    node = caps["range"][0]
+    scope = f.scopes.at(node.start_byte)
+    names = [n for n in caps["lhs"][0].named_children if n.type == "identifier"]
+    over = chain(node.child_by_field_name("right"))
+    for i, n in enumerate(names):
+        name = text(n)
+        if i == 1 and over and name != "_":
+            f.facts.bindings.append(BindingFact(scope, name, f"{over}[i]", False, line(node)))
+        else:
+            f.local_name(scope, name, line(node), "")
 
 
 def _on_untyped_names(f: _File, caps) -> None:
@@ -576,7 +628,7 @@ _PHASES: tuple[dict, ...] = (
         "qualified_typeref": _on_qualified_typeref,
         "selector": _on_selector,
         "short_var": _on_short_var,
-        "range": _on_untyped_names,
+        "range": _on_range,
         "type_switch": _on_untyped_names,
         "func_literal": _on_func_literal,
     },

@@ -19,6 +19,8 @@ Entities are plain tuples:
   ("xinst", dotted)       a value of an external type
   ("builtin", name)       a builtin function or type
   ("unknown", name)       a value whose type is not evident: calls on it are not guessed
+  ("slice", entity)       a container (slice, array, map, channel) of values `entity`
+  ("slicetype", entity)   the type of such a container (a declared `[]T`)
 Every step names its rule (resolved.CONFIDENCE); a chain takes its weakest rule.
 """
 
@@ -41,7 +43,7 @@ from codeimpact.indexer.resolved import (
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "type_alias", "trait"})
 CALLABLE_KINDS = frozenset({"function", "method"})
 MAX_DEPTH = 16
-_SUFFIXES = ("()", "{}", "[]")
+_SUFFIXES = ("()", "{}", "[]", "[i]")
 
 
 def weaker(step: str, acc: str) -> str:
@@ -50,13 +52,16 @@ def weaker(step: str, acc: str) -> str:
 
 
 def split_chain(chain: str) -> list[tuple[str, tuple[str, ...]]]:
-    """`a.b().C{}` -> [("a", ()), ("b", ("()",)), ("C", ("{}",))]."""
+    """`a.b().C{}` -> [("a", ()), ("b", ("()",)), ("C", ("{}",))]; `xs[i]` is an element."""
     out = []
     for seg in chain.split("."):
         suffixes: list[str] = []
-        while seg[-2:] in _SUFFIXES:
-            suffixes.append(seg[-2:])
-            seg = seg[:-2]
+        while True:
+            suf = next((x for x in _SUFFIXES if seg.endswith(x)), None)
+            if suf is None:
+                break
+            suffixes.append(suf)
+            seg = seg[: -len(suf)]
         out.append((seg, tuple(reversed(suffixes))))
     return out
 
@@ -204,6 +209,13 @@ class StaticProject:
     def argc(self, fi: FileIndex, index: int) -> int | None:
         return None
 
+    def resolve_decl(self, fi: FileIndex, scope: str, chain: str, depth: int = 0):
+        """resolve_type, and `[]T` (a container of T) on top of it."""
+        if chain.startswith("[]"):
+            r = self.resolve_type(fi, scope, chain[2:], depth)
+            return (("slicetype", r[0]), r[1]) if r is not None else None
+        return self.resolve_type(fi, scope, chain, depth)
+
     # ------------------------------------------------------------------ lookups
     def sym(self, key: tuple[str, str]) -> SymbolFact:
         return self.files[key[0]].syms[key[1]]
@@ -233,7 +245,7 @@ class StaticProject:
         """The entity a local declaration stands for."""
         _line, kind, payload = entry
         if kind == "type":
-            r = self.resolve_type(fi, scope, payload, depth + 1)
+            r = self.resolve_decl(fi, scope, payload, depth + 1)
             if r is not None:
                 inst = self.instantiate(r[0])
                 if inst is not None:
@@ -246,13 +258,19 @@ class StaticProject:
     def binding_value(self, fi: FileIndex, b, depth: int):
         if depth > MAX_DEPTH:
             return None
-        r = self.eval_chain(fi, b.scope, b.value, b.line, depth + 1)
+        value, index = b.value, 0
+        if b.is_call and "#" in value:  # `a, err := f()`: err is f#1
+            value, _, n = value.rpartition("#")
+            index = int(n) if n.isdigit() else 0
+        r = self.eval_chain(fi, b.scope, value, b.line, depth + 1)
         if r is None:
             return None
         ent, reason = r
         if b.is_call:
-            res = self.call_result(ent, depth + 1)
+            res = self.call_result(ent, depth + 1, index)
             return (res, weaker("local-type", reason)) if res is not None else None
+        if value.endswith("[i]"):  # an element, typed by the container's declaration
+            return ent, weaker("local-type", reason)
         return ent, weaker("alias", reason)
 
     def instantiate(self, ent):
@@ -269,9 +287,12 @@ class StaticProject:
             return ("xinst", ent[1])
         if k == "builtin":
             return ent
+        if k == "slicetype":
+            inner = self.instantiate(ent[1])
+            return ("slice", inner) if inner is not None else None
         return None
 
-    def call_result(self, ent, depth: int):
+    def call_result(self, ent, depth: int, index: int = 0):
         """The value a call of `ent` returns, typed by its declared result."""
         if depth > MAX_DEPTH:
             return None
@@ -284,8 +305,12 @@ class StaticProject:
             if s.kind in TYPE_KINDS:
                 return self.instantiate(ent)
             chain = fi.extra.get("results", {}).get(ent[2])
+            if isinstance(chain, (tuple, list)):
+                chain = chain[index] if index < len(chain) else ""
+            elif index:
+                chain = ""
             if s.kind in CALLABLE_KINDS and chain:
-                r = self.resolve_type(fi, self.type_scope(fi, ent[2]), chain, depth + 1)
+                r = self.resolve_decl(fi, self.type_scope(fi, ent[2]), chain, depth + 1)
                 if r is not None:
                     return self.instantiate(r[0]) or ("unknown", "")
             return ("unknown", "")
@@ -303,7 +328,7 @@ class StaticProject:
         local = ent[2]
         chain = fi.extra.get("types", {}).get(local)
         if chain:
-            r = self.resolve_type(fi, self.type_scope(fi, local), chain, depth + 1)
+            r = self.resolve_decl(fi, self.type_scope(fi, local), chain, depth + 1)
             inst = self.instantiate(r[0]) if r is not None else None
             if inst is not None:
                 return inst, weaker("local-type", reason)
@@ -457,7 +482,26 @@ class StaticProject:
             elif suf == "[]":  # Go: instantiating a generic function keeps the function
                 if self.kind(ent) not in CALLABLE_KINDS and ent[0] != "xsym":
                     return None
+            elif suf == "[i]":  # an element of a container
+                r = self.element(ent, reason, depth)
         return r
+
+    def element(self, ent, reason: str, depth: int):
+        """An element of a container: a declared `[]T`, or a value of a type defined as one."""
+        if ent[0] == "sym" and self.kind(ent) == "variable":
+            v = self.value_of(ent, reason, depth + 1)
+            if v is None:
+                return None
+            ent, reason = v
+        if ent[0] == "inst":  # `type Commands []*Command`
+            fi = self.files[ent[1]]
+            chain = fi.extra.get("types", {}).get(ent[2], "")
+            if chain.startswith("[]"):
+                r = self.resolve_decl(fi, self.type_scope(fi, ent[2]), chain, depth + 1)
+                ent = self.instantiate(r[0]) if r is not None else None
+                if ent is None:
+                    return None
+        return (ent[1], weaker("local-type", reason)) if ent[0] == "slice" else None
 
     def eval_segments(self, fi, scope, segs, line, depth):
         name, suf = segs[0]
