@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import kuzu
-import pyarrow as pa
+
 from codeimpact.graph import layout
 from codeimpact.graph.errors import CorruptIndex, SchemaMismatch
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, SCHEMA_VERSION, ddl
+
+if TYPE_CHECKING:  # only annotations: importing pyarrow costs every query ~0.3 s
+    import pyarrow as pa
 
 DEFAULT_BUFFER_POOL = 512 * 1024 * 1024
 READ_BUFFER_POOL = 256 * 1024 * 1024
