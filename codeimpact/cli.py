@@ -209,10 +209,20 @@ def _parse_param(raw: str) -> tuple[str, Any]:
 @handle_errors
 def cypher(query, params, path, as_json, require_fresh):
     """Run a read-only Cypher QUERY against the index."""
+    from codeimpact.query.freshness import freshness
+
     with open_index(path, require_fresh) as index:
         result = index.cypher(query, dict(_parse_param(p) for p in params))
+        fresh = freshness(index) if as_json else None
     if as_json:
-        emit_json({"schema": "codeimpact.cypher/1", "columns": result.columns, "rows": result.rows})
+        emit_json(
+            {
+                "schema": "codeimpact.cypher/1",
+                "columns": result.columns,
+                "rows": result.rows,
+                "freshness": fresh,
+            }
+        )
         return
     click.echo("\t".join(result.columns))
     for row in result.rows:
@@ -254,9 +264,12 @@ def search_result(index, name: str, kind: str | None, limit: int | None) -> dict
 def search(name, kind, limit, path, as_json, require_fresh):
     """Find symbols by name or qualified-name substring."""
     from codeimpact import termout
+    from codeimpact.query.freshness import freshness
 
     with open_index(path, require_fresh) as index:
         found = search_result(index, name, kind, limit)
+        if as_json:
+            found["freshness"] = freshness(index)
     if as_json:
         emit_json(found)
         return

@@ -17,13 +17,12 @@ import sys
 from functools import cache
 from importlib import metadata
 
+from codeimpact import __version__
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.facts import FACTS_FORMAT
 from codeimpact.indexer.languages import LANGUAGES
-
-from codeimpact import __version__
 
 OVERRIDE_ENV = "CODEIMPACT_IDENTITY_OVERRIDE"
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import xxhash
+
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, discover
 from codeimpact.indexer.languages import language_for

@@ -7,6 +7,7 @@ import subprocess
 
 import kuzu
 import pytest
+
 from codeimpact.graph import layout
 from codeimpact.graph.errors import SchemaMismatch
 from codeimpact.graph.schema import SCHEMA_VERSION, ddl, ddl_fingerprint

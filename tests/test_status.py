@@ -10,6 +10,8 @@ import time
 
 import pytest
 from click.testing import CliRunner
+
+from codeimpact.cli import main
 from codeimpact.graph import layout
 from codeimpact.graph.errors import StaleIndex
 from codeimpact.indexer import worktree
@@ -19,8 +21,6 @@ from codeimpact.query.freshness import freshness
 from codeimpact.query.index import Index
 from codeimpact.query.status import collect
 from conftest import git, write_files
-
-from codeimpact.cli import main
 
 FILES = {
     "pkg/__init__.py": "",
@@ -513,3 +513,20 @@ def test_a_file_changed_while_analyze_ran_is_recorded_dirty(make_repo):
         rr = worktree.read_source(str(repo), p, config.max_file_size)
         honest[p] = (rr.content_hash, rr.size)
     assert worktree.index_fields(repo, config, honest)["dirty"] == {}
+
+
+def test_search_and_cypher_json_carry_freshness(make_repo, index_repo):
+    repo = make_repo(FILES)
+    index_repo(repo)
+    queries = (
+        ["search", "f", "--repo", str(repo), "--json"],
+        ["cypher", "MATCH (s:Symbol) RETURN count(*)", "--repo", str(repo), "--json"],
+    )
+    for args in queries:
+        data = json.loads(run_cli(*args).stdout)
+        assert data["freshness"] == {"fresh": True, "reasons": []}
+    (repo / "pkg/b.py").write_text("def g():\n    return 0\n")
+    for args in queries:
+        data = json.loads(run_cli(*args).stdout)
+        assert data["freshness"]["fresh"] is False
+        assert any("pkg/b.py" in r for r in data["freshness"]["reasons"])
