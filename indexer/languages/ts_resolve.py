@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from functools import cache
 
 from codeimpact.indexer.facts import FileFacts, SymbolFact
 from codeimpact.indexer.languages.ts_modules import ModuleResolver, module_path
@@ -86,6 +85,7 @@ Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext
 #                 ("builtin", name) ("param", path, scope, name)
 _TYPE_KINDS = frozenset(["class", "interface"])
 _MAX_DEPTH = 24
+_PENDING = object()  # a memo entry being computed
 
 
 def _strip_dup(local: str) -> str:
@@ -228,6 +228,11 @@ class TsProject:
         self._subtypes: dict[tuple[str, str], list[tuple[str, str]]] | None = None
         # (path, name) -> export; a barrel of `export *` would otherwise be searched per use
         self._exports_memo: dict[tuple[str, str], tuple | None] = {}
+        self._results: dict[Entity, Entity | None] = {}  # function -> what calling it gives
+        self._bindings: dict[tuple, tuple | None] = {}  # (path, binding) -> its value
+        self._heritage: dict[tuple[str, str], tuple] = {}
+        self._chains: dict[tuple[str, str], tuple] = {}
+        self._cutoffs = 0
 
     def module_names(self) -> dict[str, str]:
         """path -> module path; incremental runs re-resolve files whose module name changed."""
@@ -245,17 +250,36 @@ class TsProject:
                 return r
         return ("mod", path), "import"
 
+    # ------------------------------------------------------------------ memo
+    def _cut(self):
+        """A lookup stopped short (too deep, or a cycle): what depends on it is not memoised."""
+        self._cutoffs += 1
+        return None
+
+    def _memo(self, table: dict, key, compute):
+        """compute() once per key. A result reached through a cut depends on the order queries
+        came in, so it is returned but not kept: memoised answers are order-independent, and a
+        file resolves the same alone (incremental) as among all files (full)."""
+        if key in table:
+            value = table[key]
+            return self._cut() if value is _PENDING else value
+        table[key] = _PENDING
+        before = self._cutoffs
+        try:
+            value = compute()
+        finally:
+            del table[key]
+        if self._cutoffs == before:
+            table[key] = value
+        return value
+
     def export_lookup(self, path: str, name: str, depth: int = 0):
         """The definition a module exports under `name` (through re-export chains), or None."""
-        key = (path, name)
-        if key in self._exports_memo:
-            return self._exports_memo[key]  # None while in progress: an export cycle
         if depth > _MAX_DEPTH:
-            return None
-        self._exports_memo[key] = None
-        r = self._export_lookup(path, name, depth)
-        self._exports_memo[key] = r
-        return r
+            return self._cut()
+        return self._memo(
+            self._exports_memo, (path, name), lambda: self._export_lookup(path, name, depth)
+        )
 
     def _export_lookup(self, path: str, name: str, depth: int):
         fi = self.files[path]
@@ -362,7 +386,12 @@ class TsProject:
 
     def _eval_binding(self, fi: _FileIndex, b, depth: int):
         if depth > _MAX_DEPTH:
-            return None
+            return self._cut()
+        return self._memo(
+            self._bindings, (fi.path, b), lambda: self._eval_binding_uncached(fi, b, depth)
+        )
+
+    def _eval_binding_uncached(self, fi: _FileIndex, b, depth: int):
         if b.value.startswith(":"):
             return self.eval_type(fi, b.scope, b.value[1:], depth + 1)
         if b.value.split(".", 1)[0].removesuffix("()") == b.name:
@@ -390,7 +419,10 @@ class TsProject:
 
     def deref(self, ent: Entity, reason: str, depth: int) -> tuple[Entity, str]:
         """A module variable stands for the value it was bound to, when that is evident."""
-        if ent[0] != "sym" or depth > _MAX_DEPTH:
+        if ent[0] != "sym":
+            return ent, reason
+        if depth > _MAX_DEPTH:
+            self._cut()
             return ent, reason
         fi = self.files[ent[1]]
         s = fi.syms.get(ent[2])
@@ -405,8 +437,10 @@ class TsProject:
         return r[0], weakest(reason, r[1])
 
     def eval_chain(self, fi, scope, chain, line, depth=0, deref_last=True):
-        if depth > _MAX_DEPTH or not chain or chain.startswith("?"):
+        if not chain or chain.startswith("?"):
             return None
+        if depth > _MAX_DEPTH:
+            return self._cut()
         parts = chain.split(".")
         head, called = _split_call(parts[0])
         if head == "this":
@@ -524,9 +558,11 @@ class TsProject:
                 return (p, m), i > 0
         return None
 
-    @cache  # noqa: B019 - the project lives as long as its cache
     def heritage(self, path: str, local: str) -> tuple:
         """((kind, entity, reason, line), ...) of a class or interface's extends/implements."""
+        return self._memo(self._heritage, (path, local), lambda: self._heritage_of(path, local))
+
+    def _heritage_of(self, path: str, local: str) -> tuple:
         fi = self.files[path]
         scope = fi.parent.get(local, "")
         out = []
@@ -544,9 +580,11 @@ class TsProject:
                     out.append((h.kind, ent, reason, h.line))
         return tuple(out)
 
-    @cache  # noqa: B019
     def type_chain(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """The type, its `extends` ancestors (breadth first), then implemented interfaces."""
+        return self._memo(self._chains, (path, local), lambda: self._type_chain(path, local))
+
+    def _type_chain(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         out = [(path, local)]
         seen = {(path, local)}
         later: list[tuple[str, str]] = []
@@ -593,8 +631,14 @@ class TsProject:
         """The value of calling `ent`: an instance for a class, what a function returns."""
         if ent[0] == "builtin":
             return ent  # expect(x).toBe(), Object.keys(o).map(): still the runtime's
-        if depth > _MAX_DEPTH or ent[0] != "sym":
+        if ent[0] != "sym":
             return None
+        if depth > _MAX_DEPTH:
+            return self._cut()
+        # memoised per function: `return f()` chains would otherwise be walked once per path
+        return self._memo(self._results, ent, lambda: self._call_result(ent, depth))
+
+    def _call_result(self, ent: Entity, depth: int) -> Entity | None:
         fi = self.files[ent[1]]
         kind = fi.kind(ent[2])
         if kind == "class" or (kind == "function" and ent[2] in fi.members):
