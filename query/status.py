@@ -261,6 +261,8 @@ def collect(index, exact: bool = True) -> Status:
     elif exact or indexed_dirty is None:
         current = worktree.current_files(repo, config)
         drift = _drift(worktree.drift_between(_file_table(index), current), exact=True)
+    elif indexed_commit == wt.head and wt.dirty_digest == index.meta.get("dirty_digest"):
+        drift = DriftState(False, True)  # the same dirty files with the same contents
     elif indexed_commit == wt.head:
         # Same HEAD: a file in neither dirty set had HEAD's content both then and now,
         # so only the files in either set can differ; compare those with the File table.
