@@ -24,10 +24,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codeimpact.graph import layout
+import numpy as np
+
+from codeimpact.graph import csr, layout
 from codeimpact.graph.delta import apply_delta, clone_database
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
+from codeimpact.graph.sidecar import read_unresolved, write_unresolved
 from codeimpact.graph.store import Writer
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
@@ -36,6 +39,7 @@ from codeimpact.indexer.facts import FileFacts
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
+from codeimpact.indexer.incremental import compute_delta, used_blob
 from codeimpact.indexer.languages import LANGUAGES
 from codeimpact.indexer.plan import ChangePlan, affected_files, plan_changes, used_names
 from codeimpact.indexer.reading import extract_many, extract_source, read_source
@@ -52,11 +56,13 @@ from codeimpact.indexer.state import (
     save_graph_state,
 )
 from codeimpact.indexer.tables import (
-    GraphContent,
     content_of,
-    diff_content,
+    file_row,
+    full_state,
+    node_arrays,
+    unresolved_sites,
     write_full_generation,
-    write_sidecars,
+    write_snapshot_arrays,
 )
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -336,19 +342,23 @@ def _configs_digest(configs: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def _stats(records, g: GraphContent, resolved: dict[str, ResolvedFile], parsed: int) -> dict:
+def _calls(resolved: dict[str, ResolvedFile]) -> dict[str, int]:
     calls = Counter()
     for rf in resolved.values():
         calls["total"] += rf.calls_total
         calls["builtin"] += rf.calls_builtin
         calls["unresolved"] += len(rf.unresolved)
     calls["resolved"] = calls["total"] - calls["builtin"] - calls["unresolved"]
+    return dict(calls)
+
+
+def _stats(records, totals: dict, parsed: int) -> dict:
     return {
         "files": len(records),
         "files_by_status": dict(Counter(r.status for r in records)),
-        "symbols": len(g.symbols),
-        "edges": g.edge_counts(),
-        "calls": dict(calls),
+        "symbols": totals["symbols"],
+        "edges": dict(totals["edges"]),
+        "calls": dict(totals["calls"]),
         "parsed": parsed,
     }
 
@@ -455,33 +465,27 @@ class _Run:
     timings: dict[str, float]
     t0: float
 
-    def _report(self, mode, gen_no, g, resolved, incomplete, reason, parsed, n_resolved,
+    def _report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
                 plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
-        stats = _stats(self.records, g, resolved, parsed)
+        changes = {}
+        if plan is not None:
+            changes = {"added": len(plan.added), "modified": len(plan.modified),
+                       "deleted": len(plan.deleted), "renamed": len(plan.renamed)}  # fmt: skip
         return AnalyzeReport(
             repo=str(self.repo),
             mode=mode,
             generation=gen_no,
             files=len(self.records),
             files_by_status=stats["files_by_status"],
-            symbols=len(g.symbols),
+            symbols=stats["symbols"],
             edges=stats["edges"],
             calls=stats["calls"],
             incomplete=incomplete,
             seconds=time.perf_counter() - self.t0,
             timings=self.timings,
             reason=reason,
-            changes=(
-                {
-                    "added": len(plan.added),
-                    "modified": len(plan.modified),
-                    "deleted": len(plan.deleted),
-                    "renamed": len(plan.renamed),
-                }
-                if plan is not None
-                else {}
-            ),  # fmt: skip
-            parsed=parsed,
+            changes=changes,
+            parsed=stats["parsed"],
             resolved=n_resolved,
             delta=delta or {},
         )
@@ -510,10 +514,12 @@ class _Run:
             },
         )
 
-    def _save_state(self, gen, g: GraphContent, resolved, modules, blobs, meta) -> None:
+    def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, blobs, meta) -> None:
         t = time.perf_counter()
-        write_sidecars(gen.path, gen.number, g, resolved)
-        save_graph_state(gen.path, GraphState(resolved, modules or {}, g.ids, g.free_ids))
+        n = max(st.ids.values(), default=-1) + 1
+        write_snapshot_arrays(gen.path, gen.number, n, st.codes, st.confs, flags, kinds)
+        write_unresolved(gen.path, unresolved)
+        save_graph_state(gen.path, st)
         save_facts(gen.path, blobs)
         save_files_state(gen.path, self._files_state(meta))
         self.timings["sidecars"] = time.perf_counter() - t
@@ -534,22 +540,23 @@ class _Run:
         self.timings["resolve"] = time.perf_counter() - t
         t = time.perf_counter()
         g = content_of(self.records, resolved)
+        used = {p: used_blob(used_names(f)) for p, f in facts.items()}
+        st = full_state(g, resolved, used, modules, _calls(resolved))
         incomplete = self._incomplete()
-        stats = _stats(self.records, g, resolved, parsed)
+        stats = _stats(self.records, st.totals, parsed)
         meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
                      self.config, self.records)  # fmt: skip
         gen = layout.next_generation(self.idx)
         try:
             write_full_generation(gen, g, meta, self.options.buffer_pool)
             self.timings["write"] = time.perf_counter() - t
-            self._save_state(gen, g, resolved, modules, blobs, meta)
+            flags, kinds = node_arrays(len(g.ids), g.symbols, g.ids)
+            self._save_state(gen, st, flags, kinds, unresolved_sites(resolved), blobs, meta)
         except BaseException:
             layout.discard(gen)
             raise
         layout.publish(self.idx, gen)
-        return self._report(
-            "full", gen.number, g, resolved, incomplete, reason, parsed, len(resolved)
-        )
+        return self._report("full", gen.number, stats, incomplete, reason, len(resolved))
 
     # -------------------------------------------------------------- no change
     def unchanged(self, prev: _Previous) -> AnalyzeReport:
@@ -573,13 +580,18 @@ class _Run:
     # -------------------------------------------------------------- delta
     def incremental(self, prev: _Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | None:
         t = time.perf_counter()
-        graph_state = load_graph_state(prev.gen.path)
+        old_state = load_graph_state(prev.gen.path)
         old_blobs = load_facts(prev.gen.path)
-        if graph_state is None or old_blobs is None:
+        try:
+            snap = csr.load_snapshot(prev.gen.path, prev.gen.number)
+        except csr.SnapshotMismatch:
+            snap = None
+        if old_state is None or old_blobs is None or snap is None:
             return None
         self.timings["load_state"] = time.perf_counter() - t
         t = time.perf_counter()
-        known = {p: b for p, b in old_blobs.items() if p not in plan.changed}
+        changed = plan.changed
+        known = {p: b for p, b in old_blobs.items() if p not in changed}
         for old, new in plan.renamed:  # same bytes, so the same facts
             if old in old_blobs:
                 known[new] = old_blobs[old]
@@ -588,7 +600,7 @@ class _Run:
         )
         facts = decode(self.records, blobs, self.repo)
         old_facts = {}
-        for p in plan.changed:
+        for p in changed:
             if p in old_blobs:
                 with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
                     old_facts[p] = FileFacts.from_bytes(old_blobs[p])
@@ -597,44 +609,68 @@ class _Run:
         t = time.perf_counter()
         projects = make_projects(facts, self.records, self.configs)
         lang_of = {r.path: r.language for r in self.records}
+        old_lang = {p: fs.language for p, fs in prev.files.files.items()}
         modules = module_names(projects)
-        old_modules = graph_state.modules
-        changed_langs = {lang_of[p] for p in plan.changed if p in lang_of}
-        changed_langs |= {
-            rf.symbols[0].language
-            for p in plan.changed
-            if (rf := graph_state.resolved.get(p)) is not None and rf.symbols
-        }
+        changed_langs = {lang_of.get(p) or old_lang.get(p) for p in changed}
         module_changed: set[str] = set()
         for lang, names in modules.items():
-            if names is None or not isinstance(old_modules.get(lang), dict):
+            before = old_state.modules.get(lang)
+            if names is None or not isinstance(before, dict):
                 # no module names to compare: every file of a changed language, no parsing
                 if lang in changed_langs:
                     module_changed |= {p for p in facts if lang_of[p] == lang}
                 continue
-            before = old_modules[lang]
             module_changed |= {p for p, m in names.items() if before.get(p) != m}
-        used = {p: used_names(f) for p, f in facts.items()}
+        new_used: dict[str, bytes] = {}
+        used: dict[str, frozenset[str]] = {}
+        for p, f in facts.items():
+            if p in changed or p not in old_state.used:
+                names = used_names(f)
+                new_used[p] = used_blob(names)
+                used[p] = frozenset(names)
+            else:
+                used[p] = old_state.used_names(p)
         affected = affected_files(plan, old_facts, facts, used, module_changed)
-        new_resolved = resolve_paths(projects, lang_of, affected)
-        resolved = {
-            p: rf for p, rf in graph_state.resolved.items() if p in facts and p not in affected
-        }
-        resolved.update(new_resolved)
+        new_out = resolve_paths(projects, lang_of, affected)
         self.timings["resolve"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        old_records = [_record_of(p, fs) for p, fs in prev.files.files.items()]
-        old_g = content_of(old_records, graph_state.resolved)
-        old_g.ids = graph_state.ids
-        old_g.free_ids = graph_state.free_ids
-        g = content_of(self.records, resolved, graph_state.ids, graph_state.free_ids)
-        delta = diff_content(old_g, g)
+        removed = {p for p in old_state.resolved_blobs if p not in facts}
+        res = compute_delta(old_state, new_out, removed, new_used, modules)
+        delta = res.delta
+        files_now = {r.path: file_row(r) for r in self.records}
+        files_before = {p: file_row(_record_of(p, fs)) for p, fs in prev.files.files.items()}
+        delta.files_delete = sorted(p for p in files_before if p not in files_now)
+        delta.files_upsert = [
+            row for p, row in sorted(files_now.items()) if files_before.get(p) != row
+        ]
+        st = res.state
+        n = max(st.ids.values(), default=-1) + 1
+        flags = np.zeros(n, dtype=np.uint8)
+        kinds = np.full(n, 255, dtype=np.uint8)
+        m = min(n, snap.n_nodes)
+        flags[:m] = snap.node_flags[:m]
+        kinds[:m] = snap.node_kind[:m]
+        for i, row in res.node_updates.items():
+            if i >= n:
+                continue
+            flags[i] = 1 if row is not None and row.is_test else 0
+            kinds[i] = csr.KIND_CODES.get(row.kind, 255) if row is not None else 255
+        unresolved = read_unresolved(prev.gen.path)
+        touched = set(new_out) | removed
+        unresolved = {
+            name: kept
+            for name, sites in unresolved.items()
+            if (kept := [s for s in sites if s[0].split("::", 1)[0] not in touched])
+        }
+        for rf in new_out.values():
+            for site in rf.unresolved:
+                unresolved.setdefault(site.name, []).append((site.scope, site.line))
         self.timings["diff"] = time.perf_counter() - t
 
         t = time.perf_counter()
         incomplete = self._incomplete()
-        stats = _stats(self.records, g, resolved, parsed)
+        stats = _stats(self.records, st.totals, parsed)
         meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "incremental",
                      self.config, self.records)  # fmt: skip
         gen = layout.next_generation(self.idx)
@@ -647,13 +683,13 @@ class _Run:
             finally:
                 w.close()
             self.timings["write"] = time.perf_counter() - t
-            self._save_state(gen, g, resolved, modules, blobs, meta)
+            self._save_state(gen, st, flags, kinds, unresolved, blobs, meta)
         except BaseException:
             layout.discard(gen)
             raise
         layout.publish(self.idx, gen)
-        return self._report("incremental", gen.number, g, resolved, incomplete, reason, parsed,
-                            len(new_resolved), plan, delta.counts())  # fmt: skip
+        return self._report("incremental", gen.number, stats, incomplete, reason, len(new_out),
+                            plan, delta.counts())  # fmt: skip
 
 
 def _record_of(path: str, fs: FileState) -> FileRecord:

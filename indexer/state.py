@@ -1,29 +1,54 @@
 """What the indexer remembers of the generation it wrote, so the next run can do only the delta.
 
-Kept beside the database in the generation folder, in three marshal files so a
-no-change run reads only the small one:
-- `state-files.bin`: identity digest, config-files digest, and per file its
-  size, mtime, content hash and status (the change plan needs only this);
-- `state-graph.bin`: per file its resolved symbols, edges and unresolved call
-  sites, each language's module names, and the dense-id assignment;
-- `facts.bin`: per file the extraction facts blob (cheaper than the cache's
-  one file per hash when every file is needed).
+Kept beside the database in the generation folder; a no-change run reads only
+the small first file:
+- `state-files.bin`: identity and config digests, HEAD, the run's figures, and
+  per file its size, mtime, content hash and status (all the change plan needs);
+- `state-graph.bin`: per file its resolved output and used names (as separate
+  marshal blobs, decoded only for the files a run touches), module names, the
+  dense-id assignment, the owners of edges that files other than their source's
+  own produce, reference counts of external symbols, running totals;
+- `state-edges.npy` / `state-conf.npy`: every edge of the graph as a sorted
+  int64 code (source id, target id, relation) and its confidence, patched by
+  each run and turned into the CSR snapshot;
+- `facts.bin`: per file the extraction facts blob.
 """
 
 from __future__ import annotations
 
 import marshal
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 FILES_NAME = "state-files.bin"
 GRAPH_NAME = "state-graph.bin"
+EDGES_NAME = "state-edges.npy"
+CONF_NAME = "state-conf.npy"
 FACTS_NAME = "facts.bin"
+
+# An edge code: source id, target id and relation code in one sortable int64.
+ID_BITS = 24
+TYPE_BITS = 3
+MAX_IDS = 1 << ID_BITS
+
+
+def edge_code(src: int, dst: int, etype: int) -> int:
+    return (src << (ID_BITS + TYPE_BITS)) | (dst << TYPE_BITS) | etype
+
+
+def decode_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    src = codes >> (ID_BITS + TYPE_BITS)
+    dst = (codes >> TYPE_BITS) & (MAX_IDS - 1)
+    etype = (codes & ((1 << TYPE_BITS) - 1)).astype(np.uint8)
+    return src, dst, etype
 
 
 class FileState(NamedTuple):
@@ -46,16 +71,57 @@ class FilesState:
     files: dict[str, FileState]
 
 
+def resolved_blob(rf: ResolvedFile) -> bytes:
+    return marshal.dumps(
+        (
+            [tuple(s) for s in rf.symbols],
+            [tuple(e) for e in rf.edges],
+            [tuple(u) for u in rf.unresolved],
+            rf.calls_total,
+            rf.calls_builtin,
+        )
+    )
+
+
+def resolved_from_blob(path: str, blob: bytes) -> ResolvedFile:
+    t = marshal.loads(blob)
+    new = tuple.__new__
+    return ResolvedFile(
+        path,
+        [new(SymbolRow, s) for s in t[0]],
+        [new(Edge, e) for e in t[1]],
+        [new(Unresolved, u) for u in t[2]],
+        t[3],
+        t[4],
+    )
+
+
 @dataclass
 class GraphState:
-    resolved: dict[str, ResolvedFile]
+    resolved_blobs: dict[str, bytes]
+    used: dict[str, bytes]  # path -> marshal of the sorted used names
     modules: dict  # language -> {path: module name}, or None where the resolver has none
     ids: dict[str, int]
-    free_ids: list[int] = field(default_factory=list)
+    free_ids: list[int]
+    foreign: dict[tuple, list[str]]  # edge key -> files (not its source's) that produce it
+    ext_refs: dict[str, int]  # external uid -> edges pointing at it
+    totals: dict  # calls and edge counts
+    codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    confs: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    _decoded: dict[str, ResolvedFile] = field(default_factory=dict, repr=False)
 
-    @property
-    def next_id(self) -> int:
-        return max(self.ids.values(), default=-1) + 1 if self.ids else 0
+    def resolved(self, path: str) -> ResolvedFile | None:
+        rf = self._decoded.get(path)
+        if rf is None:
+            blob = self.resolved_blobs.get(path)
+            if blob is None:
+                return None
+            rf = self._decoded[path] = resolved_from_blob(path, blob)
+        return rf
+
+    def used_names(self, path: str) -> frozenset[str]:
+        blob = self.used.get(path)
+        return frozenset(marshal.loads(blob)) if blob is not None else frozenset()
 
 
 def save_files_state(gen_dir: Path, st: FilesState) -> None:
@@ -75,36 +141,26 @@ def load_files_state(gen_dir: Path) -> FilesState | None:
         return None
 
 
-def _rf_tuple(rf: ResolvedFile) -> tuple:
-    return (
-        [tuple(s) for s in rf.symbols],
-        [tuple(e) for e in rf.edges],
-        [tuple(u) for u in rf.unresolved],
-        rf.calls_total,
-        rf.calls_builtin,
-    )
-
-
-def _rf_from(path: str, t: tuple) -> ResolvedFile:
-    new = tuple.__new__
-    return ResolvedFile(
-        path,
-        [new(SymbolRow, s) for s in t[0]],
-        [new(Edge, e) for e in t[1]],
-        [new(Unresolved, u) for u in t[2]],
-        t[3],
-        t[4],
-    )
+def _save_npy(path: Path, arr: np.ndarray) -> None:
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}.npy")
+    np.save(tmp, arr)
+    os.replace(tmp, path)
 
 
 def save_graph_state(gen_dir: Path, st: GraphState) -> None:
     data = (
         STATE_FORMAT,
-        {p: _rf_tuple(rf) for p, rf in st.resolved.items()},
+        st.resolved_blobs,
+        st.used,
         st.modules,
         st.ids,
         st.free_ids,
+        st.foreign,
+        st.ext_refs,
+        st.totals,
     )
+    _save_npy(gen_dir / EDGES_NAME, st.codes)
+    _save_npy(gen_dir / CONF_NAME, st.confs)
     atomic_write(gen_dir / GRAPH_NAME, marshal.dumps(data))
 
 
@@ -113,7 +169,9 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
         t = marshal.loads((gen_dir / GRAPH_NAME).read_bytes())
         if t[0] != STATE_FORMAT:
             return None
-        return GraphState({p: _rf_from(p, v) for p, v in t[1].items()}, t[2], t[3], t[4])
+        codes = np.load(gen_dir / EDGES_NAME)
+        confs = np.load(gen_dir / CONF_NAME)
+        return GraphState(t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], codes, confs)
     except (OSError, ValueError, EOFError, TypeError, IndexError):
         return None
 

@@ -14,11 +14,10 @@ import numpy as np
 import pyarrow as pa
 
 from codeimpact.graph import csr, layout
-from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
-from codeimpact.graph.sidecar import write_unresolved
 from codeimpact.graph.store import GraphTables, Writer
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow
+from codeimpact.indexer.state import GraphState, decode_codes, edge_code, resolved_blob
 
 EdgeKey = tuple[str, str, str]  # (rel, src, dst)
 
@@ -85,9 +84,8 @@ class GraphContent:
         return counts
 
 
-def content_of(records, resolved: dict[str, ResolvedFile], ids: dict[str, int] | None = None,
-               free_ids: list[int] | None = None) -> GraphContent:  # fmt: skip
-    """The graph of `resolved`; with `ids`, keep existing ids and give new symbols free ones."""
+def content_of(records, resolved: dict[str, ResolvedFile]) -> GraphContent:
+    """The whole graph of a full build; ids are dense, in uid order."""
     symbols: dict[str, SymbolRow] = {}
     for rf in resolved.values():
         for s in rf.symbols:
@@ -98,29 +96,9 @@ def content_of(records, resolved: dict[str, ResolvedFile], ids: dict[str, int] |
         if dst not in symbols and dst.startswith(EXTERNAL_PREFIX):
             symbols[dst] = external_row(dst)
     edges = {k: e for k, e in edges.items() if e.src in symbols and e.dst in symbols}
-    if ids is None:
-        new_ids = {u: i for i, u in enumerate(sorted(symbols))}
-        free: list[int] = []
-    else:
-        new_ids, free = assign_ids(ids, free_ids or [], symbols)
+    ids = {u: i for i, u in enumerate(sorted(symbols))}
     files = {r.path: file_row(r) for r in records}
-    return GraphContent(files, symbols, edges, new_ids, free)
-
-
-def assign_ids(old: dict[str, int], free: list[int], symbols) -> tuple[dict[str, int], list[int]]:
-    """Unchanged symbols keep their id; vanished ids are reused, lowest first."""
-    ids = {u: i for u, i in old.items() if u in symbols}
-    freed = sorted(set(free) | {i for u, i in old.items() if u not in symbols})
-    nxt = max(old.values(), default=-1) + 1
-    pos = 0
-    for u in sorted(u for u in symbols if u not in ids):
-        if pos < len(freed):
-            ids[u] = freed[pos]
-            pos += 1
-        else:
-            ids[u] = nxt
-            nxt += 1
-    return ids, freed[pos:]
+    return GraphContent(files, symbols, edges, ids, [])
 
 
 def _arrow(columns: list[tuple[str, str]], rows: list[tuple]) -> pa.Table:
@@ -154,61 +132,68 @@ def full_tables(g: GraphContent) -> GraphTables:
     return GraphTables(files=files, symbols=syms, rels=rels)
 
 
-def diff_content(old: GraphContent, new: GraphContent) -> GraphDelta:
-    """Rows that turn `old` into `new` (compared in full: cheap next to any database write)."""
-    d = GraphDelta()
-    d.files_delete = sorted(p for p in old.files if p not in new.files)
-    d.files_upsert = [new.files[p] for p in sorted(new.files) if old.files.get(p) != new.files[p]]
-    for u in sorted(old.symbols):
-        if u not in new.symbols:
-            d.symbols_delete.append(u)
-    for u in sorted(new.symbols):
-        s = new.symbols[u]
-        if u not in old.symbols:
-            d.symbols_insert.append(symbol_row(s, new.ids[u]))
-            if s.file:
-                d.rels_insert.setdefault("DEFINES", []).append((s.file, u))
-        elif old.symbols[u] != s or old.ids[u] != new.ids[u]:
-            d.symbols_update.append(symbol_row(s, new.ids[u]))
-    gone = set(d.symbols_delete)
-    for key, e in old.edges.items():
-        ne = new.edges.get(key)
-        if ne is None or ne != e:
-            if e.src not in gone and e.dst not in gone:  # DETACH DELETE takes those
-                d.rels_delete.setdefault(e.rel, []).append((e.src, e.dst))
-    for key in sorted(new.edges):
-        e = new.edges[key]
-        if old.edges.get(key) != e:
-            d.rels_insert.setdefault(e.rel, []).append(edge_row(e))
-    return d
-
-
-def write_sidecars(gen_path: Path, generation: int, g: GraphContent, resolved) -> None:
-    n = g.n_nodes
-    keys = list(g.edges)
-    ids = g.ids
-    m = len(keys)
-    src = np.fromiter((ids[k[1]] for k in keys), dtype=np.int64, count=m)
-    dst = np.fromiter((ids[k[2]] for k in keys), dtype=np.int64, count=m)
-    etype = np.fromiter((csr.EDGE_TYPES[k[0]] for k in keys), dtype=np.uint8, count=m)
-    conf = np.fromiter((g.edges[k].confidence for k in keys), dtype=np.float32, count=m)
+def node_arrays(n: int, symbols: dict[str, SymbolRow], ids: dict[str, int]):
+    """Per-id test flag and kind code; 255 marks an id not in use (freed by an incremental run)."""
     is_test = np.zeros(n, dtype=np.uint8)
-    kind = np.full(n, 255, dtype=np.uint8)  # 255: an id not in use (freed by an incremental run)
-    for u, s in g.symbols.items():
+    kind = np.full(n, 255, dtype=np.uint8)
+    for u, s in symbols.items():
         i = ids[u]
         is_test[i] = 1 if s.is_test else 0
         kind[i] = csr.KIND_CODES.get(s.kind, 255)
-    fwd, rev = csr.build_csr(n, src, dst, etype, conf)
+    return is_test, kind
+
+
+def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: np.ndarray,
+                          confs: np.ndarray, flags: np.ndarray, kinds: np.ndarray) -> None:  # fmt: skip
+    src, dst, etype = decode_codes(codes)
+    fwd, rev = csr.build_csr(n, src, dst, etype, confs)
     csr.write_snapshot(
         gen_path,
         csr.Snapshot(generation=generation, n_nodes=n, forward=fwd, reverse=rev,
-                     node_flags=is_test, node_kind=kind),
+                     node_flags=flags, node_kind=kinds),
     )  # fmt: skip
-    unresolved: dict[str, list[tuple[str, int]]] = {}
+
+
+def unresolved_sites(resolved: dict[str, ResolvedFile]) -> dict[str, list[tuple[str, int]]]:
+    out: dict[str, list[tuple[str, int]]] = {}
     for rf in resolved.values():
         for site in rf.unresolved:
-            unresolved.setdefault(site.name, []).append((site.scope, site.line))
-    write_unresolved(gen_path, unresolved)
+            out.setdefault(site.name, []).append((site.scope, site.line))
+    return out
+
+
+def full_state(g: GraphContent, resolved: dict[str, ResolvedFile], used: dict[str, bytes],
+               modules: dict, calls: dict) -> GraphState:  # fmt: skip
+    foreign: dict[tuple, list[str]] = {}
+    for p, rf in resolved.items():
+        for e in rf.edges:
+            if e.src.split("::", 1)[0] != p:
+                foreign.setdefault((e.rel, e.src, e.dst), []).append(p)
+    ext_refs: dict[str, int] = {}
+    for _, _, dst in g.edges:
+        if dst.startswith(EXTERNAL_PREFIX):
+            ext_refs[dst] = ext_refs.get(dst, 0) + 1
+    ids = g.ids
+    keys = list(g.edges)
+    codes = np.fromiter(
+        (edge_code(ids[k[1]], ids[k[2]], csr.EDGE_TYPES[k[0]]) for k in keys),
+        dtype=np.int64, count=len(keys),
+    )  # fmt: skip
+    confs = np.fromiter((g.edges[k].confidence for k in keys), dtype=np.float32, count=len(keys))
+    order = np.argsort(codes, kind="stable")
+    totals = {"calls": dict(calls), "edges": g.edge_counts(), "symbols": len(g.symbols)}
+    return GraphState(
+        {p: resolved_blob(rf) for p, rf in resolved.items()},
+        used,
+        modules,
+        dict(ids),
+        list(g.free_ids),
+        {k: sorted(v) for k, v in foreign.items()},
+        ext_refs,
+        totals,
+        codes[order],
+        confs[order],
+    )
 
 
 def write_full_generation(

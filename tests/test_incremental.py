@@ -95,6 +95,16 @@ BASE = {
     "pkg/util.py": """
         def fmt(v):
             return str(v)
+
+        def apply(fn):
+            return fn(1)
+        """,
+    "pkg/flow.py": """
+        from pkg.util import apply
+        from pkg.core import helper
+
+        def go():
+            return apply(helper)
         """,
 }
 
@@ -123,14 +133,20 @@ def test_editing_a_callee_keeps_edges_from_unchanged_callers(tmp_path):
     )
     report = run(repo)
     assert report.mode == "incremental" and report.parsed == 1
-    # core.py itself, app.py (uses helper/Base) and pkg/__init__.py (re-exports helper); not util.py
-    assert report.resolved == 3
+    # core.py itself and its users: app.py, flow.py, pkg/__init__.py (re-exports helper);
+    # not util.py
+    assert report.resolved == 4
     with Index.open(repo) as index:
         rows = index.cypher(
             "MATCH (a:Symbol)-[:CALLS]->(b:Symbol {uid: $u}) RETURN a.uid",
             {"u": "pkg/core.py::helper"},
         ).rows
-    assert {r[0] for r in rows} == {"pkg/core.py::Base.step", "pkg/app.py::App.step"}
+    # util.apply calls what flow.go passes it: a value-flow edge owned by flow.py
+    assert {r[0] for r in rows} == {
+        "pkg/core.py::Base.step",
+        "pkg/app.py::App.step",
+        "pkg/util.py::apply",
+    }
     assert_same_as_full(repo, tmp_path)
 
 
@@ -171,7 +187,7 @@ def test_leaf_edit_re_resolves_only_its_users(tmp_path):
     (repo / "pkg/util.py").write_text("def fmt(v):\n    return repr(v)\n")
     report = run(repo)
     assert report.mode == "incremental"
-    assert report.resolved == 2  # util.py and app.py, the one file that uses `util`/`fmt`
+    assert report.resolved == 3  # util.py, app.py (`util`, `fmt`) and flow.py (`apply`)
     assert_same_as_full(repo, tmp_path)
 
 
@@ -192,7 +208,7 @@ FUNCS = ["f", "g", "h"]
 @st.composite
 def module_source(draw, name: str):
     """A module of pkg: imports, functions calling each other, a class with a base."""
-    lines = []
+    lines = ["from pkg.flow import apply"]
     imported = draw(
         st.lists(st.sampled_from([m for m in MODULES if m != name]), max_size=2, unique=True)
     )
@@ -211,6 +227,9 @@ def module_source(draw, name: str):
             if imported and draw(st.booleans()):
                 m = draw(st.sampled_from(imported))
                 body.append(f"    {target}(x)" if style == "from" else f"    {m}_mod.{target}(x)")
+            elif draw(st.booleans()):
+                # value flow: apply() calls what it is given, an edge owned by this file
+                body.append(f"    apply({target})")
             else:
                 body.append(f"    {target}(x)")
         lines.extend(body or ["    return x"])
@@ -226,7 +245,7 @@ def module_source(draw, name: str):
 @st.composite
 def project(draw):
     names = draw(st.lists(st.sampled_from(MODULES), min_size=2, max_size=4, unique=True))
-    files = {"pkg/__init__.py": ""}
+    files = {"pkg/__init__.py": "", "pkg/flow.py": "def apply(fn, x=None):\n    return fn(x)\n"}
     for n in names:
         files[f"pkg/{n}.py"] = draw(module_source(n))
     return files

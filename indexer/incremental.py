@@ -1,0 +1,239 @@
+"""The graph delta of an incremental run, computed from the files it touched only.
+
+Edges are owned by the file that resolved them. Almost always that is the file
+of the edge's source; the exceptions (value-flow calls: the callee calls what a
+caller passed in) are listed in `GraphState.foreign`, so the owners of any edge
+are known without reading every file. For each edge key a touched file had or
+has, the best edge over its owners is recomputed before and after; symbols
+change only in touched files, except externals, which live as long as an edge
+points at them (`GraphState.ext_refs`).
+"""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from codeimpact.graph import csr
+from codeimpact.graph.delta import GraphDelta
+from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow
+from codeimpact.indexer.state import MAX_IDS, GraphState, edge_code, resolved_blob
+from codeimpact.indexer.tables import EdgeKey, edge_row, external_row, symbol_row
+
+
+def path_of(uid: str) -> str:
+    return uid.split("::", 1)[0]
+
+
+def _better(e: Edge, cur: Edge | None) -> bool:
+    return (
+        cur is None
+        or e.confidence > cur.confidence
+        or (e.confidence == cur.confidence and e.line < cur.line)
+    )
+
+
+@dataclass
+class DeltaResult:
+    delta: GraphDelta
+    state: GraphState  # the new state (shares unchanged parts with the old one)
+    removed_codes: list[int] = field(default_factory=list)
+    added: list[tuple[int, float]] = field(default_factory=list)  # (code, confidence)
+    node_updates: dict[int, SymbolRow | None] = field(
+        default_factory=dict
+    )  # id -> row (None: freed)
+
+
+def compute_delta(
+    old: GraphState,
+    new_out: dict[str, ResolvedFile],
+    removed: set[str],
+    new_used: dict[str, bytes],
+    modules: dict,
+) -> DeltaResult:
+    """`new_out`: fresh outputs of the re-resolved files; `removed`: files that are gone."""
+    touched = set(new_out) | removed
+
+    def old_rf(p: str) -> ResolvedFile | None:
+        return old.resolved(p)
+
+    def new_rf(p: str) -> ResolvedFile | None:
+        if p in new_out:
+            return new_out[p]
+        if p in removed:
+            return None
+        return old.resolved(p)
+
+    # -- foreign owners, before and after
+    new_foreign = {k: [o for o in owners if o not in touched] for k, owners in old.foreign.items()}
+    for p, rf in new_out.items():
+        for e in rf.edges:
+            if path_of(e.src) != p:
+                new_foreign.setdefault((e.rel, e.src, e.dst), []).append(p)
+    new_foreign = {k: sorted(v) for k, v in new_foreign.items() if v}
+
+    # -- edge keys that may have changed
+    keys: set[EdgeKey] = set()
+    for p in touched:
+        for rf in (old_rf(p), new_out.get(p)):
+            if rf is not None:
+                keys.update((e.rel, e.src, e.dst) for e in rf.edges)
+
+    def best(key: EdgeKey, foreign: dict, rf_of) -> Edge | None:
+        owners = {path_of(key[1]), *foreign.get(key, ())}
+        found = None
+        for o in owners:
+            rf = rf_of(o)
+            if rf is None:
+                continue
+            for e in rf.edges:
+                if e.rel == key[0] and e.src == key[1] and e.dst == key[2] and _better(e, found):
+                    found = e
+        return found
+
+    # -- symbols of touched files
+    old_syms: dict[str, SymbolRow] = {}
+    new_syms: dict[str, SymbolRow] = {}
+    for p in touched:
+        rf = old_rf(p)
+        if rf is not None:
+            old_syms.update((s.uid, s) for s in rf.symbols)
+        rf = new_out.get(p)
+        if rf is not None:
+            new_syms.update((s.uid, s) for s in rf.symbols)
+    ids = dict(old.ids)
+    gone_syms = [u for u in old_syms if u not in new_syms]
+    for u in gone_syms:
+        ids.pop(u, None)
+
+    def exists(uid: str) -> bool:
+        return (
+            uid in new_syms
+            or (uid in ids and path_of(uid) not in touched)
+            or (uid.startswith(EXTERNAL_PREFIX))
+        )
+
+    # -- edges before/after, and external reference counts
+    d = GraphDelta()
+    ext_refs = dict(old.ext_refs)
+    old_best: dict[EdgeKey, Edge] = {}
+    new_best: dict[EdgeKey, Edge] = {}
+    for key in keys:
+        ob = best(key, old.foreign, old_rf)
+        if ob is not None and key[1] in old.ids and key[2] in old.ids:
+            old_best[key] = ob
+        nb = best(key, new_foreign, new_rf)
+        if nb is not None and exists(key[1]) and exists(key[2]):
+            new_best[key] = nb
+    for key in old_best:
+        if key[2].startswith(EXTERNAL_PREFIX):
+            ext_refs[key[2]] -= 1
+    for key in new_best:
+        if key[2].startswith(EXTERNAL_PREFIX):
+            ext_refs[key[2]] = ext_refs.get(key[2], 0) + 1
+    ext_gone = sorted(u for u, n in ext_refs.items() if n <= 0)
+    for u in ext_gone:
+        del ext_refs[u]
+        ids.pop(u, None)
+    ext_new = sorted(u for u in ext_refs if u not in old.ids)
+
+    # -- ids: the survivors keep theirs, newcomers take freed ones first
+    freed = sorted(set(old.free_ids) | {old.ids[u] for u in gone_syms if u in old.ids}
+                   | {old.ids[u] for u in ext_gone if u in old.ids})  # fmt: skip
+    newcomers = sorted({u for u in new_syms if u not in old.ids} | set(ext_new))
+    # the next never-used id: above every id in use and every freed one
+    nxt = max(max(old.ids.values(), default=-1), max(freed, default=-1)) + 1
+    pos = 0
+    for u in newcomers:
+        if pos < len(freed):
+            ids[u] = freed[pos]
+            pos += 1
+        else:
+            ids[u] = nxt
+            nxt += 1
+    if nxt > MAX_IDS:
+        raise OverflowError("more symbols than edge codes can hold")
+    free_ids = freed[pos:]
+
+    # -- rows
+    res = DeltaResult(d, old)
+    for u in sorted(gone_syms) + ext_gone:
+        d.symbols_delete.append(u)
+        res.node_updates[old.ids[u]] = None
+    for u in newcomers:
+        s = new_syms.get(u) or external_row(u)
+        d.symbols_insert.append(symbol_row(s, ids[u]))
+        res.node_updates[ids[u]] = s
+        if s.file:
+            d.rels_insert.setdefault("DEFINES", []).append((s.file, u))
+    for u in sorted(new_syms):
+        if u in old_syms and old_syms[u] != new_syms[u]:
+            d.symbols_update.append(symbol_row(new_syms[u], ids[u]))
+            res.node_updates[ids[u]] = new_syms[u]
+    gone = set(d.symbols_delete)
+    for key in sorted(keys):
+        ob, nb = old_best.get(key), new_best.get(key)
+        if ob == nb:
+            continue
+        if ob is not None:
+            if ob.src not in gone and ob.dst not in gone:  # DETACH DELETE takes the others
+                d.rels_delete.setdefault(ob.rel, []).append((ob.src, ob.dst))
+            res.removed_codes.append(
+                edge_code(old.ids[ob.src], old.ids[ob.dst], csr.EDGE_TYPES[ob.rel])
+            )
+        if nb is not None:
+            d.rels_insert.setdefault(nb.rel, []).append(edge_row(nb))
+            res.added.append(
+                (edge_code(ids[nb.src], ids[nb.dst], csr.EDGE_TYPES[nb.rel]), nb.confidence)
+            )
+
+    # -- totals
+    totals = {k: dict(v) if isinstance(v, dict) else v for k, v in old.totals.items()}
+    calls = totals.setdefault("calls", {})
+    for p in touched:
+        for rf, sign in ((old_rf(p), -1), (new_out.get(p), 1)):
+            if rf is not None:
+                calls["total"] = calls.get("total", 0) + sign * rf.calls_total
+                calls["builtin"] = calls.get("builtin", 0) + sign * rf.calls_builtin
+                calls["unresolved"] = calls.get("unresolved", 0) + sign * len(rf.unresolved)
+    calls["resolved"] = calls["total"] - calls["builtin"] - calls["unresolved"]
+    edges = totals.setdefault("edges", {})
+    for key in keys:
+        if key in old_best:
+            edges[key[0]] = edges.get(key[0], 0) - 1
+        if key in new_best:
+            edges[key[0]] = edges.get(key[0], 0) + 1
+    edges["DEFINES"] = (
+        edges.get("DEFINES", 0)
+        + sum(1 for s in new_syms.values() if s.uid not in old_syms)
+        - sum(1 for u in gone_syms if old_syms[u].file)
+    )
+    totals["symbols"] = len(ids)
+
+    # -- the new state
+    blobs = {p: b for p, b in old.resolved_blobs.items() if p not in removed}
+    used = {p: b for p, b in old.used.items() if p not in removed}
+    for p, rf in new_out.items():
+        blobs[p] = resolved_blob(rf)
+    used.update(new_used)
+    codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added)
+    res.state = GraphState(blobs, used, modules, ids, free_ids, new_foreign, ext_refs, totals,
+                           codes, confs)  # fmt: skip
+    return res
+
+
+def patch_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added):
+    if removed:
+        keep = ~np.isin(codes, np.asarray(removed, dtype=np.int64))
+        codes, confs = codes[keep], confs[keep]
+    if added:
+        codes = np.concatenate([codes, np.asarray([c for c, _ in added], dtype=np.int64)])
+        confs = np.concatenate([confs, np.asarray([f for _, f in added], dtype=np.float32)])
+    order = np.argsort(codes, kind="stable")
+    return codes[order], confs[order]
+
+
+def used_blob(names) -> bytes:
+    return marshal.dumps(sorted(names))
