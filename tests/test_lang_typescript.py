@@ -135,6 +135,7 @@ MODULES = {
         export * from "./str";
         export { slugify as slug } from "./str";
         export * as strings from "./str";
+        export * from "lodash-es";
         """,
     "src/models/user.ts": """
         import { slug } from "../utils";
@@ -148,7 +149,7 @@ MODULES = {
     "src/app/main.ts": """
         import { User } from "@models";
         import { shout } from "@utils/str";
-        import { strings } from "src/utils";
+        import { strings, debounce } from "src/utils";
         import * as utils from "../utils/index.js";
         import React from "react";
         import { readFileSync } from "node:fs";
@@ -160,6 +161,7 @@ MODULES = {
           utils.slug("c");
           readFileSync("x");
           React.createElement("div");
+          debounce();
         }
         """,
     "src/app/side-effect.ts": "console.log('loaded');\n",
@@ -173,6 +175,7 @@ def test_imports_paths_aliases_index_files_and_reexport_chains(make_repo, index_
         # export * / export * as: the module; export { a as b }: the definition
         ("src/utils/index.ts::", "src/utils/str.ts::"),
         ("src/utils/index.ts::", "src/utils/str.ts::slugify"),
+        ("src/utils/index.ts::", "<external>::lodash-es"),
         # `../utils` is the index file; `slug` is slugify through the re-export
         ("src/models/user.ts::", "src/utils/str.ts::slugify"),
         ("src/models/index.ts::", "src/models/user.ts::User"),
@@ -184,6 +187,8 @@ def test_imports_paths_aliases_index_files_and_reexport_chains(make_repo, index_
         ("src/app/main.ts::", "src/app/side-effect.ts::"),
         ("src/app/main.ts::", "<external>::react"),
         ("src/app/main.ts::", "<external>::node:fs.readFileSync"),
+        # not defined in the barrel: its only `export *` from outside is where it comes from
+        ("src/app/main.ts::", "<external>::lodash-es.debounce"),
     }
     assert _from(repo, "CALLS", "src/") == {
         ("src/models/user.ts::User.key", "src/utils/str.ts::slugify", 1.0, "import"),
@@ -193,6 +198,7 @@ def test_imports_paths_aliases_index_files_and_reexport_chains(make_repo, index_
         ("src/app/main.ts::run", "src/utils/str.ts::slugify", 1.0, "import"),
         ("src/app/main.ts::run", "<external>::node:fs.readFileSync", 1.0, "import"),
         ("src/app/main.ts::run", "<external>::react.createElement", 1.0, "import"),
+        ("src/app/main.ts::run", "<external>::lodash-es.debounce", 1.0, "import"),
     }
     ext = {u: v for u, v in symbols(repo).items() if u.startswith("<external>")}
     assert ext["<external>::react"][:2] == ("external", "react")

@@ -298,12 +298,18 @@ class TsProject:
                 return self.module_value(t.path, depth + 1)
             return self._imported(t.path, e[2], depth + 1)
         if name != "default":
+            outside = []
             for spec in fi.stars:
                 t = self._target(fi, spec)
                 if t.kind == "file" and t.path != path:
                     r = self.export_lookup(t.path, name, depth + 1)
                     if r is not None:
                         return r
+                elif t.kind == "external":
+                    outside.append(t.path)
+            if len(outside) == 1:
+                # `export * from "pkg"` is the only place left the name can come from
+                return ("ext", f"{outside[0]}.{name}"), "import"
         return None
 
     def _imported(self, path: str, name: str, depth: int):
