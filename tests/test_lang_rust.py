@@ -490,6 +490,34 @@ def test_tests_by_attribute_and_cfg_test_modules():
     assert not is_test_path("src/lib.rs")
 
 
+def test_items_inside_cfg_wrapper_macros_are_seen_as_written():
+    facts = extract(
+        textwrap.dedent(
+            """
+            cfg_rt! {
+                pub mod runtime;
+                cfg_net! {
+                    pub fn connect() {}
+                }
+            }
+            impl Handle {
+                cfg_time! { pub fn sleep(&self) {} }
+            }
+            ast_struct!(pub struct NotAnItem #full { x: u8 });
+            """
+        )
+        .lstrip("\n")
+        .encode()
+    )
+    assert [(s.local, s.kind, s.start_line) for s in facts.symbols] == [
+        ("", "module", 1),
+        ("connect", "function", 4),  # lines and bytes as written
+        ("Handle.sleep", "method", 8),
+    ]
+    assert facts.extra["mods"] == [("", "runtime", 2, "", False)]
+    assert facts.status == "ok"
+
+
 def test_a_syntax_error_gives_partial_facts():
     facts = extract(b"fn ok() {}\nfn broken( {\n}\nstruct After;\n")
     assert facts.status == "partial"
@@ -709,6 +737,11 @@ IMPLS = {
                 f.write_str(&self.show())
             }
         }
+        impl Default for V {
+            fn default() -> Self {
+                V
+            }
+        }
         pub fn use_it(v: V) -> String {
             v.show()
         }
@@ -722,6 +755,7 @@ def test_several_impls_of_one_type():
     assert {(s, d) for s, d, _, _ in _edges(rf, "IMPLEMENTS")} == {
         (f + "V", f + "Show"),
         (f + "V", "<external>::std::fmt::Display"),
+        (f + "V", "<external>::std::default::Default"),  # a prelude trait, by its std path
     }
     assert {s.uid for s in rf.symbols if s.uid.startswith(f + "V.")} == {
         f + "V.show",
@@ -729,6 +763,7 @@ def test_several_impls_of_one_type():
         f + "V.twice",
         f + "V.twice#2",
         f + "V.fmt",
+        f + "V.default",
     }
     assert _edges(rf, "CALLS") == {
         # self.show() is the show of the same impl block
@@ -833,3 +868,22 @@ def test_incremental_equals_full_after_a_new_impl_in_a_new_file(make_repo, index
 def test_incremental_equals_full_when_a_module_becomes_test_only(make_repo, index_repo):
     edit = {"core/src/lib.rs": "#[cfg(test)]\npub mod parse;\n#[cfg(test)]\nmod tests;\n"}
     _incremental_matches_full(make_repo, index_repo, WORKSPACE, edit)
+
+
+def test_a_crate_enum_named_err_does_not_hide_the_prelude_value():
+    rf = _project(
+        {
+            "Cargo.toml": '[package]\nname = "p"\n',
+            "src/lib.rs": """
+                pub enum Err {
+                    Incomplete(u32),
+                }
+                pub fn parse() -> Result<(), Err> {
+                    Err(Err::Incomplete(1))
+                }
+                """,
+        }
+    ).resolve_file("src/lib.rs")
+    # Err(...) is the prelude's Result::Err (a value); Err::Incomplete is the crate's enum
+    assert _edges(rf, "CALLS") == {("src/lib.rs::parse", "src/lib.rs::Err", 0.8, "constructor")}
+    assert (rf.calls_total, rf.calls_builtin, rf.unresolved) == (2, 1, [])

@@ -334,9 +334,44 @@ def _signature(source: bytes, node: ts.Node, body: ts.Node | None) -> str:
 
 
 # ---------------------------------------------------------------- extraction
+_ITEM_PARENTS = ("source_file", "declaration_list")
+
+
+def _flatten_item_macros(source: bytes, root: ts.Node) -> bytes | None:
+    """`cfg_rt! { pub mod runtime; }`: the items of an item-position macro whose braces hold
+    plain items, with the macro's name and braces blanked out (same bytes, same lines), so
+    they are seen as written. Macros whose bodies are not items (DSLs) are left alone."""
+    query = load_query(NAME, None, "(macro_invocation (token_tree) @tokens) @macro")
+    out = None
+    for _, caps in ts.QueryCursor(query).matches(root):
+        node, tokens = caps["macro"][0], caps["tokens"][0]
+        if node.parent is None or node.parent.type not in _ITEM_PARENTS:
+            continue
+        if source[tokens.start_byte : tokens.start_byte + 1] != b"{":
+            continue
+        body = source[tokens.start_byte + 1 : tokens.end_byte - 1]
+        if not body.strip() or get_parser(NAME).parse(body).root_node.has_error:
+            continue
+        if out is None:
+            out = bytearray(source)
+        for a, b in (
+            (node.start_byte, tokens.start_byte + 1),
+            (tokens.end_byte - 1, node.end_byte),
+        ):
+            out[a:b] = bytes(c if c == 10 else 32 for c in source[a:b])
+    return bytes(out) if out is not None else None
+
+
 def extract(source: bytes) -> FileFacts:
     tree = get_parser(NAME).parse(source)
     root = tree.root_node
+    for _ in range(3):  # nested wrappers: cfg_rt! { cfg_net! { ... } }
+        flat = _flatten_item_macros(source, root)
+        if flat is None:
+            break
+        source = flat
+        tree = get_parser(NAME).parse(source)
+        root = tree.root_node
     facts = FileFacts(
         language=NAME, lines=source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
     )

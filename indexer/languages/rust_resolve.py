@@ -101,8 +101,27 @@ STD_METHODS = words(
     unwrap_or_else_default type_id by_ref copy_from_slice fill binary_search get_unchecked
     set replace_range into_inner inner inner_mut into_owned is_borrowed is_owned upgrade
     downgrade strong_count finish debug_struct debug_tuple debug_list debug_map field
-    entries alternate pad write_vectored"""
+    entries alternate pad write_vectored path metadata as_raw_fd into_raw_fd from_raw_fd
+    as_raw_socket sync_all sync_data set_len try_clone local_addr peer_addr set_nonblocking
+    shutdown set_permissions canonicalize to_path_buf as_path file_stem"""
 )
+# Prelude traits by their std path: what `impl Default for S` implements. (Only heritage
+# uses these; a call of a prelude trait's method stays a builtin call.)
+_PRELUDE_TRAITS = {
+    name: f"std::{module}::{name}"
+    for module, names in (
+        ("clone", "Clone"),
+        ("default", "Default"),
+        ("ops", "Drop Fn FnMut FnOnce"),
+        ("cmp", "PartialEq Eq PartialOrd Ord"),
+        ("convert", "From Into TryFrom TryInto AsRef AsMut"),
+        ("marker", "Copy Send Sync Sized Unpin"),
+        ("iter", "Iterator IntoIterator DoubleEndedIterator ExactSizeIterator Extend FromIterator"),
+        ("string", "ToString"),
+        ("borrow", "ToOwned"),
+    )
+    for name in names.split()
+}
 _UNWRAP = words("unwrap expect unwrap_or unwrap_or_else unwrap_or_default unwrap_unchecked")
 # Methods that hand back the receiver's own type (or the pointee through a smart pointer).
 _SAME = words("clone borrow borrow_mut as_ref as_mut deref deref_mut to_owned by_ref")
@@ -268,7 +287,7 @@ class RustProject:
             if imp.trait_path:
                 r = self.resolve_path(fi, imp.scope, imp.trait_path.split("::"))
                 if r is not None:
-                    imp.trait, treason = r
+                    imp.trait, treason = _std_trait(r[0]), r[1]
                     reason = weakest(reason, treason)
                     if imp.trait[0] == "sym" and self._kind(imp.trait) == "trait":
                         self.trait_impls.setdefault((imp.trait[1], imp.trait[2]), []).append(imp)
@@ -949,7 +968,7 @@ class RustProject:
             r = self.resolve_path(fi, self._container(fi, h.scope), h.base.split("::"))
             if r is None:
                 continue
-            ent, reason = r
+            ent, reason = _std_trait(r[0]), r[1]
             if ent[0] == "ext" or self._kind(ent) == "trait":
                 edges.append(
                     Edge(
@@ -1035,6 +1054,15 @@ class RustProject:
                 out.unresolved.append(Unresolved(src, last, call.line))
                 return
         r = self.resolve_path(fi, call.scope, segs)
+        if (
+            len(segs) == 1
+            and call.kind == "call"
+            and last in PRELUDE
+            and (r is None or r[0][0] == "mod" or self._kind(r[0]) in ("enum", "trait"))
+        ):
+            # `Err(e)` where a crate's own `enum Err` is in scope: types and values are
+            # separate namespaces, and only the prelude's Err is a value
+            r = ("builtin", last), "scope"
         if r is None:
             out.unresolved.append(Unresolved(src, last, call.line))
             return
@@ -1127,3 +1155,9 @@ class RustProject:
             Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"], "unique-name", line)
         )
         return True
+
+
+def _std_trait(ent: Entity) -> Entity:
+    if ent[0] == "builtin" and ent[1] in _PRELUDE_TRAITS:
+        return ("ext", _PRELUDE_TRAITS[ent[1]])
+    return ent
