@@ -554,7 +554,7 @@ def test_test_path_conventions(path, expected):
     assert is_test_path(path) is expected
 
 
-def test_facts_do_not_depend_on_the_path_and_bad_bytes_do_not_raise():
+def test_extraction_is_deterministic_and_survives_bad_bytes():
     src = b"export class A { m() { return new B(); } }\n"
     assert extract("typescript", src).to_bytes() == extract("typescript", src).to_bytes()
     for grammar in ("typescript", "tsx", "javascript"):
