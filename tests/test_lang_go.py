@@ -101,6 +101,13 @@ CACHE = """
     func (p *Partial) Get(key string) int { return 1 }
 
     func (p *Partial) Read(b []byte) (int, error) { return 0, nil }
+
+    // Odd has a Get, but not Getter's: arities differ
+    type Odd struct{}
+
+    func (o Odd) Get() int { return 2 }
+
+    func (c Cache) IsNil() bool { return false }
     """
 
 UTIL = """
@@ -132,6 +139,7 @@ MAIN = """
 
     import (
         "os"
+        "reflect"
 
         "example.com/app/store"
         u "example.com/app/util"
@@ -185,6 +193,11 @@ MAIN = """
         }
         list := store.All()
         list[0].Close()
+    }
+
+    func (a *App) Unknown(v interface{}) {
+        reflect.ValueOf(v).Elem().IsNil()
+        nowhere().IsNil()
     }
 
     func main() {
@@ -288,6 +301,7 @@ def test_imports_aliased_dot_blank_and_external(repo):
     imports = edges(root, "IMPORTS")
     assert {(s, d) for s, d in imports if s == "app/main.go::"} == {
         ("app/main.go::", "<external>::os"),
+        ("app/main.go::", "<external>::reflect"),
         # the files that define what main.go uses of the package (`store.Cache` is in cache.go)
         ("app/main.go::", "store/store.go::"),
         ("app/main.go::", "store/cache.go::"),
@@ -312,8 +326,18 @@ def test_calls_through_imports_builtins_and_conversions(repo):
     assert ("app/main.go::App.Run", "store/store.go::Count", 1.0, "import") in refs
     # `mystery()` is defined nowhere: counted, not guessed; `.Get` on its result neither
     assert report.calls["builtin"] == 3  # and err.Error() below
-    assert report.calls["unresolved"] == 2
-    assert report.calls["total"] == 34
+    assert report.calls["unresolved"] == 5
+    assert report.calls["total"] == 39
+
+
+def test_unknown_receivers_guess_only_when_nothing_says_external(repo):
+    root, _ = repo
+    # IsNil is defined once in the repository (Cache.IsNil); a reflect.Value is not ours, so
+    # reflect.ValueOf(v).Elem().IsNil() stays unresolved, while nowhere().IsNil() may be it
+    assert calls_from(root, "app/main.go::App.Unknown") == {
+        ("<external>::reflect.ValueOf", 1.0, "import"),
+        ("store/cache.go::Cache.IsNil", 0.5, "unique-name"),
+    }
 
 
 def test_receivers_with_evident_types(repo):

@@ -20,11 +20,13 @@ Calls: receivers (`self`), params, locals and fields with evident types
 (`local-type`), methods promoted through embedded types (`inheritance`).
 Interface method calls resolve to the interface's method and fan out
 (`dispatch`) to the methods of every repository type whose method set has all
-of the interface's method names. That test is name-based (signatures are not
-compared, pointer and value receivers are not told apart); IMPLEMENTS edges
-use the same test, and only for interfaces whose whole method set is in the
-repository. Conversions `T(x)` are not calls: they count as builtin call
-sites and leave a REFERENCES edge to the type.
+of the interface's methods. That test is name-based: names and arities
+(parameter and result counts) must match, types are not compared, pointer and
+value receivers are not told apart. IMPLEMENTS edges use the same test, and
+only for interfaces whose whole method set is in the repository. Build
+constraints are not evaluated: the files of every GOOS/GOARCH belong to the
+package. Conversions `T(x)` are not calls: they count as builtin call sites and
+leave a REFERENCES edge to the type.
 """
 
 from __future__ import annotations
@@ -419,7 +421,7 @@ class GoProject(StaticProject):
 
     # ------------------------------------------------------------------ interfaces
     def method_names(self, tkey, _seen=None) -> frozenset | None:
-        """Names in a type's method set (promoted ones included); None if part of it is unknown.
+        """(name, arity) of a type's method set, promoted ones included; None if partly unknown.
 
         Only an interface's set can be unknown (it embeds an external interface); a struct
         that embeds an external type has at least the names we see, which is all the
@@ -431,9 +433,10 @@ class GoProject(StaticProject):
         seen.add(tkey)
         is_iface = self.sym(tkey).kind == "interface"
         names = {
-            n
+            (n, tuple(self.files[t[0]].extra.get("arity", {}).get(t[1], ())))
             for n, ts in self.members.get(tkey, {}).items()
-            if any(self.sym(t).kind == "method" for t in ts)
+            for t in ts
+            if self.sym(t).kind == "method"
         }
         unknown = False
         for s, _k, _l in self.super_keys(tkey):

@@ -11,6 +11,7 @@ Language-specific facts in `extra` (all plain values, read by go_resolve.py):
   results: local -> result type (a tuple for several)
   types:   field / package var local -> declared type; `type Ts []T` -> `[]T`
   aliases: local -> target of `type A = B` tparams: local -> type parameter names
+  arity:   method local -> (parameters, results), for method sets
   locals:  [(scope, name, type, line)] for function-local names ("" = type not evident);
            values assigned from calls or names are BindingFacts instead.
 Types are chains; `[]T` is a slice, array, map or channel whose elements are T. In value chains
@@ -165,7 +166,7 @@ class _File:
         self.seen_refs: set[tuple[str, str]] = set()
         self.selectors: list[tuple[str, str, str, int]] = []
         ex = self.facts.extra
-        for key in ("recv", "results", "types", "aliases", "tparams"):
+        for key in ("recv", "results", "types", "aliases", "tparams", "arity"):
             ex[key] = {}
         ex["locals"] = []
         ex["package"] = ""
@@ -230,6 +231,21 @@ def _params(node: ts.Node | None) -> list[tuple[str, str]]:
         for n in _names(p):
             out.append((text(n), typ))
     return out
+
+
+def _count(node: ts.Node | None) -> int:
+    """How many values a parameter or result list declares (`a, b int` is two, `int` one)."""
+    if node is None:
+        return 0
+    if node.type != "parameter_list":
+        return 1
+    return sum(max(1, len(_names(p))) for p in node.named_children)
+
+
+def _arity(f: _File, node: ts.Node, local: str) -> None:
+    # a method set is compared by name and arity: Go's identical signatures have equal arities
+    params = _count(node.child_by_field_name("parameters"))
+    f.facts.extra["arity"][local] = (params, _count(node.child_by_field_name("result")))
 
 
 def _walk(node: ts.Node | None):
@@ -303,6 +319,7 @@ def _on_method(f: _File, caps) -> None:
     local = f.names.unique(f"{typ}.{name}")
     f.receivers.append((recv.start_byte, recv.end_byte))
     _function_like(f, node, local, name, "method", False)
+    _arity(f, node, local)
     # `func (l *List[T]) Push(v T)`: the receiver's type arguments are the method's parameters
     rtype = decl.child_by_field_name("type")
     targs = [
@@ -382,6 +399,7 @@ def _interface_elems(f: _File, iface: ts.Node, owner: str) -> None:
             local = f.names.unique(f"{owner}.{name}")
             params = _params(el.child_by_field_name("parameters"))
             f.symbol(el, local, "method", name, params=tuple(params))
+            _arity(f, el, local)
             res = _results(el.child_by_field_name("result"))
             if res:
                 f.facts.extra["results"][local] = res
@@ -633,23 +651,23 @@ _PHASES: tuple[dict, ...] = (
         "func_literal": _on_func_literal,
     },
 )
-_ALL_HANDLERS = {name: (i, h) for i, phase in enumerate(_PHASES) for name, h in phase.items()}
+_HANDLERS = {name: h for phase in _PHASES for name, h in phase.items()}
+_PHASE_OF = {h: i for i, phase in enumerate(_PHASES) for h in phase.values()}
 
 
 def extract(source: bytes) -> FileFacts:
     root = get_parser(NAME).parse(source).root_node
     f = _File(source, root)
-    handlers = {name: h for name, (_, h) in _ALL_HANDLERS.items()}
-    matches = matches_by_capture(_query(), root, handlers)
-    phase_of = {h: i for i, h in _ALL_HANDLERS.values()}
-    for i in range(len(_PHASES)):
+    by_phase: list[list] = [[] for _ in _PHASES]
+    for handler, caps in matches_by_capture(_query(), root, _HANDLERS):
+        by_phase[_PHASE_OF[handler]].append((handler, caps))
+    for i, matches in enumerate(by_phase):
         if i == 1:
             f.func_scopes = Scopes(f.func_iv)
         if i == 3:
             f.scopes = Scopes(f.func_iv + f.type_iv)
         for handler, caps in matches:
-            if phase_of[handler] == i:
-                handler(f, caps)
+            handler(f, caps)
     _selector_references(f)
     f.facts.symbols.sort(key=lambda s: (s.local != "", s.start_byte))
     mark_errors(root, NAME, f.facts)

@@ -18,7 +18,8 @@ Entities are plain tuples:
   ("xsym", dotted)        something outside the repository (type, function, member)
   ("xinst", dotted)       a value of an external type
   ("builtin", name)       a builtin function or type
-  ("unknown", name)       a value whose type is not evident: calls on it are not guessed
+  ("unknown", name)       a value whose type is not evident: calls on it are not guessed,
+                          except at `unique-name` when nothing says it comes from outside
   ("slice", entity)       a container (slice, array, map, channel) of values `entity`
   ("slicetype", entity)   the type of such a container (a declared `[]T`)
 Every step names its rule (resolved.CONFIDENCE); a chain takes its weakest rule.
@@ -43,6 +44,9 @@ from codeimpact.indexer.resolved import (
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "type_alias", "trait"})
 CALLABLE_KINDS = frozenset({"function", "method"})
 MAX_DEPTH = 16
+# What an external call returns: its type is outside the repository, so a same-named
+# repository method is no candidate (`reflect.ValueOf(v).IsNil()` is not ours).
+EXTERNAL_VALUE = ("unknown", "<external>")
 _SUFFIXES = ("()", "{}", "[]", "[i]")
 
 
@@ -296,6 +300,8 @@ class StaticProject:
         """The value a call of `ent` returns, typed by its declared result."""
         if depth > MAX_DEPTH:
             return None
+        if ent == EXTERNAL_VALUE:
+            return ent
         k = ent[0]
         if k == "sym":
             fi = self.files[ent[1]]
@@ -314,7 +320,9 @@ class StaticProject:
                 if r is not None:
                     return self.instantiate(r[0]) or ("unknown", "")
             return ("unknown", "")
-        if k in ("xsym", "builtin"):
+        if k == "xsym":
+            return EXTERNAL_VALUE
+        if k == "builtin":
             return ("unknown", ent[1])
         return None
 
@@ -424,6 +432,8 @@ class StaticProject:
         """`ent.name` (call: the member is called, so a method is wanted)."""
         if depth > MAX_DEPTH:
             return None
+        if ent == EXTERNAL_VALUE:  # a member of something outside stays outside
+            return ent, reason
         k = ent[0]
         if k == "inst":
             tkey = (ent[1], ent[2])
@@ -501,6 +511,8 @@ class StaticProject:
                 ent = self.instantiate(r[0]) if r is not None else None
                 if ent is None:
                     return None
+        if ent == EXTERNAL_VALUE:
+            return ent, reason
         return (ent[1], weaker("local-type", reason)) if ent[0] == "slice" else None
 
     def eval_segments(self, fi, scope, segs, line, depth):
@@ -527,6 +539,8 @@ class StaticProject:
     def member_targets(self, ent, reason: str, name: str, argc: int | None, depth: int):
         """[(entity, reason, instance)] of calling `ent.name(...)`."""
         k = ent[0]
+        if ent == EXTERNAL_VALUE:
+            return []  # a call into code we do not index: nothing to point at, nothing to guess
         if k in ("inst", "super") or (k == "sym" and self.kind(ent) in TYPE_KINDS):
             if k == "sym":
                 tkey = self.canonical((ent[1], ent[2]))
@@ -653,7 +667,7 @@ class StaticProject:
 
     def _unique_name(self, fi, call, targets, last, src, edges) -> bool:
         """Receiver of unknown type: the only method of that name in the repository, at 0.5."""
-        if "." not in call.callee or targets or call.kind == "new":
+        if "." not in call.callee or targets is not None or call.kind == "new":
             return False
         if len(last) < 4 or last in self.common_methods or last.startswith("<"):
             return False
