@@ -209,41 +209,54 @@ def _parse_param(raw: str) -> tuple[str, Any]:
 @handle_errors
 def cypher(query, params, path, as_json, require_fresh):
     """Run a read-only Cypher QUERY against the index."""
-    from codeimpact.query.freshness import freshness
-
     with open_index(path, require_fresh) as index:
-        result = index.cypher(query, dict(_parse_param(p) for p in params))
-        fresh = freshness(index) if as_json else None
+        found = cypher_result(index, query, dict(_parse_param(p) for p in params), as_json)
     if as_json:
-        emit_json(
-            {
-                "schema": "codeimpact.cypher/1",
-                "columns": result.columns,
-                "rows": result.rows,
-                "freshness": fresh,
-            }
-        )
+        emit_json(found)
         return
+    result = found["result"]
     click.echo("\t".join(result.columns))
     for row in result.rows:
         click.echo("\t".join("" if v is None else str(v) for v in row))
 
 
+def cypher_result(index, query: str, params: dict, with_freshness: bool = True) -> dict:
+    """What `graph cypher --json` prints (and the MCP cypher tool returns)."""
+    from codeimpact.query.freshness import freshness
+
+    result = index.cypher(query, params)
+    if not with_freshness:  # the text output: skip the `git status` behind freshness
+        return {"result": result}
+    return {
+        "schema": "codeimpact.cypher/1",
+        "columns": result.columns,
+        "rows": result.rows,
+        "freshness": freshness(index),
+    }
+
+
 SEARCH_ALL = 2**31 - 1  # fetch every hit: the count comes before the list, and is complete
 
 
-def search_result(index, name: str, kind: str | None, limit: int | None) -> dict:
+def search_result(
+    index, name: str, kind: str | None, limit: int | None, with_freshness: bool = True
+) -> dict:
     """What `graph search --json` prints (and the MCP search tool returns)."""
+    from codeimpact.query.freshness import freshness
+
     if limit is not None and limit < 0:
         raise BadInput(f"limit must be a whole number >= 0, got {limit}")
     hits = index.search(name, kind=kind, limit=SEARCH_ALL)
-    return {
+    found = {
         "schema": "codeimpact.search/1",
         "query": name,
         "kind": kind,
         "total": len(hits),
         "results": hits[: limit or None],
     }
+    if with_freshness:  # the text output skips the `git status` behind it
+        found["freshness"] = freshness(index)
+    return found
 
 
 @main.command()
@@ -264,12 +277,9 @@ def search_result(index, name: str, kind: str | None, limit: int | None) -> dict
 def search(name, kind, limit, path, as_json, require_fresh):
     """Find symbols by name or qualified-name substring."""
     from codeimpact import termout
-    from codeimpact.query.freshness import freshness
 
     with open_index(path, require_fresh) as index:
-        found = search_result(index, name, kind, limit)
-        if as_json:
-            found["freshness"] = freshness(index)
+        found = search_result(index, name, kind, limit, with_freshness=as_json)
     if as_json:
         emit_json(found)
         return

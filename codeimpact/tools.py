@@ -222,8 +222,9 @@ def _search(index, a):
 
 def _cypher(index, a):
     check_fresh(index, a)
-    result = index.cypher(a["query"], a["params"] or {})
-    return {"schema": "codeimpact.cypher/1", "columns": result.columns, "rows": result.rows}
+    from codeimpact.cli import cypher_result
+
+    return body("codeimpact.cypher/1", cypher_result(index, a["query"], a["params"] or {}))
 
 
 def _traversal(method: str, command: str, first: str):
@@ -283,7 +284,7 @@ TOOLS: tuple[Tool, ...] = (
         "status",
         "status",
         "Is the code graph still a true picture of the repository? Says fresh or stale and "
-        "why (commits since indexing, changed files, incomplete files). Call it first in a "
+        "why (commits since indexing, changed files, incomplete files). Use it first in a "
         "session, and whenever an answer looks wrong; a stale index needs `graph analyze`.",
         _status,
         hidden=frozenset({"check"}),
@@ -373,7 +374,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "cypher",
         "cypher",
-        "A read-only Cypher query on the graph, for questions no other tool answers. Nodes: "
+        "A read-only Cypher query on the graph. Use it only for questions no other tool answers. "
+        "Nodes: "
         "File(path, language, content_hash, size, lines, is_test, status), Symbol(uid, kind, "
         "name, qualified_name, file, start_line, end_line, signature, exported, is_test, "
         "language). Relations: DEFINES (File->Symbol), CONTAINS, CALLS(confidence, reason, "

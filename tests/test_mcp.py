@@ -1,0 +1,428 @@
+"""`graph mcp` as a subprocess, driven by the official SDK's client over stdio (and HTTP)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import jsonshape
+import pytest
+from click.testing import CliRunner
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from codeimpact import tools
+from codeimpact.cli import main
+from conftest import git, write_files
+
+GRAPH = str(Path(sys.executable).with_name("graph"))
+TOOL_NAMES = [
+    "status",
+    "search",
+    "context",
+    "impact",
+    "deps",
+    "blast_radius",
+    "detect_changes",
+    "trace",
+    "review",
+    "cypher",
+]
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": """
+        def helper(x):
+            return x + 1
+
+
+        class Engine:
+            def run(self):
+                return helper(1)
+
+            def stop(self):
+                return 0
+        """,
+    "pkg/app.py": """
+        from pkg.core import Engine, helper
+
+
+        def main():
+            return Engine().run() + helper(2)
+        """,
+    "tests/test_app.py": """
+        from pkg.app import main
+
+
+        def test_main():
+            assert main() == 5
+        """,
+}
+
+# Valid arguments per tool, and the `graph` command line that must print the same JSON.
+VALID = {
+    "status": ({}, ["status", "--json", "{repo}"]),
+    "search": ({"name": "e", "limit": 3}, ["search", "e", "--limit", "3"]),
+    "context": ({"target": "Engine.run"}, ["context", "Engine.run"]),
+    "impact": (
+        {"target": "helper", "depth": 2, "include_tests": True},
+        ["impact", "helper", "--depth", "2", "--include-tests"],
+    ),
+    "deps": ({"target": "helper", "relation": "CALLS"}, ["deps", "helper", "--relation", "CALLS"]),
+    "blast_radius": ({"targets": ["helper", "Engine"]}, ["blast-radius", "helper", "Engine"]),
+    "detect_changes": ({}, ["detect-changes"]),
+    "trace": ({"source": "main", "target": "helper"}, ["trace", "main", "helper"]),
+    "review": ({"base": "main"}, ["review", "--base", "main"]),
+    "cypher": (
+        {"query": "MATCH (s:Symbol) WHERE s.name = $n RETURN s.uid", "params": {"n": "helper"}},
+        ["cypher", "MATCH (s:Symbol) WHERE s.name = $n RETURN s.uid", "--param", "n=helper"],
+    ),
+}
+
+# One invalid call per tool, and a word the one-line error must contain.
+INVALID = {
+    "status": ({"verbose": True}, "unknown argument 'verbose'"),
+    "search": ({}, "missing required argument 'name'"),
+    "context": ({"target": 3}, "'target' must be a string"),
+    "impact": ({"target": "helper", "depth": "deep"}, "'depth' must be an integer"),
+    "deps": ({"target": "helper", "min_confidence": "x"}, "'min_confidence' must be a number"),
+    "blast_radius": ({"targets": "helper"}, "'targets' must be an array"),
+    "detect_changes": ({"scope": "everything"}, "'scope' must be one of"),
+    "trace": ({"source": "main"}, "missing required argument 'target'"),
+    "review": ({"depth": True}, "'depth' must be an integer"),
+    "cypher": ({"query": "MATCH (s) RETURN s", "params": ["x"]}, "'params' must be an object"),
+}
+
+
+def server_env() -> dict[str, str]:
+    # The SDK's default environment for a server is a small allow-list; keep PATH and HOME
+    # so git runs as in a shell, and drop NO_COLOR games: output is JSON anyway.
+    return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+
+
+@asynccontextmanager
+async def session(repo: Path, *extra: str):
+    params = StdioServerParameters(command=GRAPH, args=["mcp", str(repo), *extra], env=server_env())
+    with open(os.devnull, "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as s,
+        ):
+            await s.initialize()
+            yield s
+
+
+def drive(repo: Path, script) -> None:
+    """Run `script(session)` against a fresh `graph mcp REPO` subprocess."""
+
+    async def go():
+        async with session(repo) as s:
+            await script(s)
+
+    run(go)
+
+
+def run(fn) -> None:
+    """anyio.run, with a failing assertion shown as itself, not inside task-group wrappers."""
+    try:
+        anyio.run(fn)
+    except BaseException as e:  # noqa: B036 - unwrapped and re-raised
+        leaf = e
+        while getattr(leaf, "exceptions", None):
+            leaf = leaf.exceptions[0]
+        raise leaf from None
+
+
+def cli_json(repo: Path, args: list[str]) -> tuple[int, dict]:
+    args = [a.replace("{repo}", str(repo)) for a in args]
+    if "--json" not in args:
+        args += ["--json", "--repo", str(repo)]
+    res = CliRunner().invoke(main, args, catch_exceptions=False)
+    return res.exit_code, json.loads(res.stdout)
+
+
+def cli_error(repo: Path, args: list[str]) -> str:
+    res = CliRunner().invoke(main, [*args, "--repo", str(repo)], catch_exceptions=False)
+    assert res.exit_code != 0
+    line = res.stderr.strip()
+    assert line.startswith("graph: ") and "\n" not in line
+    return line[len("graph: ") :]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    """A repository on a branch with one commit over main, indexed at that commit."""
+    root = tmp_path_factory.mktemp("mcp") / "repo"
+    root.mkdir()
+    write_files(root, FILES)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    git(root, "checkout", "-q", "-b", "feature")
+    core = root / "pkg/core.py"
+    core.write_text(core.read_text().replace("return 0", "return helper(0)"))
+    git(root, "commit", "-q", "-am", "stop uses helper")
+    res = CliRunner().invoke(main, ["analyze", "--index-only", str(root)])
+    assert res.exit_code == 0, res.output
+    return root
+
+
+def test_lists_the_tools_with_schemas_from_the_cli_options(repo):
+    async def script(s):
+        listed = {t.name: t for t in (await s.list_tools()).tools}
+        assert list(listed) == TOOL_NAMES
+        for name, tool in listed.items():
+            spec = tools.BY_NAME[name]
+            assert len(tool.description) > 80 and "Use it" in tool.description, name
+            assert tool.input_schema == tools.input_schema(spec)
+            assert tool.annotations.read_only_hint is True
+            # The schema is the CLI command's own parameters (less the server-wide ones).
+            cli_params = {
+                p.name
+                for p in main.commands[spec.command].params
+                if p.name not in tools.NOT_TOOL_PARAMS and p.name not in spec.hidden
+            }
+            assert set(tool.input_schema["properties"]) == cli_params, name
+            for prop in tool.input_schema["properties"].values():
+                assert prop["description"] and not prop["description"].startswith(tools.NO_HELP)
+        impact = listed["impact"].input_schema
+        assert impact["required"] == ["target"]
+        assert impact["properties"]["depth"] == {
+            "type": "integer",
+            "description": "Max hops.",
+            "default": 3,
+        }
+        assert impact["properties"]["include_tests"]["type"] == "boolean"
+        assert impact["properties"]["min_confidence"]["type"] == "number"
+        assert listed["blast_radius"].input_schema["properties"]["targets"]["items"] == {
+            "type": "string"
+        }
+        scope = listed["detect_changes"].input_schema["properties"]["scope"]
+        assert scope["enum"] == ["unstaged", "staged", "all", "compare"]
+        assert listed["cypher"].input_schema["properties"]["params"]["type"] == "object"
+
+    drive(repo, script)
+
+
+def test_each_tool_returns_what_the_cli_prints(repo):
+    shapes = jsonshape.load()
+
+    async def script(s):
+        for name, (arguments, cli_args) in VALID.items():
+            res = await s.call_tool(name, arguments)
+            assert not res.is_error, (name, res.content[0].text)
+            text = res.content[0].text
+            assert json.loads(text) == res.structured_content
+            code, printed = cli_json(repo, cli_args)
+            assert code == 0
+            assert res.structured_content == printed, name
+            errors = jsonshape.check(shapes, shapes.commands[printed["schema"]], printed)
+            assert errors == [], (name, errors[:3])
+        # Not vacuous: the answers hold what the repository says.
+        impact = (await s.call_tool("impact", {"target": "helper"})).structured_content
+        d1 = {e["uid"] for g in impact["groups"] if g["depth"] == 1 for e in g["entries"]}
+        assert {"pkg/app.py::main", "pkg/core.py::Engine.run", "pkg/core.py::Engine.stop"} <= d1
+        review = (await s.call_tool("review", {"base": "main"})).structured_content
+        assert [x["symbol"]["uid"] for x in review["symbols"]] == ["pkg/core.py::Engine.stop"]
+
+    drive(repo, script)
+
+
+def test_invalid_arguments_are_one_line_errors_and_the_server_keeps_serving(repo):
+    shapes = jsonshape.load()
+
+    async def script(s):
+        for name, (arguments, expected) in INVALID.items():
+            res = await s.call_tool(name, arguments)
+            assert res.is_error, name
+            text = res.content[0].text
+            assert "\n" not in text and expected in text, (name, text)
+            detail = res.structured_content
+            assert detail["type"] == "BadInput" and detail["code"] == 2 and detail["error"] == text
+            assert jsonshape.check(shapes, shapes.commands["codeimpact.error/1"], detail) == []
+        unknown = await s.call_tool("delete_everything", {})
+        assert unknown.is_error and "unknown tool 'delete_everything'" in unknown.content[0].text
+        # Still alive, still answering.
+        ok = await s.call_tool("search", {"name": "helper"})
+        assert not ok.is_error and ok.structured_content["total"] == 1
+
+    drive(repo, script)
+
+
+def test_query_errors_carry_the_cli_message(repo):
+    shapes = jsonshape.load()
+
+    async def script(s):
+        res = await s.call_tool("impact", {"target": "nosuch"})
+        assert res.is_error
+        assert res.content[0].text == cli_error(repo, ["impact", "nosuch"])
+        assert res.structured_content["type"] == "TargetNotFound"
+        assert res.structured_content["code"] == 4
+
+        res = await s.call_tool("deps", {"target": "pkg/core.py:99"})  # past the end
+        assert res.is_error
+        assert res.content[0].text == cli_error(repo, ["deps", "pkg/core.py:99"])
+
+        res = await s.call_tool("trace", {"source": "main", "target": "helper", "depth": 2})
+        assert res.is_error and "unknown argument 'depth'" in res.content[0].text
+
+        res = await s.call_tool("cypher", {"query": "MATCH (s:Symbol) DELETE s"})
+        assert res.is_error and "read-only" in res.content[0].text
+        gone = await s.call_tool("cypher", {"query": "MATCH (s:Symbol) RETURN count(s)"})
+        assert gone.structured_content["rows"][0][0] > 0  # nothing was deleted
+
+        res = await s.call_tool("cypher", {"query": "MATCH (s:Symbol RETURN s"})
+        assert res.is_error and res.content[0].text.startswith("cypher: ")
+
+        detail = res.structured_content
+        assert jsonshape.check(shapes, shapes.commands["codeimpact.error/1"], detail) == []
+
+    drive(repo, script)
+
+
+def test_an_ambiguous_target_returns_its_candidates(make_repo, index_repo):
+    repo = make_repo({"a.py": "def run():\n    return 1\n", "b.py": "def run():\n    return 2\n"})
+    index_repo(repo)
+    shapes = jsonshape.load()
+
+    async def script(s):
+        res = await s.call_tool("impact", {"target": "run"})
+        assert res.is_error
+        assert res.content[0].text == cli_error(repo, ["impact", "run"])
+        detail = res.structured_content
+        assert detail["schema"] == "codeimpact.ambiguous/1"
+        assert sorted(c["uid"] for c in detail["candidates"]) == ["a.py::run", "b.py::run"]
+        assert jsonshape.check(shapes, shapes.commands["codeimpact.ambiguous/1"], detail) == []
+
+    drive(repo, script)
+
+
+def test_require_fresh_refuses_a_stale_index(make_repo, index_repo):
+    repo = make_repo({"a.py": "def f():\n    return 1\n"})
+    index_repo(repo)
+    (repo / "a.py").write_text("def f():\n    return 2\n")
+
+    async def script(s):
+        stale = await s.call_tool("search", {"name": "f", "require_fresh": True})
+        assert stale.is_error and stale.structured_content["type"] == "StaleIndex"
+        assert stale.content[0].text == cli_error(repo, ["search", "f", "--require-fresh"])
+        answered = await s.call_tool("search", {"name": "f"})
+        assert not answered.is_error and answered.structured_content["total"] == 1
+
+    drive(repo, script)
+
+
+def test_a_long_lived_server_reopens_a_new_index(make_repo, index_repo):
+    repo = make_repo({"a.py": "def first():\n    return 1\n"})
+
+    async def script(s):
+        # No index yet: an error, not a dead server.
+        res = await s.call_tool("status", {})
+        assert res.is_error and res.structured_content["type"] == "NoIndex"
+        assert "graph analyze" in res.content[0].text
+
+        index_repo(repo)
+        status = await s.call_tool("status", {})
+        assert not status.is_error
+        first_gen = status.structured_content["generation"]
+        found = await s.call_tool("search", {"name": "second"})
+        assert found.structured_content["total"] == 0
+
+        (repo / "b.py").write_text("def second():\n    return first()\n")
+        git(repo, "add", "b.py")
+        git(repo, "commit", "-q", "-m", "second")
+        index_repo(repo)
+
+        found = await s.call_tool("search", {"name": "second"})
+        assert [h["uid"] for h in found.structured_content["results"]] == ["b.py::second"]
+        status = await s.call_tool("status", {})
+        assert status.structured_content["generation"] > first_gen
+        assert status.structured_content["fresh"] is True
+
+    drive(repo, script)
+
+
+def test_bad_path_is_one_line(tmp_path):
+    res = subprocess.run(
+        [GRAPH, "mcp", str(tmp_path / "missing")], capture_output=True, text=True, timeout=60
+    )
+    assert res.returncode == 2
+    assert res.stderr.count("\n") == 1 and "not a directory" in res.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses listening on `port`, from /proc/net/tcp{,6} (hex, as the kernel says)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            addr, _, hexport = local.partition(":")
+            if state == "0A" and int(hexport, 16) == port:  # 0A: LISTEN
+                found.add(addr)
+    return found
+
+
+def test_http_transport_serves_the_same_tools_on_loopback_only(repo):
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = _free_port()
+    proc = subprocess.Popen(
+        [GRAPH, "mcp", str(repo), "--http", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(200):  # until it listens (or dies)
+            if proc.poll() is not None or _listening_addresses(port):
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read()
+        assert _listening_addresses(port) == {"0100007F"}  # 127.0.0.1, nothing else
+
+        async def go():
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with (
+                streamable_http_client(url) as (read, write),
+                ClientSession(read, write) as s,
+            ):
+                await s.initialize()
+                listed = [t.name for t in (await s.list_tools()).tools]
+                assert listed == TOOL_NAMES
+                res = await s.call_tool("impact", {"target": "helper"})
+                _, printed = cli_json(repo, ["impact", "helper"])
+                assert res.structured_content == printed
+                bad = await s.call_tool("impact", {})
+                assert bad.is_error and "missing required argument" in bad.content[0].text
+
+        run(go)
+
+        # A second server on the same port: one line, exit 2.
+        taken = subprocess.run(
+            [GRAPH, "mcp", str(repo), "--http", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert taken.returncode == 2 and taken.stderr.count("\n") == 1
+        assert f"cannot listen on 127.0.0.1:{port}" in taken.stderr
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
