@@ -81,16 +81,27 @@ def compute_delta(
             if rf is not None:
                 keys.update((e.rel, e.src, e.dst) for e in rf.edges)
 
-    def best(key: EdgeKey, foreign: dict, rf_of) -> Edge | None:
-        owners = {path_of(key[1]), *foreign.get(key, ())}
+    per_file: dict[tuple[int, str], dict[EdgeKey, Edge]] = {}
+
+    def file_best(side: int, owner: str, rf_of) -> dict[EdgeKey, Edge]:
+        """The best edge per key within one file's output (cached per side)."""
+        got = per_file.get((side, owner))
+        if got is None:
+            got = {}
+            rf = rf_of(owner)
+            for e in rf.edges if rf is not None else ():
+                k = (e.rel, e.src, e.dst)
+                if _better(e, got.get(k)):
+                    got[k] = e
+            per_file[(side, owner)] = got
+        return got
+
+    def best(key: EdgeKey, side: int, foreign: dict, rf_of) -> Edge | None:
         found = None
-        for o in owners:
-            rf = rf_of(o)
-            if rf is None:
-                continue
-            for e in rf.edges:
-                if e.rel == key[0] and e.src == key[1] and e.dst == key[2] and _better(e, found):
-                    found = e
+        for o in {path_of(key[1]), *foreign.get(key, ())}:
+            e = file_best(side, o, rf_of).get(key)
+            if e is not None and _better(e, found):
+                found = e
         return found
 
     # -- symbols of touched files
@@ -121,10 +132,10 @@ def compute_delta(
     old_best: dict[EdgeKey, Edge] = {}
     new_best: dict[EdgeKey, Edge] = {}
     for key in keys:
-        ob = best(key, old.foreign, old_rf)
+        ob = best(key, 0, old.foreign, old_rf)
         if ob is not None and key[1] in old.ids and key[2] in old.ids:
             old_best[key] = ob
-        nb = best(key, new_foreign, new_rf)
+        nb = best(key, 1, new_foreign, new_rf)
         if nb is not None and exists(key[1]) and exists(key[2]):
             new_best[key] = nb
     for key in old_best:

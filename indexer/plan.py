@@ -22,7 +22,9 @@ Therefore re-resolve: changed files, files whose module name changed, and
 files that use a name that a changed file defines now or defined before
 (`changed_names`: every definition, and the imports and assignments whose
 fact changed — an unchanged `from x import y` still binds what it bound,
-unless x's file changed, and then x's own names are counted).
+unless x's file changed, and then x's own names are counted), together with
+every alias any file binds to those names (`from x import y as z`, `z = y`),
+followed to a fixpoint, since a user of an alias never writes the original.
 Edges are owned by the file of the call site, so everything else keeps its
 edges — including the edges that point *into* a changed file, whose targets
 keep their uids and are updated in place, never deleted and re-created.
@@ -161,6 +163,28 @@ def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> se
     return out
 
 
+def _aliases_of(names: set[str], *facts_maps: dict[str, FileFacts]) -> set[str]:
+    """Names that other files bind to `names` (`from m import x as y`, `y = x`), to a fixpoint:
+    a user of an alias reaches the changed definition without writing its name."""
+    binders: list[tuple[frozenset[str], str]] = []
+    for facts_map in facts_maps:
+        for f in facts_map.values():
+            for i in f.imports:
+                bound = i.alias
+                if bound:
+                    binders.append((frozenset(_NAME.findall(i.name or i.module)), bound))
+            for b in f.bindings:
+                binders.append((frozenset(_NAME.findall(b.value)), b.name.rpartition(".")[2]))
+    out: set[str] = set()
+    frontier = set(names)
+    while frontier:
+        found = {bound for src, bound in binders if bound not in names and bound not in out
+                 and not src.isdisjoint(frontier)}  # fmt: skip
+        out |= found
+        frontier = found
+    return out
+
+
 def affected_files(
     plan: ChangePlan,
     old_facts: dict[str, FileFacts],
@@ -176,6 +200,7 @@ def affected_files(
         if names is None:
             return set(new_facts)
         touched_names |= names
+    touched_names |= _aliases_of(touched_names, new_facts, old_facts)
     out = {p for p in changed if p in new_facts}
     out |= {p for p in module_changed if p in new_facts}
     for p, names in used.items():

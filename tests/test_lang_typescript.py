@@ -600,12 +600,6 @@ def test_incremental_equals_full_for_commonjs_members(make_repo, index_repo):
     assert _incremental_matches_full(make_repo, index_repo, CJS, edit)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="indexer/plan.py: a caller reaching a definition through a re-export chain "
-    "(user.ts -> utils/index.ts -> str.ts) is not re-resolved when only str.ts changes; "
-    "Python's `from .str import x as y` in __init__.py has the same gap",
-)
 def test_incremental_equals_full_through_a_reexport_chain(make_repo, index_repo):
     edit = {"src/utils/str.ts": "export function slugify2(s: string) { return s; }\n"}
     assert _incremental_matches_full(make_repo, index_repo, MODULES, edit)
