@@ -60,7 +60,10 @@ def fetch_sdist(cache: Path, name: str, version: str) -> Path | None:
 
 @pytest.fixture(scope="module")
 def flask_repo(request, tmp_path_factory) -> Path:
-    cache = Path(request.config.cache.mkdir("codeimpact-sdists"))
+    if request.config.cache is not None:  # kept across runs in .pytest_cache (gitignored)
+        cache = Path(request.config.cache.mkdir("codeimpact-sdists"))
+    else:
+        cache = tmp_path_factory.mktemp("sdists")
     src = fetch_sdist(cache, "flask", "3.1.2")
     if src is None:
         pytest.skip("flask 3.1.2 sdist not downloadable (offline?)")

@@ -36,7 +36,11 @@ from codeimpact.indexer.resolved import (
 )
 
 BUILTINS = frozenset(dir(builtins))
-MAX_DEPTH = 24
+# Every recursive lookup passes through a memoized step that detects cycles, so the depth
+# bound only guards the interpreter's stack against absurdly long chains.
+MAX_DEPTH = 120
+_MISSING = object()
+_BUSY = object()  # a memo entry being computed: reaching it again is a cycle
 
 # Method names of builtin types and of the most used library objects: a receiver we cannot
 # type is most likely one of these, so a same-named repository method is no evidence of a call.
@@ -230,7 +234,6 @@ class _FileIndex:
     star_imports: list = field(default_factory=list)
     # class -> name -> local of the member definition (the last one wins, as at runtime)
     members: dict[str, dict[str, str]] = field(default_factory=dict)
-    bases_unknown: set[str] = field(default_factory=set)  # classes with an unresolved base
 
 
 def _strip_dup(local: str) -> str:
@@ -292,7 +295,12 @@ class PythonProject:
             self._index_file(fi)
             self.files[path] = fi
             self.module_file.setdefault(mod, path)
+        # Memo of lookups. A result reached through a cycle (an entry still being computed)
+        # or a depth cut depends on where the lookup started, so it is never stored: every
+        # stored result is the same whatever order files are resolved in (incremental ==
+        # full rebuild relies on that).
         self._memo: dict[tuple, object] = {}
+        self._cuts = 0  # cycles and depth cuts met so far
         # method name -> definitions, for unique-name
         self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
@@ -305,6 +313,24 @@ class PythonProject:
                 if s.kind == "class":
                     for base in self._bases(path, local):
                         self.subclasses.setdefault(base, []).append((path, local))
+
+    # ------------------------------------------------------------------ memo
+    def _hit(self, hit, on_cycle):
+        if hit is _BUSY:
+            self._cuts += 1
+            return on_cycle
+        return hit
+
+    def _store(self, key, out, cuts: int):
+        if self._cuts == cuts:
+            self._memo[key] = out
+        else:
+            del self._memo[key]
+        return out
+
+    def _cut(self):
+        self._cuts += 1
+        return None
 
     # ------------------------------------------------------------------ indexing
     def _index_file(self, fi: _FileIndex) -> None:
@@ -407,7 +433,7 @@ class PythonProject:
                 return None  # a relative import into nothing we index
             return ("ext", sub), "import"
         if depth > MAX_DEPTH:
-            return None
+            return self._cut()
         r = self.module_name_entity(base_path, imp.name, follow, depth + 1)
         if r is None:
             return None
@@ -416,15 +442,16 @@ class PythonProject:
     def module_name_entity(self, path: str, name: str, follow: bool, depth: int):
         """A top-level name of a module, as another module importing it sees it."""
         key = ("modname", path, name, follow)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = None  # a cycle of re-exports resolves to nothing
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, None)  # a cycle of re-exports resolves to nothing
+        self._memo[key] = _BUSY
+        cuts = self._cuts
         fi = self.files[path]
         r = self._lookup_in_scope(fi, "", name, None, follow, depth)
-        if r is None and depth <= MAX_DEPTH:
+        if r is None:
             r = self._star_lookup(fi, name, follow, depth)
-        self._memo[key] = r
-        return r
+        return self._store(key, r, cuts)
 
     def _star_lookup(self, fi: _FileIndex, name: str, follow: bool, depth: int):
         """`name` bound by one of the module's `from m import *`."""
@@ -464,7 +491,7 @@ class PythonProject:
         self, fi: _FileIndex, scope: str, name: str, line: int | None, follow: bool, depth: int
     ):
         if depth > MAX_DEPTH:
-            return None
+            return self._cut()
         cands = fi.names.get(scope, {}).get(name)
         if cands:
             for c in self._pick(cands, line):
@@ -495,6 +522,15 @@ class PythonProject:
         return self._binding_value(fi, c[2], depth + 1)
 
     def _binding_value(self, fi: _FileIndex, b, depth: int):
+        key = ("bind", fi.path, id(b))
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, None)
+        self._memo[key] = _BUSY
+        cuts = self._cuts
+        return self._store(key, self._eval_binding(fi, b, depth), cuts)
+
+    def _eval_binding(self, fi: _FileIndex, b, depth: int):
         value = b.value
         if value.startswith("ann:"):
             r = self.eval_type(fi, b.scope, value[4:], depth + 1)
@@ -570,8 +606,10 @@ class PythonProject:
 
     # ------------------------------------------------------------------ chains
     def eval_chain(self, fi: _FileIndex, scope: str, chain: str, line: int | None, depth: int = 0):
-        if depth > MAX_DEPTH or not chain or chain.startswith("?"):
+        if not chain or chain.startswith("?"):
             return None
+        if depth > MAX_DEPTH:
+            return self._cut()
         steps = _parse_steps(chain)
         if steps is None:
             return None
@@ -621,9 +659,11 @@ class PythonProject:
         (`response_class = Response`, `json: JSONProvider = ...`) are followed.
         """
         key = ("member", path, cls, attr)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = None
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, None)
+        self._memo[key] = _BUSY
+        cuts = self._cuts
         out = None
         for i, (p, c) in enumerate(self.mro(path, cls)):
             cfi = self.files[p]
@@ -639,15 +679,16 @@ class PythonProject:
                         out = r[0], i > 0, r[1]
                         break
                 break  # bound here: a base's attribute of that name is shadowed
-        self._memo[key] = out
-        return out
+        return self._store(key, out, cuts)
 
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
         """The value of `self.attr` set in a method of `cls` or of a base, or None."""
         key = ("iattr", path, cls, attr)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = None
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, None)
+        self._memo[key] = _BUSY
+        cuts = self._cuts
         out = None
         for p, c in self.mro(path, cls):
             cfi = self.files[p]
@@ -662,12 +703,11 @@ class PythonProject:
                     break
             if out is not None:
                 break
-        self._memo[key] = out
-        return out
+        return self._store(key, out, cuts)
 
     def getattr(self, ent: Entity, attr: str, reason: str, depth: int):
         if depth > MAX_DEPTH:
-            return None
+            return self._cut()
         kind = ent[0]
         if kind == "mod":
             path = ent[1]
@@ -724,7 +764,7 @@ class PythonProject:
     def call_result(self, ent: Entity, depth: int) -> Entity | None:
         """The value of calling `ent`: an instance for a class, what a function returns."""
         if depth > MAX_DEPTH:
-            return None
+            return self._cut()
         kind = ent[0]
         if kind == "view":
             _, path, scope, k, v, m = ent
@@ -741,9 +781,11 @@ class PythonProject:
         if kind != "sym":
             return None
         key = ("result", ent)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = None
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, None)
+        self._memo[key] = _BUSY
+        cuts = self._cuts
         out = None
         fi = self.files[ent[1]]
         sym = fi.syms.get(ent[2])
@@ -763,8 +805,7 @@ class PythonProject:
                 if val is not None and val[0] in ("inst", "sym", "seq", "map", "tup"):
                     out = val
                     break
-        self._memo[key] = out
-        return out
+        return self._store(key, out, cuts)
 
     def subscript_item(self, ent: Entity, depth: int) -> Entity | None:
         """`x[...]`: an item of a declared container; a generic class (`A[int]`) is the class."""
@@ -805,15 +846,17 @@ class PythonProject:
 
     def eval_type(self, fi: _FileIndex, scope: str, text: str, depth: int) -> Entity | None:
         """What a value of declared type TEXT is: an instance, a class, a typed container."""
-        if depth > MAX_DEPTH or not text:
+        if not text:
             return None
+        if depth > MAX_DEPTH:
+            return self._cut()
         key = ("type", fi.path, scope, text)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = None
-        out = self._eval_type(fi, scope, text, depth)
-        self._memo[key] = out
-        return out
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, None)
+        self._memo[key] = _BUSY
+        cuts = self._cuts
+        return self._store(key, self._eval_type(fi, scope, text, depth), cuts)
 
     def _eval_type(self, fi, scope, text, depth):
         arms = [a for a in _split_top(text, "|") if a and a != "None"]
@@ -864,12 +907,22 @@ class PythonProject:
         return list(self._bases(path, local))
 
     def _bases(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
+        return self._bases_info(path, local)[0]
+
+    def has_unknown_base(self, path: str, local: str) -> bool:
+        """A base of this class is outside the repository or unresolved."""
+        return self._bases_info(path, local)[1]
+
+    def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
         key = ("bases", path, local)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = ()
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, ((), False))
+        self._memo[key] = _BUSY
+        cuts = self._cuts
         fi = self.files[path]
         out = []
+        unknown = False
         scope = fi.parent.get(local, "")
         for h in fi.facts.heritage:
             if h.scope != local:
@@ -880,18 +933,17 @@ class PythonProject:
                 if k != (path, local):
                     out.append(k)
             elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
-                fi.bases_unknown.add(local)
-        self._memo[key] = tuple(out)
-        return self._memo[key]
+                unknown = True
+        return self._store(key, (tuple(out), unknown), cuts)
 
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         key = ("mro", path, local)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = ((path, local),)  # a cycle of bases stops here
-        out = self._c3(path, local)
-        self._memo[key] = out
-        return out
+        hit = self._memo.get(key, _MISSING)
+        if hit is not _MISSING:
+            return self._hit(hit, ((path, local),))  # a cycle of bases stops here
+        self._memo[key] = _BUSY
+        cuts = self._cuts
+        return self._store(key, self._c3(path, local), cuts)
 
     def _c3(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """C3 linearisation over the bases we can resolve; depth-first if C3 fails."""
@@ -1067,7 +1119,12 @@ class PythonProject:
 
         for call in f.calls:
             out.calls_total += 1
-            self._resolve_call(fi, call, edges, out)
+            try:
+                self._resolve_call(fi, call, edges, out)
+            except RecursionError:  # an absurdly deep chain: unresolved, not a crash
+                self._memo.clear()  # entries left busy would read as cycles
+                last = call.callee.rpartition(".")[2]
+                out.unresolved.append(Unresolved(self.uid(path, call.scope), last, call.line))
 
         out.edges = dedupe_edges(edges)
         return out
@@ -1184,7 +1241,7 @@ class PythonProject:
             return False
         p, local = defs[0]
         cls = self.files[p].parent.get(local, "")
-        if any(c in self.files[cp].bases_unknown for cp, c in self.mro(p, cls)):
+        if any(self.has_unknown_base(cp, c) for cp, c in self.mro(p, cls)):
             return False
         edges.append(
             Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"], "unique-name", line)
