@@ -472,6 +472,55 @@ def test_attributes_aliases_and_containers(make_repo, index_repo):
     }
 
 
+def test_context_managers_comprehensions_and_properties(make_repo, index_repo):
+    repo = make_repo(
+        {
+            "m.py": """
+                from functools import cached_property
+
+                class Conn:
+                    def query(self):
+                        pass
+
+                    def close(self):
+                        pass
+
+                class Pool:
+                    def __enter__(self) -> Conn:
+                        return Conn()
+
+                    def __exit__(self, *exc):
+                        pass
+
+                    @property
+                    def first(self) -> Conn:
+                        return Conn()
+
+                    @first.setter
+                    def first(self, value):
+                        pass
+
+                    @cached_property
+                    def all(self) -> list[Conn]:
+                        return []
+
+                def work(pool: Pool):
+                    with Pool() as conn:
+                        conn.query()
+                    pool.first.close()
+                    return [c.close() for c in pool.all]
+                """
+        }
+    )
+    index_repo(repo)
+    assert calls(repo, "m.py::work") == {
+        ("m.py::work", "m.py::Pool", 1.0, "scope"),
+        ("m.py::work", "m.py::Conn.query", 0.8, "local-type"),
+        # reading a property runs its getter: its value is typed by the getter's return
+        ("m.py::work", "m.py::Conn.close", 0.8, "local-type"),
+    }
+
+
 def test_functions_passed_as_values(make_repo, index_repo):
     repo = make_repo(
         {

@@ -12,8 +12,10 @@ resolver understands:
 - `chain`: `x = chain` (an alias), or `x = chain(...)` when `is_call` is set;
 - `ann:TYPE`: a declared type (`x: TYPE`, `x: TYPE = ...`), TYPE being the
   annotation's text without whitespace (`list[JSONTag]`, `Flask|None`);
-- `iter:N:chain`: an element of iterating `chain` (`for x in chain`), N being
-  the position of the name in a tuple target (`for a, b in ...`), -1 for a plain name.
+- `iter:N:chain`: an element of iterating `chain` (`for x in chain`, comprehensions
+  too), N being the position of the name in a tuple target (`for a, b in ...`), -1
+  for a plain name;
+- `enter:chain`: what `__enter__` returns (`with chain(...) as x`).
 
 Annotations of parameters are kept as TYPE text too, and a return annotation
 is a ReturnFact whose value is `ann:TYPE`. `extra["all"]` holds a module's
@@ -46,7 +48,8 @@ NAME = "python"
 # 2: namespace subpackages in module names, `()`/`[]` chain steps, generic calls (`A[int]()`),
 #    declared types (ann:), for-loop and walrus bindings, return annotations, extra["all"].
 #    3: decorated definitions start at their first decorator; module spans end at the last line.
-EXTRACTOR_VERSION = 3
+#    4: `with ... as x` (enter:) and comprehension (iter:) bindings.
+EXTRACTOR_VERSION = 4
 
 _CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -170,7 +173,9 @@ def _is_test_name(kind: str, name: str) -> bool:
     P_ERROR,
     P_FOR,
     P_WALRUS,
-) = range(14)
+    P_WITH,
+    P_COMPFOR,
+) = range(16)
 
 
 def extract(source: bytes) -> FileFacts:
@@ -368,11 +373,14 @@ def extract(source: bytes) -> FileFacts:
                     facts.references.append(ReferenceFact(scope, name, line, "annotation"))
         elif pattern == P_ERROR:
             has_error = True
-        elif pattern == P_FOR:
-            node = caps["for"][0]
+        elif pattern in (P_FOR, P_COMPFOR):
+            node = (caps.get("for") or caps["compfor"])[0]
             _for_binding(
                 scopes.at(node.start_byte), caps["for_lhs"][0], caps["for_rhs"][0], source, facts
             )
+        elif pattern == P_WITH:
+            node = caps["with"][0]
+            _with_binding(scopes.at(node.start_byte), caps, node, source, facts)
         elif pattern == P_WALRUS:
             node = caps["walrus"][0]
             name, value = caps["walrus_name"][0], caps["walrus_value"][0]
@@ -676,6 +684,22 @@ def _for_binding(scope: str, lhs: ts.Node, rhs: ts.Node, source: bytes, facts: F
                 facts.bindings.append(
                     BindingFact(scope, t.text.decode(), f"iter:{i}:{chain}", False, line)
                 )
+
+
+def _with_binding(scope: str, caps: dict, node: ts.Node, source: bytes, facts: FileFacts) -> None:
+    """`with EXPR as name`: name is what EXPR's __enter__ returns."""
+    value = caps["with_value"][0]
+    name = caps["with_name"][0].text.decode()
+    line = node.start_point[0] + 1
+    if value.type == "call":
+        fn = value.child_by_field_name("function")
+        chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
+        if chain:
+            facts.bindings.append(BindingFact(scope, name, "enter:" + chain, True, line))
+    elif value.type in ("identifier", "attribute"):
+        chain = _chain(source[value.start_byte : value.end_byte])
+        if chain:
+            facts.bindings.append(BindingFact(scope, name, "enter:" + chain, False, line))
 
 
 _TEST_DIRS = frozenset({"tests", "test", "testing"})

@@ -196,6 +196,7 @@ _MAP = frozenset(
     ]
 )
 _TYPE = frozenset(("type", "Type"))
+_ACCESSORS = (".setter", ".deleter", ".getter")
 # Implicit classmethods: their first parameter is the class.
 _CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 
@@ -346,7 +347,9 @@ class PythonProject:
                 (s.start_line, kind, s.local)
             )
             if kind == "def" and fi.syms.get(head) is not None and fi.syms[head].kind == "class":
-                fi.members.setdefault(head, {})[s.name] = s.local
+                # a property's setter or deleter is the same attribute: the getter stands for it
+                if not any(d.endswith(_ACCESSORS) for d in s.decorators):
+                    fi.members.setdefault(head, {})[s.name] = s.local
             if s.kind in ("function", "method") and s.params:
                 fi.params[s.local] = {
                     name.lstrip("*"): (i, ann) for i, (name, ann) in enumerate(s.params)
@@ -535,6 +538,16 @@ class PythonProject:
         if value.startswith("ann:"):
             r = self.eval_type(fi, b.scope, value[4:], depth + 1)
             return (r, "local-type") if r is not None else None
+        if value.startswith("enter:"):
+            r = self.eval_chain(fi, b.scope, value[6:], b.line, depth + 1)
+            ent = r[0] if r is not None else None
+            if ent is not None and b.is_call:
+                ent = self.call_result(ent, depth + 1)
+            if ent is None or ent[0] != "inst":
+                return None
+            m = self.class_member(ent[1], ent[2], "__enter__", depth + 1)
+            res = self.call_result(m[0], depth + 1) if m is not None else None
+            return (res, weakest(r[1], "local-type")) if res is not None else None
         if value.startswith("iter:"):
             _, index, chain = value.split(":", 2)
             r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
@@ -745,6 +758,11 @@ class PythonProject:
                 return ("sym", path, local), reason
             r = self.class_member(path, local, attr, depth + 1)
             if r is not None:
+                if self._is_property(r[0]):  # reading it runs the getter
+                    value = self.call_result(r[0], depth + 1)
+                    if value is None:
+                        return ("unknown", path, local, attr), reason
+                    return value, weakest(_member_rule(reason, r), "local-type")
                 return r[0], _member_rule(reason, r)
             r = self.instance_attr(path, local, attr, depth + 1)
             if r is not None:
@@ -760,6 +778,16 @@ class PythonProject:
                 return r[0], _member_rule(reason, r)
             return None
         return None
+
+    def _is_property(self, ent: Entity) -> bool:
+        if ent[0] != "sym":
+            return False
+        sym = self.files[ent[1]].syms.get(ent[2])
+        return (
+            sym is not None
+            and sym.kind == "method"
+            and any(d == "property" or d.endswith("cached_property") for d in sym.decorators)
+        )
 
     def call_result(self, ent: Entity, depth: int) -> Entity | None:
         """The value of calling `ent`: an instance for a class, what a function returns."""
