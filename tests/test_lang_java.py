@@ -171,6 +171,8 @@ RENDERER = """
         void callsOverloaded() { overloaded(1); }
 
         void all(AbstractShape s) { s.area(); s.name(); s.hashCode(); }
+
+        void constants() { Color.RED.code(); Renderer.class.getName(); }
     }
     """
 
@@ -313,6 +315,7 @@ def test_imports_single_on_demand_static_and_external(repo):
         u(CIRCLE_JAVA, "Circle"),
         u(SQUARE_JAVA, "Square"),
         u(POINT_JAVA, "Point"),
+        u(COLOR_JAVA, "Color"),
         u(STRINGS_JAVA, "Strings"),
         # `import static ...Strings.pad`
         u(STRINGS_JAVA, "Strings.pad"),
@@ -434,7 +437,17 @@ def test_dispatch_to_overrides_and_ambiguous_overloads(repo):
 def test_unresolved_calls_are_counted(repo):
     _, report = repo
     # getClass().getSimpleName() and name().toLowerCase(): results of external calls
-    assert report.calls == {"total": 42, "builtin": 0, "unresolved": 2, "resolved": 40}
+    assert report.calls == {"total": 44, "builtin": 0, "unresolved": 2, "resolved": 42}
+
+
+def test_enum_constants_and_class_literals_are_typed(repo):
+    root, _ = repo
+    assert calls_from(root, RENDERER_JAVA, "Renderer.constants") == {
+        # a constant is a Color; GREEN's body overrides code()
+        (u(COLOR_JAVA, "Color.code"), 0.8, "local-type"),
+        (u(COLOR_JAVA, "Color.GREEN.code"), 0.7, "dispatch"),
+        ("<external>::java.lang.Class.getName", 0.8, "local-type"),
+    }
 
 
 def test_tests_by_path_and_annotation(repo):

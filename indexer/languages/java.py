@@ -18,6 +18,7 @@ Language-specific facts in `extra` (plain values, read by java_resolve.py):
   package: the package clause         static:  indexes of the static imports
   results: method local -> return type types:   field local -> declared type
   tparams: local -> type parameter names  modifiers: local -> "public static ..."
+  bounds:  local -> {type parameter: its first bound}
   records: locals of the records (a call `p.x()` of a component runs its implicit accessor)
   locals:  [(scope, name, type, line)] for locals, lambda and catch parameters
            ("" = type not evident); `var x = call()` / `var x = y` are BindingFacts.
@@ -116,6 +117,10 @@ def chain(node: ts.Node | None) -> str | None:
         return chain(node.named_children[0])
     if t == "string_literal":
         return "String{}"
+    if t == "class_literal":
+        return "Class{}"
+    if t == "assignment_expression":  # `(x = expr).m()` calls m on the assigned value
+        return chain(node.child_by_field_name("right"))
     if t == "scoped_identifier":
         return type_chain(node) or None
     return None
@@ -237,8 +242,13 @@ def _type_params(f: _File, node: ts.Node, local: str) -> None:
         ident = next(
             (c for c in p.named_children if c.type in ("type_identifier", "identifier")), None
         )
-        if ident is not None:
-            names.append(text(ident))
+        if ident is None:
+            continue
+        names.append(text(ident))
+        bound = next((c for c in p.named_children if c.type == "type_bound"), None)
+        first = type_chain(bound.named_children[0]) if bound and bound.named_children else ""
+        if first:  # `T extends Foo & Bar`: a T is a Foo (the first bound is its erasure)
+            f.facts.extra.setdefault("bounds", {}).setdefault(local, {})[text(ident)] = first
     if names:
         f.facts.extra["tparams"][local] = names
 
@@ -345,6 +355,7 @@ def _definition(f: _File, d: _Def, local: str, name: str, parent: str) -> None:
         body = node.child_by_field_name("body")
         if body is None:
             f.add_symbol(node, local, "variable", name, node.end_byte)
+            f.facts.extra["types"][local] = parent.rpartition(".")[2]  # a constant is an E
             return
         f.kind_of[local] = "class"
         f.add_symbol(node, local, "class", name, body.start_byte)

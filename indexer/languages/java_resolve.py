@@ -316,14 +316,15 @@ class JavaProject(StaticProject):
         self._type_cache[key] = r
         return r
 
-    def _is_tparam(self, fi: FileIndex, scope: str, name: str) -> bool:
+    def _tparam(self, fi: FileIndex, scope: str, name: str) -> str | None:
+        """The local that declares type parameter `name` in scope, if one does."""
         tparams = fi.extra.get("tparams", {})
         s = scope
         while True:
             if name in tparams.get(s, ()):
-                return True
+                return s
             if not s:
-                return False
+                return None
             s = fi.parent.get(s, "")
 
     def _resolve_type(self, fi, scope, chain):
@@ -351,8 +352,12 @@ class JavaProject(StaticProject):
         return ent, reason
 
     def _type_head(self, fi, scope, name):
-        if self._is_tparam(fi, scope, name):
-            return None
+        owner = self._tparam(fi, scope, name)
+        if owner is not None:  # a type parameter stands for its bound (Object when unbounded)
+            bound = fi.extra.get("bounds", {}).get(owner, {}).get(name)
+            if bound and bound != name:
+                return self.resolve_type(fi, fi.parent.get(owner, ""), bound)
+            return ("xsym", "java.lang.Object"), "local-type"
         s = scope
         while True:  # member and local types of the enclosing scopes
             for local in fi.children.get(s, {}).get(name, ()):

@@ -47,6 +47,10 @@ MAX_DEPTH = 16
 # What an external call returns: its type is outside the repository, so a same-named
 # repository method is no candidate (`reflect.ValueOf(v).IsNil()` is not ours).
 EXTERNAL_VALUE = ("unknown", "<external>")
+# A call on an interface with more implementations than this (Iterator.next, Collection.size)
+# keeps its edge to the declared method only: one more candidate says next to nothing, and
+# the edges would outnumber every other kind.
+MAX_DISPATCH = 32
 _SUFFIXES = ("()", "{}", "[]", "[i]")
 
 
@@ -636,7 +640,8 @@ class StaticProject:
                 emitted = True
                 if instance:
                     owner = self.owner_type(ent)
-                    for p, local in self.overrides((ent[1], ent[2]), owner) if owner else ():
+                    impls = self.overrides((ent[1], ent[2]), owner) if owner else ()
+                    for p, local in impls if len(impls) <= MAX_DISPATCH else ():
                         edges.append(
                             Edge(
                                 "CALLS",
