@@ -634,6 +634,13 @@ def test_unique_name_and_unresolved_calls(make_repo, index_repo):
                 class B:
                     def shared_name(self):
                         pass
+
+                    def Factory(self):
+                        pass
+
+                    @property
+                    def handler_of(self):
+                        pass
                 """,
             "use.py": """
                 def work(obj, items):
@@ -641,17 +648,20 @@ def test_unique_name_and_unresolved_calls(make_repo, index_repo):
                     obj.decode_all()
                     obj.shared_name()
                     obj.update()
+                    obj.Factory()
+                    obj.handler_of()
                     items.append(1)
                     unknown_function()
                 """,
         }
     )
     report = index_repo(repo)
-    # only a name defined once, by a class we fully see, is offered, and only at 0.5
+    # only a method name defined once, by a class we fully see, is offered, and only at 0.5;
+    # not a capitalised name (a class attribute, most likely) nor a property
     assert calls(repo, "use.py") == {
         ("use.py::work", "lib.py::Exporter.export_rows", 0.5, "unique-name"),
     }
-    assert report.calls["unresolved"] == 5
+    assert report.calls["unresolved"] == 7
     assert report.calls["resolved"] == 1
 
 

@@ -1258,16 +1258,21 @@ class PythonProject:
     def _unique_name(self, name: str, edges, src, line) -> bool:
         """Receiver unknown: the only method of that name in the repository, at 0.5.
 
-        Not for names that builtin types or common libraries also have, and not when
-        the one definition overrides a method of a base we cannot see (its name is
-        then part of an outside API, which the unknown receiver more likely is).
+        Not for names that builtin types or common libraries also have, capitalised
+        names or properties, and not when the one definition overrides a method of a
+        base we cannot see (its name is then part of an outside API, which the unknown
+        receiver more likely is).
         """
         if name.startswith("__") or name in _COMMON_METHODS or len(name) < 4:
+            return False
+        if name[0].isupper():  # x.Name() constructs a class more likely than it calls a method
             return False
         defs = self.methods_by_name.get(name)
         if defs is None or len(defs) != 1:
             return False
         p, local = defs[0]
+        if self._is_property(("sym", p, local)):  # its value is called, not the getter
+            return False
         cls = self.files[p].parent.get(local, "")
         if any(self.has_unknown_base(cp, c) for cp, c in self.mro(p, cls)):
             return False
