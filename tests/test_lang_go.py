@@ -455,3 +455,55 @@ def test_locals_record_evident_types_only():
         ("e", "xs[i]", False),  # an element of xs
     }
     assert next(s for s in facts.symbols if s.local == "f").params == (("p", "P"),)
+
+
+INCR_FILES = {
+    "go.mod": "module example.com/inc\n",
+    "shape/shape.go": """
+        package shape
+
+        type Shape interface {
+            Area() int
+            Name() string
+        }
+
+        func Describe(s Shape) int { return s.Area() }
+        """,
+    "shape/square.go": """
+        package shape
+
+        type Square struct{}
+
+        func (q Square) Area() int { return 4 }
+        """,
+}
+
+
+def _graph(root):
+    return {rel: edges(root, rel) for rel in ("CALLS", "IMPLEMENTS", "IMPORTS", "CONTAINS")}
+
+
+def test_incremental_run_equals_full_when_a_method_set_changes(make_repo, index_repo):
+    """Square gains Name() in another file: it now implements Shape, and Describe's call may
+    run Square.Area. Neither square.go nor shape.go changed, yet both own edges that change."""
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    root = make_repo(INCR_FILES)
+    index_repo(root)
+    assert ("shape/square.go::Square", "shape/shape.go::Shape") not in edges(root, "IMPLEMENTS")
+    write_files(
+        root, {"shape/name.go": 'package shape\n\nfunc (q Square) Name() string { return "sq" }\n'}
+    )
+    report = analyze(root, IndexConfig(), RunOptions(workers=1))
+    assert report.mode == "incremental"
+    incremental = _graph(root)
+    analyze(root, IndexConfig(), RunOptions(workers=1, force=True))
+    assert _graph(root) == incremental
+    assert ("shape/square.go::Square", "shape/shape.go::Shape") in incremental["IMPLEMENTS"]
+    assert (
+        "shape/shape.go::Describe",
+        "shape/square.go::Square.Area",
+        0.7,
+        "dispatch",
+    ) in incremental["CALLS"]

@@ -494,3 +494,37 @@ def test_extraction_facts():
     broken = java.extract(b"class A { void m() { call(); } void n( }")
     assert broken.status == "partial"
     assert "A.m" in {s.local for s in broken.symbols}
+
+
+def test_dispatch_fan_out_is_capped(make_repo, index_repo):
+    from codeimpact.indexer.languages.static_resolve import MAX_DISPATCH
+
+    impls = "\n".join(
+        f"class Impl{i} implements Op {{ public void run() {{}} }}" for i in range(40)
+    )
+    few = "\n".join(f"class Few{i} implements Small {{ public void go() {{}} }}" for i in range(3))
+    root = make_repo(
+        {
+            "p/Ops.java": f"""
+                package p;
+                interface Op {{ void run(); }}
+                interface Small {{ void go(); }}
+                {impls}
+                {few}
+                class Use {{ void call(Op op, Small s) {{ op.run(); s.go(); }} }}
+                """
+        }
+    )
+    index_repo(root)
+    out = {
+        (d.split("::")[1], r) for s, d, _c, r in edges(root, "CALLS") if s == "p/Ops.java::Use.call"
+    }
+    assert MAX_DISPATCH < 40
+    # 40 implementations: only the declared method; 3: each of them too
+    assert out == {
+        ("Op.run", "local-type"),
+        ("Small.go", "local-type"),
+        ("Few0.go", "dispatch"),
+        ("Few1.go", "dispatch"),
+        ("Few2.go", "dispatch"),
+    }
