@@ -528,3 +528,27 @@ def test_dispatch_fan_out_is_capped(make_repo, index_repo):
         ("Few1.go", "dispatch"),
         ("Few2.go", "dispatch"),
     }
+
+
+def test_incremental_run_equals_full_when_an_intermediate_supertype_changes(make_repo, index_repo):
+    """C extends B extends A; B stops extending A. The caller of A.m names neither B nor C,
+    yet its dispatch edge to C.m must go, exactly as a full run drops it."""
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    files = {
+        "p/A.java": "package p;\nclass A { void m() {} }\n",
+        "p/B.java": "package p;\nclass B extends A {}\n",
+        "p/C.java": "package p;\nclass C extends B { void m() {} }\n",
+        "p/Use.java": "package p;\nclass Use { void call(A a) { a.m(); } }\n",
+    }
+    root = make_repo(files)
+    index_repo(root)
+    dispatch = ("p/Use.java::Use.call", "p/C.java::C.m", 0.7, "dispatch")
+    assert dispatch in edges(root, "CALLS")
+    write_files(root, {"p/B.java": "package p;\nclass B {}\n"})
+    assert analyze(root, IndexConfig(), RunOptions(workers=1)).mode == "incremental"
+    incremental = {rel: edges(root, rel) for rel in ("CALLS", "EXTENDS")}
+    analyze(root, IndexConfig(), RunOptions(workers=1, force=True))
+    assert {rel: edges(root, rel) for rel in ("CALLS", "EXTENDS")} == incremental
+    assert dispatch not in incremental["CALLS"]

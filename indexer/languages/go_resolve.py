@@ -405,15 +405,15 @@ class GoProject(StaticProject):
     def module_names(self) -> dict[str, str]:
         """path -> what its resolution depends on that no name written in it says.
 
-        The package's import path, and a digest of the structural interface table:
-        IMPLEMENTS edges and dispatch targets follow from method sets anywhere in the
-        repository, so a change of that table re-resolves every Go file.
+        The package's import path, a digest of the structural interface table (IMPLEMENTS
+        edges and dispatch targets follow from method sets anywhere in the repository) and
+        one of the embedding hierarchy: a change of either re-resolves every Go file.
         """
         impl = self._implementations()
         h = hashlib.sha256()
         for iface in sorted(impl):
             h.update(repr((iface, sorted(impl[iface]))).encode())
-        digest = h.hexdigest()[:16]
+        digest = f"{h.hexdigest()[:16]}|{self.hierarchy_digest()}"
         return {
             p: f"{self.import_path.get(self.pkg_of[p], '')}|{self.pkg_of[p][1]}|{digest}"
             for p in self.files

@@ -514,5 +514,10 @@ class JavaProject(StaticProject):
         return heads
 
     def module_names(self) -> dict[str, str]:
-        """path -> package: a moved or re-packaged file binds different names."""
-        return dict(self.package_of)
+        """path -> what its resolution depends on that no name written in it says.
+
+        Its package (a moved or re-packaged file binds different names) and the digest of
+        the type hierarchy (see StaticProject.hierarchy_digest).
+        """
+        digest = self.hierarchy_digest()
+        return {p: f"{pkg}|{digest}" for p, pkg in self.package_of.items()}

@@ -27,6 +27,7 @@ Every step names its rule (resolved.CONFIDENCE); a chain takes its weakest rule.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -696,6 +697,21 @@ class StaticProject:
                 edges.append(
                     Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"], "value-flow", call.line)
                 )
+
+    def hierarchy_digest(self) -> str:
+        """A digest of every type's resolved supertypes.
+
+        Member lookup and dispatch walk supertypes through types the caller never names
+        (C extends B extends A): when any file changes that relation, every file of the
+        language is re-resolved (module_names of the subclasses carry this digest).
+        """
+        h = hashlib.sha256()
+        for path in sorted(self.files):
+            for s in self.files[path].facts.symbols:
+                if s.kind in TYPE_KINDS:
+                    sup = [k for k, _kind, _line in self.super_keys((path, s.local))]
+                    h.update(repr((path, s.local, sup)).encode())
+        return h.hexdigest()[:16]
 
     # ------------------------------------------------------------------ output
     def ent_uid(self, ent) -> str | None:
