@@ -15,12 +15,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import multiprocessing as mp
 import os
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,12 +62,12 @@ from codeimpact.indexer.tables import (
     write_full_generation,
     write_snapshot_arrays,
 )
+from codeimpact.indexer.workers import extract_parallel
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
-# Below this, worker start-up costs more than it saves.
-PARALLEL_MIN_BYTES = 2 * 1024 * 1024
-BATCH_BYTES = 512 * 1024
+# Below this, worker start-up costs more than it saves (and no file is big enough to hang).
+PARALLEL_MIN_BYTES = 256 * 1024
 # A change to more than this share of the files is cheaper as a full rebuild.
 FULL_REBUILD_SHARE = 1 / 3
 # A file modified this close to the last scan may have changed within one mtime tick.
@@ -213,41 +211,26 @@ def scan(
 
 
 def extract_files(
-    todo: list[tuple[str, str, bytes]], options: RunOptions, progress: Progress | None
-) -> dict[str, bytes]:
-    """Facts blobs of the given files, in worker processes when there is enough to do."""
-    total = len(todo)
+    todo: list[tuple[str, str, bytes]],
+    options: RunOptions,
+    progress: Progress | None,
+    timeout_s: float,
+) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Facts blobs of the given files, and the files that failed (path -> reason).
+
+    Worker processes do the work (with the per-file time limit) unless there is too
+    little of it to pay for them."""
     nbytes = sum(len(d) for _, _, d in todo)
     workers = options.workers or os.cpu_count() or 1
-    out: dict[str, bytes] = {}
-    if workers <= 1 or nbytes < PARALLEL_MIN_BYTES or total < 8:
+    if nbytes < PARALLEL_MIN_BYTES and (workers <= 1 or len(todo) < 8):
+        out: dict[str, bytes] = {}
         for i, item in enumerate(todo):
             for path, blob in extract_many([item]):
                 out[path] = blob
-            if progress and (i % 16 == 0 or i + 1 == total):
-                progress("extract", i + 1, total)
-        return out
-    # biggest files first so one large file does not finish last; batches by bytes
-    order = sorted(todo, key=lambda t: -len(t[2]))
-    batches: list[list] = []
-    cur: list = []
-    cur_bytes = 0
-    for item in order:
-        cur.append(item)
-        cur_bytes += len(item[2])
-        if cur_bytes >= BATCH_BYTES:
-            batches.append(cur)
-            cur, cur_bytes = [], 0
-    if cur:
-        batches.append(cur)
-    done = 0
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
-        for result in pool.map(extract_many, batches):
-            done += len(result)
-            if progress:
-                progress("extract", done, total)
-            out.update(result)
-    return out
+            if progress and (i % 16 == 0 or i + 1 == len(todo)):
+                progress("extract", i + 1, len(todo))
+        return out, {}
+    return extract_parallel(todo, workers, timeout_s, progress)
 
 
 def facts_for(
@@ -257,6 +240,7 @@ def facts_for(
     cache: FactsCache,
     options: RunOptions,
     progress: Progress | None,
+    timeout_s: float,
 ) -> tuple[dict[str, bytes], int]:
     """Facts blobs for every parseable record: `known` (by path, same content), the cache, or
     extraction. Returns the blobs and how many files were extracted."""
@@ -272,12 +256,17 @@ def facts_for(
             blobs[rec.path] = blob
         elif rec.path in data:
             todo.append((rec.path, rec.language, data[rec.path]))
-    extracted = extract_files(todo, options, progress)
+    extracted, failed = extract_files(todo, options, progress, timeout_s)
     for path, blob in extracted.items():
         blobs[path] = blob
-    by_hash = {r.path: r.content_hash for r in records}
+    by_path = {r.path: r for r in records}
     for path in extracted:
-        cache.put(by_hash[path], extracted[path])
+        cache.put(by_path[path].content_hash, extracted[path])
+    for path, why in failed.items():
+        code, _, detail = why.partition(": ")
+        # recorded like an unreadable file: kept in the File table, no symbols
+        by_path[path].status = f"skipped:{code}"
+        by_path[path].detail = detail
     return blobs, len(extracted)
 
 
@@ -527,9 +516,8 @@ class _Run:
     # -------------------------------------------------------------- full
     def full(self, reason: str) -> AnalyzeReport:
         t = time.perf_counter()
-        blobs, parsed = facts_for(
-            self.records, self.data, {}, self.cache, self.options, self.progress
-        )
+        blobs, parsed = facts_for(self.records, self.data, {}, self.cache, self.options,
+                                  self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
         facts = decode(self.records, blobs, self.repo)
         self.timings["extract"] = time.perf_counter() - t
         t = time.perf_counter()
@@ -595,9 +583,8 @@ class _Run:
         for old, new in plan.renamed:  # same bytes, so the same facts
             if old in old_blobs:
                 known[new] = old_blobs[old]
-        blobs, parsed = facts_for(
-            self.records, self.data, known, self.cache, self.options, self.progress
-        )
+        blobs, parsed = facts_for(self.records, self.data, known, self.cache, self.options,
+                                  self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
         facts = decode(self.records, blobs, self.repo)
         old_facts = {}
         for p in changed:

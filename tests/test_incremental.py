@@ -284,3 +284,19 @@ def test_random_edit_sequences_match_full_rebuild(tmp_path_factory, files, edits
             path.write_text(path.read_text().replace("return x", "return (x)"))
         run(repo)
         assert_same_as_full(repo, tmp)
+
+
+def test_a_parse_over_the_time_limit_is_recorded_and_the_rest_indexed(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    # big enough to go to a worker process and to take far longer than 50 ms to extract
+    big = "".join(f"def f{i}(x):\n    return g(x, {i})\n" for i in range(20000))
+    write_files(repo, {"big.py": big, "small.py": "def g(x, i):\n    return x\n"})
+    report = analyze(repo, IndexConfig(parse_timeout_ms=50), RunOptions(workers=1))
+    assert {"code": "timeout", "path": "big.py", "detail": "parse took over 0.05s"} in (
+        report.incomplete
+    )
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (f:File) RETURN f.path, f.status ORDER BY f.path").rows
+        assert rows == [["big.py", "skipped:timeout"], ["small.py", "ok"]]
+        assert index.search("g")[0].uid == "small.py::g"
