@@ -8,6 +8,7 @@ locked by another analyze; 70 an internal error (a bug: please report it).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -52,6 +53,11 @@ def handle_errors(fn):
             fail(str(e).splitlines()[0] if str(e) else type(e).__name__, e.exit_code)
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except BrokenPipeError:
+            # the reader went away (`graph ... | head`): not an error of ours
+            with contextlib.suppress(OSError):
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+            sys.exit(141)
         except click.exceptions.Exit:
             raise
         except (click.ClickException, click.Abort):
