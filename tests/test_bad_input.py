@@ -71,6 +71,16 @@ def test_bad_files_are_recorded_and_the_rest_indexed(make_repo, index_repo):
     assert "good.py::helper" in syms and report.edges["CALLS"] == 1
 
 
+def test_default_size_limit_is_one_mebibyte(make_repo, index_repo):
+    limit = 1024 * 1024
+    comment = "# " + "x" * 97 + "\n"  # 100 bytes a line
+    at_limit = comment * (limit // 100) + "#" * (limit % 100 - 1) + "\n"
+    assert len(at_limit) == limit
+    repo = make_repo({"at_limit.py": at_limit, "over.py": at_limit + "\n"})
+    index_repo(repo)
+    assert file_status(repo) == {"at_limit.py": "ok", "over.py": "skipped:file_too_large"}
+
+
 def test_max_file_size_on_the_command_line(make_repo):
     repo = make_repo({"small.py": GOOD, "large.py": "Y = 2\n" * 100})
     out = graph("analyze", "--index-only", "--json", "--max-file-size", "300", str(repo))
