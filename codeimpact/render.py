@@ -227,7 +227,7 @@ def _groups(d: Diagram) -> list[str]:
 
 def _mermaid_text(text: str) -> str:
     # Inside "...", Mermaid reads #name; / #code; entities: escape what would break out.
-    out = text.replace("#", "#35;").replace('"', "#quot;")
+    out = text.replace("#", "#35;").replace('"', "#quot;").replace("&", "#amp;")
     return out.replace("<", "#lt;").replace(">", "#gt;")
 
 

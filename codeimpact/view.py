@@ -179,7 +179,7 @@ _PAGE = """<!DOCTYPE html>
          height: 100vh; overflow: hidden; }
   #side { width: 300px; padding: 12px; border-right: 1px solid #d5dae3; overflow: auto;
           background: #f7f8fb; }
-  #side h1 { font-size: 15px; margin: 0 0 6px; word-break: break-all; }
+  #side h1 { font-size: 15px; margin: 0 0 6px; overflow-wrap: anywhere; }
   #side h2 { font-size: 12px; text-transform: uppercase; color: #5b6b82; margin: 14px 0 4px; }
   #side label { display: block; cursor: pointer; }
   #summary, #shown { color: #5b6b82; }
@@ -311,7 +311,7 @@ _PAGE = """<!DOCTYPE html>
     for (const uid of shown) {
       const n = byId.get(uid), p = pos.get(uid);
       const cls = ["node", n.side === "target" ? "target" : "", n.side === "member" ? "member" : "",
-        n.is_test ? "test" : "", uid === state.selected ? "selected" : ""].join(" ").trim();
+        n.is_test ? "test" : "", uid === state.selected ? "selected" : ""].filter(Boolean).join(" ");
       const g = el("g", { class: cls, transform: `translate(${p.x},${p.y})`,
         "data-uid": uid }, viewport);
       el("rect", { width: W, height: H }, g);
