@@ -552,3 +552,34 @@ def test_incremental_run_equals_full_when_an_intermediate_supertype_changes(make
     analyze(root, IndexConfig(), RunOptions(workers=1, force=True))
     assert {rel: edges(root, rel) for rel in ("CALLS", "EXTENDS")} == incremental
     assert dispatch not in incremental["CALLS"]
+
+
+def test_dispatch_follows_the_receivers_static_type(make_repo, index_repo):
+    root = make_repo(
+        {
+            "p/Ops.java": """
+                package p;
+                interface Op { void run(); }
+                abstract class A implements Op {}
+                class B extends A { public void run() {} }
+                class C implements Op { public void run() {} }
+                class Use {
+                    void viaA(A a) { a.run(); }
+                    void viaOp(Op op) { op.run(); }
+                }
+                """
+        }
+    )
+    index_repo(root)
+    calls = edges(root, "CALLS")
+
+    def out(local):
+        return {(d.split("::")[1], r) for s, d, _c, r in calls if s == f"p/Ops.java::{local}"}
+
+    # a.run() is Op.run found through A; of the implementations only A's subtypes can run
+    assert out("Use.viaA") == {("Op.run", "local-type"), ("B.run", "dispatch")}
+    assert out("Use.viaOp") == {
+        ("Op.run", "local-type"),
+        ("B.run", "dispatch"),
+        ("C.run", "dispatch"),
+    }

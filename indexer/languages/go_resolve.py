@@ -478,12 +478,18 @@ class GoProject(StaticProject):
                 self._impl_by.setdefault(t, []).append(iface)
         return self._impl
 
-    def overrides(self, target, owner):
-        if owner is None or self.sym(owner).kind != "interface":
+    def overrides(self, target, owner, receiver):
+        # the implementations of the receiver's interface (of the embedded interface that
+        # declares the method, when a struct promotes it)
+        iface = next(
+            (t for t in (receiver, owner) if t is not None and self.sym(t).kind == "interface"),
+            None,
+        )
+        if iface is None:
             return []
         name = self.sym(target).name
         out = []
-        for t in self._implementations().get(owner, ()):
+        for t in self._implementations().get(iface, ()):
             found = self.find_member(t, name, "method")
             if found is not None:
                 out.extend(x for x in found.targets if x != target)

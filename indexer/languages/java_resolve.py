@@ -234,7 +234,7 @@ class JavaProject(StaticProject):
                 reason = "inheritance" if found.inherited else "self"
                 if found.ambiguous:
                     reason = "dispatch"
-                return [(("sym", *x), reason, True) for x in found.targets]
+                return [(("sym", *x), reason, (fi.path, t)) for x in found.targets]
             if found is not None and found.external and not external:
                 external = found.external
             t = self.enclosing_type(fi, fi.parent.get(t, ""))
@@ -245,19 +245,19 @@ class JavaProject(StaticProject):
             owner = self.resolve_fqn(imp.module)
             if owner[0] == "xsym":
                 if imp.name == name:
-                    return [(("xsym", f"{imp.module}.{name}"), "import", False)]
+                    return [(("xsym", f"{imp.module}.{name}"), "import", None)]
                 ext_star.append(imp.module)
                 continue
             found = self.find_member((owner[1], owner[2]), name, "method", argc)
             if found is not None and found.targets:
                 reason = "dispatch" if found.ambiguous else "import"
-                return [(("sym", *x), reason, False) for x in found.targets]
+                return [(("sym", *x), reason, None) for x in found.targets]
         if external:
-            return [(("xsym", f"{external}.{name}"), "inheritance", False)]
+            return [(("xsym", f"{external}.{name}"), "inheritance", None)]
         if len(ext_star) == 1:  # the only place left that can declare it
-            return [(("xsym", f"{ext_star[0]}.{name}"), "import", False)]
+            return [(("xsym", f"{ext_star[0]}.{name}"), "import", None)]
         if name in _OBJECT_METHODS and self.enclosing_type(fi, scope) is not None:
-            return [(("xsym", f"java.lang.Object.{name}"), "inheritance", False)]
+            return [(("xsym", f"java.lang.Object.{name}"), "inheritance", None)]
         return None
 
     def member_targets(self, ent, reason, name, argc, depth):
@@ -266,17 +266,15 @@ class JavaProject(StaticProject):
             # `super(...)` of a superclass without declared constructors: its implicit one
             for sup, kind, _line in self.super_keys((ent[1], ent[2])):
                 if kind == "extends" and sup[0] != "x":
-                    return [(("sym", *sup), "super", False)]
+                    return [(("sym", *sup), "super", None)]
         if targets is None and argc == 0 and ent[0] == "inst":
             found = self.find_member((ent[1], ent[2]), name, "field")
             if found is not None and found.targets and self.is_accessor(("sym", *found.targets[0])):
                 rule = weaker("inheritance", reason) if found.inherited else reason
-                return [(("sym", *found.targets[0]), rule, False)]
+                return [(("sym", *found.targets[0]), rule, None)]
         if targets is None and name in _OBJECT_METHODS:
             if ent[0] in ("inst", "super") or self.kind(ent) in TYPE_KINDS:
-                return [
-                    (("xsym", f"java.lang.Object.{name}"), weaker("inheritance", reason), False)
-                ]
+                return [(("xsym", f"java.lang.Object.{name}"), weaker("inheritance", reason), None)]
         return targets
 
     def is_accessor(self, ent) -> bool:
@@ -443,7 +441,7 @@ class JavaProject(StaticProject):
                                 self._subtypes.setdefault(sup, []).append((path, s.local))
         return self._subtypes
 
-    def overrides(self, target, owner):
+    def overrides(self, target, owner, receiver):
         sym = self.sym(target)
         mods = self.files[target[0]].extra.get("modifiers", {}).get(target[1], "").split()
         if owner is None or sym.name == "<init>" or "static" in mods or "private" in mods:
@@ -451,7 +449,8 @@ class JavaProject(StaticProject):
         modifiers = self.files  # the overrides that can run: not abstract ones
         subs = self.subtypes()
         n = len(sym.params)
-        out, seen, stack = [], {owner}, list(subs.get(owner, ()))
+        # the subtypes of the instance's static type: a List's add is no EnumSet's
+        out, seen, stack = [], {receiver}, list(subs.get(receiver, ()))
         while stack:
             t = stack.pop()
             if t in seen:

@@ -166,9 +166,13 @@ class StaticProject:
         raise NotImplementedError
 
     def call_head(self, fi, scope, name, line, argc, depth):
-        """Targets [(entity, reason, instance)] of an unqualified call `name(...)`."""
+        """Targets [(entity, reason, receiver)] of an unqualified call `name(...)`.
+
+        `receiver` is the static type of the instance the method is called on (None for
+        static calls): overrides in its subtypes may run instead (see overrides).
+        """
         r = self.lookup_head(fi, scope, name, line, "call", depth)
-        return [(r[0], r[1], False)] if r is not None else None
+        return [(r[0], r[1], None)] if r is not None else None
 
     def resolve_type(self, fi: FileIndex, scope: str, chain: str, depth: int = 0):
         """(entity, reason) of a type name as written in (fi, scope)."""
@@ -184,8 +188,9 @@ class StaticProject:
         """((entity, "extends" | "implements", line), ...) of a repository type."""
         raise NotImplementedError
 
-    def overrides(self, target: tuple[str, str], owner: tuple[str, str]) -> list[tuple[str, str]]:
-        """Methods that a call resolved to `target` (declared in `owner`) may run instead."""
+    def overrides(self, target, owner, receiver) -> list[tuple[str, str]]:
+        """Methods that a call resolved to `target` (declared in `owner`) may run instead,
+        when the instance's static type is `receiver`."""
         return []
 
     def arity_fits(self, target: tuple[str, str], argc: int | None) -> bool:
@@ -542,7 +547,7 @@ class StaticProject:
 
     # ------------------------------------------------------------------ calls
     def member_targets(self, ent, reason: str, name: str, argc: int | None, depth: int):
-        """[(entity, reason, instance)] of calling `ent.name(...)`."""
+        """[(entity, reason, receiver)] of calling `ent.name(...)` (see call_head)."""
         k = ent[0]
         if ent == EXTERNAL_VALUE:
             return []  # a call into code we do not index: nothing to point at, nothing to guess
@@ -552,7 +557,7 @@ class StaticProject:
                 if tkey is None:
                     return None
                 if tkey[0] == "x":
-                    return [(("xsym", f"{tkey[1]}.{name}"), reason, False)]
+                    return [(("xsym", f"{tkey[1]}.{name}"), reason, None)]
             else:
                 tkey = (ent[1], ent[2])
             supers_only = k == "super"
@@ -564,15 +569,16 @@ class StaticProject:
             elif found.inherited:
                 reason = weaker("inheritance", reason)
             if not found.targets:
-                return [(("xsym", f"{found.external}.{name}"), reason, False)]
+                return [(("xsym", f"{found.external}.{name}"), reason, None)]
             if found.ambiguous:
                 reason = weaker("dispatch", reason)
-            return [(("sym", *t), reason, k == "inst") for t in found.targets]
+            receiver = tkey if k == "inst" else None
+            return [(("sym", *t), reason, receiver) for t in found.targets]
         if k == "sym" and self.kind(ent) == "variable":
             v = self.value_of(ent, reason, depth + 1)
             return self.member_targets(v[0], v[1], name, argc, depth + 1) if v else None
         r = self.attr(ent, name, True, reason, depth + 1)
-        return [(r[0], r[1], False)] if r is not None else None
+        return [(r[0], r[1], None)] if r is not None else None
 
     def new_targets(self, fi, call: CallFact, argc, depth):
         """`new T(...)`: the class at the rule that found its name, and the constructor."""
@@ -581,14 +587,14 @@ class StaticProject:
             return None
         ent, reason = r
         if ent[0] != "sym":
-            return [(ent, reason, False)] if ent[0] in ("xsym",) else None
-        out = [(ent, reason, False)]
+            return [(ent, reason, None)] if ent[0] in ("xsym",) else None
+        out = [(ent, reason, None)]
         tkey = self.canonical((ent[1], ent[2]))
         if tkey is not None and tkey[0] != "x":
             found = self.find_member(tkey, "<init>", "method", argc)
             if found is not None and found.targets:
                 rule = "dispatch" if found.ambiguous else "constructor"
-                out.extend((("sym", *t), weaker(rule, reason), False) for t in found.targets)
+                out.extend((("sym", *t), weaker(rule, reason), None) for t in found.targets)
         return out
 
     def call_targets(self, fi, call: CallFact, argc, depth=0):
@@ -616,7 +622,7 @@ class StaticProject:
         targets = self.call_targets(fi, call, self.argc(fi, index))
         emitted = False
         builtin = False
-        for ent, reason, instance in targets or ():
+        for ent, reason, receiver in targets or ():
             k = ent[0]
             if k == "builtin":
                 builtin = True
@@ -639,9 +645,9 @@ class StaticProject:
                 dst = f"{ent[1]}::{ent[2]}"
                 edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))
                 emitted = True
-                if instance:
+                if receiver is not None:
                     owner = self.owner_type(ent)
-                    impls = self.overrides((ent[1], ent[2]), owner) if owner else ()
+                    impls = self.overrides((ent[1], ent[2]), owner, receiver) if owner else ()
                     for p, local in impls if len(impls) <= MAX_DISPATCH else ():
                         edges.append(
                             Edge(
