@@ -395,40 +395,11 @@ def extract(source: bytes) -> FileFacts:
 DECORATED = "decorated_definition"
 _NESTED_TYPE_PARENTS = frozenset(("type", "type_parameter", "union_type"))
 
+# Names in annotations that never name a repository definition.
 _ANNOTATION_NOISE = frozenset(
-    [
-        "None",
-        "int",
-        "str",
-        "bytes",
-        "float",
-        "bool",
-        "complex",
-        "object",
-        "list",
-        "dict",
-        "set",
-        "tuple",
-        "frozenset",
-        "type",
-        "Any",
-        "Optional",
-        "Union",
-        "List",
-        "Dict",
-        "Set",
-        "Tuple",
-        "Type",
-        "Callable",
-        "Iterable",
-        "Iterator",
-        "Sequence",
-        "Mapping",
-        "typing",
-        "Literal",
-        "ClassVar",
-        "Final",
-    ]
+    """None int str bytes float bool complex object list dict set tuple frozenset type Any
+    Optional Union List Dict Set Tuple Type Callable Iterable Iterator Sequence Mapping typing
+    Literal ClassVar Final""".split()  # noqa: SIM905 - a word list
 )
 
 
