@@ -8,6 +8,10 @@ An import path maps to a folder through the nearest `go.mod` above it
 below a `src/` folder (GOPATH layout). Any other import is external
 (`<external>::net/http`, members `<external>::net/http.Client.Do`).
 
+IMPORTS run from a file to the files of the imported package that define what
+it uses of it (`util.Get` -> the file of `Get`; a blank import -> the files with
+`init`), or to the external package.
+
 qualified_name: `<import path>.<local>` (`example.com/app/util.Store.Get`); a
 file's module symbol is named by its package's import path (`_test` appended
 for an external test package).
@@ -17,7 +21,10 @@ CONTAINS runs from the type when the type is in the same file, otherwise from
 the file's module symbol, because edges are owned by the file of their source.
 
 Calls: receivers (`self`), params, locals and fields with evident types
-(`local-type`), methods promoted through embedded types (`inheritance`).
+(declared, `&T{}` / `T{}` literals, `new(T)`, declared results of calls, type
+assertions, elements of `[]T` values: `local-type`), methods promoted through
+embedded types (`inheritance`). A value returned by an external call is
+external: calls on it stay unresolved, never `unique-name`.
 Interface method calls resolve to the interface's method and fan out
 (`dispatch`) to the methods of every repository type whose method set has all
 of the interface's methods. That test is name-based: names and arities

@@ -19,8 +19,10 @@ declared type is known (`local-type`), static imports (`import`), `new T()`
 (the class at the rule that found `T`, and its constructor at `constructor`).
 Overloads are picked by argument count; when several (or none) fit, every
 overload is a target at `dispatch`. A call on an instance also reaches the
-overrides of the method in the repository's subtypes of its class, at
-`dispatch` (static and private methods have none). Methods of `Object`
+overrides of the method in the repository's subtypes of the instance's static
+type, at `dispatch` (not abstract ones; static and private methods have none;
+none at all past static_resolve.MAX_DISPATCH candidates). A type parameter
+stands for its first bound (`Object` when unbounded). Methods of `Object`
 (`equals`, `hashCode`...) that the repository does not declare, and members
 only an external supertype can declare, resolve to that external type.
 """
