@@ -52,7 +52,7 @@ from codeimpact.indexer.languages.static_extract import (
 )
 
 NAME = "go"
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 BUILTIN_TYPES = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32"

@@ -55,7 +55,7 @@ from codeimpact.indexer.languages.static_extract import (
 )
 
 NAME = "java"
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 _TEST_ANNOTATIONS = frozenset(
     {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate", "Property"}
