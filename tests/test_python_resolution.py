@@ -521,6 +521,43 @@ def test_context_managers_comprehensions_and_properties(make_repo, index_repo):
     }
 
 
+def test_comprehension_and_lambda_names_stay_local(make_repo, index_repo):
+    repo = make_repo(
+        {
+            "m.py": """
+                class Node:
+                    def children(self) -> list["Node"]:
+                        return []
+
+                    def visit(self):
+                        pass
+
+                class Other:
+                    def visit(self):
+                        pass
+
+                def walk(root: Node, nodes: list[Node], hooks):
+                    n = Other()
+                    seen = [n.visit() for n in nodes]
+                    deep = [c.visit() for n in nodes for c in n.children()]
+                    n.visit()
+                    hooks.add(lambda n: n.visit())
+                    return seen, deep
+                """
+        }
+    )
+    report = index_repo(repo)
+    assert calls(repo, "m.py::walk") == {
+        ("m.py::walk", "m.py::Other", 1.0, "scope"),
+        # the comprehensions' n and c are Nodes, the function's n stays an Other
+        ("m.py::walk", "m.py::Node.visit", 0.8, "local-type"),
+        ("m.py::walk", "m.py::Node.children", 0.8, "local-type"),
+        ("m.py::walk", "m.py::Other.visit", 0.8, "local-type"),
+    }
+    # the lambda's n is a parameter nobody typed: unresolved (hooks.add is too)
+    assert report.calls["unresolved"] == 2
+
+
 def test_functions_passed_as_values(make_repo, index_repo):
     repo = make_repo(
         {

@@ -13,7 +13,8 @@ resolver understands:
 - `ann:TYPE`: a declared type (`x: TYPE`, `x: TYPE = ...`), TYPE being the
   annotation's text without whitespace (`list[JSONTag]`, `Flask|None`);
 - `iter:N:chain`: an element of iterating `chain` (`for x in chain`, comprehensions
-  too), N being the position of the name in a tuple target (`for a, b in ...`), -1
+  too, whose variables are named `x$<start byte of the comprehension>` so that they
+  bind inside it only), N being the position of the name in a tuple target (`for a, b in ...`), -1
   for a plain name;
 - `enter:chain`: what `__enter__` returns (`with chain(...) as x`).
 
@@ -49,7 +50,8 @@ NAME = "python"
 #    declared types (ann:), for-loop and walrus bindings, return annotations, extra["all"].
 #    3: decorated definitions start at their first decorator; module spans end at the last line.
 #    4: `with ... as x` (enter:) and comprehension (iter:) bindings.
-EXTRACTOR_VERSION = 4
+#    5: comprehension variables renamed `x$<start>`; calls on lambda parameters unresolved.
+EXTRACTOR_VERSION = 5
 
 _CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -175,7 +177,8 @@ def _is_test_name(kind: str, name: str) -> bool:
     P_WALRUS,
     P_WITH,
     P_COMPFOR,
-) = range(16)
+    P_LAMBDA,
+) = range(17)
 
 
 def extract(source: bytes) -> FileFacts:
@@ -311,6 +314,7 @@ def extract(source: bytes) -> FileFacts:
                     )
     dec_iv.sort()
     dec_starts = [d[0] for d in dec_iv]
+    local_scopes = _LocalScopes(others, source)
 
     for pattern, caps in others:
         if pattern == P_CALL:
@@ -326,6 +330,8 @@ def extract(source: bytes) -> FileFacts:
                 scope = scopes.at(call.start_byte)
             text = source[fn.start_byte : fn.end_byte]
             chain = callee_chain(text)
+            if chain is not None and local_scopes:
+                chain = local_scopes.rename(chain, call.start_byte)
             if chain is None:
                 # keep the name so the site is counted as unresolved, never guessed
                 m = re.search(rb"([A-Za-z_]\w*)\s*$", text)
@@ -373,10 +379,22 @@ def extract(source: bytes) -> FileFacts:
                     facts.references.append(ReferenceFact(scope, name, line, "annotation"))
         elif pattern == P_ERROR:
             has_error = True
-        elif pattern in (P_FOR, P_COMPFOR):
-            node = (caps.get("for") or caps["compfor"])[0]
+        elif pattern == P_FOR:
+            node = caps["for"][0]
             _for_binding(
                 scopes.at(node.start_byte), caps["for_lhs"][0], caps["for_rhs"][0], source, facts
+            )
+        elif pattern == P_COMPFOR:
+            node = caps["compfor"][0]
+            suffix = f"${node.parent.start_byte}" if node.parent is not None else ""
+            _for_binding(
+                scopes.at(node.start_byte),
+                caps["for_lhs"][0],
+                caps["for_rhs"][0],
+                source,
+                facts,
+                suffix,
+                local_scopes,
             )
         elif pattern == P_WITH:
             node = caps["with"][0]
@@ -640,21 +658,96 @@ def _annotated(scope, lhs, vartype, node, source, facts, module_vars) -> None:
         facts.bindings.append(BindingFact(scope, name, "ann:" + t, False, node.start_point[0] + 1))
 
 
-def _for_binding(scope: str, lhs: ts.Node, rhs: ts.Node, source: bytes, facts: FileFacts) -> None:
+def _for_binding(
+    scope: str,
+    lhs: ts.Node,
+    rhs: ts.Node,
+    source: bytes,
+    facts: FileFacts,
+    suffix: str = "",
+    local_scopes: _LocalScopes | None = None,
+) -> None:
+    """`for x in chain` binds x; a comprehension's variables are renamed `x$<start>`."""
     chain = callee_chain(source[rhs.start_byte : rhs.end_byte])
+    if chain and local_scopes:  # `for y in x.children` after `for x in ...`
+        chain = local_scopes.rename(chain, rhs.start_byte)
     if not chain:
         return
     line = lhs.start_point[0] + 1
     if lhs.type == "identifier":
-        facts.bindings.append(
-            BindingFact(scope, lhs.text.decode(), f"iter:-1:{chain}", False, line)
-        )
+        name = lhs.text.decode() + suffix
+        facts.bindings.append(BindingFact(scope, name, f"iter:-1:{chain}", False, line))
     elif lhs.type in ("pattern_list", "tuple_pattern"):
         for i, t in enumerate(lhs.named_children):
             if t.type == "identifier":
-                facts.bindings.append(
-                    BindingFact(scope, t.text.decode(), f"iter:{i}:{chain}", False, line)
-                )
+                name = t.text.decode() + suffix
+                facts.bindings.append(BindingFact(scope, name, f"iter:{i}:{chain}", False, line))
+
+
+class _LocalScopes:
+    """Names local to a comprehension or a lambda, which must not bind outside of it.
+
+    A call whose chain starts with a comprehension variable is renamed to that
+    comprehension's own binding (`x` -> `x$<start byte>`, bound by its for-clause);
+    one that starts with a lambda parameter cannot be known and is left unresolved.
+    """
+
+    def __init__(self, others: list[tuple[int, dict]], source: bytes):
+        found: list[tuple[int, int, frozenset[str], str]] = []  # (start, end, names, suffix)
+        comps: dict[int, tuple[int, set[str]]] = {}
+        for pattern, caps in others:
+            if pattern == P_COMPFOR:
+                comp = caps["compfor"][0].parent
+                if comp is None:
+                    continue
+                entry = comps.setdefault(comp.start_byte, (comp.end_byte, set()))
+                entry[1].update(_pattern_names(caps["for_lhs"][0]))
+            elif pattern == P_LAMBDA:
+                node = caps["lambda"][0]
+                names = _lambda_params(caps["lambda_params"][0])
+                if names:
+                    found.append((node.start_byte, node.end_byte, frozenset(names), ""))
+        for start, (end, names) in comps.items():
+            found.append((start, end, frozenset(names), f"${start}"))
+        found.sort()
+        self.found = found
+        self.starts = [f[0] for f in found]
+
+    def __bool__(self) -> bool:
+        return bool(self.found)
+
+    def rename(self, chain: str, pos: int) -> str | None:
+        head = chain.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
+        i = bisect.bisect_right(self.starts, pos) - 1
+        # the innermost enclosing scope that binds the name decides
+        while i >= 0:
+            start, end, names, suffix = self.found[i]
+            if start <= pos < end and head in names:
+                if not suffix:
+                    return None  # a lambda parameter
+                return head + suffix + chain[len(head) :]
+            i -= 1
+        return chain
+
+
+def _pattern_names(node: ts.Node) -> list[str]:
+    if node.type == "identifier":
+        return [node.text.decode()]
+    return [c.text.decode() for c in node.named_children if c.type == "identifier"]
+
+
+def _lambda_params(params: ts.Node) -> list[str]:
+    out = []
+    for p in params.named_children:
+        if p.type == "identifier":
+            out.append(p.text.decode())
+        elif p.type in ("default_parameter", "typed_default_parameter"):
+            name = p.child_by_field_name("name")
+            if name is not None:
+                out.append(name.text.decode())
+        elif p.type in ("list_splat_pattern", "dictionary_splat_pattern") and p.named_children:
+            out.append(p.named_children[0].text.decode())
+    return out
 
 
 def _with_binding(scope: str, caps: dict, node: ts.Node, source: bytes, facts: FileFacts) -> None:

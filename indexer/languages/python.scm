@@ -15,3 +15,4 @@
 (named_expression name: (identifier) @walrus_name value: (_) @walrus_value) @walrus
 (with_item value: (as_pattern . (_) @with_value alias: (as_pattern_target (identifier) @with_name))) @with
 (for_in_clause left: (_) @for_lhs right: (_) @for_rhs) @compfor
+(lambda parameters: (lambda_parameters) @lambda_params) @lambda

@@ -133,7 +133,8 @@ def _split_top(text: str, sep: str) -> list[str]:
     return out
 
 
-_STEP = re.compile(r"([A-Za-z_]\w*)((?:\(\)|\[\])*)")
+# a name (`$` joins a comprehension variable to its comprehension) and its suffixes
+_STEP = re.compile(r"([A-Za-z_][\w$]*)((?:\(\)|\[\])*)")
 
 
 @lru_cache(maxsize=65536)
