@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -413,6 +414,14 @@ def test_http_transport_serves_the_same_tools_on_loopback_only(repo):
                 assert bad.is_error and "missing required argument" in bad.content[0].text
 
         run(go)
+
+        # DNS rebinding: a page that resolves its own name to 127.0.0.1 is refused.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        headers = {"Host": f"attacker.example:{port}", "Content-Type": "application/json"}
+        conn.request("POST", "/mcp", body=json.dumps(hello), headers=headers)
+        assert conn.getresponse().status == 421
+        conn.close()
 
         # A second server on the same port: one line, exit 2.
         taken = subprocess.run(
