@@ -63,6 +63,7 @@ _TOKEN = re.compile(
     rb"""|"(?:\\.|[^"\\\n])*"|.""",
     re.S,
 )
+_HEAD = re.compile(r"[A-Za-z_]\w*")  # the first name of a chain
 _MAX_TYPE = 200  # longer annotations are noise for resolution
 
 
@@ -192,6 +193,8 @@ def extract(source: bytes) -> FileFacts:
 
     defs: list[tuple[ts.Node, ts.Node, ts.Node, str]] = []  # (def, name, body, kind)
     others: list[tuple[int, dict]] = []
+    decorator_nodes: list[ts.Node] = []
+    local_matches: list[tuple[int, dict]] = []  # comprehensions and lambdas
     has_error = root.has_error
     for pattern, caps in matches:
         if pattern <= P_FUNCTION:
@@ -203,8 +206,14 @@ def extract(source: bytes) -> FileFacts:
                     "class" if pattern == P_CLASS else "function",
                 )
             )
+        elif pattern == P_DECORATOR:
+            decorator_nodes.append(caps["decorator"][0])
+        elif pattern == P_LAMBDA:
+            local_matches.append((pattern, caps))
         else:
             others.append((pattern, caps))
+            if pattern == P_COMPFOR:
+                local_matches.append((pattern, caps))
     defs.sort(key=lambda d: d[0].start_byte)
 
     # ---- definitions -------------------------------------------------------
@@ -295,26 +304,20 @@ def extract(source: bytes) -> FileFacts:
     # (kind "decorator": the resolver looks their names up where the definition stands).
     dec_iv: list[tuple[int, int, str]] = []  # (start, end, decorated local), disjoint
     module_vars: set[str] = set()
-    for pattern, caps in others:
-        if pattern == P_DECORATOR:
-            dec = caps["decorator"][0]
-            target = dec.parent.child_by_field_name("definition") if dec.parent else None
-            scope = (
-                local_at_start.get(target.start_byte, "") if target else scopes.at(dec.start_byte)
-            )
-            expr = dec.named_children[0] if dec.named_children else None
-            if expr is None:
-                continue
-            dec_iv.append((dec.start_byte, dec.end_byte, scope))
-            if expr.type != "call":
-                chain = callee_chain(source[expr.start_byte : expr.end_byte])
-                if chain:
-                    facts.calls.append(
-                        CallFact(scope, chain, expr.start_point[0] + 1, "decorator", ())
-                    )
+    for dec in decorator_nodes:
+        target = dec.parent.child_by_field_name("definition") if dec.parent else None
+        scope = local_at_start.get(target.start_byte, "") if target else scopes.at(dec.start_byte)
+        expr = dec.named_children[0] if dec.named_children else None
+        if expr is None:
+            continue
+        dec_iv.append((dec.start_byte, dec.end_byte, scope))
+        if expr.type != "call":
+            chain = callee_chain(source[expr.start_byte : expr.end_byte])
+            if chain:
+                facts.calls.append(CallFact(scope, chain, expr.start_point[0] + 1, "decorator", ()))
     dec_iv.sort()
     dec_starts = [d[0] for d in dec_iv]
-    local_scopes = _LocalScopes(others, source)
+    local_scopes = _LocalScopes(local_matches)
 
     for pattern, caps in others:
         if pattern == P_CALL:
@@ -692,10 +695,10 @@ class _LocalScopes:
     one that starts with a lambda parameter cannot be known and is left unresolved.
     """
 
-    def __init__(self, others: list[tuple[int, dict]], source: bytes):
+    def __init__(self, matches: list[tuple[int, dict]]):
         found: list[tuple[int, int, frozenset[str], str]] = []  # (start, end, names, suffix)
         comps: dict[int, tuple[int, set[str]]] = {}
-        for pattern, caps in others:
+        for pattern, caps in matches:
             if pattern == P_COMPFOR:
                 comp = caps["compfor"][0].parent
                 if comp is None:
@@ -712,12 +715,15 @@ class _LocalScopes:
         found.sort()
         self.found = found
         self.starts = [f[0] for f in found]
+        self.names = frozenset().union(*(f[2] for f in found))
 
     def __bool__(self) -> bool:
         return bool(self.found)
 
     def rename(self, chain: str, pos: int) -> str | None:
-        head = chain.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
+        head = _HEAD.match(chain).group()
+        if head not in self.names:
+            return chain
         i = bisect.bisect_right(self.starts, pos) - 1
         # the innermost enclosing scope that binds the name decides
         while i >= 0:
