@@ -808,3 +808,32 @@ def test_resolution_does_not_depend_on_order(make_repo):
         alone = resolve([p])[p]
         assert forward[p].edges == backward[p].edges == alone.edges, p
         assert forward[p].unresolved == backward[p].unresolved == alone.unresolved, p
+
+
+def test_module_names_change_with_the_class_hierarchy(make_repo):
+    """A base gaining __init__ (or a class changing bases) changes how callers that never name
+    it resolve, so every file's entry changes and an incremental run re-resolves them."""
+    from codeimpact.indexer.languages.python import extract, is_test_path
+    from codeimpact.indexer.languages.python_resolve import PythonProject
+
+    files = {
+        "base.py": "class Base:\n    pass\n",
+        "child.py": "from base import Base\n\nclass Child(Base):\n    pass\n",
+        "use.py": "from child import Child\n\ndef make():\n    return Child()\n",
+    }
+
+    def names(changes: dict[str, str]) -> dict[str, str]:
+        facts = {p: extract({**files, **changes}[p].encode()) for p in files}
+        return PythonProject(facts, is_test_path).module_names()
+
+    before = names({})
+    assert {p: m.split("|")[0] for p, m in before.items()} == {
+        "base.py": "base",
+        "child.py": "child",
+        "use.py": "use",
+    }
+    assert names({"use.py": "def make():\n    return None\n"}) == before
+    init = names({"base.py": "class Base:\n    def __init__(self):\n        pass\n"})
+    rebased = names({"child.py": "class Child:\n    pass\n"})
+    for changed in (init, rebased):
+        assert all(changed[p] != before[p] for p in files)

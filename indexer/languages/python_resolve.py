@@ -17,6 +17,7 @@ function it was passed), which the file of the passing call site owns.
 from __future__ import annotations
 
 import builtins
+import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -74,6 +75,8 @@ _MAP = frozenset(
 )
 _TYPE = frozenset(("type", "Type"))
 _ACCESSORS = (".setter", ".deleter", ".getter")
+# Methods the resolver looks up although no call site names them.
+_IMPLICIT = ("__init__", "__call__", "__getitem__", "__iter__", "__enter__")
 # Implicit classmethods: their first parameter is the class.
 _CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 
@@ -918,8 +921,30 @@ class PythonProject:
 
     # ------------------------------------------------------------------ output
     def module_names(self) -> dict[str, str]:
-        """path -> dotted module; incremental runs re-resolve files whose module name changed."""
-        return {p: fi.module for p, fi in self.files.items()}
+        """path -> what its resolution depends on that no name written in it says.
+
+        Incremental runs re-resolve a file whose entry changed. The entry is the dotted
+        module (a moved file, a new `__init__.py`) and a digest of the class hierarchy:
+        a lookup walks the bases of classes the caller never names (`Child().m()` finds
+        m in a base of a base), and constructors, instance calls, subscripts, iteration
+        and `with` find `__init__`, `__call__`, `__getitem__`, `__iter__`, `__enter__`,
+        names no call site spells. A change of either re-resolves every Python file.
+        """
+        digest = self.hierarchy_digest()
+        return {p: f"{fi.module}|{digest}" for p, fi in self.files.items()}
+
+    def hierarchy_digest(self) -> str:
+        h = hashlib.sha256()
+        for path in sorted(self.files):
+            fi = self.files[path]
+            for local, s in fi.syms.items():
+                if s.kind != "class":
+                    continue
+                bases, unknown = self._bases_info(path, local)
+                members = fi.members.get(local, {})
+                implicit = [m for m in _IMPLICIT if m in members]
+                h.update(repr((path, local, bases, unknown, implicit)).encode())
+        return h.hexdigest()[:16]
 
     def uid(self, path: str, local: str) -> str:
         return f"{path}::{local}"
