@@ -217,22 +217,23 @@ class PythonProject:
     # ------------------------------------------------------------------ indexing
     def _index_file(self, fi: _FileIndex) -> None:
         f = fi.facts
+        names = fi.names
+        syms = fi.syms
         for s in f.symbols:
-            fi.syms[s.local] = s
-            if not s.local:
+            local = s.local
+            syms[local] = s
+            if not local:
                 continue
-            head, _, _ = s.local.rpartition(".")
-            fi.parent[s.local] = head
+            head = local.rpartition(".")[0]
+            fi.parent[local] = head
             kind = "var" if s.kind == "variable" else "def"
-            fi.names.setdefault(head, {}).setdefault(s.name, []).append(
-                (s.start_line, kind, s.local)
-            )
-            if kind == "def" and fi.syms.get(head) is not None and fi.syms[head].kind == "class":
+            names.setdefault(head, {}).setdefault(s.name, []).append((s.start_line, kind, local))
+            if kind == "def" and head in syms and syms[head].kind == "class":
                 # a property's setter or deleter is the same attribute: the getter stands for it
                 if not any(d.endswith(_ACCESSORS) for d in s.decorators):
-                    fi.members.setdefault(head, {})[s.name] = s.local
-            if s.kind in ("function", "method") and s.params:
-                fi.params[s.local] = {
+                    fi.members.setdefault(head, {})[s.name] = local
+            if s.params and s.kind in ("function", "method"):
+                fi.params[local] = {
                     name.lstrip("*"): (i, ann) for i, (name, ann) in enumerate(s.params)
                 }
         for imp in f.imports:
@@ -244,27 +245,27 @@ class PythonProject:
                 bound = imp.alias or imp.name
             else:
                 bound = imp.alias or imp.module.split(".", 1)[0]
-            fi.names.setdefault(imp.scope, {}).setdefault(bound, []).append(
-                (imp.line, "import", imp)
-            )
+            names.setdefault(imp.scope, {}).setdefault(bound, []).append((imp.line, "import", imp))
         for b in f.bindings:
             if b.name.startswith("self."):
                 cls = fi.parent.get(b.scope)
-                if cls is not None and fi.syms.get(cls) and fi.syms[cls].kind == "class":
+                if cls is not None and cls in syms and syms[cls].kind == "class":
                     fi.self_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append(b)
                 continue
-            fi.names.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
+            names.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
         for r in f.returns:
             fi.returns.setdefault(r.scope, []).append(r)
+        param_names = {n for ps in fi.params.values() for n in ps}
         for c in f.calls:
-            if "." in c.callee or not c.callee[:1].isalpha() and c.callee[:1] != "_":
-                continue
-            owner = self._param_owner(fi, c.scope, c.callee)
-            if owner is not None:
-                fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
-        for cands in fi.names.values():
+            # a plain name that is some function's parameter: a call of what it was passed
+            if c.callee in param_names:
+                owner = self._param_owner(fi, c.scope, c.callee)
+                if owner is not None:
+                    fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
+        for cands in names.values():
             for lst in cands.values():
-                lst.sort(key=lambda t: t[0])
+                if len(lst) > 1:
+                    lst.sort(key=_line_of)
 
     @staticmethod
     def _param_owner(fi: _FileIndex, scope: str, name: str) -> str | None:
@@ -1230,6 +1231,10 @@ class PythonProject:
                             call.line,
                         )
                     )
+
+
+def _line_of(candidate: tuple) -> int:
+    return candidate[0]
 
 
 def _member_rule(reason: str, member: tuple) -> str:
