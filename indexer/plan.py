@@ -169,12 +169,14 @@ def _aliases_of(names: set[str], *facts_maps: dict[str, FileFacts]) -> set[str]:
     binders: list[tuple[frozenset[str], str]] = []
     for facts_map in facts_maps:
         for f in facts_map.values():
+            # only module-level bindings are seen from other files (locals are not)
+            modules = {s.local for s in f.symbols if s.kind == "module"}
             for i in f.imports:
-                bound = i.alias
-                if bound:
-                    binders.append((frozenset(_NAME.findall(i.name or i.module)), bound))
+                if i.alias and i.scope in modules:
+                    binders.append((frozenset(_NAME.findall(i.name or i.module)), i.alias))
             for b in f.bindings:
-                binders.append((frozenset(_NAME.findall(b.value)), b.name.rpartition(".")[2]))
+                if b.scope in modules and "." not in b.name:
+                    binders.append((frozenset(_NAME.findall(b.value)), b.name))
     out: set[str] = set()
     frontier = set(names)
     while frontier:

@@ -6,6 +6,7 @@ import os
 from typing import NamedTuple
 
 import xxhash
+
 from codeimpact.indexer.facts import FileFacts
 from codeimpact.indexer.languages import LANGUAGES
 

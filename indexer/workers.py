@@ -6,17 +6,18 @@ starts, and a worker still on one file after the limit is killed, the file is
 recorded as `timeout`, and a fresh worker carries on with the rest.
 
 Workers are forked and inherit the list of work, so only indices travel to
-them and only compact facts blobs travel back.
+them and only compact facts blobs travel back, each over its own pipe.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
-import queue
 import signal
 import time
 from collections.abc import Callable
+from multiprocessing.connection import wait
 
 from codeimpact.indexer.reading import extract_source
 
@@ -25,19 +26,20 @@ Item = tuple[str, str, bytes]  # (path, language, bytes)
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
 
 
-def _worker(tasks, results, wid: int) -> None:
+def _worker(conn, _wid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     while True:
-        idx = tasks.get()
+        try:
+            idx = conn.recv()
+        except EOFError:
+            return
         if idx is None:
             return
-        results.put(("start", wid, idx, time.monotonic()))
-        path, language, data = _ITEMS[idx]
+        _path, language, data = _ITEMS[idx]
         try:
-            blob = extract_source(language, data)
-            results.put(("done", wid, idx, blob))
+            conn.send(("done", idx, extract_source(language, data)))
         except Exception as e:  # an extractor bug must not stop the run
-            results.put(("error", wid, idx, f"{type(e).__name__}: {e}"))
+            conn.send(("error", idx, f"{type(e).__name__}: {e}"))
 
 
 def extract_parallel(
@@ -46,76 +48,100 @@ def extract_parallel(
     timeout_s: float,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Facts blobs by path, and the files that failed (path -> `timeout: ...`/`error: ...`)."""
+    """Facts blobs by path, and the files that failed (path -> `timeout: ...`/`error: ...`).
+
+    Each worker has its own pipe, so killing one can never leave a lock held that the
+    others need (a shared multiprocessing.Queue can)."""
     global _ITEMS
     ctx = mp.get_context("fork")
     # biggest first, so a large file does not finish last
-    order = sorted(range(len(items)), key=lambda i: -len(items[i][2]))
+    todo = sorted(range(len(items)), key=lambda i: -len(items[i][2]))
+    todo.reverse()  # pop() from the end takes the biggest first
     _ITEMS = items
-    tasks = ctx.Queue()
-    results = ctx.Queue()
-    for i in order:
-        tasks.put(i)
-    procs: dict[int, mp.Process] = {}
-    current: dict[int, tuple[int, float]] = {}  # worker -> (item, started)
+    procs: dict[int, tuple[mp.Process, object]] = {}
+    busy: dict[int, tuple[int, float]] = {}  # worker -> (item, sent at)
     next_wid = 0
 
     def spawn() -> None:
         nonlocal next_wid
-        p = ctx.Process(target=_worker, args=(tasks, results, next_wid), daemon=True)
+        parent, child = ctx.Pipe()
+        p = ctx.Process(target=_worker, args=(child, next_wid), daemon=True)
         p.start()
-        procs[next_wid] = p
+        child.close()
+        procs[next_wid] = (p, parent)
         next_wid += 1
 
-    n_workers = max(1, min(workers, len(items)))
-    for _ in range(n_workers):
-        spawn()
+    def feed(wid: int) -> None:
+        if todo and wid in procs:
+            idx = todo.pop()
+            procs[wid][1].send(idx)
+            busy[wid] = (idx, time.monotonic())
+
+    def retire(wid: int) -> None:
+        p, conn = procs.pop(wid)
+        if p.is_alive():
+            os.kill(p.pid, signal.SIGKILL)
+        p.join()
+        conn.close()
+
     blobs: dict[str, bytes] = {}
     failed: dict[str, str] = {}
     finished = 0
+
+    def finish(idx: int) -> None:
+        nonlocal finished
+        finished += 1
+        if progress:
+            progress("extract", finished, len(items))
+
+    for _ in range(max(1, min(workers, len(items)))):
+        spawn()
     try:
+        for wid in list(procs):
+            feed(wid)
         while finished < len(items):
-            try:
-                kind, wid, idx, payload = results.get(timeout=0.05)
-            except queue.Empty:
-                kind = None
-            if kind == "start":
-                current[wid] = (idx, payload)
-            elif kind in ("done", "error"):
-                current.pop(wid, None)
-                finished += 1
+            by_conn = {conn: wid for wid, (_, conn) in procs.items()}
+            for conn in wait(list(by_conn), timeout=0.05):
+                wid = by_conn[conn]
+                try:
+                    kind, idx, payload = conn.recv()
+                except (EOFError, OSError):
+                    # the worker died (a crash in a grammar, say): that file fails, go on
+                    idx, _ = busy.pop(wid, (None, 0))
+                    code = procs[wid][0].exitcode
+                    retire(wid)
+                    if idx is not None:
+                        failed[items[idx][0]] = f"error: worker exited with {code}"
+                        finish(idx)
+                    spawn()
+                    feed(next_wid - 1)
+                    continue
+                busy.pop(wid, None)
                 if kind == "done":
                     blobs[items[idx][0]] = payload
                 else:
                     failed[items[idx][0]] = f"error: {payload}"
-                if progress:
-                    progress("extract", finished, len(items))
+                finish(idx)
+                feed(wid)
             now = time.monotonic()
-            for wid, (idx, started) in list(current.items()):
-                if now - started > timeout_s:
-                    p = procs.pop(wid)
-                    os.kill(p.pid, signal.SIGKILL)
-                    p.join()
-                    current.pop(wid)
+            for wid, (idx, sent) in list(busy.items()):
+                if now - sent > timeout_s:
+                    busy.pop(wid)
+                    retire(wid)
                     failed[items[idx][0]] = f"timeout: parse took over {timeout_s:g}s"
-                    finished += 1
+                    finish(idx)
                     spawn()
-            for wid, p in list(procs.items()):
-                if not p.is_alive() and wid in current and p.exitcode not in (0, None):
-                    # a worker that died (e.g. a crash in a grammar): that file fails, go on
-                    idx, _ = current.pop(wid)
-                    procs.pop(wid)
-                    failed[items[idx][0]] = f"error: worker exited with {p.exitcode}"
-                    finished += 1
-                    spawn()
+                    feed(next_wid - 1)
     finally:
-        for _ in procs:
-            tasks.put(None)
-        for p in procs.values():
+        for wid in list(procs):
+            with contextlib.suppress(OSError):
+                procs[wid][1].send(None)
+        for wid in list(procs):
+            p, conn = procs.pop(wid)
             p.join(timeout=5)
             if p.is_alive():
                 p.kill()
-        tasks.close()
-        results.close()
+                p.join()
+            conn.close()
         _ITEMS = []
     return blobs, failed

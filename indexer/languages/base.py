@@ -9,8 +9,9 @@ from functools import cache
 from importlib import resources
 
 import tree_sitter as ts
-from codeimpact.indexer.facts import FileFacts
 from tree_sitter_language_pack import get_language
+
+from codeimpact.indexer.facts import FileFacts
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,101 @@
+"""Issue 9: a full index of Django against the physical floor (parse-only), in one run.
+
+Prints wall time, files/s, MB/s, peak RSS (of the whole process tree, workers
+included) and the ratio of indexing to tree-sitter parsing the same files with
+no extraction — once on one core and once spread over every core, the fair
+floor for a parallel indexer.
+
+    pytest benchmarks/bench_scale.py --benchmark-only -s
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+from sources import fresh_copy, run_measured, sdist
+
+from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.discover import discover
+
+FIGURES: dict[str, str] = {}
+
+
+def _parse_files(paths: list[str]) -> int:
+    from tree_sitter_language_pack import get_parser
+
+    parser = get_parser("python")
+    n = 0
+    for p in paths:
+        with open(p, "rb") as fh:
+            parser.parse(fh.read())
+        n += 1
+    return n
+
+
+def parse_only(root: Path, workers: int) -> tuple[float, int, int]:
+    files = [f for f in discover(root, IndexConfig()) if f.language == "python"]
+    paths = [str(root / f.path) for f in files]
+    size = sum(f.size for f in files)
+    t0 = time.perf_counter()
+    if workers == 1:
+        _parse_files(paths)
+    else:
+        chunks = [paths[i::workers] for i in range(workers)]
+        with ProcessPoolExecutor(workers) as pool:
+            list(pool.map(_parse_files, chunks))
+    return time.perf_counter() - t0, len(paths), size
+
+
+@pytest.fixture(scope="module")
+def django(tmp_path_factory) -> Path:
+    try:
+        src = sdist("django", "5.2.8")
+    except Exception as e:  # offline: nothing to measure
+        pytest.skip(f"cannot fetch the Django sdist: {e}")
+    return fresh_copy(src, tmp_path_factory.mktemp("scale") / "django")
+
+
+def test_django_full_index_vs_parse_only(benchmark, django):
+    cores = os.cpu_count() or 1
+    one_core, n_files, size = parse_only(django, 1)
+    all_cores, _, _ = parse_only(django, cores)
+    cmd = [sys.executable, "-m", "codeimpact", "analyze", "--index-only", "--force", "--json",
+           str(django)]  # fmt: skip
+    results = []
+
+    def index_once():
+        results.append(run_measured(cmd))
+
+    benchmark.pedantic(index_once, rounds=3, iterations=1)
+    wall, peak_mb, out = min(results)
+    report = json.loads(out)
+    mb = size / 1e6
+    FIGURES.update(
+        {
+            "python files": f"{n_files} ({mb:.1f} MB); {report['files']} files indexed in all",
+            "full index (best of 3)": f"{wall:.2f} s wall, {report['seconds']:.2f} s in analyze",
+            "throughput": f"{n_files / wall:.0f} files/s, {mb / wall:.2f} MB/s",
+            "peak RSS (process tree)": f"{max(r[1] for r in results)} MB",
+            "parse-only, 1 core": f"{one_core:.2f} s ({mb / one_core:.2f} MB/s)",
+            f"parse-only, {cores} cores": f"{all_cores:.2f} s",
+            "index / parse-only": f"{wall / one_core:.2f}x of one core, {wall / all_cores:.2f}x of {cores} cores",
+            "phases": ", ".join(f"{k} {v:.2f}s" for k, v in report["timings"].items()),
+        }
+    )  # fmt: skip
+    assert report["files"] >= n_files
+
+
+
+@pytest.fixture(scope="module", autouse=True)
+def print_figures():
+    yield
+    if FIGURES:
+        print("\n== Django 5.2.8 full index vs parse-only ==")
+        for k, v in FIGURES.items():
+            print(f"{k:>28}: {v}")
