@@ -111,8 +111,13 @@ def main() -> None:
     default=0.0,
     help="Seconds to wait for another analyze's lock.",
 )
+@click.option(
+    "--watch", is_flag=True, help="Stay running; re-index as files change (Ctrl-C stops)."
+)
 @handle_errors
-def analyze(path, index_only, force, as_json, workers, max_file_size, buffer_pool_mb, lock_wait):
+def analyze(
+    path, index_only, force, as_json, workers, max_file_size, buffer_pool_mb, lock_wait, watch
+):
     """Index PATH (default: the current directory) into PATH/.codeimpact/."""
     from codeimpact.indexer.build import analyze as run
     from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE, IndexConfig, RunOptions
@@ -126,6 +131,13 @@ def analyze(path, index_only, force, as_json, workers, max_file_size, buffer_poo
         progress=show_progress,
         lock_wait=lock_wait,
     )
+    if watch:
+        from codeimpact.indexer.build import check_repo
+        from codeimpact.indexer.watch import watch as watch_loop
+
+        options.progress = False
+        watch_loop(check_repo(path), config, options, echo=lambda line: click.echo(line))
+        return
     bar = _ProgressBar() if show_progress else None
     try:
         report = run(path, config, options, progress=bar.update if bar else None)
