@@ -56,16 +56,21 @@ class Writer:
             self.conn.execute(stmt)
 
     def bulk_load(self, tables: GraphTables) -> None:
-        # Kùzu's COPY scans a Python variable by name from the calling frame.
-        for name, arrow_rows in (("File", tables.files), ("Symbol", tables.symbols)):
-            _check_columns(name, arrow_rows, [c for c, _ in NODE_TABLES[name]])
-            if arrow_rows.num_rows:
-                self.conn.execute(f"COPY {name} FROM arrow_rows")
+        self.copy("File", tables.files)
+        self.copy("Symbol", tables.symbols)
         for name, arrow_rows in tables.rels.items():
-            props = [c for c, _ in REL_TABLES[name][2]]
-            _check_columns(name, arrow_rows, ["from", "to", *props])
-            if arrow_rows.num_rows:
-                self.conn.execute(f"COPY {name} FROM arrow_rows")
+            self.copy(name, arrow_rows)
+
+    def copy(self, name: str, arrow_rows) -> None:
+        """COPY one Arrow table into `name` (node tables before the relations that use them)."""
+        if name in NODE_TABLES:
+            expected = [c for c, _ in NODE_TABLES[name]]
+        else:
+            expected = ["from", "to", *[c for c, _ in REL_TABLES[name][2]]]
+        _check_columns(name, arrow_rows, expected)
+        if arrow_rows.num_rows:
+            # Kùzu's COPY scans a Python variable by name from the calling frame.
+            self.conn.execute(f"COPY {name} FROM arrow_rows")
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         for key, value in meta.items():

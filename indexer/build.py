@@ -102,6 +102,7 @@ class AnalyzeReport:
     incomplete: list[dict]
     seconds: float
     timings: dict[str, float] = field(default_factory=dict)
+    memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
     reason: str = ""  # why this mode was chosen
     changes: dict[str, int] = field(default_factory=dict)  # added/modified/deleted/renamed
     parsed: int = 0  # files extracted (not taken from a cache)
@@ -142,6 +143,18 @@ def check_repo(path: str | os.PathLike) -> Path:
     if not repo.is_dir():
         raise BadInput(f"not a directory: {repo}")
     return repo.resolve()
+
+
+def rss_mb() -> int:
+    """This process's peak resident memory so far (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
 
 
 @contextlib.contextmanager
@@ -453,6 +466,7 @@ class _Run:
     data: dict[str, bytes]
     timings: dict[str, float]
     t0: float
+    memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
 
     def _report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
                 plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
@@ -472,12 +486,17 @@ class _Run:
             incomplete=incomplete,
             seconds=time.perf_counter() - self.t0,
             timings=self.timings,
+            memory_mb=self.memory_mb,
             reason=reason,
             changes=changes,
             parsed=stats["parsed"],
             resolved=n_resolved,
             delta=delta or {},
         )
+
+    def _phase(self, name: str, started: float) -> None:
+        self.timings[name] = time.perf_counter() - started
+        self.memory_mb[name] = rss_mb()
 
     def _incomplete(self) -> list[dict]:
         return [r for r in (incomplete_record(rec) for rec in self.records) if r]
@@ -511,7 +530,7 @@ class _Run:
         save_graph_state(gen.path, st)
         save_facts(gen.path, blobs)
         save_files_state(gen.path, self._files_state(meta))
-        self.timings["sidecars"] = time.perf_counter() - t
+        self._phase("sidecars", t)
 
     # -------------------------------------------------------------- full
     def full(self, reason: str) -> AnalyzeReport:
@@ -519,17 +538,22 @@ class _Run:
         blobs, parsed = facts_for(self.records, self.data, {}, self.cache, self.options,
                                   self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
         facts = decode(self.records, blobs, self.repo)
-        self.timings["extract"] = time.perf_counter() - t
+        self._phase("extract", t)
         t = time.perf_counter()
         projects = make_projects(facts, self.records, self.configs)
         lang_of = {r.path: r.language for r in self.records}
         resolved = resolve_paths(projects, lang_of, facts)
         modules = module_names(projects)
-        self.timings["resolve"] = time.perf_counter() - t
+        used = {p: used_blob(used_names(f)) for p, f in facts.items()}
+        # peak memory: the facts and the resolvers' indexes are not needed past this point
+        del projects, facts
+        self._phase("resolve", t)
         t = time.perf_counter()
         g = content_of(self.records, resolved)
-        used = {p: used_blob(used_names(f)) for p, f in facts.items()}
+        n_resolved = len(resolved)
         st = full_state(g, resolved, used, modules, _calls(resolved))
+        unresolved = unresolved_sites(resolved)
+        del resolved  # the state holds each file's output as a compact blob now
         incomplete = self._incomplete()
         stats = _stats(self.records, st.totals, parsed)
         meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
@@ -537,14 +561,15 @@ class _Run:
         gen = layout.next_generation(self.idx)
         try:
             write_full_generation(gen, g, meta, self.options.buffer_pool)
-            self.timings["write"] = time.perf_counter() - t
+            self._phase("write", t)
             flags, kinds = node_arrays(len(g.ids), g.symbols, g.ids)
-            self._save_state(gen, st, flags, kinds, unresolved_sites(resolved), blobs, meta)
+            del g
+            self._save_state(gen, st, flags, kinds, unresolved, blobs, meta)
         except BaseException:
             layout.discard(gen)
             raise
         layout.publish(self.idx, gen)
-        return self._report("full", gen.number, stats, incomplete, reason, len(resolved))
+        return self._report("full", gen.number, stats, incomplete, reason, n_resolved)
 
     # -------------------------------------------------------------- no change
     def unchanged(self, prev: _Previous) -> AnalyzeReport:
@@ -576,7 +601,7 @@ class _Run:
             snap = None
         if old_state is None or old_blobs is None or snap is None:
             return None
-        self.timings["load_state"] = time.perf_counter() - t
+        self._phase("load_state", t)
         t = time.perf_counter()
         changed = plan.changed
         known = {p: b for p, b in old_blobs.items() if p not in changed}
@@ -591,7 +616,7 @@ class _Run:
             if p in old_blobs:
                 with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
                     old_facts[p] = FileFacts.from_bytes(old_blobs[p])
-        self.timings["extract"] = time.perf_counter() - t
+        self._phase("extract", t)
 
         t = time.perf_counter()
         projects = make_projects(facts, self.records, self.configs)
@@ -619,7 +644,7 @@ class _Run:
                 used[p] = old_state.used_names(p)
         affected = affected_files(plan, old_facts, facts, used, module_changed)
         new_out = resolve_paths(projects, lang_of, affected)
-        self.timings["resolve"] = time.perf_counter() - t
+        self._phase("resolve", t)
 
         t = time.perf_counter()
         removed = {p for p in old_state.resolved_blobs if p not in facts}
@@ -653,7 +678,7 @@ class _Run:
         for rf in new_out.values():
             for site in rf.unresolved:
                 unresolved.setdefault(site.name, []).append((site.scope, site.line))
-        self.timings["diff"] = time.perf_counter() - t
+        self._phase("diff", t)
 
         t = time.perf_counter()
         incomplete = self._incomplete()
@@ -669,7 +694,7 @@ class _Run:
                 w.write_meta({**meta, "generation": gen.number})
             finally:
                 w.close()
-            self.timings["write"] = time.perf_counter() - t
+            self._phase("write", t)
             self._save_state(gen, st, flags, kinds, unresolved, blobs, meta)
         except BaseException:
             layout.discard(gen)

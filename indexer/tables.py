@@ -15,11 +15,12 @@ import pyarrow as pa
 
 from codeimpact.graph import csr, layout
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
-from codeimpact.graph.store import GraphTables, Writer
+from codeimpact.graph.store import Writer
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow
 from codeimpact.indexer.state import GraphState, decode_codes, edge_code, resolved_blob
 
 EdgeKey = tuple[str, str, str]  # (rel, src, dst)
+SYMBOL_SLICE = 4096
 
 
 def external_row(uid: str) -> SymbolRow:
@@ -112,24 +113,27 @@ def _arrow(columns: list[tuple[str, str]], rows: list[tuple]) -> pa.Table:
     return pa.table({c: pa.array(list(v), type=types[t]) for (c, t), v in zip(columns, cols)})
 
 
-def full_tables(g: GraphContent) -> GraphTables:
-    files = _arrow(NODE_TABLES["File"], list(g.files.values()))
-    syms = _arrow(
-        NODE_TABLES["Symbol"], [symbol_row(g.symbols[u], g.ids[u]) for u in sorted(g.symbols)]
-    )
-    rel_rows: dict[str, list[tuple]] = {name: [] for name in REL_TABLES}
-    for u in sorted(g.symbols):
-        s = g.symbols[u]
-        if s.file:
-            rel_rows["DEFINES"].append((s.file, u))
-    for key in sorted(g.edges):
-        e = g.edges[key]
-        rel_rows[e.rel].append(edge_row(e))
-    rels = {
-        name: _arrow([("from", "STRING"), ("to", "STRING"), *REL_TABLES[name][2]], rows)
-        for name, rows in rel_rows.items()
-    }
-    return GraphTables(files=files, symbols=syms, rels=rels)
+def full_tables(g: GraphContent):
+    """(table name, Arrow table) in load order, one at a time so only one is in memory."""
+    yield "File", _arrow(NODE_TABLES["File"], list(g.files.values()))
+    uids = sorted(g.symbols)
+    # in slices: Kùzu holds less working memory for several small COPYs than for one big one
+    for i in range(0, len(uids), SYMBOL_SLICE):
+        part = uids[i : i + SYMBOL_SLICE]
+        yield (
+            "Symbol",
+            _arrow(NODE_TABLES["Symbol"], [symbol_row(g.symbols[u], g.ids[u]) for u in part]),
+        )
+    defines = [("from", "STRING"), ("to", "STRING")]
+    yield "DEFINES", _arrow(defines, [(g.symbols[u].file, u) for u in uids if g.symbols[u].file])
+    del uids
+    keys = sorted(g.edges)
+    for rel, (_, _, props) in REL_TABLES.items():
+        if rel == "DEFINES":
+            continue
+        rows = [edge_row(g.edges[k]) for k in keys if k[0] == rel]
+        yield rel, _arrow([("from", "STRING"), ("to", "STRING"), *props], rows)
+        del rows
 
 
 def node_arrays(n: int, symbols: dict[str, SymbolRow], ids: dict[str, int]):
@@ -202,7 +206,9 @@ def write_full_generation(
     w = Writer(gen, buffer_pool)
     try:
         w.create_schema()
-        w.bulk_load(full_tables(g))
+        for name, arrow_rows in full_tables(g):
+            w.copy(name, arrow_rows)
+            del arrow_rows
         w.write_meta({**meta, "generation": gen.number})
     finally:
         w.close()
