@@ -74,7 +74,8 @@ def _git_files(repo: Path) -> list[str] | None:
     return sorted({p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
 
 
-def _glob_regex(glob: str) -> str:
+def glob_pattern(glob: str) -> str:
+    """Regex text of a path glob: `*`/`?` within a segment, `**` across segments, `[a-z]`."""
     out = []
     i = 0
     while i < len(glob):
@@ -104,7 +105,7 @@ def _glob_regex(glob: str) -> str:
         else:
             out.append(re.escape(c))
         i += 1
-    return "".join(out) + "(?:/.*)?"
+    return "".join(out)
 
 
 class IgnoreRules:
@@ -125,7 +126,7 @@ class IgnoreRules:
             line = line.strip("/") if dir_only else line
             anchored = "/" in line.lstrip("/") or raw.startswith("/")
             line = line.lstrip("/")
-            pattern = _glob_regex(line)
+            pattern = glob_pattern(line) + "(?:/.*)?"
             regex = re.compile(pattern if anchored else r"(?:.*/)?" + pattern)
             self.rules.append((base, regex, negate, dir_only))
 

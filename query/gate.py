@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codeimpact.graph.errors import BadInput, CodeImpactError
+from codeimpact.indexer.discover import glob_pattern
 from codeimpact.query import gitdiff
 from codeimpact.query.freshness import Freshness, freshness
 
@@ -94,33 +95,7 @@ def glob_regex(pattern: str) -> re.Pattern:
     pat = pattern.strip()
     if pat.startswith("./"):
         pat = pat[2:]
-    pat = pat.lstrip("/")
-    out: list[str] = []
-    i = 0
-    while i < len(pat):
-        c = pat[i]
-        if pat.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pat.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[" and "]" in pat[i + 2 :]:
-            j = pat.index("]", i + 2)
-            body = pat[i + 1 : j]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = j
-        else:
-            out.append(re.escape(c))
-        i += 1
-    body = "".join(out).rstrip("/")
+    body = glob_pattern(pat.lstrip("/")).rstrip("/")
     return re.compile(body + "(?:/.*)?" if body else ".*")
 
 
