@@ -112,7 +112,7 @@ class AnalyzeReport:
     def summary(self) -> str:
         if self.mode == "unchanged":
             return f"index is up to date ({self.files} files, {self.symbols} symbols); nothing to do; {self.seconds:.2f}s"
-        edges = ", ".join(f"{k} {v}" for k, v in sorted(self.edges.items()) if v)
+        edges = ", ".join(f"{k} {v}" for k, v in sorted(self.edges.items()) if v) or "no edges"
         extra = f", {len(self.incomplete)} incomplete" if self.incomplete else ""
         how = self.mode + (f": {self.reason}" if self.reason else "")
         changes = ", ".join(f"{v} {k}" for k, v in self.changes.items() if v)
