@@ -6,7 +6,7 @@ so memory is the process's own peak: `peak RSS` is the analyzing process,
 `worker RSS` the largest extraction worker (the figure `/usr/bin/time -v`
 reports is the larger of the two). Throughput is over the Python source bytes
 of every indexed file (all languages), timed by the run itself (interpreter start-up excluded).
-The sdists are downloaded once with pip into ``benchmarks/.cache/`` (gitignored);
+The sdists come from `benchmarks/sources.py` (pip download into ``benchmarks/.cache/``, gitignored);
 a project that cannot be downloaded is skipped. Targets (DESIGN.md section 8, 2 cores):
 Django <= 15 s and <= 600 MB.
 """
@@ -14,15 +14,12 @@ Django <= 15 s and <= 600 MB.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
-import tarfile
-from pathlib import Path
 
 import pytest
+from sources import fresh_copy, sdist
 
-CACHE = Path(__file__).resolve().parent / ".cache" / "sdists"
 PROJECTS = [("flask", "3.1.2"), ("django", "5.2.8")]
 
 # Runs in the child: analyze in-process, then report the run and both peak RSS figures.
@@ -45,38 +42,13 @@ print(json.dumps({
 """
 
 
-def fetch_sdist(cache: Path, name: str, version: str) -> Path | None:
-    """The unpacked sdist of name==version (same as tests/test_python_groundtruth.py)."""
-    target = cache / f"{name}-{version}"
-    if (target / "PKG-INFO").is_file():
-        return target
-    dl = cache / "download"
-    try:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-             f"{name}=={version}", "-d", str(dl), "-q"],
-            check=True, capture_output=True, timeout=600,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    tarball = dl / f"{name}-{version}.tar.gz"
-    if not tarball.is_file():
-        return None
-    with tarfile.open(tarball) as tf:
-        for member in tf.getmembers():
-            if not (member.isfile() or member.isdir()) or member.name.startswith(("/", "..")):
-                raise AssertionError(f"unexpected member in {tarball}: {member.name}")
-        tf.extractall(cache)
-    return target if (target / "PKG-INFO").is_file() else None
-
-
 @pytest.mark.parametrize(("name", "version"), PROJECTS, ids=[n for n, _ in PROJECTS])
 def test_index_sdist(benchmark, capsys, tmp_path, name, version):
-    src = fetch_sdist(CACHE, name, version)
-    if src is None:
+    try:
+        src = sdist(name, version)
+    except Exception:
         pytest.skip(f"{name} {version} sdist not downloadable (offline?)")
-    repo = tmp_path / f"{name}-{version}"
-    shutil.copytree(src, repo, ignore=shutil.ignore_patterns(".codeimpact"))
+    repo = fresh_copy(src, tmp_path / f"{name}-{version}")
     results: list[dict] = []
 
     def run() -> None:
