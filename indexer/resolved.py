@@ -53,6 +53,19 @@ class SymbolRow(NamedTuple):
     language: str
 
 
+def strip_dup(local: str) -> str:
+    """The language-level form of a dotted local name: `f#2.inner` -> `f.inner`."""
+    return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
+
+
+def row_of(fact, path: str, name: str, qualified: str, is_test: bool, language: str) -> SymbolRow:
+    """The SymbolRow of one SymbolFact of `path` (uid `<path>::<local>`)."""
+    return SymbolRow(
+        f"{path}::{fact.local}", fact.kind, name, qualified, path, fact.start_line, fact.end_line,
+        fact.start_byte, fact.end_byte, fact.signature, fact.exported, is_test, language,
+    )  # fmt: skip
+
+
 class Edge(NamedTuple):
     rel: str  # CALLS, IMPORTS, EXTENDS, IMPLEMENTS, REFERENCES, CONTAINS
     src: str

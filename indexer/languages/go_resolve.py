@@ -48,9 +48,8 @@ from codeimpact.indexer.languages.static_resolve import (
     TYPE_KINDS,
     FileIndex,
     StaticProject,
-    strip_dup,
 )
-from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid
+from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid, strip_dup
 
 _MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 _VERSION_ELEM = re.compile(r"^v\d+$")

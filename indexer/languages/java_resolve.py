@@ -34,10 +34,9 @@ from codeimpact.indexer.languages.static_resolve import (
     TYPE_KINDS,
     FileIndex,
     StaticProject,
-    strip_dup,
     weaker,
 )
-from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid
+from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid, strip_dup
 
 # java.lang is imported implicitly; these are its public types (Java 21).
 _JAVA_LANG = frozenset(

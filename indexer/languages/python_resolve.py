@@ -29,10 +29,11 @@ from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,
     ResolvedFile,
-    SymbolRow,
     Unresolved,
     dedupe_edges,
     external_uid,
+    row_of,
+    strip_dup,
     weakest,
 )
 
@@ -115,10 +116,6 @@ class _FileIndex:
     star_imports: list = field(default_factory=list)
     # class -> name -> local of the member definition (the last one wins, as at runtime)
     members: dict[str, dict[str, str]] = field(default_factory=dict)
-
-
-def _strip_dup(local: str) -> str:
-    return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -953,7 +950,7 @@ class PythonProject:
     def qualified(self, fi: _FileIndex, local: str) -> str:
         if not local:
             return fi.module
-        return f"{fi.module}.{_strip_dup(local)}" if fi.module else _strip_dup(local)
+        return f"{fi.module}.{strip_dup(local)}" if fi.module else strip_dup(local)
 
     def ent_uid(self, ent: Entity) -> str | None:
         k = ent[0]
@@ -977,21 +974,7 @@ class PythonProject:
                 fi.module.rpartition(".")[2] if fi.module else PurePosixPath(path).stem
             )
             out.symbols.append(
-                SymbolRow(
-                    uid,
-                    s.kind,
-                    name,
-                    self.qualified(fi, s.local),
-                    path,
-                    s.start_line,
-                    s.end_line,
-                    s.start_byte,
-                    s.end_byte,
-                    s.signature,
-                    s.exported,
-                    file_is_test,
-                    "python",
-                )
+                row_of(s, path, name, self.qualified(fi, s.local), file_is_test, "python")
             )
             if s.local:
                 edges.append(

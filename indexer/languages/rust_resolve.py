@@ -46,10 +46,11 @@ from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,
     ResolvedFile,
-    SymbolRow,
     Unresolved,
     dedupe_edges,
     external_uid,
+    row_of,
+    strip_dup,
     weakest,
 )
 
@@ -149,10 +150,6 @@ Values (what an expression evaluates to):
 
 _TYPE_KINDS = ("struct", "enum", "trait", "type_alias")
 _MAX_DEPTH = 24
-
-
-def _strip_dup(local: str) -> str:
-    return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
 
 
 def _head(local: str) -> str:
@@ -881,7 +878,7 @@ class RustProject:
     def module_qname(self, fi: _File, mlocal: str = "") -> str:
         parts = [fi.crate, *fi.segs]
         if mlocal:
-            parts.extend(_strip_dup(mlocal).split("."))
+            parts.extend(strip_dup(mlocal).split("."))
         return "::".join(parts)
 
     def qualified(self, fi: _File, local: str) -> str:
@@ -893,7 +890,7 @@ class RustProject:
             if imp is not None and imp.type_key is not None:
                 tfi = self.files[imp.type_key[0]]
                 return f"{self.qualified(tfi, imp.type_key[1])}::{fi.syms[local].name}"
-        return f"{self.module_qname(fi)}::{'::'.join(_strip_dup(local).split('.'))}"
+        return f"{self.module_qname(fi)}::{'::'.join(strip_dup(local).split('.'))}"
 
     def ent_uid(self, ent: Entity) -> str | None:
         k = ent[0]
@@ -924,21 +921,7 @@ class RustProject:
             uid = self.uid(path, s.local)
             name = s.name or (fi.segs[-1] if fi.segs else fi.crate)
             out.symbols.append(
-                SymbolRow(
-                    uid,
-                    s.kind,
-                    name,
-                    self.qualified(fi, s.local),
-                    path,
-                    s.start_line,
-                    s.end_line,
-                    s.start_byte,
-                    s.end_byte,
-                    s.signature,
-                    s.exported,
-                    file_test or s.is_test,
-                    "rust",
-                )
+                row_of(s, path, name, self.qualified(fi, s.local), file_test or s.is_test, "rust")
             )
             if s.local:
                 parent = self._parent_uid(fi, s.local)

@@ -36,10 +36,10 @@ from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,
     ResolvedFile,
-    SymbolRow,
     Unresolved,
     dedupe_edges,
     external_uid,
+    row_of,
 )
 
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "type_alias", "trait"})
@@ -73,10 +73,6 @@ def split_chain(chain: str) -> list[tuple[str, tuple[str, ...]]]:
             seg = seg[: -len(suf)]
         out.append((seg, tuple(reversed(suffixes))))
     return out
-
-
-def strip_dup(local: str) -> str:
-    return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
 
 
 class Found(NamedTuple):
@@ -736,21 +732,14 @@ class StaticProject:
         for s in f.symbols:
             uid = f"{path}::{s.local}"
             out.symbols.append(
-                SymbolRow(
-                    uid,
-                    s.kind,
+                row_of(
+                    s,
+                    path,
                     s.name or self.module_name(fi),
                     self.qualified(fi, s.local),
-                    path,
-                    s.start_line,
-                    s.end_line,
-                    s.start_byte,
-                    s.end_byte,
-                    s.signature,
-                    s.exported,
                     self.row_is_test(file_is_test, s),
                     self.language,
-                )
+                )  # fmt: skip
             )
             if s.local:
                 parent = f"{path}::{self.container(fi, s.local)}"

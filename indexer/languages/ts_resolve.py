@@ -27,10 +27,11 @@ from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,
     ResolvedFile,
-    SymbolRow,
     Unresolved,
     dedupe_edges,
     external_uid,
+    row_of,
+    strip_dup,
     weakest,
 )
 
@@ -86,10 +87,6 @@ Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext
 _TYPE_KINDS = frozenset(["class", "interface"])
 _MAX_DEPTH = 24
 _PENDING = object()  # a memo entry being computed
-
-
-def _strip_dup(local: str) -> str:
-    return ".".join(p.split("#", 1)[0] for p in local.split(".")) if "#" in local else local
 
 
 def _inherited(reason: str) -> str:
@@ -702,12 +699,9 @@ class TsProject:
         edges: list[Edge] = []
         for s in f.symbols:
             uid = self.uid(path, s.local)
-            qualified = f"{fi.module}.{_strip_dup(s.local)}" if s.local else fi.module
+            qualified = f"{fi.module}.{strip_dup(s.local)}" if s.local else fi.module
             name = s.name or posixpath.basename(fi.module)
-            out.symbols.append(
-                SymbolRow(uid, s.kind, name, qualified, path, s.start_line, s.end_line,
-                          s.start_byte, s.end_byte, s.signature, s.exported, is_test, f.language)
-            )  # fmt: skip
+            out.symbols.append(row_of(s, path, name, qualified, is_test, f.language))
             if s.local:
                 parent = self.uid(path, fi.parent[s.local])
                 edges.append(Edge("CONTAINS", parent, uid, 1.0, "scope", s.start_line))
