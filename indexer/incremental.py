@@ -18,21 +18,13 @@ import numpy as np
 
 from codeimpact.graph import csr
 from codeimpact.graph.delta import GraphDelta
-from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow
+from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow, better
 from codeimpact.indexer.state import MAX_IDS, GraphState, edge_code, resolved_blob
 from codeimpact.indexer.tables import EdgeKey, edge_row, external_row, symbol_row
 
 
 def path_of(uid: str) -> str:
     return uid.split("::", 1)[0]
-
-
-def _better(e: Edge, cur: Edge | None) -> bool:
-    return (
-        cur is None
-        or e.confidence > cur.confidence
-        or (e.confidence == cur.confidence and e.line < cur.line)
-    )
 
 
 @dataclass
@@ -91,7 +83,7 @@ def compute_delta(
             rf = rf_of(owner)
             for e in rf.edges if rf is not None else ():
                 k = (e.rel, e.src, e.dst)
-                if _better(e, got.get(k)):
+                if better(e, got.get(k)):
                     got[k] = e
             per_file[(side, owner)] = got
         return got
@@ -100,7 +92,7 @@ def compute_delta(
         found = None
         for o in {path_of(key[1]), *foreign.get(key, ())}:
             e = file_best(side, o, rf_of).get(key)
-            if e is not None and _better(e, found):
+            if e is not None and better(e, found):
                 found = e
         return found
 

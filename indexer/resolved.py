@@ -91,12 +91,21 @@ class ResolvedFile:
     calls_builtin: int = 0
 
 
+def better(e: Edge, cur: Edge | None) -> bool:
+    """The one rule for duplicate edges: most confident, then earliest line, then reason (so
+    the choice never depends on the order edges are met in)."""
+    return cur is None or (-e.confidence, e.line, e.reason) < (
+        -cur.confidence,
+        cur.line,
+        cur.reason,
+    )
+
+
 def dedupe_edges(edges: list[Edge]) -> list[Edge]:
-    """One edge per (relation, source, target): the most confident, then the earliest line."""
+    """One edge per (relation, source, target), chosen by `better`."""
     best: dict[tuple[str, str, str], Edge] = {}
     for e in edges:
         key = (e.rel, e.src, e.dst)
-        cur = best.get(key)
-        if cur is None or (e.confidence, -e.line) > (cur.confidence, -cur.line):
+        if better(e, best.get(key)):
             best[key] = e
     return sorted(best.values())

@@ -16,7 +16,7 @@ import pyarrow as pa
 from codeimpact.graph import csr, layout
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
 from codeimpact.graph.store import Writer
-from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow
+from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow, better
 from codeimpact.indexer.state import GraphState, decode_codes, edge_code, resolved_blob
 
 EdgeKey = tuple[str, str, str]  # (rel, src, dst)
@@ -50,17 +50,12 @@ def edge_row(e: Edge) -> tuple:
 
 
 def best_edges(resolved: dict[str, ResolvedFile]) -> dict[EdgeKey, Edge]:
-    """One edge per (relation, source, target) over all files: most confident, earliest line."""
+    """One edge per (relation, source, target) over all files, chosen by `better`."""
     best: dict[EdgeKey, Edge] = {}
     for rf in resolved.values():
         for e in rf.edges:
             key = (e.rel, e.src, e.dst)
-            cur = best.get(key)
-            if (
-                cur is None
-                or e.confidence > cur.confidence
-                or (e.confidence == cur.confidence and e.line < cur.line)
-            ):
+            if better(e, best.get(key)):
                 best[key] = e
     return best
 
