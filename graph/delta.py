@@ -26,10 +26,23 @@ class GraphDelta:
     """Rows in schema column order; relationship rows start with (from key, to key)."""
 
     files_delete: list[str] = field(default_factory=list)
-    files_upsert: list[tuple] = field(default_factory=list)
+    files_upsert: list[tuple] = field(default_factory=list)  # new files (whole rows)
     symbols_delete: list[str] = field(default_factory=list)
-    symbols_update: list[tuple] = field(default_factory=list)
     symbols_insert: list[tuple] = field(default_factory=list)
+    # (table, the columns that changed) -> rows of (key, new values of those columns): only
+    # changed columns are written, since rewriting a string column costs Kùzu's checkpoint a
+    # pass over the column's whole chunk, even for an equal value
+    updates: dict[tuple[str, tuple[str, ...]], list[tuple]] = field(default_factory=dict)
+
+    def update(self, table: str, old: tuple, new: tuple) -> bool:
+        """Record the columns in which row `new` differs from `old` (same key); False if none."""
+        columns = [c for c, _ in NODE_TABLES[table]]
+        changed = tuple(i for i in range(1, len(columns)) if old[i] != new[i])
+        if changed:
+            key = (table, tuple(columns[i] for i in changed))
+            self.updates.setdefault(key, []).append((new[0], *(new[i] for i in changed)))
+        return bool(changed)
+
     rels_delete: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     rels_insert: dict[str, list[tuple]] = field(default_factory=dict)
 
@@ -38,8 +51,8 @@ class GraphDelta:
             self.files_delete
             or self.files_upsert
             or self.symbols_delete
-            or self.symbols_update
             or self.symbols_insert
+            or any(self.updates.values())
             or any(self.rels_delete.values())
             or any(self.rels_insert.values())
         )
@@ -47,13 +60,16 @@ class GraphDelta:
     def counts(self) -> dict[str, int]:
         return {
             "files_deleted": len(self.files_delete),
-            "files_written": len(self.files_upsert),
+            "files_written": len(self.files_upsert) + self._updated("File"),
             "symbols_deleted": len(self.symbols_delete),
-            "symbols_updated": len(self.symbols_update),
+            "symbols_updated": self._updated("Symbol"),
             "symbols_inserted": len(self.symbols_insert),
             "edges_deleted": sum(len(v) for v in self.rels_delete.values()),
             "edges_inserted": sum(len(v) for v in self.rels_insert.values()),
         }
+
+    def _updated(self, table: str) -> int:
+        return sum(len(rows) for (t, _), rows in self.updates.items() if t == table)
 
 
 def clone_database(src: layout.Generation, dst: layout.Generation) -> None:
@@ -111,13 +127,14 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
                 f"UNWIND $rows AS r MERGE (f:File {{path: r.path}}) SET {sets}",
                 {"rows": _structs(file_cols, delta.files_upsert)},
             )
-        sym_cols = [c for c, _ in NODE_TABLES["Symbol"]]
-        if delta.symbols_update:
-            sets = ", ".join(f"s.{c} = r.{c}" for c in sym_cols[1:])
+        for (table, columns), rows in sorted(delta.updates.items()):
+            key = NODE_TABLES[table][0][0]
+            sets = ", ".join(f"n.{c} = r.{c}" for c in columns)
             conn.execute(
-                f"UNWIND $rows AS r MATCH (s:Symbol {{uid: r.uid}}) SET {sets}",
-                {"rows": _structs(sym_cols, delta.symbols_update)},
+                f"UNWIND $rows AS r MATCH (n:{table} {{{key}: r.{key}}}) SET {sets}",
+                {"rows": _structs([key, *columns], rows)},
             )
+        sym_cols = [c for c, _ in NODE_TABLES["Symbol"]]
         if delta.symbols_insert:
             if len(delta.symbols_insert) >= COPY_THRESHOLD:
                 arrow_rows = _arrow(NODE_TABLES["Symbol"], delta.symbols_insert)  # noqa: F841

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import marshal
 import os
 import time
 from collections import Counter
@@ -37,19 +38,26 @@ from codeimpact.indexer.facts import FileFacts
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
-from codeimpact.indexer.incremental import compute_delta, used_blob
+from codeimpact.indexer.incremental import compute_delta
 from codeimpact.indexer.languages import LANGUAGES
-from codeimpact.indexer.plan import ChangePlan, affected_files, plan_changes, used_names
+from codeimpact.indexer.languages.base import Prior
+from codeimpact.indexer.lazy_facts import LazyFacts
+from codeimpact.indexer.plan import (
+    ChangePlan,
+    affected_files,
+    alias_binders,
+    lookup_keys_blob,
+    plan_changes,
+    used_names,
+)
 from codeimpact.indexer.reading import extract_many, extract_source, read_source
 from codeimpact.indexer.resolved import ResolvedFile
 from codeimpact.indexer.state import (
     FilesState,
     FileState,
     GraphState,
-    load_facts,
     load_files_state,
     load_graph_state,
-    save_facts,
     save_files_state,
     save_graph_state,
 )
@@ -214,6 +222,10 @@ def scan(
             continue
         rr = read_source(root, sf.path, config.max_file_size)
         rec = FileRecord(sf.path, sf.language, rr.size, rr.content_hash, rr.status, rr.detail)
+        if old is not None and rr.status == "ok" and old.content_hash == rr.content_hash:
+            # same bytes, same facts: the status extraction gave them (ok or partial) stands
+            if old.status in ("ok", "partial"):
+                rec.status, rec.detail = old.status, old.detail
         rec.mtime_ns = mtime
         rec.is_test = LANGUAGES[sf.language].is_test_path(sf.path)
         if rr.data is not None:
@@ -249,22 +261,19 @@ def extract_files(
 def facts_for(
     records: list[FileRecord],
     data: dict[str, bytes],
-    known: dict[str, bytes],
     cache: FactsCache,
     options: RunOptions,
     progress: Progress | None,
     timeout_s: float,
 ) -> tuple[dict[str, bytes], int]:
-    """Facts blobs for every parseable record: `known` (by path, same content), the cache, or
-    extraction. Returns the blobs and how many files were extracted."""
+    """Facts blobs for every parseable record, from the cache or by extraction. Returns the
+    blobs and how many files were extracted."""
     blobs: dict[str, bytes] = {}
     todo: list[tuple[str, str, bytes]] = []
     for rec in records:
         if rec.status.startswith("skipped:"):
             continue
-        blob = known.get(rec.path)
-        if blob is None:
-            blob = cache.get(rec.content_hash)
+        blob = cache.get(rec.content_hash)
         if blob is not None:
             blobs[rec.path] = blob
         elif rec.path in data:
@@ -283,20 +292,28 @@ def facts_for(
     return blobs, len(extracted)
 
 
-def decode(records: list[FileRecord], blobs: dict[str, bytes], repo: Path) -> dict[str, FileFacts]:
-    """FileFacts of every blob; a blob of another format is extracted again."""
+def facts_of_blob(rec: FileRecord, blob: bytes | None, repo: Path, cache: FactsCache) -> FileFacts:
+    """The facts in a blob; a missing blob or one of another format is extracted again from
+    the file (and cached when the file still has the content the run recorded)."""
+    if blob is not None:
+        with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
+            return FileFacts.from_bytes(blob)
+    rr = read_source(str(repo), rec.path, 1 << 62)
+    blob = extract_source(rec.language, rr.data or b"")
+    if rr.content_hash == rec.content_hash:
+        cache.put(rec.content_hash, blob)
+    return FileFacts.from_bytes(blob)
+
+
+def decode(
+    records: list[FileRecord], blobs: dict[str, bytes], repo: Path, cache: FactsCache
+) -> dict[str, FileFacts]:
+    """FileFacts of every blob; each record takes the status its facts report."""
     facts: dict[str, FileFacts] = {}
     by_path = {r.path: r for r in records}
     for path, blob in blobs.items():
-        try:
-            f = FileFacts.from_bytes(blob)
-        except (ValueError, EOFError, TypeError, IndexError):
-            rr = read_source(str(repo), path, 1 << 62)
-            blob = extract_source(by_path[path].language, rr.data or b"")
-            blobs[path] = blob
-            f = FileFacts.from_bytes(blob)
-        facts[path] = f
         rec = by_path[path]
+        f = facts[path] = facts_of_blob(rec, blob, repo, cache)
         if f.status != "ok":
             rec.status, rec.detail = f.status, f.error
     return facts
@@ -304,21 +321,46 @@ def decode(records: list[FileRecord], blobs: dict[str, bytes], repo: Path) -> di
 
 # ---------------------------------------------------------------------- resolving
 def make_projects(
-    facts: dict[str, FileFacts], records: list[FileRecord], configs: dict[str, str]
+    facts: LazyFacts, lang_of: dict[str, str], configs: dict[str, str], prior: Prior | None = None
 ) -> dict[str, object]:
     """language -> its resolver project; languages of one resolver group share the project."""
-    lang_of = {r.path: r.language for r in records}
-    by_group: dict[str, dict[str, FileFacts]] = {}
-    for path, f in facts.items():
-        by_group.setdefault(LANGUAGES[lang_of[path]].group, {})[path] = f
+    by_group: dict[str, list[str]] = {}
+    for path in facts:
+        by_group.setdefault(LANGUAGES[lang_of[path]].group, []).append(path)
     built: dict[str, object] = {}
     projects: dict[str, object] = {}
     for lang in sorted({lang_of[p] for p in facts}):
         spec = LANGUAGES[lang]
         if spec.group not in built:
-            built[spec.group] = spec.make_project(by_group[spec.group], configs)
+            files = facts.subset(by_group[spec.group])
+            built[spec.group] = spec.make_project(files, configs, prior)
         projects[lang] = built[spec.group]
     return projects
+
+
+def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
+    """path -> the resolver's summary of the file, for the next run's `Prior`."""
+    out: dict[str, bytes] = {}
+    for project in {id(p): p for p in projects.values()}.values():
+        summaries = getattr(project, "summaries", None)
+        if summaries is not None:
+            out.update((p, marshal.dumps(v)) for p, v in summaries().items())
+    return out
+
+
+def changed_modules(modules: dict, before: dict, lang_of: dict[str, str], paths,
+                    changed_langs: set) -> set[str]:  # fmt: skip
+    """Files whose module name (all that resolution depends on beyond names) changed."""
+    out: set[str] = set()
+    for lang, names in modules.items():
+        old = before.get(lang)
+        if names is None or not isinstance(old, dict):
+            # no module names to compare: every file of a changed language, no parsing
+            if lang in changed_langs:
+                out |= {p for p in paths if lang_of[p] == lang}
+            continue
+        out |= {p for p, m in names.items() if old.get(p) != m}
+    return out
 
 
 def module_names(projects: dict[str, object]) -> dict[str, dict[str, str] | None]:
@@ -366,7 +408,7 @@ def _stats(records, totals: dict, parsed: int) -> dict:
 
 
 def _meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict, mode: str,
-          config: IndexConfig, records: list[FileRecord]) -> dict:  # fmt: skip
+          config: IndexConfig, records: list[FileRecord], scanned_at_ns: int) -> dict:  # fmt: skip
     """What Meta records about this generation (read by `graph status`)."""
     return {
         "schema_version": SCHEMA_VERSION,
@@ -378,7 +420,16 @@ def _meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict, m
         "stats": stats,
         "mode": mode,
         # dirty digest + set: what freshness compares the working tree against
-        **worktree.index_fields(repo, config, {r.path: (r.content_hash, r.size) for r in records}),
+        **worktree.index_fields(
+            repo,
+            config,
+            {r.path: (r.content_hash, r.size) for r in records},
+            {
+                r.path: (r.size, r.mtime_ns)
+                for r in records
+                if 0 < r.mtime_ns < scanned_at_ns - RACY_NS
+            },  # fmt: skip
+        ),
     }
 
 
@@ -429,7 +480,7 @@ def analyze(
         records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
         timings["scan"] = time.perf_counter() - t
         run = _Run(repo, idx, config, options, progress, digest, comps, cache, configs,
-                   configs_digest, records, data, timings, t0)  # fmt: skip
+                   configs_digest, records, data, timings, t0, scanned_at)  # fmt: skip
         if prev is not None:
             old_hashes = {p: f.content_hash for p, f in prev.files.files.items()}
             plan = plan_changes(old_hashes, {r.path: r.content_hash for r in records})
@@ -466,6 +517,7 @@ class _Run:
     data: dict[str, bytes]
     timings: dict[str, float]
     t0: float
+    scanned_at: int  # time.time_ns() when the scan began
     memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
 
     def _report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
@@ -522,49 +574,50 @@ class _Run:
             },
         )
 
-    def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, blobs, meta) -> None:
+    def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
         t = time.perf_counter()
         n = max(st.ids.values(), default=-1) + 1
         write_snapshot_arrays(gen.path, gen.number, n, st.codes, st.confs, flags, kinds)
         write_unresolved(gen.path, unresolved)
         save_graph_state(gen.path, st)
-        save_facts(gen.path, blobs)
         save_files_state(gen.path, self._files_state(meta))
         self._phase("sidecars", t)
 
     # -------------------------------------------------------------- full
     def full(self, reason: str) -> AnalyzeReport:
         t = time.perf_counter()
-        blobs, parsed = facts_for(self.records, self.data, {}, self.cache, self.options,
+        blobs, parsed = facts_for(self.records, self.data, self.cache, self.options,
                                   self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
-        facts = decode(self.records, blobs, self.repo)
+        facts = decode(self.records, blobs, self.repo, self.cache)
+        del blobs
         self._phase("extract", t)
         t = time.perf_counter()
-        projects = make_projects(facts, self.records, self.configs)
         lang_of = {r.path: r.language for r in self.records}
+        projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, self.configs)
         resolved = resolve_paths(projects, lang_of, facts)
         modules = module_names(projects)
-        used = {p: used_blob(used_names(f)) for p, f in facts.items()}
+        summaries = summaries_of(projects)
+        used = {p: lookup_keys_blob(f) for p, f in facts.items()}
         # peak memory: the facts and the resolvers' indexes are not needed past this point
         del projects, facts
         self._phase("resolve", t)
         t = time.perf_counter()
         g = content_of(self.records, resolved)
         n_resolved = len(resolved)
-        st = full_state(g, resolved, used, modules, _calls(resolved))
+        st = full_state(g, resolved, used, modules, summaries, _calls(resolved))
         unresolved = unresolved_sites(resolved)
         del resolved  # the state holds each file's output as a compact blob now
         incomplete = self._incomplete()
         stats = _stats(self.records, st.totals, parsed)
         meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
-                     self.config, self.records)  # fmt: skip
+                     self.config, self.records, self.scanned_at)  # fmt: skip
         gen = layout.next_generation(self.idx)
         try:
             write_full_generation(gen, g, meta, self.options.buffer_pool)
             self._phase("write", t)
             flags, kinds = node_arrays(len(g.ids), g.symbols, g.ids)
             del g
-            self._save_state(gen, st, flags, kinds, unresolved, blobs, meta)
+            self._save_state(gen, st, flags, kinds, unresolved, meta)
         except BaseException:
             layout.discard(gen)
             raise
@@ -594,68 +647,91 @@ class _Run:
     def incremental(self, prev: _Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | None:
         t = time.perf_counter()
         old_state = load_graph_state(prev.gen.path)
-        old_blobs = load_facts(prev.gen.path)
         try:
             snap = csr.load_snapshot(prev.gen.path, prev.gen.number)
         except csr.SnapshotMismatch:
             snap = None
-        if old_state is None or old_blobs is None or snap is None:
+        if old_state is None or snap is None:
             return None
         self._phase("load_state", t)
+
         t = time.perf_counter()
         changed = plan.changed
-        known = {p: b for p, b in old_blobs.items() if p not in changed}
-        for old, new in plan.renamed:  # same bytes, so the same facts
-            if old in old_blobs:
-                known[new] = old_blobs[old]
-        blobs, parsed = facts_for(self.records, self.data, known, self.cache, self.options,
-                                  self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
-        facts = decode(self.records, blobs, self.repo)
-        old_facts = {}
+        # the changed files' facts now (extracted, or cached under their content) and before
+        now = [r for r in self.records if r.path in changed]
+        new_blobs, parsed = facts_for(now, self.data, self.cache, self.options, self.progress,
+                                      self.config.parse_timeout_ms / 1000)  # fmt: skip
+        new_facts = decode(now, new_blobs, self.repo, self.cache)
+        old_facts: dict[str, FileFacts] = {}
         for p in changed:
-            if p in old_blobs:
-                with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
-                    old_facts[p] = FileFacts.from_bytes(old_blobs[p])
+            fs = prev.files.files.get(p)
+            if fs is None or fs.status.startswith("skipped:"):
+                continue
+            blob = self.cache.get(fs.content_hash)
+            if blob is None:
+                return None  # the previous facts are gone: nothing to compare with
+            with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
+                old_facts[p] = FileFacts.from_bytes(blob)
+        by_path = {r.path: r for r in self.records}
+        present = [r.path for r in self.records if not r.status.startswith("skipped:")]
+
+        def load(path: str) -> FileFacts:
+            if path in new_facts:
+                return new_facts[path]
+            rec = by_path[path]
+            return facts_of_blob(rec, self.cache.get(rec.content_hash), self.repo, self.cache)
+
+        facts = LazyFacts(present, load)
         self._phase("extract", t)
 
         t = time.perf_counter()
-        projects = make_projects(facts, self.records, self.configs)
         lang_of = {r.path: r.language for r in self.records}
-        old_lang = {p: fs.language for p, fs in prev.files.files.items()}
-        modules = module_names(projects)
-        changed_langs = {lang_of.get(p) or old_lang.get(p) for p in changed}
-        module_changed: set[str] = set()
-        for lang, names in modules.items():
-            before = old_state.modules.get(lang)
-            if names is None or not isinstance(before, dict):
-                # no module names to compare: every file of a changed language, no parsing
-                if lang in changed_langs:
-                    module_changed |= {p for p in facts if lang_of[p] == lang}
-                continue
-            module_changed |= {p for p, m in names.items() if before.get(p) != m}
         new_used: dict[str, bytes] = {}
         used: dict[str, frozenset[str]] = {}
-        for p, f in facts.items():
-            if p in changed or p not in old_state.used:
-                names = used_names(f)
-                new_used[p] = used_blob(names)
-                used[p] = frozenset(names)
-            else:
-                used[p] = old_state.used_names(p)
-        affected = affected_files(plan, old_facts, facts, used, module_changed)
+        binders = [alias_binders(f) for f in old_facts.values()]
+        for p in present:
+            keys = None if p in changed else old_state.lookup_keys(p)
+            if keys is None:
+                f = facts[p]
+                new_used[p] = lookup_keys_blob(f)
+                keys = (frozenset(used_names(f)), alias_binders(f))
+            used[p] = keys[0]
+            binders.append(keys[1])
+        # re-resolve what uses a changed name; the module names come next, from projects that
+        # summarise only those files again (a class's bases are looked up like its calls)
+        affected = affected_files(plan, old_facts, new_facts, facts, used, binders, set())
+        prior = Prior({p: marshal.loads(b) for p, b in old_state.summaries.items()}, affected)
+        projects = make_projects(facts, lang_of, self.configs, prior)
+        modules = module_names(projects)
+        old_lang = {p: fs.language for p, fs in prev.files.files.items()}
+        changed_langs = {lang_of.get(p) or old_lang.get(p) for p in changed}
+        module_changed = changed_modules(modules, old_state.modules, lang_of, present,
+                                         changed_langs)  # fmt: skip
+        if module_changed - affected:
+            # module names moved under files taken as settled (the class hierarchy changed):
+            # their summaries may be stale too, so every file is summarised anew
+            projects = make_projects(facts, lang_of, self.configs)
+            modules = module_names(projects)
+            module_changed = changed_modules(modules, old_state.modules, lang_of, present,
+                                             changed_langs)  # fmt: skip
+        affected |= module_changed
         new_out = resolve_paths(projects, lang_of, affected)
+        summaries = summaries_of(projects)
+        self.timings["facts_decoded"] = facts.decoded()
         self._phase("resolve", t)
 
         t = time.perf_counter()
         removed = {p for p in old_state.resolved_blobs if p not in facts}
-        res = compute_delta(old_state, new_out, removed, new_used, modules)
+        res = compute_delta(old_state, new_out, removed, new_used, modules, summaries)
         delta = res.delta
         files_now = {r.path: file_row(r) for r in self.records}
         files_before = {p: file_row(_record_of(p, fs)) for p, fs in prev.files.files.items()}
         delta.files_delete = sorted(p for p in files_before if p not in files_now)
-        delta.files_upsert = [
-            row for p, row in sorted(files_now.items()) if files_before.get(p) != row
-        ]
+        for p, row in sorted(files_now.items()):
+            if p not in files_before:
+                delta.files_upsert.append(row)
+            else:
+                delta.update("File", files_before[p], row)
         st = res.state
         n = max(st.ids.values(), default=-1) + 1
         flags = np.zeros(n, dtype=np.uint8)
@@ -684,7 +760,7 @@ class _Run:
         incomplete = self._incomplete()
         stats = _stats(self.records, st.totals, parsed)
         meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "incremental",
-                     self.config, self.records)  # fmt: skip
+                     self.config, self.records, self.scanned_at)  # fmt: skip
         gen = layout.next_generation(self.idx)
         try:
             clone_database(prev.gen, gen)
@@ -695,7 +771,7 @@ class _Run:
             finally:
                 w.close()
             self._phase("write", t)
-            self._save_state(gen, st, flags, kinds, unresolved, blobs, meta)
+            self._save_state(gen, st, flags, kinds, unresolved, meta)
         except BaseException:
             layout.discard(gen)
             raise

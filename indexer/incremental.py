@@ -11,7 +11,6 @@ points at them (`GraphState.ext_refs`).
 
 from __future__ import annotations
 
-import marshal
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +43,7 @@ def compute_delta(
     removed: set[str],
     new_used: dict[str, bytes],
     modules: dict,
+    summaries: dict[str, bytes],
 ) -> DeltaResult:
     """`new_out`: fresh outputs of the re-resolved files; `removed`: files that are gone."""
     touched = set(new_out) | removed
@@ -173,7 +173,7 @@ def compute_delta(
             d.rels_insert.setdefault("DEFINES", []).append((s.file, u))
     for u in sorted(new_syms):
         if u in old_syms and old_syms[u] != new_syms[u]:
-            d.symbols_update.append(symbol_row(new_syms[u], ids[u]))
+            d.update("Symbol", symbol_row(old_syms[u], ids[u]), symbol_row(new_syms[u], ids[u]))
             res.node_updates[ids[u]] = new_syms[u]
     gone = set(d.symbols_delete)
     for key in sorted(keys):
@@ -223,7 +223,7 @@ def compute_delta(
     used.update(new_used)
     codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added)
     res.state = GraphState(blobs, used, modules, ids, free_ids, new_foreign, ext_refs, totals,
-                           codes, confs)  # fmt: skip
+                           summaries, codes, confs)  # fmt: skip
     return res
 
 
@@ -236,7 +236,3 @@ def patch_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added)
         confs = np.concatenate([confs, np.asarray([f for _, f in added], dtype=np.float32)])
     order = np.argsort(codes, kind="stable")
     return codes[order], confs[order]
-
-
-def used_blob(names) -> bytes:
-    return marshal.dumps(sorted(names))

@@ -22,7 +22,9 @@ Therefore re-resolve: changed files, files whose module name changed, and
 files that use a name that a changed file defines now or defined before
 (`changed_names`: every definition, and the imports and assignments whose
 fact changed — an unchanged `from x import y` still binds what it bound,
-unless x's file changed, and then x's own names are counted), together with
+unless x's file changed, and then x's own names are counted; none at all when
+the edit only moved text, since then every lookup into the file binds as
+before and only the file's own rows move), together with
 every alias any file binds to those names (`from x import y as z`, `z = y`),
 followed to a fixpoint, since a user of an alias never writes the original.
 Edges are owned by the file of the call site, so everything else keeps its
@@ -32,7 +34,9 @@ keep their uids and are updated in place, never deleted and re-created.
 
 from __future__ import annotations
 
+import marshal
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.facts import FileFacts
@@ -140,6 +144,29 @@ def _value_bindings(facts: FileFacts | None) -> set[tuple]:
     return {(b.scope, b.name, b.value, b.is_call) for b in facts.bindings}
 
 
+def _without_positions(f: FileFacts) -> tuple:
+    """The facts with each line number replaced by its rank among the file's fact lines, and
+    byte offsets and the line count left out.
+
+    Two versions of a file that are equal this way differ only in where their text stands
+    (a comment, blank lines, a longer docstring): every comparison of lines a resolver
+    makes (the binding in effect at a use) is between lines of one file, which ranks keep.
+    """
+    lines = {s.start_line for s in f.symbols} | {s.end_line for s in f.symbols}
+    groups = (f.imports, f.calls, f.heritage, f.references, f.bindings, f.returns)
+    for group in groups:
+        lines.update(x.line for x in group)
+    rank = {line: i for i, line in enumerate(sorted(lines))}
+    symbols = [
+        s._replace(
+            start_line=rank[s.start_line], end_line=rank[s.end_line], start_byte=0, end_byte=0
+        )  # fmt: skip
+        for s in f.symbols
+    ]
+    rest = [[x._replace(line=rank[x.line]) for x in group] for group in groups]
+    return f.language, f.status, f.extra, symbols, rest
+
+
 def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> set[str] | None:
     """Names whose binding in this file may differ between `old` and `new` facts.
 
@@ -149,6 +176,8 @@ def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> se
     target's file changed, and that file's names are counted in its own right. None when a
     star import changed: the names it binds are not written in this file.
     """
+    if old is not None and new is not None and _without_positions(old) == _without_positions(new):
+        return set()  # text moved (a comment, blank lines), no binding changed
     out = _module_names(path)
     for facts in (old, new):
         if facts is not None:
@@ -163,24 +192,34 @@ def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> se
     return out
 
 
-def _aliases_of(names: set[str], *facts_maps: dict[str, FileFacts]) -> set[str]:
-    """Names that other files bind to `names` (`from m import x as y`, `y = x`), to a fixpoint:
+def alias_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
+    """(names a binding reads, the name it binds) for the module-level bindings of a file that
+    other files can see (`from m import x as y`, `y = x`); locals are not seen from outside."""
+    modules = {s.local for s in facts.symbols if s.kind == "module"}
+    out = []
+    for i in facts.imports:
+        if i.alias and i.scope in modules:
+            out.append((tuple(sorted(set(_NAME.findall(i.name or i.module)))), i.alias))
+    for b in facts.bindings:
+        if b.scope in modules and "." not in b.name:
+            out.append((tuple(sorted(set(_NAME.findall(b.value)))), b.name))
+    return out
+
+
+def lookup_keys_blob(facts: FileFacts) -> bytes:
+    """What the change plan needs of an unchanged file, without its facts: the names its
+    lookups use and its alias bindings (read back by `GraphState.used_names`/`binders`)."""
+    return marshal.dumps((sorted(used_names(facts)), alias_binders(facts)))
+
+
+def _aliases_of(names: set[str], binders: Iterable[list[tuple[tuple[str, ...], str]]]) -> set[str]:
+    """Names that files bind to `names` (`from m import x as y`, `y = x`), to a fixpoint:
     a user of an alias reaches the changed definition without writing its name."""
-    binders: list[tuple[frozenset[str], str]] = []
-    for facts_map in facts_maps:
-        for f in facts_map.values():
-            # only module-level bindings are seen from other files (locals are not)
-            modules = {s.local for s in f.symbols if s.kind == "module"}
-            for i in f.imports:
-                if i.alias and i.scope in modules:
-                    binders.append((frozenset(_NAME.findall(i.name or i.module)), i.alias))
-            for b in f.bindings:
-                if b.scope in modules and "." not in b.name:
-                    binders.append((frozenset(_NAME.findall(b.value)), b.name))
+    pairs = [(frozenset(src), bound) for file_binders in binders for src, bound in file_binders]
     out: set[str] = set()
     frontier = set(names)
     while frontier:
-        found = {bound for src, bound in binders if bound not in names and bound not in out
+        found = {bound for src, bound in pairs if bound not in names and bound not in out
                  and not src.isdisjoint(frontier)}  # fmt: skip
         out |= found
         frontier = found
@@ -191,20 +230,26 @@ def affected_files(
     plan: ChangePlan,
     old_facts: dict[str, FileFacts],
     new_facts: dict[str, FileFacts],
-    used: dict[str, set[str]],
+    present: Collection[str],
+    used: dict[str, frozenset[str]],
+    binders: Iterable[list[tuple[tuple[str, ...], str]]],
     module_changed: set[str],
 ) -> set[str]:
-    """Paths (present now) to re-resolve; `used` maps every present path to used_names()."""
+    """Paths (present now) to re-resolve.
+
+    `old_facts`/`new_facts`: the facts of the changed files before and after; `present`:
+    every path with facts now; `used` and `binders`: every present path's used names and
+    the alias bindings of every file, before and after (see `lookup_keys_blob`)."""
     changed = plan.changed
     touched_names: set[str] = set()
     for p in changed:
         names = changed_names(old_facts.get(p), new_facts.get(p), p)
         if names is None:
-            return set(new_facts)
+            return set(present)
         touched_names |= names
-    touched_names |= _aliases_of(touched_names, new_facts, old_facts)
-    out = {p for p in changed if p in new_facts}
-    out |= {p for p in module_changed if p in new_facts}
+    touched_names |= _aliases_of(touched_names, binders)
+    out = {p for p in changed if p in present}
+    out |= {p for p in module_changed if p in present}
     for p, names in used.items():
         if p not in out and not names.isdisjoint(touched_names):
             out.add(p)

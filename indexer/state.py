@@ -4,14 +4,17 @@ Kept beside the database in the generation folder; a no-change run reads only
 the small first file:
 - `state-files.bin`: identity and config digests, HEAD, the run's figures, and
   per file its size, mtime, content hash and status (all the change plan needs);
-- `state-graph.bin`: per file its resolved output and used names (as separate
-  marshal blobs, decoded only for the files a run touches), module names, the
-  dense-id assignment, the owners of edges that files other than their source's
-  own produce, reference counts of external symbols, running totals;
+- `state-graph.bin`: per file its resolved output, its lookup keys (used names and
+  alias bindings) and its resolver's summary (as separate marshal blobs, decoded
+  only where a run needs them), module names, the dense-id assignment, the
+  owners of edges that files other than their source's own produce, reference
+  counts of external symbols, running totals;
 - `state-edges.npy` / `state-conf.npy`: every edge of the graph as a sorted
   int64 code (source id, target id, relation) and its confidence, patched by
-  each run and turned into the CSR snapshot;
-- `facts.bin`: per file the extraction facts blob.
+  each run and turned into the CSR snapshot.
+
+The extraction facts themselves live in the facts cache (by content hash), so
+a run reads the facts of only the files it resolves.
 """
 
 from __future__ import annotations
@@ -27,12 +30,11 @@ import numpy as np
 from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
-STATE_FORMAT = 2
+STATE_FORMAT = 3
 FILES_NAME = "state-files.bin"
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
 CONF_NAME = "state-conf.npy"
-FACTS_NAME = "facts.bin"
 
 # An edge code: source id, target id and relation code in one sortable int64.
 ID_BITS = 24
@@ -99,13 +101,14 @@ def resolved_from_blob(path: str, blob: bytes) -> ResolvedFile:
 @dataclass
 class GraphState:
     resolved_blobs: dict[str, bytes]
-    used: dict[str, bytes]  # path -> marshal of the sorted used names
+    used: dict[str, bytes]  # path -> plan.lookup_keys_blob of its facts
     modules: dict  # language -> {path: module name}, or None where the resolver has none
     ids: dict[str, int]
     free_ids: list[int]
     foreign: dict[tuple, list[str]]  # edge key -> files (not its source's) that produce it
     ext_refs: dict[str, int]  # external uid -> edges pointing at it
     totals: dict  # calls and edge counts
+    summaries: dict[str, bytes] = field(default_factory=dict)  # path -> resolver summary
     codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     confs: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     _decoded: dict[str, ResolvedFile] = field(default_factory=dict, repr=False)
@@ -119,9 +122,13 @@ class GraphState:
             rf = self._decoded[path] = resolved_from_blob(path, blob)
         return rf
 
-    def used_names(self, path: str) -> frozenset[str]:
+    def lookup_keys(self, path: str) -> tuple[frozenset[str], list] | None:
+        """(used names, alias binders) of a file, as `plan.lookup_keys_blob` wrote them."""
         blob = self.used.get(path)
-        return frozenset(marshal.loads(blob)) if blob is not None else frozenset()
+        if blob is None:
+            return None
+        names, binders = marshal.loads(blob)
+        return frozenset(names), binders
 
 
 def save_files_state(gen_dir: Path, st: FilesState) -> None:
@@ -158,6 +165,7 @@ def save_graph_state(gen_dir: Path, st: GraphState) -> None:
         st.foreign,
         st.ext_refs,
         st.totals,
+        st.summaries,
     )
     _save_npy(gen_dir / EDGES_NAME, st.codes)
     _save_npy(gen_dir / CONF_NAME, st.confs)
@@ -171,18 +179,6 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
             return None
         codes = np.load(gen_dir / EDGES_NAME)
         confs = np.load(gen_dir / CONF_NAME)
-        return GraphState(t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], codes, confs)
+        return GraphState(t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], codes, confs)
     except (OSError, ValueError, EOFError, TypeError, IndexError):
-        return None
-
-
-def save_facts(gen_dir: Path, blobs: dict[str, bytes]) -> None:
-    atomic_write(gen_dir / FACTS_NAME, marshal.dumps(blobs))
-
-
-def load_facts(gen_dir: Path) -> dict[str, bytes] | None:
-    try:
-        data = marshal.loads((gen_dir / FACTS_NAME).read_bytes())
-        return data if isinstance(data, dict) else None
-    except (OSError, ValueError, EOFError, TypeError):
         return None

@@ -162,7 +162,7 @@ def unresolved_sites(resolved: dict[str, ResolvedFile]) -> dict[str, list[tuple[
 
 
 def full_state(g: GraphContent, resolved: dict[str, ResolvedFile], used: dict[str, bytes],
-               modules: dict, calls: dict) -> GraphState:  # fmt: skip
+               modules: dict, summaries: dict[str, bytes], calls: dict) -> GraphState:  # fmt: skip
     foreign: dict[tuple, list[str]] = {}
     for p, rf in resolved.items():
         for e in rf.edges:
@@ -190,6 +190,7 @@ def full_state(g: GraphContent, resolved: dict[str, ResolvedFile], used: dict[st
         {k: sorted(v) for k, v in foreign.items()},
         ext_refs,
         totals,
+        summaries,
         codes[order],
         confs[order],
     )

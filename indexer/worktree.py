@@ -245,7 +245,20 @@ def scan(repo: Path, config: IndexConfig, known: Mapping[str, str] | None = None
     return Worktree(True, head, branch, detached, dirty)
 
 
-def index_fields(repo: Path, config: IndexConfig, indexed: Mapping[str, tuple[str, int]]) -> dict:
+def _stamp_matches(root: str, rel: str, stamp: tuple[int, int]) -> bool:
+    try:
+        st = os.stat(os.path.join(root, rel))
+    except OSError:
+        return False
+    return (st.st_size, st.st_mtime_ns) == stamp
+
+
+def index_fields(
+    repo: Path,
+    config: IndexConfig,
+    indexed: Mapping[str, tuple[str, int]],
+    settled: Mapping[str, tuple[int, int]] | None = None,
+) -> dict:
     """The Meta fields an analyze records; `indexed` is path -> (content hash, size).
 
     Run it after the files were read. Besides what `git status` lists, the
@@ -254,14 +267,24 @@ def index_fields(repo: Path, config: IndexConfig, indexed: Mapping[str, tuple[st
     reverted during the run cannot make a stale index look fresh. Outside git the
     dirty set is every file, which the File table already holds: only its digest
     is stored. Must run on every write of the index, or the stored set goes stale.
+
+    `settled` (path -> size and mtime in ns) names files whose stamp was already old
+    when they were read: one that still has that stamp was not written since, and is
+    not read again.
     """
     known = {p: entry(h, s) for p, (h, s) in indexed.items()}
     wt = scan(repo, config, known)
     dirty = dict(wt.dirty)
     if wt.in_git:
         root = str(repo.resolve())
+        settled = settled or {}
         for path, was in known.items():
-            if path not in dirty and hash_entry(root, path, config) != was:
+            if path in dirty:
+                continue
+            stamp = settled.get(path)
+            if stamp is not None and _stamp_matches(root, path, stamp):
+                continue
+            if hash_entry(root, path, config) != was:
                 dirty[path] = was
     return {
         "dirty_digest": dirty_digest(dirty),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -37,9 +37,31 @@ class LanguageSpec:
     def group(self) -> str:
         return self.resolver_group or self.name
 
-    def make_project(self, files: dict[str, FileFacts], configs: dict[str, str] | None = None):
-        module, _, cls = self.resolver.partition(":")
-        return getattr(importlib.import_module(module), cls)(files, self.is_test_path, configs or {})
+    def make_project(
+        self,
+        files: Mapping[str, FileFacts],
+        configs: dict[str, str] | None = None,
+        prior: Prior | None = None,
+    ):
+        """The resolver project over `files`; `prior` reaches resolvers that summarise files
+        (SUPPORTS_PRIOR), the others build everything from the facts."""
+        module, _, name = self.resolver.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        if prior is not None and getattr(cls, "SUPPORTS_PRIOR", False):
+            return cls(files, self.is_test_path, configs or {}, prior)
+        return cls(files, self.is_test_path, configs or {})
+
+
+@dataclass
+class Prior:
+    """What a resolver summarised per file in the previous run (its `summaries()`).
+
+    Files in `dirty` (those an incremental run re-resolves) are summarised again; the
+    others' summaries stand, for the same reason their edges do (indexer/plan.py).
+    """
+
+    summaries: dict[str, object]
+    dirty: set[str]
 
 
 @cache

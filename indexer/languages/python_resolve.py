@@ -19,11 +19,13 @@ from __future__ import annotations
 import builtins
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 from codeimpact.indexer.facts import FileFacts, SymbolFact
+from codeimpact.indexer.languages.base import Prior
 from codeimpact.indexer.languages.python import module_name
 from codeimpact.indexer.resolved import (
     CONFIDENCE,
@@ -151,47 +153,102 @@ def _parse_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(steps)
 
 
+class _LazyIndexes(dict):
+    """path -> _FileIndex, built on first use: an incremental run reads few of the files."""
+
+    def __init__(self, build):
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, path: str) -> _FileIndex:
+        fi = self[path] = self._build(path)
+        return fi
+
+
 class PythonProject:
     """Resolution context for all Python files of one index."""
 
+    SUPPORTS_PRIOR = True
+
     def __init__(
-        self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None = None
+        self,
+        files: Mapping[str, FileFacts],
+        is_test_path,
+        configs: dict[str, str] | None = None,
+        prior: Prior | None = None,
     ):
         self.is_test_path = is_test_path
+        self._facts = files
+        # .pyi stubs after their sources, so a module name stands for the source file
+        self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         package_dirs = frozenset(
             str(PurePosixPath(p).parent)
-            for p in files
+            for p in self.paths
             if PurePosixPath(p).name in ("__init__.py", "__init__.pyi")
         )
-        self.files: dict[str, _FileIndex] = {}
+        self._module_of: dict[str, tuple[str, str]] = {}
         self.module_file: dict[str, str] = {}
-        for path in sorted(files, key=lambda p: (p.endswith(".pyi"), p)):
-            facts = files[path]
+        for path in self.paths:
             mod = module_name(path, package_dirs)
             is_pkg = PurePosixPath(path).stem == "__init__"
-            package = mod if is_pkg else mod.rpartition(".")[0]
-            fi = _FileIndex(path, mod, package, facts)
-            self._index_file(fi)
-            self.files[path] = fi
+            self._module_of[path] = (mod, mod if is_pkg else mod.rpartition(".")[0])
             self.module_file.setdefault(mod, path)
+        self.files: dict[str, _FileIndex] = _LazyIndexes(self._index_path)
         # Memo of lookups. A result reached through a cycle (an entry still being computed)
         # or a depth cut depends on where the lookup started, so it is never stored: every
         # stored result is the same whatever order files are resolved in (incremental ==
         # full rebuild relies on that).
         self._memo: dict[tuple, object] = {}
         self._cuts = 0  # cycles and depth cuts met so far
+        # per file: (module, methods [(name, local)], classes [(local, bases, unknown,
+        # implicit members)]) in definition order
+        self._summary: dict[str, tuple] = {}
+        fresh = []
+        for path in self.paths:
+            old = prior.summaries.get(path) if prior is not None else None
+            if old is None or path in prior.dirty or old[0] != self._module_of[path][0]:
+                fresh.append(path)
+                continue
+            self._summary[path] = old
+            for local, bases, unknown, _implicit, clean in old[2]:
+                if clean:  # a result the memo would hold in any order of lookups
+                    self._memo[("bases", path, local)] = (bases, unknown)
+        for path in fresh:
+            self._summary[path] = self._summarise(path)
         # method name -> definitions, for unique-name
         self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for path, fi in self.files.items():
-            for local, s in fi.syms.items():
-                if s.kind == "method":
-                    self.methods_by_name.setdefault(s.name, []).append((path, local))
-        for path, fi in self.files.items():
-            for local, s in fi.syms.items():
-                if s.kind == "class":
-                    for base in self._bases(path, local):
-                        self.subclasses.setdefault(base, []).append((path, local))
+        for path in self.paths:
+            _, methods, classes = self._summary[path]
+            for name, local in methods:
+                self.methods_by_name.setdefault(name, []).append((path, local))
+            for local, bases, *_ in classes:
+                for base in bases:
+                    self.subclasses.setdefault(base, []).append((path, local))
+
+    def _index_path(self, path: str) -> _FileIndex:
+        mod, package = self._module_of[path]  # KeyError: not a file of this project
+        fi = _FileIndex(path, mod, package, self._facts[path])
+        self._index_file(fi)
+        return fi
+
+    def _summarise(self, path: str) -> tuple:
+        fi = self.files[path]
+        methods = [(s.name, local) for local, s in fi.syms.items() if s.kind == "method"]
+        classes = []
+        for local, s in fi.syms.items():
+            if s.kind != "class":
+                continue
+            bases, unknown = self._bases_info(path, local)
+            members = fi.members.get(local, {})
+            implicit = tuple(m for m in _IMPLICIT if m in members)
+            clean = ("bases", path, local) in self._memo
+            classes.append((local, bases, unknown, implicit, clean))
+        return fi.module, methods, classes
+
+    def summaries(self) -> dict[str, tuple]:
+        """Per file, what `Prior` hands the next run (plain tuples: marshal-able)."""
+        return self._summary
 
     # ------------------------------------------------------------------ memo
     def _hit(self, hit, on_cycle):
@@ -929,19 +986,13 @@ class PythonProject:
         names no call site spells. A change of either re-resolves every Python file.
         """
         digest = self.hierarchy_digest()
-        return {p: f"{fi.module}|{digest}" for p, fi in self.files.items()}
+        return {p: f"{self._summary[p][0]}|{digest}" for p in self.paths}
 
     def hierarchy_digest(self) -> str:
         h = hashlib.sha256()
-        for path in sorted(self.files):
-            fi = self.files[path]
-            for local, s in fi.syms.items():
-                if s.kind != "class":
-                    continue
-                bases, unknown = self._bases_info(path, local)
-                members = fi.members.get(local, {})
-                implicit = [m for m in _IMPLICIT if m in members]
-                h.update(repr((path, local, bases, unknown, implicit)).encode())
+        for path in sorted(self.paths):
+            for local, bases, unknown, implicit, _clean in self._summary[path][2]:
+                h.update(repr((path, local, bases, unknown, list(implicit))).encode())
         return h.hexdigest()[:16]
 
     def uid(self, path: str, local: str) -> str:
