@@ -579,7 +579,7 @@ class _Run:
         n = max(st.ids.values(), default=-1) + 1
         write_snapshot_arrays(gen.path, gen.number, n, st.codes, st.confs, flags, kinds)
         write_unresolved(gen.path, unresolved)
-        save_graph_state(gen.path, st)
+        save_graph_state(gen.path, st, gen.number)
         save_files_state(gen.path, self._files_state(meta))
         self._phase("sidecars", t)
 
@@ -721,7 +721,7 @@ class _Run:
         self._phase("resolve", t)
 
         t = time.perf_counter()
-        removed = {p for p in old_state.resolved_blobs if p not in facts}
+        removed = {p for p in old_state.files() if p not in facts}
         res = compute_delta(old_state, new_out, removed, new_used, modules, summaries)
         delta = res.delta
         files_now = {r.path: file_row(r) for r in self.records}

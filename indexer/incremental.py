@@ -216,14 +216,14 @@ def compute_delta(
     totals["symbols"] = len(ids)
 
     # -- the new state
-    blobs = {p: b for p, b in old.resolved_blobs.items() if p not in removed}
+    refs = {p: r for p, r in old.resolved_refs.items() if p not in touched}
+    blobs = {p: b for p, b in old.new_blobs.items() if p not in touched}
+    blobs.update((p, resolved_blob(rf)) for p, rf in new_out.items())
     used = {p: b for p, b in old.used.items() if p not in removed}
-    for p, rf in new_out.items():
-        blobs[p] = resolved_blob(rf)
     used.update(new_used)
     codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added)
-    res.state = GraphState(blobs, used, modules, ids, free_ids, new_foreign, ext_refs, totals,
-                           summaries, codes, confs)  # fmt: skip
+    res.state = GraphState(refs, used, modules, ids, free_ids, new_foreign, ext_refs, totals,
+                           summaries, codes, confs, blobs, old.pack_dir)  # fmt: skip
     return res
 
 

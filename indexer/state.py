@@ -4,11 +4,16 @@ Kept beside the database in the generation folder; a no-change run reads only
 the small first file:
 - `state-files.bin`: identity and config digests, HEAD, the run's figures, and
   per file its size, mtime, content hash and status (all the change plan needs);
-- `state-graph.bin`: per file its resolved output, its lookup keys (used names and
-  alias bindings) and its resolver's summary (as separate marshal blobs, decoded
-  only where a run needs them), module names, the dense-id assignment, the
-  owners of edges that files other than their source's own produce, reference
-  counts of external symbols, running totals;
+- `state-graph.bin`: per file where its resolved output lies in the packs, its
+  lookup keys (used names and alias bindings) and its resolver's summary (as
+  separate marshal blobs, decoded only where a run needs them), module names,
+  the dense-id assignment, the owners of edges that files other than their
+  source's own produce, reference counts of external symbols, running totals;
+- `pack-N.bin`: resolved outputs, concatenated. A generation writes only the
+  outputs it resolved, into a pack of its own, and hard-links the earlier packs
+  it still refers to, so an incremental run neither reads nor rewrites the
+  outputs of files it did not touch; packs are rewritten as one when they hold
+  more stale bytes than live ones;
 - `state-edges.npy` / `state-conf.npy`: every edge of the graph as a sorted
   int64 code (source id, target id, relation) and its confidence, patched by
   each run and turned into the CSR snapshot.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -30,7 +36,7 @@ import numpy as np
 from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
-STATE_FORMAT = 3
+STATE_FORMAT = 4
 FILES_NAME = "state-files.bin"
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
@@ -98,9 +104,12 @@ def resolved_from_blob(path: str, blob: bytes) -> ResolvedFile:
     )
 
 
+Ref = tuple[str, int, int]  # (pack file name, offset, length)
+
+
 @dataclass
 class GraphState:
-    resolved_blobs: dict[str, bytes]
+    resolved_refs: dict[str, Ref]  # path -> its resolved output in a pack of `pack_dir`
     used: dict[str, bytes]  # path -> plan.lookup_keys_blob of its facts
     modules: dict  # language -> {path: module name}, or None where the resolver has none
     ids: dict[str, int]
@@ -111,12 +120,27 @@ class GraphState:
     summaries: dict[str, bytes] = field(default_factory=dict)  # path -> resolver summary
     codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     confs: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    # resolved outputs not in a pack yet (written by save_graph_state)
+    new_blobs: dict[str, bytes] = field(default_factory=dict)
+    pack_dir: Path | None = None  # the generation folder the refs point into
     _decoded: dict[str, ResolvedFile] = field(default_factory=dict, repr=False)
+
+    def files(self) -> set[str]:
+        return set(self.resolved_refs) | set(self.new_blobs)
+
+    def resolved_bytes(self, path: str) -> bytes | None:
+        blob = self.new_blobs.get(path)
+        if blob is not None:
+            return blob
+        ref = self.resolved_refs.get(path)
+        if ref is None or self.pack_dir is None:
+            return None
+        return read_ref(self.pack_dir, ref)
 
     def resolved(self, path: str) -> ResolvedFile | None:
         rf = self._decoded.get(path)
         if rf is None:
-            blob = self.resolved_blobs.get(path)
+            blob = self.resolved_bytes(path)
             if blob is None:
                 return None
             rf = self._decoded[path] = resolved_from_blob(path, blob)
@@ -154,10 +178,51 @@ def _save_npy(path: Path, arr: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def save_graph_state(gen_dir: Path, st: GraphState) -> None:
+def read_ref(pack_dir: Path, ref: Ref) -> bytes:
+    name, offset, length = ref
+    with open(pack_dir / name, "rb") as fh:
+        fh.seek(offset)
+        data = fh.read(length)
+    if len(data) != length:
+        raise OSError(f"{pack_dir / name}: truncated")
+    return data
+
+
+def _write_pack(path: Path, blobs: dict[str, bytes]) -> dict[str, Ref]:
+    refs: dict[str, Ref] = {}
+    offset = 0
+    for p, blob in blobs.items():
+        refs[p] = (path.name, offset, len(blob))
+        offset += len(blob)
+    atomic_write(path, b"".join(blobs.values()))
+    return refs
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # a file system without hard links
+        shutil.copyfile(src, dst)
+
+
+def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
+    """Write the state into generation `number`'s folder (packs: see the module docstring)."""
+    refs = dict(st.resolved_refs)
+    names = {name for name, _, _ in refs.values()}
+    stored = sum((st.pack_dir / name).stat().st_size for name in names) if names else 0
+    live = sum(length for _, _, length in refs.values())
+    new_blobs = st.new_blobs
+    if stored > 2 * live or len(names) > 16:
+        # more stale bytes than live ones: every output goes into this generation's pack
+        new_blobs = {p: st.resolved_bytes(p) for p in sorted(st.files())}
+        refs, names = {}, set()
+    for name in sorted(names):
+        _link_or_copy(st.pack_dir / name, gen_dir / name)
+    if new_blobs:
+        refs.update(_write_pack(gen_dir / f"pack-{number}.bin", new_blobs))
     data = (
         STATE_FORMAT,
-        st.resolved_blobs,
+        refs,
         st.used,
         st.modules,
         st.ids,
@@ -179,6 +244,7 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
             return None
         codes = np.load(gen_dir / EDGES_NAME)
         confs = np.load(gen_dir / CONF_NAME)
-        return GraphState(t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], codes, confs)
+        return GraphState(t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], codes, confs,
+                          pack_dir=gen_dir)  # fmt: skip
     except (OSError, ValueError, EOFError, TypeError, IndexError):
         return None

@@ -182,7 +182,7 @@ def full_state(g: GraphContent, resolved: dict[str, ResolvedFile], used: dict[st
     order = np.argsort(codes, kind="stable")
     totals = {"calls": dict(calls), "edges": g.edge_counts(), "symbols": len(g.symbols)}
     return GraphState(
-        {p: resolved_blob(rf) for p, rf in resolved.items()},
+        {},
         used,
         modules,
         dict(ids),
@@ -193,6 +193,7 @@ def full_state(g: GraphContent, resolved: dict[str, ResolvedFile], used: dict[st
         summaries,
         codes[order],
         confs[order],
+        {p: resolved_blob(rf) for p, rf in resolved.items()},
     )
 
 
