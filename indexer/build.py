@@ -45,7 +45,7 @@ from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
     ChangePlan,
     affected_files,
-    alias_binders,
+    flow_binders,
     lookup_keys_blob,
     plan_changes,
     used_names,
@@ -688,13 +688,13 @@ class _Run:
         lang_of = {r.path: r.language for r in self.records}
         new_used: dict[str, bytes] = {}
         used: dict[str, frozenset[str]] = {}
-        binders = [alias_binders(f) for f in old_facts.values()]
+        binders = [flow_binders(f) for f in old_facts.values()]
         for p in present:
             keys = None if p in changed else old_state.lookup_keys(p)
             if keys is None:
                 f = facts[p]
                 new_used[p] = lookup_keys_blob(f)
-                keys = (frozenset(used_names(f)), alias_binders(f))
+                keys = (frozenset(used_names(f)), flow_binders(f))
             used[p] = keys[0]
             binders.append(keys[1])
         # re-resolve what uses a changed name; the module names come next, from projects that

@@ -20,13 +20,19 @@ names, every file of that language is re-resolved (still without parsing).
 
 Therefore re-resolve: changed files, files whose module name changed, and
 files that use a name that a changed file defines now or defined before
-(`changed_names`: every definition, and the imports and assignments whose
-fact changed — an unchanged `from x import y` still binds what it bound,
-unless x's file changed, and then x's own names are counted; none at all when
-the edit only moved text, since then every lookup into the file binds as
-before and only the file's own rows move), together with
-every alias any file binds to those names (`from x import y as z`, `z = y`),
-followed to a fixpoint, since a user of an alias never writes the original.
+(`changed_names`), together with every alias any file binds to those names
+(`from x import y as z`, `z = y`), followed to a fixpoint, since a user of an
+alias never writes the original. The names of a changed file:
+- every definition's name, old and new (a body edit changes what a call
+  returns) — in Python only the definitions whose scope changed, those nested
+  in them and the functions enclosing them up to a class, since a lookup from
+  elsewhere reads a scope only through the name of its definition or of one
+  enclosing it (all of them when the module's own scope changed);
+- an import or assignment whose fact changed: an unchanged `from x import y`
+  still binds what it bound unless x's file changed, and then x's own names
+  are counted;
+- none at all when the edit only moved text (a comment, blank lines): every
+  lookup into the file binds as before, and only the file's own rows move.
 Edges are owned by the file of the call site, so everything else keeps its
 edges — including the edges that point *into* a changed file, whose targets
 keep their uids and are updated in place, never deleted and re-created.
@@ -152,7 +158,8 @@ def _without_positions(f: FileFacts) -> tuple:
     (a comment, blank lines, a longer docstring): every comparison of lines a resolver
     makes (the binding in effect at a use) is between lines of one file, which ranks keep.
     """
-    lines = {s.start_line for s in f.symbols} | {s.end_line for s in f.symbols}
+    defs = [s for s in f.symbols if s.local]  # the module's own span is the whole file
+    lines = {s.start_line for s in defs} | {s.end_line for s in defs}
     groups = (f.imports, f.calls, f.heritage, f.references, f.bindings, f.returns)
     for group in groups:
         lines.update(x.line for x in group)
@@ -161,10 +168,69 @@ def _without_positions(f: FileFacts) -> tuple:
         s._replace(
             start_line=rank[s.start_line], end_line=rank[s.end_line], start_byte=0, end_byte=0
         )  # fmt: skip
-        for s in f.symbols
+        for s in defs
     ]
     rest = [[x._replace(line=rank[x.line]) for x in group] for group in groups]
     return f.language, f.status, f.extra, symbols, rest
+
+
+_CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
+
+
+def _python_scopes(f: FileFacts) -> dict[str, list]:
+    """Per scope of a Python file (a definition's local, "" for the module), what a lookup can
+    find in it: its own facts and its direct children's symbols, each line replaced by its
+    rank among the scope's lines (a line is only ever compared with lines of its own scope),
+    byte offsets and end lines left out (no lookup reads them). A class also holds its
+    `self.x` bindings in line order, which picks among them across its methods."""
+    parent = {s.local: s.local.rpartition(".")[0] for s in f.symbols if s.local}
+    raw: dict[str, list[tuple[int, tuple]]] = {}
+    for s in f.symbols:
+        if s.local:
+            key = s._replace(start_line=0, end_line=0, start_byte=0, end_byte=0)
+            raw.setdefault(parent[s.local], []).append((s.start_line, key))
+    for group in (f.imports, f.calls, f.heritage, f.references, f.bindings, f.returns):
+        for x in group:
+            raw.setdefault(x.scope, []).append((x.line, x._replace(line=0)))
+    out: dict[str, list] = {}
+    for scope, items in raw.items():
+        rank = {line: i for i, line in enumerate(sorted({line for line, _ in items}))}
+        out[scope] = sorted((rank[line], repr(item)) for line, item in items)
+    for b in sorted(f.bindings, key=lambda b: b.line):
+        cls = parent.get(b.scope)
+        if b.name.startswith("self.") and cls is not None:
+            out.setdefault(cls, []).append(("self", b.name, b.value, b.is_call))
+    return out
+
+
+def _python_changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
+    """The definitions a Python edit can change for lookups from other files, or None when
+    the module's own scope changed (every definition sees it).
+
+    A changed scope changes what its definition gives (a call's result, what it calls of
+    its parameters) and what the definitions nested in it see (closures), and so what
+    the functions enclosing it give (they may return it), up to a class: a class's own
+    behaviour is only its members and bases, reached by their own names.
+    """
+    if old.extra != new.extra:
+        return None
+    before, after = _python_scopes(old), _python_scopes(new)
+    changed = {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
+    if "" in changed:
+        return None
+    symbols = {s.local: s for f in (old, new) for s in f.symbols if s.local}
+    out: set[str] = set()
+    for scope in changed:
+        out.update(s.name for local, s in symbols.items()
+                   if local == scope or local.startswith(scope + "."))  # fmt: skip
+        up = scope.rpartition(".")[0]
+        while up and symbols.get(up) is not None and symbols[up].kind not in _CLASS_KINDS:
+            out.add(symbols[up].name)
+            up = up.rpartition(".")[0]
+        for x in before.get(scope, []) + after.get(scope, []):
+            if x[0] == "self":  # `obj.x` reads a self.x binding without naming the class
+                out.add(x[1][5:])
+    return out
 
 
 def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> set[str] | None:
@@ -178,10 +244,16 @@ def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> se
     """
     if old is not None and new is not None and _without_positions(old) == _without_positions(new):
         return set()  # text moved (a comment, blank lines), no binding changed
-    out = _module_names(path)
-    for facts in (old, new):
-        if facts is not None:
-            out.update(s.name for s in facts.symbols if s.name)
+    scoped = None
+    if old is not None and new is not None and old.language == new.language == "python":
+        scoped = _python_changed_names(old, new)
+    if scoped is not None:
+        out = scoped  # a modified file keeps its module name
+    else:
+        out = _module_names(path)
+        for facts in (old, new):
+            if facts is not None:
+                out.update(s.name for s in facts.symbols if s.name)
     imports = _import_bindings(old) ^ _import_bindings(new)
     for _scope, module, _level, name, alias in imports:
         if name == "*":
@@ -192,35 +264,93 @@ def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> se
     return out
 
 
-def alias_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
-    """(names a binding reads, the name it binds) for the module-level bindings of a file that
-    other files can see (`from m import x as y`, `y = x`); locals are not seen from outside."""
-    modules = {s.local for s in facts.symbols if s.kind == "module"}
+_FUNCTION_KINDS = frozenset({"function", "method"})
+
+
+def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
+    """(names a value reads, the name other files reach that value by), for every value a
+    lookup from elsewhere can read in this file:
+
+    - module-level imports with `as` and assignments (`y = x`): by the bound name;
+    - class attributes and `self.x` attributes: by the attribute's name (an instance
+      reaches them without naming their class);
+    - what a function returns: by the function's name (a call reaches it; `make().go()`
+      changes when what `make` returns changes, though its caller never names that).
+
+    A value's names include those of the local bindings and the parameter annotations it
+    reads, in its function and the functions enclosing it.
+    """
+    local_of = {s.local: s for s in facts.symbols}
+    values: dict[str, dict[str, list[str]]] = {}  # scope -> name -> values bound to it
+    for b in facts.bindings:
+        values.setdefault(b.scope, {}).setdefault(b.name, []).append(b.value)
+    annotations = {
+        s.local: {name.lstrip("*"): ann for name, ann in s.params}
+        for s in facts.symbols
+        if s.params
+    }
+
+    def reads(value: str, scope: str) -> tuple[str, ...]:
+        out: set[str] = set()
+        todo = [(value, scope)]
+        seen: set[tuple[str, str]] = set()
+        while todo:
+            item = todo.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            names = set(_NAME.findall(item[0]))
+            out |= names
+            for name in names:
+                s = item[1]
+                while s in local_of and local_of[s].kind in _FUNCTION_KINDS:
+                    bound = values.get(s, {}).get(name)
+                    if bound:
+                        todo.extend((v, s) for v in bound)
+                        break
+                    ann = annotations.get(s, {}).get(name)
+                    if ann is not None:
+                        todo.append((ann, s))
+                        break
+                    s = s.rpartition(".")[0]
+        return tuple(sorted(out))
+
     out = []
     for i in facts.imports:
-        if i.alias and i.scope in modules:
+        if i.alias and local_of.get(i.scope) is not None and local_of[i.scope].kind == "module":
             out.append((tuple(sorted(set(_NAME.findall(i.name or i.module)))), i.alias))
     for b in facts.bindings:
-        if b.scope in modules and "." not in b.name:
-            out.append((tuple(sorted(set(_NAME.findall(b.value)))), b.name))
+        if b.name.startswith("self."):
+            out.append((reads(b.value, b.scope), b.name[5:]))
+        elif "." not in b.name and b.scope in local_of:
+            if local_of[b.scope].kind not in _FUNCTION_KINDS:  # module or class level
+                out.append((reads(b.value, b.scope), b.name))
+    for r in facts.returns:
+        sym = local_of.get(r.scope)
+        if sym is not None and sym.kind in _FUNCTION_KINDS:
+            out.append((reads(r.value, r.scope), sym.name))
     return out
 
 
 def lookup_keys_blob(facts: FileFacts) -> bytes:
     """What the change plan needs of an unchanged file, without its facts: the names its
-    lookups use and its alias bindings (read back by `GraphState.used_names`/`binders`)."""
-    return marshal.dumps((sorted(used_names(facts)), alias_binders(facts)))
+    lookups use and its flow binders (read back by `GraphState.lookup_keys`)."""
+    return marshal.dumps((sorted(used_names(facts)), flow_binders(facts)))
 
 
-def _aliases_of(names: set[str], binders: Iterable[list[tuple[tuple[str, ...], str]]]) -> set[str]:
-    """Names that files bind to `names` (`from m import x as y`, `y = x`), to a fixpoint:
-    a user of an alias reaches the changed definition without writing its name."""
-    pairs = [(frozenset(src), bound) for file_binders in binders for src, bound in file_binders]
+def _reachers_of(names: set[str], binders: Iterable[list[tuple[tuple[str, ...], str]]]) -> set[str]:
+    """The names by which other files reach a value that reads `names`, to a fixpoint: a user
+    of `z = y` or of `def z(): return y()` is affected by `y` without writing it."""
+    readers: dict[str, list[str]] = {}
+    for file_binders in binders:
+        for src, bound in file_binders:
+            for name in src:
+                readers.setdefault(name, []).append(bound)
     out: set[str] = set()
     frontier = set(names)
     while frontier:
-        found = {bound for src, bound in pairs if bound not in names and bound not in out
-                 and not src.isdisjoint(frontier)}  # fmt: skip
+        found = {bound for name in frontier for bound in readers.get(name, ())
+                 if bound not in names and bound not in out}  # fmt: skip
         out |= found
         frontier = found
     return out
@@ -239,7 +369,7 @@ def affected_files(
 
     `old_facts`/`new_facts`: the facts of the changed files before and after; `present`:
     every path with facts now; `used` and `binders`: every present path's used names and
-    the alias bindings of every file, before and after (see `lookup_keys_blob`)."""
+    the flow binders of every file, before and after (see `lookup_keys_blob`)."""
     changed = plan.changed
     touched_names: set[str] = set()
     for p in changed:
@@ -247,7 +377,7 @@ def affected_files(
         if names is None:
             return set(present)
         touched_names |= names
-    touched_names |= _aliases_of(touched_names, binders)
+    touched_names |= _reachers_of(touched_names, binders)
     out = {p for p in changed if p in present}
     out |= {p for p in module_changed if p in present}
     for p, names in used.items():

@@ -133,9 +133,9 @@ def test_editing_a_callee_keeps_edges_from_unchanged_callers(tmp_path):
     )
     report = run(repo)
     assert report.mode == "incremental" and report.parsed == 1
-    # core.py itself and its users: app.py, flow.py, pkg/__init__.py (re-exports helper);
-    # not util.py
-    assert report.resolved == 4
+    # only core.py itself: the edit moved its definitions, it changed no binding, so its
+    # users (app.py, flow.py, pkg/__init__.py) keep their edges without being re-resolved
+    assert report.resolved == 1
     with Index.open(repo) as index:
         rows = index.cypher(
             "MATCH (a:Symbol)-[:CALLS]->(b:Symbol {uid: $u}) RETURN a.uid",
@@ -187,7 +187,72 @@ def test_leaf_edit_re_resolves_only_its_users(tmp_path):
     (repo / "pkg/util.py").write_text("def fmt(v):\n    return repr(v)\n")
     report = run(repo)
     assert report.mode == "incremental"
-    assert report.resolved == 3  # util.py, app.py (`util`, `fmt`) and flow.py (`apply`)
+    # util.py, app.py (`util`, `fmt`), flow.py (`apply`), and core.py: it calls self.step(),
+    # and App.step returns util.fmt(...), so what step() gives may have changed
+    assert report.resolved == 4
+    assert_same_as_full(repo, tmp_path)
+
+
+LIB = {
+    "pkg/__init__.py": "",
+    "pkg/lib.py": """
+        class K:
+            def m(self):
+                return 1
+
+            def n(self):
+                return 2
+
+        def mk():
+            def inner():
+                return K()
+            return inner
+
+        def other():
+            return 3
+        """,
+    "pkg/use_mk.py": "from pkg.lib import mk\n\ndef run():\n    return mk()().m()\n",
+    "pkg/use_n.py": "from pkg.lib import K\n\ndef run(k: K):\n    return k.n()\n",
+    "pkg/use_other.py": "from pkg.lib import other\n\ndef run():\n    return other()\n",
+}
+
+
+def test_a_body_edit_re_resolves_the_users_of_that_definition(tmp_path):
+    repo = make(tmp_path, LIB)
+    lib = repo / "pkg/lib.py"
+    # the closure no longer returns a K: mk()().m() in use_mk.py loses its target, although
+    # use_mk.py never names `inner` (it reaches it through mk, which encloses it)
+    lib.write_text(lib.read_text().replace("return K()", "return None"))
+    report = run(repo)
+    assert report.resolved == 2  # lib.py, use_mk.py; not the users of K.n or other
+    assert_same_as_full(repo, tmp_path)
+    # a method's body: the users of that method, not every user of its class
+    lib.write_text(lib.read_text().replace("return 2", "return other()"))
+    report = run(repo)
+    assert report.resolved == 2  # lib.py, use_n.py
+    assert_same_as_full(repo, tmp_path)
+
+
+def test_a_return_value_that_flows_through_an_unchanged_file(tmp_path):
+    """run() calls h().go(); h (unchanged) returns K().m(), and m changes which class it
+    returns. run() names neither m nor the classes, yet its target moves from A.go to B.go."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/z.py": "class A:\n    def go(self):\n        return 1\n\n"
+        "class B:\n    def go(self):\n        return 2\n",
+        "pkg/g.py": "from pkg.z import A, B\n\nclass K:\n    def m(self):\n        return A()\n",
+        "pkg/h.py": "from pkg.g import K\n\ndef h():\n    k = K()\n    return k.m()\n",
+        "pkg/f.py": "from pkg.h import h\n\ndef run():\n    return h().go()\n",
+        "pkg/other.py": "from pkg.z import A\n\ndef other():\n    return A()\n",
+    }
+    repo = make(tmp_path, files)
+    g = repo / "pkg/g.py"
+    g.write_text(g.read_text().replace("return A()", "return B()"))
+    report = run(repo)
+    assert report.resolved == 3  # g.py, h.py (uses m), f.py (uses h, which returns m())
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (:Symbol {uid: 'pkg/f.py::run'})-[:CALLS]->(b) RETURN b.uid")
+    assert sorted(r[0] for r in rows.rows) == ["pkg/h.py::h", "pkg/z.py::B.go"]
     assert_same_as_full(repo, tmp_path)
 
 
@@ -215,7 +280,7 @@ def module_source(draw, name: str):
     style = draw(st.sampled_from(["from", "import"]))
     for m in imported:
         if style == "from":
-            lines.append(f"from pkg.{m} import {', '.join(FUNCS)}, K as K_{m}")
+            lines.append(f"from pkg.{m} import {', '.join(FUNCS)}, mk as mk_{m}, K as K_{m}")
         else:
             lines.append(f"import pkg.{m} as {m}_mod")
     funcs = draw(st.lists(st.sampled_from(FUNCS), min_size=1, max_size=3, unique=True))
@@ -227,6 +292,10 @@ def module_source(draw, name: str):
             if imported and draw(st.booleans()):
                 m = draw(st.sampled_from(imported))
                 body.append(f"    {target}(x)" if style == "from" else f"    {m}_mod.{target}(x)")
+            elif imported and draw(st.booleans()):
+                # through a closure another module returns: its body decides the class
+                m = draw(st.sampled_from(imported))
+                body.append(f"    mk_{m}()().m()" if style == "from" else f"    {m}_mod.mk()().m()")
             elif draw(st.booleans()):
                 # value flow: apply() calls what it is given, an edge owned by this file
                 body.append(f"    apply({target})")
@@ -239,6 +308,10 @@ def module_source(draw, name: str):
     lines.append(f"        return self.n() or {funcs[0]}()")
     lines.append("    def n(self):")
     lines.append("        return 1")
+    lines.append("def mk():")
+    lines.append("    def inner():")
+    lines.append(f"        return {draw(st.sampled_from(['K()', 'None']))}")
+    lines.append("    return inner")
     return "\n".join(lines) + "\n"
 
 
@@ -253,13 +326,15 @@ def project(draw):
 
 @st.composite
 def edit(draw):
-    kind = draw(st.sampled_from(["rewrite", "delete", "add", "break", "rename", "touch"]))
+    kind = draw(
+        st.sampled_from(["rewrite", "delete", "add", "break", "rename", "touch", "body", "method"])
+    )
     name = draw(st.sampled_from(MODULES))
     return kind, name, draw(module_source(name))
 
 
 @settings(
-    max_examples=12,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -282,6 +357,13 @@ def test_random_edit_sequences_match_full_rebuild(tmp_path_factory, files, edits
             path.rename(path.with_name(f"{name}_moved.py"))
         elif kind == "touch" and path.exists():
             path.write_text(path.read_text().replace("return x", "return (x)"))
+        elif kind in ("body", "method") and path.exists():
+            # one body changes, nothing else: a closure's result, a method's calls
+            a, b = {"body": ("return K()", "return None"), "method": ("return 1", "return f()")}[
+                kind
+            ]
+            text = path.read_text()
+            path.write_text(text.replace(a, b) if a in text else text.replace(b, a))
         run(repo)
         assert_same_as_full(repo, tmp)
 
