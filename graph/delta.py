@@ -159,8 +159,10 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
             names = ["s", "d", *[p for p, _ in props]]
             prop_list = ", ".join(f"{p}: r.{p}" for p, _ in props)
             create = f"-[:{rel} {{{prop_list}}}]->" if props else f"-[:{rel}]->"
+            # two MATCH clauses: Kùzu plans `MATCH (a ...), (b ...)` as a join over a scan of
+            # the table (0.3 s on Django for two rows), one clause each as two key lookups
             conn.execute(
-                f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}}), (b:{dst_t} {{{dk}: r.d}}) "
+                f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}}) MATCH (b:{dst_t} {{{dk}: r.d}}) "
                 f"CREATE (a){create}(b)",
                 {"rows": _structs(names, rows)},
             )

@@ -48,6 +48,8 @@ from codeimpact.indexer.plan import (
     flow_binders,
     lookup_keys_blob,
     plan_changes,
+    reachers_of,
+    touched_names,
     used_names,
 )
 from codeimpact.indexer.reading import extract_many, extract_source, read_source
@@ -346,6 +348,26 @@ def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
         if summaries is not None:
             out.update((p, marshal.dumps(v)) for p, v in summaries().items())
     return out
+
+
+def hierarchy_changes(projects: dict[str, object], before: dict[str, tuple],
+                      lang_of: dict[str, str], old_files: dict) -> tuple[set[str], set[str]]:  # fmt: skip
+    """(value names, edge names) the resolvers report as reaching a changed class hierarchy
+    (`before`: the previous run's summaries, handed to each project for its own language
+    group's files)."""
+    values: set[str] = set()
+    edges: set[str] = set()
+    for project in {id(p): p for p in projects.values()}.values():
+        hook = getattr(project, "hierarchy_changes", None)
+        if hook is None:
+            continue
+        group = LANGUAGES[lang_of[next(iter(project.paths))]].group
+        mine = {p: v for p, v in before.items()
+                if p in old_files and LANGUAGES[old_files[p].language].group == group}  # fmt: skip
+        more = hook(mine)
+        values |= more[0]
+        edges |= more[1]
+    return values, edges
 
 
 def changed_modules(modules: dict, before: dict, lang_of: dict[str, str], paths,
@@ -697,23 +719,27 @@ class _Run:
                 keys = (frozenset(used_names(f)), flow_binders(f))
             used[p] = keys[0]
             binders.append(keys[1])
-        # re-resolve what uses a changed name; the module names come next, from projects that
-        # summarise only those files again (a class's bases are looked up like its calls)
-        affected = affected_files(plan, old_facts, new_facts, facts, used, binders, set())
-        prior = Prior({p: marshal.loads(b) for p, b in old_state.summaries.items()}, affected)
-        projects = make_projects(facts, lang_of, self.configs, prior)
+        # re-resolve what uses a changed name. Projects summarise only those files again (a
+        # class's bases are looked up like its calls); a changed class hierarchy touches more
+        # names, whose users are summarised in turn, until no name is added
+        touched = touched_names(plan, old_facts, new_facts, binders)
+        affected = affected_files(plan, present, used, touched)
+        before = {p: marshal.loads(b) for p, b in old_state.summaries.items()}
+        while True:
+            projects = make_projects(facts, lang_of, self.configs, Prior(before, affected))
+            values, edges = hierarchy_changes(projects, before, lang_of, prev.files.files)
+            if touched is None or (values | edges) <= touched:
+                break
+            touched |= values | edges | reachers_of(values, binders)
+            grown = affected_files(plan, present, used, touched)
+            if grown <= affected:
+                break
+            affected = grown
         modules = module_names(projects)
         old_lang = {p: fs.language for p, fs in prev.files.files.items()}
         changed_langs = {lang_of.get(p) or old_lang.get(p) for p in changed}
         module_changed = changed_modules(modules, old_state.modules, lang_of, present,
                                          changed_langs)  # fmt: skip
-        if module_changed - affected:
-            # module names moved under files taken as settled (the class hierarchy changed):
-            # their summaries may be stale too, so every file is summarised anew
-            projects = make_projects(facts, lang_of, self.configs)
-            modules = module_names(projects)
-            module_changed = changed_modules(modules, old_state.modules, lang_of, present,
-                                             changed_langs)  # fmt: skip
         affected |= module_changed
         new_out = resolve_paths(projects, lang_of, affected)
         summaries = summaries_of(projects)

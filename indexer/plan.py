@@ -203,65 +203,101 @@ def _python_scopes(f: FileFacts) -> dict[str, list]:
     return out
 
 
-def _python_changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
-    """The definitions a Python edit can change for lookups from other files, or None when
-    the module's own scope changed (every definition sees it).
+def _scope_groups(f: FileFacts, scope: str) -> dict[str, list[str]]:
+    """Name -> what binds it in a module or class scope (definitions, assignments, imports) in
+    source order, positions left out: a lookup from elsewhere (`m.x`, `K.x`, `obj.x`) reads
+    the last of them."""
+    items: dict[str, list[tuple[int, str]]] = {}
+    for s in f.symbols:
+        if s.local and s.local.rpartition(".")[0] == scope:
+            key = s._replace(start_line=0, end_line=0, start_byte=0, end_byte=0)
+            items.setdefault(s.name, []).append((s.start_line, repr(key)))
+    for i in f.imports:
+        if i.scope == scope:
+            bound = i.alias or i.name or i.module.split(".", 1)[0]
+            items.setdefault(bound, []).append((i.line, repr(i._replace(line=0))))
+    for b in f.bindings:
+        if b.scope == scope and not b.name.startswith("self."):
+            items.setdefault(b.name, []).append((b.line, repr(b._replace(line=0))))
+    return {name: [r for _, r in sorted(v)] for name, v in items.items()}
 
-    A changed scope changes what its definition gives (a call's result, what it calls of
-    its parameters) and what the definitions nested in it see (closures), and so what
-    the functions enclosing it give (they may return it), up to a class: a class's own
-    behaviour is only its members and bases, reached by their own names.
+
+def _python_changed_names(old: FileFacts, new: FileFacts) -> tuple[set[str], set[str]]:
+    """(value names, edge names) of a Python edit.
+
+    A module or class scope is read from elsewhere name by name (a class body is no
+    enclosing scope in Python; its bases are the hierarchy's business): the names whose
+    bindings there changed. A function's scope changes what the function gives (a call's
+    result, what it calls of its parameters) and what the definitions nested in it see
+    (closures), and so what the functions enclosing it give (they may return it), up to a
+    class. The definitions of the file that read a changed name are reached through the
+    flow binders. The members of a class that did not exist before change no value that
+    can be reached without the class's own name: they are edge names only (dispatch and
+    unique-name match a method by its bare name).
     """
-    if old.extra != new.extra:
-        return None
     before, after = _python_scopes(old), _python_scopes(new)
     changed = {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
-    if "" in changed:
-        return None
+    old_symbols = {s.local: s for s in old.symbols if s.local}
     symbols = {s.local: s for f in (old, new) for s in f.symbols if s.local}
-    out: set[str] = set()
+    values: set[str] = set()
+    edges: set[str] = set()
     for scope in changed:
-        out.update(s.name for local, s in symbols.items()
-                   if local == scope or local.startswith(scope + "."))  # fmt: skip
-        up = scope.rpartition(".")[0]
-        while up and symbols.get(up) is not None and symbols[up].kind not in _CLASS_KINDS:
-            out.add(symbols[up].name)
-            up = up.rpartition(".")[0]
-        for x in before.get(scope, []) + after.get(scope, []):
-            if x[0] == "self":  # `obj.x` reads a self.x binding without naming the class
-                out.add(x[1][5:])
-    return out
+        if scope == "" or symbols[scope].kind in _CLASS_KINDS:
+            was, now = _scope_groups(old, scope), _scope_groups(new, scope)
+            names = {n for n in was.keys() | now.keys() if was.get(n) != now.get(n)}
+            selfs = [[x for x in side.get(scope, []) if x[0] == "self"] for side in (before, after)]
+            if selfs[0] != selfs[1]:  # `obj.x` picks among self.x bindings in line order
+                names |= {x[1][5:] for x in selfs[0] + selfs[1]}
+            up = scope
+        else:
+            names = {s.name for local, s in symbols.items()
+                     if local == scope or local.startswith(scope + ".")}  # fmt: skip
+            up = scope.rpartition(".")[0]
+            while up in symbols and symbols[up].kind not in _CLASS_KINDS:
+                names.add(symbols[up].name)
+                up = up.rpartition(".")[0]
+        if up in symbols and up not in old_symbols:  # inside (or being) a new class
+            values.add(symbols[up].name)
+            edges |= names
+        else:
+            values |= names
+    return values, edges
 
 
-def changed_names(old: FileFacts | None, new: FileFacts | None, path: str) -> set[str] | None:
-    """Names whose binding in this file may differ between `old` and `new` facts.
+def changed_names(
+    old: FileFacts | None, new: FileFacts | None, path: str
+) -> tuple[set[str], set[str]] | None:
+    """(value names, edge names) of a file's edit: names whose binding may differ between
+    `old` and `new` facts, and names whose lookups may find other edges although no value
+    changed. None when a star import changed: the names it binds are not written here.
 
-    Every definition's name counts (a body edit changes what a call returns). An import or an
-    assignment binds a name for others too (re-exports), but only one whose fact changed
-    (line numbers aside) can bind differently: unchanged ones resolve as before unless their
-    target's file changed, and that file's names are counted in its own right. None when a
-    star import changed: the names it binds are not written in this file.
+    Every definition's name counts (a body edit changes what a call returns); in Python only
+    the definitions an edit can reach (`_python_changed_names`). An import or an assignment
+    binds a name for others too (re-exports), but only one whose fact changed (line numbers
+    aside) can bind differently: unchanged ones resolve as before unless their target's file
+    changed, and that file's names are counted in its own right.
     """
     if old is not None and new is not None and _without_positions(old) == _without_positions(new):
-        return set()  # text moved (a comment, blank lines), no binding changed
+        return set(), set()  # text moved (a comment, blank lines), no binding changed
     scoped = None
     if old is not None and new is not None and old.language == new.language == "python":
-        scoped = _python_changed_names(old, new)
+        if old.extra == new.extra:  # `__all__` changes what a star import binds
+            scoped = _python_changed_names(old, new)
     if scoped is not None:
-        out = scoped  # a modified file keeps its module name
+        values, edges = scoped  # a modified file keeps its module name
     else:
-        out = _module_names(path)
+        values, edges = _module_names(path), set()
         for facts in (old, new):
             if facts is not None:
-                out.update(s.name for s in facts.symbols if s.name)
+                values.update(s.name for s in facts.symbols if s.name)
     imports = _import_bindings(old) ^ _import_bindings(new)
     for _scope, module, _level, name, alias in imports:
         if name == "*":
             return None
-        out.add(alias or name or module.split(".", 1)[0])
+        values.add(alias or name or module.split(".", 1)[0])
     for _scope, name, _value, _is_call in _value_bindings(old) ^ _value_bindings(new):
-        out.add(name.rpartition(".")[2])
-    return out
+        values.add(name.rpartition(".")[2])
+    return values, edges
 
 
 _FUNCTION_KINDS = frozenset({"function", "method"})
@@ -338,7 +374,7 @@ def lookup_keys_blob(facts: FileFacts) -> bytes:
     return marshal.dumps((sorted(used_names(facts)), flow_binders(facts)))
 
 
-def _reachers_of(names: set[str], binders: Iterable[list[tuple[tuple[str, ...], str]]]) -> set[str]:
+def reachers_of(names: set[str], binders: Iterable[list[tuple[tuple[str, ...], str]]]) -> set[str]:
     """The names by which other files reach a value that reads `names`, to a fixpoint: a user
     of `z = y` or of `def z(): return y()` is affected by `y` without writing it."""
     readers: dict[str, list[str]] = {}
@@ -356,31 +392,38 @@ def _reachers_of(names: set[str], binders: Iterable[list[tuple[tuple[str, ...], 
     return out
 
 
-def affected_files(
+def touched_names(
     plan: ChangePlan,
     old_facts: dict[str, FileFacts],
     new_facts: dict[str, FileFacts],
-    present: Collection[str],
-    used: dict[str, frozenset[str]],
     binders: Iterable[list[tuple[tuple[str, ...], str]]],
-    module_changed: set[str],
-) -> set[str]:
-    """Paths (present now) to re-resolve.
+) -> set[str] | None:
+    """The names whose binding may have changed, with the names that reach them (see the
+    module docstring); None when that cannot be told (a star import changed).
 
-    `old_facts`/`new_facts`: the facts of the changed files before and after; `present`:
-    every path with facts now; `used` and `binders`: every present path's used names and
+    `old_facts`/`new_facts`: the facts of the changed files before and after; `binders`:
     the flow binders of every file, before and after (see `lookup_keys_blob`)."""
-    changed = plan.changed
-    touched_names: set[str] = set()
-    for p in changed:
+    values: set[str] = set()
+    edges: set[str] = set()
+    for p in plan.changed:
         names = changed_names(old_facts.get(p), new_facts.get(p), p)
         if names is None:
-            return set(present)
-        touched_names |= names
-    touched_names |= _reachers_of(touched_names, binders)
-    out = {p for p in changed if p in present}
-    out |= {p for p in module_changed if p in present}
-    for p, names in used.items():
-        if p not in out and not names.isdisjoint(touched_names):
-            out.add(p)
+            return None
+        values |= names[0]
+        edges |= names[1]
+    return values | edges | reachers_of(values, binders)
+
+
+def affected_files(
+    plan: ChangePlan,
+    present: Collection[str],
+    used: dict[str, frozenset[str]],
+    touched: set[str] | None,
+) -> set[str]:
+    """Paths (present now) to re-resolve: the changed ones and every user of a touched name
+    (`used`: every present path's used names); all of them when `touched` is None."""
+    if touched is None:
+        return set(present)
+    out = {p for p in plan.changed if p in present}
+    out |= {p for p, names in used.items() if not names.isdisjoint(touched)}
     return out

@@ -36,7 +36,7 @@ import numpy as np
 from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
-STATE_FORMAT = 4
+STATE_FORMAT = 5
 FILES_NAME = "state-files.bin"
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"

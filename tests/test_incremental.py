@@ -256,6 +256,34 @@ def test_a_return_value_that_flows_through_an_unchanged_file(tmp_path):
     assert_same_as_full(repo, tmp_path)
 
 
+def test_a_class_hierarchy_change_reaches_callers_that_never_name_the_base(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "class Base:\n    pass\n",
+        "pkg/child.py": "from pkg.base import Base\n\nclass Child(Base):\n    pass\n",
+        "pkg/use.py": "from pkg.child import Child\n\ndef make():\n    return Child()\n",
+        "pkg/far.py": "def far():\n    return 1\n",
+    }
+    repo = make(tmp_path, files)
+    base = repo / "pkg/base.py"
+    # Child() now runs Base.__init__: use.py names neither Base nor __init__
+    base.write_text("class Base:\n    def __init__(self):\n        pass\n")
+    report = run(repo)
+    assert report.resolved == 3  # base.py, child.py (Base), use.py (Child); not far.py
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (:Symbol {uid: 'pkg/use.py::make'})-[c:CALLS]->(b) "
+                            "RETURN b.uid, c.reason").rows  # fmt: skip
+    assert sorted(map(tuple, rows)) == [
+        ("pkg/base.py::Base.__init__", "constructor"),
+        ("pkg/child.py::Child", "import"),
+    ]
+    assert_same_as_full(repo, tmp_path)
+    # a new class with no bases and no subclasses reaches nothing else
+    (repo / "pkg/far.py").write_text("def far():\n    return 1\n\nclass Alone:\n    pass\n")
+    assert run(repo).resolved == 1
+    assert_same_as_full(repo, tmp_path)
+
+
 def test_large_change_takes_the_full_path(tmp_path):
     repo = make(tmp_path)
     for path in ("pkg/core.py", "pkg/app.py"):

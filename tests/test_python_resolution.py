@@ -810,30 +810,40 @@ def test_resolution_does_not_depend_on_order(make_repo):
         assert forward[p].unresolved == backward[p].unresolved == alone.unresolved, p
 
 
-def test_module_names_change_with_the_class_hierarchy(make_repo):
+def test_a_changed_class_hierarchy_is_reported_by_the_names_that_reach_it(make_repo):
     """A base gaining __init__ (or a class changing bases) changes how callers that never name
-    it resolve, so every file's entry changes and an incremental run re-resolves them."""
+    it resolve: the project reports the names of the classes whose MRO changed and of their
+    methods, which is how an incremental run finds those callers."""
+    from codeimpact.indexer.languages.base import Prior
     from codeimpact.indexer.languages.python import extract, is_test_path
     from codeimpact.indexer.languages.python_resolve import PythonProject
 
     files = {
         "base.py": "class Base:\n    pass\n",
-        "child.py": "from base import Base\n\nclass Child(Base):\n    pass\n",
+        "child.py": "from base import Base\n\nclass Child(Base):\n    def run(self):\n"
+        "        pass\n",
+        "other.py": "class Other:\n    def go(self):\n        pass\n",
         "use.py": "from child import Child\n\ndef make():\n    return Child()\n",
     }
-
-    def names(changes: dict[str, str]) -> dict[str, str]:
-        facts = {p: extract({**files, **changes}[p].encode()) for p in files}
-        return PythonProject(facts, is_test_path).module_names()
-
-    before = names({})
-    assert {p: m.split("|")[0] for p, m in before.items()} == {
+    before = PythonProject(
+        {p: extract(t.encode()) for p, t in files.items()}, is_test_path
+    ).summaries()
+    assert {p: s[0] for p, s in before.items()} == {
         "base.py": "base",
         "child.py": "child",
+        "other.py": "other",
         "use.py": "use",
     }
-    assert names({"use.py": "def make():\n    return None\n"}) == before
-    init = names({"base.py": "class Base:\n    def __init__(self):\n        pass\n"})
-    rebased = names({"child.py": "class Child:\n    pass\n"})
-    for changed in (init, rebased):
-        assert all(changed[p] != before[p] for p in files)
+
+    def changes(edits: dict[str, str]) -> tuple[set[str], set[str]]:
+        facts = {p: extract({**files, **edits}[p].encode()) for p in files}
+        project = PythonProject(facts, is_test_path, {}, Prior(before, set(edits)))
+        return project.hierarchy_changes(before)
+
+    assert changes({"use.py": "def make():\n    return None\n"}) == (set(), set())
+    # Base's implicit members change: Base and its subclass Child (values), their methods
+    base = "class Base:\n    def __init__(self):\n        pass\n"
+    assert changes({"base.py": base}) == ({"Base", "Child"}, {"__init__", "run"})
+    # Child drops its base
+    alone = "class Child:\n    def run(self):\n        pass\n"
+    assert changes({"child.py": alone}) == ({"Child"}, {"run"})

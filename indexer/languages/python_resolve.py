@@ -17,7 +17,6 @@ function it was passed), which the file of the passing call site owns.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -215,6 +214,7 @@ class PythonProject:
                     self._memo[("bases", path, local)] = (bases, unknown)
         for path in fresh:
             self._summary[path] = self._summarise(path)
+        self._fresh = fresh
         # method name -> definitions, for unique-name
         self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
@@ -976,24 +976,51 @@ class PythonProject:
 
     # ------------------------------------------------------------------ output
     def module_names(self) -> dict[str, str]:
-        """path -> what its resolution depends on that no name written in it says.
+        """path -> its dotted module: what its resolution depends on that no name written in
+        it says (a moved file, a new `__init__.py`). Changes to the class hierarchy are
+        reported by name instead (`hierarchy_changes`)."""
+        return {p: self._summary[p][0] for p in self.paths}
 
-        Incremental runs re-resolve a file whose entry changed. The entry is the dotted
-        module (a moved file, a new `__init__.py`) and a digest of the class hierarchy:
-        a lookup walks the bases of classes the caller never names (`Child().m()` finds
-        m in a base of a base), and constructors, instance calls, subscripts, iteration
-        and `with` find `__init__`, `__call__`, `__getitem__`, `__iter__`, `__enter__`,
-        names no call site spells. A change of either re-resolves every Python file.
+    def hierarchy_changes(self, before: dict[str, tuple]) -> tuple[set[str], set[str]]:
+        """(value names, edge names) whose lookups may resolve differently because the class
+        hierarchy changed since `before` (the previous run's summaries).
+
+        A lookup walks the bases of classes the caller never names (`Child().m()` finds m
+        in a base of a base) and finds `__init__`, `__call__`, `__getitem__`, `__iter__`
+        and `__enter__`, names no call site spells. But it reaches a class only by a name:
+        the class's own, or one that returns or holds an instance of it (the change plan
+        follows those). So for every class whose bases, unknown bases or implicit members
+        changed (or that came or went), the value names are its name and those of its
+        subclasses, old and new (whose MROs changed), and the edge names the methods of
+        all of these (dispatch and unique-name look at who defines a method name).
         """
-        digest = self.hierarchy_digest()
-        return {p: f"{self._summary[p][0]}|{digest}" for p in self.paths}
-
-    def hierarchy_digest(self) -> str:
-        h = hashlib.sha256()
-        for path in sorted(self.paths):
-            for local, bases, unknown, implicit, _clean in self._summary[path][2]:
-                h.update(repr((path, local, bases, unknown, list(implicit))).encode())
-        return h.hexdigest()[:16]
+        paths = set(self._fresh) | (before.keys() - self._summary.keys())
+        old = _class_entries(before, paths)
+        new = _class_entries(self._summary, paths)
+        changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+        if not changed:
+            return set(), set()
+        old_sub: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for path, summary in before.items():
+            for local, bases, *_ in summary[2]:
+                for base in bases:
+                    old_sub.setdefault(base, []).append((path, local))
+        reach = set(changed)
+        stack = list(changed)
+        while stack:
+            cls = stack.pop()
+            for sub in (*old_sub.get(cls, ()), *self.subclasses.get(cls, ())):
+                if sub not in reach:
+                    reach.add(sub)
+                    stack.append(sub)
+        classes: set[str] = set()
+        methods: set[str] = set()
+        for path, local in reach:
+            classes.add(strip_dup(local).rpartition(".")[2])
+            for summary in (before.get(path), self._summary.get(path)):
+                if summary is not None:
+                    methods.update(m for m, ml in summary[1] if ml.rpartition(".")[0] == local)
+        return classes, methods
 
     def uid(self, path: str, local: str) -> str:
         return f"{path}::{local}"
@@ -1265,6 +1292,16 @@ class PythonProject:
                             call.line,
                         )
                     )
+
+
+def _class_entries(summaries: dict[str, tuple], paths) -> dict[tuple[str, str], tuple]:
+    """(path, class) -> (bases, unknown base, implicit members) over the given files."""
+    return {
+        (path, local): (bases, unknown, tuple(implicit))
+        for path in paths
+        if path in summaries
+        for local, bases, unknown, implicit, _clean in summaries[path][2]
+    }
 
 
 def _line_of(candidate: tuple) -> int:
