@@ -31,11 +31,12 @@ from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.graph.sidecar import read_unresolved, write_unresolved
 from codeimpact.graph.store import Writer
-from codeimpact.indexer import worktree
+from codeimpact.indexer import full_graph, worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import SourceFile, discover
 from codeimpact.indexer.facts import FileFacts
 from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.full_graph import FullGraph
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.incremental import compute_delta
@@ -64,11 +65,8 @@ from codeimpact.indexer.state import (
     save_graph_state,
 )
 from codeimpact.indexer.tables import (
-    content_of,
     file_row,
-    full_state,
-    node_arrays,
-    unresolved_sites,
+    file_table,
     write_full_generation,
     write_snapshot_arrays,
 )
@@ -408,16 +406,6 @@ def _configs_digest(configs: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def _calls(resolved: dict[str, ResolvedFile]) -> dict[str, int]:
-    calls = Counter()
-    for rf in resolved.values():
-        calls["total"] += rf.calls_total
-        calls["builtin"] += rf.calls_builtin
-        calls["unresolved"] += len(rf.unresolved)
-    calls["resolved"] = calls["total"] - calls["builtin"] - calls["unresolved"]
-    return dict(calls)
-
-
 def _stats(records, totals: dict, parsed: int) -> dict:
     return {
         "files": len(records),
@@ -614,37 +602,52 @@ class _Run:
         del blobs
         self._phase("extract", t)
         t = time.perf_counter()
-        lang_of = {r.path: r.language for r in self.records}
-        projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, self.configs)
-        resolved = resolve_paths(projects, lang_of, facts)
-        modules = module_names(projects)
-        summaries = summaries_of(projects)
-        used = {p: lookup_keys_blob(f) for p, f in facts.items()}
-        # peak memory: the facts and the resolvers' indexes are not needed past this point
-        del projects, facts
+        graph = FullGraph(self.idx)
+        try:
+            modules, summaries, used = self._resolve_all(facts, graph)
+            del facts
+            content = graph.finish()
+        except BaseException:
+            graph.abandon()
+            raise
+        del graph
         self._phase("resolve", t)
         t = time.perf_counter()
-        g = content_of(self.records, resolved)
-        n_resolved = len(resolved)
-        st = full_state(g, resolved, used, modules, summaries, _calls(resolved))
-        unresolved = unresolved_sites(resolved)
-        del resolved  # the state holds each file's output as a compact blob now
         incomplete = self._incomplete()
-        stats = _stats(self.records, st.totals, parsed)
-        meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
-                     self.config, self.records, self.scanned_at)  # fmt: skip
         gen = layout.next_generation(self.idx)
         try:
-            write_full_generation(gen, g, meta, self.options.buffer_pool)
+            st = full_graph.full_state(content, used, modules, summaries, gen)
+            stats = _stats(self.records, st.totals, parsed)
+            meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
+                         self.config, self.records, self.scanned_at)  # fmt: skip
+            tables = full_graph.symbol_tables(content, file_table(self.records))
+            write_full_generation(gen, tables, meta, self.options.buffer_pool)
             self._phase("write", t)
-            flags, kinds = node_arrays(len(g.ids), g.symbols, g.ids)
-            del g
+            flags, kinds = full_graph.node_arrays(content)
+            unresolved, n_resolved = content.unresolved, content.n_resolved
+            del content, tables
             self._save_state(gen, st, flags, kinds, unresolved, meta)
         except BaseException:
             layout.discard(gen)
             raise
         layout.publish(self.idx, gen)
         return self._report("full", gen.number, stats, incomplete, reason, n_resolved)
+
+    def _resolve_all(self, facts: dict[str, FileFacts], graph: FullGraph) -> tuple:
+        """Resolve every file into `graph`; returns the module names, the resolvers'
+        summaries and each file's lookup keys."""
+        lang_of = {r.path: r.language for r in self.records}
+        projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, self.configs)
+        for path in sorted(facts):
+            graph.add(projects[lang_of[path]].resolve_file(path))
+        modules = module_names(projects)
+        summaries = summaries_of(projects)
+        used = {p: lookup_keys_blob(f) for p, f in facts.items()}
+        del projects
+        # the resolvers' indexes (every file's facts among them) hold reference cycles, and
+        # the collector is paused for the run: collect now, or they outlive the whole write
+        gc.collect()
+        return modules, summaries, used
 
     # -------------------------------------------------------------- no change
     def unchanged(self, prev: _Previous) -> AnalyzeReport:

@@ -217,7 +217,8 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
         new_blobs = {p: st.resolved_bytes(p) for p in sorted(st.files())}
         refs, names = {}, set()
     for name in sorted(names):
-        _link_or_copy(st.pack_dir / name, gen_dir / name)
+        if st.pack_dir != gen_dir:  # a full build writes its pack into the generation itself
+            _link_or_copy(st.pack_dir / name, gen_dir / name)
     if new_blobs:
         refs.update(_write_pack(gen_dir / f"pack-{number}.bin", new_blobs))
     data = (

@@ -1,0 +1,327 @@
+"""The graph of a full build, gathered file by file as resolution produces it.
+
+Keeping every file's `ResolvedFile` (named tuples, with fresh uid strings in
+every edge) and then a dict of every symbol and every edge cost about 8 KB per
+symbol at peak. Instead, each file's output is turned into its pack blob at
+once (appended to the pack file on disk) and the graph keeps only compact
+forms: one string per uid, edges as typed arrays of uid numbers, symbol rows as
+Arrow batches. `finish` then assigns the dense ids, keeps one edge per
+(relation, source, target) by the rule of `resolved.better`, and hands out the
+same rows, state and snapshot arrays as a build from the whole `GraphContent`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from array import array
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from codeimpact.graph import csr, layout
+from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
+from codeimpact.indexer.resolved import EXTERNAL_PREFIX, ResolvedFile, SymbolRow
+from codeimpact.indexer.state import ID_BITS, TYPE_BITS, GraphState, Ref, resolved_blob
+from codeimpact.indexer.tables import ARROW_TYPES, external_row
+
+SYMBOL_SLICE = 4096  # rows per Symbol COPY: Kùzu holds less working memory for several small ones
+BATCH_ROWS = 65536  # symbol rows gathered as Python values before they become an Arrow batch
+# Edge relations by number, in name order, so sorting by number sorts by name.
+RELS = sorted(r for r in REL_TABLES if r != "DEFINES")
+REL_NO = {r: i for i, r in enumerate(RELS)}
+# Symbol columns as a file's output gives them (SymbolRow order): the schema's, without `id`.
+ROW_COLUMNS = [(c, t) for c, t in NODE_TABLES["Symbol"] if c != "id"]
+ROW_SCHEMA = pa.schema([("tmp", pa.int64())] + [(c, ARROW_TYPES[t]) for c, t in ROW_COLUMNS])
+assert [c for c, _ in ROW_COLUMNS] == list(SymbolRow._fields)
+
+
+@dataclass
+class FullContent:
+    """The graph of a full build in id order, ready for COPY, the snapshot and the state."""
+
+    symbols: pa.Table  # schema columns, one row per id, in id (= uid) order
+    rel: np.ndarray  # per edge: index into RELS; edges sorted by (relation, source, target)
+    src: np.ndarray  # dense ids
+    dst: np.ndarray
+    confidence: np.ndarray  # float64
+    reason: pa.Array  # strings
+    line: np.ndarray  # int64
+    ids: dict[str, int]
+    ext_refs: dict[str, int]  # external uid -> edges into it, in order of the first edge
+    foreign: dict[tuple, list[str]]
+    calls: dict[str, int]
+    unresolved: dict[str, list[tuple[str, int]]]
+    pack: Path | None  # the resolved outputs, concatenated in path order
+    pack_spans: dict[str, tuple[int, int]]  # path -> (offset, length) in the pack
+    n_resolved: int
+
+    @property
+    def n_nodes(self) -> int:
+        return self.symbols.num_rows
+
+    def edge_counts(self) -> dict[str, int]:
+        counts = {name: 0 for name in REL_TABLES}
+        counts["DEFINES"] = int(pc.sum(pc.not_equal(self.symbols["file"], "")).as_py() or 0)
+        for i, n in zip(*np.unique(self.rel, return_counts=True)):
+            counts[RELS[i]] = int(n)
+        return counts
+
+
+class FullGraph:
+    """Gathers resolved files (`add`, in path order), then builds the `FullContent`."""
+
+    def __init__(self, scratch_dir: Path):
+        # the pack is written as files come, beside the index, and moved into the generation
+        fd, name = tempfile.mkstemp(prefix="pack-", suffix=".tmp", dir=scratch_dir)
+        self._pack_path = Path(name)
+        self._pack = os.fdopen(fd, "wb")
+        self._offset = 0
+        self._spans: dict[str, tuple[int, int]] = {}
+        self._uid_no: dict[str, int] = {}  # uid -> number in order of first sight
+        self._uids: list[str] = []  # number -> the one string kept for it
+        self._is_symbol = bytearray()
+        self._is_external = bytearray()
+        self._rows: list[list] = [[] for _ in ROW_SCHEMA.names]
+        self._batches: list[pa.RecordBatch] = []
+        self._rel, self._src, self._dst = array("b"), array("q"), array("q")
+        self._conf, self._reason, self._line = array("d"), array("h"), array("q")
+        self._reasons: dict[str, int] = {}
+        self._foreign: dict[tuple, list[str]] = {}
+        self._calls: Counter = Counter()
+        self._unresolved: dict[str, list[tuple[str, int]]] = {}
+
+    # -------------------------------------------------------------- gathering
+    def _number(self, uid: str) -> int:
+        n = self._uid_no.get(uid)
+        if n is None:
+            n = self._uid_no[uid] = len(self._uids)
+            self._uids.append(uid)
+            self._is_symbol.append(0)
+            self._is_external.append(0)
+        return n
+
+    def add(self, rf: ResolvedFile) -> None:
+        blob = resolved_blob(rf)
+        self._pack.write(blob)
+        self._spans[rf.path] = (self._offset, len(blob))
+        self._offset += len(blob)
+        self._add_symbols(rf)
+        self._add_edges(rf)
+        self._calls["total"] += rf.calls_total
+        self._calls["builtin"] += rf.calls_builtin
+        self._calls["unresolved"] += len(rf.unresolved)
+        for site in rf.unresolved:
+            n = self._uid_no.get(site.scope)
+            scope = self._uids[n] if n is not None else site.scope
+            self._unresolved.setdefault(site.name, []).append((scope, site.line))
+
+    def _add_symbols(self, rf: ResolvedFile) -> None:
+        rows = self._rows
+        for s in rf.symbols:
+            n = self._number(s.uid)
+            self._is_symbol[n] = 1
+            rows[0].append(n)
+            rows[1].append(self._uids[n])
+            for col, value in zip(rows[2:], s[1:]):
+                col.append(value)
+        if len(rows[0]) >= BATCH_ROWS:
+            self._flush_rows()
+
+    def _flush_rows(self) -> None:
+        if self._rows[0]:
+            self._batches.append(pa.RecordBatch.from_arrays(
+                [pa.array(col, type=f.type) for col, f in zip(self._rows, ROW_SCHEMA)],
+                schema=ROW_SCHEMA,
+            ))  # fmt: skip
+            self._rows = [[] for _ in ROW_SCHEMA.names]
+
+    def _add_edges(self, rf: ResolvedFile) -> None:
+        path = rf.path
+        for e in rf.edges:
+            src, dst = self._number(e.src), self._number(e.dst)
+            if e.dst.startswith(EXTERNAL_PREFIX):
+                self._is_external[dst] = 1
+            reason = self._reasons.setdefault(e.reason, len(self._reasons))
+            self._rel.append(REL_NO[e.rel])
+            self._src.append(src)
+            self._dst.append(dst)
+            self._conf.append(e.confidence)
+            self._reason.append(reason)
+            self._line.append(e.line)
+            if e.src.split("::", 1)[0] != path:  # an edge this file makes for another's symbol
+                key = (e.rel, self._uids[src], self._uids[dst])
+                self._foreign.setdefault(key, []).append(path)
+
+    # -------------------------------------------------------------- building
+    def abandon(self) -> None:
+        """Drop the pack written so far (the run failed)."""
+        self._pack.close()
+        self._pack_path.unlink(missing_ok=True)
+
+    def finish(self) -> FullContent:
+        """Ids, symbol rows and deduplicated edges; the gathering state is released."""
+        pack = self._close_pack()
+        self._flush_rows()
+        perm, sorted_uids = self._dense_ids()
+        symbols = self._symbol_table(perm, sorted_uids)
+        edges = self._edges(perm)
+        ext_refs = self._ext_refs(perm, edges[0], edges[2])
+        calls = dict(self._calls)
+        calls["resolved"] = (
+            calls.get("total", 0) - calls.get("builtin", 0) - calls.get("unresolved", 0)
+        )
+        reasons = pa.array(list(self._reasons), type=pa.string())
+        rel, src, dst, conf, reason, line = edges
+        content = FullContent(
+            symbols, rel, src, dst, conf, reasons.take(pa.array(reason)), line,
+            {u: i for i, u in enumerate(sorted_uids)}, ext_refs,
+            {k: sorted(v) for k, v in self._foreign.items()}, calls, self._unresolved,
+            pack, self._spans, len(self._spans),
+        )  # fmt: skip
+        return content
+
+    def _close_pack(self) -> Path | None:
+        self._pack.flush()
+        os.fsync(self._pack.fileno())
+        self._pack.close()
+        if not self._spans:
+            self._pack_path.unlink(missing_ok=True)
+            return None
+        return self._pack_path
+
+    def _dense_ids(self) -> tuple[np.ndarray, list[str]]:
+        """Nodes are the symbols and the external targets; ids are dense, in uid order.
+        Returns uid number -> id (-1: not a node, e.g. a target that resolved to no symbol)."""
+        is_node = np.frombuffer(self._is_symbol, np.uint8) | np.frombuffer(
+            self._is_external, np.uint8
+        )
+        numbers = np.flatnonzero(is_node)
+        uids = self._uids
+        numbers = sorted(numbers.tolist(), key=uids.__getitem__)
+        perm = np.full(len(uids), -1, dtype=np.int64)
+        perm[numbers] = np.arange(len(numbers))
+        return perm, [uids[n] for n in numbers]
+
+    def _symbol_table(self, perm: np.ndarray, sorted_uids: list[str]) -> pa.Table:
+        """One row per id: a file's own symbol (the last row given for its uid, as a dict
+        keyed by uid would keep) or the external row of a target outside the repository."""
+        is_symbol = np.frombuffer(self._is_symbol, np.uint8)
+        ext_numbers = np.flatnonzero(
+            (np.frombuffer(self._is_external, np.uint8) == 1) & (is_symbol == 0)
+        )
+        ext_rows = [[] for _ in ROW_SCHEMA.names]
+        for n in ext_numbers.tolist():
+            ext_rows[0].append(n)
+            for col, value in zip(ext_rows[1:], external_row(self._uids[n])):
+                col.append(value)
+        batches = [*self._batches, pa.RecordBatch.from_arrays(
+            [pa.array(col, type=f.type) for col, f in zip(ext_rows, ROW_SCHEMA)], schema=ROW_SCHEMA,
+        )]  # fmt: skip
+        self._batches = []
+        rows = pa.Table.from_batches(batches, schema=ROW_SCHEMA)
+        del batches
+        ids = perm[rows["tmp"].to_numpy()]
+        order = np.lexsort((np.arange(len(ids)), ids))
+        last = np.ones(len(order), dtype=bool)
+        last[:-1] = ids[order[:-1]] != ids[order[1:]]
+        keep = order[last]
+        if len(keep) != len(sorted_uids):
+            raise AssertionError("every node needs exactly one symbol row")
+        rows = rows.take(pa.array(keep)).combine_chunks()
+        columns = [pa.array(np.arange(len(keep), dtype=np.int64)) if c == "id" else rows[c]
+                   for c, _ in NODE_TABLES["Symbol"]]  # fmt: skip
+        return pa.Table.from_arrays(columns, names=[c for c, _ in NODE_TABLES["Symbol"]])
+
+    def _edges(self, perm: np.ndarray) -> tuple:
+        """Edges between nodes, one per (relation, source, target): the best by
+        `resolved.better` (most confident, earliest line, then reason), in key order."""
+        rel = np.frombuffer(self._rel, np.int8)
+        src = perm[np.frombuffer(self._src, np.int64)]
+        dst = perm[np.frombuffer(self._dst, np.int64)]
+        conf = np.frombuffer(self._conf, np.float64)
+        line = np.frombuffer(self._line, np.int64)
+        by_name = sorted(self._reasons)
+        rank = np.array([by_name.index(r) for r in self._reasons] or [0], dtype=np.int64)
+        reason = np.frombuffer(self._reason, np.int16)
+        ok = np.flatnonzero((src >= 0) & (dst >= 0))
+        rel, src, dst, conf, line, reason = (a[ok] for a in (rel, src, dst, conf, line, reason))
+        order = np.lexsort((rank[reason], line, -conf, dst, src, rel))
+        rel, src, dst, conf, line, reason = (a[order] for a in (rel, src, dst, conf, line, reason))
+        first = np.ones(len(rel), dtype=bool)
+        first[1:] = (rel[1:] != rel[:-1]) | (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+        return rel[first], src[first], dst[first], conf[first], reason[first], line[first]
+
+    def _ext_refs(self, perm: np.ndarray, rel: np.ndarray, dst: np.ndarray) -> dict[str, int]:
+        """External uid -> edges into it, in the order the edges were first met (as a dict
+        of every edge, filled in file order, would list them)."""
+        is_ext = np.frombuffer(self._is_external, np.uint8).astype(bool)
+        nodes = perm >= 0
+        src_n = np.frombuffer(self._src, np.int64)
+        dst_n = np.frombuffer(self._dst, np.int64)
+        met = np.flatnonzero(is_ext[dst_n] & nodes[src_n] & nodes[dst_n])
+        numbers, first = np.unique(dst_n[met], return_index=True)
+        ext_ids, counts = np.unique(dst[np.isin(dst, perm[numbers])], return_counts=True)
+        count_of = dict(zip(ext_ids.tolist(), counts.tolist()))
+        out: dict[str, int] = {}
+        for n in numbers[np.argsort(met[first], kind="stable")].tolist():
+            out[self._uids[n]] = count_of[int(perm[n])]
+        return out
+
+
+def edge_codes(c: FullContent) -> tuple[np.ndarray, np.ndarray]:
+    """Every edge as a sorted `state.edge_code` and its float32 confidence."""
+    etype = np.array([csr.EDGE_TYPES[r] for r in RELS], dtype=np.int64)[c.rel.astype(np.int64)]
+    codes = (c.src << (ID_BITS + TYPE_BITS)) | (c.dst << TYPE_BITS) | etype
+    order = np.argsort(codes, kind="stable")
+    return codes[order], c.confidence.astype(np.float32)[order]
+
+
+def node_arrays(c: FullContent) -> tuple[np.ndarray, np.ndarray]:
+    """Per id: test flag and kind code (255 for a kind the snapshot has no code for)."""
+    flags = c.symbols["is_test"].to_numpy(zero_copy_only=False).astype(np.uint8)
+    kind = pc.dictionary_encode(c.symbols["kind"]).combine_chunks()
+    codes = np.array([csr.KIND_CODES.get(k, 255) for k in kind.dictionary.to_pylist()] or [255],
+                     dtype=np.uint8)  # fmt: skip
+    return flags, codes[kind.indices.to_numpy(zero_copy_only=False)]
+
+
+def symbol_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """(table name, Arrow table) in COPY order: the same rows as `tables.full_tables`."""
+    yield "File", files
+    for i in range(0, c.symbols.num_rows, SYMBOL_SLICE):
+        yield "Symbol", c.symbols.slice(i, SYMBOL_SLICE)
+    defined = c.symbols.filter(pc.not_equal(c.symbols["file"], ""))
+    yield "DEFINES", pa.table({"from": defined["file"], "to": defined["uid"]})
+    del defined
+    uid = c.symbols["uid"]
+    for no, name in sorted(enumerate(RELS), key=lambda x: list(REL_TABLES).index(x[1])):
+        at = np.flatnonzero(c.rel == no)
+        cols = {"from": uid.take(pa.array(c.src[at])), "to": uid.take(pa.array(c.dst[at]))}
+        for prop, _ in REL_TABLES[name][2]:
+            if prop == "confidence":
+                cols[prop] = pa.array(c.confidence[at], type=pa.float64())
+            elif prop == "reason":
+                cols[prop] = c.reason.take(pa.array(at))
+            else:
+                cols[prop] = pa.array(c.line[at], type=pa.int64())
+        yield name, pa.table(cols)
+
+
+def full_state(c: FullContent, used: dict[str, bytes], modules: dict,
+               summaries: dict[str, bytes], gen: layout.Generation) -> GraphState:  # fmt: skip
+    """The state a full build leaves; its resolved outputs are the pack, moved into `gen`."""
+    refs: dict[str, Ref] = {}
+    if c.pack is not None:
+        name = f"pack-{gen.number}.bin"
+        os.replace(c.pack, gen.path / name)
+        refs = {p: (name, off, n) for p, (off, n) in c.pack_spans.items()}
+    codes, confs = edge_codes(c)
+    totals = {"calls": c.calls, "edges": c.edge_counts(), "symbols": c.n_nodes}
+    return GraphState(refs, used, modules, c.ids, [], c.foreign, c.ext_refs, totals, summaries,
+                      codes, confs, pack_dir=gen.path)  # fmt: skip
