@@ -1,7 +1,11 @@
-"""Issue 4: a full index of Django, a no-change re-run, and re-runs after editing one leaf
-file and one widely imported file, each as the CLI runs it, with its ratio to the full index.
+"""Issue 4: a full index of Django, a no-change re-run, and re-runs after one-file edits, each
+as the CLI runs it, with its ratio to the full index.
 
-`seconds` is the work done inside analyze (start-up excluded); wall includes start-up.
+The edits: a comment in a leaf module and in a widely imported one (`django/db/models/
+__init__.py`, imported by ~1,000 files), a function body in a widely imported module
+(`django.utils.functional`), a new class in a leaf module, and a new subclass (with a
+method) of a model class. `seconds` is the work done inside analyze (start-up excluded);
+wall includes start-up.
 
     pytest benchmarks/bench_incremental.py --benchmark-only -s
 """
@@ -17,6 +21,14 @@ from sources import fresh_copy, run_measured, sdist
 
 LEAF = "django/utils/timesince.py"
 WIDE = "django/db/models/__init__.py"
+BODY = (
+    "django/utils/functional.py",
+    "return keep_lazy(str)(func)",
+    "return keep_lazy(str, str)(func)",
+)
+NEW_CLASS = "\n\nclass Added:\n    def added(self):\n        return timesince(None)\n"
+SUBCLASS = ("django/contrib/flatpages/models.py",
+            "\n\nclass ExtraPage(FlatPage):\n    def extra_title(self):\n        return self.title\n")  # fmt: skip
 ROWS: list[tuple[str, float, float, str]] = []
 
 
@@ -41,22 +53,43 @@ def touch(repo: Path, rel: str, n: int) -> None:
     p.write_text(p.read_text() + f"\n# edit {n}\n")
 
 
+def append(repo: Path, rel: str, text: str) -> None:
+    p = repo / rel
+    p.write_text(p.read_text() + text)
+
+
+def replace(repo: Path, rel: str, old: str, new: str) -> None:
+    p = repo / rel
+    text = p.read_text()
+    assert old in text, f"{rel} no longer holds {old!r}"
+    p.write_text(text.replace(old, new, 1))
+
+
 def test_incremental_runs(benchmark, django):
     wall, full = analyze(django, "--force")
     ROWS.append(("full index", wall, full["seconds"], full["mode"]))
     counter = iter(range(10_000))
 
-    def run(label, rel=None):
-        if rel:
-            touch(django, rel, next(counter))
+    def run(label, edit=None):
+        if edit:
+            edit()
         wall, rep = analyze(django)
         detail = f"{rep['mode']}; parsed {rep.get('parsed', 0)}, resolved {rep.get('resolved', 0)}"
         ROWS.append((label, wall, rep["seconds"], detail))
         return rep
 
     assert run("no change")["mode"] == "unchanged"
-    benchmark.pedantic(lambda: run("leaf edit", LEAF), rounds=3, iterations=1)
-    assert run("widely imported edit", WIDE)["mode"] == "incremental"
+    benchmark.pedantic(
+        lambda: run("leaf edit", lambda: touch(django, LEAF, next(counter))), rounds=3, iterations=1
+    )
+    edits = [
+        ("widely imported edit", lambda: touch(django, WIDE, next(counter))),
+        ("widely imported body", lambda: replace(django, *BODY)),
+        ("new class in a leaf", lambda: append(django, LEAF, NEW_CLASS)),
+        ("new model subclass", lambda: append(django, *SUBCLASS)),
+    ]
+    for label, edit in edits:
+        assert run(label, edit)["mode"] == "incremental"
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -43,15 +43,15 @@ def test_watch_refreshes_after_edits_and_stops_on_ctrl_c(tmp_path):
         first = _read_line(proc, time.monotonic() + 60)
         assert first.startswith("indexed 8 files")
         # a burst of saves to two files: one refresh
-        (repo / "a.py").write_text("def f():\n    return 2\n\ndef h():\n    return f()\n")
+        (repo / "a.py").write_text("def f():\n    return h()\n\ndef h():\n    return 2\n")
         (repo / "c.py").write_text("from a import h\n\nh()\n")
         line = _read_line(proc, time.monotonic() + 60)
-        # a.py, c.py and b.py (which uses `f`); the other six files are untouched
+        # a.py, c.py and b.py (which uses `f`, whose body changed); the other six are untouched
         assert line.startswith("changed 2, re-parsed 2, re-resolved 3 (incremental) in ")
         assert line.endswith(" ms")
         with Index.open(repo) as index:
             rows = index.cypher("MATCH (a:Symbol)-[:CALLS]->(b:Symbol) RETURN a.uid, b.uid").rows
-        assert ["c.py::", "a.py::h"] in rows and ["a.py::h", "a.py::f"] in rows
+        assert ["c.py::", "a.py::h"] in rows and ["a.py::f", "a.py::h"] in rows
     finally:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
