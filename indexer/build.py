@@ -598,6 +598,7 @@ class _Run:
         t = time.perf_counter()
         blobs, parsed = facts_for(self.records, self.data, self.cache, self.options,
                                   self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
+        self.data.clear()  # every source file's bytes (shared with the caller): last used here
         facts = decode(self.records, blobs, self.repo, self.cache)
         del blobs
         self._phase("extract", t)

@@ -36,9 +36,11 @@ BATCH_ROWS = 65536  # symbol rows gathered as Python values before they become a
 RELS = sorted(r for r in REL_TABLES if r != "DEFINES")
 REL_NO = {r: i for i, r in enumerate(RELS)}
 # Symbol columns as a file's output gives them (SymbolRow order): the schema's, without `id`.
-ROW_COLUMNS = [(c, t) for c, t in NODE_TABLES["Symbol"] if c != "id"]
+# Symbol columns as a file's output gives them (SymbolRow order), without `uid` (the uid
+# number stands for it: ids are in uid order, so the column is the sorted uids) and `id`.
+ROW_COLUMNS = [(c, t) for c, t in NODE_TABLES["Symbol"] if c not in ("uid", "id")]
 ROW_SCHEMA = pa.schema([("tmp", pa.int64())] + [(c, ARROW_TYPES[t]) for c, t in ROW_COLUMNS])
-assert [c for c, _ in ROW_COLUMNS] == list(SymbolRow._fields)
+assert ["uid"] + [c for c, _ in ROW_COLUMNS] == list(SymbolRow._fields)
 
 
 @dataclass
@@ -89,8 +91,8 @@ class FullGraph:
         self._is_external = bytearray()
         self._rows: list[list] = [[] for _ in ROW_SCHEMA.names]
         self._batches: list[pa.RecordBatch] = []
-        self._rel, self._src, self._dst = array("b"), array("q"), array("q")
-        self._conf, self._reason, self._line = array("d"), array("h"), array("q")
+        self._rel, self._src, self._dst = array("b"), array("i"), array("i")
+        self._conf, self._reason, self._line = array("d"), array("h"), array("i")
         self._reasons: dict[str, int] = {}
         self._foreign: dict[tuple, list[str]] = {}
         self._calls: Counter = Counter()
@@ -127,8 +129,7 @@ class FullGraph:
             n = self._number(s.uid)
             self._is_symbol[n] = 1
             rows[0].append(n)
-            rows[1].append(self._uids[n])
-            for col, value in zip(rows[2:], s[1:]):
+            for col, value in zip(rows[1:], s[1:]):
                 col.append(value)
         if len(rows[0]) >= BATCH_ROWS:
             self._flush_rows()
@@ -218,7 +219,7 @@ class FullGraph:
         ext_rows = [[] for _ in ROW_SCHEMA.names]
         for n in ext_numbers.tolist():
             ext_rows[0].append(n)
-            for col, value in zip(ext_rows[1:], external_row(self._uids[n])):
+            for col, value in zip(ext_rows[1:], external_row(self._uids[n])[1:]):
                 col.append(value)
         batches = [*self._batches, pa.RecordBatch.from_arrays(
             [pa.array(col, type=f.type) for col, f in zip(ext_rows, ROW_SCHEMA)], schema=ROW_SCHEMA,
@@ -234,18 +235,19 @@ class FullGraph:
         if len(keep) != len(sorted_uids):
             raise AssertionError("every node needs exactly one symbol row")
         rows = rows.take(pa.array(keep)).combine_chunks()
-        columns = [pa.array(np.arange(len(keep), dtype=np.int64)) if c == "id" else rows[c]
-                   for c, _ in NODE_TABLES["Symbol"]]  # fmt: skip
+        made = {"uid": pa.array(sorted_uids, type=pa.string()),
+                "id": pa.array(np.arange(len(keep), dtype=np.int64))}  # fmt: skip
+        columns = [made[c] if c in made else rows[c] for c, _ in NODE_TABLES["Symbol"]]
         return pa.Table.from_arrays(columns, names=[c for c, _ in NODE_TABLES["Symbol"]])
 
     def _edges(self, perm: np.ndarray) -> tuple:
         """Edges between nodes, one per (relation, source, target): the best by
         `resolved.better` (most confident, earliest line, then reason), in key order."""
         rel = np.frombuffer(self._rel, np.int8)
-        src = perm[np.frombuffer(self._src, np.int64)]
-        dst = perm[np.frombuffer(self._dst, np.int64)]
+        src = perm[np.frombuffer(self._src, np.int32)]
+        dst = perm[np.frombuffer(self._dst, np.int32)]
         conf = np.frombuffer(self._conf, np.float64)
-        line = np.frombuffer(self._line, np.int64)
+        line = np.frombuffer(self._line, np.int32).astype(np.int64)
         by_name = sorted(self._reasons)
         rank = np.array([by_name.index(r) for r in self._reasons] or [0], dtype=np.int64)
         reason = np.frombuffer(self._reason, np.int16)
@@ -262,8 +264,8 @@ class FullGraph:
         of every edge, filled in file order, would list them)."""
         is_ext = np.frombuffer(self._is_external, np.uint8).astype(bool)
         nodes = perm >= 0
-        src_n = np.frombuffer(self._src, np.int64)
-        dst_n = np.frombuffer(self._dst, np.int64)
+        src_n = np.frombuffer(self._src, np.int32)
+        dst_n = np.frombuffer(self._dst, np.int32)
         met = np.flatnonzero(is_ext[dst_n] & nodes[src_n] & nodes[dst_n])
         numbers, first = np.unique(dst_n[met], return_index=True)
         ext_ids, counts = np.unique(dst[np.isin(dst, perm[numbers])], return_counts=True)
