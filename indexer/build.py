@@ -348,24 +348,20 @@ def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
     return out
 
 
-def hierarchy_changes(projects: dict[str, object], before: dict[str, tuple],
-                      lang_of: dict[str, str], old_files: dict) -> tuple[set[str], set[str]]:  # fmt: skip
-    """(value names, edge names) the resolvers report as reaching a changed class hierarchy
-    (`before`: the previous run's summaries, handed to each project for its own language
-    group's files)."""
-    values: set[str] = set()
-    edges: set[str] = set()
+def hierarchy_changes(
+    projects: dict[str, object], before: dict[str, tuple], group_of: dict[str, str]
+) -> dict[str, tuple[set[str], set[str]]]:
+    """Per resolver group, the (value names, edge names) its project reports as reaching a
+    changed class hierarchy (`before`: the previous run's summaries; each project is handed
+    those of its own group's files)."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
     for project in {id(p): p for p in projects.values()}.values():
         hook = getattr(project, "hierarchy_changes", None)
-        if hook is None:
+        if hook is None or not project.paths:
             continue
-        group = LANGUAGES[lang_of[next(iter(project.paths))]].group
-        mine = {p: v for p, v in before.items()
-                if p in old_files and LANGUAGES[old_files[p].language].group == group}  # fmt: skip
-        more = hook(mine)
-        values |= more[0]
-        edges |= more[1]
-    return values, edges
+        group = group_of[project.paths[0]]
+        out[group] = hook({p: v for p, v in before.items() if group_of.get(p) == group})
+    return out
 
 
 def changed_modules(modules: dict, before: dict, lang_of: dict[str, str], paths,
@@ -712,9 +708,17 @@ class _Run:
 
         t = time.perf_counter()
         lang_of = {r.path: r.language for r in self.records}
+        old_lang = {p: fs.language for p, fs in prev.files.files.items()}
+        # names are planned per resolver group: a Python name never binds in a JS file
+        group_of = {p: LANGUAGES[lang].group for p, lang in {**old_lang, **lang_of}.items()}
+        members: dict[str, set[str]] = {}
+        for p in group_of:
+            members.setdefault(group_of[p], set()).add(p)
         new_used: dict[str, bytes] = {}
         used: dict[str, frozenset[str]] = {}
-        binders = [flow_binders(f) for f in old_facts.values()]
+        binders: dict[str, list] = {}
+        for p, f in old_facts.items():
+            binders.setdefault(group_of[p], []).append(flow_binders(f))
         for p in present:
             keys = None if p in changed else old_state.lookup_keys(p)
             if keys is None:
@@ -722,25 +726,38 @@ class _Run:
                 new_used[p] = lookup_keys_blob(f)
                 keys = (frozenset(used_names(f)), flow_binders(f))
             used[p] = keys[0]
-            binders.append(keys[1])
+            binders.setdefault(group_of[p], []).append(keys[1])
+        touched = {
+            g: touched_names(plan.within(members[g]), old_facts, new_facts, binders.get(g, []))
+            for g in {group_of[p] for p in changed}
+        }
+
+        def affected_by(touched: dict[str, set[str] | None]) -> set[str]:
+            out: set[str] = set()
+            for g, names in touched.items():
+                here = [p for p in present if p in members[g]]
+                out |= affected_files(plan.within(members[g]), here,
+                                      {p: used[p] for p in here}, names)  # fmt: skip
+            return out
+
         # re-resolve what uses a changed name. Projects summarise only those files again (a
         # class's bases are looked up like its calls); a changed class hierarchy touches more
         # names, whose users are summarised in turn, until no name is added
-        touched = touched_names(plan, old_facts, new_facts, binders)
-        affected = affected_files(plan, present, used, touched)
+        affected = affected_by(touched)
         before = {p: marshal.loads(b) for p, b in old_state.summaries.items()}
         while True:
             projects = make_projects(facts, lang_of, self.configs, Prior(before, affected))
-            values, edges = hierarchy_changes(projects, before, lang_of, prev.files.files)
-            if touched is None or (values | edges) <= touched:
-                break
-            touched |= values | edges | reachers_of(values, binders)
-            grown = affected_files(plan, present, used, touched)
+            grew = False
+            for g, (values, edges) in hierarchy_changes(projects, before, group_of).items():
+                names = touched.setdefault(g, set())
+                if names is not None and not (values | edges) <= names:
+                    names |= values | edges | reachers_of(values, binders.get(g, []))
+                    grew = True
+            grown = affected_by(touched) if grew else affected
             if grown <= affected:
                 break
             affected = grown
         modules = module_names(projects)
-        old_lang = {p: fs.language for p, fs in prev.files.files.items()}
         changed_langs = {lang_of.get(p) or old_lang.get(p) for p in changed}
         module_changed = changed_modules(modules, old_state.modules, lang_of, present,
                                          changed_langs)  # fmt: skip

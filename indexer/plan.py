@@ -74,6 +74,15 @@ class ChangePlan:
     def size(self) -> int:
         return len(self.added) + len(self.modified) + len(self.deleted) + len(self.renamed)
 
+    def within(self, paths: Collection[str]) -> ChangePlan:
+        """The part of the plan that concerns `paths` (a rename when either side does)."""
+        return ChangePlan(
+            [p for p in self.added if p in paths],
+            [p for p in self.modified if p in paths],
+            [p for p in self.deleted if p in paths],
+            [(a, b) for a, b in self.renamed if a in paths or b in paths],
+        )
+
 
 def plan_changes(old: dict[str, str], new: dict[str, str]) -> ChangePlan:
     """`old`/`new`: path -> content hash ("" for a file that could not be read)."""
