@@ -5,7 +5,9 @@ from __future__ import annotations
 from codeimpact.indexer.languages import golang, java, python, rust, typescript
 from codeimpact.indexer.languages.base import LanguageSpec
 
-LANGUAGES: dict[str, LanguageSpec] = {spec.name: spec for spec in (python.SPEC, *typescript.SPECS, rust.SPEC, golang.SPEC, java.SPEC)}
+LANGUAGES: dict[str, LanguageSpec] = {
+    spec.name: spec for spec in (python.SPEC, *typescript.SPECS, rust.SPEC, golang.SPEC, java.SPEC)
+}
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES.values() for ext in spec.extensions}
 
