@@ -635,11 +635,16 @@ class _Run:
         summaries and each file's lookup keys."""
         lang_of = {r.path: r.language for r in self.records}
         projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, self.configs)
+        used: dict[str, bytes] = {}
         for path in sorted(facts):
-            graph.add(projects[lang_of[path]].resolve_file(path))
+            project = projects[lang_of[path]]
+            graph.add(project.resolve_file(path))
+            used[path] = lookup_keys_blob(facts[path])
+            release = getattr(project, "release", None)
+            if release is not None:
+                release(path)
         modules = module_names(projects)
         summaries = summaries_of(projects)
-        used = {p: lookup_keys_blob(f) for p, f in facts.items()}
         del projects
         # the resolvers' indexes (every file's facts among them) hold reference cycles, and
         # the collector is paused for the run: collect now, or they outlive the whole write

@@ -246,6 +246,15 @@ class PythonProject:
             classes.append((local, bases, unknown, implicit, clean))
         return fi.module, methods, classes
 
+    def release(self, path: str) -> None:
+        """Drop the calls and references of a resolved file (from the facts this project was
+        given): only resolving that file reads them, and at the end of a full build of a large
+        tree they would be the biggest part of the memory still held."""
+        fi = dict.get(self.files, path)  # never index a file just to release it
+        if fi is not None:
+            fi.facts.calls = []
+            fi.facts.references = []
+
     def summaries(self) -> dict[str, tuple]:
         """Per file, what `Prior` hands the next run (plain tuples: marshal-able)."""
         return self._summary
