@@ -11,9 +11,8 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 
-import pyarrow as pa
-
 from codeimpact.graph import layout
+from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
 from codeimpact.graph.store import Writer
 
@@ -80,16 +79,6 @@ def clone_database(src: layout.Generation, dst: layout.Generation) -> None:
         shutil.copyfile(wal, dst.db_path.with_name(dst.db_path.name + ".wal"))
 
 
-_PA = {"STRING": pa.string(), "INT64": pa.int64(), "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64()}
-
-
-def _arrow(columns: list[tuple[str, str]], rows: list[tuple]) -> pa.Table:
-    cols = list(zip(*rows))
-    return pa.table(
-        {name: pa.array(list(cols[i]), type=_PA[t]) for i, (name, t) in enumerate(columns)}
-    )
-
-
 def _structs(columns: list[str], rows: list[tuple]) -> list[dict]:
     return [dict(zip(columns, r)) for r in rows]
 
@@ -137,7 +126,7 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
         sym_cols = [c for c, _ in NODE_TABLES["Symbol"]]
         if delta.symbols_insert:
             if len(delta.symbols_insert) >= COPY_THRESHOLD:
-                arrow_rows = _arrow(NODE_TABLES["Symbol"], delta.symbols_insert)  # noqa: F841
+                arrow_rows = arrow_table(NODE_TABLES["Symbol"], delta.symbols_insert)  # noqa: F841
                 conn.execute("COPY Symbol FROM arrow_rows")
             else:
                 props = ", ".join(f"{c}: r.{c}" for c in sym_cols)
@@ -151,7 +140,7 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
             src_t, dst_t, props = REL_TABLES[rel]
             if len(rows) >= COPY_THRESHOLD:
                 cols = [("from", "STRING"), ("to", "STRING"), *props]
-                arrow_rows = _arrow(cols, rows)  # noqa: F841
+                arrow_rows = arrow_table(cols, rows)  # noqa: F841
                 conn.execute(f"COPY {rel} FROM arrow_rows")
                 continue
             sk = NODE_TABLES[src_t][0][0]

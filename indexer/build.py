@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,12 +32,11 @@ from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.graph.sidecar import read_unresolved, write_unresolved
 from codeimpact.graph.store import Writer
-from codeimpact.indexer import full_graph, worktree
+from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import SourceFile, discover
 from codeimpact.indexer.facts import FileFacts
 from codeimpact.indexer.facts_cache import FactsCache
-from codeimpact.indexer.full_graph import FullGraph
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.incremental import compute_delta
@@ -71,6 +71,9 @@ from codeimpact.indexer.tables import (
     write_snapshot_arrays,
 )
 from codeimpact.indexer.workers import extract_parallel
+
+if TYPE_CHECKING:
+    from codeimpact.indexer import full_graph
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
@@ -598,8 +601,11 @@ class _Run:
         facts = decode(self.records, blobs, self.repo, self.cache)
         del blobs
         self._phase("extract", t)
+        # the full build's graph needs pyarrow; incremental runs go without its import time
+        from codeimpact.indexer import full_graph
+
         t = time.perf_counter()
-        graph = FullGraph(self.idx)
+        graph = full_graph.FullGraph(self.idx)
         try:
             modules, summaries, used = self._resolve_all(facts, graph)
             del facts
@@ -630,7 +636,7 @@ class _Run:
         layout.publish(self.idx, gen)
         return self._report("full", gen.number, stats, incomplete, reason, n_resolved)
 
-    def _resolve_all(self, facts: dict[str, FileFacts], graph: FullGraph) -> tuple:
+    def _resolve_all(self, facts: dict[str, FileFacts], graph: full_graph.FullGraph) -> tuple:
         """Resolve every file into `graph`; returns the module names, the resolvers'
         summaries and each file's lookup keys."""
         lang_of = {r.path: r.language for r in self.records}

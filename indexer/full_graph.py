@@ -25,10 +25,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from codeimpact.graph import csr, layout
+from codeimpact.graph.arrow import arrow_type
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, ResolvedFile, SymbolRow
 from codeimpact.indexer.state import ID_BITS, TYPE_BITS, GraphState, Ref, resolved_blob
-from codeimpact.indexer.tables import ARROW_TYPES, external_row
+from codeimpact.indexer.tables import external_row
 
 SYMBOL_SLICE = 4096  # rows per Symbol COPY: Kùzu holds less working memory for several small ones
 BATCH_ROWS = 65536  # symbol rows gathered as Python values before they become an Arrow batch
@@ -39,7 +40,7 @@ REL_NO = {r: i for i, r in enumerate(RELS)}
 # Symbol columns as a file's output gives them (SymbolRow order), without `uid` (the uid
 # number stands for it: ids are in uid order, so the column is the sorted uids) and `id`.
 ROW_COLUMNS = [(c, t) for c, t in NODE_TABLES["Symbol"] if c not in ("uid", "id")]
-ROW_SCHEMA = pa.schema([("tmp", pa.int64())] + [(c, ARROW_TYPES[t]) for c, t in ROW_COLUMNS])
+ROW_SCHEMA = pa.schema([("tmp", pa.int64())] + [(c, arrow_type(t)) for c, t in ROW_COLUMNS])
 assert ["uid"] + [c for c, _ in ROW_COLUMNS] == list(SymbolRow._fields)
 
 

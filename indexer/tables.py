@@ -9,19 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from codeimpact.graph import csr, layout
+from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
 from codeimpact.graph.store import Writer
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, SymbolRow
 from codeimpact.indexer.state import decode_codes
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 EdgeKey = tuple[str, str, str]  # (rel, src, dst)
-ARROW_TYPES = {"STRING": pa.string(), "INT64": pa.int64(), "BOOLEAN": pa.bool_(),
-               "DOUBLE": pa.float64()}  # fmt: skip
 
 
 def external_row(uid: str) -> SymbolRow:
@@ -35,12 +37,7 @@ def file_row(rec) -> tuple:
 
 
 def file_table(records) -> pa.Table:
-    rows = [file_row(r) for r in records]
-    columns = NODE_TABLES["File"]
-    values = list(zip(*rows)) if rows else [[] for _ in columns]
-    return pa.table(
-        {c: pa.array(list(v), type=ARROW_TYPES[t]) for (c, t), v in zip(columns, values)}
-    )
+    return arrow_table(NODE_TABLES["File"], [file_row(r) for r in records])
 
 
 def symbol_row(s: SymbolRow, sid: int) -> tuple:
