@@ -147,16 +147,27 @@ def _module_names(path: str) -> set[str]:
     return out
 
 
+def _function_scopes(facts: FileFacts) -> set[str]:
+    return {s.local for s in facts.symbols if s.kind in _FUNCTION_KINDS}
+
+
 def _import_bindings(facts: FileFacts | None) -> set[tuple]:
+    """The imports another file can see: not those inside a function (its locals)."""
     if facts is None:
         return set()
-    return {(i.scope, i.module, i.level, i.name, i.alias) for i in facts.imports}
+    local = _function_scopes(facts)
+    return {(i.scope, i.module, i.level, i.name, i.alias) for i in facts.imports
+            if i.scope not in local}  # fmt: skip
 
 
 def _value_bindings(facts: FileFacts | None) -> set[tuple]:
+    """The assignments another file can see: module and class level ones, and attributes
+    (`self.x = ...`); a function's local variables are seen only through the function."""
     if facts is None:
         return set()
-    return {(b.scope, b.name, b.value, b.is_call) for b in facts.bindings}
+    local = _function_scopes(facts)
+    return {(b.scope, b.name, b.value, b.is_call) for b in facts.bindings
+            if "." in b.name or b.scope not in local}  # fmt: skip
 
 
 def _without_positions(f: FileFacts) -> tuple:
