@@ -36,7 +36,6 @@ BATCH_ROWS = 65536  # symbol rows gathered as Python values before they become a
 # Edge relations by number, in name order, so sorting by number sorts by name.
 RELS = sorted(r for r in REL_TABLES if r != "DEFINES")
 REL_NO = {r: i for i, r in enumerate(RELS)}
-# Symbol columns as a file's output gives them (SymbolRow order): the schema's, without `id`.
 # Symbol columns as a file's output gives them (SymbolRow order), without `uid` (the uid
 # number stands for it: ids are in uid order, so the column is the sorted uids) and `id`.
 ROW_COLUMNS = [(c, t) for c, t in NODE_TABLES["Symbol"] if c not in ("uid", "id")]
