@@ -243,8 +243,10 @@ def extract_files(
     options: RunOptions,
     progress: Progress | None,
     timeout_s: float,
+    on_blob: Callable[[str, bytes], None],
 ) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Facts blobs of the given files, and the files that failed (path -> reason).
+    """Facts blobs of the given files, and the files that failed (path -> reason);
+    `on_blob(path, blob)` runs for each blob as it is made.
 
     Worker processes do the work (with the per-file time limit) unless there is too
     little of it to pay for them."""
@@ -255,13 +257,16 @@ def extract_files(
         for i, item in enumerate(todo):
             for path, blob in extract_many([item]):
                 out[path] = blob
+                on_blob(path, blob)
             if progress and (i % 16 == 0 or i + 1 == len(todo)):
                 progress("extract", i + 1, len(todo))
         return out, {}
-    return extract_parallel(todo, workers, timeout_s, progress)
+    return extract_parallel(todo, workers, timeout_s, progress, on_blob)
 
 
 def facts_for(
+    repo: Path,
+    max_size: int,
     records: list[FileRecord],
     data: dict[str, bytes],
     cache: FactsCache,
@@ -281,12 +286,19 @@ def facts_for(
             blobs[rec.path] = blob
         elif rec.path in data:
             todo.append((rec.path, rec.language, data[rec.path]))
-    extracted, failed = extract_files(todo, options, progress, timeout_s)
+        else:  # taken as unchanged by the scan, but its facts are not cached: read it now
+            rr = read_source(str(repo), rec.path, max_size)
+            if rr.data is not None:
+                rec.size, rec.content_hash = rr.size, rr.content_hash
+                todo.append((rec.path, rec.language, rr.data))
+    by_path = {r.path: r for r in records}
+
+    def cache_it(path: str, blob: bytes) -> None:
+        cache.put(by_path[path].content_hash, blob)
+
+    extracted, failed = extract_files(todo, options, progress, timeout_s, cache_it)
     for path, blob in extracted.items():
         blobs[path] = blob
-    by_path = {r.path: r for r in records}
-    for path in extracted:
-        cache.put(by_path[path].content_hash, extracted[path])
     for path, why in failed.items():
         code, _, detail = why.partition(": ")
         # recorded like an unreadable file: kept in the File table, no symbols
@@ -295,13 +307,15 @@ def facts_for(
     return blobs, len(extracted)
 
 
-def facts_of_blob(rec: FileRecord, blob: bytes | None, repo: Path, cache: FactsCache) -> FileFacts:
+def facts_of_blob(
+    rec: FileRecord, blob: bytes | None, repo: Path, max_size: int, cache: FactsCache
+) -> FileFacts:
     """The facts in a blob; a missing blob or one of another format is extracted again from
     the file (and cached when the file still has the content the run recorded)."""
     if blob is not None:
         with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
             return FileFacts.from_bytes(blob)
-    rr = read_source(str(repo), rec.path, 1 << 62)
+    rr = read_source(str(repo), rec.path, max_size)
     blob = extract_source(rec.language, rr.data or b"")
     if rr.content_hash == rec.content_hash:
         cache.put(rec.content_hash, blob)
@@ -309,14 +323,15 @@ def facts_of_blob(rec: FileRecord, blob: bytes | None, repo: Path, cache: FactsC
 
 
 def decode(
-    records: list[FileRecord], blobs: dict[str, bytes], repo: Path, cache: FactsCache
-) -> dict[str, FileFacts]:
+    records: list[FileRecord], blobs: dict[str, bytes], repo: Path, max_size: int,
+    cache: FactsCache,
+) -> dict[str, FileFacts]:  # fmt: skip
     """FileFacts of every blob; each record takes the status its facts report."""
     facts: dict[str, FileFacts] = {}
     by_path = {r.path: r for r in records}
     for path, blob in blobs.items():
         rec = by_path[path]
-        f = facts[path] = facts_of_blob(rec, blob, repo, cache)
+        f = facts[path] = facts_of_blob(rec, blob, repo, max_size, cache)
         if f.status != "ok":
             rec.status, rec.detail = f.status, f.error
     return facts
@@ -474,9 +489,9 @@ def analyze(
     t0 = time.perf_counter()
     repo = check_repo(path)
     idx = layout.ensure_index_dir(repo)
-    with gc_paused(), layout.writer_lock(idx, options.lock_wait):
+    with gc_paused(), layout.writer_lock(idx, options.lock_wait), contextlib.ExitStack() as stack:
         digest, comps = runner_identity(config)
-        cache = FactsCache(idx, digest)
+        cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
         if options.force:
             cache.clear()
         timings: dict[str, float] = {}
@@ -583,8 +598,13 @@ class _Run:
             },
         )
 
+    def _facts_for(self, records: list[FileRecord]) -> tuple[dict[str, bytes], int]:
+        return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
+                         self.options, self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
+
     def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
         t = time.perf_counter()
+        self.cache.flush({r.content_hash for r in self.records})
         n = max(st.ids.values(), default=-1) + 1
         write_snapshot_arrays(gen.path, gen.number, n, st.codes, st.confs, flags, kinds)
         write_unresolved(gen.path, unresolved)
@@ -595,10 +615,9 @@ class _Run:
     # -------------------------------------------------------------- full
     def full(self, reason: str) -> AnalyzeReport:
         t = time.perf_counter()
-        blobs, parsed = facts_for(self.records, self.data, self.cache, self.options,
-                                  self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
+        blobs, parsed = self._facts_for(self.records)
         self.data.clear()  # every source file's bytes (shared with the caller): last used here
-        facts = decode(self.records, blobs, self.repo, self.cache)
+        facts = decode(self.records, blobs, self.repo, self.config.max_file_size, self.cache)
         del blobs
         self._phase("extract", t)
         # the full build's graph needs pyarrow; incremental runs go without its import time
@@ -651,10 +670,9 @@ class _Run:
                 release(path)
         modules = module_names(projects)
         summaries = summaries_of(projects)
+        # the collector is paused for the run: the resolvers' indexes (every file's facts
+        # among them) must be free of reference cycles to go here, before the write
         del projects
-        # the resolvers' indexes (every file's facts among them) hold reference cycles, and
-        # the collector is paused for the run: collect now, or they outlive the whole write
-        gc.collect()
         return modules, summaries, used
 
     # -------------------------------------------------------------- no change
@@ -692,9 +710,8 @@ class _Run:
         changed = plan.changed
         # the changed files' facts now (extracted, or cached under their content) and before
         now = [r for r in self.records if r.path in changed]
-        new_blobs, parsed = facts_for(now, self.data, self.cache, self.options, self.progress,
-                                      self.config.parse_timeout_ms / 1000)  # fmt: skip
-        new_facts = decode(now, new_blobs, self.repo, self.cache)
+        new_blobs, parsed = self._facts_for(now)
+        new_facts = decode(now, new_blobs, self.repo, self.config.max_file_size, self.cache)
         old_facts: dict[str, FileFacts] = {}
         for p in changed:
             fs = prev.files.files.get(p)
@@ -712,7 +729,8 @@ class _Run:
             if path in new_facts:
                 return new_facts[path]
             rec = by_path[path]
-            return facts_of_blob(rec, self.cache.get(rec.content_hash), self.repo, self.cache)
+            blob = self.cache.get(rec.content_hash)
+            return facts_of_blob(rec, blob, self.repo, self.config.max_file_size, self.cache)
 
         facts = LazyFacts(present, load)
         self._phase("extract", t)

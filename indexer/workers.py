@@ -47,8 +47,11 @@ def extract_parallel(
     workers: int,
     timeout_s: float,
     progress: Callable[[str, int, int], None] | None = None,
+    on_blob: Callable[[str, bytes], None] | None = None,
 ) -> tuple[dict[str, bytes], dict[str, str]]:
     """Facts blobs by path, and the files that failed (path -> `timeout: ...`/`error: ...`).
+    `on_blob(path, blob)` runs as each blob arrives, in the time the parent would spend
+    waiting for the workers anyway.
 
     Each worker has its own pipe, so killing one can never leave a lock held that the
     others need (a shared multiprocessing.Queue can)."""
@@ -117,12 +120,14 @@ def extract_parallel(
                     feed(next_wid - 1)
                     continue
                 busy.pop(wid, None)
+                feed(wid)  # first: the worker goes on while this process files the result
                 if kind == "done":
                     blobs[items[idx][0]] = payload
+                    if on_blob is not None:
+                        on_blob(items[idx][0], payload)
                 else:
                     failed[items[idx][0]] = f"error: {payload}"
                 finish(idx)
-                feed(wid)
             now = time.monotonic()
             for wid, (idx, sent) in list(busy.items()):
                 if now - sent > timeout_s:

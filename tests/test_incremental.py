@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -281,6 +283,24 @@ def test_a_class_hierarchy_change_reaches_callers_that_never_name_the_base(tmp_p
     # a new class with no bases and no subclasses reaches nothing else
     (repo / "pkg/far.py").write_text("def far():\n    return 1\n\nclass Alone:\n    pass\n")
     assert run(repo).resolved == 1
+    assert_same_as_full(repo, tmp_path)
+
+
+def test_a_lost_facts_cache_loses_no_file(tmp_path):
+    """The scan takes unchanged files from the previous run without reading them; when their
+    facts are not in the cache (a `--force` run killed before it saved its cache, say),
+    they are read and extracted again, not left out of the graph."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write_files(repo, BASE)
+    old = time.time() - 60  # settled files: the scan will not read them again
+    for f in repo.rglob("*.py"):
+        os.utime(f, (old, old))
+    run(repo)
+    shutil.rmtree(repo / ".codeimpact" / "facts")
+    (repo / "pkg/util.py").write_text("def fmt(v):\n    return repr(v)\n")
+    report = run(repo)
+    assert report.mode == "full" and report.parsed == len(BASE)
     assert_same_as_full(repo, tmp_path)
 
 

@@ -192,7 +192,17 @@ class PythonProject:
             is_pkg = PurePosixPath(path).stem == "__init__"
             self._module_of[path] = (mod, mod if is_pkg else mod.rpartition(".")[0])
             self.module_file.setdefault(mod, path)
-        self.files: dict[str, _FileIndex] = _LazyIndexes(self._index_path)
+        module_of = self._module_of
+
+        def index_path(path: str) -> _FileIndex:
+            mod, package = module_of[path]  # KeyError: not a file of this project
+            fi = _FileIndex(path, mod, package, files[path])
+            PythonProject._index_file(fi)
+            return fi
+
+        # built from a closure, not a bound method: no reference cycle through the project,
+        # so dropping it frees every index at once without the (paused) cycle collector
+        self.files: dict[str, _FileIndex] = _LazyIndexes(index_path)
         # Memo of lookups. A result reached through a cycle (an entry still being computed)
         # or a depth cut depends on where the lookup started, so it is never stored: every
         # stored result is the same whatever order files are resolved in (incremental ==
@@ -225,12 +235,6 @@ class PythonProject:
             for local, bases, *_ in classes:
                 for base in bases:
                     self.subclasses.setdefault(base, []).append((path, local))
-
-    def _index_path(self, path: str) -> _FileIndex:
-        mod, package = self._module_of[path]  # KeyError: not a file of this project
-        fi = _FileIndex(path, mod, package, self._facts[path])
-        self._index_file(fi)
-        return fi
 
     def _summarise(self, path: str) -> tuple:
         fi = self.files[path]
@@ -278,7 +282,8 @@ class PythonProject:
         return None
 
     # ------------------------------------------------------------------ indexing
-    def _index_file(self, fi: _FileIndex) -> None:
+    @staticmethod
+    def _index_file(fi: _FileIndex) -> None:
         f = fi.facts
         names = fi.names
         syms = fi.syms
@@ -322,7 +327,7 @@ class PythonProject:
         for c in f.calls:
             # a plain name that is some function's parameter: a call of what it was passed
             if c.callee in param_names:
-                owner = self._param_owner(fi, c.scope, c.callee)
+                owner = PythonProject._param_owner(fi, c.scope, c.callee)
                 if owner is not None:
                     fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
         for cands in names.values():
