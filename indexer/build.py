@@ -793,7 +793,6 @@ class _Run:
         affected |= module_changed
         new_out = resolve_paths(projects, lang_of, affected)
         summaries = summaries_of(projects)
-        self.timings["facts_decoded"] = facts.decoded()
         self._phase("resolve", t)
 
         t = time.perf_counter()

@@ -41,6 +41,3 @@ class LazyFacts(Mapping[str, FileFacts]):
     def subset(self, paths: Iterable[str]) -> LazyFacts:
         """A view of some of the paths that shares the decoded facts."""
         return LazyFacts([p for p in paths if p in self._known], self._load, self._memo)
-
-    def decoded(self) -> int:
-        return len(self._memo)
