@@ -288,8 +288,10 @@ def facts_for(
             todo.append((rec.path, rec.language, data[rec.path]))
         else:  # taken as unchanged by the scan, but its facts are not cached: read it now
             rr = read_source(str(repo), rec.path, max_size)
+            rec.size, rec.content_hash, rec.status, rec.detail = (
+                rr.size, rr.content_hash, rr.status, rr.detail
+            )  # fmt: skip
             if rr.data is not None:
-                rec.size, rec.content_hash = rr.size, rr.content_hash
                 todo.append((rec.path, rec.language, rr.data))
     by_path = {r.path: r for r in records}
 
