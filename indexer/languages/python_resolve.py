@@ -177,7 +177,6 @@ class PythonProject:
         prior: Prior | None = None,
     ):
         self.is_test_path = is_test_path
-        self._facts = files
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         package_dirs = frozenset(
