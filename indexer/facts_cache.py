@@ -36,7 +36,8 @@ class FactsCache:
         self._size = 0  # its length as far as the index knows
         self._reader = None
         self._writer = None
-        self._dirty = False
+        self._dirty = False  # the index lacks blobs this run added
+        self._buffered = False  # the writer holds blobs not yet handed to the file
 
     # ------------------------------------------------------------------ reading
     def _load(self) -> dict[str, tuple[int, int]]:
@@ -56,6 +57,9 @@ class FactsCache:
             return None
         offset, length = ref
         try:
+            if self._buffered:  # put in this run and still in the writer's buffer
+                self._writer.flush()
+                self._buffered = False
             if self._reader is None:
                 self._reader = open(self.root / self._pack, "rb")  # noqa: SIM115 - kept open
             data = os.pread(self._reader.fileno(), length, offset)
@@ -81,7 +85,7 @@ class FactsCache:
             return  # a cache that cannot be written only costs time
         index[content_hash] = (self._size, len(blob))
         self._size += len(blob)
-        self._dirty = True
+        self._dirty = self._buffered = True
 
     def flush(self, live: set[str]) -> None:
         """Make what this run added durable; `live` is every content hash the index holds
@@ -125,6 +129,7 @@ class FactsCache:
                 with contextlib.suppress(OSError):
                     fh.close()
         self._reader = self._writer = None
+        self._buffered = False
 
     # ------------------------------------------------------------------ housekeeping
     def prune_other_identities(self) -> None:
