@@ -300,7 +300,7 @@ def test_a_lost_facts_cache_loses_no_file(tmp_path):
     shutil.rmtree(repo / ".codeimpact" / "facts")
     (repo / "pkg/util.py").write_text("def fmt(v):\n    return repr(v)\n")
     report = run(repo)
-    assert report.mode == "full" and report.parsed == len(BASE)
+    assert report.mode == "full" and report.resolved == len(BASE)
     assert_same_as_full(repo, tmp_path)
 
 
