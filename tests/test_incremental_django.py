@@ -32,7 +32,7 @@ EDITS = [
         + "\n\nclass Extra(Model):\n    def save(self, *args):\n        return super().save(*args)\n")),
     ("rename", lambda r: (r / "django/utils/termcolors.py").rename(
         r / "django/utils/termcolors2.py")),
-    ("delete", lambda r: (r / "django/utils/duration.py").unlink()),
+    ("delete", lambda r: (r / "django/utils/termcolors2.py").unlink()),
 ]  # fmt: skip
 
 
