@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
+import tarfile
 import textwrap
 from pathlib import Path
 
@@ -95,3 +98,46 @@ def symbols(repo: Path) -> dict[str, tuple]:
             "MATCH (s:Symbol) RETURN s.uid, s.kind, s.qualified_name, s.start_line, s.end_line"
         )
     return {r[0]: tuple(r[1:]) for r in res.rows}
+
+
+def fetch_sdist(cache: Path, name: str, version: str) -> Path | None:
+    """The unpacked PyPI sdist of name==version, downloaded once into `cache`; None offline."""
+    target = cache / f"{name}-{version}"
+    if (target / "PKG-INFO").is_file():
+        return target
+    dl = cache / "download"
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+             f"{name}=={version}", "-d", str(dl), "-q"],
+            check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    tarball = dl / f"{name}-{version}.tar.gz"
+    if not tarball.is_file():
+        return None
+    with tarfile.open(tarball) as tf:
+        for member in tf.getmembers():  # an sdist holds plain files and folders only
+            if not (member.isfile() or member.isdir()) or member.name.startswith(("/", "..")):
+                raise AssertionError(f"unexpected member in {tarball}: {member.name}")
+        if sys.version_info >= (3, 12):
+            tf.extractall(cache, filter="data")
+        else:
+            tf.extractall(cache)  # noqa: S202 - members checked above
+    return target if (target / "PKG-INFO").is_file() else None
+
+
+def sdist_copy(request, tmp_path_factory, name: str, version: str) -> Path:
+    """A fresh copy of the PyPI sdist of name==version (downloads kept in .pytest_cache,
+    which is gitignored); skips the test when it cannot be downloaded."""
+    if getattr(request.config, "cache", None) is not None:
+        cache = Path(request.config.cache.mkdir("codeimpact-sdists"))
+    else:
+        cache = tmp_path_factory.mktemp("sdists")
+    src = fetch_sdist(cache, name, version)
+    if src is None:
+        pytest.skip(f"{name} {version} sdist not downloadable (offline?)")
+    repo = tmp_path_factory.mktemp(name) / f"{name}-{version}"
+    shutil.copytree(src, repo, ignore=shutil.ignore_patterns(".codeimpact"))
+    return repo

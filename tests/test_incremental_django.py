@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from test_incremental import dump, run
-from test_python_groundtruth import fetch_sdist
+
+from conftest import sdist_copy
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -38,16 +39,7 @@ EDITS = [
 
 @pytest.fixture(scope="module")
 def django_repo(request, tmp_path_factory) -> Path:
-    if getattr(request.config, "cache", None) is not None:
-        cache = Path(request.config.cache.mkdir("codeimpact-sdists"))
-    else:
-        cache = tmp_path_factory.mktemp("sdists")
-    src = fetch_sdist(cache, "django", "5.2.8")
-    if src is None:
-        pytest.skip("django 5.2.8 sdist not downloadable (offline?)")
-    repo = tmp_path_factory.mktemp("django") / "django"
-    shutil.copytree(src, repo, ignore=shutil.ignore_patterns(".codeimpact"))
-    return repo
+    return sdist_copy(request, tmp_path_factory, "django", "5.2.8")
 
 
 def test_edits_of_django_keep_incremental_equal_to_full(django_repo, tmp_path):

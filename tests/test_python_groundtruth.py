@@ -14,62 +14,22 @@ when PyPI is unreachable.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-import tarfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from codeimpact.query.index import Index
+from conftest import sdist_copy
 
 GROUND_TRUTH = Path(__file__).parent / "groundtruth" / "flask-3.1.2-calls.json"
 PRECISION_BAR = 0.95
 RECALL_BAR = 0.8
 
 
-def fetch_sdist(cache: Path, name: str, version: str) -> Path | None:
-    """The unpacked PyPI sdist of name==version, downloaded once into `cache`; None offline."""
-    target = cache / f"{name}-{version}"
-    if (target / "PKG-INFO").is_file():
-        return target
-    dl = cache / "download"
-    try:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-             f"{name}=={version}", "-d", str(dl), "-q"],
-            check=True, capture_output=True, timeout=300,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    tarball = dl / f"{name}-{version}.tar.gz"
-    if not tarball.is_file():
-        return None
-    with tarfile.open(tarball) as tf:
-        for member in tf.getmembers():  # an sdist holds plain files and folders only
-            if not (member.isfile() or member.isdir()) or member.name.startswith(("/", "..")):
-                raise AssertionError(f"unexpected member in {tarball}: {member.name}")
-        if sys.version_info >= (3, 12):
-            tf.extractall(cache, filter="data")
-        else:
-            tf.extractall(cache)  # noqa: S202 - members checked above
-    return target if (target / "PKG-INFO").is_file() else None
-
-
 @pytest.fixture(scope="module")
 def flask_repo(request, tmp_path_factory) -> Path:
-    if getattr(request.config, "cache", None) is not None:  # kept across runs in .pytest_cache (gitignored)
-        cache = Path(request.config.cache.mkdir("codeimpact-sdists"))
-    else:
-        cache = tmp_path_factory.mktemp("sdists")
-    src = fetch_sdist(cache, "flask", "3.1.2")
-    if src is None:
-        pytest.skip("flask 3.1.2 sdist not downloadable (offline?)")
-    repo = tmp_path_factory.mktemp("flask") / "flask-3.1.2"
-    shutil.copytree(src, repo, ignore=shutil.ignore_patterns(".codeimpact"))
-    return repo
+    return sdist_copy(request, tmp_path_factory, "flask", "3.1.2")
 
 
 def test_flask_calls_precision_and_recall(flask_repo, index_repo):
