@@ -14,6 +14,7 @@ Paths, chosen per run and reported as `mode` (with `reason`):
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import hashlib
 import marshal
@@ -55,6 +56,7 @@ from codeimpact.indexer.plan import (
     used_names,
 )
 from codeimpact.indexer.reading import extract_many, extract_source, read_source
+from codeimpact.indexer.resolve_workers import resolve_parallel
 from codeimpact.indexer.resolved import ResolvedFile
 from codeimpact.indexer.state import (
     FilesState,
@@ -62,6 +64,8 @@ from codeimpact.indexer.state import (
     GraphState,
     load_files_state,
     load_graph_state,
+    resolved_blob,
+    resolved_from_blob,
     save_files_state,
     save_graph_state,
 )
@@ -80,6 +84,8 @@ Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 # Below this, worker start-up costs more than it saves (and no file is big enough to hang).
 PARALLEL_MIN_BYTES = 256 * 1024
+# Below this many files a full build resolves in this process: forking costs more.
+PARALLEL_RESOLVE_MIN = 200
 # A change to more than this share of the files is cheaper as a full rebuild.
 FULL_REBUILD_SHARE = 1 / 3
 # Re-resolving more than this many files (and more than that share of them) is cheaper as a
@@ -361,6 +367,14 @@ def make_projects(
             built[spec.group] = spec.make_project(files, configs, prior)
         projects[lang] = built[spec.group]
     return projects
+
+
+def _resolve_encoded(
+    projects: dict[str, object], lang_of: dict[str, str], facts: dict[str, FileFacts], path: str
+) -> tuple[bytes, bytes]:
+    """One file's resolved output and lookup keys, encoded to travel from a worker."""
+    rf = projects[lang_of[path]].resolve_file(path)
+    return resolved_blob(rf), lookup_keys_blob(facts[path])
 
 
 def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
@@ -664,13 +678,22 @@ class _Run:
         lang_of = {r.path: r.language for r in self.records}
         projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, self.configs)
         used: dict[str, bytes] = {}
-        for path in sorted(facts):
-            project = projects[lang_of[path]]
-            graph.add(project.resolve_file(path))
-            used[path] = lookup_keys_blob(facts[path])
-            release = getattr(project, "release", None)
-            if release is not None:
-                release(path)
+        order = sorted(facts)
+        workers = self.options.workers or os.cpu_count() or 1
+        if workers > 1 and len(order) >= PARALLEL_RESOLVE_MIN:
+            one = functools.partial(_resolve_encoded, projects, lang_of, facts)
+            for path, blob, keys in resolve_parallel(order, one, workers):
+                graph.add(resolved_from_blob(path, blob), blob)
+                used[path] = keys
+            del one
+        else:
+            for path in order:
+                project = projects[lang_of[path]]
+                graph.add(project.resolve_file(path))
+                used[path] = lookup_keys_blob(facts[path])
+                release = getattr(project, "release", None)
+                if release is not None:
+                    release(path)
         modules = module_names(projects)
         summaries = summaries_of(projects)
         # the collector is paused for the run: the resolvers' indexes (every file's facts

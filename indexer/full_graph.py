@@ -31,7 +31,7 @@ from codeimpact.indexer.resolved import EXTERNAL_PREFIX, ResolvedFile, SymbolRow
 from codeimpact.indexer.state import ID_BITS, TYPE_BITS, GraphState, Ref, resolved_blob
 from codeimpact.indexer.tables import external_row
 
-SYMBOL_SLICE = 4096  # rows per Symbol COPY: Kùzu holds less working memory for several small ones
+SYMBOL_SLICE = 65536  # rows per Symbol COPY: each COPY costs ~50 ms, one of 4M rows holds much memory
 BATCH_ROWS = 65536  # symbol rows gathered as Python values before they become an Arrow batch
 # Edge relations by number, in name order, so sorting by number sorts by name.
 RELS = sorted(r for r in REL_TABLES if r != "DEFINES")
@@ -108,8 +108,10 @@ class FullGraph:
             self._is_external.append(0)
         return n
 
-    def add(self, rf: ResolvedFile) -> None:
-        blob = resolved_blob(rf)
+    def add(self, rf: ResolvedFile, blob: bytes | None = None) -> None:
+        """`blob`: `resolved_blob(rf)` where the caller has it already."""
+        if blob is None:
+            blob = resolved_blob(rf)
         self._pack.write(blob)
         self._spans[rf.path] = (self._offset, len(blob))
         self._offset += len(blob)

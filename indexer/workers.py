@@ -23,6 +23,8 @@ from codeimpact.indexer.reading import extract_source
 
 Item = tuple[str, str, bytes]  # (path, language, bytes)
 
+AHEAD = 2  # items handed to a worker at once
+
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
 
 
@@ -62,7 +64,10 @@ def extract_parallel(
     todo.reverse()  # pop() from the end takes the biggest first
     _ITEMS = items
     procs: dict[int, tuple[mp.Process, object]] = {}
-    busy: dict[int, tuple[int, float]] = {}  # worker -> (item, sent at)
+    # worker -> the items it holds, in the order it works on them; it holds AHEAD so it never
+    # waits for this process between two files
+    held: dict[int, list[int]] = {}
+    started: dict[int, float] = {}  # worker -> when it started its first held item
     next_wid = 0
 
     def spawn() -> None:
@@ -75,17 +80,25 @@ def extract_parallel(
         next_wid += 1
 
     def feed(wid: int) -> None:
-        if todo and wid in procs:
+        queue = held.setdefault(wid, [])
+        if not queue:
+            started[wid] = time.monotonic()
+        while todo and wid in procs and len(queue) < AHEAD:
             idx = todo.pop()
             procs[wid][1].send(idx)
-            busy[wid] = (idx, time.monotonic())
+            queue.append(idx)
 
-    def retire(wid: int) -> None:
+    def retire(wid: int) -> int | None:
+        """Stop a worker; its first held item is returned, the others go back to `todo`."""
         p, conn = procs.pop(wid)
         if p.is_alive():
             os.kill(p.pid, signal.SIGKILL)
         p.join()
         conn.close()
+        queue = held.pop(wid, [])
+        started.pop(wid, None)
+        todo.extend(reversed(queue[1:]))
+        return queue[0] if queue else None
 
     blobs: dict[str, bytes] = {}
     failed: dict[str, str] = {}
@@ -110,17 +123,17 @@ def extract_parallel(
                     kind, idx, payload = conn.recv()
                 except (EOFError, OSError):
                     # the worker died (a crash in a grammar, say): that file fails, go on
-                    idx, _ = busy.pop(wid, (None, 0))
                     code = procs[wid][0].exitcode
-                    retire(wid)
+                    idx = retire(wid)
                     if idx is not None:
                         failed[items[idx][0]] = f"error: worker exited with {code}"
                         finish(idx)
                     spawn()
                     feed(next_wid - 1)
                     continue
-                busy.pop(wid, None)
-                feed(wid)  # first: the worker goes on while this process files the result
+                held[wid].remove(idx)
+                started[wid] = time.monotonic()  # the worker is on its next item now
+                feed(wid)
                 if kind == "done":
                     blobs[items[idx][0]] = payload
                     if on_blob is not None:
@@ -129,10 +142,9 @@ def extract_parallel(
                     failed[items[idx][0]] = f"error: {payload}"
                 finish(idx)
             now = time.monotonic()
-            for wid, (idx, sent) in list(busy.items()):
-                if now - sent > timeout_s:
-                    busy.pop(wid)
-                    retire(wid)
+            for wid, since in list(started.items()):
+                if held.get(wid) and now - since > timeout_s:
+                    idx = retire(wid)
                     failed[items[idx][0]] = f"timeout: parse took over {timeout_s:g}s"
                     finish(idx)
                     spawn()

@@ -1,0 +1,79 @@
+"""A full build resolved in worker processes says exactly what a serial one says."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from test_incremental import dump
+
+from codeimpact.indexer.build import PARALLEL_RESOLVE_MIN, analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.resolve_workers import ResolveError, resolve_parallel
+from conftest import write_files
+
+
+def _package(n: int) -> dict[str, str]:
+    """`n` modules that import, call, subclass and override one another across files."""
+    files = {"pkg/__init__.py": "from pkg.m0 import Base0\n"}
+    for i in range(n):
+        prev = f"m{i - 1}" if i else None
+        head = f"from pkg.{prev} import Base{i - 1}, helper{i - 1}\n" if prev else ""
+        base = f"Base{i - 1}" if prev else "object"
+        call = f"helper{i - 1}(x) + " if prev else ""
+        files[f"pkg/m{i}.py"] = (
+            f"{head}import os\n\n\n"
+            f"def helper{i}(x):\n    return {call}len(os.sep) + x\n\n\n"
+            f"class Base{i}({base}):\n"
+            f"    def run(self, x):\n        return self.step(helper{i}(x))\n\n"
+            f"    def step(self, x):\n        return x\n\n\n"
+            f"def use{i}(obj: Base{i}):\n    return obj.run(1)\n"
+        )
+    files["tests/test_pkg.py"] = "from pkg.m3 import use3, Base3\n\n\ndef test():\n    use3(Base3())\n"
+    return files
+
+
+def test_a_build_resolved_by_workers_equals_a_serial_build(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    write_files(one, _package(PARALLEL_RESOLVE_MIN + 40))
+    shutil.copytree(one, two)
+    serial = analyze(one, IndexConfig(), RunOptions(workers=1))
+    parallel = analyze(two, IndexConfig(), RunOptions(workers=2))
+    assert serial.edges == parallel.edges
+    assert parallel.edges["CALLS"] > 3 * PARALLEL_RESOLVE_MIN
+    assert parallel.edges["EXTENDS"] >= PARALLEL_RESOLVE_MIN
+    assert dump(one) == dump(two)
+
+
+def _encode(path: str) -> tuple[bytes, bytes]:
+    return path.encode(), str(len(path)).encode()
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(path: str) -> tuple[bytes, bytes]:
+    if path == "f0100" and os.getpid() != _PARENT:
+        os._exit(3)  # a crash in a worker, not an exception
+    return _encode(path)
+
+
+def _raises(path: str) -> tuple[bytes, bytes]:
+    if path == "f0042":
+        raise KeyError(path)
+    return _encode(path)
+
+
+PATHS = [f"f{i:04d}" for i in range(500)]
+
+
+@pytest.mark.parametrize("resolve_one", [_encode, _dies_in_a_worker])
+def test_outputs_come_in_path_order_even_when_a_worker_dies(resolve_one):
+    got = list(resolve_parallel(PATHS, resolve_one, 2))
+    assert got == [(p, p.encode(), str(len(p)).encode()) for p in PATHS]
+
+
+def test_a_resolver_bug_in_a_worker_is_raised_in_the_parent():
+    with pytest.raises(ResolveError, match="KeyError: 'f0042'"):
+        list(resolve_parallel(PATHS, _raises, 2))
