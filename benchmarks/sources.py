@@ -44,43 +44,54 @@ def fresh_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
-def _tree_rss_kb(root_pid: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc."""
+def _tree_memory_kb(root_pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of a process and all its descendants, from /proc. The RSS sum counts a
+    page shared by forked workers once per process; the PSS sum counts it once in all."""
     parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as fh:
-                stat = fh.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/status") as fh:
-                vm = next((ln for ln in fh if ln.startswith("VmRSS:")), "VmRSS: 0 kB")
+                parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-        parents[int(entry)] = int(stat[1])
-        rss[int(entry)] = int(vm.split()[1])
-    total = 0
-    for pid in rss:
+    rss = pss = 0
+    for pid in parents:
         p = pid
         while p and p != root_pid:
             p = parents.get(p, 0)
-        if p == root_pid:
-            total += rss[pid]
-    return total
+        if p != root_pid:
+            continue
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                for ln in fh:
+                    if ln.startswith("Rss:"):
+                        rss += int(ln.split()[1])
+                    elif ln.startswith("Pss:"):
+                        pss += int(ln.split()[1])
+        except OSError:
+            continue
+    return rss, pss
 
 
 def run_measured(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, str]:
     """Run a command; (wall seconds, peak RSS of its process tree in MB, stdout)."""
+    wall, rss, _pss, out = run_measured_pss(cmd, cwd)
+    return wall, rss, out
+
+
+def run_measured_pss(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int, str]:
+    """Run a command; (wall seconds, peak RSS and peak PSS of its process tree in MB, stdout)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = 0
+    peak = [0, 0]
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
         while not done.is_set():
-            peak = max(peak, _tree_rss_kb(proc.pid))
+            for i, kb in enumerate(_tree_memory_kb(proc.pid)):
+                peak[i] = max(peak[i], kb)
             time.sleep(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -91,4 +102,4 @@ def run_measured(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, s
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd} failed ({proc.returncode}): {err.strip()[-500:]}")
-    return wall, peak // 1024, out
+    return wall, peak[0] // 1024, peak[1] // 1024, out

@@ -255,23 +255,22 @@ def extract_files(
     progress: Progress | None,
     timeout_s: float,
     on_blob: Callable[[str, bytes], None],
-) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Facts blobs of the given files, and the files that failed (path -> reason);
-    `on_blob(path, blob)` runs for each blob as it is made.
+) -> tuple[int, dict[str, str]]:
+    """Extract the given files, handing each facts blob to `on_blob(path, blob)` as it is
+    made (nothing keeps it here); returns how many were extracted and the files that failed
+    (path -> reason).
 
     Worker processes do the work (with the per-file time limit) unless there is too
     little of it to pay for them."""
     nbytes = sum(len(d) for _, _, d in todo)
     workers = options.workers or os.cpu_count() or 1
     if nbytes < PARALLEL_MIN_BYTES and (workers <= 1 or len(todo) < 8):
-        out: dict[str, bytes] = {}
         for i, item in enumerate(todo):
             for path, blob in extract_many([item]):
-                out[path] = blob
                 on_blob(path, blob)
             if progress and (i % 16 == 0 or i + 1 == len(todo)):
                 progress("extract", i + 1, len(todo))
-        return out, {}
+        return len(todo), {}
     return extract_parallel(todo, workers, timeout_s, progress, on_blob)
 
 
@@ -284,17 +283,28 @@ def facts_for(
     options: RunOptions,
     progress: Progress | None,
     timeout_s: float,
-) -> tuple[dict[str, bytes], int]:
-    """Facts blobs for every parseable record, from the cache or by extraction. Returns the
-    blobs and how many files were extracted."""
-    blobs: dict[str, bytes] = {}
+) -> tuple[dict[str, FileFacts], int]:
+    """Facts of every parseable record, from the cache or by extraction; each record takes
+    the status its facts report. Returns the facts and how many files were extracted.
+
+    A blob is decoded as it arrives, while the workers go on, and not kept: no file's facts
+    are held twice."""
+    facts: dict[str, FileFacts] = {}
     todo: list[tuple[str, str, bytes]] = []
+    by_path = {r.path: r for r in records}
+
+    def take(path: str, blob: bytes | None) -> None:
+        rec = by_path[path]
+        f = facts[path] = facts_of_blob(rec, blob, repo, max_size, cache)
+        if f.status != "ok":
+            rec.status, rec.detail = f.status, f.error
+
     for rec in records:
         if rec.status.startswith("skipped:"):
             continue
         blob = cache.get(rec.content_hash)
         if blob is not None:
-            blobs[rec.path] = blob
+            take(rec.path, blob)
         elif rec.path in data:
             todo.append((rec.path, rec.language, data[rec.path]))
         else:  # taken as unchanged by the scan, but its facts are not cached: read it now
@@ -304,20 +314,18 @@ def facts_for(
             )  # fmt: skip
             if rr.data is not None:
                 todo.append((rec.path, rec.language, rr.data))
-    by_path = {r.path: r for r in records}
 
-    def cache_it(path: str, blob: bytes) -> None:
+    def extracted(path: str, blob: bytes) -> None:
         cache.put(by_path[path].content_hash, blob)
+        take(path, blob)
 
-    extracted, failed = extract_files(todo, options, progress, timeout_s, cache_it)
-    for path, blob in extracted.items():
-        blobs[path] = blob
+    n, failed = extract_files(todo, options, progress, timeout_s, extracted)
     for path, why in failed.items():
         code, _, detail = why.partition(": ")
         # recorded like an unreadable file: kept in the File table, no symbols
         by_path[path].status = f"skipped:{code}"
         by_path[path].detail = detail
-    return blobs, len(extracted)
+    return facts, n
 
 
 def facts_of_blob(
@@ -333,21 +341,6 @@ def facts_of_blob(
     if rr.content_hash == rec.content_hash:
         cache.put(rec.content_hash, blob)
     return FileFacts.from_bytes(blob)
-
-
-def decode(
-    records: list[FileRecord], blobs: dict[str, bytes], repo: Path, max_size: int,
-    cache: FactsCache,
-) -> dict[str, FileFacts]:  # fmt: skip
-    """FileFacts of every blob; each record takes the status its facts report."""
-    facts: dict[str, FileFacts] = {}
-    by_path = {r.path: r for r in records}
-    for path, blob in blobs.items():
-        rec = by_path[path]
-        f = facts[path] = facts_of_blob(rec, blob, repo, max_size, cache)
-        if f.status != "ok":
-            rec.status, rec.detail = f.status, f.error
-    return facts
 
 
 # ---------------------------------------------------------------------- resolving
@@ -615,7 +608,7 @@ class _Run:
             },
         )
 
-    def _facts_for(self, records: list[FileRecord]) -> tuple[dict[str, bytes], int]:
+    def _facts_for(self, records: list[FileRecord]) -> tuple[dict[str, FileFacts], int]:
         return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
                          self.options, self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
 
@@ -632,10 +625,8 @@ class _Run:
     # -------------------------------------------------------------- full
     def full(self, reason: str) -> AnalyzeReport:
         t = time.perf_counter()
-        blobs, parsed = self._facts_for(self.records)
+        facts, parsed = self._facts_for(self.records)
         self.data.clear()  # every source file's bytes (shared with the caller): last used here
-        facts = decode(self.records, blobs, self.repo, self.config.max_file_size, self.cache)
-        del blobs
         self._phase("extract", t)
         # the full build's graph needs pyarrow; incremental runs go without its import time
         from codeimpact.indexer import full_graph
@@ -737,8 +728,7 @@ class _Run:
         changed = plan.changed
         # the changed files' facts now (extracted, or cached under their content) and before
         now = [r for r in self.records if r.path in changed]
-        new_blobs, parsed = self._facts_for(now)
-        new_facts = decode(now, new_blobs, self.repo, self.config.max_file_size, self.cache)
+        new_facts, parsed = self._facts_for(now)
         old_facts: dict[str, FileFacts] = {}
         for p in changed:
             fs = prev.files.files.get(p)

@@ -48,12 +48,12 @@ def extract_parallel(
     items: list[Item],
     workers: int,
     timeout_s: float,
-    progress: Callable[[str, int, int], None] | None = None,
-    on_blob: Callable[[str, bytes], None] | None = None,
-) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Facts blobs by path, and the files that failed (path -> `timeout: ...`/`error: ...`).
-    `on_blob(path, blob)` runs as each blob arrives, in the time the parent would spend
-    waiting for the workers anyway.
+    progress: Callable[[str, int, int], None] | None,
+    on_blob: Callable[[str, bytes], None],
+) -> tuple[int, dict[str, str]]:
+    """How many files were extracted, and the files that failed (path -> `timeout: ...`/
+    `error: ...`). `on_blob(path, blob)` takes each blob as it arrives, in the time the
+    parent would spend waiting for the workers anyway; nothing here keeps it.
 
     Each worker has its own pipe, so killing one can never leave a lock held that the
     others need (a shared multiprocessing.Queue can)."""
@@ -100,7 +100,7 @@ def extract_parallel(
         todo.extend(reversed(queue[1:]))
         return queue[0] if queue else None
 
-    blobs: dict[str, bytes] = {}
+    n_done = 0
     failed: dict[str, str] = {}
     finished = 0
 
@@ -135,9 +135,8 @@ def extract_parallel(
                 started[wid] = time.monotonic()  # the worker is on its next item now
                 feed(wid)
                 if kind == "done":
-                    blobs[items[idx][0]] = payload
-                    if on_blob is not None:
-                        on_blob(items[idx][0], payload)
+                    n_done += 1
+                    on_blob(items[idx][0], payload)
                 else:
                     failed[items[idx][0]] = f"error: {payload}"
                 finish(idx)
@@ -161,4 +160,4 @@ def extract_parallel(
                 p.join()
             conn.close()
         _ITEMS = []
-    return blobs, failed
+    return n_done, failed
