@@ -89,7 +89,10 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Rebuild from scratch, ignoring the facts cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option(
-    "--workers", type=int, default=0, help="Extraction processes (default: one per core)."
+    "--workers",
+    type=int,
+    default=0,
+    help="Extraction and resolution processes (default: one per core).",
 )
 @click.option(
     "--max-file-size",
@@ -105,6 +108,13 @@ def main() -> None:
     help="Kùzu buffer pool for the write.",
 )
 @click.option(
+    "--memory-budget-mb",
+    type=int,
+    default=3072,
+    show_default=True,
+    help="Resolve in worker processes only while their memory would fit in this.",
+)
+@click.option(
     "--wait",
     "lock_wait",
     type=float,
@@ -116,7 +126,16 @@ def main() -> None:
 )
 @handle_errors
 def analyze(
-    path, index_only, force, as_json, workers, max_file_size, buffer_pool_mb, lock_wait, watch
+    path,
+    index_only,
+    force,
+    as_json,
+    workers,
+    max_file_size,
+    buffer_pool_mb,
+    memory_budget_mb,
+    lock_wait,
+    watch,
 ):
     """Index PATH (default: the current directory) into PATH/.codeimpact/."""
     from codeimpact.indexer.build import analyze as run
@@ -128,6 +147,7 @@ def analyze(
         force=force,
         workers=workers,
         buffer_pool=buffer_pool_mb * 1024 * 1024,
+        memory_budget_mb=memory_budget_mb,
         progress=show_progress,
         lock_wait=lock_wait,
     )

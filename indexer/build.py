@@ -65,7 +65,6 @@ from codeimpact.indexer.state import (
     load_files_state,
     load_graph_state,
     resolved_blob,
-    resolved_from_blob,
     save_files_state,
     save_graph_state,
 )
@@ -165,6 +164,27 @@ def check_repo(path: str | os.PathLike) -> Path:
     if not repo.is_dir():
         raise BadInput(f"not a directory: {repo}")
     return repo.resolve()
+
+
+def resident_mb() -> int:
+    """This process's resident memory now (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def resolve_workers(options: RunOptions, n_files: int, resident: int) -> int:
+    """Processes to resolve a full build in: one per core (or `--workers`), fewer when
+    (1 + workers) x `resident` MB would pass the memory budget (a forked worker may copy
+    every page it reads), 1 (this process) for a small build."""
+    workers = options.workers or os.cpu_count() or 1
+    if n_files < PARALLEL_RESOLVE_MIN:
+        return 1
+    while workers > 1 and (1 + workers) * resident > options.memory_budget_mb:
+        workers -= 1
+    return workers
 
 
 def rss_mb() -> int:
@@ -670,11 +690,11 @@ class _Run:
         projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, self.configs)
         used: dict[str, bytes] = {}
         order = sorted(facts)
-        workers = self.options.workers or os.cpu_count() or 1
-        if workers > 1 and len(order) >= PARALLEL_RESOLVE_MIN:
+        workers = resolve_workers(self.options, len(order), resident_mb())
+        if workers > 1:
             one = functools.partial(_resolve_encoded, projects, lang_of, facts)
             for path, blob, keys in resolve_parallel(order, one, workers):
-                graph.add(resolved_from_blob(path, blob), blob)
+                graph.add_blob(path, blob)
                 used[path] = keys
             del one
         else:

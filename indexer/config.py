@@ -30,6 +30,9 @@ class RunOptions:
     force: bool = False
     workers: int = 0  # 0: one per core
     buffer_pool: int = 512 * 1024 * 1024
+    # Resolution forks workers only while (1 + workers) x this process's resident memory
+    # fits: each worker may come to copy every page it reads.
+    memory_budget_mb: int = 3072
     progress: bool = False
     lock_wait: float = 0.0
     extra: dict = field(default_factory=dict)

@@ -12,6 +12,7 @@ same rows, state and snapshot arrays as a build from the whole `GraphContent`.
 
 from __future__ import annotations
 
+import marshal
 import os
 import tempfile
 from array import array
@@ -108,28 +109,39 @@ class FullGraph:
             self._is_external.append(0)
         return n
 
-    def add(self, rf: ResolvedFile, blob: bytes | None = None) -> None:
-        """`blob`: `resolved_blob(rf)` where the caller has it already."""
-        if blob is None:
-            blob = resolved_blob(rf)
-        self._pack.write(blob)
-        self._spans[rf.path] = (self._offset, len(blob))
-        self._offset += len(blob)
-        self._add_symbols(rf)
-        self._add_edges(rf)
-        self._calls["total"] += rf.calls_total
-        self._calls["builtin"] += rf.calls_builtin
-        self._calls["unresolved"] += len(rf.unresolved)
-        for site in rf.unresolved:
-            n = self._uid_no.get(site.scope)
-            scope = self._uids[n] if n is not None else site.scope
-            self._unresolved.setdefault(site.name, []).append((scope, site.line))
+    def add(self, rf: ResolvedFile) -> None:
+        blob = resolved_blob(rf)
+        self._add(rf.path, blob, rf.symbols, rf.edges, rf.unresolved, rf.calls_total,
+                  rf.calls_builtin)  # fmt: skip
 
-    def _add_symbols(self, rf: ResolvedFile) -> None:
+    def add_blob(self, path: str, blob: bytes) -> None:
+        """`add` of the file whose `resolved_blob` this is, read as plain tuples."""
+        symbols, edges, unresolved, calls_total, calls_builtin = marshal.loads(blob)
+        self._add(path, blob, symbols, edges, unresolved, calls_total, calls_builtin)
+
+    def _add(self, path: str, blob: bytes, symbols: list[tuple], edges: list[tuple],
+             unresolved: list[tuple], calls_total: int, calls_builtin: int) -> None:  # fmt: skip
+        # rows are read by position (SymbolRow, Edge and Unresolved field order): `add_blob`
+        # hands plain tuples, and building named tuples only to read them costs time
+        self._pack.write(blob)
+        self._spans[path] = (self._offset, len(blob))
+        self._offset += len(blob)
+        self._add_symbols(symbols)
+        self._add_edges(path, edges)
+        self._calls["total"] += calls_total
+        self._calls["builtin"] += calls_builtin
+        self._calls["unresolved"] += len(unresolved)
+        uid_no, uids, sites = self._uid_no, self._uids, self._unresolved
+        for scope, name, line in unresolved:
+            n = uid_no.get(scope)
+            sites.setdefault(name, []).append((uids[n] if n is not None else scope, line))
+
+    def _add_symbols(self, symbols: list[tuple]) -> None:
         rows = self._rows
-        for s in rf.symbols:
-            n = self._number(s.uid)
-            self._is_symbol[n] = 1
+        number, is_symbol = self._number, self._is_symbol
+        for s in symbols:
+            n = number(s[0])
+            is_symbol[n] = 1
             rows[0].append(n)
             for col, value in zip(rows[1:], s[1:]):
                 col.append(value)
@@ -144,21 +156,23 @@ class FullGraph:
             ))  # fmt: skip
             self._rows = [[] for _ in ROW_SCHEMA.names]
 
-    def _add_edges(self, rf: ResolvedFile) -> None:
-        path = rf.path
-        for e in rf.edges:
-            src, dst = self._number(e.src), self._number(e.dst)
-            if e.dst.startswith(EXTERNAL_PREFIX):
-                self._is_external[dst] = 1
-            reason = self._reasons.setdefault(e.reason, len(self._reasons))
-            self._rel.append(REL_NO[e.rel])
-            self._src.append(src)
-            self._dst.append(dst)
-            self._conf.append(e.confidence)
-            self._reason.append(reason)
-            self._line.append(e.line)
-            if e.src.split("::", 1)[0] != path:  # an edge this file makes for another's symbol
-                key = (e.rel, self._uids[src], self._uids[dst])
+    def _add_edges(self, path: str, edges: list[tuple]) -> None:
+        number, reasons, is_external = self._number, self._reasons, self._is_external
+        rel_a, src_a, dst_a = self._rel, self._src, self._dst
+        conf_a, reason_a, line_a = self._conf, self._reason, self._line
+        own = path + "::"
+        for rel, e_src, e_dst, confidence, reason, line in edges:
+            src, dst = number(e_src), number(e_dst)
+            if e_dst.startswith(EXTERNAL_PREFIX):
+                is_external[dst] = 1
+            rel_a.append(REL_NO[rel])
+            src_a.append(src)
+            dst_a.append(dst)
+            conf_a.append(confidence)
+            reason_a.append(reasons.setdefault(reason, len(reasons)))
+            line_a.append(line)
+            if not e_src.startswith(own):  # an edge this file makes for another's symbol
+                key = (rel, self._uids[src], self._uids[dst])
                 self._foreign.setdefault(key, []).append(path)
 
     # -------------------------------------------------------------- building

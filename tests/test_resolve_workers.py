@@ -8,7 +8,7 @@ import shutil
 import pytest
 from test_incremental import dump
 
-from codeimpact.indexer.build import PARALLEL_RESOLVE_MIN, analyze
+from codeimpact.indexer.build import PARALLEL_RESOLVE_MIN, analyze, resolve_workers
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.resolve_workers import ResolveError, resolve_parallel
 from conftest import write_files
@@ -77,3 +77,11 @@ def test_outputs_come_in_path_order_even_when_a_worker_dies(resolve_one):
 def test_a_resolver_bug_in_a_worker_is_raised_in_the_parent():
     with pytest.raises(ResolveError, match="KeyError: 'f0042'"):
         list(resolve_parallel(PATHS, _raises, 2))
+
+
+def test_resolution_forks_only_while_the_workers_would_fit_in_the_memory_budget():
+    opts = RunOptions(workers=2, memory_budget_mb=3072)
+    assert resolve_workers(opts, 3000, 300) == 2  # Django: the parent holds ~300 MB
+    assert resolve_workers(opts, 50000, 2000) == 1  # 50,000 files: one copy would not fit
+    assert resolve_workers(RunOptions(workers=4, memory_budget_mb=3072), 9000, 700) == 3
+    assert resolve_workers(opts, PARALLEL_RESOLVE_MIN - 1, 10) == 1  # too small to pay a fork
