@@ -33,7 +33,7 @@ from codeimpact.indexer.state import ID_BITS, TYPE_BITS, GraphState, Ref, resolv
 from codeimpact.indexer.tables import external_row
 
 SYMBOL_SLICE = 65536  # rows per Symbol COPY: each COPY costs ~50 ms, one of 4M rows holds much memory
-BATCH_ROWS = 65536  # symbol rows gathered as Python values before they become an Arrow batch
+BATCH_ROWS = 8192  # symbol rows gathered as Python values before they become an Arrow batch
 # Edge relations by number, in name order, so sorting by number sorts by name.
 RELS = sorted(r for r in REL_TABLES if r != "DEFINES")
 REL_NO = {r: i for i, r in enumerate(RELS)}

@@ -106,34 +106,21 @@ def plan_changes(old: dict[str, str], new: dict[str, str]) -> ChangePlan:
     return plan
 
 
-def _names(text: str, out: set[str]) -> None:
-    out.update(_NAME.findall(text))
-
-
 def used_names(facts: FileFacts) -> set[str]:
     """Every identifier a file's lookups start from or pass through."""
-    out: set[str] = set()
-    for c in facts.calls:
-        _names(c.callee, out)
-        for _, chain in c.args:
-            _names(chain, out)
-    for i in facts.imports:
-        _names(i.module, out)
-        _names(i.name, out)
-    for h in facts.heritage:
-        _names(h.base, out)
-    for r in facts.references:
-        _names(r.target, out)
-    for b in facts.bindings:
-        _names(b.value, out)
-    for r in facts.returns:
-        _names(r.value, out)
-    for s in facts.symbols:
-        for _, ann in s.params:
-            _names(ann, out)
-        for d in s.decorators:
-            _names(d, out)
-    return out
+    # the texts repeat (`self.assertEqual`, `len`): one scan over the distinct ones
+    texts = {c.callee for c in facts.calls}
+    texts.update(chain for c in facts.calls for _, chain in c.args)
+    texts.update(i.module for i in facts.imports)
+    texts.update(i.name for i in facts.imports)
+    texts.update(h.base for h in facts.heritage)
+    texts.update(r.target for r in facts.references)
+    texts.update(b.value for b in facts.bindings)
+    texts.update(r.value for r in facts.returns)
+    for sym in facts.symbols:
+        texts.update(ann for _, ann in sym.params)
+        texts.update(sym.decorators)
+    return set(_NAME.findall(" ".join(texts)))
 
 
 def _module_names(path: str) -> set[str]:
