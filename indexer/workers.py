@@ -1,12 +1,15 @@
 """Extraction in worker processes, with a per-file time limit.
 
 tree-sitter's Python binding (0.26) can no longer cancel a parse, so a
-pathological file is stopped from outside: each worker says which file it
-starts, and a worker still on one file after the limit is killed, the file is
-recorded as `timeout`, and a fresh worker carries on with the rest.
+pathological file is stopped from outside: a worker works through the files it
+holds in order and answers for each, so the parent knows which file it is on
+and since when; a worker still on one file after the limit is killed, the file
+is recorded as `timeout`, and a fresh worker carries on with the rest.
 
-Workers are forked and inherit the list of work, so only indices travel to
-them and only compact facts blobs travel back, each over its own pipe.
+Workers are forked and inherit the list of work, so only batches of indices
+travel to them (a worker holds at least BATCH_BYTES of source, so it never
+waits for the parent between files) and only compact facts blobs travel back,
+each over its own pipe.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from codeimpact.indexer.reading import extract_source
 
 Item = tuple[str, str, bytes]  # (path, language, bytes)
 
-AHEAD = 2  # items handed to a worker at once
+BATCH_BYTES = 256 * 1024  # source a worker holds before it is handed more
+MIN_HELD = 2  # files a worker holds, however big: the next one is there when it finishes
 
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
 
@@ -32,16 +36,17 @@ def _worker(conn, _wid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     while True:
         try:
-            idx = conn.recv()
+            batch = conn.recv()
         except EOFError:
             return
-        if idx is None:
+        if batch is None:
             return
-        _path, language, data = _ITEMS[idx]
-        try:
-            conn.send(("done", idx, extract_source(language, data)))
-        except Exception as e:  # an extractor bug must not stop the run
-            conn.send(("error", idx, f"{type(e).__name__}: {e}"))
+        for idx in batch:
+            _path, language, data = _ITEMS[idx]
+            try:
+                conn.send(("done", idx, extract_source(language, data)))
+            except Exception as e:  # an extractor bug must not stop the run
+                conn.send(("error", idx, f"{type(e).__name__}: {e}"))
 
 
 def extract_parallel(
@@ -83,10 +88,17 @@ def extract_parallel(
         queue = held.setdefault(wid, [])
         if not queue:
             started[wid] = time.monotonic()
-        while todo and wid in procs and len(queue) < AHEAD:
+        if wid not in procs:
+            return
+        nbytes = sum(len(items[i][2]) for i in queue)
+        batch = []
+        while todo and (len(queue) < MIN_HELD or nbytes < BATCH_BYTES):
             idx = todo.pop()
-            procs[wid][1].send(idx)
+            batch.append(idx)
             queue.append(idx)
+            nbytes += len(items[idx][2])
+        if batch:
+            procs[wid][1].send(batch)
 
     def retire(wid: int) -> int | None:
         """Stop a worker; its first held item is returned, the others go back to `todo`."""
