@@ -71,6 +71,7 @@ def resolve_parallel(
     owned: dict[object, list[int]] = {conn: [] for conn in procs}  # chunks a worker holds
     done: dict[int, list[Encoded]] = {}
     next_chunk = 0
+    finished = False
 
     def hand(conn) -> None:
         nonlocal next_chunk
@@ -103,10 +104,16 @@ def resolve_parallel(
                     hand(conn)
             for path, (blob, keys) in zip(files, done.pop(c)):
                 yield path, blob, keys
+        finished = True
     finally:
+        # after the last chunk the workers are idle and leave when told; on an error, a
+        # Ctrl-C or a consumer that stopped early they may be mid-chunk: stop them now
         for conn in list(procs):
-            with contextlib.suppress(OSError):
-                conn.send(None)
+            if finished:
+                with contextlib.suppress(OSError):
+                    conn.send(None)
+            else:
+                procs[conn].kill()
         for conn in list(procs):
             _drop(conn, procs)
 

@@ -85,3 +85,12 @@ def test_resolution_forks_only_while_the_workers_would_fit_in_the_memory_budget(
     assert resolve_workers(opts, 50000, 2000) == 1  # 50,000 files: one copy would not fit
     assert resolve_workers(RunOptions(workers=4, memory_budget_mb=3072), 9000, 700) == 3
     assert resolve_workers(opts, PARALLEL_RESOLVE_MIN - 1, 10) == 1  # too small to pay a fork
+
+
+def test_a_consumer_that_stops_early_leaves_no_worker_behind():
+    import multiprocessing
+
+    out = resolve_parallel(PATHS, _encode, 2)
+    assert next(out) == ("f0000", b"f0000", b"5")
+    out.close()  # the consumer failed: the workers are stopped at once, not waited for
+    assert multiprocessing.active_children() == []
