@@ -171,18 +171,24 @@ def analyze(
 
 
 class _ProgressBar:
+    """One bar per phase (extract, resolve): a new phase closes the bar of the last."""
+
     def __init__(self):
         self.bar = None
+        self.phase = None
 
     def update(self, phase: str, done: int, total: int) -> None:
-        if self.bar is None:
+        if self.bar is None or phase != self.phase:
+            self.close()
             self.bar = click.progressbar(length=total, label=phase, file=sys.stderr)
             self.bar.__enter__()
+            self.phase = phase
         self.bar.update(done - self.bar.pos)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
+            self.bar = None
 
 
 # ---------------------------------------------------------------------- lookups

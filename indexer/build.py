@@ -691,20 +691,25 @@ class _Run:
         used: dict[str, bytes] = {}
         order = sorted(facts)
         workers = resolve_workers(self.options, len(order), resident_mb())
+        progress = self.progress
         if workers > 1:
             one = functools.partial(_resolve_encoded, projects, lang_of, facts)
-            for path, blob, keys in resolve_parallel(order, one, workers):
+            for i, (path, blob, keys) in enumerate(resolve_parallel(order, one, workers), 1):
                 graph.add_blob(path, blob)
                 used[path] = keys
+                if progress and (i % 64 == 0 or i == len(order)):
+                    progress("resolve", i, len(order))
             del one
         else:
-            for path in order:
+            for i, path in enumerate(order, 1):
                 project = projects[lang_of[path]]
                 graph.add(project.resolve_file(path))
                 used[path] = lookup_keys_blob(facts[path])
                 release = getattr(project, "release", None)
                 if release is not None:
                     release(path)
+                if progress and (i % 64 == 0 or i == len(order)):
+                    progress("resolve", i, len(order))
         modules = module_names(projects)
         summaries = summaries_of(projects)
         # the collector is paused for the run: the resolvers' indexes (every file's facts

@@ -94,3 +94,16 @@ def test_a_consumer_that_stops_early_leaves_no_worker_behind():
     assert next(out) == ("f0000", b"f0000", b"5")
     out.close()  # the consumer failed: the workers are stopped at once, not waited for
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_full_build_reports_the_progress_of_extraction_then_resolution(tmp_path, workers):
+    write_files(tmp_path, _package(PARALLEL_RESOLVE_MIN + 10))
+    seen: list[tuple[str, int, int]] = []
+    report = analyze(tmp_path, IndexConfig(), RunOptions(workers=workers),
+                     progress=lambda phase, done, total: seen.append((phase, done, total)))  # fmt: skip
+    phases = [p for p, _, _ in seen]
+    assert phases.index("resolve") > max(i for i, p in enumerate(phases) if p == "extract")
+    resolve = [(d, t) for p, d, t in seen if p == "resolve"]
+    assert resolve[-1] == (report.files, report.files)
+    assert [d for d, _ in resolve] == sorted(d for d, _ in resolve)
