@@ -179,7 +179,7 @@ def resolve_workers(options: RunOptions, n_files: int, resident: int) -> int:
     """Processes to resolve a full build in: one per core (or `--workers`), fewer when
     (1 + workers) x `resident` MB would pass the memory budget (a forked worker may copy
     every page it reads), 1 (this process) for a small build."""
-    workers = options.workers or os.cpu_count() or 1
+    workers = options.processes()
     if n_files < PARALLEL_RESOLVE_MIN:
         return 1
     while workers > 1 and (1 + workers) * resident > options.memory_budget_mb:
@@ -283,7 +283,7 @@ def extract_files(
     Worker processes do the work (with the per-file time limit) unless there is too
     little of it to pay for them."""
     nbytes = sum(len(d) for _, _, d in todo)
-    workers = options.workers or os.cpu_count() or 1
+    workers = options.processes()
     if nbytes < PARALLEL_MIN_BYTES and (workers <= 1 or len(todo) < 8):
         for i, item in enumerate(todo):
             for path, blob in extract_many([item]):
@@ -313,7 +313,7 @@ def facts_for(
     todo: list[tuple[str, str, bytes]] = []
     by_path = {r.path: r for r in records}
 
-    def take(path: str, blob: bytes | None) -> None:
+    def take(path: str, blob: bytes) -> None:
         rec = by_path[path]
         f = facts[path] = facts_of_blob(rec, blob, repo, max_size, cache)
         if f.status != "ok":
@@ -691,14 +691,17 @@ class _Run:
         used: dict[str, bytes] = {}
         order = sorted(facts)
         workers = resolve_workers(self.options, len(order), resident_mb())
-        progress = self.progress
+
+        def tick(i: int) -> None:
+            if self.progress and (i % 64 == 0 or i == len(order)):
+                self.progress("resolve", i, len(order))
+
         if workers > 1:
             one = functools.partial(_resolve_encoded, projects, lang_of, facts)
             for i, (path, blob, keys) in enumerate(resolve_parallel(order, one, workers), 1):
                 graph.add_blob(path, blob)
                 used[path] = keys
-                if progress and (i % 64 == 0 or i == len(order)):
-                    progress("resolve", i, len(order))
+                tick(i)
             del one
         else:
             for i, path in enumerate(order, 1):
@@ -708,8 +711,7 @@ class _Run:
                 release = getattr(project, "release", None)
                 if release is not None:
                     release(path)
-                if progress and (i % 64 == 0 or i == len(order)):
-                    progress("resolve", i, len(order))
+                tick(i)
         modules = module_names(projects)
         summaries = summaries_of(projects)
         # the collector is paused for the run: the resolvers' indexes (every file's facts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 DEFAULT_MAX_FILE_SIZE = 1024 * 1024
@@ -36,3 +37,7 @@ class RunOptions:
     progress: bool = False
     lock_wait: float = 0.0
     extra: dict = field(default_factory=dict)
+
+    def processes(self) -> int:
+        """Worker processes to extract (and resolve) with: `workers`, or one per core."""
+        return self.workers or os.cpu_count() or 1

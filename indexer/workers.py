@@ -69,8 +69,7 @@ def extract_parallel(
     todo.reverse()  # pop() from the end takes the biggest first
     _ITEMS = items
     procs: dict[int, tuple[mp.Process, object]] = {}
-    # worker -> the items it holds, in the order it works on them; it holds AHEAD so it never
-    # waits for this process between two files
+    # worker -> the items it holds, in the order it works on them (see BATCH_BYTES, MIN_HELD)
     held: dict[int, list[int]] = {}
     started: dict[int, float] = {}  # worker -> when it started its first held item
     next_wid = 0
@@ -112,7 +111,6 @@ def extract_parallel(
         todo.extend(reversed(queue[1:]))
         return queue[0] if queue else None
 
-    n_done = 0
     failed: dict[str, str] = {}
     finished = 0
 
@@ -147,7 +145,6 @@ def extract_parallel(
                 started[wid] = time.monotonic()  # the worker is on its next item now
                 feed(wid)
                 if kind == "done":
-                    n_done += 1
                     on_blob(items[idx][0], payload)
                 else:
                     failed[items[idx][0]] = f"error: {payload}"
@@ -172,4 +169,4 @@ def extract_parallel(
                 p.join()
             conn.close()
         _ITEMS = []
-    return n_done, failed
+    return finished - len(failed), failed
