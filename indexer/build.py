@@ -39,6 +39,7 @@ from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import SourceFile, discover
 from codeimpact.indexer.facts import FileFacts
 from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.incremental import compute_delta
@@ -635,12 +636,16 @@ class _Run:
     def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
         t = time.perf_counter()
         self.cache.flush({r.content_hash for r in self.records})
+        self._save_sidecars(gen, st, flags, kinds, unresolved, meta)
+        self._phase("sidecars", t)
+
+    def _save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
+        """Every file of the generation but the database and the facts cache."""
         n = max(st.ids.values(), default=-1) + 1
         write_snapshot_arrays(gen.path, gen.number, n, st.codes, st.confs, flags, kinds)
         write_unresolved(gen.path, unresolved)
         save_graph_state(gen.path, st, gen.number)
         save_files_state(gen.path, self._files_state(meta))
-        self._phase("sidecars", t)
 
     # -------------------------------------------------------------- full
     def full(self, reason: str) -> AnalyzeReport:
@@ -670,13 +675,25 @@ class _Run:
             stats = _stats(self.records, st.totals, parsed)
             meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
                          self.config, self.records, self.scanned_at)  # fmt: skip
-            tables = full_graph.symbol_tables(content, file_table(self.records))
-            write_full_generation(gen, tables, meta, self.options.buffer_pool)
-            self._phase("write", t)
             flags, kinds = full_graph.node_arrays(content)
             unresolved, n_resolved = content.unresolved, content.n_resolved
-            del content, tables
-            self._save_state(gen, st, flags, kinds, unresolved, meta)
+            # the sidecars are written by a forked child while this process writes Kùzu
+            sidecars = ForkedJob(
+                lambda: self._save_sidecars(gen, st, flags, kinds, unresolved, meta),
+                fork=self.options.processes() > 1,
+                name="the sidecar writer",
+            )
+            try:
+                tables = full_graph.symbol_tables(content, file_table(self.records))
+                write_full_generation(gen, tables, meta, self.options.buffer_pool)
+                del content, tables
+                self._phase("write", t)
+                t = time.perf_counter()
+                self.cache.flush({r.content_hash for r in self.records})
+                sidecars.wait()
+                self._phase("sidecars", t)
+            finally:
+                sidecars.cancel()
         except BaseException:
             layout.discard(gen)
             raise

@@ -1,0 +1,94 @@
+"""One job run in a forked child while the parent goes on with other work.
+
+A full build ends with two independent writes: the Kùzu database (single-
+threaded COPYs, about 0.5 s on Django) and the sidecars (snapshot, state,
+cache index). Done one after the other they leave a core idle; the child
+writes the database while the parent writes the rest.
+
+The child gets its inputs by fork (copy-on-write, nothing is serialised) and
+sends back only an exception, if it raised one, which `wait` raises in the
+parent. Forking is skipped when the run was asked to use one process, or when
+this process runs other Python threads (a fork copies only the calling thread,
+and a lock another thread holds would stay held in the child): the job then
+runs in the caller, in `start`, exactly as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import pickle
+import signal
+import threading
+from collections.abc import Callable
+
+
+class ForkedJobError(RuntimeError):
+    """The child died without a word (killed, or a crash in native code)."""
+
+
+def _child(conn, job: Callable[[], None]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    try:
+        job()
+        conn.send(None)
+    except BaseException as e:  # everything goes to the parent, which raises it
+        try:
+            pickled = pickle.dumps(e)
+        except Exception:
+            pickled = None
+        conn.send((pickled, f"{type(e).__name__}: {e}"))
+
+
+class ForkedJob:
+    """`job()` in a forked child (or at once in this process: see the module docstring)."""
+
+    def __init__(self, job: Callable[[], None], *, fork: bool, name: str = "the forked job"):
+        self.name = name
+        self._proc = None
+        self._conn = None
+        if not fork or threading.active_count() > 1:
+            job()
+            return
+        ctx = mp.get_context("fork")
+        self._conn, child = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_child, args=(child, job), daemon=True)
+        self._proc.start()
+        child.close()
+
+    @property
+    def forked(self) -> bool:
+        return self._proc is not None
+
+    def wait(self) -> None:
+        """Until the job is done; raises what it raised."""
+        if self._proc is None:
+            return
+        proc, conn = self._proc, self._conn
+        self._proc = self._conn = None
+        try:
+            answer = conn.recv()
+        except (EOFError, OSError):
+            proc.join()
+            raise ForkedJobError(f"{self.name} exited with code {proc.exitcode}") from None
+        finally:
+            conn.close()
+        proc.join()
+        if answer is None:
+            return
+        pickled, text = answer
+        try:
+            error = pickle.loads(pickled) if pickled is not None else None
+        except Exception:  # an exception class that does not unpickle: its text still tells
+            error = None
+        raise error if isinstance(error, BaseException) else RuntimeError(text)
+
+    def cancel(self) -> None:
+        """Stop the child now (the run failed or was interrupted); a no-op once waited for."""
+        if self._proc is None:
+            return
+        self._proc.kill()
+        self._proc.join()
+        with contextlib.suppress(OSError):
+            self._conn.close()
+        self._proc = self._conn = None
