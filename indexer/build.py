@@ -467,8 +467,10 @@ def _stats(records, totals: dict, parsed: int) -> dict:
 
 
 def _meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict, mode: str,
-          config: IndexConfig, records: list[FileRecord], scanned_at_ns: int) -> dict:  # fmt: skip
-    """What Meta records about this generation (read by `graph status`)."""
+          config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
+          probe: worktree.StatusProbe | None = None) -> dict:  # fmt: skip
+    """What Meta records about this generation (read by `graph status`); `probe`: a
+    `git status` started once the files were read."""
     return {
         "schema_version": SCHEMA_VERSION,
         "identity_digest": digest,
@@ -488,6 +490,7 @@ def _meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict, m
                 for r in records
                 if 0 < r.mtime_ns < scanned_at_ns - RACY_NS
             },  # fmt: skip
+            probe,
         ),
     }
 
@@ -649,6 +652,14 @@ class _Run:
 
     # -------------------------------------------------------------- full
     def full(self, reason: str) -> AnalyzeReport:
+        # git runs while the files are parsed (they were read by the scan): not after the write
+        probe = worktree.StatusProbe(self.repo)
+        try:
+            return self._full(reason, probe)
+        finally:
+            probe.close()
+
+    def _full(self, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
         t = time.perf_counter()
         facts, parsed = self._facts_for(self.records)
         self.data.clear()  # every source file's bytes (shared with the caller): last used here
@@ -674,7 +685,7 @@ class _Run:
             st = full_graph.full_state(content, used, modules, summaries, gen)
             stats = _stats(self.records, st.totals, parsed)
             meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
-                         self.config, self.records, self.scanned_at)  # fmt: skip
+                         self.config, self.records, self.scanned_at, probe)  # fmt: skip
             flags, kinds = full_graph.node_arrays(content)
             unresolved, n_resolved = content.unresolved, content.n_resolved
             # the sidecars are written by a forked child while this process writes Kùzu

@@ -96,27 +96,57 @@ def _git_prefix(repo: Path) -> str | None:
     return None if out is None else out.stdout.decode("utf-8", "surrogateescape").strip()
 
 
+_STATUS_ARGS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all",
+                "--no-renames", "--ignore-submodules=all", "--", ".")  # fmt: skip
+
+
+class StatusProbe:
+    """`git status` started now and read later: a build starts it once the files are read
+    and reads it at the end, so the subprocess runs beside the build instead of after it."""
+
+    def __init__(self, repo: Path):
+        try:
+            self._proc = subprocess.Popen(
+                ["git", "--no-optional-locks", "-C", str(repo), *_STATUS_ARGS],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self._proc = None
+
+    def result(self) -> tuple[str | None, str | None, bool, list[str]] | None:
+        """What `_status_entries` says (None outside git or when git failed)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return None
+        try:
+            stdout, _ = proc.communicate(timeout=GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return None
+        return _parse_status(stdout) if proc.returncode == 0 else None
+
+    def close(self) -> None:
+        """Stop git if the result will not be read (the build failed)."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.communicate()
+            self._proc = None
+
+
 def _status_entries(repo: Path) -> tuple[str | None, str | None, bool, list[str]] | None:
     """(head, branch, detached, paths relative to the top level) from one `git status`."""
-    out = _git(
-        repo,
-        "status",
-        "--porcelain=v2",
-        "--branch",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        "--ignore-submodules=all",
-        "--",
-        ".",
-    )
-    if out is None:
-        return None
+    return StatusProbe(repo).result()
+
+
+def _parse_status(stdout: bytes) -> tuple[str | None, str | None, bool, list[str]]:
     head: str | None = None
     branch: str | None = None
     detached = False
     paths: list[str] = []
-    tokens = out.stdout.decode("utf-8", "surrogateescape").split("\0")
+    tokens = stdout.decode("utf-8", "surrogateescape").split("\0")
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -217,14 +247,22 @@ def current_files(repo: Path, config: IndexConfig) -> dict[str, str]:
     return out
 
 
-def scan(repo: Path, config: IndexConfig, known: Mapping[str, str] | None = None) -> Worktree:
+def scan(repo: Path, config: IndexConfig, known: Mapping[str, str] | None = None,
+         probe: StatusProbe | None = None) -> Worktree:  # fmt: skip
     """The working tree now. With `known` (path -> entry of what was just indexed), a
     dirty path takes its entry from there (`-` if it was not indexed) instead of being
     re-read, so the digest describes the indexed content even if a file changed since.
+    `probe` is a `git status` of `repo` started earlier, to use instead of running one.
     """
     repo = repo.resolve()
     prefix = _git_prefix(repo)
-    status = _status_entries(repo) if prefix is not None else None
+    if probe is None:
+        status = _status_entries(repo) if prefix is not None else None
+    elif prefix is None:
+        probe.close()
+        status = None
+    else:
+        status = probe.result()
     if status is None:
         files = dict(known) if known is not None else current_files(repo, config)
         return Worktree(False, None, None, False, files)
@@ -258,6 +296,7 @@ def index_fields(
     config: IndexConfig,
     indexed: Mapping[str, tuple[str, int]],
     settled: Mapping[str, tuple[int, int]] | None = None,
+    probe: StatusProbe | None = None,
 ) -> dict:
     """The Meta fields an analyze records; `indexed` is path -> (content hash, size).
 
@@ -270,10 +309,10 @@ def index_fields(
 
     `settled` (path -> size and mtime in ns) names files whose stamp was already old
     when they were read: one that still has that stamp was not written since, and is
-    not read again.
+    not read again. `probe`: a `git status` started after the files were read.
     """
     known = {p: entry(h, s) for p, (h, s) in indexed.items()}
-    wt = scan(repo, config, known)
+    wt = scan(repo, config, known, probe)
     dirty = dict(wt.dirty)
     if wt.in_git:
         root = str(repo.resolve())
