@@ -19,6 +19,8 @@ from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import not_
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +34,9 @@ from codeimpact.indexer.resolved import EXTERNAL_PREFIX, ResolvedFile, SymbolRow
 from codeimpact.indexer.state import ID_BITS, TYPE_BITS, GraphState, Ref, resolved_blob
 from codeimpact.indexer.tables import external_row
 
-SYMBOL_SLICE = 65536  # rows per Symbol COPY: each COPY costs ~50 ms, one of 4M rows holds much memory
+SYMBOL_SLICE = (
+    65536  # rows per Symbol COPY: each COPY costs ~50 ms, one of 4M rows holds much memory
+)
 BATCH_ROWS = 8192  # symbol rows gathered as Python values before they become an Arrow batch
 # Edge relations by number, in name order, so sorting by number sorts by name.
 RELS = sorted(r for r in REL_TABLES if r != "DEFINES")
@@ -76,6 +80,19 @@ class FullContent:
         return counts
 
 
+class _Numbering(dict):
+    """key -> number in order of first sight; `names` lists the keys by number."""
+
+    def __init__(self, names: list):
+        super().__init__()
+        self.names = names
+
+    def __missing__(self, key) -> int:
+        n = self[key] = len(self.names)
+        self.names.append(key)
+        return n
+
+
 class FullGraph:
     """Gathers resolved files (`add`, in path order), then builds the `FullContent`."""
 
@@ -86,29 +103,20 @@ class FullGraph:
         self._pack = os.fdopen(fd, "wb")
         self._offset = 0
         self._spans: dict[str, tuple[int, int]] = {}
-        self._uid_no: dict[str, int] = {}  # uid -> number in order of first sight
         self._uids: list[str] = []  # number -> the one string kept for it
-        self._is_symbol = bytearray()
-        self._is_external = bytearray()
+        self._uid_no = _Numbering(self._uids)  # uid -> number in order of first sight
+        self._symbol_nos = array("i")  # numbers of the symbols given (repeats allowed)
+        self._external_nos = array("i")  # numbers of external edge targets (repeats allowed)
         self._rows: list[list] = [[] for _ in ROW_SCHEMA.names]
         self._batches: list[pa.RecordBatch] = []
         self._rel, self._src, self._dst = array("b"), array("i"), array("i")
         self._conf, self._reason, self._line = array("d"), array("h"), array("i")
-        self._reasons: dict[str, int] = {}
+        self._reasons = _Numbering([])
         self._foreign: dict[tuple, list[str]] = {}
         self._calls: Counter = Counter()
         self._unresolved: dict[str, list[tuple[str, int]]] = {}
 
     # -------------------------------------------------------------- gathering
-    def _number(self, uid: str) -> int:
-        n = self._uid_no.get(uid)
-        if n is None:
-            n = self._uid_no[uid] = len(self._uids)
-            self._uids.append(uid)
-            self._is_symbol.append(0)
-            self._is_external.append(0)
-        return n
-
     def add(self, rf: ResolvedFile) -> None:
         blob = resolved_blob(rf)
         self._add(rf.path, blob, rf.symbols, rf.edges, rf.unresolved, rf.calls_total,
@@ -126,25 +134,28 @@ class FullGraph:
         self._pack.write(blob)
         self._spans[path] = (self._offset, len(blob))
         self._offset += len(blob)
-        self._add_symbols(symbols)
-        self._add_edges(path, edges)
+        if symbols:
+            self._add_symbols(symbols)
+        if edges:
+            self._add_edges(path, edges)
         self._calls["total"] += calls_total
         self._calls["builtin"] += calls_builtin
         self._calls["unresolved"] += len(unresolved)
         uid_no, uids, sites = self._uid_no, self._uids, self._unresolved
         for scope, name, line in unresolved:
-            n = uid_no.get(scope)
+            n = dict.get(uid_no, scope)
             sites.setdefault(name, []).append((uids[n] if n is not None else scope, line))
 
+    # The two loops below run per row of every file: they are column operations done by
+    # C code (zip, map over dict lookups, array.extend), with Python only for a first sight.
     def _add_symbols(self, symbols: list[tuple]) -> None:
+        columns = list(zip(*symbols))
+        numbers = list(map(self._uid_no.__getitem__, columns[0]))
+        self._symbol_nos.extend(numbers)
         rows = self._rows
-        number, is_symbol = self._number, self._is_symbol
-        for s in symbols:
-            n = number(s[0])
-            is_symbol[n] = 1
-            rows[0].append(n)
-            for col, value in zip(rows[1:], s[1:]):
-                col.append(value)
+        rows[0].extend(numbers)
+        for col, values in zip(rows[1:], columns[1:]):
+            col.extend(values)
         if len(rows[0]) >= BATCH_ROWS:
             self._flush_rows()
 
@@ -157,23 +168,24 @@ class FullGraph:
             self._rows = [[] for _ in ROW_SCHEMA.names]
 
     def _add_edges(self, path: str, edges: list[tuple]) -> None:
-        number, reasons, is_external = self._number, self._reasons, self._is_external
-        rel_a, src_a, dst_a = self._rel, self._src, self._dst
-        conf_a, reason_a, line_a = self._conf, self._reason, self._line
-        own = path + "::"
-        for rel, e_src, e_dst, confidence, reason, line in edges:
-            src, dst = number(e_src), number(e_dst)
-            if e_dst.startswith(EXTERNAL_PREFIX):
-                is_external[dst] = 1
-            rel_a.append(REL_NO[rel])
-            src_a.append(src)
-            dst_a.append(dst)
-            conf_a.append(confidence)
-            reason_a.append(reasons.setdefault(reason, len(reasons)))
-            line_a.append(line)
-            if not e_src.startswith(own):  # an edge this file makes for another's symbol
-                key = (rel, self._uids[src], self._uids[dst])
-                self._foreign.setdefault(key, []).append(path)
+        rels, srcs, dsts, confs, reasons, lines = zip(*edges)
+        number = self._uid_no.__getitem__
+        src_nos = list(map(number, srcs))
+        dst_nos = list(map(number, dsts))
+        self._rel.extend(map(REL_NO.__getitem__, rels))
+        self._src.extend(src_nos)
+        self._dst.extend(dst_nos)
+        self._conf.extend(confs)
+        self._reason.extend(map(self._reasons.__getitem__, reasons))
+        self._line.extend(lines)
+        self._external_nos.extend(
+            compress(dst_nos, map(str.startswith, dsts, repeat(EXTERNAL_PREFIX)))
+        )
+        # an edge this file makes for another's symbol (rare: found in C, kept in Python)
+        mine = map(str.startswith, srcs, repeat(path + "::"))
+        for i in compress(range(len(srcs)), map(not_, mine)):
+            key = (rels[i], srcs[i], dsts[i])
+            self._foreign.setdefault(key, []).append(path)
 
     # -------------------------------------------------------------- building
     def abandon(self) -> None:
@@ -212,12 +224,24 @@ class FullGraph:
             return None
         return self._pack_path
 
+    def _is_symbol(self) -> np.ndarray:
+        """Per uid number: a symbol some file gave."""
+        return self._mask(self._symbol_nos)
+
+    def _is_external(self) -> np.ndarray:
+        """Per uid number: the target of an edge out of the repository."""
+        return self._mask(self._external_nos)
+
+    def _mask(self, numbers: array) -> np.ndarray:
+        mask = np.zeros(len(self._uids), dtype=bool)
+        mask[np.frombuffer(numbers, np.int32)] = True
+        return mask
+
     def _dense_ids(self) -> tuple[np.ndarray, list[str]]:
         """Nodes are the symbols and the external targets; ids are dense, in uid order.
         Returns uid number -> id (-1: not a node, e.g. a target that resolved to no symbol)."""
-        is_node = np.frombuffer(self._is_symbol, np.uint8) | np.frombuffer(
-            self._is_external, np.uint8
-        )
+        is_symbol, is_external = self._is_symbol(), self._is_external()
+        is_node = is_symbol | is_external
         numbers = np.flatnonzero(is_node)
         uids = self._uids
         numbers = sorted(numbers.tolist(), key=uids.__getitem__)
@@ -228,10 +252,7 @@ class FullGraph:
     def _symbol_table(self, perm: np.ndarray, sorted_uids: list[str]) -> pa.Table:
         """One row per id: a file's own symbol (the last row given for its uid, as a dict
         keyed by uid would keep) or the external row of a target outside the repository."""
-        is_symbol = np.frombuffer(self._is_symbol, np.uint8)
-        ext_numbers = np.flatnonzero(
-            (np.frombuffer(self._is_external, np.uint8) == 1) & (is_symbol == 0)
-        )
+        ext_numbers = np.flatnonzero(self._is_external() & ~self._is_symbol())
         ext_rows = [[] for _ in ROW_SCHEMA.names]
         for n in ext_numbers.tolist():
             ext_rows[0].append(n)
@@ -278,7 +299,7 @@ class FullGraph:
     def _ext_refs(self, perm: np.ndarray, rel: np.ndarray, dst: np.ndarray) -> dict[str, int]:
         """External uid -> edges into it, in the order the edges were first met (as a dict
         of every edge, filled in file order, would list them)."""
-        is_ext = np.frombuffer(self._is_external, np.uint8).astype(bool)
+        is_ext = self._is_external()
         nodes = perm >= 0
         src_n = np.frombuffer(self._src, np.int32)
         dst_n = np.frombuffer(self._dst, np.int32)
