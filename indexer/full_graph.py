@@ -57,7 +57,8 @@ class FullContent:
     src: np.ndarray  # dense ids
     dst: np.ndarray
     confidence: np.ndarray  # float64
-    reason: pa.Array  # strings
+    reason: np.ndarray  # per edge: index into `reasons`
+    reasons: pa.Array  # the reason strings
     line: np.ndarray  # int64
     ids: dict[str, int]
     ext_refs: dict[str, int]  # external uid -> edges into it, in order of the first edge
@@ -208,7 +209,7 @@ class FullGraph:
         reasons = pa.array(list(self._reasons), type=pa.string())
         rel, src, dst, conf, reason, line = edges
         content = FullContent(
-            symbols, rel, src, dst, conf, reasons.take(pa.array(reason)), line,
+            symbols, rel, src, dst, conf, reason, reasons, line,
             {u: i for i, u in enumerate(sorted_uids)}, ext_refs,
             {k: sorted(v) for k, v in self._foreign.items()}, calls, self._unresolved,
             pack, self._spans, len(self._spans),
@@ -346,7 +347,7 @@ def symbol_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Tab
             if prop == "confidence":
                 cols[prop] = pa.array(c.confidence[at], type=pa.float64())
             elif prop == "reason":
-                cols[prop] = c.reason.take(pa.array(at))
+                cols[prop] = c.reasons.take(pa.array(c.reason[at]))
             else:
                 cols[prop] = pa.array(c.line[at], type=pa.int64())
         yield name, pa.table(cols)
