@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,7 +215,7 @@ def discover(
             st = os.lstat(full)
         except OSError:
             continue  # deleted in the work tree but still in git's index
-        if os.path.islink(full):
+        if stat.S_ISLNK(st.st_mode):  # the lstat answers: no second and third call per file
             real = os.path.realpath(full)
             if not (real == root or real.startswith(root + os.sep)) or not os.path.isfile(real):
                 continue
@@ -222,7 +223,7 @@ def discover(
                 st = os.stat(real)
             except OSError:
                 continue
-        elif not os.path.isfile(full):
+        elif not stat.S_ISREG(st.st_mode):
             continue
         files.append(SourceFile(rel, spec.name, st.st_size))
     return files
