@@ -42,7 +42,8 @@ def read_source(root: str, path: str, max_size: int) -> ReadResult:
     if b"\0" in data[:8192]:
         return ReadResult(size, digest, "skipped:binary", "NUL byte in the first 8 KiB", None)
     try:
-        data.decode("utf-8")
+        if not data.isascii():  # ASCII is UTF-8: most sources skip decoding a copy of themselves
+            data.decode("utf-8")
     except UnicodeDecodeError as e:
         return ReadResult(
             size, digest, "skipped:decode_error", f"not UTF-8 at byte {e.start}", None
