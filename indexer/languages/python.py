@@ -1,7 +1,10 @@
 """Python: tree-sitter queries -> FileFacts, and the module name of a path.
 
 The queries (python.scm) do the matching in C; Python code here only walks the
-matches. Scopes come from sorted body intervals, not from walking parents.
+matches. The call sites (pattern P_CALL) come from native/syntax.c instead when it is
+built for the installed tree-sitter: a C walk that yields plain tuples in the query's
+match order, rather than a match and Node objects per call. Scopes come from sorted body
+intervals, not from walking parents.
 
 Expressions are stored as chains (see facts.py), extended for Python with two
 step suffixes: `()` for the result of a call and `[]` for an item of a
@@ -71,6 +74,26 @@ _MAX_TYPE = 200  # longer annotations are noise for resolution
 @cache
 def _query() -> ts.Query:
     return load_query(NAME, "python.scm")
+
+
+@cache
+def _query_without_calls() -> ts.Query:
+    """python.scm with P_CALL disabled (a Query of its own: `_query()` is shared), for when
+    the native walk finds the calls; the other patterns keep their indices."""
+    query = load_query.__wrapped__(NAME, "python.scm")
+    query.disable_pattern(P_CALL)
+    return query
+
+
+@cache
+def _native_calls():
+    """`python_calls(root, source, chain)` of the native extension, or None when it is not
+    built or was built for another tree-sitter (then the query finds the calls)."""
+    try:
+        from codeimpact.native.syntax import python_calls
+    except ImportError:
+        return None
+    return python_calls
 
 
 _THREAD = threading.local()
@@ -210,14 +233,21 @@ def _is_test_name(kind: str, name: str) -> bool:
 ) = range(16)
 
 
-def extract(source: bytes) -> FileFacts:
+def extract(source: bytes, *, native: bool = True) -> FileFacts:
+    """The facts of one file. `native=False` forces the query path for the call sites (the
+    fallback, which tests compare the native walk with)."""
     tree = _parser().parse(source)
     root = tree.root_node
     facts = FileFacts(
         language=NAME,
         lines=source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0),
     )
-    matches = ts.QueryCursor(_query()).matches(root)
+    # The call sites (P_CALL) come from a C walk of the tree when it is available: a query
+    # match per call, and Node objects per call and argument, were the largest cost here.
+    python_calls = _native_calls() if native and type(source) is bytes else None
+    native_calls = python_calls(root, source, _chain) if python_calls is not None else None
+    query = _query() if native_calls is None else _query_without_calls()
+    matches = ts.QueryCursor(query).matches(root)
 
     defs: list[tuple[ts.Node, ts.Node, ts.Node, str]] = []  # (def, name, body, kind)
     others: list[tuple[int, dict]] = []
@@ -347,29 +377,35 @@ def extract(source: bytes) -> FileFacts:
     dec_starts = [d[0] for d in dec_iv]
     local_scopes = _LocalScopes(local_matches)
 
+    def call_fact(start: int, end: int, line: int, args: tuple) -> CallFact:
+        """The call whose callee spans source[start:end] (the call starts there too), on
+        `line`; the query path and the native walk both come here."""
+        kind = "call"
+        scope = None
+        if dec_iv:
+            i = bisect.bisect_right(dec_starts, start) - 1
+            if i >= 0 and start < dec_iv[i][1]:
+                scope, kind = dec_iv[i][2], "decorator"
+        if scope is None:
+            scope = scopes.at(start)
+        text = source[start:end]
+        chain = callee_chain(text)
+        if chain is not None and local_scopes:
+            chain = local_scopes.rename(chain, start)
+        if chain is None:
+            # keep the name so the site is counted as unresolved, never guessed
+            m = re.search(rb"([A-Za-z_]\w*)\s*$", text)
+            chain = "?." + m.group(1).decode() if m else "?"
+        return CallFact(scope, chain, line, kind, args)
+
+    if native_calls is not None:  # in the order the query would have matched them
+        for start, end, line, args in native_calls:
+            facts.calls.append(call_fact(start, end, line, args))
     for pattern, caps in others:
         if pattern == P_CALL:
             fn = caps["callee"][0]
-            start = fn.start_byte  # where the call starts too
-            kind = "call"
-            scope = None
-            if dec_iv:
-                i = bisect.bisect_right(dec_starts, start) - 1
-                if i >= 0 and start < dec_iv[i][1]:
-                    scope, kind = dec_iv[i][2], "decorator"
-            if scope is None:
-                scope = scopes.at(start)
-            text = source[start : fn.end_byte]
-            chain = callee_chain(text)
-            if chain is not None and local_scopes:
-                chain = local_scopes.rename(chain, start)
-            if chain is None:
-                # keep the name so the site is counted as unresolved, never guessed
-                m = re.search(rb"([A-Za-z_]\w*)\s*$", text)
-                chain = "?." + m.group(1).decode() if m else "?"
-            facts.calls.append(
-                CallFact(scope, chain, fn.start_point[0] + 1, kind, _args(caps["args"][0], source))
-            )
+            args = _args(caps["args"][0], source)
+            facts.calls.append(call_fact(fn.start_byte, fn.end_byte, fn.start_point[0] + 1, args))
         elif pattern in (P_IMPORT, P_IMPORT_FROM, P_IMPORT_FUTURE):
             node = caps.get("import") or caps.get("import_from") or caps.get("import_future")
             _imports(node[0], pattern, scopes.at(node[0].start_byte), source, facts)
@@ -515,6 +551,7 @@ def _heritage(node: ts.Node, local: str, source: bytes, facts: FileFacts) -> Non
 
 
 def _args(args: ts.Node, source: bytes) -> tuple:
+    # native/syntax.c (call_args) computes the same for the native path: change both
     if args.named_child_count == 0 or args.type != "argument_list":
         return ()  # `()` is 15% of Django's calls
     out = []
