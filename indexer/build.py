@@ -17,6 +17,7 @@ import contextlib
 import functools
 import gc
 import hashlib
+import importlib
 import marshal
 import os
 import time
@@ -304,9 +305,11 @@ def facts_for(
     options: RunOptions,
     progress: Progress | None,
     timeout_s: float,
+    meanwhile: Callable[[], None] | None = None,
 ) -> tuple[dict[str, FileFacts], int]:
     """Facts of every parseable record, from the cache or by extraction; each record takes
     the status its facts report. Returns the facts and how many files were extracted.
+    `meanwhile` runs once here when the first file is extracted, while the workers go on.
 
     A blob is decoded as it arrives, while the workers go on, and not kept: no file's facts
     are held twice."""
@@ -337,8 +340,12 @@ def facts_for(
                 todo.append((rec.path, rec.language, rr.data))
 
     def extracted(path: str, blob: bytes) -> None:
+        nonlocal meanwhile
         cache.put(by_path[path].content_hash, blob)
         take(path, blob)
+        if meanwhile is not None:
+            job, meanwhile = meanwhile, None
+            job()
 
     n, failed = extract_files(todo, options, progress, timeout_s, extracted)
     for path, why in failed.items():
@@ -632,9 +639,11 @@ class _Run:
             },
         )
 
-    def _facts_for(self, records: list[FileRecord]) -> tuple[dict[str, FileFacts], int]:
+    def _facts_for(self, records: list[FileRecord],
+                   meanwhile: Callable[[], None] | None = None) -> tuple[dict[str, FileFacts], int]:  # fmt: skip
         return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
-                         self.options, self.progress, self.config.parse_timeout_ms / 1000)  # fmt: skip
+                         self.options, self.progress, self.config.parse_timeout_ms / 1000,
+                         meanwhile)  # fmt: skip
 
     def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
         t = time.perf_counter()
@@ -661,10 +670,13 @@ class _Run:
 
     def _full(self, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
         t = time.perf_counter()
-        facts, parsed = self._facts_for(self.records)
+        # the full build's graph needs pyarrow (incremental runs go without its import time):
+        # imported while the workers extract, not after them
+        facts, parsed = self._facts_for(
+            self.records, lambda: importlib.import_module("codeimpact.indexer.full_graph")
+        )
         self.data.clear()  # every source file's bytes (shared with the caller): last used here
         self._phase("extract", t)
-        # the full build's graph needs pyarrow; incremental runs go without its import time
         from codeimpact.indexer import full_graph
 
         t = time.perf_counter()
