@@ -217,8 +217,7 @@ class FullGraph:
         return content
 
     def _close_pack(self) -> Path | None:
-        self._pack.flush()
-        os.fsync(self._pack.fileno())
+        # not fsynced here: the state that names it does (save_graph_state), beside Kùzu's write
         self._pack.close()
         if not self._spans:
             self._pack_path.unlink(missing_ok=True)

@@ -198,6 +198,14 @@ def _write_pack(path: Path, blobs: dict[str, bytes]) -> dict[str, Ref]:
     return refs
 
 
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _link_or_copy(src: Path, dst: Path) -> None:
     try:
         os.link(src, dst)
@@ -217,8 +225,10 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
         new_blobs = {p: st.resolved_bytes(p) for p in sorted(st.files())}
         refs, names = {}, set()
     for name in sorted(names):
-        if st.pack_dir != gen_dir:  # a full build writes its pack into the generation itself
+        if st.pack_dir != gen_dir:
             _link_or_copy(st.pack_dir / name, gen_dir / name)
+        else:  # a full build's pack, moved in unsynced: durable before the state naming it
+            _fsync_file(gen_dir / name)
     if new_blobs:
         refs.update(_write_pack(gen_dir / f"pack-{number}.bin", new_blobs))
     data = (
