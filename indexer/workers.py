@@ -9,7 +9,8 @@ is recorded as `timeout`, and a fresh worker carries on with the rest.
 Workers are forked and inherit the list of work, so only batches of indices
 travel to them (a worker holds at least BATCH_BYTES of source, so it never
 waits for the parent between files) and only compact facts blobs travel back,
-each over its own pipe.
+each over its own pipe. A worker reads the batches sent to it between files
+(the parent sends one per answer), so its pipe never fills while both wait.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import multiprocessing as mp
 import os
 import signal
 import time
+from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import wait
 
@@ -28,25 +30,33 @@ Item = tuple[str, str, bytes]  # (path, language, bytes)
 
 BATCH_BYTES = 256 * 1024  # source a worker holds before it is handed more
 MIN_HELD = 2  # files a worker holds, however big: the next one is there when it finishes
+MAX_HELD = 256  # files a worker holds, however small: a batch message stays small
 
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
 
 
 def _worker(conn, _wid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    held: deque[int] = deque()
     while True:
-        try:
-            batch = conn.recv()
-        except EOFError:
-            return
-        if batch is None:
-            return
-        for idx in batch:
-            _path, language, data = _ITEMS[idx]
+        # Read every batch already sent before the next file, not only when idle. The parent
+        # sends a batch per answer it gets; left unread while a long batch of small files
+        # was worked through, they filled the socket and the parent blocked in send while
+        # this worker blocked sending it answers: a deadlock (Django x 18 hung so).
+        while not held or conn.poll():
             try:
-                conn.send(("done", idx, extract_source(language, data)))
-            except Exception as e:  # an extractor bug must not stop the run
-                conn.send(("error", idx, f"{type(e).__name__}: {e}"))
+                batch = conn.recv()
+            except EOFError:
+                return
+            if batch is None:
+                return
+            held.extend(batch)
+        idx = held.popleft()
+        _path, language, data = _ITEMS[idx]
+        try:
+            conn.send(("done", idx, extract_source(language, data)))
+        except Exception as e:  # an extractor bug must not stop the run
+            conn.send(("error", idx, f"{type(e).__name__}: {e}"))
 
 
 def extract_parallel(
@@ -91,7 +101,7 @@ def extract_parallel(
             return
         nbytes = sum(len(items[i][2]) for i in queue)
         batch = []
-        while todo and (len(queue) < MIN_HELD or nbytes < BATCH_BYTES):
+        while todo and len(queue) < MAX_HELD and (len(queue) < MIN_HELD or nbytes < BATCH_BYTES):
             idx = todo.pop()
             batch.append(idx)
             queue.append(idx)
