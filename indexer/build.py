@@ -700,10 +700,13 @@ class _Run:
                          self.config, self.records, self.scanned_at, probe)  # fmt: skip
             flags, kinds = full_graph.node_arrays(content)
             unresolved, n_resolved = content.unresolved, content.n_resolved
-            # the sidecars are written by a forked child while this process writes Kùzu
+            # the sidecars are written by a forked child while this process writes Kùzu, when
+            # both fit the memory budget (pages either writes get copied: a large tree's
+            # build writes them in turn)
             sidecars = ForkedJob(
                 lambda: self._save_sidecars(gen, st, flags, kinds, unresolved, meta),
-                fork=self.options.processes() > 1,
+                fork=self.options.processes() > 1
+                and 2 * resident_mb() <= self.options.memory_budget_mb,
                 name="the sidecar writer",
             )
             try:
