@@ -64,7 +64,7 @@ class FullContent:
     ext_refs: dict[str, int]  # external uid -> edges into it, in order of the first edge
     foreign: dict[tuple, list[str]]
     calls: dict[str, int]
-    unresolved: dict[str, list[tuple[str, int]]]
+    unresolved: list[list[tuple[str, str, int]]]  # per file in path order: (scope, name, line)
     pack: Path | None  # the resolved outputs, concatenated in path order
     pack_spans: dict[str, tuple[int, int]]  # path -> (offset, length) in the pack
     n_resolved: int
@@ -115,7 +115,7 @@ class FullGraph:
         self._reasons = _Numbering([])
         self._foreign: dict[tuple, list[str]] = {}
         self._calls: Counter = Counter()
-        self._unresolved: dict[str, list[tuple[str, int]]] = {}
+        self._unresolved: list[list[tuple[str, str, int]]] = []
 
     # -------------------------------------------------------------- gathering
     def add(self, rf: ResolvedFile) -> None:
@@ -142,10 +142,9 @@ class FullGraph:
         self._calls["total"] += calls_total
         self._calls["builtin"] += calls_builtin
         self._calls["unresolved"] += len(unresolved)
-        uid_no, uids, sites = self._uid_no, self._uids, self._unresolved
-        for scope, name, line in unresolved:
-            n = dict.get(uid_no, scope)
-            sites.setdefault(name, []).append((uids[n] if n is not None else scope, line))
+        if unresolved:
+            # grouped by name only for the sidecar (`unresolved_sites`), off this loop
+            self._unresolved.append(unresolved)
 
     # The two loops below run per row of every file: they are column operations done by
     # C code (zip, map over dict lookups, array.extend), with Python only for a first sight.
@@ -328,6 +327,18 @@ def node_arrays(c: FullContent) -> tuple[np.ndarray, np.ndarray]:
     codes = np.array([csr.KIND_CODES.get(k, 255) for k in kind.dictionary.to_pylist()] or [255],
                      dtype=np.uint8)  # fmt: skip
     return flags, codes[kind.indices.to_numpy(zero_copy_only=False)]
+
+
+def unresolved_sites(
+    per_file: list[list[tuple[str, str, int]]],
+) -> dict[str, list[tuple[str, int]]]:
+    """callee name -> [(calling scope, line)], files in path order: the unresolved sidecar.
+    Grouped here, by the sidecar writer, rather than per file while the resolvers run."""
+    sites: dict[str, list[tuple[str, int]]] = {}
+    for unresolved in per_file:
+        for scope, name, line in unresolved:
+            sites.setdefault(name, []).append((scope, line))
+    return sites
 
 
 def symbol_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
