@@ -1,3 +1,3 @@
-from codeimpact.cli import main
+from codeimpact.cli import run
 
-main()
+run()

@@ -340,8 +340,31 @@ def search(name, kind, limit, path, as_json, require_fresh):
         click.echo(more)
 
 
+def run() -> None:
+    """The `graph` console script: `main`, then an exit that skips the interpreter's teardown.
+
+    Everything a command writes is closed by the time `main` returns, so freeing every
+    module and object one by one (0.04-0.07 s after a full build of Django) buys nothing.
+    Only the console script does this: `main` itself stays an ordinary click command, for
+    callers in this process (tests, the API).
+    """
+    code: int | str | None = 0
+    try:
+        main()
+    except SystemExit as e:
+        code = e.code
+    if not isinstance(code, int):
+        if code is not None:
+            click.echo(code, err=True)  # what sys.exit(message) would have printed
+        code = 0 if code is None else 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`graph ... | head`)
+            stream.flush()
+    os._exit(code)
+
+
 # Subcommands live in their own modules and attach themselves to `main` on import.
 from codeimpact import cli_changes, cli_mcp, cli_query, cli_status  # noqa: E402, F401
 
 if __name__ == "__main__":
-    main()
+    run()
