@@ -73,10 +73,11 @@ class Writer:
             self.conn.execute(f"COPY {name} FROM arrow_rows")
 
     def write_meta(self, meta: dict[str, Any]) -> None:
-        for key, value in meta.items():
+        # one statement for every key: a statement each cost a millisecond apiece
+        rows = [{"k": key, "v": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
+        if rows:
             self.conn.execute(
-                "MERGE (m:Meta {key: $k}) SET m.value = $v",
-                {"k": key, "v": json.dumps(value, sort_keys=True)},
+                "UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v", {"rows": rows}
             )
 
     def execute(self, query: str, params: dict | None = None):
