@@ -603,3 +603,39 @@ def test_incremental_equals_full_for_commonjs_members(make_repo, index_repo):
 def test_incremental_equals_full_through_a_reexport_chain(make_repo, index_repo):
     edit = {"src/utils/str.ts": "export function slugify2(s: string) { return s; }\n"}
     assert _incremental_matches_full(make_repo, index_repo, MODULES, edit)
+
+
+CHAIN_SOURCE = (
+    """
+a; a.b; this.x; super.m; this.#p; $el.data_1; obj.a.b.c.d;
+a?.b; a.b?.c; f().g; new A().m; (a).b; a /* c */ .b; a
+  .b; import.meta.url; x[0].y; café.naïve; ü.v;
+"""
+    + "p"
+    + ".q" * 60
+    + ";\n"
+)
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_plain_chain_shortcut_agrees_with_the_walk(language):
+    """`chain` reads a plain `a.b.c` off its text; for every identifier and member
+    expression that must be what walking the expression gives (None included)."""
+    from tree_sitter_language_pack import get_parser
+
+    from codeimpact.indexer.languages.ts_syntax import _chain_walk, chain
+
+    root = get_parser(language).parse(CHAIN_SOURCE.encode()).root_node
+    stack, seen = [root], {}
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type in ("identifier", "member_expression"):
+            seen[node.text.decode()] = chain(node)
+            assert chain(node) == _chain_walk(node), node.text
+    # the shortcut's own cases are among them, and its exclusions fall through to the walk
+    assert seen["obj.a.b.c.d"] == "obj.a.b.c.d"
+    assert seen["this.#p"] == "this.#p"
+    assert seen["import.meta.url"] is None
+    assert seen["a?.b"] == "a.b"
+    assert seen["p" + ".q" * 60] is None  # longer than a chain may be
