@@ -9,6 +9,7 @@ import sys
 import tarfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 CACHE = Path(__file__).parent / ".cache"
@@ -44,9 +45,19 @@ def fresh_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
-def _tree_memory_kb(root_pid: int) -> tuple[int, int]:
-    """(RSS, PSS) of a process and all its descendants, from /proc. The RSS sum counts a
-    page shared by forked workers once per process; the PSS sum counts it once in all."""
+@dataclass
+class PeakMemory:
+    """Peak memory of a command's process tree, in MB, three ways."""
+
+    rss_sum: int  # RSS summed over the processes: a page shared by forked workers counts
+    # once per process that maps it (a fork copies the parent's page tables)
+    pss_sum: int  # PSS summed: each page counted once over all processes, the footprint
+    largest: int  # the highest high-water mark (VmHWM) of any one process: the figure
+    # `/usr/bin/time -v` reports as "Maximum resident set size"
+
+
+def _tree_memory_kb(root_pid: int) -> tuple[int, int, int]:
+    """(RSS sum, PSS sum, largest VmHWM) of a process and all its descendants, from /proc."""
     parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -56,7 +67,7 @@ def _tree_memory_kb(root_pid: int) -> tuple[int, int]:
                 parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-    rss = pss = 0
+    rss = pss = hwm = 0
     for pid in parents:
         p = pid
         while p and p != root_pid:
@@ -70,22 +81,27 @@ def _tree_memory_kb(root_pid: int) -> tuple[int, int]:
                         rss += int(ln.split()[1])
                     elif ln.startswith("Pss:"):
                         pss += int(ln.split()[1])
+            with open(f"/proc/{pid}/status") as fh:
+                for ln in fh:
+                    if ln.startswith("VmHWM:"):
+                        hwm = max(hwm, int(ln.split()[1]))
         except OSError:
             continue
-    return rss, pss
+    return rss, pss, hwm
 
 
 def run_measured(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, str]:
     """Run a command; (wall seconds, peak RSS of its process tree in MB, stdout)."""
-    wall, rss, _pss, out = run_measured_pss(cmd, cwd)
-    return wall, rss, out
+    wall, peak, out = run_measured_peaks(cmd, cwd)
+    return wall, peak.rss_sum, out
 
 
-def run_measured_pss(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int, str]:
-    """Run a command; (wall seconds, peak RSS and peak PSS of its process tree in MB, stdout)."""
+def run_measured_peaks(cmd: list[str], cwd: Path | None = None) -> tuple[float, PeakMemory, str]:
+    """Run a command; (wall seconds, its process tree's peak memory, stdout). Memory is
+    sampled every 50 ms; VmHWM is the kernel's own high-water mark of each process."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = [0, 0]
+    peak = [0, 0, 0]
     done = threading.Event()
 
     def sample() -> None:
@@ -102,4 +118,4 @@ def run_measured_pss(cmd: list[str], cwd: Path | None = None) -> tuple[float, in
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd} failed ({proc.returncode}): {err.strip()[-500:]}")
-    return wall, peak[0] // 1024, peak[1] // 1024, out
+    return wall, PeakMemory(*(kb // 1024 for kb in peak)), out
