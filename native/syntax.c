@@ -1,37 +1,61 @@
 /*
- * codeimpact native syntax walks: the call sites of a Python syntax tree.
+ * codeimpact native syntax walk: the query matches of a Python syntax tree.
  *
- * python_calls(node, source, chain) returns, for every match of the query pattern
+ * python_matches(node, source, chain) finds, under `node` (a tree_sitter.Node), the matches
+ * of the 16 patterns of indexer/languages/python.scm (PYTHON_PATTERNS below holds their text,
+ * which python.py compares with the file), in the order in which TSQueryCursor yields them,
+ * and returns (calls, matches, error_line):
  *
- *     (call function: (_) @callee arguments: (_) @args)
+ * - calls: for each match of (call function: (_) @callee arguments: (_) @args), one tuple
+ *   (callee start byte, callee end byte, callee start row + 1, args), where `args` is what
+ *   python.py's `_args(args_node, source)` returns. `chain` is python.py's `_chain`
+ *   (bytes -> str | None); it is called, not re-implemented, so that the strings in the
+ *   facts are the very objects the query path gets from its cache (FileFacts.to_bytes is a
+ *   marshal dump, whose bytes depend on which strings are shared objects);
+ * - matches: for each match of the other 15 patterns, (pattern index, nodes), `nodes` being a
+ *   tuple of tree_sitter.Node objects, one per capture in the order the pattern captures
+ *   them (its root first, then the child steps in pattern order: PYTHON_CAPTURES);
+ * - error_line: what python.py's `_first_error` finds with QueryCursor.captures of
+ *   `(ERROR) @e (MISSING) @m`, the smallest start row + 1 of a visible ERROR or MISSING
+ *   node, leaving out those that end at byte 0 (a MISSING node at the very start of the
+ *   file: ts_query_cursor_next_capture skips a capture that ends where its range starts);
+ *   None when the node has no error or no such node.
  *
- * under `node` (a tree_sitter.Node), one tuple (callee start byte, callee end byte,
- * callee start row + 1, args), in the order in which TSQueryCursor yields those matches,
- * where `args` is what indexer/languages/python.py's `_args(args_node, source)` returns.
- * `chain` is python.py's `_chain` (bytes -> str | None); it is called, not re-implemented,
- * so that the strings in the facts are the very objects the query path gets from its
- * cache (FileFacts.to_bytes is a marshal dump, whose bytes depend on which strings are
- * shared objects).
+ * The calls are a list of their own because only call matches make call facts: their
+ * order among the other matches does not show in the facts.
  *
- * Matching, as query.c applies this pattern: a state starts at each visible node whose
- * symbol (ts_node_symbol) is `call`; a visible child of the call (hidden wrapper nodes are
- * looked through) matches a step iff it is named, not ERROR and has the step's field, as
- * ts_tree_cursor_current_status (what the query cursor uses) reports it; a child that does
- * not match ends the state when no later sibling could match the step. A match finishes
- * when the query cursor enters its `arguments` child, so matches come out in pre-order of
- * the argument nodes (`g(x).f(y)`: the inner call first; `f(g(x))`: f first). Where
- * query.c would fork a state (a matching child that a later sibling with the same field
- * could also match: no production of the Python grammar has that), python_calls gives up
- * and returns None, and the caller uses the query instead.
+ * Matching: a small copy of query.c's state machine (ts_query_cursor__advance) for the
+ * step features these patterns use (node symbols, the named wildcard `(_)`, fields,
+ * captures, the `.` anchor; no quantifiers, alternatives, predicates, negated fields or
+ * supertypes), applied in the same walk of the visible nodes in pre-order with the same
+ * enter and leave events and the same depths, so that states start, split, fail, are
+ * deduplicated (longest match), are deferred and finish where query.c's do, and matches
+ * come out in the order query.c pushes them to its finished states (which next_match yields
+ * first in, first out). A match thus finishes when the walk enters its last captured node
+ * (a `(type)` in a function's parameters before the function, which finishes at its
+ * body); matches finishing on one node come out by the depth of their pattern's root node
+ * (outer first), then by pattern index. With these patterns a state splits only when a
+ * last step has a later sibling that could match too (`return \<newline> x`: the line
+ * continuation and `x` are both `(_) @value`), so the longest-match pass and deferred
+ * finishing never act; they are copied all the same, to stay query.c's algorithm. The
+ * field of a node and whether later siblings may still match come from a copy of
+ * ts_tree_cursor_current_status over the walk's own stack, computed only at the nodes
+ * where some state has a child step to try. Where the walk cannot follow query.c (a depth
+ * beyond query.c's 16-bit start depths), python_matches returns None and the caller uses
+ * the query.
  *
  * The walk visits every subtree of the file in pre-order with an explicit stack (no
- * recursion, so no depth limit), reading the runtime's Subtree structs directly: with
- * a TSTreeCursor over every node, python_calls took 0.45 s instead of 0.33 s over Django's
- * trees. The children of each call and of each argument list are read with a TSTreeCursor.
+ * recursion, so no depth limit), reading the runtime's Subtree structs directly: over
+ * Django's trees, the query cursor's walk alone (a TSTreeCursor, with the status of every
+ * visible node; a query that matches nothing) takes about as long as this whole function,
+ * calls, Node objects and the calls of `chain` included (0.42 s each). The children of an
+ * argument list are read with a TSTreeCursor.
  *
- * The runtime is our own copy (native/tree_sitter, see vendored.h): the Node's TSNode is
- * read by py-tree-sitter 0.26's object layout, after checking the type's name and size and
- * that the installed tree-sitter is the vendored version.
+ * The captured nodes are tree_sitter.Node objects made as py-tree-sitter 0.26's
+ * node_new_internal makes them (binding/node.c): the type and the Tree object are those of
+ * the Node passed in. The runtime is our own copy (native/tree_sitter, see vendored.h): the
+ * Node's TSNode is read by py-tree-sitter 0.26's object layout, after checking the type's
+ * name and size and that the installed tree-sitter is the vendored version.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,8 +65,8 @@
 #include <string.h>
 
 #include "tree_sitter/api.h"
-/* runtime internals (hence the exact version check): the query cursor's field status, and
-   the Subtree layout for the walk */
+/* runtime internals (hence the exact version check): the cursor status's field maps and
+   symbol metadata, and the Subtree layout for the walk */
 #include "language.h"
 #include "length.h"
 #include "parser.h"
@@ -60,6 +84,111 @@ typedef struct {
 } NodeObject;
 
 /* ------------------------------------------------------------------------- */
+/* the patterns                                                              */
+
+/* python.scm's patterns, in file order (python.py compares this text with the file's), and
+ * their steps as query.c compiles them (ts_query__dump_steps): symbol ("_": the named
+ * wildcard), field, capture name, depth; STEP_END ends a pattern. Every step contains a
+ * capture (its own or a child step's), so query.c splits a state wherever a later sibling
+ * could match the same step (lang_ids checks this). */
+enum { P_CALL = 3, PATTERN_COUNT = 16, MAX_CAPTURES = 3, STEP_DONE = 0xFFFF };
+
+static const char *const PATTERN_TEXT[PATTERN_COUNT] = {
+    "(class_definition name: (identifier) @name body: (block) @body) @class",
+    "(function_definition name: (identifier) @name body: (block) @body) @function",
+    "(decorator) @decorator",
+    "(call function: (_) @callee arguments: (_) @args)",
+    "(import_statement) @import",
+    "(import_from_statement) @import_from",
+    "(future_import_statement) @import_future",
+    "(assignment left: (_) @lhs right: (_) @rhs) @assign",
+    "(assignment left: (_) @lhs type: (type) @vartype) @annassign",
+    "(return_statement (_) @value) @return",
+    "(type) @annotation",
+    "(for_statement left: (_) @for_lhs right: (_) @for_rhs) @for",
+    "(named_expression name: (identifier) @walrus_name value: (_) @walrus_value) @walrus",
+    "(with_item value: (as_pattern . (_) @with_value alias: (as_pattern_target (identifier) "
+    "@with_name))) @with",
+    "(for_in_clause left: (_) @for_lhs right: (_) @for_rhs) @compfor",
+    "(lambda parameters: (lambda_parameters) @lambda_params) @lambda",
+};
+
+typedef struct {
+    const char *symbol, *field, *capture;
+    uint16_t depth;
+    bool immediate; /* preceded by the `.` anchor */
+} StepSpec;
+
+#define STEP_END {NULL, NULL, NULL, STEP_DONE, false}
+
+static const StepSpec STEP_SPECS[] = {
+    {"class_definition", NULL, "class", 0, false},
+    {"identifier", "name", "name", 1, false},
+    {"block", "body", "body", 1, false},
+    STEP_END,
+    {"function_definition", NULL, "function", 0, false},
+    {"identifier", "name", "name", 1, false},
+    {"block", "body", "body", 1, false},
+    STEP_END,
+    {"decorator", NULL, "decorator", 0, false},
+    STEP_END,
+    {"call", NULL, NULL, 0, false},
+    {"_", "function", "callee", 1, false},
+    {"_", "arguments", "args", 1, false},
+    STEP_END,
+    {"import_statement", NULL, "import", 0, false},
+    STEP_END,
+    {"import_from_statement", NULL, "import_from", 0, false},
+    STEP_END,
+    {"future_import_statement", NULL, "import_future", 0, false},
+    STEP_END,
+    {"assignment", NULL, "assign", 0, false},
+    {"_", "left", "lhs", 1, false},
+    {"_", "right", "rhs", 1, false},
+    STEP_END,
+    {"assignment", NULL, "annassign", 0, false},
+    {"_", "left", "lhs", 1, false},
+    {"type", "type", "vartype", 1, false},
+    STEP_END,
+    {"return_statement", NULL, "return", 0, false},
+    {"_", NULL, "value", 1, false},
+    STEP_END,
+    {"type", NULL, "annotation", 0, false},
+    STEP_END,
+    {"for_statement", NULL, "for", 0, false},
+    {"_", "left", "for_lhs", 1, false},
+    {"_", "right", "for_rhs", 1, false},
+    STEP_END,
+    {"named_expression", NULL, "walrus", 0, false},
+    {"identifier", "name", "walrus_name", 1, false},
+    {"_", "value", "walrus_value", 1, false},
+    STEP_END,
+    {"with_item", NULL, "with", 0, false},
+    {"as_pattern", "value", NULL, 1, false},
+    {"_", NULL, "with_value", 2, true},
+    {"as_pattern_target", "alias", NULL, 2, false},
+    {"identifier", NULL, "with_name", 3, false},
+    STEP_END,
+    {"for_in_clause", NULL, "compfor", 0, false},
+    {"_", "left", "for_lhs", 1, false},
+    {"_", "right", "for_rhs", 1, false},
+    STEP_END,
+    {"lambda", NULL, "lambda", 0, false},
+    {"lambda_parameters", "parameters", "lambda_params", 1, false},
+    STEP_END,
+};
+
+#define STEP_COUNT (sizeof(STEP_SPECS) / sizeof(STEP_SPECS[0]))
+
+typedef struct {
+    TSSymbol symbol; /* 0: the named wildcard (query.c's WILDCARD_SYMBOL) */
+    TSFieldId field;
+    int8_t slot; /* the capture's index in its match's tuple, -1: none */
+    uint16_t depth;
+    bool is_immediate;
+} Step;
+
+/* ------------------------------------------------------------------------- */
 /* per-language ids                                                          */
 
 enum { C_OTHER = 0, C_ARGUMENT_LIST, C_IDENTIFIER, C_ATTRIBUTE, C_KEYWORD_ARGUMENT,
@@ -67,12 +196,13 @@ enum { C_OTHER = 0, C_ARGUMENT_LIST, C_IDENTIFIER, C_ATTRIBUTE, C_KEYWORD_ARGUME
 
 typedef struct LangIds {
     const TSLanguage *language;
-    bool usable; /* the grammar has `call` and the four fields */
-    TSSymbol call;
-    TSFieldId f_function, f_arguments, f_name, f_value;
+    bool usable; /* the grammar has every symbol and field of the patterns */
+    TSFieldId f_name, f_value;
     uint32_t symbol_count;
-    uint8_t *category; /* by public symbol: what `node.type ==` would say */
-    uint8_t *is_call;  /* by symbol or alias: its public symbol is `call` */
+    uint8_t *category;   /* by public symbol: what `node.type ==` would say */
+    uint32_t *root_mask; /* by symbol or alias: the patterns whose root is its public symbol */
+    Step steps[STEP_COUNT];
+    uint16_t first_step[PATTERN_COUNT];
     struct LangIds *next;
 } LangIds;
 
@@ -80,8 +210,49 @@ typedef struct LangIds {
  * entry stays valid while a walk runs Python code that may look up another language. */
 static LangIds *langs;
 
-static TSFieldId field_id(const TSLanguage *language, const char *name) {
-    return ts_language_field_id_for_name(language, name, (uint32_t)strlen(name));
+/* Resolves the step specs for `language` as the query compiler looks names up; false when
+ * a name is missing (python.scm would not compile) or a step lacks a capture. */
+static bool compile_steps(LangIds *ids) {
+    const TSLanguage *language = ids->language;
+    unsigned pattern = 0;
+    int8_t slot = 0;
+    for (size_t i = 0; i < STEP_COUNT; i++) {
+        const StepSpec *spec = &STEP_SPECS[i];
+        Step *step = &ids->steps[i];
+        *step = (Step){0, 0, -1, spec->depth, spec->immediate};
+        if (spec->depth == STEP_DONE) {
+            pattern++;
+            slot = 0;
+            continue;
+        }
+        if (spec->depth == 0) {
+            if (pattern >= PATTERN_COUNT) return false;
+            ids->first_step[pattern] = (uint16_t)i;
+        }
+        if (strcmp(spec->symbol, "_") != 0) {
+            step->symbol = ts_language_symbol_for_name(language, spec->symbol,
+                                                       (uint32_t)strlen(spec->symbol), true);
+            if (step->symbol == 0) return false;
+        }
+        if (spec->field != NULL) {
+            step->field =
+                ts_language_field_id_for_name(language, spec->field, (uint32_t)strlen(spec->field));
+            if (step->field == 0) return false;
+        }
+        if (spec->capture != NULL) {
+            if (slot == MAX_CAPTURES) return false;
+            step->slot = slot++;
+        }
+        /* query.c's contains_captures: this step or a child step captures */
+        bool contains = spec->capture != NULL;
+        for (size_t j = i + 1; !contains && STEP_SPECS[j].depth != STEP_DONE &&
+                               STEP_SPECS[j].depth > spec->depth;
+             j++) {
+            contains = STEP_SPECS[j].capture != NULL;
+        }
+        if (!contains) return false;
+    }
+    return pattern == PATTERN_COUNT;
 }
 
 static const LangIds *lang_ids(const TSLanguage *language) {
@@ -96,11 +267,11 @@ static const LangIds *lang_ids(const TSLanguage *language) {
     uint32_t count = ts_language_symbol_count(language);
     LangIds *ids = PyMem_RawCalloc(1, sizeof(LangIds));
     uint8_t *category = PyMem_RawCalloc(count ? count : 1, 1);
-    uint8_t *is_call = PyMem_RawCalloc(count ? count : 1, 1);
-    if (ids == NULL || category == NULL || is_call == NULL) {
+    uint32_t *root_mask = PyMem_RawCalloc(count ? count : 1, sizeof(uint32_t));
+    if (ids == NULL || category == NULL || root_mask == NULL) {
         PyMem_RawFree(ids);
         PyMem_RawFree(category);
-        PyMem_RawFree(is_call);
+        PyMem_RawFree(root_mask);
         PyErr_NoMemory();
         return NULL;
     }
@@ -112,20 +283,18 @@ static const LangIds *lang_ids(const TSLanguage *language) {
         }
     }
     ids->language = language;
-    /* as the query compiler looks names up */
-    ids->call = ts_language_symbol_for_name(language, "call", 4, true);
-    ids->f_function = field_id(language, "function");
-    ids->f_arguments = field_id(language, "arguments");
-    ids->f_name = field_id(language, "name");
-    ids->f_value = field_id(language, "value");
-    ids->usable =
-        ids->call && ids->f_function && ids->f_arguments && ids->f_name && ids->f_value;
-    for (uint32_t s = 0; s < count && ids->call; s++) {
-        is_call[s] = ts_language_public_symbol(language, (TSSymbol)s) == ids->call;
+    ids->f_name = ts_language_field_id_for_name(language, "name", 4);
+    ids->f_value = ts_language_field_id_for_name(language, "value", 5);
+    ids->usable = ids->f_name && ids->f_value && compile_steps(ids);
+    for (uint32_t s = 0; s < count && ids->usable; s++) {
+        TSSymbol public_symbol = ts_language_public_symbol(language, (TSSymbol)s);
+        for (unsigned p = 0; p < PATTERN_COUNT; p++) {
+            if (ids->steps[ids->first_step[p]].symbol == public_symbol) root_mask[s] |= 1u << p;
+        }
     }
     ids->symbol_count = count;
     ids->category = category;
-    ids->is_call = is_call;
+    ids->root_mask = root_mask;
     ids->next = langs;
     langs = ids;
     return ids;
@@ -144,7 +313,10 @@ typedef struct {
     const char *src;
     Py_ssize_t src_len;
     PyObject *chain;     /* python.py's _chain */
-    TSTreeCursor cursor; /* over the children of one node at a time */
+    TSTreeCursor cursor; /* over the children of one argument list at a time */
+    PyTypeObject *node_type; /* tree_sitter.Node, and the Tree of the walked node */
+    PyObject *tree;
+    PyObject *calls, *matches; /* the results */
 } Ctx;
 
 /* source[start:end] as Python slices it */
@@ -263,25 +435,36 @@ error:
 /* ------------------------------------------------------------------------- */
 /* the walk                                                                  */
 
-static PyObject *emit(Ctx *ctx, TSNode callee, TSNode args);
-
+/* A partial match: query.c's QueryState with its capture list. */
 typedef struct {
-    const void *args_id; /* the `arguments` node: the match finishes when the walk gets there */
-    TSNode callee, args;
-} Pending;
+    TSNode nodes[MAX_CAPTURES];
+    int8_t slots[MAX_CAPTURES];
+    uint8_t capture_count;
+    uint16_t step, pattern;
+    uint32_t start_depth;
+    bool seeking_immediate_match, has_in_progress_alternatives;
+} State;
 
+/* The children of one subtree being walked: a TreeCursor stack entry's parent. */
 typedef struct {
     const Subtree *children;
     uint32_t count, index, structural_index;
     const TSSymbol *alias_sequence;
-    Length position; /* where children[index] starts (after its padding) */
+    uint16_t production_id;
+    Length position;         /* where children[index] starts (after its padding) */
+    uint32_t current;        /* the child being visited, and its structural index (the */
+    uint32_t current_structural; /* next non-extra child's for an extra one)          */
+    uint32_t depth;          /* query.c's depth of a visible child here */
+    bool owner_visible;      /* leaving the subtree whose children these are is an event */
 } Level;
 
 typedef struct {
-    Pending *pending;
-    size_t pending_count, pending_cap;
+    State *states;
+    size_t state_count, state_cap;
     Level *levels;
     size_t level_count, level_cap;
+    bool find_errors;
+    uint32_t error_row; /* UINT32_MAX: none found */
 } Walk;
 
 static int grow(void **items, size_t *cap, size_t size) {
@@ -296,89 +479,448 @@ static int grow(void **items, size_t *cap, size_t size) {
     return 0;
 }
 
-/*
- * A `call` node: the pattern's two child steps, applied to its visible children as
- * query.c applies them. Returns 1 and sets callee/args on a match, 0 without one, and -1
- * where query.c would split the state (a matching child that a later sibling with the
- * same field could also match), which this walk does not follow.
- */
-static int match_call(const LangIds *ids, TSTreeCursor *cursor, TSNode call, TSNode *callee,
-                      TSNode *args) {
-    ts_tree_cursor_reset(cursor, call);
-    if (!ts_tree_cursor_goto_first_child(cursor)) return 0;
-    bool have_callee = false;
-    do {
-        TSNode child = ts_tree_cursor_current_node(cursor);
-        TSFieldId field = 0;
-        bool later, later_named, later_same_field;
-        TSSymbol supertypes[8];
-        unsigned supertype_count = 8;
-        ts_tree_cursor_current_status(cursor, &field, &later, &later_named, &later_same_field,
-                                      supertypes, &supertype_count);
-        TSFieldId want = have_callee ? ids->f_arguments : ids->f_function;
-        bool matches = ts_node_symbol(child) != ts_builtin_sym_error &&
-                       ts_node_is_named(child) && field == want;
-        bool later_can_match = later && (field != want || later_same_field);
-        if (!matches) {
-            if (!later_can_match) return 0;
-        } else if (later_can_match) {
-            return -1;
-        } else if (!have_callee) {
-            *callee = child;
-            have_callee = true;
-        } else {
-            *args = child;
-            return 1;
-        }
-    } while (ts_tree_cursor_goto_next_sibling(cursor));
+static int insert_state(Walk *w, size_t index, const State *state) {
+    if (w->state_count == w->state_cap &&
+        grow((void **)&w->states, &w->state_cap, sizeof(State)) < 0)
+        return -1;
+    memmove(&w->states[index + 1], &w->states[index], (w->state_count - index) * sizeof(State));
+    w->states[index] = *state;
+    w->state_count++;
     return 0;
 }
 
-/* Returns 0, -1 with an exception set, or 1 when the walk cannot reproduce the query. */
-static int visit_call(Ctx *ctx, Walk *w, TSNode call) {
-    TSNode callee, args;
-    int rc = match_call(ctx->ids, &ctx->cursor, call, &callee, &args);
-    if (rc <= 0) return rc < 0 ? 1 : 0;
-    if (w->pending_count == w->pending_cap &&
-        grow((void **)&w->pending, &w->pending_cap, sizeof(Pending)) < 0)
+static void erase_state(Walk *w, size_t index) {
+    memmove(&w->states[index], &w->states[index + 1],
+            (w->state_count - index - 1) * sizeof(State));
+    w->state_count--;
+}
+
+/* ts_tree_cursor_current_status for the child being visited at the top level (fields and
+ * later siblings; the patterns have no supertype steps). */
+typedef struct {
+    TSFieldId field;
+    bool has_later_siblings, has_later_named_siblings, can_have_later_siblings_with_this_field;
+} Status;
+
+static Status current_status(const Walk *w, const TSLanguage *language) {
+    Status st = {0, false, false, false};
+    for (size_t l = w->level_count; l-- > 0;) {
+        const Level *level = &w->levels[l];
+        const Subtree *entry = &level->children[level->current];
+        const TSSymbol *aliases = level->alias_sequence;
+#define SUBTREE_SYMBOL(subtree, structural_index)                                           \
+    ((!ts_subtree_extra(subtree) && aliases && aliases[structural_index])                   \
+         ? aliases[structural_index]                                                        \
+         : ts_subtree_symbol(subtree))
+        /* stop walking up at a visible ancestor: fields refer to nodes through hidden
+           wrapper nodes */
+        TSSymbol entry_symbol = SUBTREE_SYMBOL(*entry, level->current_structural);
+        if (l != w->level_count - 1 && ts_language_symbol_metadata(language, entry_symbol).visible)
+            break;
+        if (!st.has_later_named_siblings) {
+            uint32_t structural_index = level->current_structural;
+            if (!ts_subtree_extra(*entry)) structural_index++;
+            for (uint32_t j = level->current + 1; j < level->count; j++) {
+                Subtree sibling = level->children[j];
+                TSSymbol symbol = SUBTREE_SYMBOL(sibling, structural_index);
+                TSSymbolMetadata metadata = ts_language_symbol_metadata(language, symbol);
+                if (metadata.visible) {
+                    st.has_later_siblings = true;
+                    if (metadata.named) {
+                        st.has_later_named_siblings = true;
+                        break;
+                    }
+                } else if (ts_subtree_visible_child_count(sibling) > 0) {
+                    st.has_later_siblings = true;
+                    if (sibling.ptr->named_child_count > 0) {
+                        st.has_later_named_siblings = true;
+                        break;
+                    }
+                }
+                if (!ts_subtree_extra(sibling)) structural_index++;
+            }
+        }
+#undef SUBTREE_SYMBOL
+        if (!ts_subtree_extra(*entry)) {
+            const TSFieldMapEntry *map, *map_end;
+            ts_language_field_map(language, level->production_id, &map, &map_end);
+            if (!st.field) {
+                for (const TSFieldMapEntry *m = map; m < map_end; m++) {
+                    if (!m->inherited && m->child_index == level->current_structural) {
+                        st.field = m->field_id;
+                        break;
+                    }
+                }
+            }
+            if (st.field) {
+                for (const TSFieldMapEntry *m = map; m < map_end; m++) {
+                    if (m->field_id == st.field && m->child_index > level->current_structural) {
+                        st.can_have_later_siblings_with_this_field = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return st;
+}
+
+static PyObject *emit_call(Ctx *ctx, TSNode callee, TSNode args);
+
+/* A tree_sitter.Node for `node`, as py-tree-sitter's node_new_internal makes one. */
+static PyObject *new_node(const Ctx *ctx, TSNode node) {
+    NodeObject *self = PyObject_New(NodeObject, ctx->node_type);
+    if (self == NULL) return NULL;
+    self->node = node;
+    self->children = NULL;
+    self->tree = Py_NewRef(ctx->tree);
+    return (PyObject *)self;
+}
+
+/* A finished match, appended to the calls or to the matches. */
+static int finish(Ctx *ctx, const State *state) {
+    PyObject *item;
+    if (state->pattern == P_CALL) {
+        /* the pattern captures callee then args, the slots of its two steps */
+        if (state->capture_count != 2) {
+            PyErr_SetString(PyExc_SystemError, "a call match without its two captures");
+            return -1;
+        }
+        item = emit_call(ctx, state->nodes[0], state->nodes[1]);
+        if (item == NULL) return -1;
+        int rc = PyList_Append(ctx->calls, item);
+        Py_DECREF(item);
+        return rc;
+    }
+    PyObject *nodes = PyTuple_New(state->capture_count);
+    if (nodes == NULL) return -1;
+    for (uint8_t i = 0; i < state->capture_count; i++) {
+        PyObject *node = new_node(ctx, state->nodes[i]);
+        if (node == NULL) {
+            Py_DECREF(nodes);
+            return -1;
+        }
+        PyTuple_SET_ITEM(nodes, state->slots[i], node);
+    }
+    PyObject *pattern = PyLong_FromLong(state->pattern);
+    if (pattern == NULL) {
+        Py_DECREF(nodes);
         return -1;
-    w->pending[w->pending_count++] = (Pending){args.id, callee, args};
+    }
+    item = PyTuple_Pack(2, pattern, nodes);
+    Py_DECREF(pattern);
+    Py_DECREF(nodes);
+    if (item == NULL) return -1;
+    int rc = PyList_Append(ctx->matches, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+/* ts_query_cursor__add_state: states stay ordered by start depth, then pattern. */
+static int add_state(const LangIds *ids, Walk *w, unsigned pattern, uint32_t depth) {
+    uint16_t first = ids->first_step[pattern];
+    size_t index = w->state_count;
+    while (index > 0) {
+        const State *prev = &w->states[index - 1];
+        if (prev->start_depth < depth) break;
+        if (prev->start_depth == depth) {
+            if (prev->pattern == pattern && prev->step == first) return 0;
+            if (prev->pattern <= pattern) break;
+        }
+        index--;
+    }
+    State state = {.capture_count = 0,
+                   .step = first,
+                   .pattern = (uint16_t)pattern,
+                   .start_depth = depth,
+                   .seeking_immediate_match = true,
+                   .has_in_progress_alternatives = false};
+    return insert_state(w, index, &state);
+}
+
+/* ts_query_cursor__state_precedes */
+static bool state_precedes(const State *a, const State *b) {
+    if (a->start_depth != b->start_depth) return a->start_depth < b->start_depth;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern;
+    if ((a->capture_count == 0) != (b->capture_count == 0)) return a->capture_count == 0;
+    if (a->capture_count == 0) return false;
+    return ts_node_start_byte(a->nodes[0]) < ts_node_start_byte(b->nodes[0]);
+}
+
+/* ts_query_cursor__compare_nodes: which node comes first in a depth-first traversal */
+static int compare_nodes(TSNode left, TSNode right) {
+    if (left.id != right.id) {
+        uint32_t left_start = ts_node_start_byte(left), right_start = ts_node_start_byte(right);
+        if (left_start < right_start) return -1;
+        if (left_start > right_start) return 1;
+        uint32_t left_end = ts_node_end_byte(left), right_end = ts_node_end_byte(right);
+        if (left_end > right_end) return -1;
+        if (left_end < right_end) return 1;
+    }
     return 0;
 }
+
+/* ts_query_cursor__compare_captures */
+static void compare_captures(const State *left, const State *right, bool *left_contains_right,
+                             bool *right_contains_left) {
+    *left_contains_right = true;
+    *right_contains_left = true;
+    unsigned i = 0, j = 0;
+    for (;;) {
+        if (i < left->capture_count) {
+            if (j < right->capture_count) {
+                if (left->nodes[i].id == right->nodes[j].id &&
+                    left->slots[i] == right->slots[j]) {
+                    i++;
+                    j++;
+                } else {
+                    switch (compare_nodes(left->nodes[i], right->nodes[j])) {
+                    case -1:
+                        *right_contains_left = false;
+                        i++;
+                        break;
+                    case 1:
+                        *left_contains_right = false;
+                        j++;
+                        break;
+                    default:
+                        *right_contains_left = false;
+                        *left_contains_right = false;
+                        i++;
+                        j++;
+                        break;
+                    }
+                }
+            } else {
+                *right_contains_left = false;
+                break;
+            }
+        } else {
+            if (j < right->capture_count) *left_contains_right = false;
+            break;
+        }
+    }
+}
+
+/*
+ * The query cursor enters the visible node `node` at `depth` (ts_query_cursor__advance's
+ * "Enter a new node" branch): new states for the patterns rooted at its symbol (`roots`),
+ * every state whose next step is at this depth tries the node (and splits when a later
+ * sibling could match the same step), then the longest-match pass, and the finished states
+ * are emitted in the order of the states array.
+ */
+static int enter(Ctx *ctx, Walk *w, TSNode node, uint32_t roots, uint32_t depth) {
+    const LangIds *ids = ctx->ids;
+    for (unsigned p = 0; roots != 0; p++, roots >>= 1) {
+        if ((roots & 1) && add_state(ids, w, p, depth) < 0) return -1;
+    }
+
+    bool touched = false, any_done = false, have_node = false, have_status = false;
+    Status status = {0};
+    TSSymbol symbol = 0;
+    bool is_named = false, is_error = false;
+    for (size_t j = 0, copy_count = 0; j < w->state_count; j += 1 + copy_count) {
+        State *state = &w->states[j];
+        const Step *step = &ids->steps[state->step];
+        state->has_in_progress_alternatives = false;
+        copy_count = 0;
+        if (step->depth == STEP_DONE) {
+            any_done = true;
+            continue;
+        }
+        if (state->start_depth + step->depth != depth) continue;
+        touched = true;
+        if (!have_node) {
+            symbol = ts_node_symbol(node);
+            is_named = ts_node_is_named(node);
+            is_error = symbol == ts_builtin_sym_error;
+            have_node = true;
+        }
+        bool does_match = step->symbol == 0 ? !is_error && is_named : symbol == step->symbol;
+        bool anchored = (step->is_immediate && is_named) || state->seeking_immediate_match;
+        /* the status is asked only where it decides something (not at a pattern's root) */
+        if ((!anchored || step->field) && !have_status) {
+            status = current_status(w, ids->language);
+            have_status = true;
+        }
+        bool later_sibling_can_match = !anchored && status.has_later_siblings;
+        if (step->field) {
+            if (step->field == status.field) {
+                if (!status.can_have_later_siblings_with_this_field) {
+                    later_sibling_can_match = false;
+                }
+            } else {
+                does_match = false;
+            }
+        }
+        if (!does_match) {
+            if (!later_sibling_can_match) {
+                erase_state(w, j);
+                j--; /* (wraps around at 0, as query.c's unsigned index does) */
+            }
+            continue;
+        }
+        /* a later sibling could match this step too: keep a copy that skips this node */
+        if (later_sibling_can_match) {
+            State copy = *state;
+            if (insert_state(w, j + 1, &copy) < 0) return -1;
+            state = &w->states[j];
+            copy_count++;
+        }
+        if (step->slot >= 0) {
+            state->nodes[state->capture_count] = node;
+            state->slots[state->capture_count] = step->slot;
+            state->capture_count++;
+        }
+        state->step++;
+        /* (the patterns have no anonymous wildcard, after which query.c seeks an
+           immediate match) */
+        state->seeking_immediate_match = false;
+    }
+    if (!touched && !any_done) return 0; /* the passes below would change nothing */
+
+    /* ts_query_cursor__sort_states_by_capture: a stable insertion sort */
+    for (size_t i = 1; i < w->state_count; i++) {
+        if (!state_precedes(&w->states[i], &w->states[i - 1])) continue;
+        State key = w->states[i];
+        size_t j = i;
+        do {
+            w->states[j] = w->states[j - 1];
+            j--;
+        } while (j > 0 && state_precedes(&key, &w->states[j - 1]));
+        w->states[j] = key;
+    }
+
+    /* the longest-match criterion, and finishing */
+    for (size_t j = 0; j < w->state_count; j++) {
+        State *state = &w->states[j];
+        bool did_remove = false;
+        for (size_t k = j + 1; k < w->state_count; k++) {
+            State *other = &w->states[k];
+            if (other->start_depth != state->start_depth || other->pattern != state->pattern) break;
+            if (state->capture_count > 0 && other->capture_count > 0 &&
+                ts_node_start_byte(other->nodes[0]) >=
+                    ts_node_end_byte(state->nodes[state->capture_count - 1]))
+                break;
+            bool left_contains_right, right_contains_left;
+            compare_captures(state, other, &left_contains_right, &right_contains_left);
+            if (left_contains_right) {
+                if (state->step == other->step &&
+                    (other->seeking_immediate_match || !state->seeking_immediate_match)) {
+                    erase_state(w, k);
+                    k--;
+                    continue;
+                }
+                other->has_in_progress_alternatives = true;
+            }
+            if (right_contains_left) {
+                if (state->step == other->step &&
+                    (state->seeking_immediate_match || !other->seeking_immediate_match)) {
+                    erase_state(w, j);
+                    j--;
+                    did_remove = true;
+                    break;
+                }
+                state->has_in_progress_alternatives = true;
+            }
+        }
+        if (!did_remove && ids->steps[state->step].depth == STEP_DONE &&
+            !state->has_in_progress_alternatives) {
+            State done = *state;
+            erase_state(w, j);
+            j--;
+            if (finish(ctx, &done) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* The query cursor leaves a visible node at `depth`: deferred states whose match lay inside
+ * it finish, states that needed more inside it fail. */
+static int leave(Ctx *ctx, Walk *w, uint32_t depth) {
+    const LangIds *ids = ctx->ids;
+    size_t deleted = 0, n = w->state_count;
+    for (size_t i = 0; i < n; i++) {
+        State *state = &w->states[i];
+        uint16_t step_depth = ids->steps[state->step].depth;
+        if (step_depth == STEP_DONE && (state->start_depth > depth || depth == 0)) {
+            if (finish(ctx, state) < 0) return -1;
+            deleted++;
+        } else if (step_depth != STEP_DONE && state->start_depth + step_depth > depth) {
+            deleted++;
+        } else if (deleted > 0) {
+            w->states[i - deleted] = *state;
+        }
+    }
+    w->state_count -= deleted;
+    return 0;
+}
+
+static int push_level(Walk *w, Subtree owner, const TSLanguage *language, Length position,
+                      uint32_t depth, bool owner_visible) {
+    if (w->level_count == w->level_cap &&
+        grow((void **)&w->levels, &w->level_cap, sizeof(Level)) < 0)
+        return -1;
+    w->levels[w->level_count++] = (Level){
+        .children = ts_subtree_children(owner),
+        .count = owner.ptr->child_count,
+        .index = 0,
+        .structural_index = 0,
+        .alias_sequence = ts_language_alias_sequence(language, owner.ptr->production_id),
+        .production_id = owner.ptr->production_id,
+        .position = position,
+        .current = 0,
+        .current_structural = 0,
+        .depth = depth,
+        .owner_visible = owner_visible,
+    };
+    return 0;
+}
+
+/* query.c keeps start depths in 16 bits; deeper trees are left to the query */
+#define MAX_DEPTH 0xFFF0u
 
 /*
  * Every subtree under the start node in pre-order, hidden ones included (the pre-order of
  * the visible nodes, which the query cursor follows, is the induced order), tracking
- * positions and aliases as the tree cursor does. A visible node is a `call` by the symbol
- * the query sees (the alias if any, mapped to its public symbol). The match of a call is
- * emitted when the walk reaches its arguments node; those of nested calls finish first
- * (their arguments come earlier in pre-order), so the pending matches form a stack.
+ * positions and aliases as the tree cursor does, and the query cursor's depth (the number
+ * of visible ancestors) and its enter and leave events of the visible nodes. A visible
+ * node's symbol is the one the query sees (the alias if any, mapped to its public symbol).
+ * Returns 0, -1 with an exception set, or 1 when the walk cannot reproduce the query.
  */
-static int walk(Ctx *ctx, Walk *w, TSNode root, PyObject *out) {
+static int walk(Ctx *ctx, Walk *w, TSNode root) {
     const LangIds *ids = ctx->ids;
     const TSLanguage *language = ids->language;
     const TSTree *tree = root.tree;
-    int rc;
-    if (ts_node_symbol(root) == ids->call && (rc = visit_call(ctx, w, root)) != 0) return rc;
     Subtree top = *(const Subtree *)root.id;
-    if (ts_subtree_child_count(top) == 0) return 0;
-    if (w->level_cap == 0 && grow((void **)&w->levels, &w->level_cap, sizeof(Level)) < 0)
+    TSSymbol root_symbol = ts_node_symbol(root);
+    if (w->find_errors && (root_symbol == ts_builtin_sym_error || ts_subtree_missing(top)) &&
+        ts_node_end_byte(root) > 0)
+        w->error_row = ts_node_start_point(root).row;
+    /* (root_mask is by raw symbol; the start node's symbol is public already) */
+    uint32_t roots = 0;
+    for (unsigned p = 0; p < PATTERN_COUNT; p++) {
+        if (ids->steps[ids->first_step[p]].symbol == root_symbol) roots |= 1u << p;
+    }
+    if (enter(ctx, w, root, roots, 0) < 0) return -1;
+    if (ts_subtree_child_count(top) == 0) return leave(ctx, w, 0);
+    if (push_level(w, top, language,
+                   (Length){ts_node_start_byte(root), ts_node_start_point(root)}, 1, true) < 0)
         return -1;
-    w->levels[0] = (Level){
-        ts_subtree_children(top), top.ptr->child_count, 0, 0,
-        ts_language_alias_sequence(language, top.ptr->production_id),
-        {ts_node_start_byte(root), ts_node_start_point(root)},
-    };
-    w->level_count = 1;
     while (w->level_count > 0) {
         Level *level = &w->levels[w->level_count - 1];
         if (level->index == level->count) {
+            bool owner_visible = level->owner_visible;
+            uint32_t owner_depth = level->depth - 1;
             w->level_count--;
+            if (owner_visible && leave(ctx, w, owner_depth) < 0) return -1;
             continue;
         }
         const Subtree *child = &level->children[level->index];
         Length position = level->position;
         TSSymbol alias = 0;
+        level->current = level->index;
+        level->current_structural = level->structural_index;
         if (!ts_subtree_extra(*child)) {
             if (level->alias_sequence) alias = level->alias_sequence[level->structural_index];
             level->structural_index++;
@@ -389,36 +931,36 @@ static int walk(Ctx *ctx, Walk *w, TSNode root, PyObject *out) {
                 length_add(level->position, ts_subtree_padding(level->children[level->index]));
         }
 
-        if (w->pending_count > 0 && w->pending[w->pending_count - 1].args_id == child) {
-            Pending *p = &w->pending[--w->pending_count];
-            PyObject *t = emit(ctx, p->callee, p->args);
-            if (t == NULL) return -1;
-            rc = PyList_Append(out, t);
-            Py_DECREF(t);
-            if (rc < 0) return -1;
-        }
-        if (ts_subtree_visible(*child) || alias) {
+        uint32_t depth = level->depth;
+        bool visible = ts_subtree_visible(*child) || alias;
+        if (visible) {
             TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
-            if (symbol < ids->symbol_count && ids->is_call[symbol]) {
-                rc = visit_call(ctx, w, ts_node_new(tree, child, position, alias));
-                if (rc != 0) return rc;
+            if (w->find_errors && position.extent.row < w->error_row &&
+                (symbol == ts_builtin_sym_error || ts_subtree_missing(*child)) &&
+                position.bytes + ts_subtree_size(*child).bytes > 0)
+                w->error_row = position.extent.row;
+            uint32_t roots = symbol < ids->symbol_count ? ids->root_mask[symbol] : 0;
+            if (roots != 0 || w->state_count > 0) {
+                if (depth >= MAX_DEPTH) return 1;
+                if (enter(ctx, w, ts_node_new(tree, child, position, alias), roots, depth) < 0)
+                    return -1;
             }
         }
         if (ts_subtree_child_count(*child) > 0) {
-            if (w->level_count == w->level_cap &&
-                grow((void **)&w->levels, &w->level_cap, sizeof(Level)) < 0)
+            /* (`level` is stale once the stack grows) */
+            if (push_level(w, *child, language, position, visible ? depth + 1 : depth,
+                           visible) < 0)
                 return -1;
-            w->levels[w->level_count++] = (Level){
-                ts_subtree_children(*child), child->ptr->child_count, 0, 0,
-                ts_language_alias_sequence(language, child->ptr->production_id), position,
-            };
+        } else if (visible && w->state_count > 0) {
+            if (leave(ctx, w, depth) < 0) return -1;
         }
     }
-    /* every match found its arguments node on the way */
-    return w->pending_count == 0 ? 0 : 1;
+    /* the query cursor halts after leaving the start node: what is left never finishes */
+    w->state_count = 0;
+    return 0;
 }
 
-static PyObject *emit(Ctx *ctx, TSNode callee, TSNode args) {
+static PyObject *emit_call(Ctx *ctx, TSNode callee, TSNode args) {
     PyObject *a = call_args(ctx, args);
     if (a == NULL) return NULL;
     PyObject *t = PyTuple_New(4);
@@ -466,8 +1008,9 @@ static int installed_version_matches(void) {
 
 static int node_from_object(PyObject *obj, TSNode *node) {
     PyTypeObject *type = Py_TYPE(obj);
+    /* (not garbage-collected: new_node makes Nodes with PyObject_New, as py-tree-sitter does) */
     if (type->tp_basicsize != (Py_ssize_t)sizeof(NodeObject) ||
-        strcmp(type->tp_name, "tree_sitter.Node") != 0) {
+        strcmp(type->tp_name, "tree_sitter.Node") != 0 || PyType_IS_GC(type)) {
         PyErr_Format(PyExc_TypeError,
                      "expected a tree_sitter.Node of py-tree-sitter %s, got %.200s",
                      CODEIMPACT_VENDORED_PY_TREE_SITTER, type->tp_name);
@@ -484,24 +1027,28 @@ static int node_from_object(PyObject *obj, TSNode *node) {
         return -1;
     }
     *node = ((NodeObject *)obj)->node;
-    if (ts_node_is_null(*node) || node->tree == NULL) {
+    if (ts_node_is_null(*node) || node->tree == NULL || ((NodeObject *)obj)->tree == NULL) {
         PyErr_SetString(PyExc_TypeError, "a null tree_sitter.Node");
         return -1;
     }
     return 0;
 }
 
-PyDoc_STRVAR(python_calls_doc,
-"python_calls(node, source, chain, /)\n--\n\n"
-"The call sites under a Python syntax tree node, as\n"
-"[(callee_start_byte, callee_end_byte, callee_start_row + 1, args), ...] in the order\n"
-"of the query pattern (call function: (_) @callee arguments: (_) @args); `args` as\n"
-"python.py's _args gives it, `chain` being python.py's _chain. None when the tree has a\n"
-"shape this walk does not reproduce the query on (use the query then).");
+PyDoc_STRVAR(python_matches_doc,
+"python_matches(node, source, chain, /)\n--\n\n"
+"The matches of python.scm's patterns under a Python syntax tree node, in the query's\n"
+"order, as (calls, matches, error_line): calls as\n"
+"[(callee_start_byte, callee_end_byte, callee_start_row + 1, args), ...] for the pattern\n"
+"(call function: (_) @callee arguments: (_) @args), `args` as python.py's _args gives it,\n"
+"`chain` being python.py's _chain; matches as [(pattern_index, (node, ...)), ...] for\n"
+"the other patterns, a node per capture in PYTHON_CAPTURES order; error_line the first\n"
+"line of an ERROR or MISSING node, or None. None when the tree has a shape this walk does\n"
+"not reproduce the query on (use the query then).");
 
-static PyObject *python_calls(PyObject *Py_UNUSED(module), PyObject *const *argv, Py_ssize_t argc) {
+static PyObject *python_matches(PyObject *Py_UNUSED(module), PyObject *const *argv,
+                                Py_ssize_t argc) {
     if (argc != 3) {
-        PyErr_Format(PyExc_TypeError, "python_calls() takes 3 arguments (%zd given)", argc);
+        PyErr_Format(PyExc_TypeError, "python_matches() takes 3 arguments (%zd given)", argc);
         return NULL;
     }
     TSNode root;
@@ -523,24 +1070,37 @@ static PyObject *python_calls(PyObject *Py_UNUSED(module), PyObject *const *argv
     ctx.src = PyBytes_AS_STRING(argv[1]);
     ctx.src_len = PyBytes_GET_SIZE(argv[1]);
     ctx.chain = argv[2];
+    ctx.node_type = Py_TYPE(argv[0]);
+    ctx.tree = ((NodeObject *)argv[0])->tree;
+    ctx.calls = PyList_New(0);
+    ctx.matches = PyList_New(0);
     ctx.cursor = ts_tree_cursor_new(root);
 
     Walk w = {0};
-    PyObject *out = PyList_New(0);
-    int rc = out == NULL ? -1 : walk(&ctx, &w, root, out);
+    w.find_errors = ts_node_has_error(root);
+    w.error_row = UINT32_MAX;
+    int rc = ctx.calls == NULL || ctx.matches == NULL ? -1 : walk(&ctx, &w, root);
     ts_tree_cursor_delete(&ctx.cursor);
-    PyMem_Free(w.pending);
+    PyMem_Free(w.states);
     PyMem_Free(w.levels);
-    if (rc != 0) {
-        Py_XDECREF(out);
-        if (rc < 0) return NULL;
-        Py_RETURN_NONE; /* a shape the walk does not reproduce the query on */
+    PyObject *result = NULL;
+    if (rc == 0) {
+        if (w.error_row == UINT32_MAX) {
+            result = Py_BuildValue("(OOO)", ctx.calls, ctx.matches, Py_None);
+        } else {
+            result = Py_BuildValue("(OOk)", ctx.calls, ctx.matches, (unsigned long)w.error_row + 1);
+        }
+    } else if (rc > 0) {
+        result = Py_NewRef(Py_None); /* a shape the walk does not reproduce the query on */
     }
-    return out;
+    Py_XDECREF(ctx.calls);
+    Py_XDECREF(ctx.matches);
+    return result;
 }
 
 static PyMethodDef syntax_methods[] = {
-    {"python_calls", (PyCFunction)(void (*)(void))python_calls, METH_FASTCALL, python_calls_doc},
+    {"python_matches", (PyCFunction)(void (*)(void))python_matches, METH_FASTCALL,
+     python_matches_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -550,11 +1110,53 @@ static struct PyModuleDef syntax_module = {
     syntax_methods,
 };
 
+/* PYTHON_PATTERNS: the patterns' text; PYTHON_CAPTURES: per pattern, its capture names in
+ * the order of a match's nodes */
+static int add_patterns(PyObject *m) {
+    PyObject *patterns = PyTuple_New(PATTERN_COUNT);
+    PyObject *captures = PyTuple_New(PATTERN_COUNT);
+    if (patterns == NULL || captures == NULL) goto error;
+    size_t i = 0;
+    for (Py_ssize_t p = 0; p < PATTERN_COUNT; p++) {
+        PyObject *text = PyUnicode_FromString(PATTERN_TEXT[p]);
+        if (text == NULL) goto error;
+        PyTuple_SET_ITEM(patterns, p, text);
+        PyObject *names = PyList_New(0);
+        if (names == NULL) goto error;
+        for (; STEP_SPECS[i].depth != STEP_DONE; i++) {
+            if (STEP_SPECS[i].capture == NULL) continue;
+            PyObject *name = PyUnicode_FromString(STEP_SPECS[i].capture);
+            if (name == NULL || PyList_Append(names, name) < 0) {
+                Py_XDECREF(name);
+                Py_DECREF(names);
+                goto error;
+            }
+            Py_DECREF(name);
+        }
+        i++; /* STEP_END */
+        PyObject *t = PyList_AsTuple(names);
+        Py_DECREF(names);
+        if (t == NULL) goto error;
+        PyTuple_SET_ITEM(captures, p, t);
+    }
+    if (PyModule_AddObjectRef(m, "PYTHON_PATTERNS", patterns) < 0 ||
+        PyModule_AddObjectRef(m, "PYTHON_CAPTURES", captures) < 0)
+        goto error;
+    Py_DECREF(patterns);
+    Py_DECREF(captures);
+    return 0;
+error:
+    Py_XDECREF(patterns);
+    Py_XDECREF(captures);
+    return -1;
+}
+
 PyMODINIT_FUNC PyInit__syntax(void) {
     PyObject *m = PyModule_Create(&syntax_module);
     if (m == NULL) return NULL;
     if (PyModule_AddStringConstant(m, "TREE_SITTER_VERSION", CODEIMPACT_VENDORED_PY_TREE_SITTER) <
-        0) {
+            0 ||
+        add_patterns(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,10 +1,13 @@
 """Python: tree-sitter queries -> FileFacts, and the module name of a path.
 
 The queries (python.scm) do the matching in C; Python code here only walks the
-matches. The call sites (pattern P_CALL) come from native/syntax.c instead when it is
-built for the installed tree-sitter: a C walk that yields plain tuples in the query's
-match order, rather than a match and Node objects per call. Scopes come from sorted body
-intervals, not from walking parents.
+matches. When native/syntax.c is built for the installed tree-sitter, its walk finds the
+matches of every pattern instead of a QueryCursor, in the query's match order (the query
+cursor's own walk of the tree cost more than the native walk as a whole): the call sites
+(pattern P_CALL) as plain tuples rather than a match and Node objects per call, the other
+matches as Node tuples, and the first syntax error's line. The query is the fallback and
+the reference (`extract(source, native=False)`). Scopes come from sorted body intervals,
+not from walking parents.
 
 Expressions are stored as chains (see facts.py), extended for Python with two
 step suffixes: `()` for the result of a call and `[]` for an item of a
@@ -32,6 +35,7 @@ import bisect
 import re
 import threading
 from functools import cache, lru_cache
+from importlib import resources
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
@@ -76,24 +80,24 @@ def _query() -> ts.Query:
     return load_query(NAME, "python.scm")
 
 
-@cache
-def _query_without_calls() -> ts.Query:
-    """python.scm with P_CALL disabled (a Query of its own: `_query()` is shared), for when
-    the native walk finds the calls; the other patterns keep their indices."""
-    query = load_query.__wrapped__(NAME, "python.scm")
-    query.disable_pattern(P_CALL)
-    return query
+def _patterns(text: str) -> tuple[str, ...]:
+    """The patterns of a .scm file of one-line patterns: its lines without comments."""
+    return tuple(line for line in text.splitlines() if line.strip() and not line.startswith(";"))
 
 
 @cache
-def _native_calls():
-    """`python_calls(root, source, chain)` of the native extension, or None when it is not
-    built or was built for another tree-sitter (then the query finds the calls)."""
+def _native_walk():
+    """`python_matches(root, source, chain)` of the native extension, or None when it is not
+    built, was built for another tree-sitter, or implements other patterns than python.scm's
+    (then the query finds the matches)."""
     try:
-        from codeimpact.native.syntax import python_calls
+        from codeimpact.native.syntax import PYTHON_CAPTURES, PYTHON_PATTERNS, python_matches
     except ImportError:
         return None
-    return python_calls
+    scm = resources.files("codeimpact.indexer.languages").joinpath("python.scm").read_text()
+    if _patterns(scm) != PYTHON_PATTERNS or _CAPTURES != PYTHON_CAPTURES:
+        return None
+    return python_matches
 
 
 _THREAD = threading.local()
@@ -232,39 +236,66 @@ def _is_test_name(kind: str, name: str) -> bool:
     P_LAMBDA,
 ) = range(16)
 
+# The captures of each pattern in the order the query captures them (the pattern's node,
+# then its child steps in pattern order): a match is read as a tuple of these nodes, which
+# native/syntax.c yields as such (its PYTHON_CAPTURES) and the query path builds from the
+# match's dict.
+_CAPTURES = (
+    ("class", "name", "body"),
+    ("function", "name", "body"),
+    ("decorator",),
+    ("callee", "args"),
+    ("import",),
+    ("import_from",),
+    ("import_future",),
+    ("assign", "lhs", "rhs"),
+    ("annassign", "lhs", "vartype"),
+    ("return", "value"),
+    ("annotation",),
+    ("for", "for_lhs", "for_rhs"),
+    ("walrus", "walrus_name", "walrus_value"),
+    ("with", "with_value", "with_name"),
+    ("compfor", "for_lhs", "for_rhs"),
+    ("lambda", "lambda_params"),
+)
+
+
+def _query_matches(root: ts.Node) -> list[tuple[int, tuple]]:
+    """QueryCursor.matches over python.scm, each match's captures as a `_CAPTURES` tuple."""
+    return [
+        (pattern, tuple([caps[name][0] for name in _CAPTURES[pattern]]))
+        for pattern, caps in ts.QueryCursor(_query()).matches(root)
+    ]
+
 
 def extract(source: bytes, *, native: bool = True) -> FileFacts:
-    """The facts of one file. `native=False` forces the query path for the call sites (the
-    fallback, which tests compare the native walk with)."""
+    """The facts of one file. `native=False` forces the query path (the fallback, which tests
+    compare the native walk with)."""
     tree = _parser().parse(source)
     root = tree.root_node
     facts = FileFacts(
         language=NAME,
         lines=source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0),
     )
-    # The call sites (P_CALL) come from a C walk of the tree when it is available: a query
-    # match per call, and Node objects per call and argument, were the largest cost here.
-    python_calls = _native_calls() if native and type(source) is bytes else None
-    native_calls = python_calls(root, source, _chain) if python_calls is not None else None
-    query = _query() if native_calls is None else _query_without_calls()
-    matches = ts.QueryCursor(query).matches(root)
+    # The matches come from a C walk of the tree when it is available: a query match per
+    # call, and Node objects per call and argument, were the largest cost here, then the
+    # query cursor's walk of the tree.
+    walk = _native_walk() if native and type(source) is bytes else None
+    found = walk(root, source, _chain) if walk is not None else None
+    if found is not None:
+        native_calls, matches, error_line = found
+    else:
+        native_calls, matches, error_line = None, _query_matches(root), None
 
     defs: list[tuple[ts.Node, ts.Node, ts.Node, str]] = []  # (def, name, body, kind)
-    others: list[tuple[int, dict]] = []
+    others: list[tuple[int, tuple]] = []
     decorator_nodes: list[ts.Node] = []
-    local_matches: list[tuple[int, dict]] = []  # comprehensions and lambdas
+    local_matches: list[tuple[int, tuple]] = []  # comprehensions and lambdas
     for pattern, caps in matches:
         if pattern <= P_FUNCTION:
-            defs.append(
-                (
-                    caps["class" if pattern == P_CLASS else "function"][0],
-                    caps["name"][0],
-                    caps["body"][0],
-                    "class" if pattern == P_CLASS else "function",
-                )
-            )
+            defs.append((*caps, "class" if pattern == P_CLASS else "function"))
         elif pattern == P_DECORATOR:
-            decorator_nodes.append(caps["decorator"][0])
+            decorator_nodes.append(caps[0])
         elif pattern == P_LAMBDA:
             local_matches.append((pattern, caps))
         else:
@@ -403,23 +434,22 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
             facts.calls.append(call_fact(start, end, line, args))
     for pattern, caps in others:
         if pattern == P_CALL:
-            fn = caps["callee"][0]
-            args = _args(caps["args"][0], source)
+            fn = caps[0]
+            args = _args(caps[1], source)
             facts.calls.append(call_fact(fn.start_byte, fn.end_byte, fn.start_point[0] + 1, args))
         elif pattern in (P_IMPORT, P_IMPORT_FROM, P_IMPORT_FUTURE):
-            node = caps.get("import") or caps.get("import_from") or caps.get("import_future")
-            _imports(node[0], pattern, scopes.at(node[0].start_byte), source, facts)
+            node = caps[0]
+            _imports(node, pattern, scopes.at(node.start_byte), source, facts)
         elif pattern == P_ASSIGN:
-            node = caps["assign"][0]
+            node, lhs, rhs = caps
             scope = scopes.at(node.start_byte)
-            _assignment(scope, caps["lhs"][0], caps["rhs"][0], node, source, facts, module_vars)
+            _assignment(scope, lhs, rhs, node, source, facts, module_vars)
         elif pattern == P_ANNASSIGN:
-            node = caps["annassign"][0]
-            lhs = caps["lhs"][0]
+            node, lhs, vartype = caps
             scope = scopes.at(node.start_byte)
-            _annotated(scope, lhs, caps["vartype"][0], node, source, facts, module_vars)
+            _annotated(scope, lhs, vartype, node, source, facts, module_vars)
         elif pattern == P_RETURN:
-            node = caps["value"][0]
+            node = caps[1]
             scope = scopes.at(node.start_byte)
             if kind_of.get(scope) in ("function", "method"):
                 line = node.start_point[0] + 1
@@ -433,7 +463,7 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
                     if chain:
                         facts.returns.append(ReturnFact(scope, chain, False, line))
         elif pattern == P_ANNOTATION:
-            node = caps["annotation"][0]
+            node = caps[0]
             if node.parent is not None and node.parent.type in _NESTED_TYPE_PARENTS:
                 continue  # the outermost annotation already names these
             scope = sig_scopes.at(node.start_byte)
@@ -443,32 +473,21 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
                 if name not in _ANNOTATION_NOISE:
                     facts.references.append(ReferenceFact(scope, name, line, "annotation"))
         elif pattern == P_FOR:
-            node = caps["for"][0]
-            _for_binding(
-                scopes.at(node.start_byte), caps["for_lhs"][0], caps["for_rhs"][0], source, facts
-            )
+            node, lhs, rhs = caps
+            _for_binding(scopes.at(node.start_byte), lhs, rhs, source, facts)
         elif pattern == P_COMPFOR:
-            node = caps["compfor"][0]
+            node, lhs, rhs = caps
             suffix = f"${node.parent.start_byte}" if node.parent is not None else ""
-            _for_binding(
-                scopes.at(node.start_byte),
-                caps["for_lhs"][0],
-                caps["for_rhs"][0],
-                source,
-                facts,
-                suffix,
-                local_scopes,
-            )
+            _for_binding(scopes.at(node.start_byte), lhs, rhs, source, facts, suffix, local_scopes)
         elif pattern == P_WITH:
-            node = caps["with"][0]
-            _with_binding(scopes.at(node.start_byte), caps, node, source, facts)
+            node, value, name = caps
+            _with_binding(scopes.at(node.start_byte), value, name, node, source, facts)
         elif pattern == P_WALRUS:
-            node = caps["walrus"][0]
-            name, value = caps["walrus_name"][0], caps["walrus_value"][0]
+            node, name, value = caps
             _bind_value(scopes.at(node.start_byte), name.text.decode(), value, node, source, facts)
     if root.has_error:  # ERROR or MISSING nodes anywhere
         facts.status = "partial"
-        err = _first_error(root)
+        err = _first_error(root) if found is None else error_line
         facts.error = f"syntax error at line {err}" if err else "syntax error"
     return facts
 
@@ -485,6 +504,7 @@ _ANNOTATION_NOISE = frozenset(
 
 
 def _first_error(root: ts.Node) -> int | None:
+    # native/syntax.c (the walk's error_line) computes the same for the native path
     cursor = ts.QueryCursor(load_query(NAME, None, "(ERROR) @e (MISSING) @m"))
     caps = cursor.captures(root)
     lines = [n.start_point[0] + 1 for nodes in caps.values() for n in nodes]
@@ -754,19 +774,19 @@ class _LocalScopes:
     one that starts with a lambda parameter cannot be known and is left unresolved.
     """
 
-    def __init__(self, matches: list[tuple[int, dict]]):
+    def __init__(self, matches: list[tuple[int, tuple]]):
         found: list[tuple[int, int, frozenset[str], str]] = []  # (start, end, names, suffix)
         comps: dict[int, tuple[int, set[str]]] = {}
         for pattern, caps in matches:
             if pattern == P_COMPFOR:
-                comp = caps["compfor"][0].parent
+                comp = caps[0].parent
                 if comp is None:
                     continue
                 entry = comps.setdefault(comp.start_byte, (comp.end_byte, set()))
-                entry[1].update(_pattern_names(caps["for_lhs"][0]))
+                entry[1].update(_pattern_names(caps[1]))
             elif pattern == P_LAMBDA:
-                node = caps["lambda"][0]
-                names = _lambda_params(caps["lambda_params"][0])
+                node, params = caps
+                names = _lambda_params(params)
                 if names:
                     found.append((node.start_byte, node.end_byte, frozenset(names), ""))
         for start, (end, names) in comps.items():
@@ -817,10 +837,11 @@ def _lambda_params(params: ts.Node) -> list[str]:
     return out
 
 
-def _with_binding(scope: str, caps: dict, node: ts.Node, source: bytes, facts: FileFacts) -> None:
+def _with_binding(
+    scope: str, value: ts.Node, name_node: ts.Node, node: ts.Node, source: bytes, facts: FileFacts
+) -> None:
     """`with EXPR as name`: name is what EXPR's __enter__ returns."""
-    value = caps["with_value"][0]
-    name = caps["with_name"][0].text.decode()
+    name = name_node.text.decode()
     line = node.start_point[0] + 1
     if value.type == "call":
         fn = value.child_by_field_name("function")

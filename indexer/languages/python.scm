@@ -1,10 +1,10 @@
 ; Python extraction queries. Capture names are the contract with python.py.
+; native/syntax.c reproduces these patterns' matches (its PYTHON_PATTERNS): change both.
 ; No (ERROR) pattern: root.has_error says the same without a check at every node.
 (class_definition name: (identifier) @name body: (block) @body) @class
 (function_definition name: (identifier) @name body: (block) @body) @function
 (decorator) @decorator
 ; no capture of the call itself: it starts where @callee does, and one node fewer per call counts
-; native/syntax.c reproduces this pattern's matches (python.py disables it then): change both
 (call function: (_) @callee arguments: (_) @args)
 (import_statement) @import
 (import_from_statement) @import_from
