@@ -699,13 +699,18 @@ class _Run:
             meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
                          self.config, self.records, self.scanned_at, probe)  # fmt: skip
             flags, kinds = full_graph.node_arrays(content)
-            per_file_unresolved, n_resolved = content.unresolved, content.n_resolved
+            n_resolved = content.n_resolved
             # the sidecars are written by a forked child while this process writes Kùzu, when
             # both fit the memory budget (pages either writes get copied: a large tree's
             # build writes them in turn)
             sidecars = ForkedJob(
                 lambda: self._save_sidecars(
-                    gen, st, flags, kinds, full_graph.unresolved_sites(per_file_unresolved), meta
+                    gen,
+                    st,
+                    flags,
+                    kinds,
+                    full_graph.unresolved_sites(gen.path, st.resolved_refs),
+                    meta,
                 ),
                 fork=self.options.processes() > 1
                 and 2 * resident_mb() <= self.options.memory_budget_mb,
