@@ -13,6 +13,12 @@ native path must not be used:
   py-tree-sitter's own copy of the runtime, so the two copies must be the same sources;
 - ``tree_sitter.Node`` does not have the object size that version has.
 
+``python_call_facts(calls, source, scopes, decorators, chain, local_names, rename,
+fact_type)`` turns those call tuples into python.py's CallFact objects, as its ``call_fact``
+does (the scope by binary search over the body and decorator intervals, the chain through
+python.py's own ``callee_chain`` and comprehension/lambda renaming, ``?.name`` for a callee
+without a chain). It reads no tree: it is None only when the extension is not built.
+
 ``PYTHON_PATTERNS`` is the text of the patterns the walk implements and ``PYTHON_CAPTURES``
 their capture names in the order of a match's nodes (python.py uses the walk only when
 python.scm holds these very patterns). Callers use the query when anything is None; nothing
@@ -24,7 +30,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import metadata
 
-__all__ = ["PYTHON_CAPTURES", "PYTHON_PATTERNS", "VENDORED_TREE_SITTER", "python_matches"]
+__all__ = [
+    "PYTHON_CAPTURES",
+    "PYTHON_PATTERNS",
+    "VENDORED_TREE_SITTER",
+    "python_call_facts",
+    "python_matches",
+]
 
 try:
     from codeimpact.native import _syntax
@@ -54,3 +66,4 @@ def _usable() -> bool:
 
 
 python_matches: Callable | None = _syntax.python_matches if _usable() else None
+python_call_facts: Callable | None = _syntax.python_call_facts if _syntax is not None else None

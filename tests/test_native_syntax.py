@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import tree_sitter as ts
 
+from codeimpact.indexer.facts import CallFact
 from codeimpact.indexer.languages import python as py
 from codeimpact.native import syntax
 from conftest import fetch_sdist
@@ -79,9 +80,11 @@ def assert_same(source: bytes) -> None:
     assert calls == q_calls
     assert matches == q_matches
     assert error_line == q_error_line
-    native_blob = py.extract(source).to_bytes()
+    facts = py.extract(source)
+    native_blob = facts.to_bytes()
     query_blob = py.extract(source, native=False).to_bytes()
     assert native_blob == query_blob
+    assert all(type(c) is CallFact for c in facts.calls)
 
 
 EDGE_CASES = {
@@ -120,6 +123,92 @@ EDGE_CASES = {
             @p.setter
             def p(self, value: int) -> None:
                 self._p = value
+        """,
+    "decorator_arguments": """
+        @a.b(c(d), e=f.g(h))
+        @i(lambda j: j.k(), [m.n() for m in o])
+        @(p or q)(r)
+        def s():
+            @t(u())
+            class V:
+                @w(x.y(z))
+                def v(self): return self.v(u())
+            return V(t(1))
+
+        class W:
+            @staticmethod
+            @cache(maxsize=size())
+            async def w(): await w.x()
+            w2 = w()
+        f(after())
+        """,
+    "local_renames": """
+        x = [a.b() for a in c if a.d(e)]
+        a.b()
+        y = {k.m(): v.n(k) for k, v in d.items() if k.p()}
+        z = [[q.r(p) for q in p.s()] for p in t(u)]
+        w = lambda g, h=1, *i, j, **k: g.l(h.m(), i.n(), j.o(), k.p(), q.r())
+        g.l()
+        sorted(xs, key=lambda s: s.strip().lower())
+        [lambda a: a.b() for a in c]
+        (lambda f: [f.g(f) for f in f.h()])(f.i())
+        def fn(a):
+            return [a.b(b) for b in a.c()], a.d()
+        class K:
+            def m(self):
+                return {self.n(s) for s in self.t()} | {s.u() for s in ()}
+        """,
+    "unknown_callees": """
+        (a or b)(c)
+        (lambda: 1)()
+        (lambda: 2)()
+        "".join(x)
+        b"x".decode()
+        f"{y}".format(z)
+        "a" "b".c1()
+        1 .real()
+        [1][0]()
+        (yield)()
+        g(x)(y)(z)
+        h[i](j)
+        k.l2_3()
+        m . n ()
+        obj.método(ñ)
+        café()
+        x.é1()
+        (x)()
+        (x.y)()
+        (x.y)\
+            .z()
+        def f():
+            (a or b)(c)
+            "".join(x)
+        """,
+    "nested_scopes": """
+        def f(a=g(), *, b=h.i()):
+            j()
+            class C(D(k())):
+                x = l()
+                def m(self, n=o()):
+                    p()
+                    def q():
+                        r()
+                    s()
+                t()
+            def f():
+                u()
+            v()
+        def f():
+            w()
+        class C:
+            def m(self): y()
+            def m(self): z()
+        aa()
+        if x:
+            def g(): bb()
+        else:
+            def g(): cc()
+        dd()
         """,
     "classes_and_functions": """
         class A(B, metaclass=M):
@@ -410,6 +499,45 @@ def test_wrong_objects_raise_type_error():
         syntax.python_matches(tree.root_node, "f(x)\n", py._chain)  # source must be bytes
     with pytest.raises(TypeError):
         syntax.python_matches(tree.root_node, src)
+
+
+def test_call_facts():
+    """python_call_facts makes CallFact instances as call_fact does, and refuses bad input."""
+    if syntax.python_call_facts is None:
+        pytest.skip("the _syntax extension is not built")
+    src = b"def f():\n    g(x)\n@d(e())\ndef h(): [y.z() for y in w]\n(a)(b)\n"
+    g, e, yz, a = (src.index(t) for t in (b"g(", b"e(", b"y.z", b"(a)"))
+    calls = [(g, g + 1, 2, ((0, "x"),)), (e, e + 1, 3, ()), (yz, yz + 3, 4, ()), (a, a + 3, 5, ())]
+    scopes = [(13, 17, "f", -1), (35, 53, "h", -1)]  # the bodies
+    decorators = [(18, 25, "h")]
+
+    def rename(chain, pos):
+        assert (chain, pos) == ("y.z", yz)
+        return "y$34.z"
+
+    args = (src, scopes, decorators, py.callee_chain, frozenset({"y"}), rename, CallFact)
+    facts = syntax.python_call_facts(calls, *args)
+    assert facts == [
+        CallFact("f", "g", 2, "call", ((0, "x"),)),
+        CallFact("h", "e", 3, "decorator", ()),
+        CallFact("h", "y$34.z", 4, "call", ()),
+        CallFact("", "?", 5, "call", ()),
+    ]
+    assert all(type(f) is CallFact for f in facts)
+    bad = [
+        ((calls, "src", *args[1:]), TypeError),
+        (([(1, 2, 3)], *args), TypeError),
+        (([(0, len(src) + 1, 1, ())], *args), ValueError),
+        (([(5, 4, 1, ())], *args), ValueError),
+        ((calls, src, scopes[::-1], *args[2:]), ValueError),
+        ((calls, src, [(8, 17, "f", 0)], *args[2:]), ValueError),
+        ((calls, *args[:4], None, *args[5:]), TypeError),
+        ((calls, *args[:6], dict), TypeError),
+        ((calls, *args[:6]), TypeError),
+    ]
+    for bad_args, error in bad:
+        with pytest.raises(error):
+            syntax.python_call_facts(*bad_args)
 
 
 @native

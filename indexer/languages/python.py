@@ -5,9 +5,12 @@ matches. When native/syntax.c is built for the installed tree-sitter, its walk f
 matches of every pattern instead of a QueryCursor, in the query's match order (the query
 cursor's own walk of the tree cost more than the native walk as a whole): the call sites
 (pattern P_CALL) as plain tuples rather than a match and Node objects per call, the other
-matches as Node tuples, and the first syntax error's line. The query is the fallback and
-the reference (`extract(source, native=False)`). Scopes come from sorted body intervals,
-not from walking parents.
+matches as Node tuples, and the first syntax error's line; its python_call_facts then makes
+those calls' CallFacts as `call_fact` does (scope and kind by its own binary searches; the
+chain from `callee_chain`, renamed by `_LocalScopes.rename` only for a first name that is
+local to a comprehension or lambda, both called from C). The query and `call_fact` are
+the fallback and the reference (`extract(source, native=False)`). Scopes come from sorted
+body intervals, not from walking parents.
 
 Expressions are stored as chains (see facts.py), extended for Python with two
 step suffixes: `()` for the result of a call and `[]` for an item of a
@@ -87,17 +90,22 @@ def _patterns(text: str) -> tuple[str, ...]:
 
 @cache
 def _native_walk():
-    """`python_matches(root, source, chain)` of the native extension, or None when it is not
+    """`(python_matches, python_call_facts)` of the native extension, or None when it is not
     built, was built for another tree-sitter, or implements other patterns than python.scm's
-    (then the query finds the matches)."""
+    (then the query finds the matches, and `call_fact` makes the call facts)."""
     try:
-        from codeimpact.native.syntax import PYTHON_CAPTURES, PYTHON_PATTERNS, python_matches
+        from codeimpact.native.syntax import (
+            PYTHON_CAPTURES,
+            PYTHON_PATTERNS,
+            python_call_facts,
+            python_matches,
+        )
     except ImportError:
         return None
     scm = resources.files("codeimpact.indexer.languages").joinpath("python.scm").read_text()
-    if _patterns(scm) != PYTHON_PATTERNS or _CAPTURES != PYTHON_CAPTURES:
+    if python_matches is None or _patterns(scm) != PYTHON_PATTERNS or _CAPTURES != PYTHON_CAPTURES:
         return None
-    return python_matches
+    return python_matches, python_call_facts
 
 
 _THREAD = threading.local()
@@ -281,7 +289,7 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
     # call, and Node objects per call and argument, were the largest cost here, then the
     # query cursor's walk of the tree.
     walk = _native_walk() if native and type(source) is bytes else None
-    found = walk(root, source, _chain) if walk is not None else None
+    found = walk[0](root, source, _chain) if walk is not None else None
     if found is not None:
         native_calls, matches, error_line = found
     else:
@@ -410,7 +418,8 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
 
     def call_fact(start: int, end: int, line: int, args: tuple) -> CallFact:
         """The call whose callee spans source[start:end] (the call starts there too), on
-        `line`; the query path and the native walk both come here."""
+        `line`. native/syntax.c's python_call_facts does the same for the native walk's calls:
+        change both."""
         kind = "call"
         scope = None
         if dec_iv:
@@ -430,8 +439,18 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
         return CallFact(scope, chain, line, kind, args)
 
     if native_calls is not None:  # in the order the query would have matched them
-        for start, end, line, args in native_calls:
-            facts.calls.append(call_fact(start, end, line, args))
+        facts.calls.extend(
+            walk[1](
+                native_calls,
+                source,
+                body_iv,
+                dec_iv,
+                callee_chain,
+                local_scopes.names,
+                local_scopes.rename,
+                CallFact,
+            )
+        )
     for pattern, caps in others:
         if pattern == P_CALL:
             fn = caps[0]
