@@ -64,9 +64,14 @@ class Prior:
     dirty: set[str]
 
 
+def query_text(filename: str) -> str:
+    """The text of a .scm file beside this module."""
+    return resources.files("codeimpact.indexer.languages").joinpath(filename).read_text()
+
+
 @cache
 def load_query(grammar: str, filename: str | None, text: str | None = None) -> ts.Query:
     """A compiled query, from a .scm file beside this module or from literal text."""
     if text is None:
-        text = resources.files("codeimpact.indexer.languages").joinpath(filename).read_text()
+        text = query_text(filename)
     return ts.Query(get_language(grammar), text)

@@ -38,7 +38,6 @@ import bisect
 import re
 import threading
 from functools import cache, lru_cache
-from importlib import resources
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
@@ -54,7 +53,7 @@ from codeimpact.indexer.facts import (
     ReturnFact,
     SymbolFact,
 )
-from codeimpact.indexer.languages.base import LanguageSpec, load_query
+from codeimpact.indexer.languages.base import LanguageSpec, load_query, query_text
 
 NAME = "python"
 # 2: namespace subpackages in module names, `()`/`[]` chain steps, generic calls (`A[int]()`),
@@ -102,8 +101,11 @@ def _native_walk():
         )
     except ImportError:
         return None
-    scm = resources.files("codeimpact.indexer.languages").joinpath("python.scm").read_text()
-    if python_matches is None or _patterns(scm) != PYTHON_PATTERNS or _CAPTURES != PYTHON_CAPTURES:
+    if (
+        python_matches is None
+        or _patterns(query_text("python.scm")) != PYTHON_PATTERNS
+        or _CAPTURES != PYTHON_CAPTURES
+    ):
         return None
     return python_matches, python_call_facts
 
@@ -289,7 +291,8 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
     # call, and Node objects per call and argument, were the largest cost here, then the
     # query cursor's walk of the tree.
     walk = _native_walk() if native and type(source) is bytes else None
-    found = walk[0](root, source, _chain) if walk is not None else None
+    matches_of, call_facts = walk if walk is not None else (None, None)
+    found = matches_of(root, source, _chain) if matches_of is not None else None
     if found is not None:
         native_calls, matches, error_line = found
     else:
@@ -440,7 +443,7 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
 
     if native_calls is not None:  # in the order the query would have matched them
         facts.calls.extend(
-            walk[1](
+            call_facts(
                 native_calls,
                 source,
                 body_iv,
