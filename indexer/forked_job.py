@@ -21,6 +21,7 @@ import pickle
 import signal
 import threading
 from collections.abc import Callable
+from multiprocessing.connection import wait as wait_ready
 
 
 class ForkedJobError(RuntimeError):
@@ -59,6 +60,12 @@ class ForkedJob:
     @property
     def forked(self) -> bool:
         return self._proc is not None
+
+    def exited(self) -> None:
+        """Until the child has exited, its answer left for `wait`: safe from another thread."""
+        proc = self._proc
+        if proc is not None:
+            wait_ready([proc.sentinel])
 
     def wait(self) -> None:
         """Until the job is done; raises what it raised."""

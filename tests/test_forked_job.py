@@ -86,3 +86,26 @@ def test_cancel_stops_a_running_child_at_once():
         os.kill(pid, 0)
     job.cancel()  # twice is harmless
     job.wait()
+
+
+def test_another_thread_can_wait_for_the_child_to_exit_and_leave_its_answer(tmp_path):
+    out = tmp_path / "pid"
+
+    def slow_then_fail():
+        time.sleep(0.2)
+        out.write_text(str(os.getpid()))
+        raise ValueError("the answer is kept")
+
+    job = ForkedJob(slow_then_fail, fork=True)
+    seen = []
+    waiter = threading.Thread(target=lambda: (job.exited(), seen.append(out.exists())))
+    waiter.start()
+    waiter.join(timeout=30)
+    assert seen == [True]  # exited() returned only after the child had done its work
+    with pytest.raises(ValueError, match="the answer is kept"):
+        job.wait()  # the answer was left for wait
+
+
+def test_exited_returns_at_once_without_a_child(tmp_path):
+    job = ForkedJob(_write_pid(tmp_path / "pid"), fork=False)
+    job.exited()

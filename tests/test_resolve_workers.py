@@ -30,7 +30,9 @@ def _package(n: int) -> dict[str, str]:
             f"    def step(self, x):\n        return x\n\n\n"
             f"def use{i}(obj: Base{i}):\n    return obj.run(1)\n"
         )
-    files["tests/test_pkg.py"] = "from pkg.m3 import use3, Base3\n\n\ndef test():\n    use3(Base3())\n"
+    files["tests/test_pkg.py"] = (
+        "from pkg.m3 import use3, Base3\n\n\ndef test():\n    use3(Base3())\n"
+    )
     return files
 
 
