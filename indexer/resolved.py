@@ -105,7 +105,8 @@ def dedupe_edges(edges: list[Edge]) -> list[Edge]:
     """One edge per (relation, source, target), chosen by `better`."""
     best: dict[tuple[str, str, str], Edge] = {}
     for e in edges:
-        key = (e.rel, e.src, e.dst)
-        if better(e, best.get(key)):
+        key = e[:3]  # (rel, src, dst)
+        cur = best.get(key)
+        if cur is None or better(e, cur):
             best[key] = e
     return sorted(best.values())

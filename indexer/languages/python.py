@@ -880,8 +880,7 @@ _TEST_DIRS = frozenset({"tests", "test", "testing"})
 
 
 def is_test_path(path: str) -> bool:
-    p = PurePosixPath(path)
-    name = p.name
+    *dirs, name = path.split("/")  # an index path: relative, "/"-separated, normalised
     if (
         name.startswith("test_")
         or name.endswith("_test.py")
@@ -889,7 +888,7 @@ def is_test_path(path: str) -> bool:
         or name == "tests.py"
     ):
         return True
-    return any(part in _TEST_DIRS for part in p.parts[:-1])
+    return any(part in _TEST_DIRS for part in dirs)
 
 
 def module_name(path: str, package_dirs: frozenset[str]) -> str:

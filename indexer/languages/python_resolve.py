@@ -96,6 +96,7 @@ _CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 #   ("view", path, scope, K, V, m) the bound method m (items/keys/values) of a map
 #   ("super", path, cls)           super() inside class cls
 Entity = tuple
+_NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
 
 
 @dataclass
@@ -117,6 +118,7 @@ class _FileIndex:
     star_imports: list = field(default_factory=list)
     # class -> name -> local of the member definition (the last one wins, as at runtime)
     members: dict[str, dict[str, str]] = field(default_factory=dict)
+    outer_scopes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # _outer_scopes
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -425,6 +427,8 @@ class PythonProject:
         Several candidates on one line (`x: T = v`, a module variable and its value) are
         all returned, the most telling first (see _candidate_rank).
         """
+        if len(cands) == 1:
+            return cands  # in effect whatever the line
         chosen = None
         if line is not None:
             for c in cands:
@@ -444,7 +448,7 @@ class PythonProject:
     ):
         if depth > MAX_DEPTH:
             return self._cut()
-        cands = fi.names.get(scope, {}).get(name)
+        cands = fi.names.get(scope, _NO_NAMES).get(name)
         if cands:
             for c in self._pick(cands, line):
                 r = self._candidate(fi, c, follow, depth)
@@ -532,18 +536,19 @@ class PythonProject:
         return ("param", fi.path, scope, name), "scope"
 
     def lookup_name(self, fi: _FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
-        s = scope
-        first = True
-        while True:
-            is_class = s != "" and fi.syms.get(s) is not None and fi.syms[s].kind == "class"
-            if first or not is_class:
-                r = self._lookup_in_scope(fi, s, name, line if first else None, True, depth)
-                if r is not None:
-                    return r
-            if s == "":
-                break
-            s = fi.parent.get(s, "")
-            first = False
+        if depth > MAX_DEPTH:
+            self._cut()  # every scope's lookup would be cut
+        else:
+            outer = fi.outer_scopes.get(scope)
+            if outer is None:
+                outer = fi.outer_scopes[scope] = _outer_scopes(fi, scope)
+            # _lookup_in_scope answers (not None) exactly where the name is bound or a parameter
+            names, params = fi.names, fi.params
+            if name in names.get(scope, _NO_NAMES) or name in params.get(scope, _NO_NAMES):
+                return self._lookup_in_scope(fi, scope, name, line, True, depth)
+            for s in outer:
+                if name in names.get(s, _NO_NAMES) or name in params.get(s, _NO_NAMES):
+                    return self._lookup_in_scope(fi, s, name, None, True, depth)
         r = self._star_lookup(fi, name, True, depth)
         if r is not None:
             return r
@@ -583,19 +588,19 @@ class PythonProject:
             cls = self.enclosing_class(fi, scope)
             if cls is None:
                 return None
-            ent, reason = ("super", fi.path, cls), "super"
+            r = ("super", fi.path, cls), "super"
             suffix = suffix[2:]
         else:
             r = self.lookup_name(fi, scope, name, line, depth)
             if r is None:
                 return None
-            ent, reason = r
-        r = self._apply_suffix(ent, reason, suffix, depth)
+        if suffix:
+            r = self._apply_suffix(r[0], r[1], suffix, depth)
         for name, suffix in steps[1:]:
             if r is None:
                 return None
             r = self.getattr(r[0], name, r[1], depth + 1)
-            if r is not None:
+            if r is not None and suffix:
                 r = self._apply_suffix(r[0], r[1], suffix, depth)
         return r
 
@@ -975,17 +980,19 @@ class PythonProject:
         """Definitions of method `name` in the subclasses of `cls`, transitively."""
         if (path, cls) not in self.subclasses:
             return []
-        key = ("overrides", path, cls, name)
-        out = self._memo.get(key)
-        if out is None:
-            out = []
+        # every method name of the descendants at once: a base of many classes (a model, a
+        # test case) is asked for many names, and each would walk all its descendants
+        key = ("overrides", path, cls)
+        by_name = self._memo.get(key)
+        if by_name is None:
+            by_name = {}
             for p, c in self.descendants(path, cls):
                 fi = self.files[p]
-                m = fi.members.get(c, {}).get(name)
-                if m is not None and fi.syms[m].kind == "method":
-                    out.append((p, m))
-            self._memo[key] = out
-        return out
+                for n, m in fi.members.get(c, _NO_NAMES).items():
+                    if fi.syms[m].kind == "method":
+                        by_name.setdefault(n, []).append((p, m))
+            self._memo[key] = by_name
+        return by_name.get(name, [])
 
     # ------------------------------------------------------------------ output
     def module_names(self) -> dict[str, str]:
@@ -1137,15 +1144,16 @@ class PythonProject:
 
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: _FileIndex, call, edges: list[Edge], out: ResolvedFile) -> None:
-        src = self.uid(fi.path, call.scope)
+        src = f"{fi.path}::{call.scope}"
         if call.kind == "decorator" and call.scope:
             # a decorator runs where the definition stands: its names are the enclosing scope's
             call = call._replace(scope=fi.parent.get(call.scope, ""))
-        last = call.callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
         steps = _parse_steps(call.callee) if not call.callee.startswith("?") else None
         if steps is None:
+            last = call.callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
             out.unresolved.append(Unresolved(src, last, call.line))
             return
+        last = steps[-1][0]  # the last name, without its suffixes
         receiver = None
         if len(steps) > 1 and not steps[-1][1]:
             # a method call: resolve the receiver, then the method on it (with dispatch)
@@ -1279,7 +1287,6 @@ class PythonProject:
             and (skind == "class" or "." in call.callee)
         )
         shift = 1 if bound else 0
-        by_pos = {i - shift: n for n, (i, _) in params.items()}
         for key, chain in call.args:
             r = self.eval_chain(fi, call.scope, chain, call.line)
             if r is None or r[0][0] != "sym":
@@ -1291,7 +1298,10 @@ class PythonProject:
             edges.append(
                 Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"], "value-flow", call.line)
             )
-            pname = key if isinstance(key, str) else by_pos.get(key)
+            if isinstance(key, str):
+                pname = key
+            else:  # a position: the parameter there, past `self` when the call binds it
+                pname = next((n for n, (i, _) in params.items() if i - shift == key), None)
             for caller in sorted(called.get(pname, ())) if pname is not None else ():
                 caller_uid = self.uid(target[1], caller)
                 if caller_uid != dst:
@@ -1315,6 +1325,20 @@ def _class_entries(summaries: dict[str, tuple], paths) -> dict[tuple[str, str], 
         if path in summaries
         for local, bases, unknown, implicit, _clean in summaries[path][2]
     }
+
+
+def _outer_scopes(fi: _FileIndex, scope: str) -> tuple[str, ...]:
+    """The scopes a name used in `scope` is looked up in after `scope` itself, innermost
+    first: the enclosing functions and the module (a class body's names are not visible
+    in the functions nested in it)."""
+    out = []
+    s = scope
+    while s != "":
+        s = fi.parent.get(s, "")
+        sym = fi.syms.get(s) if s else None
+        if sym is None or sym.kind != "class":
+            out.append(s)
+    return tuple(out)
 
 
 def _line_of(candidate: tuple) -> int:
