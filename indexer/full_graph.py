@@ -24,6 +24,7 @@ from operator import not_
 from pathlib import Path
 
 import numpy as np
+import numpy.ma  # noqa: F401 - pyarrow imports it at its first numpy conversion (10 ms): not in finish
 import pyarrow as pa
 import pyarrow.compute as pc
 

@@ -38,7 +38,6 @@ import bisect
 import re
 import threading
 from functools import cache, lru_cache
-from pathlib import PurePosixPath
 
 import tree_sitter as ts
 from tree_sitter_language_pack import get_language, get_parser
@@ -900,9 +899,9 @@ def module_name(path: str, package_dirs: frozenset[str]) -> str:
     (`flask/sansio/app.py` -> `flask.sansio.app`), while folders above the
     outermost package (`src/`, `lib/`) are source roots and not part of the name.
     """
-    p = PurePosixPath(path)
-    stem = p.stem if p.suffix in (".py", ".pyi") else p.name
-    folders = list(p.parts[:-1])
+    *folders, name = path.split("/")  # an index path: relative, "/"-separated, normalised
+    dot = name.rfind(".")
+    stem = name[:dot] if dot > 0 and name[dot:] in (".py", ".pyi") else name
     top = None  # index of the outermost package folder
     for i in range(len(folders)):
         if "/".join(folders[: i + 1]) in package_dirs:

@@ -182,15 +182,15 @@ class PythonProject:
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         package_dirs = frozenset(
-            str(PurePosixPath(p).parent)
+            p.rpartition("/")[0] or "."
             for p in self.paths
-            if PurePosixPath(p).name in ("__init__.py", "__init__.pyi")
+            if p.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
         )
         self._module_of: dict[str, tuple[str, str]] = {}
         self.module_file: dict[str, str] = {}
         for path in self.paths:
             mod = module_name(path, package_dirs)
-            is_pkg = PurePosixPath(path).stem == "__init__"
+            is_pkg = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
             self._module_of[path] = (mod, mod if is_pkg else mod.rpartition(".")[0])
             self.module_file.setdefault(mod, path)
         module_of = self._module_of
