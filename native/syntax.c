@@ -1122,8 +1122,11 @@ typedef struct {
 } Interval;
 
 /* The intervals of `items` (a tuple of (start, end, local, parent) tuples when `nested`,
- * of (start, end, local) tuples otherwise), which must be sorted by start and have their
- * parent before them; NULL with an exception when they are not. */
+ * of (start, end, local) tuples otherwise), each parent before its children; NULL with an
+ * exception when one is not (the walk up the parents must end). They are not required to
+ * be in start order: in a tree tree-sitter recovered from errors a class body can start
+ * after its methods', and the binary search below then answers as python.py's
+ * bisect_right does over the same list. */
 static Interval *read_intervals(PyObject *items, bool nested, const char *what) {
     Py_ssize_t n = PyTuple_GET_SIZE(items), width = nested ? 4 : 3;
     Interval *out = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Interval));
@@ -1143,8 +1146,8 @@ static Interval *read_intervals(PyObject *items, bool nested, const char *what) 
         iv->local = PyTuple_GET_ITEM(t, 2);
         iv->parent = nested ? PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 3)) : -1;
         if (PyErr_Occurred()) goto error;
-        if ((i > 0 && iv->start < out[i - 1].start) || iv->parent >= i) {
-            PyErr_Format(PyExc_ValueError, "%s must be sorted, with parents first", what);
+        if (iv->parent >= i) {
+            PyErr_Format(PyExc_ValueError, "%s must have each parent first", what);
             goto error;
         }
     }
