@@ -363,7 +363,7 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
         outer = parent if parent is not None and parent.type == DECORATED else node
         decorators = _decorators(outer, source) if outer is not node else ()
         signature = (
-            _WS.sub(b" ", source[start : body.start_byte])
+            b" ".join(source[start : body.start_byte].split())  # runs of \s as one space
             .decode(errors="replace")
             .strip()
             .rstrip(":")
