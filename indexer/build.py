@@ -178,6 +178,12 @@ def resident_mb() -> int:
         return 0
 
 
+def _room_for_two(options: RunOptions) -> bool:
+    """Whether twice this process's resident memory fits the budget: a forked child, or
+    objects kept alive past their last use, may come to hold as much again."""
+    return 2 * resident_mb() <= options.memory_budget_mb
+
+
 def _release_when(job: ForkedJob, held: list) -> threading.Thread:
     """A started thread that empties `held` (the last references to what it holds) once
     `job`'s child has exited. Before, freeing would write to pages the child shares, and
@@ -704,7 +710,7 @@ class _Run:
             # write, which leaves the GIL and one core to it (see `_release_when`).
             held = [facts, resolvers]
             del facts, resolvers
-            if 2 * resident_mb() > self.options.memory_budget_mb:
+            if not _room_for_two(self.options):
                 held.clear()
             content = graph.finish()
         except BaseException:
@@ -734,8 +740,7 @@ class _Run:
                     full_graph.unresolved_sites(gen.path, st.resolved_refs),
                     meta,
                 ),
-                fork=self.options.processes() > 1
-                and 2 * resident_mb() <= self.options.memory_budget_mb,
+                fork=self.options.processes() > 1 and _room_for_two(self.options),
                 name="the sidecar writer",
             )
             release = _release_when(sidecars, held)

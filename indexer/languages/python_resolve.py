@@ -1163,7 +1163,7 @@ class PythonProject:
 
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: _FileIndex, call, edges: list[Edge], out: ResolvedFile) -> None:
-        src = f"{fi.path}::{call.scope}"
+        src = self.uid(fi.path, call.scope)
         if call.kind == "decorator" and call.scope:
             # a decorator runs where the definition stands: its names are the enclosing scope's
             call = call._replace(scope=fi.parent.get(call.scope, ""))
