@@ -13,11 +13,11 @@ native path must not be used:
   py-tree-sitter's own copy of the runtime, so the two copies must be the same sources;
 - ``tree_sitter.Node`` does not have the object size that version has.
 
-``python_call_facts(calls, source, scopes, decorators, chain, local_names, rename,
-fact_type)`` turns those call tuples into python.py's CallFact objects, as its ``call_fact``
-does (the scope by binary search over the body and decorator intervals, the chain through
-python.py's own ``callee_chain`` and comprehension/lambda renaming, ``?.name`` for a callee
-without a chain). It reads no tree: it is None only when the extension is not built.
+``python_facts(root, source, facts, module_vars, env)`` runs the same walk and makes all of
+python.py's facts of the tree from its matches, as python.py's query path does (calling back
+python.py's chain functions and, for the rarer patterns, its ``_other``); it returns the
+first syntax error's line (0: none), or None, having added nothing, where the walk cannot
+reproduce the query. It is None under the same conditions as ``python_matches``.
 
 ``PYTHON_PATTERNS`` is the text of the patterns the walk implements and ``PYTHON_CAPTURES``
 their capture names in the order of a match's nodes (python.py uses the walk only when
@@ -34,7 +34,7 @@ __all__ = [
     "PYTHON_CAPTURES",
     "PYTHON_PATTERNS",
     "VENDORED_TREE_SITTER",
-    "python_call_facts",
+    "python_facts",
     "python_matches",
 ]
 
@@ -66,4 +66,4 @@ def _usable() -> bool:
 
 
 python_matches: Callable | None = _syntax.python_matches if _usable() else None
-python_call_facts: Callable | None = _syntax.python_call_facts if _syntax is not None else None
+python_facts: Callable | None = _syntax.python_facts if _usable() else None

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import tree_sitter as ts
 
-from codeimpact.indexer.facts import CallFact
+from codeimpact.indexer.facts import CallFact, FileFacts
 from codeimpact.indexer.languages import python as py
 from codeimpact.native import syntax
 from conftest import fetch_sdist
@@ -510,48 +510,31 @@ def test_wrong_objects_raise_type_error():
         syntax.python_matches(tree.root_node, src)
 
 
-def test_call_facts():
-    """python_call_facts makes CallFact instances as call_fact does, and refuses bad input."""
-    if syntax.python_call_facts is None:
-        pytest.skip("the _syntax extension is not built")
-    src = b"def f():\n    g(x)\n@d(e())\ndef h(): [y.z() for y in w]\n(a)(b)\n"
-    g, e, yz, a = (src.index(t) for t in (b"g(", b"e(", b"y.z", b"(a)"))
-    calls = [(g, g + 1, 2, ((0, "x"),)), (e, e + 1, 3, ()), (yz, yz + 3, 4, ()), (a, a + 3, 5, ())]
-    scopes = [(13, 17, "f", -1), (35, 53, "h", -1)]  # the bodies
-    decorators = [(18, 25, "h")]
-
-    def rename(chain, pos):
-        assert (chain, pos) == ("y.z", yz)
-        return "y$34.z"
-
-    args = (src, scopes, decorators, py.callee_chain, frozenset({"y"}), rename, CallFact)
-    facts = syntax.python_call_facts(calls, *args)
-    assert facts == [
-        CallFact("f", "g", 2, "call", ((0, "x"),)),
-        CallFact("h", "e", 3, "decorator", ()),
-        CallFact("h", "y$34.z", 4, "call", ()),
-        CallFact("", "?", 5, "call", ()),
-    ]
-    assert all(type(f) is CallFact for f in facts)
+@native
+def test_python_facts_refuses_bad_input():
+    """python_facts checks its arguments before it adds anything to the facts."""
+    src = b"def f():\n    g(x)\n"
+    root = py._parser().parse(src).root_node
     bad = [
-        ((calls, "src", *args[1:]), TypeError),
-        (([(1, 2, 3)], *args), TypeError),
-        (([(0, len(src) + 1, 1, ())], *args), ValueError),
-        (([(5, 4, 1, ())], *args), ValueError),
-        ((calls, src, [(8, 17, "f", 0)], *args[2:]), ValueError),
-        ((calls, *args[:4], None, *args[5:]), TypeError),
-        ((calls, *args[:6], dict), TypeError),
-        ((calls, *args[:6]), TypeError),
+        (root, "f(x)", set(), py._ENV),  # source must be bytes
+        (root, src, [], py._ENV),  # module_vars must be a set
+        (root, src, set(), py._ENV[:-1]),  # env too short
+        (root, src, set(), (*py._ENV[:-1], dict)),  # a fact type that is not a tuple
+        (None, src, set(), py._ENV),
     ]
-    for bad_args, error in bad:
-        with pytest.raises(error):
-            syntax.python_call_facts(*bad_args)
-    # scopes out of start order (error recovery can make them so) are searched as python.py's
-    # _Scopes searches them, bisect over the same list
-    unsorted = scopes[::-1]
-    facts = syntax.python_call_facts(calls, src, unsorted, *args[2:])
-    at = py._Scopes(unsorted).at
-    assert [f.scope for f in facts] == [at(g), "h", at(yz), at(a)]
+    for args in bad:
+        facts = FileFacts(language="python")
+        with pytest.raises(TypeError):
+            syntax.python_facts(args[0], args[1], facts, *args[2:])
+        assert facts == FileFacts(language="python")
+    facts = FileFacts(language="python")
+    assert syntax.python_facts(root, src, facts, set(), py._ENV) == 0  # no syntax error
+    assert [(s.local, s.kind) for s in facts.symbols] == [("f", "function")]
+    assert facts.calls == [CallFact("f", "g", 2, "call", ((0, "x"),))]
+    with pytest.raises(ValueError):  # a source that is not the tree's: an error, no crash
+        syntax.python_facts(root, b"f(", FileFacts(language="python"), set(), py._ENV)
+    broken = py._parser().parse(b"x = 1\nf(:\n").root_node
+    assert syntax.python_facts(broken, b"x = 1\nf(:\n", facts, set(), py._ENV) == 2
 
 
 @native
@@ -563,6 +546,9 @@ def test_other_grammars_give_none():
     src = b'{"a": [1, 2]}'
     tree = get_parser("json").parse(src)
     assert syntax.python_matches(tree.root_node, src, py._chain) is None
+    facts = FileFacts(language="python")
+    assert syntax.python_facts(tree.root_node, src, facts, set(), py._ENV) is None
+    assert facts == FileFacts(language="python")  # nothing added
 
 
 def test_native_patterns_are_python_scm():
@@ -580,6 +566,7 @@ def test_native_is_used_when_the_versions_match():
         pytest.skip("the _syntax extension is not built")
     matches = metadata.version("tree-sitter") == syntax.VENDORED_TREE_SITTER
     assert (syntax.python_matches is not None) == matches
+    assert (syntax.python_facts is not None) == matches
     assert (py._native_walk() is not None) == matches
 
 

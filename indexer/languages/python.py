@@ -1,16 +1,15 @@
 """Python: tree-sitter queries -> FileFacts, and the module name of a path.
 
-The queries (python.scm) do the matching in C; Python code here only walks the
-matches. When native/syntax.c is built for the installed tree-sitter, its walk finds the
-matches of every pattern instead of a QueryCursor, in the query's match order (the query
-cursor's own walk of the tree cost more than the native walk as a whole): the call sites
-(pattern P_CALL) as plain tuples rather than a match and Node objects per call, the other
-matches as Node tuples, and the first syntax error's line; its python_call_facts then makes
-those calls' CallFacts as `call_fact` does (scope and kind by its own binary searches; the
-chain from `callee_chain`, renamed by `_LocalScopes.rename` only for a first name that is
-local to a comprehension or lambda, both called from C). The query and `call_fact` are
-the fallback and the reference (`extract(source, native=False)`). Scopes come from sorted
-body intervals, not from walking parents.
+The queries (python.scm) do the matching in C; `_query_facts` walks the matches. When
+native/syntax.c is built for the installed tree-sitter, its `python_facts` does all of it
+instead: its walk finds the matches of every pattern in the query's match order (the query
+cursor's own walk of the tree cost more than the native walk as a whole) as bare TSNodes,
+and it makes the facts of the definitions, decorators, calls, imports, assignments and
+returns as `_query_facts` does, object for object (the chains from this module's cached
+`_chain` and `callee_chain`, called from C). The rarer patterns come back to `_other`
+with Node objects, in match order. The query path is the fallback and the reference
+(`extract(source, native=False)`); tests compare the two blob for blob. Scopes come from
+sorted body intervals, not from walking parents.
 
 Expressions are stored as chains (see facts.py), extended for Python with two
 step suffixes: `()` for the result of a call and `[]` for an item of a
@@ -88,25 +87,20 @@ def _patterns(text: str) -> tuple[str, ...]:
 
 @cache
 def _native_walk():
-    """`(python_matches, python_call_facts)` of the native extension, or None when it is not
-    built, was built for another tree-sitter, or implements other patterns than python.scm's
-    (then the query finds the matches, and `call_fact` makes the call facts)."""
+    """The native extension's `python_facts`, or None when it is not built, was built for
+    another tree-sitter, or implements other patterns than python.scm's (then the query finds
+    the matches, and the code below makes the facts)."""
     try:
-        from codeimpact.native.syntax import (
-            PYTHON_CAPTURES,
-            PYTHON_PATTERNS,
-            python_call_facts,
-            python_matches,
-        )
+        from codeimpact.native.syntax import PYTHON_CAPTURES, PYTHON_PATTERNS, python_facts
     except ImportError:
         return None
     if (
-        python_matches is None
+        python_facts is None
         or _patterns(query_text("python.scm")) != PYTHON_PATTERNS
         or _CAPTURES != PYTHON_CAPTURES
     ):
         return None
-    return python_matches, python_call_facts
+    return python_facts
 
 
 _THREAD = threading.local()
@@ -278,25 +272,37 @@ def _query_matches(root: ts.Node) -> list[tuple[int, tuple]]:
 
 
 def extract(source: bytes, *, native: bool = True) -> FileFacts:
-    """The facts of one file. `native=False` forces the query path (the fallback, which tests
-    compare the native walk with)."""
+    """The facts of one file. `native=False` forces the query path (the reference, which
+    tests compare the native extraction with)."""
     tree = _parser().parse(source)
     root = tree.root_node
     facts = FileFacts(
         language=NAME,
         lines=source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0),
     )
-    # The matches come from a C walk of the tree when it is available: a query match per
-    # call, and Node objects per call and argument, were the largest cost here, then the
-    # query cursor's walk of the tree.
-    walk = _native_walk() if native and type(source) is bytes else None
-    matches_of, call_facts = walk if walk is not None else (None, None)
-    found = matches_of(root, source, _chain) if matches_of is not None else None
-    if found is not None:
-        native_calls, matches, error_line = found
-    else:
-        native_calls, matches, error_line = None, _query_matches(root), None
+    facts.symbols.append(
+        SymbolFact(
+            "", "module", "", 1, max(1, facts.lines), 0, len(source), "", True, False, (), ()
+        )
+    )
+    # The native extension walks the tree and makes the facts in C, as the code below does
+    # from the query's matches: Node objects and Python per match were most of the cost of
+    # extraction beyond the parse. It hands the rarer patterns to `_other`.
+    native_facts = _native_walk() if native and type(source) is bytes else None
+    error_line = native_facts(root, source, facts, set(), _ENV) if native_facts else None
+    if error_line is None:
+        _query_facts(root, source, facts)
+    if root.has_error:  # ERROR or MISSING nodes anywhere
+        facts.status = "partial"
+        err = _first_error(root) if error_line is None else error_line
+        facts.error = f"syntax error at line {err}" if err else "syntax error"
+    return facts
 
+
+def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
+    """The facts after the module symbol, from the query's matches. native/syntax.c's
+    python_facts makes the same, object for object: change both."""
+    matches = _query_matches(root)
     defs: list[tuple[ts.Node, ts.Node, ts.Node, str]] = []  # (def, name, body, kind)
     others: list[tuple[int, tuple]] = []
     decorator_nodes: list[ts.Node] = []
@@ -315,22 +321,6 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
     defs.sort(key=lambda d: d[0].start_byte)
 
     # ---- definitions -------------------------------------------------------
-    facts.symbols.append(
-        SymbolFact(
-            "",
-            "module",
-            "",
-            1,
-            max(1, facts.lines),
-            0,
-            len(source),
-            "",
-            True,
-            False,
-            (),
-            (),
-        )
-    )
     kind_of: dict[str, str] = {"": "module"}
     body_iv: list[tuple[int, int, str, int]] = []
     full_iv: list[tuple[int, int, str, int]] = []
@@ -420,8 +410,7 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
 
     def call_fact(start: int, end: int, line: int, args: tuple) -> CallFact:
         """The call whose callee spans source[start:end] (the call starts there too), on
-        `line`. native/syntax.c's python_call_facts does the same for the native walk's calls:
-        change both."""
+        `line`."""
         kind = "call"
         scope = None
         if dec_iv:
@@ -440,35 +429,19 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
             chain = "?." + m.group(1).decode() if m else "?"
         return CallFact(scope, chain, line, kind, args)
 
-    if native_calls is not None:  # in the order the query would have matched them
-        facts.calls.extend(
-            call_facts(
-                native_calls,
-                source,
-                body_iv,
-                dec_iv,
-                callee_chain,
-                local_scopes.names,
-                local_scopes.rename,
-                CallFact,
-            )
-        )
     for pattern, caps in others:
+        node = caps[0]
         if pattern == P_CALL:
-            fn = caps[0]
             args = _args(caps[1], source)
-            facts.calls.append(call_fact(fn.start_byte, fn.end_byte, fn.start_point[0] + 1, args))
+            facts.calls.append(
+                call_fact(node.start_byte, node.end_byte, node.start_point[0] + 1, args)
+            )
         elif pattern in (P_IMPORT, P_IMPORT_FROM, P_IMPORT_FUTURE):
-            node = caps[0]
             _imports(node, pattern, scopes.at(node.start_byte), source, facts)
         elif pattern == P_ASSIGN:
             node, lhs, rhs = caps
             scope = scopes.at(node.start_byte)
             _assignment(scope, lhs, rhs, node, source, facts, module_vars)
-        elif pattern == P_ANNASSIGN:
-            node, lhs, vartype = caps
-            scope = scopes.at(node.start_byte)
-            _annotated(scope, lhs, vartype, node, source, facts, module_vars)
         elif pattern == P_RETURN:
             node = caps[1]
             scope = scopes.at(node.start_byte)
@@ -483,34 +456,40 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
                     chain = _chain(source[node.start_byte : node.end_byte])
                     if chain:
                         facts.returns.append(ReturnFact(scope, chain, False, line))
-        elif pattern == P_ANNOTATION:
-            node = caps[0]
-            if node.parent is not None and node.parent.type in _NESTED_TYPE_PARENTS:
-                continue  # the outermost annotation already names these
-            scope = sig_scopes.at(node.start_byte)
-            text = source[node.start_byte : node.end_byte].decode(errors="replace")
-            line = node.start_point[0] + 1
-            for name in _ANNOT_NAME.findall(text):
-                if name not in _ANNOTATION_NOISE:
-                    facts.references.append(ReferenceFact(scope, name, line, "annotation"))
-        elif pattern == P_FOR:
-            node, lhs, rhs = caps
-            _for_binding(scopes.at(node.start_byte), lhs, rhs, source, facts)
-        elif pattern == P_COMPFOR:
-            node, lhs, rhs = caps
-            suffix = f"${node.parent.start_byte}" if node.parent is not None else ""
-            _for_binding(scopes.at(node.start_byte), lhs, rhs, source, facts, suffix, local_scopes)
-        elif pattern == P_WITH:
-            node, value, name = caps
-            _with_binding(scopes.at(node.start_byte), value, name, node, source, facts)
-        elif pattern == P_WALRUS:
-            node, name, value = caps
-            _bind_value(scopes.at(node.start_byte), name.text.decode(), value, node, source, facts)
-    if root.has_error:  # ERROR or MISSING nodes anywhere
-        facts.status = "partial"
-        err = _first_error(root) if found is None else error_line
-        facts.error = f"syntax error at line {err}" if err else "syntax error"
-    return facts
+        else:
+            scope = (sig_scopes if pattern == P_ANNOTATION else scopes).at(node.start_byte)
+            _other(facts, source, module_vars, local_scopes, pattern, caps, scope)
+
+
+def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes: _LocalScopes,
+           pattern: int, caps: tuple, scope: str) -> None:  # fmt: skip
+    """The facts of a match of one of the rarer patterns (annotations, annotated assignments,
+    for, comprehension, with and walrus bindings) in `scope`, the native path's too."""
+    node = caps[0]
+    if pattern == P_ANNASSIGN:
+        node, lhs, vartype = caps
+        _annotated(scope, lhs, vartype, node, source, facts, module_vars)
+    elif pattern == P_ANNOTATION:
+        if node.parent is not None and node.parent.type in _NESTED_TYPE_PARENTS:
+            return  # the outermost annotation already names these
+        text = source[node.start_byte : node.end_byte].decode(errors="replace")
+        line = node.start_point[0] + 1
+        for name in _ANNOT_NAME.findall(text):
+            if name not in _ANNOTATION_NOISE:
+                facts.references.append(ReferenceFact(scope, name, line, "annotation"))
+    elif pattern == P_FOR:
+        node, lhs, rhs = caps
+        _for_binding(scope, lhs, rhs, source, facts)
+    elif pattern == P_COMPFOR:
+        node, lhs, rhs = caps
+        suffix = f"${node.parent.start_byte}" if node.parent is not None else ""
+        _for_binding(scope, lhs, rhs, source, facts, suffix, local_scopes)
+    elif pattern == P_WITH:
+        node, value, name = caps
+        _with_binding(scope, value, name, node, source, facts)
+    elif pattern == P_WALRUS:
+        node, name, value = caps
+        _bind_value(scope, name.text.decode(), value, node, source, facts)
 
 
 DECORATED = "decorated_definition"
@@ -727,15 +706,23 @@ def _assignment(scope, lhs, rhs, node, source, facts, module_vars) -> None:
     if scope == "" and lhs.type == "identifier":
         _module_var(name, node, source, facts, module_vars)
         if name == "__all__" and rhs.type in ("list", "tuple"):
-            # what `from m import *` binds; kept only when every item is a plain string
-            items = [c for c in _named(rhs) if c.type != "comment"]
-            names = [_string_value(c, source) for c in items]
-            if all(n is not None for n in names):
-                facts.extra["all"] = tuple(names)
+            names = _all_value(rhs, source)
+            if names is not None:
+                facts.extra["all"] = names
     if rhs.type == "assignment":  # a = b = value: bind the innermost value
         while rhs.type == "assignment" and rhs.child_by_field_name("right") is not None:
             rhs = rhs.child_by_field_name("right")
     _bind_value(scope, name, rhs, node, source, facts)
+
+
+def _all_value(rhs: ts.Node, source: bytes) -> tuple | None:
+    """What `from m import *` binds, from the list or tuple assigned to `__all__`; kept only
+    when every item is a plain string."""
+    items = [c for c in _named(rhs) if c.type != "comment"]
+    names = [_string_value(c, source) for c in items]
+    if all(n is not None for n in names):
+        return tuple(names)
+    return None
 
 
 def _string_value(node: ts.Node, source: bytes) -> str | None:
@@ -912,6 +899,22 @@ def module_name(path: str, package_dirs: frozenset[str]) -> str:
         parts.append(stem)
     return ".".join(parts)
 
+
+# python_facts' env: the functions it calls and the fact types it makes (see native/syntax.c)
+_ENV = (
+    _chain,
+    callee_chain,
+    _LocalScopes,
+    _other,
+    _all_value,
+    SymbolFact,
+    ImportFact,
+    CallFact,
+    HeritageFact,
+    ReferenceFact,
+    BindingFact,
+    ReturnFact,
+)
 
 SPEC = LanguageSpec(
     name=NAME,
