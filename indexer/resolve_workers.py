@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import queue
 import signal
+import threading
 import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import wait
@@ -37,17 +39,35 @@ class ResolveError(RuntimeError):
 def _worker(conn) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     chunks, resolve_one = _JOB
-    while True:
+    # Answers go out from a thread. A send returns only once the parent has read most of it,
+    # and the parent reads between taking earlier answers in path order: sending from here
+    # kept each worker blocked for 11% of its time on Django.
+    outbox: queue.SimpleQueue = queue.SimpleQueue()
+    sender = threading.Thread(target=_send_all, args=(conn, outbox), daemon=True)
+    sender.start()
+    try:
+        while True:
+            try:
+                c = conn.recv()
+            except EOFError:
+                return
+            if c is None:
+                return
+            try:
+                outbox.put((c, [resolve_one(p) for p in chunks[c]]))
+            except Exception:
+                outbox.put((c, traceback.format_exc(limit=8)))
+    finally:
+        outbox.put(None)
+        sender.join()
+
+
+def _send_all(conn, outbox: queue.SimpleQueue) -> None:
+    while (item := outbox.get()) is not None:
         try:
-            c = conn.recv()
-        except EOFError:
+            conn.send(item)
+        except OSError:  # the parent is gone
             return
-        if c is None:
-            return
-        try:
-            conn.send((c, [resolve_one(p) for p in chunks[c]]))
-        except Exception:
-            conn.send((c, traceback.format_exc(limit=8)))
 
 
 def resolve_parallel(
@@ -80,6 +100,23 @@ def resolve_parallel(
             owned[conn].append(next_chunk)
             next_chunk += 1
 
+    def take(timeout: float | None) -> None:
+        """Receive the answers that are ready (waiting up to `timeout` for one) and hand
+        each answering worker its next chunk."""
+        for conn in wait(list(procs), timeout):
+            try:
+                got, out = conn.recv()
+            except (EOFError, OSError):
+                _drop(conn, procs)
+                for lost in owned.pop(conn):
+                    done[lost] = [resolve_one(p) for p in chunks[lost]]
+                continue
+            if isinstance(out, str):
+                raise ResolveError(f"resolving {chunks[got][0]}...: {out}")
+            owned[conn].remove(got)
+            done[got] = out
+            hand(conn)
+
     try:
         for conn in procs:
             for _ in range(AHEAD):
@@ -89,19 +126,12 @@ def resolve_parallel(
                 if not procs:  # every worker gone: the parent resolves the rest itself
                     done[c] = [resolve_one(p) for p in files]
                     break
-                for conn in wait(list(procs)):
-                    try:
-                        got, out = conn.recv()
-                    except (EOFError, OSError):
-                        _drop(conn, procs)
-                        for lost in owned.pop(conn):
-                            done[lost] = [resolve_one(p) for p in chunks[lost]]
-                        continue
-                    if isinstance(out, str):
-                        raise ResolveError(f"resolving {chunks[got][0]}...: {out}")
-                    owned[conn].remove(got)
-                    done[got] = out
-                    hand(conn)
+                take(None)
+            # answers that came while the consumer took the last chunk: a worker that ran
+            # out of chunks while it waited for them to be read sat idle (12-15% of its time
+            # on Django)
+            if procs:
+                take(0)
             for path, (blob, keys) in zip(files, done.pop(c)):
                 yield path, blob, keys
         finished = True
