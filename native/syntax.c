@@ -1377,7 +1377,8 @@ static const char *const LIST_NAMES[LIST_COUNT] = {
     "symbols", "imports", "calls", "heritage", "references", "bindings", "returns",
 };
 
-/* interned like python.py's constants; set by PyInit__syntax */
+/* python.py's constants (the identifier-like ones interned, as code constants are); set by
+ * PyInit__syntax */
 static PyObject *S_CLASS, *S_FUNCTION, *S_METHOD, *S_VARIABLE, *S_EXTENDS, *S_VALUE, *S_ALL,
     *S_STAR, *S_ANN, *S_EXTRA;
 
@@ -1391,7 +1392,7 @@ typedef struct {
 typedef struct {
     Ctx *ctx;
     PyObject *const *env;
-    PyObject *lists[LIST_COUNT]; /* borrowed from facts */
+    PyObject *lists[LIST_COUNT]; /* facts' lists, by L_* */
     PyObject *facts, *source, *module_vars, *local_scopes;
     Def *defs;
     Py_ssize_t n_defs;
@@ -1492,8 +1493,9 @@ static void strip_bounds(PyObject *s, Py_ssize_t *a, Py_ssize_t *b) {
     while (*b > *a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, *b - 1))) (*b)--;
 }
 
-/* b" ".join(raw.split()).decode(errors="replace") then `strip_more` (the signature's
- * .strip().rstrip(":").strip()[:300], or the first line's .strip()[:300]) */
+/* The text of a signature or of a variable's first line: `b" ".join(raw.split())` when
+ * `join_spaces`, decoded with errors="replace", then `.strip()`, with `.rstrip(":").strip()`
+ * when `colon`, and cut to 300 characters. */
 static PyObject *squeezed(const char *ptr, Py_ssize_t len, bool join_spaces, bool colon) {
     char *buf = PyMem_Malloc(len ? (size_t)len : 1);
     if (buf == NULL) return PyErr_NoMemory();
