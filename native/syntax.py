@@ -19,6 +19,10 @@ python.py's chain functions and, for the rarer patterns, its ``_other``); it ret
 first syntax error's line (0: none), or None, having added nothing, where the walk cannot
 reproduce the query. It is None under the same conditions as ``python_matches``.
 
+``chain_text(text)`` and ``callee_chain_text(text, chain)`` are python.py's ``_chain`` and
+``callee_chain`` without their caches (python.py caches these instead when the extension is
+built); they read no tree, so they are None only when the extension is not built.
+
 ``PYTHON_PATTERNS`` is the text of the patterns the walk implements and ``PYTHON_CAPTURES``
 their capture names in the order of a match's nodes (python.py uses the walk only when
 python.scm holds these very patterns). Callers use the query when anything is None; nothing
@@ -34,6 +38,8 @@ __all__ = [
     "PYTHON_CAPTURES",
     "PYTHON_PATTERNS",
     "VENDORED_TREE_SITTER",
+    "callee_chain_text",
+    "chain_text",
     "python_facts",
     "python_matches",
 ]
@@ -67,3 +73,6 @@ def _usable() -> bool:
 
 python_matches: Callable | None = _syntax.python_matches if _usable() else None
 python_facts: Callable | None = _syntax.python_facts if _usable() else None
+# they read no tree: usable whenever the extension is built
+chain_text: Callable | None = _syntax.chain_text if _syntax is not None else None
+callee_chain_text: Callable | None = _syntax.callee_chain_text if _syntax is not None else None

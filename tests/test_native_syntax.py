@@ -537,6 +537,25 @@ def test_python_facts_refuses_bad_input():
     assert syntax.python_facts(broken, b"x = 1\nf(:\n", facts, set(), py._ENV) == 2
 
 
+def test_chain_functions_are_pythons():
+    """chain_text and callee_chain_text answer as python.py's Python versions (the reference),
+    on token soups that mix names, dots, brackets, quotes, escapes and odd bytes."""
+    if syntax.chain_text is None:
+        pytest.skip("the _syntax extension is not built")
+    rng = random.Random(11)
+    tokens = [b"a", b"b_1", b".", b" ", b"\n", b"(", b")", b"[", b"]", b"'", b'"', b"'''",
+              b'"""', b"\\", b"1", b"\xc3\xa9", b"#", b",", b"\t", b"\x0b", b"\x1c"]  # fmt: skip
+    for _ in range(20000):
+        text = b"".join(rng.choice(tokens) for _ in range(rng.randint(0, 12)))
+        assert syntax.chain_text(text) == py._py_chain(text), text
+        assert syntax.callee_chain_text(text, py._py_chain) == py._py_callee_chain(text), text
+    # a one-character chain is the runtime's shared string, as bytes.decode() makes it
+    assert syntax.chain_text(b"x") is b"x".decode()
+    assert syntax.callee_chain_text(b"a . b [c] (d)", py._py_chain) == "a.b[]()"
+    with pytest.raises(TypeError):
+        syntax.chain_text("a.b")
+
+
 @native
 def test_other_grammars_give_none():
     """A grammar without the patterns' symbols and fields is not walked: the caller uses its

@@ -129,16 +129,14 @@ _SPACE = b" \t\n\r\x0b\x0c"  # what `\s` matches in a bytes pattern
 _CHAIN_CACHE = 1 << 13
 
 
-@lru_cache(maxsize=_CHAIN_CACHE)
-def _chain(text: bytes) -> str | None:
+def _py_chain(text: bytes) -> str | None:
     """`a.b.c` (whitespace allowed around dots) -> "a.b.c"; anything else -> None."""
     if _CHAIN.fullmatch(text):
         return text.translate(None, _SPACE).decode()
     return None
 
 
-@lru_cache(maxsize=_CHAIN_CACHE)
-def callee_chain(text: bytes) -> str | None:
+def _py_callee_chain(text: bytes) -> str | None:
     """The chain of an expression: `a.b`, `super().m`, `Foo(x).m`, `self.tags[k].m`, `A[int]`.
 
     Each bracket group becomes a `()` or `[]` step suffix; anything that is not a
@@ -183,6 +181,24 @@ def callee_chain(text: bytes) -> str | None:
     if depth or expect_name or not out:
         return None
     return "".join(out)
+
+
+def _native_chains() -> tuple:
+    """native/syntax.c's versions of the two functions above (the same answers, tested against
+    them: the Python ones are the reference), or those when the extension is not built."""
+    try:
+        from codeimpact.native.syntax import callee_chain_text, chain_text
+    except ImportError:
+        chain_text = callee_chain_text = None
+    if chain_text is None or callee_chain_text is None:
+        return _py_chain, _py_callee_chain
+    return chain_text, lambda text: callee_chain_text(text, _chain)
+
+
+_chain_of, _callee_chain_of = _native_chains()
+_chain = lru_cache(maxsize=_CHAIN_CACHE)(_chain_of)
+callee_chain = lru_cache(maxsize=_CHAIN_CACHE)(_callee_chain_of)
+callee_chain.__doc__ = _py_callee_chain.__doc__
 
 
 def type_text(text: bytes) -> str:
