@@ -19,9 +19,14 @@ setup(
         ),
         Extension(
             "codeimpact.native._syntax",
-            sources=["native/syntax.c", f"{TS}/src/lib.c"],
+            sources=[
+                "native/syntax.c",
+                "native/python_facts.c",
+                "native/chains.c",
+                f"{TS}/src/lib.c",
+            ],
             include_dirs=[f"{TS}/include", f"{TS}/src"],
-            depends=sorted(glob(f"{TS}/**/*.[ch]", recursive=True)),
+            depends=["native/syntax.h", *sorted(glob(f"{TS}/**/*.[ch]", recursive=True))],
             # _DEFAULT_SOURCE: the POSIX calls of the runtime (fdopen, clock_gettime) under c11
             define_macros=[("_DEFAULT_SOURCE", None), ("TREE_SITTER_HIDE_SYMBOLS", None)],
             extra_compile_args=["-O3", "-std=c11", "-fvisibility=hidden"],
