@@ -184,7 +184,7 @@ def _py_callee_chain(text: bytes) -> str | None:
 
 
 def _native_chains() -> tuple:
-    """native/syntax.c's versions of the two functions above (the same answers, tested against
+    """native/chains.c's versions of the two functions above (the same answers, tested against
     them: the Python ones are the reference), or those when the extension is not built."""
     try:
         from codeimpact.native.syntax import callee_chain_text, chain_text
