@@ -76,18 +76,6 @@ static PyObject *decoded(const Facts *f, TSNode node) {
     return PyUnicode_DecodeUTF8(ptr, len, NULL);
 }
 
-/* fn(source[node.start_byte : node.end_byte]) */
-static PyObject *call_on_text(const Facts *f, PyObject *fn, TSNode node) {
-    const char *ptr;
-    Py_ssize_t len;
-    span(f->ctx, node, &ptr, &len);
-    PyObject *text = PyBytes_FromStringAndSize(ptr, len);
-    if (text == NULL) return NULL;
-    PyObject *out = PyObject_CallOneArg(fn, text);
-    Py_DECREF(text);
-    return out;
-}
-
 static PyObject *line_of(TSNode node) {
     return PyLong_FromUnsignedLong((unsigned long)ts_node_start_point(node).row + 1);
 }
@@ -285,7 +273,7 @@ static PyObject *decorators_of(Facts *f, TSNode decorated) {
                 TSNode fn = field(f, expr, F_FUNCTION);
                 if (!ts_node_is_null(fn)) expr = fn;
             }
-            PyObject *chain = call_on_text(f, f->env[E_CHAIN], expr);
+            PyObject *chain = call_on_text(f->ctx, f->env[E_CHAIN], expr);
             int ok = usable(chain);
             if (ok < 0 || (ok && PyList_Append(out, chain) < 0)) {
                 Py_XDECREF(chain);
@@ -315,7 +303,7 @@ static int heritage_of(Facts *f, TSNode node, PyObject *local) {
                 TSNode value = field(f, arg, F_VALUE);
                 if (!ts_node_is_null(value)) arg = value;
             }
-            PyObject *chain = call_on_text(f, f->env[E_CHAIN], arg);
+            PyObject *chain = call_on_text(f->ctx, f->env[E_CHAIN], arg);
             int ok = usable(chain);
             if (ok <= 0) {
                 Py_XDECREF(chain);
@@ -518,7 +506,7 @@ static Interval *decorator_intervals(Facts *f, Py_ssize_t *n_out) {
         if (ts_node_is_null(expr)) continue;
         decs[n++] = (Interval){ts_node_start_byte(dec), ts_node_end_byte(dec), -1, scope};
         if (cat(f, expr) == C_CALL) continue;
-        PyObject *chain = call_on_text(f, f->env[E_CALLEE_CHAIN], expr);
+        PyObject *chain = call_on_text(f->ctx, f->env[E_CALLEE_CHAIN], expr);
         int ok = usable(chain);
         if (ok <= 0) {
             Py_XDECREF(chain);
@@ -682,7 +670,7 @@ static int bind_value(Facts *f, PyObject *scope, PyObject *name, TSNode rhs, TSN
     if (t == C_CALL) {
         TSNode fn = field(f, rhs, F_FUNCTION);
         if (!ts_node_is_null(fn)) {
-            PyObject *chain = call_on_text(f, f->env[E_CALLEE_CHAIN], fn);
+            PyObject *chain = call_on_text(f->ctx, f->env[E_CALLEE_CHAIN], fn);
             int ok = usable(chain);
             if (ok > 0) {
                 PyObject *items[5] = {Py_NewRef(scope), Py_NewRef(name), chain,
@@ -694,7 +682,7 @@ static int bind_value(Facts *f, PyObject *scope, PyObject *name, TSNode rhs, TSN
             }
         }
     } else if (t == C_IDENTIFIER || t == C_ATTRIBUTE) {
-        PyObject *chain = call_on_text(f, f->env[E_CHAIN], rhs);
+        PyObject *chain = call_on_text(f->ctx, f->env[E_CHAIN], rhs);
         int ok = usable(chain);
         if (ok > 0) {
             PyObject *items[5] = {Py_NewRef(scope), Py_NewRef(name), Py_NewRef(chain),
@@ -720,7 +708,7 @@ static PyObject *target_name(Facts *f, TSNode lhs) {
     uint8_t t = cat(f, lhs);
     if (t == C_IDENTIFIER) return decoded(f, lhs);
     if (t != C_ATTRIBUTE) return Py_NewRef(Py_None);
-    PyObject *chain = call_on_text(f, f->env[E_CHAIN], lhs);
+    PyObject *chain = call_on_text(f->ctx, f->env[E_CHAIN], lhs);
     int ok = usable(chain);
     if (ok <= 0) {
         Py_XDECREF(chain);
@@ -805,10 +793,10 @@ static int return_fact(Facts *f, TSNode value) {
     if (cat(f, value) == C_CALL) {
         TSNode fn = field(f, value, F_FUNCTION);
         if (ts_node_is_null(fn)) return 0;
-        chain = call_on_text(f, f->env[E_CALLEE_CHAIN], fn);
+        chain = call_on_text(f->ctx, f->env[E_CALLEE_CHAIN], fn);
         is_call = Py_True;
     } else {
-        chain = call_on_text(f, f->env[E_CHAIN], value);
+        chain = call_on_text(f->ctx, f->env[E_CHAIN], value);
         is_call = Py_False;
     }
     int ok = usable(chain);

@@ -347,16 +347,20 @@ void span(const Ctx *ctx, TSNode node, const char **ptr, Py_ssize_t *len) {
     *len = end - start;
 }
 
-/* _chain(source[node.start_byte : node.end_byte]) */
-PyObject *chain_of(const Ctx *ctx, TSNode node) {
+PyObject *call_on_text(const Ctx *ctx, PyObject *fn, TSNode node) {
     const char *ptr;
     Py_ssize_t len;
     span(ctx, node, &ptr, &len);
     PyObject *text = PyBytes_FromStringAndSize(ptr, len);
     if (text == NULL) return NULL;
-    PyObject *chain = PyObject_CallOneArg(ctx->chain, text);
+    PyObject *out = PyObject_CallOneArg(fn, text);
     Py_DECREF(text);
-    return chain;
+    return out;
+}
+
+/* _chain(source[node.start_byte : node.end_byte]) */
+static PyObject *chain_of(const Ctx *ctx, TSNode node) {
+    return call_on_text(ctx, ctx->chain, node);
 }
 
 /* Appends (key, value) to out, stealing both references. */
@@ -1152,7 +1156,8 @@ static PyObject *python_matches(PyObject *Py_UNUSED(module), PyObject *const *ar
 /* ------------------------------------------------------------------------- */
 /* call facts                                                                */
 
-PyObject *KIND_CALL, *KIND_DECORATOR, *NO_SCOPE, *NO_CHAIN;
+PyObject *KIND_DECORATOR, *NO_SCOPE;
+static PyObject *KIND_CALL, *NO_CHAIN; /* only the call facts' */
 
 
 

@@ -75,7 +75,7 @@ typedef struct {
 
 /* source[node.start_byte : node.end_byte] as Python slices it */
 void span(const Ctx *ctx, TSNode node, const char **ptr, Py_ssize_t *len);
-PyObject *chain_of(const Ctx *ctx, TSNode node); /* ctx->chain of that text */
+PyObject *call_on_text(const Ctx *ctx, PyObject *fn, TSNode node); /* fn(that text) */
 int append_pair(PyObject *out, PyObject *key, PyObject *value); /* steals key and value */
 PyObject *new_node(const Ctx *ctx, TSNode node);                /* a tree_sitter.Node */
 
@@ -102,10 +102,10 @@ PyObject *call_facts_list(PyObject *calls, const char *src, Py_ssize_t src_len,
                           Py_ssize_t n_decs, PyObject *chain_fn, PyObject *names,
                           PyObject *rename, PyTypeObject *fact_type);
 
-/* Strings python.py's call facts share: the kinds are interned (as identifier-like code
- * constants are), "" and "?" are the runtime's one-character and empty singletons, as
- * python.py's constants are. Set by PyInit__syntax. */
-extern PyObject *KIND_CALL, *KIND_DECORATOR, *NO_SCOPE, *NO_CHAIN;
+/* Strings python.py's facts share: "decorator" interned (as identifier-like code constants
+ * are), "" the runtime's empty singleton, as python.py's constants are. Set by
+ * PyInit__syntax. */
+extern PyObject *KIND_DECORATOR, *NO_SCOPE;
 
 static inline bool is_name_start(Py_UCS4 c) {
     return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');

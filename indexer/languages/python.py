@@ -1,8 +1,8 @@
 """Python: tree-sitter queries -> FileFacts, and the module name of a path.
 
 The queries (python.scm) do the matching in C; `_query_facts` walks the matches. When
-native/syntax.c is built for the installed tree-sitter, its `python_facts` does all of it
-instead: its walk finds the matches of every pattern in the query's match order (the query
+the native extension is built for the installed tree-sitter, its `python_facts`
+(native/python_facts.c) does all of it instead: syntax.c's walk finds the matches of every pattern in the query's match order (the query
 cursor's own walk of the tree cost more than the native walk as a whole) as bare TSNodes,
 and it makes the facts of the definitions, decorators, calls, imports, assignments and
 returns as `_query_facts` does, object for object (the chains from this module's cached
@@ -316,7 +316,7 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
 
 
 def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
-    """The facts after the module symbol, from the query's matches. native/syntax.c's
+    """The facts after the module symbol, from the query's matches. native/python_facts.c's
     python_facts makes the same, object for object: change both."""
     matches = _query_matches(root)
     defs: list[tuple[ts.Node, ts.Node, ts.Node, str]] = []  # (def, name, body, kind)
@@ -916,7 +916,7 @@ def module_name(path: str, package_dirs: frozenset[str]) -> str:
     return ".".join(parts)
 
 
-# python_facts' env: the functions it calls and the fact types it makes (see native/syntax.c)
+# python_facts' env: the functions it calls and the fact types it makes (native/python_facts.c)
 _ENV = (
     _chain,
     callee_chain,
