@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from codeimpact.graph import csr, layout
+from codeimpact.graph.arrow import malloc_pool
 from codeimpact.graph.delta import apply_delta, clone_database
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
@@ -691,12 +692,24 @@ class _Run:
             probe.close()
 
     def _full(self, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
+        with contextlib.ExitStack() as arrow_scope:
+            started: list[bool] = []
+
+            def start_arrow() -> None:
+                # the full build's graph needs pyarrow (incremental runs go without its
+                # import time): imported, set up and started while the workers extract
+                if not started:
+                    started.append(True)
+                    importlib.import_module("codeimpact.indexer.full_graph").warm_up()
+                    arrow_scope.enter_context(malloc_pool())
+
+            return self._full_graph(reason, probe, start_arrow)
+
+    def _full_graph(self, reason: str, probe: worktree.StatusProbe,
+                    start_arrow: Callable[[], None]) -> AnalyzeReport:  # fmt: skip
         t = time.perf_counter()
-        # the full build's graph needs pyarrow (incremental runs go without its import time):
-        # imported while the workers extract, not after them
-        facts, parsed = self._facts_for(
-            self.records, lambda: importlib.import_module("codeimpact.indexer.full_graph")
-        )
+        facts, parsed = self._facts_for(self.records, start_arrow)
+        start_arrow()  # when every file's facts came from the cache
         self.data.clear()  # every source file's bytes (shared with the caller): last used here
         self._phase("extract", t)
         from codeimpact.indexer import full_graph

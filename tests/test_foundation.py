@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import edges, symbols
 
 
@@ -65,3 +67,24 @@ def test_cli_analyze_json_and_bad_path(make_repo, tmp_path):
     )
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "no such directory" in bad.stderr
+
+
+def test_full_build_leaves_the_callers_arrow_pool(make_repo, index_repo):
+    """The full build allocates its Arrow tables from malloc (graph.arrow.malloc_pool), then
+    hands the process back the pool it had, also when the block raises."""
+    import pyarrow as pa
+
+    from codeimpact.graph.arrow import malloc_pool
+
+    mine = pa.default_memory_pool().backend_name
+    repo = make_repo({"a.py": "def f():\n    return g()\n\ndef g():\n    return 1\n"})
+    report = index_repo(repo)
+    assert report.mode == "full" and report.files == 1
+    assert pa.default_memory_pool().backend_name == mine
+    assert ("a.py::f", "a.py::g", 1.0, "scope") in edges(repo, "CALLS")
+
+    with pytest.raises(KeyError), malloc_pool():
+        assert pa.default_memory_pool().backend_name == "system"
+        assert pa.array(["x", "y"]).filter(pa.array([True, False])).to_pylist() == ["x"]
+        raise KeyError("a failed build")
+    assert pa.default_memory_pool().backend_name == mine
