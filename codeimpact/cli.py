@@ -341,13 +341,17 @@ def search(name, kind, limit, path, as_json, require_fresh):
 
 
 def run() -> None:
-    """The `graph` console script: `main`, then an exit that skips the interpreter's teardown.
+    """The `graph` console script: `main` (OpenBLAS on one thread), then an exit that skips
+    the interpreter's teardown.
 
     Everything a command writes is closed by the time `main` returns, so freeing every
     module and object one by one (0.04-0.07 s after a full build of Django) buys nothing.
     Only the console script does this: `main` itself stays an ordinary click command, for
     callers in this process (tests, the API).
     """
+    # numpy's OpenBLAS starts a thread per core at import that spins for about 0.1 s of CPU,
+    # taken from the extraction workers; no command does linear algebra
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     code: int | str | None = 0
     try:
         main()

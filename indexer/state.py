@@ -80,11 +80,20 @@ class FilesState:
 
 
 def resolved_blob(rf: ResolvedFile) -> bytes:
+    """A resolved file as marshal bytes, each distinct uid written once.
+
+    Resolvers make a fresh string for every mention of a uid; marshal writes a string it
+    meets again as a back-reference only when it is the same object. Sharing one object
+    per uid halved Django's blobs (38.5 -> 19.1 MB: the pack, the workers' messages) and
+    made them faster to load. `marshal.loads` reads either form.
+    """
+    one = {}
+    same = one.setdefault
     return marshal.dumps(
         (
-            [tuple(s) for s in rf.symbols],
-            [tuple(e) for e in rf.edges],
-            [tuple(u) for u in rf.unresolved],
+            [(same(s[0], s[0]), *s[1:]) for s in rf.symbols],
+            [(r, same(a, a), same(b, b), c, why, line) for r, a, b, c, why, line in rf.edges],
+            [(same(u[0], u[0]), *u[1:]) for u in rf.unresolved],
             rf.calls_total,
             rf.calls_builtin,
         )
