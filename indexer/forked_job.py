@@ -1,9 +1,9 @@
 """One job run in a forked child while the parent goes on with other work.
 
 A full build ends with two independent writes: the Kùzu database (single-
-threaded COPYs, about 0.5 s on Django) and the sidecars (snapshot, state,
-cache index). Done one after the other they leave a core idle; the child
-writes the database while the parent writes the rest.
+threaded COPYs, about 0.7 s on Django) and the sidecars (snapshot, state,
+unresolved sites). Done one after the other they leave a core idle; the child
+writes the sidecars while the parent writes the database.
 
 The child gets its inputs by fork (copy-on-write, nothing is serialised) and
 sends back only an exception, if it raised one, which `wait` raises in the
