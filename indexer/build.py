@@ -693,15 +693,13 @@ class _Run:
 
     def _full(self, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
         with contextlib.ExitStack() as arrow_scope:
-            started: list[bool] = []
 
+            @functools.cache  # once
             def start_arrow() -> None:
                 # the full build's graph needs pyarrow (incremental runs go without its
                 # import time): imported, set up and started while the workers extract
-                if not started:
-                    started.append(True)
-                    importlib.import_module("codeimpact.indexer.full_graph").warm_up()
-                    arrow_scope.enter_context(malloc_pool())
+                importlib.import_module("codeimpact.indexer.full_graph").warm_up()
+                arrow_scope.enter_context(malloc_pool())
 
             return self._full_graph(reason, probe, start_arrow)
 

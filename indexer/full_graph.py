@@ -320,9 +320,9 @@ class FullGraph:
 
 
 def warm_up() -> None:
-    """Pay Arrow's one-time start of its compute functions (0.03-0.2 s at the first call of a
-    kernel, measured on Django's finish) now: run while the workers extract, it is not on the
-    serial path from the last resolved file to the database."""
+    """Pay Arrow's one-time start of its compute functions (0.03-0.05 s at the first filter
+    in a process) now: run while the workers extract, it is off the serial path from the
+    last resolved file to the database."""
     small = pa.table({"n": pa.array([1, 2]), "s": pa.array(["a", ""])})
     small.filter(pc.not_equal(small["s"], "")).take(pa.array([0]))
     pc.dictionary_encode(small["s"].combine_chunks())
