@@ -53,7 +53,6 @@ from codeimpact.indexer.plan import (
     ChangePlan,
     affected_files,
     flow_binders,
-    lookup_keys,
     lookup_keys_blob,
     plan_changes,
     reachers_of,
@@ -414,9 +413,12 @@ def make_projects(
     return projects
 
 
-def _resolve_encoded(projects: dict[str, object], lang_of: dict[str, str], path: str) -> bytes:
-    """One file's resolved output, encoded to travel from a worker."""
-    return resolved_blob(projects[lang_of[path]].resolve_file(path))
+def _resolve_encoded(
+    projects: dict[str, object], lang_of: dict[str, str], facts: dict[str, FileFacts], path: str
+) -> tuple[bytes, bytes]:
+    """One file's resolved output and lookup keys, encoded to travel from a worker."""
+    rf = projects[lang_of[path]].resolve_file(path)
+    return resolved_blob(rf), lookup_keys_blob(facts[path])
 
 
 def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
@@ -672,12 +674,8 @@ class _Run:
         self._save_sidecars(gen, st, flags, kinds, unresolved, meta)
         self._phase("sidecars", t)
 
-    def _save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta,
-                       keys_from: dict[str, FileFacts] | None = None) -> None:  # fmt: skip
-        """Every file of the generation but the database and the facts cache; with
-        `keys_from`, the lookup keys of the graph state are made from those facts first."""
-        if keys_from is not None:
-            st.used = lookup_keys(keys_from)
+    def _save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
+        """Every file of the generation but the database and the facts cache."""
         n = max(st.ids.values(), default=-1) + 1
         write_snapshot_arrays(gen.path, gen.number, n, st.codes, st.confs, flags, kinds)
         write_unresolved(gen.path, unresolved)
@@ -724,8 +722,6 @@ class _Run:
             held = [facts, resolvers]
             del facts, resolvers
             if not _room_for_two(self.options):
-                if used is None:  # the lookup keys, from the facts before they go
-                    used = lookup_keys(held[0])
                 held.clear()
             content = graph.finish()
         except BaseException:
@@ -737,7 +733,7 @@ class _Run:
         incomplete = self._incomplete()
         gen = layout.next_generation(self.idx)
         try:
-            st = full_graph.full_state(content, used or {}, modules, summaries, gen)
+            st = full_graph.full_state(content, used, modules, summaries, gen)
             stats = _stats(self.records, st.totals, parsed)
             meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "full",
                          self.config, self.records, self.scanned_at, probe)  # fmt: skip
@@ -745,18 +741,15 @@ class _Run:
             n_resolved = content.n_resolved
             # the sidecars are written by a forked child while this process writes Kùzu, when
             # both fit the memory budget (pages either writes get copied: a large tree's
-            # build writes them in turn). The lookup keys not made yet are made there too, on
-            # the core Kùzu's write leaves idle (the facts passed as a default, not a closure
-            # cell: nothing here keeps them from the release thread)
+            # build writes them in turn)
             sidecars = ForkedJob(
-                lambda keys_from=(held[0] if used is None else None): self._save_sidecars(
+                lambda: self._save_sidecars(
                     gen,
                     st,
                     flags,
                     kinds,
                     full_graph.unresolved_sites(gen.path, st.resolved_refs),
                     meta,
-                    keys_from,
                 ),
                 fork=self.options.processes() > 1 and _room_for_two(self.options),
                 name="the sidecar writer",
@@ -783,15 +776,10 @@ class _Run:
 
     def _resolve_all(self, facts: dict[str, FileFacts], graph: full_graph.FullGraph) -> tuple:
         """Resolve every file into `graph`; returns the module names, the resolvers'
-        summaries, each file's lookup keys and the resolvers.
-
-        The lookup keys (what the next run's change plan reads) are made here only when
-        resolving in this process, which empties each file's calls once it is resolved.
-        Otherwise they are None: the facts stay whole, and the keys are made later, off
-        the critical path (`_full_graph`)."""
+        summaries and each file's lookup keys."""
         lang_of = {r.path: r.language for r in self.records}
         projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, self.configs)
-        used: dict[str, bytes] | None = None
+        used: dict[str, bytes] = {}
         order = sorted(facts)
         workers = resolve_workers(self.options, len(order), resident_mb())
 
@@ -800,13 +788,13 @@ class _Run:
                 self.progress("resolve", i, len(order))
 
         if workers > 1:
-            one = functools.partial(_resolve_encoded, projects, lang_of)
-            for i, (path, blob) in enumerate(resolve_parallel(order, one, workers), 1):
+            one = functools.partial(_resolve_encoded, projects, lang_of, facts)
+            for i, (path, blob, keys) in enumerate(resolve_parallel(order, one, workers), 1):
                 graph.add_blob(path, blob)
+                used[path] = keys
                 tick(i)
             del one
         else:
-            used = {}
             for i, path in enumerate(order, 1):
                 project = projects[lang_of[path]]
                 graph.add(project.resolve_file(path))

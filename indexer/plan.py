@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import marshal
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.facts import FileFacts
@@ -379,11 +379,6 @@ def lookup_keys_blob(facts: FileFacts) -> bytes:
     """What the change plan needs of an unchanged file, without its facts: the names its
     lookups use and its flow binders (read back by `GraphState.lookup_keys`)."""
     return marshal.dumps((sorted(used_names(facts)), flow_binders(facts)))
-
-
-def lookup_keys(facts: Mapping[str, FileFacts]) -> dict[str, bytes]:
-    """`lookup_keys_blob` of every file, in path order."""
-    return {path: lookup_keys_blob(facts[path]) for path in sorted(facts)}
 
 
 def reachers_of(names: set[str], binders: Iterable[list[tuple[tuple[str, ...], str]]]) -> set[str]:

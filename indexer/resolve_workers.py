@@ -23,7 +23,8 @@ import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import wait
 
-ResolveOne = Callable[[str], bytes]  # path -> its encoded resolved output
+Encoded = tuple[bytes, bytes]  # (resolved blob, lookup keys blob) of one file
+ResolveOne = Callable[[str], Encoded]
 
 CHUNK_FILES = 24  # small enough to balance two workers, big enough to amortise a message
 AHEAD = 2  # chunks handed to a worker before its first answer: it never waits on the parent
@@ -71,8 +72,8 @@ def _send_all(conn, outbox: queue.SimpleQueue) -> None:
 
 def resolve_parallel(
     paths: list[str], resolve_one: ResolveOne, workers: int
-) -> Iterator[tuple[str, bytes]]:
-    """(path, resolved blob) for every path, in the order of `paths`."""
+) -> Iterator[tuple[str, bytes, bytes]]:
+    """(path, resolved blob, keys blob) for every path, in the order of `paths`."""
     global _JOB
     chunks = [paths[i : i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
     ctx = mp.get_context("fork")
@@ -88,7 +89,7 @@ def resolve_parallel(
     finally:
         _JOB = None  # the workers have their copy; the parent keeps no reference
     owned: dict[object, list[int]] = {conn: [] for conn in procs}  # chunks a worker holds
-    done: dict[int, list[bytes]] = {}
+    done: dict[int, list[Encoded]] = {}
     next_chunk = 0
     finished = False
 
@@ -131,7 +132,8 @@ def resolve_parallel(
             # on Django)
             if procs:
                 take(0)
-            yield from zip(files, done.pop(c))
+            for path, (blob, keys) in zip(files, done.pop(c)):
+                yield path, blob, keys
         finished = True
     finally:
         # after the last chunk the workers are idle and leave when told; on an error, a
