@@ -13,6 +13,7 @@ never writes a snapshot back (`graph analyze` does). `GraphView.rebuilt` says so
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,9 +56,21 @@ class SymbolTable:
     is_test: np.ndarray  # bool
     module_id: np.ndarray  # int64: id of the module symbol of the defining file, -1 if none
     by_uid: dict[str, int]
-    by_qualified_name: dict[str, list[int]]
-    by_name: dict[str, list[int]]
-    by_file: dict[str, list[int]]  # every symbol defined in a file, module first
+
+    # The other indexes are made on first use: a query naming its target by uid reads none
+    # of them, and grouping Django's 48K symbols three ways took 0.07 s of a cold query.
+    @functools.cached_property
+    def by_qualified_name(self) -> dict[str, list[int]]:
+        return _group(self.qualified_name)
+
+    @functools.cached_property
+    def by_name(self) -> dict[str, list[int]]:
+        return _group(self.name)
+
+    @functools.cached_property
+    def by_file(self) -> dict[str, list[int]]:
+        """Every symbol defined in a file, module first."""
+        return {f: ids for f, ids in _group(self.file).items() if f}
 
     def __len__(self) -> int:
         return len(self.uid)
@@ -116,9 +129,6 @@ def load_symbols(reader) -> SymbolTable:
         is_test=np.asarray(cols["t"], dtype=bool),
         module_id=module_id,
         by_uid=by_uid,
-        by_qualified_name=_group(cols["qn"]),
-        by_name=_group(cols["name"]),
-        by_file={f: ids_ for f, ids_ in _group(files).items() if f},
     )
 
 
