@@ -96,11 +96,7 @@ const char callee_chain_text_doc[] = PyDoc_STR(
 
 PyObject *callee_chain_text(PyObject *Py_UNUSED(module), PyObject *const *argv,
                                    Py_ssize_t argc) {
-    if (argc != 2) {
-        PyErr_Format(PyExc_TypeError, "callee_chain_text() takes 2 arguments (%zd given)",
-                     argc);
-        return NULL;
-    }
+    if (check_argc("callee_chain_text", argc, 2) < 0) return NULL;
     PyObject *text = argv[0];
     if (!PyBytes_Check(text)) {
         PyErr_Format(PyExc_TypeError, "text must be bytes, not %.200s", Py_TYPE(text)->tp_name);

@@ -896,10 +896,7 @@ const char python_facts_doc[] = PyDoc_STR(
 
 PyObject *python_facts(PyObject *Py_UNUSED(module), PyObject *const *argv,
                               Py_ssize_t argc) {
-    if (argc != 5) {
-        PyErr_Format(PyExc_TypeError, "python_facts() takes 5 arguments (%zd given)", argc);
-        return NULL;
-    }
+    if (check_argc("python_facts", argc, 5) < 0) return NULL;
     TSNode root;
     if (check_tree_args(argv, &root) < 0) return NULL;
     PyObject *source = argv[1], *env = argv[4];

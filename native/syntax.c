@@ -1099,6 +1099,13 @@ void free_walk(Ctx *ctx) {
     Py_XDECREF(ctx->matches);
 }
 
+/* The count check every fastcall entry point makes. */
+int check_argc(const char *name, Py_ssize_t argc, Py_ssize_t expected) {
+    if (argc == expected) return 0;
+    PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", name, expected, argc);
+    return -1;
+}
+
 /* The checks both entry points make: a Node of the vendored runtime and bytes. */
 int check_tree_args(PyObject *const *argv, TSNode *root) {
     if (node_from_object(argv[0], root) < 0) return -1;
@@ -1122,10 +1129,7 @@ PyDoc_STRVAR(python_matches_doc,
 
 static PyObject *python_matches(PyObject *Py_UNUSED(module), PyObject *const *argv,
                                 Py_ssize_t argc) {
-    if (argc != 3) {
-        PyErr_Format(PyExc_TypeError, "python_matches() takes 3 arguments (%zd given)", argc);
-        return NULL;
-    }
+    if (check_argc("python_matches", argc, 3) < 0) return NULL;
     TSNode root;
     if (check_tree_args(argv, &root) < 0) return NULL;
     if (!PyCallable_Check(argv[2])) {

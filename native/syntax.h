@@ -79,10 +79,12 @@ PyObject *call_on_text(const Ctx *ctx, PyObject *fn, TSNode node); /* fn(that te
 int append_pair(PyObject *out, PyObject *key, PyObject *value); /* steals key and value */
 PyObject *new_node(const Ctx *ctx, TSNode node);                /* a tree_sitter.Node */
 
-/* The checks of both entry points (a Node of the vendored runtime, bytes), the walk of
- * `root` into ctx (the other matches as TSNodes in ctx->found when `collect`) and its
- * release. run_walk returns 0, -1 with an exception, or 1 where the walk cannot reproduce
- * the query; *error_row is UINT32_MAX when no error node was found. */
+/* The argument count of a fastcall entry point (-1 with a TypeError when it is not
+ * `expected`); the checks of both walk entry points (a Node of the vendored runtime,
+ * bytes), the walk of `root` into ctx (the other matches as TSNodes in ctx->found when
+ * `collect`) and its release. run_walk returns 0, -1 with an exception, or 1 where the walk
+ * cannot reproduce the query; *error_row is UINT32_MAX when no error node was found. */
+int check_argc(const char *name, Py_ssize_t argc, Py_ssize_t expected);
 int check_tree_args(PyObject *const *argv, TSNode *root);
 int run_walk(Ctx *ctx, const LangIds *ids, PyObject *root_obj, TSNode root, PyObject *source,
              PyObject *chain, bool collect, uint32_t *error_row);
