@@ -12,7 +12,8 @@ The Python API is the same as the `graph` command line, returning dataclasses::
 
 Methods: `impact`, `blast_radius`, `deps`, `context`, `trace`, `cycles`, `resolve`,
 `search`, `cypher` (read-only); for planners and reviewers `detect_changes`,
-`provenance`, `drift`, `gate`, `review`. Errors are `CodeImpactError` subclasses carrying the
+`provenance`, `drift`, `gate`, `review`; observed coverage: `import_coverage(repo, data_file)`,
+`coverage_status(index)`. Errors are `CodeImpactError` subclasses carrying the
 CLI exit code (`AmbiguousTarget.candidates` lists the candidates).
 """
 
@@ -63,6 +64,8 @@ _EXPORTS = {
     ),
     "codeimpact.query.gate": ("GateCheck", "GateResult", "gate"),
     "codeimpact.query.review": ("Review", "ReviewedSymbol", "review", "to_markdown"),
+    "codeimpact.query.observed": ("CoverageStatus", "coverage_status"),
+    "codeimpact.indexer.coverage_import": ("ImportReport", "import_coverage"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -373,7 +373,7 @@ def run() -> None:
 
 
 # Subcommands live in their own modules and attach themselves to `main` on import.
-from codeimpact import cli_changes, cli_mcp, cli_query, cli_status  # noqa: E402, F401
+from codeimpact import cli_changes, cli_coverage, cli_mcp, cli_query, cli_status  # noqa: E402, F401
 
 if __name__ == "__main__":
     run()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 
+import click
 import jsonshape
 import pytest
 from click.testing import CliRunner
@@ -90,6 +91,7 @@ def outputs(tmp_path_factory) -> list[tuple[list[str], dict]]:
         return data
 
     cmd("analyze", "--json", r)
+    cmd("coverage", "import", write_coverage_data(repo), "--json", "--repo", r)
     record.write_text(
         json.dumps(cmd("provenance", "pkg/core.py", "pkg/app.py", "--json", "--repo", r))
     )
@@ -129,7 +131,22 @@ def outputs(tmp_path_factory) -> list[tuple[list[str], dict]]:
     cmd("drift", str(record), *q, code=1)
     cmd("gate", "--require-fresh", "--files", "pkg/app.py", "--allow", "pkg/**", *q, code=1)
     cmd("review", "--base", "main", *q)
+    cmd("coverage", "status", *q)  # pkg/core.py changed since the observation: stale
     return out
+
+
+def write_coverage_data(repo) -> str:
+    """A coverage.py data file with one per-test context, written through coverage.py's API
+    (what `pytest --cov --cov-context=test` records when test_main runs helper)."""
+    from coverage import CoverageData
+
+    data = CoverageData(str(repo / ".coverage"))
+    data.set_context("tests/test_app.py::test_main|run")
+    data.add_lines({str(repo / "pkg/core.py"): [5], str(repo / "pkg/app.py"): [5]})
+    data.set_context("tests/test_app.py::test_gone|run")  # names no test: unmatched
+    data.add_lines({str(repo / "pkg/app.py"): [5]})
+    data.write()
+    return str(repo / ".coverage")
 
 
 def test_every_output_matches_its_documented_shape(outputs):
@@ -155,7 +172,14 @@ def test_every_json_command_is_run(outputs):
     with_json = {
         name for name, c in main.commands.items() if any(p.name == "as_json" for p in c.params)
     }
-    assert with_json - {args[0] for args, _ in outputs} == set()
+    for group in (c for c in main.commands.values() if isinstance(c, click.Group)):
+        with_json |= {
+            f"{group.name} {name}"
+            for name, c in group.commands.items()
+            if any(p.name == "as_json" for p in c.params)
+        }
+    run_names = {args[0] for args, _ in outputs} | {" ".join(args[:2]) for args, _ in outputs}
+    assert with_json - run_names == set()
     for name in with_json:
         assert f"## graph {name}\n" in jsonshape.DOC.read_text(), f"graph {name} is not in docs"
 
@@ -163,7 +187,9 @@ def test_every_json_command_is_run(outputs):
 def test_schema_names_follow_the_command(outputs):
     for args, data in outputs:
         if data["schema"] != "codeimpact.ambiguous/1":
-            assert data["schema"] == f"codeimpact.{args[0]}/1"
+            group = isinstance(main.commands[args[0]], click.Group)
+            name = f"{args[0]}-{args[1]}" if group else args[0]
+            assert data["schema"] == f"codeimpact.{name}/1"
 
 
 def test_the_checker_catches_drift(outputs):

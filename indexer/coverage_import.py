@@ -1,0 +1,347 @@
+"""`graph coverage import`: coverage.py per-test data -> observed test -> function links.
+
+The contexts are matched to test symbols and the executed lines to function symbols
+(`coverage_map`), against the live index generation. Lines are only as good as the
+content they were measured on, so a measured file's lines are used only when that
+content is the indexed content, as far as can be told:
+- the file now has the content hash the index recorded (else: `graph analyze` first);
+- it was last modified before the coverage data was written (else it may have
+  changed after the run: a checkout, an edit);
+- every executed line exists in it.
+A file that fails a check is listed with the reason and gives no link. The links
+are stored with the commit and the content hash of every file they rest on
+(`graph/observed.py`), so queries can tell when a file changed since.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codeimpact.graph import layout
+from codeimpact.graph.errors import BadInput, CorruptIndex
+from codeimpact.graph.observed import Observation, ObservedTest, read_observed, write_observed
+from codeimpact.graph.store import Reader
+from codeimpact.indexer.build import check_repo
+from codeimpact.indexer.coverage_data import RECIPE, CoverageRun, parse_context
+from codeimpact.indexer.coverage_map import (
+    CALLABLE_KINDS,
+    MatchedTest,
+    TestMatcher,
+    body_spans,
+    line_owners,
+)
+from codeimpact.indexer.gitinfo import head_commit
+from codeimpact.indexer.reading import content_hash
+from codeimpact.indexer.resolved import SymbolRow
+
+IMPORT_SCHEMA = "codeimpact.coverage-import/1"
+DEFAULT_DATA_FILE = ".coverage"
+SAMPLE = 10  # unmatched contexts named in the report (all are counted)
+
+
+@dataclass
+class SkippedFile:
+    path: str  # repository-relative
+    reason: str
+
+
+@dataclass
+class ImportReport:
+    schema: str
+    repo: str
+    data_file: str
+    commit: str | None  # HEAD at import: the commit the links are recorded at
+    indexed_commit: str | None
+    generation: int
+    context_kind: str  # pytest / test_function / mixed
+    contexts: int  # contexts that name something (the empty one left out)
+    tests: int  # contexts matched to a test of the index (distinct tests)
+    unmatched_contexts: int
+    unmatched_sample: list[str]
+    files: int  # measured files of the repository whose lines were used
+    skipped_files: list[SkippedFile]  # measured files of the repository whose lines were not
+    outside_files: int  # measured files outside the repository (left out)
+    functions: int  # distinct functions some test executed
+    links: int  # test -> function links recorded
+    replaced: bool  # an earlier import was replaced
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        skipped = f", {len(self.skipped_files)} skipped" if self.skipped_files else ""
+        return (
+            f"imported {self.links} test->function links: {self.tests} tests "
+            f"({self.unmatched_contexts} of {self.contexts} contexts unmatched), "
+            f"{self.functions} functions in {self.files} files{skipped}; "
+            f"observed at {(self.commit or 'no commit')[:12]}"
+        )
+
+
+@dataclass
+class _IndexFacts:
+    files: dict[str, str]  # path -> content hash of every indexed Python file
+    symbols: list[SymbolRow]
+    bases: dict[str, list[str]]
+    indexed_commit: str | None
+    generation: int
+
+
+def _read_index(repo: Path) -> _IndexFacts:
+    with Reader(repo) as reader:
+        _, rows = reader.query(
+            "MATCH (f:File) WHERE f.language = 'python' RETURN f.path, f.content_hash"
+        )
+        files = {p: h for p, h in rows if h}
+        _, rows = reader.query(
+            "MATCH (s:Symbol) WHERE s.kind IN ['function', 'method', 'class'] AND s.file <> '' "
+            "RETURN s.uid, s.kind, s.name, s.qualified_name, s.file, s.start_line, s.end_line, "
+            "s.start_byte, s.end_byte, s.signature, s.exported, s.is_test, s.language"
+        )
+        symbols = [SymbolRow(*r) for r in rows]
+        _, rows = reader.query(
+            "MATCH (a:Symbol)-[:EXTENDS]->(b:Symbol) WHERE a.kind = 'class' RETURN a.uid, b.uid"
+        )
+        bases: dict[str, list[str]] = {}
+        for a, b in rows:
+            bases.setdefault(a, []).append(b)
+        commit = reader.meta.get("indexed_commit")
+        return _IndexFacts(
+            files,
+            symbols,
+            bases,
+            commit if isinstance(commit, str) else None,
+            reader.gen.number,
+        )
+
+
+def _repo_relative(repo: Path, real_repo: str, measured: str) -> str | None:
+    """A measured file's path relative to the repository, or None when outside it."""
+    if not os.path.isabs(measured):  # `relative_files = True`: relative to where it ran
+        rel = os.path.normpath(measured).replace(os.sep, "/")
+        return None if rel.startswith("../") or rel == ".." else rel
+    for root in (str(repo), real_repo):
+        for path in (measured, os.path.realpath(measured)):
+            if path.startswith(root + os.sep):
+                return os.path.relpath(path, root).replace(os.sep, "/")
+    return None
+
+
+def _by_suffix(measured: str, by_basename: dict[str, list[str]]) -> str | None:
+    """The indexed file a path from another checkout is (`/ci/work/repo/pkg/a.py` ->
+    `pkg/a.py`): the longest indexed path it ends with."""
+    norm = measured.replace(os.sep, "/")
+    found = [f for f in by_basename.get(norm.rpartition("/")[2], ()) if norm.endswith("/" + f)]
+    return max(found, key=len) if found else None
+
+
+def _same_elsewhere(measured: str, indexed_hash: str) -> str:
+    """Why a file measured outside the repository cannot stand for the repository's file
+    ("" when it can: it is gone, as in a CI checkout, or it holds the same bytes)."""
+    try:
+        data = Path(measured).read_bytes()
+    except OSError:
+        return ""
+    if content_hash(data) != indexed_hash:
+        return f"measured at {measured}, whose content differs from the repository's"
+    return ""
+
+
+def _checked_source(
+    repo: Path, rel: str, indexed_hash: str, data_mtime: float, lines: list[int]
+) -> tuple[bytes | None, str]:
+    """The file's bytes when its measured lines can be trusted, else (None, why not)."""
+    full = repo / rel
+    try:
+        data = full.read_bytes()
+        mtime = os.stat(full).st_mtime
+    except OSError as e:
+        return None, f"unreadable: {e.strerror or e}"
+    if content_hash(data) != indexed_hash:
+        return None, "changed since indexing: run `graph analyze`, then import again"
+    if mtime > data_mtime:
+        return None, "modified after the coverage data was written: re-run the tests"
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    if lines and max(lines) > n_lines:
+        return None, f"line {max(lines)} measured, the file has {n_lines}: it changed since"
+    return data, ""
+
+
+def import_coverage(
+    path: str | os.PathLike = ".",
+    data_file: str | os.PathLike | None = None,
+    *,
+    lock_wait: float = 0.0,
+) -> ImportReport:
+    """Read `data_file` (default `<repo>/.coverage`) and store its test -> function links."""
+    repo = check_repo(path)
+    data_path = Path(data_file) if data_file is not None else repo / DEFAULT_DATA_FILE
+    run = CoverageRun(data_path.absolute())
+    facts = _read_index(repo)
+
+    matcher = TestMatcher(facts.symbols, set(facts.files), facts.bases)
+    matched: dict[str, MatchedTest] = {}  # context -> test
+    unmatched: list[str] = []
+    kinds: set[str] = set()
+    for ctx in run.contexts:
+        parsed = parse_context(ctx)
+        if parsed is None:
+            if ctx.strip():
+                unmatched.append(ctx)
+            continue
+        kinds.add(parsed.kind)
+        test = matcher.match(parsed)
+        if test is None:
+            unmatched.append(ctx)
+        else:
+            matched[ctx] = test
+    named = len(matched) + len(unmatched)
+    if not matched:
+        sample = ", ".join(repr(c) for c in unmatched[:3])
+        raise BadInput(
+            f"none of the {named} test contexts in {run.path} names a test of the index at "
+            f"{repo} (e.g. {sample}): import in the repository the tests ran in, after "
+            "`graph analyze`"
+        )
+
+    tests: dict[str, int] = {}  # run_id -> test index
+    test_rows: list[ObservedTest] = []
+    test_of_context: dict[str, int] = {}
+    for ctx, t in sorted(matched.items()):
+        k = tests.get(t.run_id)
+        if k is None:
+            k = tests[t.run_id] = len(test_rows)
+            test_rows.append(ObservedTest(t.uid, t.run_id, t.file, ctx))
+        test_of_context[ctx] = k
+
+    functions_by_file: dict[str, list[SymbolRow]] = {}
+    for s in facts.symbols:
+        if s.kind in CALLABLE_KINDS:
+            functions_by_file.setdefault(s.file, []).append(s)
+
+    links: list[set[str]] = [set() for _ in test_rows]
+    skipped: list[SkippedFile] = []
+    used_files: dict[str, str] = {}
+    outside = 0
+    real_repo = os.path.realpath(repo)
+    by_basename: dict[str, list[str]] = {}
+    for f in facts.files:
+        by_basename.setdefault(f.rpartition("/")[2], []).append(f)
+    elsewhere = 0
+    for measured in run.files:
+        rel = _repo_relative(repo, real_repo, measured)
+        if rel is None:
+            rel = _by_suffix(measured, by_basename)
+            if rel is None:
+                outside += 1
+                continue
+            elsewhere += 1
+            why = _same_elsewhere(measured, facts.files[rel])
+            if why:
+                skipped.append(SkippedFile(rel, why))
+                continue
+        if rel.startswith(layout.INDEX_DIRNAME + "/"):
+            outside += 1
+            continue
+        if rel not in facts.files:
+            skipped.append(SkippedFile(rel, "not an indexed Python file"))
+            continue
+        by_line = run.lines(measured)
+        lines = [
+            ln for ln, ctxs in by_line.items() if ln > 0 and any(c in test_of_context for c in ctxs)
+        ]
+        source, why = _checked_source(repo, rel, facts.files[rel], run.mtime, lines)
+        if source is None:
+            skipped.append(SkippedFile(rel, why))
+            continue
+        used_files[rel] = facts.files[rel]
+        spans = body_spans(source, functions_by_file.get(rel, []))
+        owners = line_owners(spans, max(lines, default=0))
+        for line in lines:
+            owner = owners[line]
+            if owner is None:
+                continue
+            for ctx in by_line[line]:
+                k = test_of_context.get(ctx)
+                if k is None:
+                    continue
+                test_uid = test_rows[k].uid
+                if owner != test_uid and not owner.startswith(test_uid + "."):
+                    links[k].add(owner)
+    if not used_files and not skipped:
+        raise BadInput(
+            f"none of the {len(run.files)} files measured in {run.path} is in the repository "
+            f"{repo}: {RECIPE}, in this repository"
+        )
+
+    n_mapped = len(used_files)
+    functions = sorted({u for row in links for u in row})
+    position = {u: i for i, u in enumerate(functions)}
+    for t in test_rows:  # the tests' own files: a query tells when they changed since
+        if t.file in facts.files:
+            used_files.setdefault(t.file, facts.files[t.file])
+    kind = kinds.pop() if len(kinds) == 1 else "mixed"
+    commit = head_commit(repo)
+    report = ImportReport(
+        schema=IMPORT_SCHEMA,
+        repo=str(repo),
+        data_file=str(run.path),
+        commit=commit,
+        indexed_commit=facts.indexed_commit,
+        generation=facts.generation,
+        context_kind=kind,
+        contexts=named,
+        tests=len(test_rows),
+        unmatched_contexts=len(unmatched),
+        unmatched_sample=unmatched[:SAMPLE],
+        files=n_mapped,
+        skipped_files=skipped,
+        outside_files=outside,
+        functions=len(functions),
+        links=sum(len(row) for row in links),
+        replaced=False,
+    )
+    obs = Observation(
+        imported_at=time.time(),
+        data_file=str(run.path),
+        data_mtime=run.mtime,
+        commit=commit,
+        indexed_commit=facts.indexed_commit,
+        generation=facts.generation,
+        context_kind=kind,
+        file_hashes=dict(sorted(used_files.items())),
+        tests=test_rows,
+        functions=functions,
+        links=[sorted(position[u] for u in row) for row in links],
+        skipped_files={f.path: f.reason for f in skipped},
+        summary={
+            "contexts": report.contexts,
+            "tests": report.tests,
+            "unmatched_contexts": report.unmatched_contexts,
+            "files": report.files,
+            "skipped_files": len(skipped),
+            "functions": report.functions,
+            "links": report.links,
+        },
+    )
+    if not report.links:
+        report.notes.append(
+            "no test executed a line inside a function of the repository: "
+            "was --cov given the repository's packages?"
+        )
+    if elsewhere:
+        report.notes.append(
+            f"{elsewhere} measured files outside the repository were taken for the repository "
+            "files their paths end with (data recorded in another checkout)"
+        )
+    if outside:
+        report.notes.append(f"{outside} measured files outside the repository were left out")
+    idx = layout.ensure_index_dir(repo)
+    with layout.writer_lock(idx, lock_wait):
+        try:
+            report.replaced = read_observed(idx) is not None
+        except CorruptIndex:  # a damaged earlier import is replaced all the same
+            report.replaced = True
+        write_observed(idx, obs)
+    return report

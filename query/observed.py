@@ -1,0 +1,168 @@
+"""Observed coverage as one generation sees it: links over symbol ids, with their staleness.
+
+The links were recorded against the files' contents at the observation
+(`graph/observed.py`). Against the graph a query answers from, a link is
+- *gone* when its test or its function is no longer a symbol (renamed, deleted):
+  it is left out, since a test id that no longer exists cannot be run;
+- *stale* when the file of its function (or of its test) has changed since the
+  observation: it still selects its test, flagged `stale` with the reason, since
+  the test may no longer run that function, and tests added since were never seen.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from codeimpact.graph import layout
+from codeimpact.graph.errors import CorruptIndex
+from codeimpact.graph.observed import Observation, file_of, read_observed
+
+COVERAGE_STATUS_SCHEMA = "codeimpact.coverage-status/1"
+
+
+@dataclass
+class ObservedCoverage:
+    """The imported links of one index, mapped onto its live generation's symbol ids."""
+
+    observation: Observation
+    test_ids: list[int]  # per observed test: its symbol id now (-1: gone)
+    function_ids: list[int]  # per observed function: its symbol id now (-1: gone)
+    tests_of: dict[int, list[int]]  # function symbol id -> observed test indexes
+    stale_files: dict[str, str]  # path -> why its links are stale
+
+    @property
+    def commit(self) -> str | None:
+        return self.observation.commit
+
+    def stale_reason(self, test: int, function_id: int | None) -> str | None:
+        """Why the link test -> function is stale (None: it is not)."""
+        files = [self.observation.tests[test].file]
+        if function_id is not None:
+            k = self.function_index.get(function_id)
+            if k is not None:
+                files.insert(0, file_of(self.observation.functions[k]))
+        for f in files:
+            reason = self.stale_files.get(f)
+            if reason:
+                return reason
+        return None
+
+    @property
+    def function_index(self) -> dict[int, int]:
+        cached = self.__dict__.get("_function_index")
+        if cached is None:
+            cached = {sid: k for k, sid in enumerate(self.function_ids) if sid >= 0}
+            self.__dict__["_function_index"] = cached
+        return cached
+
+    def gone(self) -> tuple[int, int]:
+        """(observed tests, observed functions) that are no longer symbols of the index."""
+        return sum(1 for i in self.test_ids if i < 0), sum(1 for i in self.function_ids if i < 0)
+
+
+def _short(commit: str | None) -> str:
+    return commit[:12] if commit else "an uncommitted tree"
+
+
+def load_observed(index) -> ObservedCoverage | None:
+    """The observed links of an open Index, None when none were imported.
+
+    Damaged links raise CorruptIndex: a query refuses rather than answering from them.
+    """
+    obs = read_observed(layout.index_dir(index.repo))
+    if obs is None:
+        return None
+    by_uid = index.graph.symbols.by_uid
+    test_ids = [by_uid.get(t.uid, -1) for t in obs.tests]
+    function_ids = [by_uid.get(u, -1) for u in obs.functions]
+    tests_of: dict[int, list[int]] = {}
+    for k, row in enumerate(obs.links):
+        if test_ids[k] < 0:
+            continue
+        for j in row:
+            sid = function_ids[j]
+            if sid >= 0:
+                tests_of.setdefault(sid, []).append(k)
+    paths = sorted(obs.file_hashes)
+    try:
+        _, rows = index.reader.query(
+            "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.content_hash",
+            {"paths": paths},
+        )
+    except RuntimeError as e:
+        raise CorruptIndex(
+            f"the index at {index.repo} is unreadable ({str(e).splitlines()[0]}): "
+            f"run `graph analyze --force {index.repo}`"
+        ) from e
+    now = dict(rows)
+    stale: dict[str, str] = {}
+    since = f"since the observation at {_short(obs.commit)}"
+    for p in paths:
+        if p not in now:
+            stale[p] = f"{p} was deleted {since}"
+        elif now[p] != obs.file_hashes[p]:
+            stale[p] = f"{p} changed {since}"
+    return ObservedCoverage(obs, test_ids, function_ids, tests_of, stale)
+
+
+# ---------------------------------------------------------------------- coverage status
+@dataclass
+class CoverageStatus:
+    schema: str
+    repo: str
+    imported: bool  # False: `graph coverage import` was never run (or cleared)
+    imported_at: str | None  # ISO 8601, UTC
+    data_file: str | None
+    commit: str | None  # the commit the links were observed at
+    context_kind: str | None
+    tests: int
+    functions: int
+    links: int
+    skipped_files: list[dict] = field(default_factory=list)  # [{path, reason}] at import
+    tests_gone: int = 0  # observed tests that are no longer symbols of the index
+    functions_gone: int = 0
+    stale_files: list[dict] = field(default_factory=list)  # [{path, reason}] now
+    stale_links: int = 0  # links resting on a stale file
+
+
+def _iso(ts: float) -> str:
+    return (
+        dt.datetime.fromtimestamp(ts, dt.timezone.utc)
+        .isoformat(timespec="seconds")
+        .replace("+00:00", "Z")
+    )
+
+
+def coverage_status(index) -> CoverageStatus:
+    """What `graph coverage status` prints: the imported links and how they hold now."""
+    cov = load_observed(index)
+    if cov is None:
+        return CoverageStatus(
+            COVERAGE_STATUS_SCHEMA, str(index.repo), False, None, None, None, None, 0, 0, 0
+        )
+    obs = cov.observation
+    tests_gone, functions_gone = cov.gone()
+    stale_links = 0
+    for k, row in enumerate(obs.links):
+        test_stale = obs.tests[k].file in cov.stale_files
+        stale_links += sum(
+            1 for j in row if test_stale or file_of(obs.functions[j]) in cov.stale_files
+        )
+    return CoverageStatus(
+        schema=COVERAGE_STATUS_SCHEMA,
+        repo=str(index.repo),
+        imported=True,
+        imported_at=_iso(obs.imported_at),
+        data_file=obs.data_file,
+        commit=obs.commit,
+        context_kind=obs.context_kind,
+        tests=len(obs.tests),
+        functions=len(obs.functions),
+        links=sum(len(row) for row in obs.links),
+        skipped_files=[{"path": p, "reason": r} for p, r in sorted(obs.skipped_files.items())],
+        tests_gone=tests_gone,
+        functions_gone=functions_gone,
+        stale_files=[{"path": p, "reason": r} for p, r in sorted(cov.stale_files.items())],
+        stale_links=stale_links,
+    )

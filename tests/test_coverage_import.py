@@ -1,0 +1,391 @@
+"""`graph coverage import`: a real pytest-cov run in a subprocess, a real import, real indexes.
+
+The repository below has a function reached only through a dynamic `getattr`
+(`handle_upper`): the static graph cannot see which test runs it, the coverage
+data can. The held-out check: the import must link the test that runs it and no
+test that does not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codeimpact.cli import main
+from codeimpact.graph import layout
+from codeimpact.graph.errors import BadInput, CorruptIndex
+from codeimpact.graph.observed import observed_path, read_observed
+from codeimpact.indexer.build import analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.coverage_data import ParsedContext, parse_context
+from codeimpact.indexer.coverage_import import import_coverage
+from codeimpact.query.index import Index
+from codeimpact.query.observed import coverage_status
+from conftest import git, write_files
+
+FILES = {
+    "pytest.ini": "[pytest]\n",
+    "pkg/__init__.py": "",
+    "pkg/plugins.py": """
+        import sys
+
+
+        def load(name, value):
+            # which handler runs is decided at run time: no static edge reaches it
+            return getattr(sys.modules[__name__], "handle_" + name)(value)
+
+
+        def handle_upper(value):
+            return value.upper()
+
+
+        def handle_lower(value):
+            return value.lower()
+
+
+        def unused(value):
+            return value
+        """,
+    "pkg/lazy.py": """
+        def first(
+            a=1,
+        ):
+            return a
+
+
+        def second():
+            return 2
+        """,
+    "tests/test_plugins.py": """
+        from pkg.plugins import load
+
+
+        def test_upper():
+            assert load("up" + "per", "a") == "A"
+
+
+        def test_never():
+            assert callable(load)
+
+
+        def test_lazy():
+            import pkg.lazy  # imported here: its `def` lines run under this test
+
+            assert pkg.lazy.first() == 1
+        """,
+    "tests/test_inherit.py": """
+        import pytest
+        from pkg.plugins import handle_lower
+
+
+        class Shared:
+            @pytest.mark.parametrize("text", ["A", "B"])
+            def test_shared(self, text):
+                assert handle_lower(text) == text.lower()
+
+
+        class TestSub(Shared):
+            pass
+        """,
+}
+
+DYNAMIC = "tests/test_plugins.py::test_upper"
+NEVER = "tests/test_plugins.py::test_never"
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def run_pytest_cov(repo: Path, *args: str) -> None:
+    """The repository's own suite under pytest-cov, in a subprocess, as a CI would run it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_", "COVERAGE"))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov-report=", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def index(repo: Path):
+    return analyze(repo, IndexConfig(), RunOptions(workers=1))
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory) -> Path:
+    """A committed repository, its suite run with `--cov=pkg --cov=tests --cov-context=test`,
+    then indexed. Tests that change it work on a copy (`copy_of`)."""
+    repo = tmp_path_factory.mktemp("cov") / "repo"
+    repo.mkdir()
+    write_files(repo, FILES)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    run_pytest_cov(repo, "--cov=pkg", "--cov=tests", "--cov-context=test")
+    index(repo)
+    return repo
+
+
+def move_data(data_file: Path, src: Path, dst: Path) -> None:
+    """Rewrite a copied data file's paths from `src` to `dst` (coverage.py's own
+    `update(map_path=...)`, as `coverage combine` does), keeping its mtime."""
+    from coverage import CoverageData
+
+    old = CoverageData(str(data_file))
+    old.read()
+    moved = CoverageData(str(data_file) + ".moved")
+    moved.update(old, map_path=lambda p: p.replace(str(src), str(dst), 1))
+    moved.write()
+    stamp = os.stat(data_file).st_mtime
+    os.replace(str(data_file) + ".moved", data_file)
+    os.utime(data_file, (stamp, stamp))
+
+
+@pytest.fixture
+def copy_of(measured, tmp_path):
+    def make() -> Path:
+        dst = tmp_path / "repo"
+        shutil.copytree(measured, dst, symlinks=True)  # copy2 keeps every mtime
+        move_data(dst / ".coverage", measured, dst)
+        return dst
+
+    return make
+
+
+def links_by_run_id(repo: Path) -> dict[str, set[str]]:
+    obs = read_observed(layout.index_dir(repo))
+    assert obs is not None
+    return {t.run_id: {obs.functions[k] for k in row} for t, row in zip(obs.tests, obs.links)}
+
+
+# ------------------------------------------------------------------ the held-out check
+def test_import_links_the_test_that_runs_a_function_only_a_getattr_reaches(copy_of):
+    repo = copy_of()
+    with Index.open(repo) as idx:
+        static = {t.uid for t in idx.impact("pkg/plugins.py::handle_upper", limit=0).tests}
+    assert "tests/test_plugins.py::test_upper" not in static  # the graph alone cannot see it
+
+    res = run_cli("coverage", "import", "--repo", str(repo), "--json")
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert report["schema"] == "codeimpact.coverage-import/1"
+    assert report["context_kind"] == "pytest" and report["skipped_files"] == []
+
+    links = links_by_run_id(repo)
+    assert "pkg/plugins.py::handle_upper" in links[DYNAMIC]
+    who_runs_it = {r for r, fns in links.items() if "pkg/plugins.py::handle_upper" in fns}
+    assert who_runs_it == {DYNAMIC}
+    assert links[NEVER] == set()  # it only checks `load` is callable: nothing executed
+    assert not any("pkg/plugins.py::unused" in fns for fns in links.values())
+
+
+def test_definition_lines_run_at_import_are_not_calls(copy_of):
+    """`import pkg.lazy` inside a test runs every `def` line (and the default `a=1`) under
+    that test's context; only the function whose body ran is linked."""
+    repo = copy_of()
+    import_coverage(repo)
+    lazy = {f for f in links_by_run_id(repo)["tests/test_plugins.py::test_lazy"] if "lazy" in f}
+    assert lazy == {"pkg/lazy.py::first"}
+
+
+def test_an_inherited_test_keeps_its_runnable_id_and_its_code(copy_of):
+    repo = copy_of()
+    import_coverage(repo)
+    obs = read_observed(layout.index_dir(repo))
+    shared = [t for t in obs.tests if t.run_id == "tests/test_inherit.py::TestSub::test_shared"]
+    # the two parametrised items are one test, whose code is the base class's method
+    assert [t.uid for t in shared] == ["tests/test_inherit.py::Shared.test_shared"]
+    assert links_by_run_id(repo)[shared[0].run_id] == {"pkg/plugins.py::handle_lower"}
+
+
+def test_test_function_contexts_from_a_coveragerc(copy_of):
+    """coverage.py's own `dynamic_context = test_function` names tests by dotted name."""
+    repo = copy_of()
+    (repo / ".coveragerc").write_text(
+        "[run]\ndynamic_context = test_function\nsource = pkg\ndata_file = .cov-fn\n"
+    )
+    run_pytest_cov(repo, "--cov", "--cov-config=.coveragerc")
+    report = import_coverage(repo, repo / ".cov-fn")
+    assert report.context_kind == "test_function"
+    links = links_by_run_id(repo)
+    assert links[DYNAMIC] >= {"pkg/plugins.py::load", "pkg/plugins.py::handle_upper"}
+    assert {r for r, f in links.items() if "pkg/plugins.py::handle_upper" in f} == {DYNAMIC}
+
+
+# ------------------------------------------------------------------ what lines are trusted
+def test_lines_of_a_file_edited_after_the_run_are_not_used(copy_of):
+    repo = copy_of()
+    path = repo / "pkg/plugins.py"
+    path.write_text("# a new first line shifts every line below\n" + path.read_text())
+    index(repo)  # the index holds the edited content: only the mtime tells
+    report = import_coverage(repo)
+    skipped = {f.path: f.reason for f in report.skipped_files}
+    assert "modified after the coverage data was written" in skipped["pkg/plugins.py"]
+    assert not any(f.startswith("pkg/plugins.py::") for fns in links_by_run_id(repo).values()
+                   for f in fns)  # fmt: skip
+    assert links_by_run_id(repo)["tests/test_plugins.py::test_lazy"] == {"pkg/lazy.py::first"}
+
+
+def test_a_file_that_differs_from_the_index_is_not_mapped(copy_of):
+    repo = copy_of()
+    old = os.stat(repo / ".coverage").st_mtime
+    (repo / "pkg/lazy.py").write_text("def first():\n    return 1\n")
+    os.utime(repo / "pkg/lazy.py", (old - 10, old - 10))  # even when its mtime looks older
+    report = import_coverage(repo)
+    skipped = {f.path: f.reason for f in report.skipped_files}
+    assert skipped["pkg/lazy.py"].startswith("changed since indexing: run `graph analyze`")
+    st_files = {f["path"] for f in _status(repo).skipped_files}
+    assert st_files == {"pkg/lazy.py"}
+
+
+def test_data_recorded_in_another_checkout_maps_by_path_suffix(copy_of, measured, tmp_path):
+    """A data file from CI names files under the CI's checkout: each is taken for the
+    indexed file its path ends with, unless a file at that path here holds other bytes."""
+    repo = copy_of()
+    other = tmp_path / "ci" / "checkout"
+    shutil.copytree(measured, other, symlinks=True, ignore=shutil.ignore_patterns(".codeimpact"))
+    move_data(other / ".coverage", measured, other)
+    report = import_coverage(repo, other / ".coverage")
+    assert report.skipped_files == [] and any("another checkout" in n for n in report.notes)
+    assert "pkg/plugins.py::handle_upper" in links_by_run_id(repo)[DYNAMIC]
+
+    (other / "pkg/lazy.py").write_text("def first():\n    return 1\n")
+    report = import_coverage(repo, other / ".coverage")
+    skipped = {f.path: f.reason for f in report.skipped_files}
+    assert list(skipped) == ["pkg/lazy.py"] and "whose content differs" in skipped["pkg/lazy.py"]
+
+
+def _status(repo: Path):
+    with Index.open(repo) as idx:
+        return coverage_status(idx)
+
+
+# ------------------------------------------------------------------ storage and generations
+def test_links_survive_reindexing_and_changed_files_are_reported_stale(copy_of):
+    repo = copy_of()
+    import_coverage(repo)
+    before = links_by_run_id(repo)
+    (repo / "pkg/lazy.py").write_text(
+        (repo / "pkg/lazy.py").read_text() + "\n\ndef third():\n    return 3\n"
+    )
+    assert index(repo).mode == "incremental"
+    assert links_by_run_id(repo) == before
+    st = _status(repo)
+    assert st.imported and [f["path"] for f in st.stale_files] == ["pkg/lazy.py"]
+    assert "changed since the observation at" in st.stale_files[0]["reason"]
+    assert st.stale_links == 1  # test_lazy -> first
+
+    analyze(repo, IndexConfig(), RunOptions(workers=1, force=True))
+    assert links_by_run_id(repo) == before  # --force rebuilds the graph, keeps the evidence
+    res = run_cli("coverage", "status", "--repo", str(repo), "--json")
+    data = json.loads(res.output)
+    assert data["schema"] == "codeimpact.coverage-status/1" and data["stale_links"] == 1
+
+    assert run_cli("coverage", "clear", "--repo", str(repo)).exit_code == 0
+    assert read_observed(layout.index_dir(repo)) is None
+    assert not _status(repo).imported
+
+
+def test_damaged_links_are_refused_then_replaced_by_a_new_import(copy_of):
+    repo = copy_of()
+    import_coverage(repo)
+    path = observed_path(layout.index_dir(repo))
+    raw = bytearray(path.read_bytes())
+    raw[-5] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(CorruptIndex, match="fails its checksum"):
+        read_observed(layout.index_dir(repo))
+    res = run_cli("coverage", "status", "--repo", str(repo))
+    assert res.exit_code == 2
+    assert res.stderr.count("\n") == 1 and "graph coverage import" in res.stderr
+    report = import_coverage(repo)
+    assert report.replaced and links_by_run_id(repo)[DYNAMIC]
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_input_is_one_line_exit_2_and_keeps_the_earlier_import(copy_of, tmp_path):
+    repo = copy_of()
+    import_coverage(repo)
+    kept = observed_path(layout.index_dir(repo)).read_bytes()
+    (tmp_path / "text").write_text("not coverage data\n")
+    plain = tmp_path / "nocontexts"
+    shutil.copytree(repo, plain, ignore=shutil.ignore_patterns(".codeimpact", ".coverage"))
+    run_pytest_cov(plain, "--cov=pkg")  # no --cov-context: no per-test contexts
+    cases = {
+        str(tmp_path / "missing"): "no coverage data at",
+        str(tmp_path / "text"): "is not coverage.py data",
+        str(plain / ".coverage"): "records no per-test contexts",
+        str(tmp_path): "is not a coverage data file",
+    }
+    for data_file, message in cases.items():
+        res = run_cli("coverage", "import", data_file, "--repo", str(repo))
+        assert res.exit_code == 2, (data_file, res.output)
+        assert res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
+        assert "Traceback" not in res.output
+    res = run_cli("coverage", "import", str(plain / ".coverage"), "--repo", str(repo))
+    assert "--cov-context=test" in res.stderr  # the message says how to record them
+    assert observed_path(layout.index_dir(repo)).read_bytes() == kept
+
+
+def test_contexts_of_another_repository_name_no_test(copy_of, make_repo, index_repo):
+    measured_repo = copy_of()
+    other = make_repo(
+        {"app/x.py": "def f():\n    return 1\n", "tests/test_y.py": "def test_y():\n    pass\n"}
+    )
+    index_repo(other)
+    with pytest.raises(BadInput, match="names a test of the index"):
+        import_coverage(other, measured_repo / ".coverage")
+    assert read_observed(layout.index_dir(other)) is None
+
+
+def test_no_index_is_exit_2(copy_of):
+    repo = copy_of()
+    shutil.rmtree(repo / ".codeimpact")
+    res = run_cli("coverage", "import", "--repo", str(repo))
+    assert res.exit_code == 2 and "graph analyze" in res.stderr
+
+
+# ------------------------------------------------------------------ contexts
+@pytest.mark.parametrize(
+    ("context", "expected"),
+    [
+        (
+            "tests/t.py::TestC::test_y|run",
+            ParsedContext("pytest", "tests/t.py", ("TestC", "test_y")),
+        ),
+        ("t.py::test_y[1-a|b]|setup", ParsedContext("pytest", "t.py", ("test_y",))),
+        ("t.py::test_y", ParsedContext("pytest", "t.py", ("test_y",))),
+        (
+            "test_mod.TestC.test_y",
+            ParsedContext("test_function", "", ("test_mod", "TestC", "test_y")),
+        ),
+        ("", None),
+        ("t.py::|run", None),
+        ("not a name", None),
+    ],
+)
+def test_parse_context(context, expected):
+    assert parse_context(context) == expected
+
+
+def test_a_held_lock_is_exit_5(copy_of):
+    repo = copy_of()
+    with layout.writer_lock(layout.index_dir(repo)):
+        res = subprocess.run(
+            [sys.executable, "-m", "codeimpact", "coverage", "import", "--repo", str(repo)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert res.returncode == 5 and "another `graph analyze`" in res.stderr
