@@ -19,7 +19,7 @@ import pytest
 import tree_sitter as ts
 from sources import sdist
 
-from codeimpact.indexer.languages import python as py
+from codeimpact.indexer.lang.python import extract as py
 
 REPEATS = 3
 

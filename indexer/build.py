@@ -40,14 +40,13 @@ from codeimpact.graph.store import Writer
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import SourceFile, discover
-from codeimpact.indexer.facts import FileFacts
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.incremental import compute_delta
-from codeimpact.indexer.languages import LANGUAGES
-from codeimpact.indexer.languages.base import Prior
+from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
     ChangePlan,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.languages import LANGUAGES, language_for
+from codeimpact.indexer.lang import LANGUAGES, language_for
 
 ALWAYS_SKIPPED = (
     ".git",

@@ -21,8 +21,8 @@ from codeimpact import __version__
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.facts import FACTS_FORMAT
-from codeimpact.indexer.languages import LANGUAGES
+from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang.api import FACTS_FORMAT
 
 OVERRIDE_ENV = "CODEIMPACT_IDENTITY_OVERRIDE"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from codeimpact.indexer.facts import FileFacts
+from codeimpact.indexer.lang.api import FileFacts
 
 
 class LazyFacts(Mapping[str, FileFacts]):

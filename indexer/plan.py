@@ -45,7 +45,7 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from codeimpact.indexer.facts import FileFacts
+from codeimpact.indexer.lang.api import FileFacts
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.

@@ -7,8 +7,8 @@ from typing import NamedTuple
 
 import xxhash
 
-from codeimpact.indexer.facts import FileFacts
-from codeimpact.indexer.languages import LANGUAGES
+from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang.api import FileFacts
 
 
 class ReadResult(NamedTuple):

@@ -28,7 +28,7 @@ import xxhash
 
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, discover
-from codeimpact.indexer.languages import language_for
+from codeimpact.indexer.lang import language_for
 from codeimpact.indexer.reading import read_source
 
 ABSENT = "-"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from codeimpact.graph.errors import BadInput
 from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE
-from codeimpact.indexer.languages import language_for
+from codeimpact.indexer.lang import language_for
 from codeimpact.indexer.reading import content_hash
 from codeimpact.query import gitdiff
 from codeimpact.query.freshness import Freshness, freshness

@@ -24,7 +24,7 @@ from pathlib import Path
 from codeimpact.graph.errors import BadInput
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.languages import language_for
+from codeimpact.indexer.lang import language_for
 from codeimpact.query import gitdiff
 from codeimpact.query.changes import SymbolSpan, own_hashes, spans_of
 from codeimpact.query.freshness import Freshness, freshness

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from codeimpact.cli import main, to_jsonable
 from codeimpact.graph.errors import BadInput
-from codeimpact.indexer.languages import language_for
+from codeimpact.indexer.lang import language_for
 from codeimpact.query import gitdiff
 from codeimpact.query.changes import detect_changes
 from codeimpact.query.index import Index

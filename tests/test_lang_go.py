@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeimpact.indexer.languages import golang
+from codeimpact.indexer.lang.go import extract as golang
 from conftest import edges, git, symbols, write_files
 
 GO_MOD = """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeimpact.indexer.languages import java
+from codeimpact.indexer.lang.java import extract as java
 from conftest import edges, git, symbols, write_files
 
 STRINGS = """
@@ -497,7 +497,7 @@ def test_extraction_facts():
 
 
 def test_dispatch_fan_out_is_capped(make_repo, index_repo):
-    from codeimpact.indexer.languages.static_resolve import MAX_DISPATCH
+    from codeimpact.indexer.lang.engine.static import MAX_DISPATCH
 
     impls = "\n".join(
         f"class Impl{i} implements Op {{ public void run() {{}} }}" for i in range(40)

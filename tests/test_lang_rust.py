@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from codeimpact.indexer.languages.rust import extract, is_test_path
+from codeimpact.indexer.lang.rust.extract import extract, is_test_path
 from conftest import edges, symbols
 
 CARGO = """
@@ -671,7 +671,7 @@ BINDINGS = {
 
 
 def _project(files: dict[str, str]):
-    from codeimpact.indexer.languages.rust_resolve import RustProject
+    from codeimpact.indexer.lang.rust.resolve import RustProject
 
     sources = {p: textwrap.dedent(t).lstrip("\n") for p, t in files.items()}
     facts = {p: extract(t.encode()) for p, t in sources.items() if p.endswith(".rs")}
@@ -779,7 +779,7 @@ def test_several_impls_of_one_type():
 
 
 def test_module_tree_from_mod_declarations_paths_and_cargo_targets():
-    from codeimpact.indexer.languages.rust_crates import module_tree
+    from codeimpact.indexer.lang.rust.crates import module_tree
 
     files = {
         "Cargo.toml": '[package]\nname = "my-tool"\n[lib]\nname = "toolkit"\n',

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from codeimpact.indexer.languages.ts_extract import extract
-from codeimpact.indexer.languages.ts_modules import ModuleResolver, Target, parse_jsonc
-from codeimpact.indexer.languages.typescript import is_test_path
+from codeimpact.indexer.lang.typescript import is_test_path
+from codeimpact.indexer.lang.typescript.extract import extract
+from codeimpact.indexer.lang.typescript.modules import ModuleResolver, Target, parse_jsonc
 from codeimpact.query.index import Index
 from conftest import edges, symbols
 
@@ -623,7 +623,7 @@ def test_plain_chain_shortcut_agrees_with_the_walk(language):
     expression that must be what walking the expression gives (None included)."""
     from tree_sitter_language_pack import get_parser
 
-    from codeimpact.indexer.languages.ts_syntax import _chain_walk, chain
+    from codeimpact.indexer.lang.typescript.syntax import _chain_walk, chain
 
     root = get_parser(language).parse(CHAIN_SOURCE.encode()).root_node
     stack, seen = [root], {}

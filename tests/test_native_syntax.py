@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import tree_sitter as ts
 
-from codeimpact.indexer.facts import CallFact, FileFacts
-from codeimpact.indexer.languages import python as py
+from codeimpact.indexer.lang.api import CallFact, FileFacts
+from codeimpact.indexer.lang.python import extract as py
 from codeimpact.native import syntax
 from conftest import fetch_sdist
 
@@ -574,7 +574,7 @@ def test_native_patterns_are_python_scm():
     """The walk implements python.scm's patterns, with the captures python.py reads."""
     if syntax.VENDORED_TREE_SITTER is None:
         pytest.skip("the _syntax extension is not built")
-    text = (Path(py.__file__).parent / "python.scm").read_text()
+    text = (Path(py.__file__).parent / "queries.scm").read_text()
     assert py._patterns(text) == syntax.PYTHON_PATTERNS
     assert syntax.PYTHON_CAPTURES == py._CAPTURES
     assert len(py._CAPTURES) == py._query().pattern_count

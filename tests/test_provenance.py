@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from codeimpact.cli import main, to_jsonable
 from codeimpact.graph.errors import BadInput
-from codeimpact.indexer.languages import language_for
+from codeimpact.indexer.lang import language_for
 from codeimpact.query.index import Index
 from codeimpact.query.provenance import drift, provenance
 from conftest import git, write_files

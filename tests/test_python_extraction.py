@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeimpact.indexer.languages.python import callee_chain, extract, module_name
+from codeimpact.indexer.lang.python.extract import callee_chain, extract, module_name
 from conftest import symbols
 
 

@@ -790,8 +790,8 @@ CYCLES = {
 def test_resolution_does_not_depend_on_order(make_repo):
     """Incremental runs resolve a few files with a fresh project: results must not depend on
     which files were resolved before, cycles (aliases, re-exports, bases) included."""
-    from codeimpact.indexer.languages.python import extract, is_test_path
-    from codeimpact.indexer.languages.python_resolve import PythonProject
+    from codeimpact.indexer.lang.python.extract import extract, is_test_path
+    from codeimpact.indexer.lang.python.resolve import PythonProject
 
     repo = make_repo(CYCLES, git_init=False)
     facts = {p: extract((repo / p).read_bytes()) for p in CYCLES}
@@ -814,9 +814,9 @@ def test_a_changed_class_hierarchy_is_reported_by_the_names_that_reach_it(make_r
     """A base gaining __init__ (or a class changing bases) changes how callers that never name
     it resolve: the project reports the names of the classes whose MRO changed and of their
     methods, which is how an incremental run finds those callers."""
-    from codeimpact.indexer.languages.base import Prior
-    from codeimpact.indexer.languages.python import extract, is_test_path
-    from codeimpact.indexer.languages.python_resolve import PythonProject
+    from codeimpact.indexer.lang.api import Prior
+    from codeimpact.indexer.lang.python.extract import extract, is_test_path
+    from codeimpact.indexer.lang.python.resolve import PythonProject
 
     files = {
         "base.py": "class Base:\n    pass\n",

@@ -7,7 +7,7 @@ pattern names its handler; definitions are placed by a stack over their
 start-sorted nodes, other facts find their scope by binary search over body
 intervals (no parent walks).
 
-Conventions of these facts, beyond facts.py (ts_resolve.py reads them):
+Conventions of these facts, beyond lang/api.py (resolve.py reads them):
 - ImportFact.module is the specifier as written. level 0 is an import: name
   is "default" for a default import, "" for a namespace import, `require()`,
   `import x = require()` or a side-effect import; alias is the bound name.
@@ -31,12 +31,11 @@ Conventions of these facts, beyond facts.py (ts_resolve.py reads them):
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
-from codeimpact.indexer.facts import (
+from codeimpact.indexer.lang.api import (
     BindingFact,
     CallFact,
     FileFacts,
@@ -46,8 +45,8 @@ from codeimpact.indexer.facts import (
     ReturnFact,
     SymbolFact,
 )
-from codeimpact.indexer.languages.base import load_query
-from codeimpact.indexer.languages.ts_syntax import (
+from codeimpact.indexer.lang.queries import load_query, query_text
+from codeimpact.indexer.lang.typescript.syntax import (
     WS,
     Scopes,
     chain,
@@ -135,9 +134,8 @@ _HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extend
 
 @cache
 def _query(grammar: str) -> ts.Query:
-    pkg = resources.files("codeimpact.indexer.languages")
-    text = "\n".join(pkg.joinpath(f).read_text() for f in _QUERY_FILES[grammar])
-    return load_query(grammar, None, text)
+    text = "\n".join(query_text(__package__, f) for f in _QUERY_FILES[grammar])
+    return load_query(grammar, None, None, text)
 
 
 class _Extraction:

@@ -42,13 +42,13 @@ import hashlib
 import re
 from pathlib import PurePosixPath
 
-from codeimpact.indexer.facts import FileFacts
-from codeimpact.indexer.languages.golang import BUILTIN_FUNCS, BUILTIN_TYPES
-from codeimpact.indexer.languages.static_resolve import (
+from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.engine.static import (
     TYPE_KINDS,
     FileIndex,
     StaticProject,
 )
+from codeimpact.indexer.lang.go.extract import BUILTIN_FUNCS, BUILTIN_TYPES
 from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid, strip_dup
 
 _MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)

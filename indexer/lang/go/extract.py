@@ -6,7 +6,7 @@ types `F.T`, package-level vars and consts `V`; a second `init` is `init#2`.
 Kinds: struct, interface, type_alias (both `type A = B` and defined types such
 as `type N int`), function, method, variable (vars, consts, fields).
 
-Language-specific facts in `extra` (all plain values, read by go_resolve.py):
+Language-specific facts in `extra` (all plain values, read by resolve.py):
   package: the package clause            recv:    method local -> receiver name
   results: local -> result type (a tuple for several)
   types:   field / package var local -> declared type; `type Ts []T` -> `[]T`
@@ -29,17 +29,18 @@ from functools import cache
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
-from codeimpact.indexer.facts import (
+from codeimpact.indexer.lang.api import (
     BindingFact,
     CallFact,
     FileFacts,
     HeritageFact,
     ImportFact,
+    LanguageSpec,
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.languages.base import LanguageSpec, load_query
-from codeimpact.indexer.languages.static_extract import (
+from codeimpact.indexer.lang.queries import load_query
+from codeimpact.indexer.lang.syntax_common import (
     Names,
     Scopes,
     count_lines,
@@ -67,7 +68,7 @@ _TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
 
 @cache
 def _query() -> ts.Query:
-    return load_query(NAME, "go.scm")
+    return load_query(NAME, __package__, "queries.scm")
 
 
 # ---------------------------------------------------------------- expressions
@@ -106,7 +107,7 @@ def decl_chain(node: ts.Node | None) -> str:
 
 
 def chain(node: ts.Node | None) -> str | None:
-    """The chain of a value expression (see static_extract); None when it has no such form."""
+    """The chain of a value expression (see lang/syntax_common.py); None when it has no such form."""
     if node is None:
         return None
     t = node.type
@@ -685,6 +686,6 @@ SPEC = LanguageSpec(
     extractor_version=EXTRACTOR_VERSION,
     extract=extract,
     is_test_path=is_test_path,
-    resolver="codeimpact.indexer.languages.go_resolve:GoProject",
+    resolver="codeimpact.indexer.lang.go.resolve:GoProject",
     config_files=("go.mod",),
 )

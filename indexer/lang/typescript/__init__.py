@@ -2,9 +2,9 @@
 
 Each extension family has its own grammar and so its own spec (extraction gets
 only the bytes), but all three share one resolver group: a .ts file imports a
-.js file and the reverse, so ts_resolve.TsProject sees every file of the three.
-Extraction is ts_extract.py (node helpers in ts_syntax.py), specifier
-resolution ts_modules.py, name resolution ts_resolve.py.
+.js file and the reverse, so resolve.TsProject sees every file of the three.
+Extraction is extract.py (node helpers in syntax.py), specifier
+resolution modules.py, name resolution resolve.py.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 from functools import partial
 from pathlib import PurePosixPath
 
-from codeimpact.indexer.languages.base import LanguageSpec
-from codeimpact.indexer.languages.ts_extract import extract
-from codeimpact.indexer.languages.ts_modules import CONFIG_NAMES, EXTENDED_NAMES
+from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.typescript.extract import extract
+from codeimpact.indexer.lang.typescript.modules import CONFIG_NAMES, EXTENDED_NAMES
 
 EXTRACTOR_VERSION = 1
 GROUP = "typescript"
-RESOLVER = "codeimpact.indexer.languages.ts_resolve:TsProject"
+RESOLVER = "codeimpact.indexer.lang.typescript.resolve:TsProject"
 
 # jest's __tests__ / __mocks__, mocha's and most runners' test/ folders, cypress and playwright
 # e2e suites

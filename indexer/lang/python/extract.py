@@ -11,7 +11,7 @@ with Node objects, in match order. The query path is the fallback and the refere
 (`extract(source, native=False)`); tests compare the two blob for blob. Scopes come from
 sorted body intervals, not from walking parents.
 
-Expressions are stored as chains (see facts.py), extended for Python with two
+Expressions are stored as chains (see lang/api.py), extended for Python with two
 step suffixes: `()` for the result of a call and `[]` for an item of a
 subscript (`super().save`, `self.tags[].to_python`, `errorhandler()` for a
 call of what a call returned). Bindings carry Python-specific value forms the
@@ -41,17 +41,18 @@ from functools import cache, lru_cache
 import tree_sitter as ts
 from tree_sitter_language_pack import get_language, get_parser
 
-from codeimpact.indexer.facts import (
+from codeimpact.indexer.lang.api import (
     BindingFact,
     CallFact,
     FileFacts,
     HeritageFact,
     ImportFact,
+    LanguageSpec,
     ReferenceFact,
     ReturnFact,
     SymbolFact,
 )
-from codeimpact.indexer.languages.base import LanguageSpec, load_query, query_text
+from codeimpact.indexer.lang.queries import load_query, query_text
 
 NAME = "python"
 # 2: namespace subpackages in module names, `()`/`[]` chain steps, generic calls (`A[int]()`),
@@ -77,7 +78,7 @@ _MAX_TYPE = 200  # longer annotations are noise for resolution
 
 @cache
 def _query() -> ts.Query:
-    return load_query(NAME, "python.scm")
+    return load_query(NAME, __package__, "queries.scm")
 
 
 def _patterns(text: str) -> tuple[str, ...]:
@@ -96,7 +97,7 @@ def _native_walk():
         return None
     if (
         python_facts is None
-        or _patterns(query_text("python.scm")) != PYTHON_PATTERNS
+        or _patterns(query_text(__package__, "queries.scm")) != PYTHON_PATTERNS
         or _CAPTURES != PYTHON_CAPTURES
     ):
         return None
@@ -521,7 +522,7 @@ _ANNOTATION_NOISE = frozenset(
 
 def _first_error(root: ts.Node) -> int | None:
     # native/syntax.c (the walk's error_line) computes the same for the native path
-    cursor = ts.QueryCursor(load_query(NAME, None, "(ERROR) @e (MISSING) @m"))
+    cursor = ts.QueryCursor(load_query(NAME, None, None, "(ERROR) @e (MISSING) @m"))
     caps = cursor.captures(root)
     lines = [n.start_point[0] + 1 for nodes in caps.values() for n in nodes]
     return min(lines) if lines else None
@@ -939,7 +940,7 @@ SPEC = LanguageSpec(
     extractor_version=EXTRACTOR_VERSION,
     extract=extract,
     is_test_path=is_test_path,
-    resolver="codeimpact.indexer.languages.python_resolve:PythonProject",
+    resolver="codeimpact.indexer.lang.python.resolve:PythonProject",
 )
 
 __all__ = [

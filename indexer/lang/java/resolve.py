@@ -21,7 +21,7 @@ Overloads are picked by argument count; when several (or none) fit, every
 overload is a target at `dispatch`. A call on an instance also reaches the
 overrides of the method in the repository's subtypes of the instance's static
 type, at `dispatch` (not abstract ones; static and private methods have none;
-none at all past static_resolve.MAX_DISPATCH candidates). A type parameter
+none at all past engine/static.MAX_DISPATCH candidates). A type parameter
 stands for its first bound (`Object` when unbounded). Methods of `Object`
 (`equals`, `hashCode`...) that the repository does not declare, and members
 only an external supertype can declare, resolve to that external type.
@@ -29,8 +29,8 @@ only an external supertype can declare, resolve to that external type.
 
 from __future__ import annotations
 
-from codeimpact.indexer.facts import FileFacts
-from codeimpact.indexer.languages.static_resolve import (
+from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.engine.static import (
     TYPE_KINDS,
     FileIndex,
     StaticProject,

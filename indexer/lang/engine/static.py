@@ -3,7 +3,7 @@
 In both languages a receiver's type is usually evident from a declaration: a
 parameter, a field, a local (`var x T`, `T x = ...`, `x := &T{}`, `var v = new
 T()`), or a call whose declared result type is known. The engine evaluates a
-chain (see static_extract) left to right over entities, finds members through
+chain (see lang/syntax_common.py) left to right over entities, finds members through
 supertypes (Go embedding, Java extends/implements) and fans calls out to the
 implementations that may run instead (`dispatch`). A language module supplies
 its scoping rules: how a head name, a type name and a package member are found,
@@ -31,7 +31,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from codeimpact.indexer.facts import CallFact, FileFacts, SymbolFact
+from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
 from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,

@@ -1,6 +1,6 @@
 """Rust name resolution across files: `use` paths, impls, traits and typed receivers.
 
-The crates and module tree come from rust_crates.py.
+The crates and module tree come from crates.py.
 
 qualified_name is `<crate>::<module path>::<item>` with the crate's own name
 (`regex_syntax::ast::parse::Parser::new`); methods are named after the type
@@ -39,9 +39,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from codeimpact.indexer.facts import FileFacts, ImportFact, SymbolFact
-from codeimpact.indexer.languages.rust import EXPR_MACROS, MACROS, words
-from codeimpact.indexer.languages.rust_crates import module_tree
+from codeimpact.indexer.lang.api import FileFacts, ImportFact, SymbolFact
+from codeimpact.indexer.lang.rust.crates import module_tree
+from codeimpact.indexer.lang.rust.extract import EXPR_MACROS, MACROS, words
 from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,
@@ -664,7 +664,7 @@ class RustProject:
         return out
 
     def type_value(self, fi: _File, scope: str, enc: str, self_value=None, depth: int = 0):
-        """The value of an encoded type written in `scope` (rust.py docstring)."""
+        """The value of an encoded type written in `scope` (extract.py docstring)."""
         if not enc or depth > _MAX_DEPTH:
             return None
         if enc.startswith("?"):

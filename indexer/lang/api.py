@@ -1,15 +1,23 @@
-"""Per-file facts: what extraction finds in one file, before cross-file resolution.
+"""The language contract: the facts a language's extraction produces and its spec.
 
-Facts depend only on a file's bytes (never on its path), so they can be cached
-by content hash. Scopes are named by the dotted local name of the enclosing
+Facts are what extraction finds in one file, before cross-file resolution. They
+depend only on a file's bytes (never on its path), so they can be cached by
+content hash. Scopes are named by the dotted local name of the enclosing
 definition ("" is the module, "Flask.run" a method, "f#2" a redefinition).
 Expressions are dotted chains as written (`self.app.run`, `os.path.join`,
 `super().save`, `Foo().run`).
+
+A language is one package under indexer/lang/ exporting a LanguageSpec (its
+`SPEC`, or `SPECS` for a family of grammars): the grammar, the file extensions,
+the pure extraction function, the test-path rule, the project files its
+resolver reads, and its resolver.
 """
 
 from __future__ import annotations
 
+import importlib
 import marshal
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -135,3 +143,53 @@ class FileFacts:
             error=t[11],
             extra=t[12],
         )
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str  # our name, stored in File.language and Symbol.language
+    grammar: str  # tree-sitter-language-pack grammar name
+    extensions: tuple[str, ...]
+    extractor_version: int  # bump when extraction output changes (part of the runner identity)
+    extract: Callable[[bytes], FileFacts]  # pure: bytes -> facts, never raises on bad syntax
+    is_test_path: Callable[[str], bool]
+    # "module:Class" of the cross-file resolver:
+    #   Class(files: dict[path, FileFacts], is_test_path, configs: dict[path, text])
+    # with .resolve_file(path) -> ResolvedFile (the edges that file owns)
+    resolver: str = ""
+    # Basenames of project files the resolver reads (tsconfig.json, go.mod, ...); discovery
+    # hands their text to the resolver as `configs` (path -> text), so resolution stays pure.
+    config_files: tuple[str, ...] = ()
+    # Languages with the same group share one resolver project (TS files import JS files);
+    # "" means the language's own name.
+    resolver_group: str = ""
+
+    @property
+    def group(self) -> str:
+        return self.resolver_group or self.name
+
+    def make_project(
+        self,
+        files: Mapping[str, FileFacts],
+        configs: dict[str, str] | None = None,
+        prior: Prior | None = None,
+    ):
+        """The resolver project over `files`; `prior` reaches resolvers that summarise files
+        (SUPPORTS_PRIOR), the others build everything from the facts."""
+        module, _, name = self.resolver.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        if prior is not None and getattr(cls, "SUPPORTS_PRIOR", False):
+            return cls(files, self.is_test_path, configs or {}, prior)
+        return cls(files, self.is_test_path, configs or {})
+
+
+@dataclass
+class Prior:
+    """What a resolver summarised per file in the previous run (its `summaries()`).
+
+    Files in `dirty` (those an incremental run re-resolves) are summarised again; the
+    others' summaries stand, for the same reason their edges do (indexer/plan.py).
+    """
+
+    summaries: dict[str, object]
+    dirty: set[str]

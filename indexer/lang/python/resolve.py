@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from codeimpact.indexer.facts import FileFacts, SymbolFact
-from codeimpact.indexer.languages.base import Prior
-from codeimpact.indexer.languages.python import module_name
+from codeimpact.indexer.lang.api import FileFacts, Prior, SymbolFact
+from codeimpact.indexer.lang.python.extract import module_name
 from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,

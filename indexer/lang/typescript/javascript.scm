@@ -1,5 +1,5 @@
 ; ECMAScript extraction patterns shared by the javascript, typescript and tsx grammars.
-; The outermost capture of a pattern names its handler in ts_extract.py; @name, @body,
+; The outermost capture of a pattern names its handler in extract.py; @name, @body,
 ; @value, @lhs, @rhs, @callee and @args are the parts a handler reads.
 
 ; ---- definitions (@body is where the definition's own code runs)

@@ -18,8 +18,8 @@ import re
 
 import tree_sitter as ts
 
-from codeimpact.indexer.facts import FileFacts, SymbolFact
-from codeimpact.indexer.languages.base import load_query
+from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+from codeimpact.indexer.lang.queries import load_query
 
 _WS = re.compile(r"\s+")
 
@@ -92,7 +92,7 @@ def mark_errors(root: ts.Node, grammar: str, facts: FileFacts) -> None:
     if not root.has_error:
         return
     facts.status = "partial"
-    caps = ts.QueryCursor(load_query(grammar, None, "(ERROR) @e (MISSING) @m")).captures(root)
+    caps = ts.QueryCursor(load_query(grammar, None, None, "(ERROR) @e (MISSING) @m")).captures(root)
     lines = [line(n) for nodes in caps.values() for n in nodes]
     facts.error = f"syntax error at line {min(lines)}" if lines else "syntax error"
 

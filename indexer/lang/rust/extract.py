@@ -46,16 +46,17 @@ from pathlib import PurePosixPath
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
-from codeimpact.indexer.facts import (
+from codeimpact.indexer.lang.api import (
     BindingFact,
     CallFact,
     FileFacts,
     HeritageFact,
     ImportFact,
+    LanguageSpec,
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.languages.base import LanguageSpec, load_query
+from codeimpact.indexer.lang.queries import load_query
 
 NAME = "rust"
 EXTRACTOR_VERSION = 1
@@ -112,7 +113,7 @@ _PARTS = frozenset("name callee args tokens pattern arg type value wrapper".spli
 
 @cache
 def _query() -> ts.Query:
-    return load_query(NAME, "rust.scm")
+    return load_query(NAME, __package__, "queries.scm")
 
 
 def _text(node: ts.Node) -> str:
@@ -341,7 +342,7 @@ def _flatten_item_macros(source: bytes, root: ts.Node) -> bytes | None:
     """`cfg_rt! { pub mod runtime; }`: the items of an item-position macro whose braces hold
     plain items, with the macro's name and braces blanked out (same bytes, same lines), so
     they are seen as written. Macros whose bodies are not items (DSLs) are left alone."""
-    query = load_query(NAME, None, "(macro_invocation (token_tree) @tokens) @macro")
+    query = load_query(NAME, None, None, "(macro_invocation (token_tree) @tokens) @macro")
     out = None
     for _, caps in ts.QueryCursor(query).matches(root):
         node, tokens = caps["macro"][0], caps["tokens"][0]
@@ -950,7 +951,7 @@ SPEC = LanguageSpec(
     extractor_version=EXTRACTOR_VERSION,
     extract=extract,
     is_test_path=is_test_path,
-    resolver="codeimpact.indexer.languages.rust_resolve:RustProject",
+    resolver="codeimpact.indexer.lang.rust.resolve:RustProject",
     config_files=("Cargo.toml",),
 )
 

@@ -1,4 +1,4 @@
-; Python extraction queries. Capture names are the contract with python.py.
+; Python extraction queries. Capture names are the contract with extract.py.
 ; native/syntax.c reproduces these patterns' matches (its PYTHON_PATTERNS): change both.
 ; No (ERROR) pattern: root.has_error says the same without a check at every node.
 (class_definition name: (identifier) @name body: (block) @body) @class

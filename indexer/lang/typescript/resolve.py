@@ -3,7 +3,7 @@
 Qualified names are the module path without its extension plus the local
 name: `src/utils/str.ts::slugify` is `src/utils/str.slugify`, an index file
 keeps its `index` (`src/utils/index`) so it never collides with
-`src/utils.ts`. Specifiers are resolved by ts_modules.py; what they name is
+`src/utils.ts`. Specifiers are resolved by modules.py; what they name is
 read from each module's exports (ES `export`, `export default`, `export =`,
 CommonJS `module.exports` / `exports.x`, re-exports, `export *`).
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from codeimpact.indexer.facts import FileFacts, SymbolFact
-from codeimpact.indexer.languages.ts_modules import ModuleResolver, module_path
+from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+from codeimpact.indexer.lang.typescript.modules import ModuleResolver, module_path
 from codeimpact.indexer.resolved import (
     CONFIDENCE,
     Edge,

@@ -1,5 +1,5 @@
-; Rust extraction queries. Capture names are the contract with rust.py: the
-; capture on the whole node names what it is (see rust.py _DEFS and _SITES).
+; Rust extraction queries. Capture names are the contract with extract.py: the
+; capture on the whole node names what it is (see extract.py _DEFS and _SITES).
 
 ; ---- definitions (each match has @name; impl blocks have @type instead)
 (function_item name: (identifier) @name) @function

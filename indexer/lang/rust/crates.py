@@ -16,7 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from codeimpact.indexer.facts import FileFacts
+from codeimpact.indexer.lang.api import FileFacts
 
 try:  # Python 3.11+
     import tomllib

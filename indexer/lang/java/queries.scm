@@ -1,5 +1,5 @@
 ; Java extraction queries. The capture that names the construct (@class, @call, ...)
-; picks the handler in java.py; the other captures are its parts.
+; picks the handler in extract.py; the other captures are its parts.
 
 ; ---- definitions
 (package_declaration) @package

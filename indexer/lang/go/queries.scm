@@ -1,5 +1,5 @@
 ; Go extraction queries. The capture that names the construct (@function, @call, ...)
-; picks the handler in golang.py; the other captures are its parts.
+; picks the handler in extract.py; the other captures are its parts.
 
 ; ---- definitions
 (package_clause (package_identifier) @package_name) @package

@@ -14,7 +14,7 @@ Calls: `m()` and `a.b.m()` are CallFacts of kind "call"; `new T(...)` is kind
 `this.<init>` / `super.<init>`. Argument counts (overloads are picked by them)
 are in extra["argc"], one per CallFact.
 
-Language-specific facts in `extra` (plain values, read by java_resolve.py):
+Language-specific facts in `extra` (plain values, read by resolve.py):
   package: the package clause         static:  indexes of the static imports
   results: method local -> return type types:   field local -> declared type
   tparams: local -> type parameter names  modifiers: local -> "public static ..."
@@ -33,17 +33,18 @@ from pathlib import PurePosixPath
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
-from codeimpact.indexer.facts import (
+from codeimpact.indexer.lang.api import (
     BindingFact,
     CallFact,
     FileFacts,
     HeritageFact,
     ImportFact,
+    LanguageSpec,
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.languages.base import LanguageSpec, load_query
-from codeimpact.indexer.languages.static_extract import (
+from codeimpact.indexer.lang.queries import load_query
+from codeimpact.indexer.lang.syntax_common import (
     Scopes,
     count_lines,
     line,
@@ -72,7 +73,7 @@ _TYPE_KINDS = {
 
 @cache
 def _query() -> ts.Query:
-    return load_query(NAME, "java.scm")
+    return load_query(NAME, __package__, "queries.scm")
 
 
 # ---------------------------------------------------------------- expressions
@@ -98,7 +99,7 @@ def type_chain(node: ts.Node | None) -> str:
 
 
 def chain(node: ts.Node | None) -> str | None:
-    """The chain of a value expression (see static_extract); None when it has no such form."""
+    """The chain of a value expression (see lang/syntax_common.py); None when it has no such form."""
     if node is None:
         return None
     t = node.type
@@ -667,5 +668,5 @@ SPEC = LanguageSpec(
     extractor_version=EXTRACTOR_VERSION,
     extract=extract,
     is_test_path=is_test_path,
-    resolver="codeimpact.indexer.languages.java_resolve:JavaProject",
+    resolver="codeimpact.indexer.lang.java.resolve:JavaProject",
 )

@@ -1,0 +1,27 @@
+"""The supported languages: one package each (indexer/lang/<language>/), registered here.
+
+A language package holds its queries (`*.scm`), its extraction, its resolution hooks and
+its project rules, and exports its LanguageSpec as `SPEC` (or `SPECS`); lang/api.py is the
+contract they implement, lang/engine/ the resolution they share.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang import go, java, python, rust, typescript
+from codeimpact.indexer.lang.api import LanguageSpec
+
+LANGUAGES: dict[str, LanguageSpec] = {
+    spec.name: spec for spec in (python.SPEC, *typescript.SPECS, rust.SPEC, go.SPEC, java.SPEC)
+}
+
+_BY_EXTENSION = {ext: spec for spec in LANGUAGES.values() for ext in spec.extensions}
+
+
+def language_for(path: str, enabled: frozenset[str] | None = None) -> LanguageSpec | None:
+    dot = path.rfind(".")
+    if dot < 0:
+        return None
+    spec = _BY_EXTENSION.get(path[dot:].lower())
+    if spec is None or (enabled is not None and spec.name not in enabled):
+        return None
+    return spec

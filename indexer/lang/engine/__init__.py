@@ -1,0 +1,1 @@
+"""The resolution engine the languages share."""
