@@ -20,6 +20,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 import graph_dump  # noqa: E402 - benchmarks/ is no package
 
+pytestmark = pytest.mark.slow  # Django / every fixture project: minutes of CPU
+
 FIXTURES = graph_dump.load_fixtures() if graph_dump.FIXTURES.is_file() else {}
 
 

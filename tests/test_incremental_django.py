@@ -16,6 +16,8 @@ from test_incremental import dump, run
 
 from conftest import sdist_copy
 
+pytestmark = pytest.mark.slow  # Django / every fixture project: minutes of CPU
+
 
 def _edit(path: Path, old: str, new: str) -> None:
     text = path.read_text()

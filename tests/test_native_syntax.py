@@ -606,6 +606,7 @@ def django(request, tmp_path_factory) -> Path:
     return src
 
 
+@pytest.mark.slow
 @native
 def test_django_facts_are_identical(django):
     """Every Django file: the walk does not give up, yields the query's matches in its
