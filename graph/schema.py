@@ -7,6 +7,7 @@ test suite pins a fingerprint of the DDL so a change without a bump fails.
 from __future__ import annotations
 
 import hashlib
+from typing import NamedTuple
 
 SCHEMA_VERSION = 1
 
@@ -59,6 +60,37 @@ REL_TABLES: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
 }
 
 SYMBOL_EDGE_TYPES = ("CALLS", "IMPORTS", "EXTENDS", "IMPLEMENTS", "REFERENCES", "CONTAINS")
+
+# The Python value of each column type: the rows the indexer builds are typed from the
+# declarations above (resolved.SymbolRow, resolved.Edge, tables.file_row), so a column is
+# declared once, here, for the DDL, the Arrow tables and the rows alike.
+PY_TYPES = {"STRING": str, "INT64": int, "DOUBLE": float, "BOOLEAN": bool}
+
+
+def column_names(table: str) -> list[str]:
+    return [name for name, _ in NODE_TABLES[table]]
+
+
+def rel_properties() -> list[tuple[str, str]]:
+    """Every relationship property, in first declaration order (an edge carries them all;
+    a table without one ignores it)."""
+    out: dict[str, str] = {}
+    for _src, _dst, props in REL_TABLES.values():
+        for name, typ in props:
+            out.setdefault(name, typ)
+    return list(out.items())
+
+
+def row_type(typename: str, table: str, drop: tuple[str, ...] = ()) -> type[NamedTuple]:
+    """A NamedTuple of a node table's columns in schema order, without `drop`."""
+    fields = [(name, PY_TYPES[typ]) for name, typ in NODE_TABLES[table] if name not in drop]
+    return NamedTuple(typename, fields)
+
+
+def edge_type(typename: str) -> type[NamedTuple]:
+    """A NamedTuple of an edge: relation, source and target keys, then every property."""
+    head = [("rel", str), ("src", str), ("dst", str)]
+    return NamedTuple(typename, head + [(n, PY_TYPES[t]) for n, t in rel_properties()])
 
 
 def ddl() -> list[str]:

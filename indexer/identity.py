@@ -55,7 +55,7 @@ def components(config: IndexConfig) -> dict:
         "schema": SCHEMA_VERSION,
         "facts_format": FACTS_FORMAT,
         "extractors": {
-            name: LANGUAGES[name].extractor_version for name in langs if name in LANGUAGES
+            name: LANGUAGES[name].extract_version for name in langs if name in LANGUAGES
         },
         "grammars": {
             name: grammar_fingerprint(LANGUAGES[name].grammar)

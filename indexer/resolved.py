@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from codeimpact.graph.schema import edge_type, row_type
+
 # The closed table of resolution rules: reason -> confidence. Users filter on
 # these; documented in the README. A chain of steps takes its weakest rule.
 CONFIDENCE: dict[str, float] = {
@@ -37,20 +39,11 @@ def external_uid(dotted: str) -> str:
     return EXTERNAL_PREFIX + dotted
 
 
-class SymbolRow(NamedTuple):
-    uid: str
-    kind: str
-    name: str
-    qualified_name: str
-    file: str
-    start_line: int
-    end_line: int
-    start_byte: int
-    end_byte: int
-    signature: str
-    exported: bool
-    is_test: bool
-    language: str
+# A Symbol row without its dense id (given when the graph is written), in schema column order:
+# uid, kind, name, qualified_name, file, start_line, end_line, start_byte, end_byte, signature,
+# exported, is_test, language (graph/schema.py declares them).
+SymbolRow = row_type("SymbolRow", "Symbol", drop=("id",))
+SymbolRow.__module__ = __name__
 
 
 def strip_dup(local: str) -> str:
@@ -66,13 +59,10 @@ def row_of(fact, path: str, name: str, qualified: str, is_test: bool, language: 
     )  # fmt: skip
 
 
-class Edge(NamedTuple):
-    rel: str  # CALLS, IMPORTS, EXTENDS, IMPLEMENTS, REFERENCES, CONTAINS
-    src: str
-    dst: str
-    confidence: float
-    reason: str
-    line: int
+# An edge: rel (CALLS, IMPORTS, EXTENDS, IMPLEMENTS, REFERENCES, CONTAINS), src and dst uids,
+# then the relationship properties (confidence, reason, line: graph/schema.py).
+Edge = edge_type("Edge")
+Edge.__module__ = __name__
 
 
 class Unresolved(NamedTuple):

@@ -8,6 +8,7 @@ writes it with COPY; an incremental build writes rows of the difference
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_table
-from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
+from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, column_names
 from codeimpact.graph.store import Writer
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, SymbolRow
 from codeimpact.indexer.state import decode_codes
@@ -29,11 +30,14 @@ EdgeKey = tuple[str, str, str]  # (rel, src, dst)
 def external_row(uid: str) -> SymbolRow:
     dotted = uid[len(EXTERNAL_PREFIX) :]
     name = dotted.rpartition(".")[2].rpartition("::")[2]  # `os.path.join`, `std::fmt::Display`
-    return SymbolRow(uid, "external", name, dotted, "", 0, 0, 0, 0, "", True, False, "")
+    return SymbolRow(uid=uid, kind="external", name=name, qualified_name=dotted, file="",
+                     start_line=0, end_line=0, start_byte=0, end_byte=0, signature="",
+                     exported=True, is_test=False, language="")  # fmt: skip
 
 
-def file_row(rec) -> tuple:
-    return (rec.path, rec.language, rec.content_hash, rec.size, rec.lines, rec.is_test, rec.status)
+# a File row: the record's attributes named by the File table's columns, in schema order
+file_row = attrgetter(*column_names("File"))
+_ID_AT = column_names("Symbol").index("id")
 
 
 def file_table(records) -> pa.Table:
@@ -41,10 +45,8 @@ def file_table(records) -> pa.Table:
 
 
 def symbol_row(s: SymbolRow, sid: int) -> tuple:
-    return (
-        s.uid, sid, s.kind, s.name, s.qualified_name, s.file, s.start_line, s.end_line,
-        s.start_byte, s.end_byte, s.signature, s.exported, s.is_test, s.language,
-    )  # fmt: skip
+    """The Symbol table row of `s`: its columns with the dense id in the schema's place."""
+    return (*s[:_ID_AT], sid, *s[_ID_AT:])
 
 
 def edge_row(e: Edge) -> tuple:

@@ -19,7 +19,10 @@ import importlib
 import marshal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from codeimpact.indexer.resolved import ResolvedFile
 
 
 class SymbolFact(NamedTuple):
@@ -145,17 +148,58 @@ class FileFacts:
         )
 
 
+class ResolverProject(Protocol):
+    """A language's resolution over the facts of every file of its resolver group.
+
+    Pure: what `resolve_file` returns depends only on the facts (and config files) the
+    project was made from, never on the order files are resolved in; the incremental
+    planner relies on it (incremental == full). The optional hooks a planner uses:
+    `module_names()` (path -> the module name resolution depends on beyond names written in
+    the file), `summaries()` and `hierarchy_changes(before)` (what a `Prior` carries),
+    `release(path)` (forget a resolved file's call facts)."""
+
+    paths: list[str]
+
+    def resolve_file(self, path: str) -> ResolvedFile: ...
+
+
+class Language(Protocol):
+    """What indexing needs to know of a language: the contract a language package meets
+    (its LanguageSpec). Both versions are part of the runner identity: bump
+    `extract_version` when extraction writes other facts, `resolve_version` when resolution
+    makes other edges from the same facts."""
+
+    name: str  # stored in File.language and Symbol.language
+    grammar: str  # the tree-sitter-language-pack grammar
+    extensions: tuple[str, ...]
+    extract_version: int  # EXTRACT_VERSION
+    resolve_version: int  # RESOLVE_VERSION
+    config_files: tuple[str, ...]  # project files the resolver reads (tsconfig.json, go.mod)
+    package: str  # the language's package: its query files and hooks (identity digests)
+
+    def extract(self, source: bytes) -> FileFacts: ...
+
+    def is_test_path(self, path: str) -> bool: ...
+
+    def make_project(
+        self, files: Mapping[str, FileFacts], configs: dict[str, str] | None = None,
+        prior: Prior | None = None,
+    ) -> ResolverProject: ...  # fmt: skip
+
+
 @dataclass(frozen=True)
 class LanguageSpec:
+    """A language (the `Language` contract), as its package declares it."""
+
     name: str  # our name, stored in File.language and Symbol.language
     grammar: str  # tree-sitter-language-pack grammar name
     extensions: tuple[str, ...]
-    extractor_version: int  # bump when extraction output changes (part of the runner identity)
+    extract_version: int  # bump when extraction output changes (part of the runner identity)
+    resolve_version: int  # bump when resolution output changes (part of the runner identity)
     extract: Callable[[bytes], FileFacts]  # pure: bytes -> facts, never raises on bad syntax
     is_test_path: Callable[[str], bool]
-    # "module:Class" of the cross-file resolver:
-    #   Class(files: dict[path, FileFacts], is_test_path, configs: dict[path, text])
-    # with .resolve_file(path) -> ResolvedFile (the edges that file owns)
+    # "module:Class" of the cross-file resolver (a ResolverProject):
+    #   Class(files: dict[path, FileFacts], is_test_path, configs: dict[path, text][, prior])
     resolver: str = ""
     # Basenames of project files the resolver reads (tsconfig.json, go.mod, ...); discovery
     # hands their text to the resolver as `configs` (path -> text), so resolution stays pure.
@@ -163,6 +207,7 @@ class LanguageSpec:
     # Languages with the same group share one resolver project (TS files import JS files);
     # "" means the language's own name.
     resolver_group: str = ""
+    package: str = ""  # the language's package (codeimpact.indexer.lang.<name>)
 
     @property
     def group(self) -> str:
@@ -173,7 +218,7 @@ class LanguageSpec:
         files: Mapping[str, FileFacts],
         configs: dict[str, str] | None = None,
         prior: Prior | None = None,
-    ):
+    ) -> ResolverProject:
         """The resolver project over `files`; `prior` reaches resolvers that summarise files
         (SUPPORTS_PRIOR), the others build everything from the facts."""
         module, _, name = self.resolver.partition(":")

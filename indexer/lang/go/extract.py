@@ -35,7 +35,6 @@ from codeimpact.indexer.lang.api import (
     FileFacts,
     HeritageFact,
     ImportFact,
-    LanguageSpec,
     ReferenceFact,
     SymbolFact,
 )
@@ -677,15 +676,3 @@ def extract(source: bytes) -> FileFacts:
 
 def is_test_path(path: str) -> bool:
     return path.endswith("_test.go")
-
-
-SPEC = LanguageSpec(
-    name=NAME,
-    grammar=NAME,
-    extensions=(".go",),
-    extractor_version=EXTRACTOR_VERSION,
-    extract=extract,
-    is_test_path=is_test_path,
-    resolver="codeimpact.indexer.lang.go.resolve:GoProject",
-    config_files=("go.mod",),
-)

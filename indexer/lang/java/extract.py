@@ -39,7 +39,6 @@ from codeimpact.indexer.lang.api import (
     FileFacts,
     HeritageFact,
     ImportFact,
-    LanguageSpec,
     ReferenceFact,
     SymbolFact,
 )
@@ -659,14 +658,3 @@ def is_test_path(path: str) -> bool:
     if any(a == "src" and b == "test" for a, b in zip(parts, parts[1:])):
         return True
     return any(p in ("test", "tests") for p in parts)
-
-
-SPEC = LanguageSpec(
-    name=NAME,
-    grammar=NAME,
-    extensions=(".java",),
-    extractor_version=EXTRACTOR_VERSION,
-    extract=extract,
-    is_test_path=is_test_path,
-    resolver="codeimpact.indexer.lang.java.resolve:JavaProject",
-)

@@ -1,5 +1,27 @@
-"""Python: extraction (extract.py, queries.scm) and resolution (resolve.py)."""
+"""Python: extraction (extract.py, queries.scm) and resolution (resolve.py).
 
-from codeimpact.indexer.lang.python.extract import SPEC
+Project rules: a module is named by its path below the outermost package folder
+(`module_name`); tests are `test_*.py` / `*_test.py` files and files under `tests/`.
+"""
 
-__all__ = ["SPEC"]
+from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.python import extract
+
+NAME = "python"
+EXTRACT_VERSION = extract.EXTRACTOR_VERSION
+# 1: the resolver as of 71c6acd (benchmarks/spec), moved onto lang/engine.
+RESOLVE_VERSION = 1
+
+SPEC = LanguageSpec(
+    name=NAME,
+    grammar=NAME,
+    extensions=(".py", ".pyi"),
+    extract_version=EXTRACT_VERSION,
+    resolve_version=RESOLVE_VERSION,
+    extract=extract.extract,
+    is_test_path=extract.is_test_path,
+    resolver="codeimpact.indexer.lang.python.resolve:PythonProject",
+    package=__name__,
+)
+
+__all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]

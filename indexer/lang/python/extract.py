@@ -39,7 +39,7 @@ import threading
 from functools import cache, lru_cache
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language, get_parser
+from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -47,7 +47,6 @@ from codeimpact.indexer.lang.api import (
     FileFacts,
     HeritageFact,
     ImportFact,
-    LanguageSpec,
     ReferenceFact,
     ReturnFact,
     SymbolFact,
@@ -932,23 +931,3 @@ _ENV = (
     BindingFact,
     ReturnFact,
 )
-
-SPEC = LanguageSpec(
-    name=NAME,
-    grammar=NAME,
-    extensions=(".py", ".pyi"),
-    extractor_version=EXTRACTOR_VERSION,
-    extract=extract,
-    is_test_path=is_test_path,
-    resolver="codeimpact.indexer.lang.python.resolve:PythonProject",
-)
-
-__all__ = [
-    "SPEC",
-    "extract",
-    "module_name",
-    "is_test_path",
-    "callee_chain",
-    "type_text",
-    "get_language",
-]

@@ -1,5 +1,24 @@
-"""Rust: extraction (extract.py, queries.scm), crates and modules (crates.py), resolution (resolve.py)."""
+"""Rust: extraction (extract.py, queries.scm), crates and modules (crates.py), resolution
+(resolve.py)."""
 
-from codeimpact.indexer.lang.rust.extract import SPEC
+from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.rust import extract
 
-__all__ = ["SPEC"]
+NAME = "rust"
+EXTRACT_VERSION = extract.EXTRACTOR_VERSION
+RESOLVE_VERSION = 1
+
+SPEC = LanguageSpec(
+    name=NAME,
+    grammar=NAME,
+    extensions=(".rs",),
+    extract_version=EXTRACT_VERSION,
+    resolve_version=RESOLVE_VERSION,
+    extract=extract.extract,
+    is_test_path=extract.is_test_path,
+    resolver="codeimpact.indexer.lang.rust.resolve:RustProject",
+    config_files=("Cargo.toml",),
+    package=__name__,
+)
+
+__all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]

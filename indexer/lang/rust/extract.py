@@ -52,7 +52,6 @@ from codeimpact.indexer.lang.api import (
     FileFacts,
     HeritageFact,
     ImportFact,
-    LanguageSpec,
     ReferenceFact,
     SymbolFact,
 )
@@ -942,17 +941,3 @@ def is_test_path(path: str) -> bool:
     if p.name in ("tests.rs", "test.rs") or p.stem.endswith("_tests") or p.stem.endswith("_test"):
         return True
     return any(part in _TEST_DIRS for part in p.parts[:-1])
-
-
-SPEC = LanguageSpec(
-    name=NAME,
-    grammar=NAME,
-    extensions=(".rs",),
-    extractor_version=EXTRACTOR_VERSION,
-    extract=extract,
-    is_test_path=is_test_path,
-    resolver="codeimpact.indexer.lang.rust.resolve:RustProject",
-    config_files=("Cargo.toml",),
-)
-
-__all__ = ["SPEC", "extract", "is_test_path", "chain_of", "path_of"]

@@ -16,7 +16,8 @@ from codeimpact.indexer.lang.api import LanguageSpec
 from codeimpact.indexer.lang.typescript.extract import extract
 from codeimpact.indexer.lang.typescript.modules import CONFIG_NAMES, EXTENDED_NAMES
 
-EXTRACTOR_VERSION = 1
+EXTRACT_VERSION = 1
+RESOLVE_VERSION = 1
 GROUP = "typescript"
 RESOLVER = "codeimpact.indexer.lang.typescript.resolve:TsProject"
 
@@ -39,12 +40,14 @@ def _spec(name: str, extensions: tuple[str, ...]) -> LanguageSpec:
         name=name,
         grammar=name,
         extensions=extensions,
-        extractor_version=EXTRACTOR_VERSION,
+        extract_version=EXTRACT_VERSION,
+        resolve_version=RESOLVE_VERSION,
         extract=partial(extract, name),
         is_test_path=is_test_path,
         resolver=RESOLVER,
         config_files=(*CONFIG_NAMES, *EXTENDED_NAMES, "package.json"),
         resolver_group=GROUP,
+        package=__name__,
     )
 
 
@@ -53,4 +56,12 @@ TSX = _spec("tsx", (".tsx",))
 JAVASCRIPT = _spec("javascript", (".js", ".mjs", ".cjs", ".jsx"))
 SPECS = (TYPESCRIPT, TSX, JAVASCRIPT)
 
-__all__ = ["SPECS", "TYPESCRIPT", "TSX", "JAVASCRIPT", "is_test_path"]
+__all__ = [
+    "EXTRACT_VERSION",
+    "RESOLVE_VERSION",
+    "SPECS",
+    "TYPESCRIPT",
+    "TSX",
+    "JAVASCRIPT",
+    "is_test_path",
+]
