@@ -520,6 +520,7 @@ def _meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict, m
                 if 0 < r.mtime_ns < scanned_at_ns - RACY_NS
             },  # fmt: skip
             probe,
+            scanned_at_ns=scanned_at_ns,
         ),
     }
 
@@ -564,10 +565,12 @@ def analyze(
         timings: dict[str, float] = {}
         t = time.perf_counter()
         configs: dict[str, str] = {}
+        # before discover lists the files: the tree signature trusts a folder's mtime only
+        # when it is older than that (a file added while the run lists and reads is not indexed)
+        scanned_at = time.time_ns()
         files = discover(repo, config, configs)
         configs_digest = _configs_digest(configs)
         prev, reason = (None, "forced") if options.force else _previous(idx, digest, configs_digest)
-        scanned_at = time.time_ns()
         records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
         timings["scan"] = time.perf_counter() - t
         run = _Run(repo, idx, config, options, progress, digest, comps, cache, configs,

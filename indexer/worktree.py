@@ -26,13 +26,12 @@ from pathlib import Path
 
 import xxhash
 
+from codeimpact.indexer import treesig
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, discover
-from codeimpact.indexer.lang import language_for
+from codeimpact.indexer.discover import discover
+from codeimpact.indexer.fileset import ABSENT, config_rules, entry, hash_entry, indexable_name
+from codeimpact.indexer.gitrun import GIT_TIMEOUT, run_git
 from codeimpact.indexer.reading import read_source
-
-ABSENT = "-"
-GIT_TIMEOUT = 60
 
 
 @dataclass(frozen=True)
@@ -62,11 +61,6 @@ class Drift:
         return bool(self.changed or self.added or self.deleted)
 
 
-def entry(content_hash: str, size: int) -> str:
-    """What the digest records for a present file: its hash, or its size if unhashed."""
-    return content_hash if content_hash else f"size:{size}"
-
-
 def dirty_digest(dirty: Mapping[str, str]) -> str:
     h = xxhash.xxh3_64()
     for path in sorted(dirty):
@@ -76,16 +70,7 @@ def dirty_digest(dirty: Mapping[str, str]) -> str:
 
 
 # ------------------------------------------------------------------------- git
-def _git(repo: Path, *args: str) -> subprocess.CompletedProcess | None:
-    try:
-        out = subprocess.run(
-            ["git", "--no-optional-locks", "-C", str(repo), *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out if out.returncode == 0 else None
+_git = run_git
 
 
 def _git_prefix(repo: Path) -> str | None:
@@ -199,44 +184,6 @@ def commit_distance(repo: Path, indexed: str, head: str) -> tuple[int, int] | No
 
 
 # ----------------------------------------------------------------- the file set
-def _ignore_rules(config: IndexConfig) -> IgnoreRules | None:
-    if not config.ignore:
-        return None
-    rules = IgnoreRules()
-    rules.add("", list(config.ignore))
-    return rules
-
-
-def _indexable_name(rel: str, config: IndexConfig, rules: IgnoreRules | None) -> bool:
-    """discover's name rules: always-skipped folders, a known language, extra ignores."""
-    if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
-        return False
-    if language_for(rel, config.languages) is None:
-        return False
-    return not (rules is not None and rules.ignored(rel, False))
-
-
-def _present(root: str, rel: str) -> bool:
-    """discover's file rules: a regular file, or a link to one inside the repository."""
-    full = os.path.join(root, rel)
-    try:
-        os.lstat(full)
-    except OSError:
-        return False
-    if os.path.islink(full):
-        real = os.path.realpath(full)
-        return (real == root or real.startswith(root + os.sep)) and os.path.isfile(real)
-    return os.path.isfile(full)
-
-
-def hash_entry(root: str, rel: str, config: IndexConfig) -> str:
-    """The entry of one file now (`-` if discover would not list it)."""
-    if not _present(root, rel):
-        return ABSENT
-    rr = read_source(root, rel, config.max_file_size)
-    return entry(rr.content_hash, rr.size)
-
-
 def current_files(repo: Path, config: IndexConfig) -> dict[str, str]:
     """Every file `discover` would index now, path -> entry."""
     root = str(repo)
@@ -268,13 +215,13 @@ def scan(repo: Path, config: IndexConfig, known: Mapping[str, str] | None = None
         return Worktree(False, None, None, False, files)
     head, branch, detached, paths = status
     root = str(repo)
-    rules = _ignore_rules(config)
+    rules = config_rules(config)
     dirty: dict[str, str] = {}
     for top_rel in paths:
         if not top_rel.startswith(prefix):
             continue
         rel = top_rel[len(prefix) :]
-        if not rel or rel.endswith("/") or not _indexable_name(rel, config, rules):
+        if not rel or rel.endswith("/") or not indexable_name(rel, config, rules):
             continue
         if known is not None:
             dirty[rel] = known.get(rel, ABSENT)
@@ -297,6 +244,8 @@ def index_fields(
     indexed: Mapping[str, tuple[str, int]],
     settled: Mapping[str, tuple[int, int]] | None = None,
     probe: StatusProbe | None = None,
+    *,
+    scanned_at_ns: int | None = None,
 ) -> dict:
     """The Meta fields an analyze records; `indexed` is path -> (content hash, size).
 
@@ -310,6 +259,8 @@ def index_fields(
     `settled` (path -> size and mtime in ns) names files whose stamp was already old
     when they were read: one that still has that stamp was not written since, and is
     not read again. `probe`: a `git status` started after the files were read.
+    `scanned_at_ns` (when discover began) adds the tree's stat signature (`treesig`),
+    which lets the freshness check decide without git or reading a file.
     """
     known = {p: entry(h, s) for p, (h, s) in indexed.items()}
     wt = scan(repo, config, known, probe)
@@ -325,6 +276,9 @@ def index_fields(
                 continue
             if hash_entry(root, path, config) != was:
                 dirty[path] = was
+    signature = None
+    if scanned_at_ns is not None:
+        signature = treesig.take(repo, config, known, settled or {}, scanned_at_ns, wt.in_git)
     return {
         "dirty_digest": dirty_digest(dirty),
         "dirty": dirty if wt.in_git else None,
@@ -335,6 +289,7 @@ def index_fields(
             "branch": wt.branch,
             "detached": wt.detached,
         },
+        "tree_signature": signature.to_text() if signature is not None else None,
     }
 
 

@@ -54,7 +54,11 @@ class GateResult:
             "pass": self.passed,
             "reason": self.reason,
             "checks": [c.to_dict() for c in self.checks],
-            "freshness": {"fresh": self.freshness.fresh, "reasons": self.freshness.reasons},
+            "freshness": {
+                "fresh": self.freshness.fresh,
+                "reasons": self.freshness.reasons,
+                "method": self.freshness.method,
+            },
         }
 
 

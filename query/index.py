@@ -52,6 +52,7 @@ class Index:
         self.repo = repo
         self.reader = reader
         self._snapshot = None
+        self.tree_watch = None  # query.freshness.TreeWatch: the cheap freshness check, kept
 
     @classmethod
     def open(cls, path: str | os.PathLike = ".", require_fresh: bool = False) -> Index:
@@ -79,6 +80,9 @@ class Index:
         return self.reader.gen.number
 
     def close(self) -> None:
+        if self.tree_watch is not None:
+            self.tree_watch.close()
+            self.tree_watch = None
         self.reader.close()
 
     def __enter__(self) -> Index:

@@ -9,14 +9,19 @@ Fresh iff all of these hold (DESIGN.md section 3):
 
 `collect(index, exact=True)` measures drift exactly: it re-hashes every file
 `discover` would index and compares with the File table. `exact=False` is the
-cheap check every query runs: in git it compares the dirty set (`git status`
-plus the hashes of the files it lists) with the one recorded at indexing;
-outside git there is no dirty set to lean on, so it re-hashes like `exact`.
+cheap check every query runs: first the tree's stat signature recorded at
+indexing (`indexer.treesig`: a stat of each indexed file and folder, no git, no
+read), which settles the common case, an untouched tree; when it cannot decide,
+in git it compares the dirty set (`git status` plus the hashes of the files it
+lists) with the one recorded at indexing; outside git there is no dirty set to
+lean on, so it re-hashes like `exact`. `drift.method` says which decided.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +30,12 @@ from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.identity import component_changes, config_from_identity, runner_identity
+from codeimpact.indexer.identity import (
+    OVERRIDE_ENV,
+    component_changes,
+    config_from_identity,
+    runner_identity,
+)
 
 STATUS_SCHEMA = "codeimpact.status/1"
 NAMES_IN_REASON = 5  # files named in one reason line before "+N more"
@@ -65,6 +75,9 @@ class DriftState:
     changed: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    # how it was decided: stat (the tree's stat signature), watch (file events since a
+    # stat check), git-status (git's dirty set), rehash (every indexable file hashed)
+    method: str | None = None
 
 
 @dataclass
@@ -140,9 +153,16 @@ def _short(commit: str | None) -> str:
 
 
 # ----------------------------------------------------------------------- parts
+@functools.lru_cache(maxsize=8)
+def _current_identity(config: IndexConfig, override: str | None) -> tuple[str, dict]:
+    # This process's runner does not change while it runs (reading the installed
+    # versions costs ~4 ms a query); the test override is part of the key.
+    return runner_identity(config)
+
+
 def _identity(index, stored_comps: dict, config: IndexConfig) -> IdentityState:
     indexed_digest = _meta(index, "identity_digest", (str,))
-    digest, comps = runner_identity(config)
+    digest, comps = _current_identity(config, os.environ.get(OVERRIDE_ENV))
     changed = component_changes(stored_comps, comps)
     return IdentityState(digest == indexed_digest, indexed_digest, digest, changed)
 
@@ -226,6 +246,68 @@ def _reasons(st: Status) -> list[str]:
     return out
 
 
+def _by_signature(index, config: IndexConfig,
+                  indexed_commit: str | None) -> tuple[CommitState, DriftState] | None:  # fmt: skip
+    """Commit and drift from the tree's stat signature; None when it cannot decide."""
+    from codeimpact.query.freshness import tree_watch
+
+    watch = tree_watch(index, config)
+    if watch is None or watch.signature.commit != indexed_commit:
+        return None
+    method = watch.decide()
+    if method is None:
+        return None
+    sig = watch.signature
+    detached = sig.git and sig.branch is None
+    distance = 0 if sig.git and indexed_commit else None  # as commit_distance would say
+    commit = CommitState(
+        sig.git, indexed_commit, sig.commit, distance, distance, sig.branch, detached, None
+    )
+    return commit, DriftState(False, True, method=method)
+
+
+def _by_git_or_hash(index, config: IndexConfig, exact: bool, indexed_commit: str | None,
+                    indexed_dirty: dict | None) -> tuple[CommitState, DriftState]:  # fmt: skip
+    """Commit and drift from `git status` and the hashes of the files it lists, or (outside
+    git, or `exact`) from hashing every indexable file."""
+    repo = index.repo
+    wt = worktree.scan(repo, config)
+    behind = ahead = None
+    shallow = None
+    if wt.in_git and indexed_commit and wt.head:
+        distance = worktree.commit_distance(repo, indexed_commit, wt.head)
+        if distance is not None:
+            behind, ahead = distance
+    if exact and wt.in_git:
+        shallow = worktree.is_shallow(repo)
+    commit = CommitState(
+        wt.in_git, indexed_commit, wt.head, behind, ahead, wt.branch, wt.detached, shallow
+    )
+
+    if not wt.in_git:
+        # outside git the scan already re-hashed every indexable file
+        drift = _drift(worktree.drift_between(_file_table(index), wt.dirty), True, "rehash")
+    elif exact or indexed_dirty is None:
+        current = worktree.current_files(repo, config)
+        drift = _drift(worktree.drift_between(_file_table(index), current), True, "rehash")
+    elif indexed_commit == wt.head and wt.dirty_digest == index.meta.get("dirty_digest"):
+        drift = DriftState(False, True, method="git-status")  # the same dirty files, contents
+    elif indexed_commit == wt.head:
+        # Same HEAD: a file in neither dirty set had HEAD's content both then and now,
+        # so only the files in either set can differ; compare those with the File table.
+        paths = sorted(set(indexed_dirty) | set(wt.dirty))
+        root = str(repo)
+        current = {
+            p: wt.dirty[p] if p in wt.dirty else worktree.hash_entry(root, p, config) for p in paths
+        }
+        drift = _drift(
+            worktree.drift_between(_file_table(index, paths), current), False, "git-status"
+        )
+    else:
+        drift = DriftState(False, False, method="git-status")
+    return commit, drift
+
+
 def collect(index, exact: bool = True) -> Status:
     """The status of an open index (see the module docstring for `exact`)."""
     repo = index.repo
@@ -242,38 +324,11 @@ def collect(index, exact: bool = True) -> Status:
     if interrupted:
         incomplete.append(interrupted)
 
-    wt = worktree.scan(repo, config)
-    behind = ahead = None
-    shallow = None
-    if wt.in_git and indexed_commit and wt.head:
-        distance = worktree.commit_distance(repo, indexed_commit, wt.head)
-        if distance is not None:
-            behind, ahead = distance
-    if exact and wt.in_git:
-        shallow = worktree.is_shallow(repo)
-    commit = CommitState(
-        wt.in_git, indexed_commit, wt.head, behind, ahead, wt.branch, wt.detached, shallow
-    )
-
-    if not wt.in_git:
-        # outside git the scan already re-hashed every indexable file
-        drift = _drift(worktree.drift_between(_file_table(index), wt.dirty), exact=True)
-    elif exact or indexed_dirty is None:
-        current = worktree.current_files(repo, config)
-        drift = _drift(worktree.drift_between(_file_table(index), current), exact=True)
-    elif indexed_commit == wt.head and wt.dirty_digest == index.meta.get("dirty_digest"):
-        drift = DriftState(False, True)  # the same dirty files with the same contents
-    elif indexed_commit == wt.head:
-        # Same HEAD: a file in neither dirty set had HEAD's content both then and now,
-        # so only the files in either set can differ; compare those with the File table.
-        paths = sorted(set(indexed_dirty) | set(wt.dirty))
-        root = str(repo)
-        current = {
-            p: wt.dirty[p] if p in wt.dirty else worktree.hash_entry(root, p, config) for p in paths
-        }
-        drift = _drift(worktree.drift_between(_file_table(index, paths), current), exact=False)
+    decided = None if exact else _by_signature(index, config, indexed_commit)
+    if decided is not None:
+        commit, drift = decided
     else:
-        drift = DriftState(False, False)
+        commit, drift = _by_git_or_hash(index, config, exact, indexed_commit, indexed_dirty)
 
     st = Status(
         schema=STATUS_SCHEMA,
@@ -298,8 +353,8 @@ def collect(index, exact: bool = True) -> Status:
     return st
 
 
-def _drift(d: worktree.Drift, exact: bool) -> DriftState:
-    return DriftState(exact, True, d.changed, d.added, d.deleted)
+def _drift(d: worktree.Drift, exact: bool, method: str) -> DriftState:
+    return DriftState(exact, True, d.changed, d.added, d.deleted, method)
 
 
 def _analyzing(index) -> dict | None:

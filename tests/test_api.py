@@ -81,7 +81,11 @@ def test_cli_json_is_the_api_result(repo, index, args, schema, call):
     payload = json.loads(out)
     assert list(payload)[0] == "schema" and payload["schema"] == f"codeimpact.{schema}/1"
     assert "freshness" in payload
-    assert payload == {"schema": f"codeimpact.{schema}/1", **to_jsonable(call(index))}
+    api = {"schema": f"codeimpact.{schema}/1", **to_jsonable(call(index))}
+    # the same answer; the API's long-open index may have decided freshness by its watch
+    assert payload["freshness"].pop("method") == "stat"
+    assert api["freshness"].pop("method") in ("stat", "watch")
+    assert payload == api
 
 
 def test_human_impact_output(repo):

@@ -85,6 +85,7 @@ def test_fresh_after_analyze_check_and_json_shape(make_repo, index_repo):
         "changed": [],
         "added": [],
         "deleted": [],
+        "method": "rehash",
     }
     assert data["incomplete"] == [] and data["analyzing"] is None
     assert data["generation"] >= 1 and data["indexed_at"].endswith("Z")
@@ -524,7 +525,7 @@ def test_search_and_cypher_json_carry_freshness(make_repo, index_repo):
     )
     for args in queries:
         data = json.loads(run_cli(*args).stdout)
-        assert data["freshness"] == {"fresh": True, "reasons": []}
+        assert data["freshness"] == {"fresh": True, "reasons": [], "method": "stat"}
     (repo / "pkg/b.py").write_text("def g():\n    return 0\n")
     for args in queries:
         data = json.loads(run_cli(*args).stdout)

@@ -1,0 +1,586 @@
+"""The working tree's stat signature: deciding freshness without running git or reading files.
+
+`take` runs at the end of an analyze, after the files were read, and records what the
+tree looked like *as the index describes it*:
+- every indexed file's stamp (size, mtime, ctime, inode), when the stamp was already
+  older than the racy window when the build read it, so the content read is the
+  content that stamp stands for; a file touched within the window (or since) keeps
+  its indexed content entry instead, to be compared by content;
+- every folder a file could be added to (all but the always-skipped ones and the ones
+  git or the `.gitignore` rules ignore), with its mtime and a digest of the names in
+  it that matter (subfolders, indexable files, `.gitignore`): a file added or removed
+  changes its folder's mtime. A folder whose listing disagrees with the index (a file
+  added while the build ran, an indexable file git ignores) is never trusted;
+- in git, `HEAD`, the branch's ref (loose or packed), git's index file (what is
+  tracked), `info/exclude` and every `.gitignore` that decides what is indexed; outside
+  git, that no `.git` has appeared in the tree or above it.
+
+`TreeCheck.unchanged()` stats all of that again (about 6,000 stats on Django, no file
+read, no subprocess): True means the tree, HEAD and the indexable set are exactly as
+signed, so nothing drifted since indexing. False means only "cannot tell": the caller
+runs the thorough check. As in git's racy-git rule, a stamp is trusted only when it
+is older than the racy window (a write in the same clock tick as an earlier one would
+not change it): entries that are not are compared by content, and, once verified and
+old enough, remembered by this `TreeCheck` so the next call only stats them.
+
+Not seen: the user-wide excludes file (core.excludesFile) and edits that keep a
+file's size, mtime, ctime and inode (none that POSIX tools make).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import xxhash
+
+from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
+from codeimpact.indexer.fileset import config_rules, hash_entry, indexable_name
+from codeimpact.indexer.gitrun import run_git
+
+SIGNATURE_VERSION = 1
+RACY_NS = 2_000_000_000  # as indexer.build's: generous for coarse (FAT, NFS) timestamps
+MAX_ENTRIES = 400_000  # beyond this a stat pass is no longer cheap: record nothing
+GITIGNORE = ".gitignore"
+NOT_TRUSTED = -1  # a folder mtime that never matches: check its listing
+
+Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _settled(st: os.stat_result, before_ns: int) -> bool:
+    """Not written (nor its inode changed) within the racy window before `before_ns`."""
+    return max(st.st_mtime_ns, st.st_ctime_ns) < before_ns - RACY_NS
+
+
+def raw_entry(full: str) -> str | None:
+    """The content entry of a file that is not indexed (a .gitignore, git's HEAD)."""
+    try:
+        with open(full, "rb") as fh:
+            return "raw:" + xxhash.xxh3_64_hexdigest(fh.read())
+    except OSError:
+        return None
+
+
+@dataclass
+class TreeSignature:
+    taken_at_ns: int
+    git: bool
+    commit: str | None  # HEAD when taken (None outside git or before the first commit)
+    branch: str | None  # None when detached or outside git
+    stamps: dict[str, Stamp] = field(default_factory=dict)  # trusted stamps
+    contents: dict[str, str] = field(default_factory=dict)  # path -> content entry
+    absent: list[str] = field(default_factory=list)  # paths that must not exist
+    links: list[str] = field(default_factory=list)  # indexed files that are symbolic links
+    # git's index file (what is tracked): its stamp, and a digest of the indexable paths
+    # it tracks, which decides when the stamp changed (`git add`, a refresh by `git status`)
+    git_index: str | None = None
+    git_index_stamp: Stamp | None = None  # None: racy when taken, compare the paths
+    tracked: str | None = None
+    dirs: dict[str, tuple[int, int, str | None]] = field(default_factory=dict)
+    # ^ folder -> (mtime_ns, inode, digest of its names; None: never trusted)
+    # Paths are relative to the repository, or absolute for git's files outside it.
+
+    def to_text(self) -> str:
+        return json.dumps(
+            {
+                "v": SIGNATURE_VERSION,
+                "t": self.taken_at_ns,
+                "git": self.git,
+                "commit": self.commit,
+                "branch": self.branch,
+                "s": [[p, *s] for p, s in self.stamps.items()],
+                "c": self.contents,
+                "a": self.absent,
+                "l": self.links,
+                "gi": [self.git_index, self.git_index_stamp, self.tracked],
+                "d": [[p, *d] for p, d in self.dirs.items()],
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_text(cls, text: object) -> TreeSignature | None:
+        """The signature, or None for anything this version did not write."""
+        try:
+            raw = json.loads(text) if isinstance(text, str) else None
+            if not isinstance(raw, dict) or raw.get("v") != SIGNATURE_VERSION:
+                return None
+            return cls(
+                taken_at_ns=int(raw["t"]),
+                git=bool(raw["git"]),
+                commit=raw["commit"],
+                branch=raw["branch"],
+                stamps={p: (int(a), int(b), int(c), int(d)) for p, a, b, c, d in raw["s"]},
+                contents={str(p): str(e) for p, e in raw["c"].items()},
+                absent=[str(p) for p in raw["a"]],
+                links=[str(p) for p in raw["l"]],
+                dirs={p: (int(m), int(i), dg) for p, m, i, dg in raw["d"]},
+            )
+        except (ValueError, TypeError, KeyError):
+            return None
+
+
+# --------------------------------------------------------------------------- git
+def _git(repo: Path, *args: str) -> str | None:
+    out = run_git(repo, *args)
+    return out.stdout.decode("utf-8", "surrogateescape") if out is not None else None
+
+
+@dataclass(frozen=True)
+class _GitDirs:
+    git_dir: str  # HEAD and index live here (per worktree)
+    common_dir: str  # refs, packed-refs, info/exclude
+    toplevel: str
+
+
+def _git_dirs(repo: Path) -> _GitDirs | None:
+    out = _git(
+        repo,
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-dir",
+        "--git-common-dir",
+        "--show-toplevel",
+    )
+    lines = out.splitlines() if out else []
+    return _GitDirs(*lines) if len(lines) == 3 else None
+
+
+def _packed_ref(common_dir: str, ref: str) -> str | None:
+    try:
+        with open(os.path.join(common_dir, "packed-refs"), encoding="utf-8") as fh:
+            for line in fh:
+                sha, _, name = line.rstrip("\n").partition(" ")
+                if name == ref:
+                    return sha
+    except OSError:
+        pass
+    return None
+
+
+class _Recorder:
+    """Adds paths to a signature: a trusted stamp when old enough, else the content."""
+
+    def __init__(self, sig: TreeSignature, root: str, config: IndexConfig):
+        self.sig = sig
+        self.root = root
+        self.config = config
+
+    def add(self, path: str) -> bytes | None:
+        """Record `path` (relative or absolute); its bytes when it is a file, None if absent."""
+        full = os.path.join(self.root, path)
+        try:
+            st = os.stat(full)
+            with open(full, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            self.sig.absent.append(path)
+            return None
+        except OSError:
+            self.sig.contents[path] = "unreadable"  # never equal to a real entry
+            return None
+        if _settled(st, self.sig.taken_at_ns):
+            self.sig.stamps[path] = stamp_of(st)
+        else:
+            self.sig.contents[path] = "raw:" + xxhash.xxh3_64_hexdigest(data)
+        return data
+
+
+def _record_git(rec: _Recorder, dirs: _GitDirs, repo: Path) -> None:
+    sig = rec.sig
+    head = rec.add(os.path.join(dirs.git_dir, "HEAD"))
+    text = head.decode("utf-8", "replace").strip() if head is not None else ""
+    if text.startswith("ref: "):
+        ref = text[5:]
+        sig.branch = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref
+        loose = rec.add(os.path.join(dirs.common_dir, ref))
+        if loose is not None:
+            sig.commit = loose.decode("ascii", "replace").strip() or None
+        else:
+            rec.add(os.path.join(dirs.common_dir, "packed-refs"))
+            sig.commit = _packed_ref(dirs.common_dir, ref)
+    else:
+        sig.commit = text or None
+    _record_git_index(sig, os.path.join(dirs.git_dir, "index"), repo, rec.config)
+    rec.add(os.path.join(dirs.common_dir, "info", "exclude"))
+    # .gitignore files above the repository, when it is a folder inside the work tree
+    top = Path(dirs.toplevel)
+    for folder in [repo, *repo.parents]:
+        if folder == repo:
+            continue
+        rec.add(str(folder / GITIGNORE))
+        if folder == top:
+            break
+
+
+def tracked_digest(repo: Path, config: IndexConfig) -> str | None:
+    """A digest of the indexable paths git tracks under `repo` (None when git failed)."""
+    out = _git(repo, "ls-files", "-z")
+    if out is None:
+        return None
+    rules = config_rules(config)
+    return names_digest([p for p in out.split("\0") if p and indexable_name(p, config, rules)])
+
+
+def _record_git_index(sig: TreeSignature, path: str, repo: Path, config: IndexConfig) -> None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None  # no index file yet: the tracked set decides
+    sig.git_index = path
+    sig.git_index_stamp = stamp_of(st) if st and _settled(st, sig.taken_at_ns) else None
+    sig.tracked = tracked_digest(repo, config)
+
+
+def _record_no_git(rec: _Recorder, repo: Path) -> None:
+    for folder in (repo, *repo.parents):
+        rec.sig.absent.append(str(folder / ".git"))
+
+
+# -------------------------------------------------------------------------- walk
+def names_digest(names: list[str]) -> str:
+    h = xxhash.xxh3_64()
+    for name in sorted(names):
+        h.update(name.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()
+
+
+@dataclass
+class _Listing:
+    """One folder as the signature sees it."""
+
+    files: list[str]  # indexable files (paths), ignored ones too in git (tracked ones count)
+    subdirs: list[str]  # paths of the subfolders that are not always skipped
+    gitignore: bool
+
+
+def _list(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules | None,
+          git: bool, rules: IgnoreRules) -> _Listing | None:  # fmt: skip
+    try:
+        with os.scandir(os.path.join(root, rel)) as it:
+            entries = list(it)
+    except OSError:
+        return None
+    out = _Listing([], [], False)
+    for e in entries:
+        child = f"{rel}/{e.name}" if rel else e.name
+        try:
+            is_dir = e.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if e.name not in ALWAYS_SKIPPED:
+                out.subdirs.append(child)
+        elif e.name == GITIGNORE:
+            out.gitignore = True
+        elif indexable_name(child, config, cfg_rules) and (git or not rules.ignored(child, False)):
+            # outside git, discover's walk skips ignored files; in git a tracked one counts
+            out.files.append(child)
+    return out
+
+
+def _names(listing: _Listing, walked_subdirs: list[str]) -> list[str]:
+    names = [p.rpartition("/")[2] for p in listing.files]
+    names += [p.rpartition("/")[2] + "/" for p in walked_subdirs]
+    if listing.gitignore:
+        names.append(GITIGNORE)
+    return names
+
+
+def _load_ignore(root: str, rel: str, rules: IgnoreRules) -> None:
+    try:
+        with open(os.path.join(root, rel, GITIGNORE), encoding="utf-8", errors="replace") as fh:
+            rules.add(rel, fh.readlines())
+    except OSError:
+        pass
+
+
+def _rules_down_to(root: str, rel: str) -> IgnoreRules:
+    """The `.gitignore` rules that apply inside folder `rel` (its own and its parents')."""
+    rules = IgnoreRules()
+    parts = rel.split("/") if rel else []
+    for k in range(len(parts) + 1):
+        _load_ignore(root, "/".join(parts[:k]), rules)
+    return rules
+
+
+def _git_ignored(repo: Path, candidates: list[str]) -> set[str]:
+    """The folders among `candidates` that git itself ignores (`git check-ignore`)."""
+    if not candidates:
+        return set()
+    paths = b"".join(c.encode("utf-8", "surrogateescape") + b"/\0" for c in candidates)
+    out = run_git(repo, "check-ignore", "-z", "--stdin", stdin=paths, ok_codes=(0, 1))
+    if out is None:
+        return set()
+    listed = out.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {p.rstrip("/") for p in listed if p}
+
+
+def _ignored_dirs(repo: Path, candidates: list[str], git: bool,
+                  rules: IgnoreRules) -> set[str]:  # fmt: skip
+    """The candidate folders that discover would not look into.
+
+    Outside git that is exactly what the `.gitignore` rules say (discover's walk uses
+    the same matcher); in git only what git confirms, so a matcher slip cannot hide a
+    folder whose files git would index.
+    """
+    maybe = [c for c in candidates if rules.ignored(c, True)]
+    return _git_ignored(repo, maybe) if git else set(maybe)
+
+
+def _walk(
+    repo: Path, config: IndexConfig, git: bool
+) -> dict[str, tuple[_Listing, list[str]]] | None:
+    """folder -> (its listing, the subfolders walked), for every folder discover looks into."""
+    root = str(repo)
+    cfg_rules = config_rules(config)
+    rules = IgnoreRules()
+    rules.add("", list(config.ignore))
+    out: dict[str, tuple[_Listing, list[str]]] = {}
+    pending = [""]
+    while pending:
+        level: list[tuple[str, _Listing]] = []
+        for rel in pending:
+            _load_ignore(root, rel, rules)
+            listing = _list(root, rel, config, cfg_rules, git, rules)
+            if listing is None:
+                return None
+            level.append((rel, listing))
+        if len(out) + len(level) > MAX_ENTRIES:
+            return None
+        candidates = [sub for _, listing in level for sub in listing.subdirs]
+        ignored = _ignored_dirs(repo, candidates, git, rules)
+        pending = []
+        for rel, listing in level:
+            walked = [sub for sub in listing.subdirs if sub not in ignored]
+            out[rel] = (listing, walked)
+            pending += walked
+    return out
+
+
+def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
+         settled: Mapping[str, tuple[int, int]], scanned_at_ns: int,
+         in_git: bool) -> TreeSignature | None:  # fmt: skip
+    """The signature of the tree as the index describes it (None: no cheap check here).
+
+    `indexed`: path -> content entry of every indexed file, as the build read it;
+    `settled`: path -> (size, mtime) of those whose stamp was older than the racy
+    window before `scanned_at_ns` (taken before discover listed the files) when read.
+    """
+    repo = repo.resolve()
+    root = str(repo)
+    sig = TreeSignature(time.time_ns(), in_git, None, None)
+    rec = _Recorder(sig, root, config)
+    if in_git:
+        dirs = _git_dirs(repo)
+        if dirs is None:
+            return None
+        _record_git(rec, dirs, repo)
+        if sig.tracked is None:
+            return None
+    else:
+        _record_no_git(rec, repo)
+    walked = _walk(repo, config, in_git)
+    if walked is None or len(indexed) + len(walked) > MAX_ENTRIES:
+        return None
+    in_folder: dict[str, set[str]] = {}
+    for path in indexed:
+        in_folder.setdefault(path.rpartition("/")[0], set()).add(path)
+    for rel, (listing, subdirs) in walked.items():
+        try:
+            st = os.stat(os.path.join(root, rel))
+        except OSError:
+            return None
+        digest = names_digest(_names(listing, subdirs))
+        if st.st_mtime_ns < scanned_at_ns - RACY_NS:
+            # unchanged since before discover listed the files: its listing then was this one
+            sig.dirs[rel] = (st.st_mtime_ns, st.st_ino, digest)
+        else:
+            # changed since: trusted only by a listing that is the index's own
+            agrees = set(listing.files) == in_folder.get(rel, set())
+            sig.dirs[rel] = (NOT_TRUSTED, st.st_ino, digest if agrees else None)
+        if listing.gitignore:
+            rec.add(_join(rel, GITIGNORE))
+    for path, entry in indexed.items():
+        full = os.path.join(root, path)
+        try:
+            st = os.stat(full)
+        except OSError:
+            sig.contents[path] = entry  # gone since it was read: the check will say so
+            continue
+        if os.path.islink(full):
+            sig.links.append(path)  # its target may change where no folder watch sees it
+        was = settled.get(path)
+        if was == (st.st_size, st.st_mtime_ns) and _settled(st, scanned_at_ns):
+            sig.stamps[path] = stamp_of(st)
+        else:
+            sig.contents[path] = entry
+    return sig
+
+
+# ------------------------------------------------------------------------- check
+@dataclass
+class TreeCheck:
+    """Re-checks one signature; remembers what it verified by content or by listing."""
+
+    repo: Path
+    config: IndexConfig
+    sig: TreeSignature
+    verified: dict[str, Stamp] = field(default_factory=dict)  # path -> stamp now trusted
+    verified_dirs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    difference: str = ""  # the first path the last check could not verify
+
+    def __post_init__(self) -> None:
+        root = str(self.repo)
+        join = os.path.join
+        seen_by_watch = set(self.sig.links)
+
+        def in_tree(path: str) -> bool:  # what a watch on the signature's folders sees
+            return not os.path.isabs(path) and path not in seen_by_watch
+
+        # full paths made once: joining 6,000 of them was a third of a check
+        stamps = [(p, join(root, p), want) for p, want in self.sig.stamps.items()]
+        self._tree_stamps = [x for x in stamps if in_tree(x[0])]
+        self._other_stamps = [x for x in stamps if not in_tree(x[0])]
+        self._tree_contents = {p: e for p, e in self.sig.contents.items() if in_tree(p)}
+        self._other_contents = {p: e for p, e in self.sig.contents.items() if not in_tree(p)}
+        self._dirs = [(rel, join(root, rel), d) for rel, d in self.sig.dirs.items()]
+
+    def unchanged(self) -> bool:
+        """True: tree, HEAD and the indexable set are as signed. False: cannot tell."""
+        self.difference = ""
+        return self.unchanged_outside_folders() and self._tree_unchanged()
+
+    def unchanged_outside_folders(self) -> bool:
+        """The part a watch on the signature's folders does not see: git's files, `.git`
+        folders that must not exist, files reached through a symbolic link."""
+        now = time.time_ns()
+        return (
+            self._stamps_match(self._other_stamps)
+            and self._contents_match(self._other_contents, now)
+            and self._absent()
+            and self._tracked_same(now)
+        )
+
+    def _tracked_same(self, now: int) -> bool:
+        """git's index file unchanged, or changed without changing what is tracked."""
+        path = self.sig.git_index
+        if path is None:
+            return True
+        try:
+            have = stamp_of(os.stat(path))
+        except OSError:
+            have = None
+        if have is not None and have in (self.sig.git_index_stamp, self.verified.get(path)):
+            return True
+        if tracked_digest(self.repo, self.config) != self.sig.tracked:
+            return self._differs(path)
+        if have is not None and max(have[1], have[2]) < now - RACY_NS:
+            self.verified[path] = have  # the stat came first: a later write changes it
+        return True
+
+    def _tree_unchanged(self) -> bool:
+        now = time.time_ns()
+        return (
+            self._stamps_match(self._tree_stamps)
+            and self._contents_match(self._tree_contents, now)
+            and self._dirs_match(now)
+        )
+
+    def _stamps_match(self, stamps: list[tuple[str, str, Stamp]]) -> bool:
+        st_fn = os.stat
+        verified = self.verified
+        for path, full, want in stamps:
+            try:
+                st = st_fn(full)
+            except OSError:
+                return self._differs(path)
+            have = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            if have != want and verified.get(path) != have:
+                return self._differs(path)
+        return True
+
+    def _contents_match(self, contents: dict[str, str], now: int) -> bool:
+        root = str(self.repo)
+        for path, entry in contents.items():
+            if not self._content_matches(root, path, entry, now):
+                return self._differs(path)
+        return True
+
+    def _absent(self) -> bool:
+        root = str(self.repo)
+        for path in self.sig.absent:
+            if os.path.lexists(os.path.join(root, path)):
+                return self._differs(path)
+        return True
+
+    def _dirs_match(self, now: int) -> bool:
+        root = str(self.repo)
+        st_fn = os.stat
+        verified_dirs = self.verified_dirs
+        for rel, full, (mtime, ino, digest) in self._dirs:
+            try:
+                st = st_fn(full)
+            except OSError:
+                return self._differs(rel or ".")
+            have_dir = (st.st_mtime_ns, st.st_ino)
+            if have_dir == (mtime, ino) or verified_dirs.get(rel) == have_dir:
+                continue
+            if digest is None or not stat.S_ISDIR(st.st_mode):
+                return self._differs(rel or ".")
+            if not self._listing_matches(root, rel, digest):
+                return self._differs(rel or ".")
+            if st.st_mtime_ns < now - RACY_NS:  # stat before the listing: safe to keep
+                verified_dirs[rel] = have_dir
+        return True
+
+    def _differs(self, path: str) -> bool:
+        self.difference = path
+        return False
+
+    def _content_matches(self, root: str, path: str, entry: str, now: int) -> bool:
+        full = os.path.join(root, path)
+        try:
+            st = os.stat(full)  # before the read: a write after it changes the stamp
+        except OSError:
+            return False
+        have = stamp_of(st)
+        if self.verified.get(path) == have:
+            return True
+        if entry.startswith("raw:"):
+            now_entry = raw_entry(full)
+        else:
+            now_entry = hash_entry(root, path, self.config)
+        if now_entry != entry:
+            return False
+        if _settled(st, now):
+            self.verified[path] = have
+        return True
+
+    def _listing_matches(self, root: str, rel: str, digest: str) -> bool:
+        rules = _rules_down_to(root, rel)
+        rules.add("", list(self.config.ignore))
+        listing = _list(root, rel, self.config, config_rules(self.config), self.sig.git, rules)
+        if listing is None:
+            return False
+        known = [sub for sub in listing.subdirs if sub in self.sig.dirs]
+        new = [sub for sub in listing.subdirs if sub not in self.sig.dirs]
+        # A folder not walked when signed was ignored (or is new): it matters only if
+        # discover would look into it now.
+        ignored = _ignored_dirs(self.repo, new, self.sig.git, rules)
+        walked = known + [sub for sub in new if sub not in ignored]
+        return names_digest(_names(listing, walked)) == digest
+
+
+def _join(rel: str, name: str) -> str:
+    return f"{rel}/{name}" if rel else name
