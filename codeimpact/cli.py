@@ -39,7 +39,9 @@ def emit_json(obj: Any) -> None:
 
 
 def fail(message: str, code: int) -> None:
-    click.echo(f"graph: {message}", err=True)
+    from codeimpact.termout import escape
+
+    click.echo(f"graph: {escape(message)}", err=True)
     sys.exit(code)
 
 
@@ -157,7 +159,9 @@ def analyze(
         from codeimpact.indexer.watch import watch as watch_loop
 
         options.progress = False
-        watch_loop(check_repo(path), config, options, echo=lambda line: click.echo(line))
+        from codeimpact.termout import escape
+
+        watch_loop(check_repo(path), config, options, echo=lambda line: click.echo(escape(line)))
         return
     bar = _ProgressBar() if show_progress else None
     try:
@@ -168,7 +172,9 @@ def analyze(
     if as_json:
         emit_json({"schema": "codeimpact.analyze/1", **to_jsonable(report)})
     else:
-        click.echo(report.summary())
+        from codeimpact.termout import escape
+
+        click.echo(escape(report.summary()))
 
 
 class _ProgressBar:
@@ -225,8 +231,9 @@ def emit_diagram(fmt: str, result, as_json: bool) -> None:
     if as_json:
         raise BadInput("choose one of --json and --format mermaid|dot")
     from codeimpact.render import render
+    from codeimpact.termout import escaped
 
-    click.echo(render(fmt, result), nl=False)
+    click.echo(render(fmt, escaped(result)), nl=False)
 
 
 def _parse_param(raw: str) -> tuple[str, Any]:
@@ -259,10 +266,12 @@ def cypher(query, params, path, as_json, require_fresh):
     if as_json:
         emit_json(found)
         return
+    from codeimpact.termout import escape
+
     result = found["result"]
-    click.echo("\t".join(result.columns))
+    click.echo("\t".join(escape(c) for c in result.columns))
     for row in result.rows:
-        click.echo("\t".join("" if v is None else str(v) for v in row))
+        click.echo("\t".join("" if v is None else escape(str(v)) for v in row))
 
 
 def cypher_result(index, query: str, params: dict, with_freshness: bool = True) -> dict:
@@ -328,12 +337,15 @@ def search(name, kind, limit, path, as_json, require_fresh):
     if as_json:
         emit_json(found)
         return
-    hits, total = found["results"], found["total"]
+    hits, total = termout.escaped(found["results"]), found["total"]
     if not hits:
         click.echo("no symbols match")
         return
     style = termout.Style.for_stream(sys.stdout)
-    click.echo(f"{termout.plural(total, 'symbol')} match{'es' if total == 1 else ''} {name!r}")
+    click.echo(
+        f"{termout.plural(total, 'symbol')} match{'es' if total == 1 else ''} "
+        f"{termout.escape(repr(name))}"
+    )
     rows = [[h.kind, h.qualified_name, termout.location(h.file, h.start_line)] for h in hits]
     click.echo(termout.table(rows, colours=[style.dim, style.bold, None]))
     more = termout.more_line(total - len(hits))

@@ -19,6 +19,7 @@ from codeimpact.cli import (
     to_jsonable,
 )
 from codeimpact.graph.errors import BadInput, NoIndex
+from codeimpact.termout import escaped
 
 
 def _with_schema(schema: str, obj) -> dict:
@@ -65,6 +66,7 @@ def detect_changes(scope, base, depth, min_confidence, limit, path, as_json, req
     if as_json:
         emit_json(_with_schema("codeimpact.detect-changes/1", rep))
         return
+    rep = escaped(rep)
     s = rep.summary
     against = f" against {rep.base} ({(rep.base_commit or '')[:10]})" if rep.base else ""
     click.echo(
@@ -112,6 +114,7 @@ def provenance(paths, path, as_json, require_fresh):
     if as_json:
         emit_json(_with_schema(RECORD_SCHEMA, rec))
         return
+    rec = escaped(rec)
     click.echo(
         f"HEAD {rec.head or '(no commits)'}; dirty digest {rec.dirty_digest or '-'} "
         f"({len(rec.dirty)} changed or untracked path(s))"
@@ -150,6 +153,7 @@ def drift(record, path, as_json):
     if as_json:
         emit_json(_with_schema(DRIFT_SCHEMA, rep))
     else:
+        rep = escaped(rep)
         head = "moved" if rep.head.moved else "unchanged"
         click.echo(
             f"{'DRIFTED' if rep.drifted else 'no drift'}: {rep.summary['drifted']} of "
@@ -202,8 +206,9 @@ def gate(require_fresh, require_clean, allow, files, path, as_json):
     if as_json:
         emit_json(result.to_dict())
     else:
-        click.echo("gate: PASS" if result.passed else f"gate: FAIL: {result.reason}")
-        for c in result.checks:
+        shown = escaped(result)
+        click.echo("gate: PASS" if shown.passed else f"gate: FAIL: {shown.reason}")
+        for c in shown.checks:
             click.echo(f"  [{'ok' if c.passed else 'FAIL'}] {c.name}: {c.detail}")
     if not result.passed:
         sys.exit(1)
@@ -241,6 +246,7 @@ def review(base, fmt, depth, path, as_json, require_fresh):
     if as_json:
         emit_json(_with_schema(REVIEW_SCHEMA, rep))
         return
+    rep = escaped(rep)
     if fmt == "markdown":
         click.echo(to_markdown(rep), nl=False)
         return

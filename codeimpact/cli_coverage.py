@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from codeimpact.cli import emit_json, handle_errors, json_option, main, open_index, repo_option
-from codeimpact.termout import plural
+from codeimpact.termout import escape, escaped, plural
 
 SHOWN = 10  # skipped or stale files named in the text output (the JSON lists every one)
 
@@ -39,7 +39,8 @@ def import_(data_file, path, as_json, lock_wait):
     if as_json:
         emit_json(report)
         return
-    click.echo(report.summary())
+    report = escaped(report)
+    click.echo(escape(report.summary()))
     if report.unmatched_sample:
         shown = ", ".join(report.unmatched_sample[:3])
         click.echo(
@@ -74,6 +75,7 @@ def status(path, as_json):
     if as_json:
         emit_json(st)
         return
+    st = escaped(st)
     if not st.imported:
         click.echo(
             "no observed coverage: run pytest with --cov=PKG --cov-context=test, "
@@ -108,7 +110,7 @@ def clear(path):
     repo = check_repo(path)
     idx = layout.index_dir(repo)
     if not idx.is_dir():
-        click.echo(f"no index at {repo}")
+        click.echo(f"no index at {escape(str(repo))}")
         return
     with layout.writer_lock(idx):
         removed = remove_observed(idx)

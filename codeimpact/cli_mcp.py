@@ -84,7 +84,9 @@ def view(target, out, depth, relation, min_confidence, include_tests, path, requ
     except OSError as e:
         raise BadInput(f"cannot write {out}: {e.strerror or e}") from None
     click.echo(
-        f"wrote {termout.relpath(dest, Path.cwd())}: {termout.plural(len(data.nodes), 'node')}, "
-        f"{termout.plural(len(data.edges), 'edge')}"
-        + (f" ({'; '.join(data.notes)})" if data.notes else "")
+        termout.escape(
+            f"wrote {termout.relpath(dest, Path.cwd())}: "
+            f"{termout.plural(len(data.nodes), 'node')}, {termout.plural(len(data.edges), 'edge')}"
+            + (f" ({'; '.join(data.notes)})" if data.notes else "")
+        )
     )

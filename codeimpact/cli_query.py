@@ -9,6 +9,7 @@ An ambiguous target prints its candidates (as JSON with --json) and exits 3.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 
 import click
 
@@ -25,6 +26,7 @@ from codeimpact.cli import (
     to_jsonable,
 )
 from codeimpact.graph.errors import AmbiguousTarget
+from codeimpact.termout import escaped
 
 DEFAULT_CLI_LIMIT = 20  # rows per list in tables and JSON; counts are always complete
 
@@ -87,7 +89,7 @@ def explain_ambiguity(as_json: bool, limit: int | None = DEFAULT_CLI_LIMIT):
                 {"schema": "codeimpact.ambiguous/1", "error": str(e), "candidates": e.candidates}
             )
         else:
-            shown = e.candidates[: limit or None]
+            shown = escaped(e.candidates[: limit or None])
             click.echo(f"{len(e.candidates)} candidates:")
             click.echo(
                 table(
@@ -250,6 +252,7 @@ def impact(
     if as_json:
         emit("impact", result)
         return
+    result = escaped(result)
     print_impact(result, f"impact of {describe(result.target)}")
 
 
@@ -281,6 +284,7 @@ def blast_radius(
     if as_json:
         emit("blast-radius", result)
         return
+    result = escaped(result)
     names = ", ".join(t.qualified_name for t in result.targets[:5])
     if len(result.targets) > 5:
         names += f", ... ({len(result.targets)} targets)"
@@ -331,6 +335,7 @@ def deps(target, relation, min_confidence, limit, path, as_json, require_fresh):
     if as_json:
         emit("deps", result)
         return
+    result = escaped(result)
     click.echo(f"deps of {describe(result.target)}")
     freshness_line(result.freshness)
     print_neighbours("used by (upstream)", result.upstream, result.counts["upstream"])
@@ -356,6 +361,9 @@ def context(target, limit, path, as_json, require_fresh, fmt):
     if as_json:
         emit("context", result)
         return
+    # tabs in the source are spaces on screen (the escape would show them as \x09)
+    source = [line.expandtabs(4) for line in result.definition.source]
+    result = escaped(replace(result, definition=replace(result.definition, source=source)))
     t, d = result.target, result.definition
     click.echo(f"{t.kind} {t.qualified_name}  {where(t.file, t.line)}-{t.end_line}")
     click.echo(f"uid {t.uid}" + ("  (test code)" if t.is_test else ""))
@@ -443,6 +451,7 @@ def trace(source, target, relation, min_confidence, path, as_json, require_fresh
     if as_json:
         emit("trace", result)
         return
+    result = escaped(result)
     a, b = result.source, result.target
     freshness_line(result.freshness)
     if not result.found:
@@ -481,6 +490,7 @@ def cycles(include_tests, include_deferred, limit, path, as_json, require_fresh)
     if as_json:
         emit("cycles", result)
         return
+    result = escaped(result)
     freshness_line(result.freshness)
     click.echo(plural(result.count, "import cycle"))
     for k, cyc in enumerate(result.cycles, 1):

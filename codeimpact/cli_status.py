@@ -9,6 +9,7 @@ import click
 
 from codeimpact.cli import emit_json, handle_errors, json_option, main, open_index
 from codeimpact.graph.errors import BadInput
+from codeimpact.termout import escape, escaped
 
 
 def _repo(path: str) -> Path:
@@ -38,10 +39,11 @@ def status(path, check, as_json):
         st = collect(index, exact=True)
     if as_json:
         emit_json(st)
-    elif not check:
-        _print_status(st)
+    text = escaped(st)  # names from the repository, for the terminal
+    if not as_json and not check:
+        _print_status(text)
     if check and not st.fresh:
-        for reason in st.reasons:
+        for reason in text.reasons:
             click.echo(f"graph: stale: {reason}", err=True)
         sys.exit(1)
 
@@ -124,6 +126,6 @@ def clean(path):
 
     repo = _repo(path)
     if layout.remove_index(repo):
-        click.echo(f"removed {layout.index_dir(repo)}")
+        click.echo(f"removed {escape(str(layout.index_dir(repo)))}")
     else:
-        click.echo(f"no index at {repo}")
+        click.echo(f"no index at {escape(str(repo))}")

@@ -3,18 +3,71 @@
 Colour only when the stream is a terminal and `NO_COLOR` is not set (no-color.org:
 any non-empty value turns it off), so piped output and logs stay plain text. Every
 function here is pure: the caller decides the stream and passes a `Style`.
+
+Text read from the repository (file names, symbol names, source lines, messages
+that quote them) is printed through `escape` (or a whole result through `escaped`):
+a control character in a name must neither drive the terminal nor vanish (click
+strips escape sequences from piped output), so it is shown as `\\x1b`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 T = TypeVar("T")
+
+# C0 controls (tab and newline too: a name holding them would break a line or a column),
+# DEL, C1 controls, the bidirectional overrides and isolates that reorder what a terminal
+# shows ("Trojan Source"), and the lone surrogates that stand for undecodable bytes.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+
+
+def _visible(m: re.Match) -> str:
+    c = ord(m.group())
+    if 0xDC80 <= c <= 0xDCFF:  # surrogateescape: the byte that was not UTF-8
+        return f"\\x{c - 0xDC00:02x}"
+    return f"\\x{c:02x}" if c <= 0xFF else f"\\u{c:04x}"
+
+
+def escape(text: str) -> str:
+    r"""`text` with every control character written as a visible escape (`\x1b`, `\u202e`).
+
+    Printable text, backslashes included, is left as it is: a name without control
+    characters prints exactly as it is spelled.
+    """
+    return _UNSAFE.sub(_visible, text) if _UNSAFE.search(text) else text
+
+
+def escaped(obj: T) -> T:
+    """A copy of a result with every string in it escaped, for text output (JSON escapes
+    on its own). Dataclasses, lists, tuples and dicts are copied; other values kept."""
+    return _escaped(obj)
+
+
+def _escaped(obj: Any) -> Any:
+    if isinstance(obj, str):
+        return escape(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {
+            f.name: _escaped(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.init
+        }
+        return dataclasses.replace(obj, **changes)
+    if isinstance(obj, list):
+        return [_escaped(v) for v in obj]
+    if isinstance(obj, tuple):
+        items = [_escaped(v) for v in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+    if isinstance(obj, dict):
+        return {_escaped(k): _escaped(v) for k, v in obj.items()}
+    return obj
+
 
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 

@@ -99,3 +99,65 @@ def test_search_counts_first_limits_and_colours_only_on_a_terminal(make_repo, in
     coloured = _in_a_terminal(args, env)
     assert "\x1b[1mapp.handler_0\x1b[0m" in coloured
     assert "\x1b[" not in _in_a_terminal(args, {**env, "NO_COLOR": "1"})
+
+
+def test_escape_shows_control_characters_and_keeps_the_rest():
+    assert termout.escape("a\x1b[31mred.py") == "a\\x1b[31mred.py"
+    assert (
+        termout.escape("tab\there\nnew\r\x07\x7f\x9b") == "tab\\x09here\\x0anew\\x0d\\x07\\x7f\\x9b"
+    )
+    assert termout.escape("x\udcffy") == "x\\xffy"  # an undecodable byte (surrogateescape)
+    assert termout.escape("rtl\u202eevil") == "rtl\\u202eevil"  # a bidi override
+    plain = "pkg/café_中.py::C.m \\ back"
+    assert termout.escape(plain) is plain  # nothing to do: the same string
+
+
+def test_escaped_copies_a_result_with_every_string_escaped():
+    from dataclasses import dataclass
+    from typing import NamedTuple
+
+    class Hit(NamedTuple):
+        file: str
+        line: int
+
+    @dataclass
+    class Result:
+        name: str
+        hits: list
+        extra: dict
+
+    raw = Result("a\x1bb", [Hit("f\x1b.py", 3)], {"k\x07": ("v\x00", None)})
+    out = termout.escaped(raw)
+    assert out == Result("a\\x1bb", [Hit("f\\x1b.py", 3)], {"k\\x07": ("v\\x00", None)})
+    assert raw.name == "a\x1bb"  # the result itself is untouched (JSON needs it raw)
+
+
+def test_a_control_character_in_a_file_name_shows_escaped_in_every_text_output(
+    make_repo, index_repo
+):
+    evil = "a\x1b[31mred.py"
+    repo = make_repo({evil: "def evil():\n    return 1\n", "b.py": "def evil():\n    return 2\n"})
+    index_repo(repo)
+    (repo / evil).write_text("def evil():\n    return 3\n")  # stale: the reasons name it
+    shown = "a\\x1b[31mred.py"
+    uid = f"{evil}::evil"
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([GRAPH, *args], capture_output=True, text=True, timeout=60)
+
+    for args in (
+        ["search", "evil"],
+        ["impact", uid],
+        ["context", uid],
+        ["deps", uid],
+        ["impact", uid, "--format", "mermaid"],
+        ["detect-changes"],
+    ):
+        res = run(*args, "--repo", str(repo))
+        assert res.returncode == 0, (args, res.stderr)
+        assert "\x1b" not in res.stdout, args  # never raw
+        assert shown in res.stdout, (args, res.stdout)  # and never stripped
+    for res in (run("status", str(repo)), run("impact", "evil", "--repo", str(repo))):
+        assert "\x1b" not in res.stdout and shown in res.stdout  # reasons, candidates
+    res = run("impact", f"{evil}:9", "--repo", str(repo))
+    assert res.returncode != 0 and "\x1b" not in res.stderr and "\\x1b" in res.stderr
