@@ -134,19 +134,33 @@ class AnalyzeReport:
     delta: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
+        """One sentence, in every mode: what this run did, then what the index holds."""
         if self.mode == "unchanged":
-            return f"index is up to date ({self.files} files, {self.symbols} symbols); nothing to do; {self.seconds:.2f}s"
+            return (
+                f"index is up to date ({self.files} files, {self.symbols} symbols): no file "
+                f"changed and HEAD did not move, nothing to do; {self.seconds:.2f}s"
+            )
+        if self.mode == "incremental":
+            changed = ", ".join(f"{v} {k}" for k, v in self.changes.items() if v)
+            if changed:
+                did = (
+                    f"updated the index of {self.files} files ({changed}; re-parsed "
+                    f"{self.parsed}, re-resolved {self.resolved})"
+                )
+            else:
+                why = "HEAD moved" if self.reason == "HEAD moved" else self.reason or "no reason"
+                did = (
+                    f"updated the index of {self.files} files ({why}, no file changed; "
+                    f"re-resolved {self.resolved})"
+                )
+        else:
+            did = f"indexed {self.files} files from scratch" + (
+                f" ({self.reason})" if self.reason else ""
+            )
         edges = ", ".join(f"{k} {v}" for k, v in sorted(self.edges.items()) if v) or "no edges"
         extra = f", {len(self.incomplete)} incomplete" if self.incomplete else ""
-        how = self.mode + (f": {self.reason}" if self.reason else "")
-        changes = ", ".join(f"{v} {k}" for k, v in self.changes.items() if v)
-        work = (
-            f"; {changes}; parsed {self.parsed}, resolved {self.resolved}"
-            if self.mode == "incremental"
-            else ""
-        )
         return (
-            f"indexed {self.files} files ({how}{work}): {self.symbols} symbols; {edges}; "
+            f"{did}: {self.symbols} symbols; {edges}; "
             f"{self.calls.get('unresolved', 0)} unresolved calls{extra}; {self.seconds:.2f}s"
         )
 
