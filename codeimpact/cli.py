@@ -9,74 +9,29 @@ locked by another analyze; 70 an internal error (a bug: please report it).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 import gc
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 
+from codeimpact import options
 from codeimpact.graph.errors import BadInput, CodeImpactError
-
-EXIT_INTERNAL = 70
-
-
-def to_jsonable(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    return obj
+from codeimpact.present import (
+    cypher_result,
+    handle_errors,
+    json_text,
+    search_result,
+    to_jsonable,
+)
+from codeimpact.termout import escape
 
 
 def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(to_jsonable(obj), indent=2, sort_keys=False, default=str))
-
-
-def fail(message: str, code: int) -> None:
-    from codeimpact.termout import escape
-
-    click.echo(f"graph: {escape(message)}", err=True)
-    sys.exit(code)
-
-
-def handle_errors(fn):
-    """One line on stderr and a documented exit code, never a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except CodeImpactError as e:
-            fail(str(e).splitlines()[0] if str(e) else type(e).__name__, e.exit_code)
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
-        except BrokenPipeError:
-            # the reader went away (`graph ... | head`): not an error of ours
-            with contextlib.suppress(OSError):
-                sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-            sys.exit(141)
-        except click.exceptions.Exit:
-            raise
-        except (click.ClickException, click.Abort):
-            raise
-        except SystemExit:
-            raise
-        except Exception as e:  # a crash is a bug: still one line, and a way to see more
-            if os.environ.get("CODEIMPACT_DEBUG"):
-                raise
-            fail(
-                f"internal error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
-                "(set CODEIMPACT_DEBUG=1 for the traceback)",
-                EXIT_INTERNAL,
-            )
-
-    return wrapper
+    click.echo(json_text(to_jsonable(obj)))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -140,7 +95,8 @@ def analyze(
     lock_wait,
     watch,
 ):
-    """Index PATH (default: the current directory) into PATH/.codeimpact/."""
+    """Index PATH (default: the current directory) into PATH/.codeimpact/, and record it in
+    the user's registry (`graph list`) unless --index-only."""
     from codeimpact.indexer.build import analyze as run
     from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE, IndexConfig, RunOptions
 
@@ -159,9 +115,17 @@ def analyze(
         from codeimpact.indexer.watch import watch as watch_loop
 
         options.progress = False
-        from codeimpact.termout import escape
+        repo = check_repo(path)
+        registered = index_only  # once, after the first analyze
 
-        watch_loop(check_repo(path), config, options, echo=lambda line: click.echo(escape(line)))
+        def echo(line: str) -> None:
+            nonlocal registered
+            click.echo(escape(line))
+            if not registered:
+                registered = True
+                _register(repo)
+
+        watch_loop(repo, config, options, echo=echo)
         return
     bar = _ProgressBar() if show_progress else None
     try:
@@ -169,12 +133,23 @@ def analyze(
     finally:
         if bar:
             bar.close()
+    if not index_only:
+        _register(Path(report.repo))
     if as_json:
         emit_json({"schema": "codeimpact.analyze/1", **to_jsonable(report)})
     else:
-        from codeimpact.termout import escape
-
         click.echo(escape(report.summary()))
+
+
+def _register(repo: Path) -> None:
+    """Record the repository in the user's registry (`graph list`); a registry that cannot
+    be written is said in one line and does not fail the analyze, whose index is written."""
+    from codeimpact.registry import record_repo
+
+    try:
+        record_repo(repo)
+    except CodeImpactError as e:
+        click.echo(f"graph: warning: not registered: {escape(str(e).splitlines()[0])}", err=True)
 
 
 class _ProgressBar:
@@ -206,25 +181,11 @@ def open_index(path: str, require_fresh: bool = False):
     return Index.open(path, require_fresh=require_fresh)
 
 
-# The options every query command takes; use all three on a new command.
-repo_option = click.option(
-    "--repo", "path", default=".", help="The indexed repository (default: .)."
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (documented shape).")
-require_fresh_option = click.option(
-    "--require-fresh",
-    is_flag=True,
-    help="Fail with exit 1 instead of answering from a stale index.",
-)
-# A diagram of the result instead of the text (impact, trace, context).
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "mermaid", "dot"]),
-    default="text",
-    show_default=True,
-    help="mermaid or dot: print a diagram of the result (GitHub Markdown / Graphviz).",
-)
+# The options every query command takes (declared in `options`); use all three on a new one.
+repo_option = options.repo
+json_option = options.as_json
+require_fresh_option = options.require_fresh
+format_option = options.diagram_format  # a diagram of the result instead of the text
 
 
 def emit_diagram(fmt: str, result, as_json: bool) -> None:
@@ -248,16 +209,7 @@ def _parse_param(raw: str) -> tuple[str, Any]:
 
 
 @main.command()
-@click.argument("query")
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    help="A query parameter, name=value (JSON values are parsed).",
-)
-@repo_option
-@json_option
-@require_fresh_option
+@options.of("cypher")
 @handle_errors
 def cypher(query, params, path, as_json, require_fresh):
     """Run a read-only Cypher QUERY against the index."""
@@ -266,67 +218,14 @@ def cypher(query, params, path, as_json, require_fresh):
     if as_json:
         emit_json(found)
         return
-    from codeimpact.termout import escape
-
     result = found["result"]
     click.echo("\t".join(escape(c) for c in result.columns))
     for row in result.rows:
         click.echo("\t".join("" if v is None else escape(str(v)) for v in row))
 
 
-def cypher_result(index, query: str, params: dict, with_freshness: bool = True) -> dict:
-    """What `graph cypher --json` prints (and the MCP cypher tool returns)."""
-    from codeimpact.query.freshness import freshness
-
-    result = index.cypher(query, params)
-    if not with_freshness:  # the text output: skip the `git status` behind freshness
-        return {"result": result}
-    return {
-        "schema": "codeimpact.cypher/1",
-        "columns": result.columns,
-        "rows": result.rows,
-        "freshness": freshness(index),
-    }
-
-
-SEARCH_ALL = 2**31 - 1  # fetch every hit: the count comes before the list, and is complete
-
-
-def search_result(
-    index, name: str, kind: str | None, limit: int | None, with_freshness: bool = True
-) -> dict:
-    """What `graph search --json` prints (and the MCP search tool returns)."""
-    from codeimpact.query.freshness import freshness
-
-    if limit is not None and limit < 0:
-        raise BadInput(f"limit must be a whole number >= 0, got {limit}")
-    hits = index.search(name, kind=kind, limit=SEARCH_ALL)
-    found = {
-        "schema": "codeimpact.search/1",
-        "query": name,
-        "kind": kind,
-        "total": len(hits),
-        "results": hits[: limit or None],
-    }
-    if with_freshness:  # the text output skips the `git status` behind it
-        found["freshness"] = freshness(index)
-    return found
-
-
 @main.command()
-@click.argument("name")
-@click.option(
-    "--kind", default=None, help="Only symbols of this kind (function, class, method, ...)."
-)
-@click.option(
-    "--limit",
-    default=50,
-    show_default=True,
-    help="Symbols listed (the count stays complete); 0 lists everything.",
-)
-@repo_option
-@json_option
-@require_fresh_option
+@options.of("search")
 @handle_errors
 def search(name, kind, limit, path, as_json, require_fresh):
     """Find symbols by name or qualified-name substring."""
@@ -385,7 +284,15 @@ def run() -> None:
 
 
 # Subcommands live in their own modules and attach themselves to `main` on import.
-from codeimpact import cli_changes, cli_coverage, cli_mcp, cli_query, cli_status  # noqa: E402, F401
+from codeimpact import (  # noqa: E402, F401
+    cli_changes,
+    cli_coverage,
+    cli_mcp,
+    cli_query,
+    cli_registry,
+    cli_status,
+    cli_view,
+)
 
 if __name__ == "__main__":
     run()

@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from codeimpact import options
 from codeimpact.cli import (
     emit_json,
     handle_errors,
@@ -35,26 +36,7 @@ def _range(r: list[int] | None) -> str:
 
 # ---------------------------------------------------------------------- detect-changes
 @main.command("detect-changes")
-@click.option(
-    "--scope",
-    type=click.Choice(["unstaged", "staged", "all", "compare"]),
-    default=None,
-    help="unstaged: working tree vs git's index (+ untracked; the default); staged: index vs "
-    "HEAD; all: working tree vs HEAD (+ untracked); compare: --base REF's merge base vs the "
-    "working tree (the default when --base is given).",
-)
-@click.option("--base", default=None, help="The REF to compare with (--scope compare).")
-@click.option("--depth", default=3, show_default=True, help="Blast radius depth.")
-@click.option("--min-confidence", default=0.0, show_default=True, type=float)
-@click.option(
-    "--limit",
-    default=50,
-    show_default=True,
-    help="Dependents listed per depth group (0: all); counts are always complete.",
-)
-@repo_option
-@json_option
-@require_fresh_option
+@options.of("detect-changes")
 @handle_errors
 def detect_changes(scope, base, depth, min_confidence, limit, path, as_json, require_fresh):
     """Map the git diff of a scope to changed symbols, and give their blast radius."""
@@ -216,23 +198,7 @@ def gate(require_fresh, require_clean, allow, files, path, as_json):
 
 # ---------------------------------------------------------------------- review
 @main.command()
-@click.option(
-    "--base",
-    default=None,
-    help="The branch to review against (default: origin's HEAD, main or master).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "markdown"]),
-    default="text",
-    show_default=True,
-    help="markdown: a pull-request comment.",
-)
-@click.option("--depth", default=3, show_default=True, help="Blast radius depth for the risk.")
-@repo_option
-@json_option
-@require_fresh_option
+@options.of("review")
 @handle_errors
 def review(base, fmt, depth, path, as_json, require_fresh):
     """The branch's changes since its merge base: symbols, callers to check, tests, gaps."""

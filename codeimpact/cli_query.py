@@ -13,10 +13,10 @@ from dataclasses import replace
 
 import click
 
+from codeimpact import options
 from codeimpact.cli import (
     emit_diagram,
     emit_json,
-    format_option,
     handle_errors,
     json_option,
     main,
@@ -28,50 +28,8 @@ from codeimpact.cli import (
 from codeimpact.graph.errors import AmbiguousTarget
 from codeimpact.termout import escaped
 
-DEFAULT_CLI_LIMIT = 20  # rows per list in tables and JSON; counts are always complete
-
-
-def limit_option(fn):
-    return click.option(
-        "--limit",
-        type=int,
-        default=DEFAULT_CLI_LIMIT,
-        show_default=True,
-        help="Items listed per group (counts stay complete); 0 lists everything.",
-    )(fn)
-
-
-def traversal_options(fn):
-    """The filters impact and blast-radius share."""
-    for option in reversed(
-        [
-            click.option(
-                "--direction",
-                default="upstream",
-                show_default=True,
-                help="upstream: what depends on the target; downstream: what it depends on.",
-            ),
-            click.option("--depth", type=int, default=3, show_default=True, help="Max hops."),
-            click.option(
-                "--relation",
-                default=None,
-                help="Comma-separated relations to follow "
-                "(default: CALLS,IMPORTS,EXTENDS,IMPLEMENTS,REFERENCES).",
-            ),
-            click.option(
-                "--min-confidence",
-                type=float,
-                default=0.0,
-                show_default=True,
-                help="Ignore edges resolved with a lower confidence.",
-            ),
-            click.option(
-                "--include-tests", is_flag=True, help="List test code among the dependents."
-            ),
-        ]
-    ):
-        fn = option(fn)
-    return fn
+DEFAULT_CLI_LIMIT = options.DEFAULT_CLI_LIMIT
+limit_option = options.limit
 
 
 def emit(command: str, result) -> None:
@@ -217,13 +175,7 @@ def print_impact(result, heading: str) -> None:
 
 
 @main.command()
-@click.argument("target")
-@traversal_options
-@limit_option
-@repo_option
-@json_option
-@require_fresh_option
-@format_option
+@options.of("impact")
 @handle_errors
 def impact(
     target,
@@ -257,12 +209,7 @@ def impact(
 
 
 @main.command("blast-radius")
-@click.argument("targets", nargs=-1, required=True)
-@traversal_options
-@limit_option
-@repo_option
-@json_option
-@require_fresh_option
+@options.of("blast-radius")
 @handle_errors
 def blast_radius(
     targets,
@@ -320,13 +267,7 @@ def print_neighbours(title: str, groups: dict, counts: dict) -> None:
 
 
 @main.command()
-@click.argument("target")
-@click.option("--relation", default=None, help="Comma-separated relations (default: all five).")
-@click.option("--min-confidence", type=float, default=0.0, show_default=True)
-@limit_option
-@repo_option
-@json_option
-@require_fresh_option
+@options.of("deps")
 @handle_errors
 def deps(target, relation, min_confidence, limit, path, as_json, require_fresh):
     """TARGET's direct neighbours, both ways, by relation."""
@@ -343,12 +284,7 @@ def deps(target, relation, min_confidence, limit, path, as_json, require_fresh):
 
 
 @main.command()
-@click.argument("target")
-@limit_option
-@repo_option
-@json_option
-@require_fresh_option
-@format_option
+@options.of("context")
 @handle_errors
 def context(target, limit, path, as_json, require_fresh, fmt):
     """TARGET's definition (with source), container, members, callers, callees, imports,
@@ -432,14 +368,7 @@ def context(target, limit, path, as_json, require_fresh, fmt):
 
 
 @main.command()
-@click.argument("source", metavar="FROM")
-@click.argument("target", metavar="TO")
-@click.option("--relation", default=None, help="Comma-separated relations (default: all five).")
-@click.option("--min-confidence", type=float, default=0.0, show_default=True)
-@repo_option
-@json_option
-@require_fresh_option
-@format_option
+@options.of("trace")
 @handle_errors
 def trace(source, target, relation, min_confidence, path, as_json, require_fresh, fmt):
     """A shortest dependency path from FROM to TO (or from TO to FROM if there is none)."""

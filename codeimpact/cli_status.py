@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from codeimpact.cli import emit_json, handle_errors, json_option, main, open_index
+from codeimpact import options
+from codeimpact.cli import emit_json, handle_errors, main, open_index
 from codeimpact.graph.errors import BadInput
 from codeimpact.termout import escape, escaped
 
@@ -22,13 +23,7 @@ def _repo(path: str) -> Path:
 
 
 @main.command()
-@click.argument("path", default=".", type=click.Path(file_okay=True, dir_okay=True))
-@click.option(
-    "--check",
-    is_flag=True,
-    help="Exit 0 if fresh, 1 if stale (reasons on stderr), 2 if there is no readable index.",
-)
-@json_option
+@options.of("status")
 @handle_errors
 def status(path, check, as_json):
     """Say whether the index of PATH still describes it, and if not, why."""

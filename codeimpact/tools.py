@@ -1,15 +1,16 @@
 """The one table of agent-facing tools: what each is for, its parameters, what it runs.
 
-The parameters are not written here: they are read from the `graph` command the
-tool mirrors (its click options and arguments: names, types, defaults, choices,
-help), so the MCP input schemas and the CLI cannot drift apart. The table adds
-only what the CLI has no place for: a description telling an agent *when* to use
-the tool, help for positional arguments, and the few parameters that have a
-better JSON form than a command-line string (cypher's parameters as an object).
+The parameters are not written here: they are the ones the `graph` command the tool
+mirrors declares in `options` (names, types, defaults, choices, help), so the MCP
+input schemas and the CLI cannot drift apart. The table adds only what the CLI has
+no place for: a description telling an agent *when* to use the tool, help for
+positional arguments, the few parameters that have a better JSON form than a
+command-line string (cypher's parameters as an object), and the reply's own
+parameters every tool takes (`max_items`, `full`, `repo`; see `REPLY_PARAMS`).
 
-Each tool's `run(index, args)` calls the same query function the CLI command
-calls and builds the same JSON (same `to_jsonable`, same `"schema"` first), so a
-tool result is byte-for-byte what `graph <command> --json` prints.
+Each tool's `run(index, args)` calls the same query function the CLI command calls
+and builds the same JSON (`present.body`), so it is byte-for-byte what `graph
+<command> --json` prints; `reply` cuts that down for an agent (`replies`).
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from typing import Any
 
 import click
 
+from codeimpact import options, replies
 from codeimpact.graph.errors import BadInput, StaleIndex
+from codeimpact.present import body, cypher_result, search_result
 
-# CLI parameters no tool takes: the server serves one repository, always answers JSON.
-NOT_TOOL_PARAMS = frozenset({"path", "as_json", "fmt"})
+# CLI parameters no tool takes: the repository is the `repo` reply parameter, a tool always
+# answers JSON, and printing test ids one a line is for a shell.
+NOT_TOOL_PARAMS = frozenset({"path", "as_json", "fmt", "tests_only"})
 NO_DEFAULT = object()
 NO_HELP = "Undocumented: see"
 
@@ -65,6 +69,33 @@ class Tool:
     hidden: frozenset[str] = frozenset()  # further CLI parameters the tool does not take
     param_help: Mapping[str, str] = field(default_factory=dict)  # where the CLI has none
     overrides: Mapping[str, Param] = field(default_factory=dict)
+    reply: Callable[[dict[str, Any], int], dict[str, Any]] = replies.generic  # for an agent
+
+
+# The parameters of the reply, which every tool takes beside its command's.
+REPLY_PARAMS: tuple[Param, ...] = (
+    Param(
+        "max_items",
+        "integer",
+        "The most items each list of the reply holds; its total stays complete beside it "
+        "(`{total, items}`). 0: no cap.",
+        default=replies.MAX_ITEMS,
+    ),
+    Param(
+        "full",
+        "boolean",
+        "The complete result, every field as `graph <command> --json` prints it (much "
+        "larger); lists still follow `limit` where the tool has one.",
+        default=False,
+    ),
+    Param(
+        "repo",
+        "string",
+        "The repository to ask about: its path as the server lists it (see the "
+        "`status` tool or `graph list`). Optional when the server serves one.",
+    ),
+)
+REPLY_NAMES = frozenset(p.name for p in REPLY_PARAMS)
 
 
 # ---------------------------------------------------------------------- parameters
@@ -91,16 +122,11 @@ def _param_from_click(p: click.Parameter, help_text: str) -> Param:
     )
 
 
-def command_of(tool: Tool) -> click.Command:
-    from codeimpact.cli import main
-
-    return main.commands[tool.command]
-
-
 def params(tool: Tool) -> list[Param]:
-    """The tool's parameters: the CLI command's, minus the hidden ones, plus overrides."""
+    """The tool's parameters: the CLI command's, minus the hidden ones, plus overrides, then
+    the reply's."""
     out = []
-    for p in command_of(tool).params:
+    for p in options.params(tool.command):
         if p.name in NOT_TOOL_PARAMS or p.name in tool.hidden:
             continue
         if p.name in tool.overrides:
@@ -110,7 +136,7 @@ def params(tool: Tool) -> list[Param]:
         # An option added to the CLI without help must not take the server down; the
         # tests look for this placeholder, so it does not stay.
         out.append(_param_from_click(p, help_text or f"{NO_HELP} `graph {tool.command} --help`"))
-    return out
+    return out + list(REPLY_PARAMS)
 
 
 def input_schema(tool: Tool) -> dict[str, Any]:
@@ -187,15 +213,6 @@ def _a(json_type: str) -> str:
 
 
 # ---------------------------------------------------------------------- results
-def body(schema: str, obj: Any) -> dict[str, Any]:
-    """The JSON every `--json` prints: `"schema"` first, then the result's fields."""
-    from codeimpact.cli import to_jsonable
-
-    data = to_jsonable(obj)
-    data.pop("schema", None)
-    return {"schema": schema, **data}
-
-
 def check_fresh(index, args: Mapping[str, Any]) -> None:
     """`require_fresh`: refuse a stale index, as `Index.open(require_fresh=True)` does."""
     if not args.get("require_fresh"):
@@ -215,15 +232,11 @@ def _status(index, a):
 
 def _search(index, a):
     check_fresh(index, a)
-    from codeimpact.cli import search_result
-
     return body("codeimpact.search/1", search_result(index, a["name"], a["kind"], a["limit"]))
 
 
 def _cypher(index, a):
     check_fresh(index, a)
-    from codeimpact.cli import cypher_result
-
     return body("codeimpact.cypher/1", cypher_result(index, a["query"], a["params"] or {}))
 
 
@@ -296,6 +309,7 @@ TOOLS: tuple[Tool, ...] = (
         "name or qualified name. Use it to learn a symbol's exact uid or qualified name "
         "before asking impact, context, deps or trace about it.",
         _search,
+        reply=replies.search,
         param_help={
             "name": "A substring of the symbol's name or qualified name (case-insensitive).",
             "limit": "The most results to return.",
@@ -308,6 +322,7 @@ TOOLS: tuple[Tool, ...] = (
         "lines, container, members, callers, callees, imports, bases, subclasses, references "
         "and the tests that reach it. Use it instead of opening files to understand a symbol.",
         _context,
+        reply=replies.context,
         param_help={"target": TARGET_HELP},
     ),
     Tool(
@@ -318,6 +333,7 @@ TOOLS: tuple[Tool, ...] = (
         "files and modules, the tests that reach it and a risk level. Use it BEFORE editing "
         "a symbol to plan the change; direction=downstream answers what TARGET depends on.",
         _traversal("impact", "impact", "target"),
+        reply=replies.impact,
         param_help={"target": TARGET_HELP},
     ),
     Tool(
@@ -327,6 +343,7 @@ TOOLS: tuple[Tool, ...] = (
         "what it calls, imports, extends or references), with the line of each use and how "
         "it was resolved. Use it for a quick one-hop look; use impact for the transitive one.",
         _deps,
+        reply=replies.deps,
         param_help={
             "target": TARGET_HELP,
             "min_confidence": "Ignore edges resolved with a lower confidence (0 to 1).",
@@ -339,6 +356,7 @@ TOOLS: tuple[Tool, ...] = (
         "deduplicated, with the test files to run. Use it when planning an edit that touches "
         "several symbols at once.",
         _traversal("blast_radius", "blast-radius", "targets"),
+        reply=replies.blast_radius,
         param_help={"targets": "The symbols the change touches; each as for impact's target."},
     ),
     Tool(
@@ -357,6 +375,7 @@ TOOLS: tuple[Tool, ...] = (
         "there is none), each hop with its relation and confidence. Use it to explain why "
         "changing `target` affects `source`.",
         _trace,
+        reply=replies.trace,
         param_help={
             "source": "The dependent end of the path (FROM); as for impact's target.",
             "target": "The depended-on end of the path (TO); as for impact's target.",
@@ -404,6 +423,29 @@ def get(name: str) -> Tool:
 
 
 def call(index, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Run one tool on an open index: its JSON result, or a CodeImpactError."""
+    """Run one tool on an open index: its JSON result (what `graph <command> --json`
+    prints), or a CodeImpactError."""
     tool = get(name)
     return tool.run(index, bind(tool, arguments))
+
+
+def answer(index, tool: Tool, args: Mapping[str, Any]) -> dict[str, Any]:
+    """One tool call as an agent gets it, from `prepare`d arguments: the reply, or the
+    complete JSON with `full`."""
+    data = tool.run(index, args)
+    return data if args["full"] else tool.reply(data, args["max_items"])
+
+
+def prepare(tool: Tool, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`bind`, where a tool's own `limit`, when not given, follows `max_items` (a reply
+    lists no more than that anyway), unless the complete result is asked for."""
+    arguments = dict(arguments or {})
+    has_limit = any(p.name == "limit" for p in params(tool))
+    if has_limit and arguments.get("limit") is None and not arguments.get("full"):
+        max_items = arguments.get("max_items", replies.MAX_ITEMS)
+        if isinstance(max_items, int) and not isinstance(max_items, bool):
+            arguments["limit"] = max_items
+    args = bind(tool, arguments)
+    if args["max_items"] < 0:
+        raise BadInput(f"{tool.name}: 'max_items' must be 0 or more, got {args['max_items']}")
+    return args

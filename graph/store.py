@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,10 +96,18 @@ def _check_columns(name: str, table: pa.Table, expected: list[str]) -> None:
 
 
 class Reader:
-    """A read-only view of the live generation; checks the schema version on open."""
+    """A read-only view of the live generation; checks the schema version on open.
+
+    Each thread queries through a connection of its own (`conn`): queries on one Kùzu
+    connection run one at a time, those on different connections to the same database
+    side by side (the MCP server's tools run in worker threads).
+    """
 
     def __init__(self, repo: Path, buffer_pool: int = READ_BUFFER_POOL):
         self.repo = repo
+        self._local = threading.local()
+        self._conns: list[kuzu.Connection] = []
+        self._conns_lock = threading.Lock()
         # the pin keeps a concurrent publish from deleting this generation while we read it
         self.gen, self._pin = layout.pin_current(layout.index_dir(repo))
         try:
@@ -106,7 +115,6 @@ class Reader:
         except BaseException:
             self._pin.release()
             raise
-        self.conn = kuzu.Connection(self.db)
         try:
             self.meta = self._read_meta()
         except RuntimeError as e:
@@ -134,6 +142,17 @@ class Reader:
                 out[key] = value
         return out
 
+    @property
+    def conn(self) -> kuzu.Connection:
+        """This thread's connection to the database, made on its first query."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = kuzu.Connection(self.db)
+            with self._conns_lock:
+                self._conns.append(conn)
+            self._local.conn = conn
+        return conn
+
     def query(self, query: str, params: dict | None = None) -> tuple[list[str], list[list]]:
         res = self.conn.execute(query, params or {})
         columns = res.get_column_names()
@@ -144,7 +163,10 @@ class Reader:
 
     def close(self) -> None:
         try:
-            self.conn.close()
+            with self._conns_lock:
+                conns, self._conns = self._conns, []
+            for conn in conns:
+                conn.close()
             self.db.close()
         except RuntimeError:
             pass

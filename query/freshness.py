@@ -163,8 +163,11 @@ def tree_watch(index, config: IndexConfig) -> TreeWatch | None:
     """The index's TreeWatch, made on first use; None when the index has no signature."""
     watch = index.tree_watch
     if watch is None:
-        sig = TreeSignature.from_text(index.meta.get("tree_signature"))
-        if sig is None:
-            return None
-        watch = index.tree_watch = TreeWatch(TreeCheck(index.repo, config, sig), config)
+        with index.watch_lock:
+            watch = index.tree_watch
+            if watch is None:
+                sig = TreeSignature.from_text(index.meta.get("tree_signature"))
+                if sig is None:
+                    return None
+                watch = index.tree_watch = TreeWatch(TreeCheck(index.repo, config, sig), config)
     return watch

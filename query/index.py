@@ -7,6 +7,7 @@ API are thin layers over it.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,8 @@ class Index:
         self.reader = reader
         self._snapshot = None
         self.tree_watch = None  # query.freshness.TreeWatch: the cheap freshness check, kept
+        self._graph_lock = threading.Lock()
+        self.watch_lock = threading.Lock()  # makes tree_watch once
 
     @classmethod
     def open(cls, path: str | os.PathLike = ".", require_fresh: bool = False) -> Index:
@@ -123,12 +126,16 @@ class Index:
     # `check_freshness=False` skips the per-call `git status` behind the freshness block.
     @property
     def graph(self):
-        """The snapshot + symbol table the traversals read, loaded on first use."""
+        """The snapshot + symbol table the traversals read, loaded on first use (once, even
+        when several threads ask at the same time)."""
         view = self.__dict__.get("_graph_view")
         if view is None:
-            from codeimpact.query.graphview import load_view
+            with self._graph_lock:
+                view = self.__dict__.get("_graph_view")
+                if view is None:
+                    from codeimpact.query.graphview import load_view
 
-            view = self.__dict__["_graph_view"] = load_view(self)
+                    view = self.__dict__["_graph_view"] = load_view(self)
         return view
 
     def resolve(self, target: str):

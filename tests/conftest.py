@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+
+# `graph analyze` (without --index-only) records repositories in the user's registry:
+# tests and the processes they start use a registry of their own, never the real home's.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="codeimpact-test-xdg-")
+atexit.register(shutil.rmtree, os.environ["XDG_DATA_HOME"], ignore_errors=True)
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",

@@ -132,7 +132,34 @@ def outputs(tmp_path_factory) -> list[tuple[list[str], dict]]:
     cmd("gate", "--require-fresh", "--files", "pkg/app.py", "--allow", "pkg/**", *q, code=1)
     cmd("review", "--base", "main", *q)
     cmd("coverage", "status", *q)  # pkg/core.py changed since the observation: stale
+    cmd("list", "--json")  # the analyze above registered the repository
+    out += mcp_replies(repo)
     return out
+
+
+def mcp_replies(repo) -> list[tuple[list[str], dict]]:
+    """The MCP tools' default replies (`codeimpact.mcp.*/1`), made in this process."""
+    from codeimpact import tools
+    from codeimpact.query.index import Index
+
+    calls = [
+        ("impact", {"target": "helper", "include_tests": True, "max_items": 1}),
+        ("impact", {"target": "pkg/core.py::Engine.run", "direction": "downstream"}),
+        ("blast_radius", {"targets": ["helper", "Engine"]}),
+        ("context", {"target": "Engine"}),
+        ("context", {"target": "pkg/core.py::Engine.run"}),
+        ("deps", {"target": "helper"}),
+        ("search", {"name": "e", "max_items": 2}),
+        ("trace", {"source": "main", "target": "helper"}),
+    ]
+    with Index.open(repo) as index:
+        return [
+            (
+                [f"mcp:{name}"],
+                tools.answer(index, tools.get(name), tools.prepare(tools.get(name), a)),
+            )
+            for name, a in calls
+        ]
 
 
 def write_coverage_data(repo) -> str:
@@ -186,7 +213,9 @@ def test_every_json_command_is_run(outputs):
 
 def test_schema_names_follow_the_command(outputs):
     for args, data in outputs:
-        if data["schema"] != "codeimpact.ambiguous/1":
+        if args[0].startswith("mcp:"):
+            assert data["schema"] == f"codeimpact.mcp.{args[0][4:].replace('_', '-')}/1"
+        elif data["schema"] != "codeimpact.ambiguous/1":
             group = isinstance(main.commands[args[0]], click.Group)
             name = f"{args[0]}-{args[1]}" if group else args[0]
             assert data["schema"] == f"codeimpact.{name}/1"

@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client
 
 from codeimpact import tools
 from codeimpact.cli import main
-from conftest import git, write_files
+from conftest import git, sdist_copy, write_files
 
 GRAPH = str(Path(sys.executable).with_name("graph"))
 TOOL_NAMES = [
@@ -105,7 +105,8 @@ INVALID = {
 def server_env() -> dict[str, str]:
     # The SDK's default environment for a server is a small allow-list; keep PATH and HOME
     # so git runs as in a shell, and drop NO_COLOR games: output is JSON anyway.
-    return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    keep = ("PATH", "HOME", "LANG", "TMPDIR", "XDG_DATA_HOME")
+    return {k: v for k, v in os.environ.items() if k in keep}
 
 
 @asynccontextmanager
@@ -192,13 +193,15 @@ def test_lists_the_tools_with_schemas_from_the_cli_options(repo):
             assert len(tool.description) > 80 and "Use it" in tool.description, name
             assert tool.input_schema == tools.input_schema(spec)
             assert tool.annotations.read_only_hint is True
-            # The schema is the CLI command's own parameters (less the server-wide ones).
+            # The schema is the CLI command's own parameters (less the server-wide ones),
+            # and the reply's.
             cli_params = {
                 p.name
                 for p in main.commands[spec.command].params
                 if p.name not in tools.NOT_TOOL_PARAMS and p.name not in spec.hidden
             }
-            assert set(tool.input_schema["properties"]) == cli_params, name
+            assert set(tool.input_schema["properties"]) == cli_params | tools.REPLY_NAMES, name
+            assert tool.input_schema["properties"]["max_items"]["default"] == 30
             for prop in tool.input_schema["properties"].values():
                 assert prop["description"] and not prop["description"].startswith(tools.NO_HELP)
         impact = listed["impact"].input_schema
@@ -220,26 +223,90 @@ def test_lists_the_tools_with_schemas_from_the_cli_options(repo):
     drive(repo, script)
 
 
-def test_each_tool_returns_what_the_cli_prints(repo):
+def reply(res) -> dict:
+    """The one JSON text of a reply: compact, and not sent twice (no structured copy)."""
+    assert not res.is_error, res.content[0].text
+    assert len(res.content) == 1 and res.structured_content is None
+    text = res.content[0].text
+    data = json.loads(text)
+    assert text == json.dumps(data, separators=(",", ":"), ensure_ascii=False)  # not indented
+    return data
+
+
+def test_each_tool_in_full_returns_what_the_cli_prints(repo):
     shapes = jsonshape.load()
 
     async def script(s):
         for name, (arguments, cli_args) in VALID.items():
-            res = await s.call_tool(name, arguments)
-            assert not res.is_error, (name, res.content[0].text)
-            text = res.content[0].text
-            assert json.loads(text) == res.structured_content
+            res = await s.call_tool(name, {**arguments, "full": True})
+            full = reply(res)
             code, printed = cli_json(repo, cli_args)
             assert code == 0
-            assert answer(res.structured_content) == answer(printed), name
+            assert answer(full) == answer(printed), name
             errors = jsonshape.check(shapes, shapes.commands[printed["schema"]], printed)
             assert errors == [], (name, errors[:3])
+            short = reply(await s.call_tool(name, arguments))  # the default: the agent's reply
+            errors = jsonshape.check(shapes, shapes.commands[short["schema"]], short)
+            assert errors == [], (name, errors[:3])
         # Not vacuous: the answers hold what the repository says.
-        impact = (await s.call_tool("impact", {"target": "helper"})).structured_content
+        impact = reply(await s.call_tool("impact", {"target": "helper", "full": True}))
         d1 = {e["uid"] for g in impact["groups"] if g["depth"] == 1 for e in g["entries"]}
         assert {"pkg/app.py::main", "pkg/core.py::Engine.run", "pkg/core.py::Engine.stop"} <= d1
-        review = (await s.call_tool("review", {"base": "main"})).structured_content
+        review = reply(await s.call_tool("review", {"base": "main"}))
         assert [x["symbol"]["uid"] for x in review["symbols"]] == ["pkg/core.py::Engine.stop"]
+
+    drive(repo, script)
+
+
+def test_a_reply_leads_with_the_answer_and_cuts_lists_with_their_totals(repo):
+    async def script(s):
+        impact = reply(await s.call_tool("impact", {"target": "helper"}))
+        assert list(impact)[:6] == ["schema", "summary", "target", "risk", "risk_reasons", "counts"]
+        assert impact["schema"] == "codeimpact.mcp.impact/1"
+        direct = impact["counts"]["direct"]
+        assert impact["summary"].startswith(f"risk {impact['risk']}: {direct} direct dependents")
+        assert impact["d1"]["label"] == "WILL BREAK" and impact["d1"]["total"] == direct
+        assert {e["uid"] for e in impact["d1"]["items"]} >= {
+            "pkg/app.py::main",
+            "pkg/core.py::Engine.run",
+            "pkg/core.py::Engine.stop",
+        }
+        assert impact["d1"]["items"][0].keys() <= {"uid", "line", "rel", "conf", "via", "test"}
+        cut = reply(await s.call_tool("impact", {"target": "helper", "max_items": 1}))
+        assert cut["d1"]["total"] == direct and len(cut["d1"]["items"]) == 1  # "1 of 4"
+        assert cut["counts"] == impact["counts"]  # totals stay complete
+        found = reply(await s.call_tool("search", {"name": "e", "max_items": 2}))
+        assert found["total"] > 2 and len(found["results"]) == 2
+        bad = await s.call_tool("impact", {"target": "helper", "max_items": -1})
+        assert bad.is_error and "'max_items' must be 0 or more" in bad.content[0].text
+
+    drive(repo, script)
+
+
+def test_a_slow_query_does_not_hold_up_a_fast_one(repo):
+    """Calls on one session: a Cypher query that runs for seconds, then three quick ones in
+    turn; all three are answered before it (a connection per worker thread, no lock
+    around the tools)."""
+    slow = (
+        "UNWIND range(1, 15000) AS x UNWIND range(1, 15000) AS y "
+        "WITH x, y WHERE (x * y) % 7 = 3 RETURN count(*)"
+    )
+    finished: list[str] = []
+
+    async def script(s):
+        async def call(name: str, arguments: dict) -> None:
+            res = await s.call_tool(name, arguments)
+            finished.append(name if not res.is_error else f"{name}: {res.content[0].text}")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "cypher", {"query": slow})
+            await anyio.sleep(0.3)  # the slow query is running
+            # One after the other: were they queued behind the slow query, the first would
+            # end with it at best, and the next ones after it.
+            await call("search", {"name": "helper"})
+            await call("impact", {"target": "helper"})
+            await call("context", {"target": "helper"})
+        assert finished == ["search", "impact", "context", "cypher"], finished
 
     drive(repo, script)
 
@@ -260,7 +327,7 @@ def test_invalid_arguments_are_one_line_errors_and_the_server_keeps_serving(repo
         assert unknown.is_error and "unknown tool 'delete_everything'" in unknown.content[0].text
         # Still alive, still answering.
         ok = await s.call_tool("search", {"name": "helper"})
-        assert not ok.is_error and ok.structured_content["total"] == 1
+        assert reply(ok)["total"] == 1
 
     drive(repo, script)
 
@@ -285,7 +352,7 @@ def test_query_errors_carry_the_cli_message(repo):
         res = await s.call_tool("cypher", {"query": "MATCH (s:Symbol) DELETE s"})
         assert res.is_error and "read-only" in res.content[0].text
         gone = await s.call_tool("cypher", {"query": "MATCH (s:Symbol) RETURN count(s)"})
-        assert gone.structured_content["rows"][0][0] > 0  # nothing was deleted
+        assert reply(gone)["rows"][0][0] > 0  # nothing was deleted
 
         res = await s.call_tool("cypher", {"query": "MATCH (s:Symbol RETURN s"})
         assert res.is_error and res.content[0].text.startswith("cypher: ")
@@ -323,7 +390,7 @@ def test_require_fresh_refuses_a_stale_index(make_repo, index_repo):
         assert stale.is_error and stale.structured_content["type"] == "StaleIndex"
         assert stale.content[0].text == cli_error(repo, ["search", "f", "--require-fresh"])
         answered = await s.call_tool("search", {"name": "f"})
-        assert not answered.is_error and answered.structured_content["total"] == 1
+        assert reply(answered)["total"] == 1
 
     drive(repo, script)
 
@@ -339,10 +406,9 @@ def test_a_long_lived_server_reopens_a_new_index(make_repo, index_repo):
 
         index_repo(repo)
         status = await s.call_tool("status", {})
-        assert not status.is_error
-        first_gen = status.structured_content["generation"]
+        first_gen = reply(status)["generation"]
         found = await s.call_tool("search", {"name": "second"})
-        assert found.structured_content["total"] == 0
+        assert reply(found)["total"] == 0
 
         (repo / "b.py").write_text("def second():\n    return first()\n")
         git(repo, "add", "b.py")
@@ -350,10 +416,10 @@ def test_a_long_lived_server_reopens_a_new_index(make_repo, index_repo):
         index_repo(repo)
 
         found = await s.call_tool("search", {"name": "second"})
-        assert [h["uid"] for h in found.structured_content["results"]] == ["b.py::second"]
-        status = await s.call_tool("status", {})
-        assert status.structured_content["generation"] > first_gen
-        assert status.structured_content["fresh"] is True
+        assert [h["uid"] for h in reply(found)["results"]] == ["b.py::second"]
+        status = reply(await s.call_tool("status", {}))
+        assert status["generation"] > first_gen
+        assert status["fresh"] is True
 
     drive(repo, script)
 
@@ -415,9 +481,9 @@ def test_http_transport_serves_the_same_tools_on_loopback_only(repo):
                 await s.initialize()
                 listed = [t.name for t in (await s.list_tools()).tools]
                 assert listed == TOOL_NAMES
-                res = await s.call_tool("impact", {"target": "helper"})
+                res = await s.call_tool("impact", {"target": "helper", "full": True})
                 _, printed = cli_json(repo, ["impact", "helper"])
-                assert answer(res.structured_content) == answer(printed)
+                assert answer(reply(res)) == answer(printed)
                 bad = await s.call_tool("impact", {})
                 assert bad.is_error and "missing required argument" in bad.content[0].text
 
@@ -443,3 +509,29 @@ def test_http_transport_serves_the_same_tools_on_loopback_only(repo):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def flask_repo(request, tmp_path_factory) -> Path:
+    repo = sdist_copy(request, tmp_path_factory, "flask", "3.1.3")
+    res = CliRunner().invoke(main, ["analyze", "--index-only", str(repo)])
+    assert res.exit_code == 0, res.output
+    return repo
+
+
+def test_the_impact_of_a_widely_used_flask_method_fits_an_agent(flask_repo):
+    """Flask 3.1.3's Scaffold.route (281 tests reach it): under 12 KB, compact, complete
+    counts; the full result is the one that does not fit."""
+
+    async def script(s):
+        res = await s.call_tool("impact", {"target": "Scaffold.route"})
+        text = res.content[0].text
+        data = reply(res)
+        assert len(text.encode()) < 12 * 1024, len(text.encode())
+        assert data["target"]["uid"] == "src/flask/sansio/scaffold.py::Scaffold.route"
+        assert data["tests"]["total"] == data["counts"]["tests"] > len(data["tests"]["items"])
+        assert len(data["tests"]["items"]) == 30
+        full = await s.call_tool("impact", {"target": "Scaffold.route", "full": True, "limit": 0})
+        assert len(full.content[0].text) > 2 * len(text)
+
+    drive(flask_repo, script)

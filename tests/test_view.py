@@ -307,3 +307,25 @@ def test_screenshot_shows_the_graph(repo, tmp_path):
     assert res.returncode == 0 and bare.exists(), res.stderr[-2000:]
     bare_area = decode_png(bare)[:, 320:, :3]
     assert int(np.all(bare_area == (255, 224, 224), axis=-1).sum()) == 0
+
+
+def test_without_output_the_page_goes_to_a_new_temporary_file_never_the_repository(
+    repo, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where tempfile puts it
+    monkeypatch.chdir(repo)  # run from inside the repository, as a user would
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+    before = sorted(p.relative_to(repo) for p in repo.rglob("*") if ".codeimpact" not in p.parts)
+    first = cli("view", "pkg/app.py::main").stdout
+    second = cli("view", "--output", str(tmp_path / "mine.html"), "pkg/app.py::main").stdout
+    after = sorted(p.relative_to(repo) for p in repo.rglob("*") if ".codeimpact" not in p.parts)
+    assert after == before  # nothing written into the repository
+    written = Path(first.split()[1].rstrip(":"))
+    assert written.parent == tmp_path and written.name.startswith("codeimpact-view-")
+    assert embedded(written.read_text())["target"] == "pkg/app.py::main"
+    assert second.startswith(f"wrote {tmp_path / 'mine.html'}:")
+    assert (tmp_path / "mine.html").is_file()
+    again = Path(cli("view", "pkg/app.py::main").stdout.split()[1].rstrip(":"))
+    assert again != written  # a new file each time: an open page is never overwritten
