@@ -407,15 +407,25 @@ def trace(source, target, relation, min_confidence, path, as_json, require_fresh
     is_flag=True,
     help="Count imports inside functions too (they run at call time, not at import time).",
 )
+@click.option(
+    "--include-guarded",
+    is_flag=True,
+    help='Count imports under `if TYPE_CHECKING:` and `if __name__ == "__main__":` too '
+    "(only a type checker, or a run as a script, follows them).",
+)
 @limit_option
 @repo_option
 @json_option
 @require_fresh_option
 @handle_errors
-def cycles(include_tests, include_deferred, limit, path, as_json, require_fresh):
-    """Import cycles between modules (module-level imports unless --include-deferred)."""
+def cycles(include_tests, include_deferred, include_guarded, limit, path, as_json, require_fresh):
+    """Import cycles between modules, of the imports that run when a module is imported
+    (not those in functions, under `if TYPE_CHECKING:` or `if __name__ == "__main__":`,
+    unless --include-deferred / --include-guarded)."""
     with open_index(path, require_fresh) as index:
-        result = index.cycles(include_tests, include_deferred, limit)
+        result = index.cycles(
+            include_tests, include_deferred, limit, include_guarded=include_guarded
+        )
     if as_json:
         emit("cycles", result)
         return

@@ -229,10 +229,19 @@ class Index:
         include_deferred: bool = False,
         limit: int | None = 50,
         check_freshness: bool = True,
+        *,
+        include_guarded: bool = False,
     ):
         from codeimpact.query.trace import cycles
 
-        return cycles(self, include_tests, include_deferred, limit, check_freshness)
+        return cycles(
+            self,
+            include_tests,
+            include_deferred,
+            limit,
+            check_freshness,
+            include_guarded=include_guarded,
+        )
 
     # ------------------------------------------------------------------ planners and reviewers
     # Implemented in query/changes.py, provenance.py, gate.py, review.py (git via gitdiff.py).

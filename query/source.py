@@ -29,3 +29,19 @@ def repo_lines(repo: Path, rel: str) -> list[str] | None:
     except (OutsideRepo, OSError):
         return None
     return data.decode("utf-8", errors="replace").splitlines()
+
+
+def guarded_import_lines(repo: Path, rel: str) -> set[int]:
+    """Lines of the file's imports that do not run when it is imported (`if TYPE_CHECKING:`,
+    `if __name__ == "__main__":`), as its language's extractor tells; none when unreadable."""
+    from codeimpact.indexer.lang import language_for
+
+    spec = language_for(rel)
+    if spec is None:
+        return set()
+    try:
+        data = read_repo_file(repo, rel)
+    except (OutsideRepo, OSError):
+        return set()
+    facts = spec.extract(data)
+    return {int(line) for line, _kind in facts.extra.get("guarded_imports", ())}

@@ -6,7 +6,6 @@ components over the module-to-module import graph for cycles.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +21,7 @@ from codeimpact.query.impact import (
     parse_relations,
     with_members,
 )
-from codeimpact.query.source import repo_lines
+from codeimpact.query.source import guarded_import_lines
 from codeimpact.query.target import resolve_target
 
 
@@ -164,36 +163,10 @@ class CyclesResult:
     include_deferred: bool
     cycles: list[ImportCycle]
     freshness: Freshness
+    include_guarded: bool = False
 
 
 _FUNCTION_KINDS = ("function", "method")
-_TYPE_CHECKING = re.compile(r"^\s*(el)?if\s+(\w+\.)*TYPE_CHECKING\s*:")
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def under_type_checking(lines: list[str], line: int) -> bool:
-    """Whether 1-based `line` sits in an `if TYPE_CHECKING:` block (any enclosing level).
-
-    Walks up the enclosing block headers by indentation; an `else:` of such a block
-    is a header of its own, so imports there count as run.
-    """
-    if not 1 <= line <= len(lines):
-        return False
-    level = _indent(lines[line - 1])
-    for k in range(line - 2, -1, -1):
-        if level == 0:
-            return False
-        text = lines[k]
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        if _indent(text) < level:
-            if _TYPE_CHECKING.match(text):
-                return True
-            level = _indent(text)
-    return False
 
 
 def _in_function(view: GraphView, src: np.ndarray, lines: np.ndarray) -> np.ndarray:
@@ -218,19 +191,19 @@ def _in_function(view: GraphView, src: np.ndarray, lines: np.ndarray) -> np.ndar
     return out
 
 
-def _type_only(index, files: list[str], lines: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """True for the candidate imports that sit under `if TYPE_CHECKING:` (Python files;
-    the line numbers are those of the index, so a file edited since may be misread)."""
+def _guarded(index, files: list[str], lines: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """True for the candidate imports that do not run when their module is imported: under
+    `if TYPE_CHECKING:` or `if __name__ == "__main__":`, as the file's extractor tells
+    (`extra["guarded_imports"]`; the file is read again, so a file edited since indexing
+    may be misread: the freshness block says so)."""
     out = np.zeros(lines.shape[0], dtype=bool)
     by_file: dict[str, list[int]] = {}
     for k in np.flatnonzero(candidates).tolist():
-        if files[k].endswith((".py", ".pyi")):
-            by_file.setdefault(files[k], []).append(k)
+        by_file.setdefault(files[k], []).append(k)
     for path, ks in by_file.items():
-        text = repo_lines(index.repo, path)
-        if text is not None:
-            for k in ks:
-                out[k] = under_type_checking(text, int(lines[k]))
+        guarded = guarded_import_lines(index.repo, path)
+        for k in ks:
+            out[k] = int(lines[k]) in guarded
     return out
 
 
@@ -252,13 +225,15 @@ def _module_csr(n: int, src: np.ndarray, dst: np.ndarray) -> csrmod.CSR:
     return graph
 
 
-def module_import_graph(index, include_tests: bool, include_deferred: bool) -> ModuleGraph:
+def module_import_graph(index, include_tests: bool, include_deferred: bool,
+                        include_guarded: bool = False) -> ModuleGraph:  # fmt: skip
     """`module A imports something defined in module B`, as a CSR over module symbols.
 
     An import of a symbol counts as an import of the module defining it; imports of
-    external things and of the importing module itself are left out, and so are, unless
-    `include_deferred`, imports that do not run when the module loads (in a function,
-    or under `if TYPE_CHECKING:`).
+    external things and of the importing module itself are left out, and so are the
+    imports that do not run when the module is imported: unless `include_deferred`,
+    those in a function (they run when it is called); unless `include_guarded`, those
+    under `if TYPE_CHECKING:` or `if __name__ == "__main__":`.
     """
     view = index.graph
     s = view.symbols
@@ -279,14 +254,14 @@ def module_import_graph(index, include_tests: bool, include_deferred: bool) -> M
     modules = np.unique(np.concatenate([src_modules, dst_modules]))
     local_src = np.searchsorted(modules, src_modules)
     local_dst = np.searchsorted(modules, dst_modules)
-    if not include_deferred and local_src.size:
+    if not include_guarded and local_src.size:
         # Only an import inside a strongly connected component can be part of a cycle, and
         # dropping edges only splits components: reading just those files is exact.
         labels = native.strongly_connected_components(
             _module_csr(int(modules.size), local_src, local_dst)
         )
         files = [s.file[int(m)] for m in src_modules.tolist()]
-        runs = ~_type_only(index, files, lines, labels[local_src] == labels[local_dst])
+        runs = ~_guarded(index, files, lines, labels[local_src] == labels[local_dst])
         local_src, local_dst, lines = local_src[runs], local_dst[runs], lines[runs]
     first_line: dict[tuple[int, int], int] = {}
     for a, b, line in zip(local_src.tolist(), local_dst.tolist(), lines.tolist()):
@@ -316,10 +291,13 @@ def cycles(
     include_deferred: bool = False,
     limit: int | None = DEFAULT_LIMIT,
     check_freshness: bool = True,
+    *,
+    include_guarded: bool = False,
 ) -> CyclesResult:
-    """Import cycles between modules (strongly connected components of two or more)."""
+    """Import cycles between modules (strongly connected components of two or more), of the
+    imports that run when a module is imported (see `module_import_graph`)."""
     check_params("upstream", 1, 0.0, limit)
-    mg = module_import_graph(index, include_tests, include_deferred)
+    mg = module_import_graph(index, include_tests, include_deferred, include_guarded)
     files = index.graph.symbols.file
 
     def file_of(local: int) -> str:
@@ -347,4 +325,5 @@ def cycles(
         include_deferred=bool(include_deferred),
         cycles=found[: limit or None],
         freshness=freshness_of(index, check_freshness),
+        include_guarded=bool(include_guarded),
     )

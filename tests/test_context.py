@@ -221,31 +221,65 @@ def test_import_cycles(index):
         ("zoo/a.py", 1, "zoo/b.py"),
         ("zoo/b.py", 1, "zoo/a.py"),
     ]
-    deferred = index.cycles(include_deferred=True)
-    assert deferred.count == 1
-    assert deferred.cycles[0].modules == ["zoo/a.py", "zoo/b.py", "zoo/lazy.py", "zoo/typed.py"]
+    deferred = index.cycles(include_deferred=True)  # lazy -> a runs when f() is called
+    assert deferred.cycles[0].modules == ["zoo/a.py", "zoo/b.py", "zoo/lazy.py"]
+    guarded = index.cycles(include_guarded=True)  # typed -> b only for type checkers
+    assert guarded.cycles[0].modules == ["zoo/a.py", "zoo/b.py", "zoo/typed.py"]
+    both = index.cycles(include_deferred=True, include_guarded=True)
+    assert both.count == 1
+    assert both.cycles[0].modules == ["zoo/a.py", "zoo/b.py", "zoo/lazy.py", "zoo/typed.py"]
     assert index.cycles(limit=1).cycles[0].modules == ["zoo/a.py"]
 
 
-def test_type_checking_blocks():
-    from codeimpact.query.trace import under_type_checking
+def test_an_import_under_main_that_closes_a_loop_makes_no_cycle(make_repo, index_repo):
+    from codeimpact.query.index import Index
 
-    lines = [
-        "import typing",  # 1
-        "if typing.TYPE_CHECKING:",  # 2
-        "    from x import A",  # 3
-        "",  # 4
-        "    # a comment",  # 5
-        "    from x import C",  # 6
-        "else:",  # 7
-        "    from x import B",  # 8
-        "try:",  # 9
-        "    if TYPE_CHECKING:",  # 10
-        "        import y",  # 11
-        "except ImportError:",  # 12
-        "    import z",  # 13
-    ]
-    imports = [k for k, text in enumerate(lines, 1) if "import" in text and "#" not in text]
-    assert imports == [1, 3, 6, 8, 11, 13]
-    assert [k for k in imports if under_type_checking(lines, k)] == [3, 6, 11]
-    assert not under_type_checking(lines, 99)
+    repo = make_repo(
+        {
+            "app/__init__.py": "",
+            "app/cli.py": "from app.core import run\n\n\ndef main():\n    run()\n",
+            "app/core.py": (
+                "def run():\n    return 1\n\n\n"
+                'if __name__ == "__main__":\n    from app.cli import main\n\n    main()\n'
+            ),
+        }
+    )
+    index_repo(repo)
+    with Index.open(repo) as index:
+        assert index.cycles().count == 0
+        (cyc,) = index.cycles(include_guarded=True).cycles
+        assert cyc.modules == ["app/cli.py", "app/core.py"]
+        assert ("app/core.py", 6, "app/cli.py") in [(s.file, s.line, s.imports) for s in cyc.loop]
+
+
+def test_the_python_extractor_marks_imports_that_do_not_run_on_import():
+    from codeimpact.indexer.lang.python.extract import extract
+
+    source = "\n".join(
+        [
+            "import typing",  # 1
+            "if typing.TYPE_CHECKING:",  # 2
+            "    from x import A",  # 3
+            "",  # 4
+            "    # a comment",  # 5
+            "    from x import C",  # 6
+            "else:",  # 7
+            "    from x import B",  # 8
+            "try:",  # 9
+            "    if TYPE_CHECKING:",  # 10
+            "        import y",  # 11
+            "except ImportError:",  # 12
+            "    import z",  # 13
+            "if __name__ == '__main__':",  # 14
+            "    import cli",  # 15
+            "if __name__ != '__main__':",  # 16
+            "    import w",  # 17
+            "def f():",  # 18
+            "    if TYPE_CHECKING:",  # 19
+            "        import v",  # 20 (in a function: deferred anyway)
+        ]
+    ).encode()
+    want = [[3, "type_checking"], [6, "type_checking"], [11, "type_checking"], [15, "main"]]
+    for native in (True, False):  # the native walk and the query path agree
+        assert extract(source, native=native).extra["guarded_imports"] == want
+    assert "guarded_imports" not in extract(b"import os\n").extra

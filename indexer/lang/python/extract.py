@@ -59,7 +59,8 @@ NAME = "python"
 #    3: decorated definitions start at their first decorator; module spans end at the last line.
 #    4: `with ... as x` (enter:) and comprehension (iter:) bindings.
 #    5: comprehension variables renamed `x$<start>`; calls on lambda parameters unresolved.
-EXTRACTOR_VERSION = 5
+#    6: extra["guarded_imports"]: imports under `if TYPE_CHECKING:` / `if __name__ == "__main__":`.
+EXTRACTOR_VERSION = 6
 
 _CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -308,11 +309,69 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
     error_line = native_facts(root, source, facts, set(), _ENV) if native_facts else None
     if error_line is None:
         _query_facts(root, source, facts)
+    _guarded_imports(root, source, facts)
     if root.has_error:  # ERROR or MISSING nodes anywhere
         facts.status = "partial"
         err = _first_error(root) if error_line is None else error_line
         facts.error = f"syntax error at line {err}" if err else "syntax error"
     return facts
+
+
+# Statements whose blocks may hold an import that runs when the module loads (not functions:
+# their imports run when called, which `graph cycles` tells by the import's scope).
+_HOLDS_STATEMENTS = ("module", "block", "if_statement", "elif_clause", "else_clause",
+                     "class_definition", "decorated_definition", "try_statement",
+                     "except_clause", "finally_clause", "with_statement",
+                     "for_statement", "while_statement")  # fmt: skip
+
+
+def _guarded_imports(root: ts.Node, source: bytes, facts: FileFacts) -> None:
+    """extra["guarded_imports"]: `[[line, kind], ...]` for the imports that do not run when
+    the module is imported: `type_checking` under `if TYPE_CHECKING:` (only a type checker
+    follows them), `main` under `if __name__ == "__main__":` (only a script run does).
+    Only the `if` branch itself: an `else:` of such a block runs."""
+    if not facts.imports or (b"TYPE_CHECKING" not in source and b"__main__" not in source):
+        return
+    spans: list[tuple[int, int, str]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            if child.type == "if_statement":
+                kind = _guard_kind(child.child_by_field_name("condition"), source)
+                body = child.child_by_field_name("consequence")
+                if kind and body is not None:
+                    spans.append((body.start_point[0] + 1, body.end_point[0] + 1, kind))
+            if child.type in _HOLDS_STATEMENTS:
+                stack.append(child)
+    guarded = sorted(
+        {
+            (imp.line, kind)
+            for imp in facts.imports
+            for first, last, kind in spans
+            if first <= imp.line <= last
+        }
+    )
+    if guarded:
+        facts.extra["guarded_imports"] = [list(g) for g in guarded]
+
+
+def _guard_kind(cond: ts.Node | None, source: bytes) -> str | None:
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+        cond = cond.named_children[0]
+    if cond is None:
+        return None
+    text = source[cond.start_byte : cond.end_byte]
+    if cond.type in ("identifier", "attribute") and text.rsplit(b".", 1)[-1].strip() == (
+        b"TYPE_CHECKING"
+    ):
+        return "type_checking"
+    if cond.type == "comparison_operator" and len(cond.named_children) == 2:
+        ops = [c for c in cond.children if not c.is_named]
+        sides = {source[c.start_byte : c.end_byte].strip(b"'\"") for c in cond.named_children}
+        if len(ops) == 1 and ops[0].type == "==" and sides == {b"__name__", b"__main__"}:
+            return "main"
+    return None
 
 
 def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
