@@ -148,9 +148,9 @@ class Served:
     def _find(self, repo: str | None) -> LiveIndex | None:
         if repo is None:
             return next(iter(self._live.values())) if len(self._live) == 1 else None
-        wanted = Path(repo).expanduser()
-        if wanted.is_absolute() and wanted.resolve() in self._live:
-            return self._live[wanted.resolve()]
+        wanted = Path(repo).expanduser().resolve()  # relative: to the server's folder
+        if wanted in self._live:
+            return self._live[wanted]
         named = [live for path, live in self._live.items() if path.name == repo]
         return named[0] if len(named) == 1 else None
 
