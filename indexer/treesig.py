@@ -29,6 +29,7 @@ file's size, mtime, ctime and inode (none that POSIX tools make).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -39,10 +40,12 @@ from pathlib import Path
 
 import xxhash
 
+from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
 from codeimpact.indexer.fileset import config_rules, hash_entry, indexable_name
 from codeimpact.indexer.gitrun import run_git
+from codeimpact.indexer.lang import language_for
 
 SIGNATURE_VERSION = 1
 RACY_NS = 2_000_000_000  # as indexer.build's: generous for coarse (FAT, NFS) timestamps
@@ -265,25 +268,40 @@ class _Listing:
 
 
 def _list(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules | None,
-          git: bool, rules: IgnoreRules) -> _Listing | None:  # fmt: skip
+          git: bool, rules: IgnoreRules, load_own_ignore: bool = True) -> _Listing | None:  # fmt: skip
+    """One folder's listing; with `load_own_ignore`, its `.gitignore` joins `rules` first."""
     try:
         with os.scandir(os.path.join(root, rel)) as it:
             entries = list(it)
     except OSError:
         return None
     out = _Listing([], [], False)
+    prefix = f"{rel}/" if rel else ""
+    langs = config.languages
+    names: list[str] = []
     for e in entries:
-        child = f"{rel}/{e.name}" if rel else e.name
+        name = e.name
         try:
             is_dir = e.is_dir(follow_symlinks=False)
         except OSError:
             is_dir = False
         if is_dir:
-            if e.name not in ALWAYS_SKIPPED:
-                out.subdirs.append(child)
-        elif e.name == GITIGNORE:
+            if name not in ALWAYS_SKIPPED:
+                out.subdirs.append(prefix + name)
+        elif name == GITIGNORE:
             out.gitignore = True
-        elif indexable_name(child, config, cfg_rules) and (git or not rules.ignored(child, False)):
+            if load_own_ignore:
+                _load_ignore(root, rel, rules)
+        else:
+            names.append(name)
+    for name in names:
+        # the folder parts were checked on the way down: only the name decides here
+        if language_for(name, langs) is None:
+            continue
+        child = prefix + name
+        if cfg_rules is not None and cfg_rules.ignored(child, False):
+            continue
+        if git or not rules.ignored(child, False):
             # outside git, discover's walk skips ignored files; in git a tracked one counts
             out.files.append(child)
     return out
@@ -338,44 +356,123 @@ def _ignored_dirs(repo: Path, candidates: list[str], git: bool,
     return _git_ignored(repo, maybe) if git else set(maybe)
 
 
-def _walk(
-    repo: Path, config: IndexConfig, git: bool
-) -> dict[str, tuple[_Listing, list[str]]] | None:
-    """folder -> (its listing, the subfolders walked), for every folder discover looks into."""
+@dataclass
+class _Folder:
+    mtime: int
+    ino: int
+    subdirs: list[str]  # the subfolders walked
+    gitignore: bool
+    listing: _Listing | None  # None: the previous signature's entry still holds
+    digest: str | None = None  # that entry's digest
+
+
+class _Restart(Exception):
+    """A `.gitignore` appeared or went: what the previous walk pruned may differ."""
+
+
+def _previous_usable(previous: TreeSignature | None, root: str) -> TreeSignature | None:
+    """The previous signature, if its folders' listings can stand for themselves: the same
+    ignore files with the same stamps (they decide which folders are walked)."""
+    if previous is None:
+        return None
+    for path, stamp in previous.stamps.items():
+        if _is_ignore_file(path):
+            try:
+                if stamp_of(os.stat(os.path.join(root, path))) != stamp:
+                    return None
+            except OSError:
+                return None
+    for path, _entry in previous.contents.items():
+        if _is_ignore_file(path):
+            return None  # racy then: not worth comparing
+    for path in previous.absent:
+        if _is_ignore_file(path) and os.path.lexists(os.path.join(root, path)):
+            return None
+    return previous
+
+
+def _is_ignore_file(path: str) -> bool:
+    return path.rpartition("/")[2] == GITIGNORE or path.endswith("/info/exclude")
+
+
+def _walk(repo: Path, config: IndexConfig, git: bool,
+          previous: TreeSignature | None = None) -> dict[str, _Folder] | None:  # fmt: skip
+    """folder -> what the signature records, for every folder discover looks into.
+
+    A folder whose mtime and inode are those a usable `previous` signature trusted has the
+    same listing as then: its entry and its subfolders are taken from there, not listed.
+    """
+    try:
+        return _walk_once(repo, config, git, _previous_usable(previous, str(repo)))
+    except _Restart:
+        return _walk_once(repo, config, git, None)
+
+
+def _walk_once(repo: Path, config: IndexConfig, git: bool,
+               previous: TreeSignature | None) -> dict[str, _Folder] | None:  # fmt: skip
     root = str(repo)
     cfg_rules = config_rules(config)
     rules = IgnoreRules()
     rules.add("", list(config.ignore))
-    out: dict[str, tuple[_Listing, list[str]]] = {}
+    children: dict[str, list[str]] = {}
+    had_ignore: set[str] = set()
+    if previous is not None:
+        for rel in previous.dirs:
+            if rel:
+                children.setdefault(rel.rpartition("/")[0], []).append(rel)
+        for path in (*previous.stamps, *previous.contents):
+            if path.rpartition("/")[2] == GITIGNORE and not os.path.isabs(path):
+                had_ignore.add(path.rpartition("/")[0])
+    out: dict[str, _Folder] = {}
     pending = [""]
     while pending:
-        level: list[tuple[str, _Listing]] = []
+        level: list[tuple[str, _Folder]] = []
         for rel in pending:
-            _load_ignore(root, rel, rules)
+            try:
+                st = os.stat(os.path.join(root, rel))
+            except OSError:
+                return None
+            old = previous.dirs.get(rel) if previous is not None else None
+            if (
+                old is not None
+                and old[0] != NOT_TRUSTED
+                and old[2] is not None
+                and (st.st_mtime_ns, st.st_ino) == (old[0], old[1])
+            ):
+                if rel in had_ignore:
+                    _load_ignore(root, rel, rules)
+                kids = children.get(rel, [])
+                level.append((rel, _Folder(old[0], old[1], kids, rel in had_ignore, None, old[2])))
+                continue
             listing = _list(root, rel, config, cfg_rules, git, rules)
             if listing is None:
                 return None
-            level.append((rel, listing))
+            if previous is not None and listing.gitignore != (rel in had_ignore):
+                raise _Restart
+            level.append((rel, _Folder(st.st_mtime_ns, st.st_ino, [], listing.gitignore, listing)))
         if len(out) + len(level) > MAX_ENTRIES:
             return None
-        candidates = [sub for _, listing in level for sub in listing.subdirs]
+        candidates = [sub for _, f in level if f.listing for sub in f.listing.subdirs]
         ignored = _ignored_dirs(repo, candidates, git, rules)
         pending = []
-        for rel, listing in level:
-            walked = [sub for sub in listing.subdirs if sub not in ignored]
-            out[rel] = (listing, walked)
-            pending += walked
+        for rel, folder in level:
+            if folder.listing is not None:
+                folder.subdirs = [sub for sub in folder.listing.subdirs if sub not in ignored]
+            out[rel] = folder
+            pending += folder.subdirs
     return out
 
 
 def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
-         settled: Mapping[str, tuple[int, int]], scanned_at_ns: int,
-         in_git: bool) -> TreeSignature | None:  # fmt: skip
+         settled: Mapping[str, tuple[int, int]], scanned_at_ns: int, in_git: bool,
+         previous: TreeSignature | None = None) -> TreeSignature | None:  # fmt: skip
     """The signature of the tree as the index describes it (None: no cheap check here).
 
     `indexed`: path -> content entry of every indexed file, as the build read it;
     `settled`: path -> (size, mtime) of those whose stamp was older than the racy
     window before `scanned_at_ns` (taken before discover listed the files) when read.
+    `previous`: the last signature taken here, whose folders unchanged since are not
+    listed again (a one-file edit of Django lists a few folders instead of 3,247).
     """
     repo = repo.resolve()
     root = str(repo)
@@ -390,42 +487,60 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
             return None
     else:
         _record_no_git(rec, repo)
-    walked = _walk(repo, config, in_git)
+    walked = _walk(repo, config, in_git, previous)
     if walked is None or len(indexed) + len(walked) > MAX_ENTRIES:
         return None
     in_folder: dict[str, set[str]] = {}
     for path in indexed:
         in_folder.setdefault(path.rpartition("/")[0], set()).add(path)
-    for rel, (listing, subdirs) in walked.items():
-        try:
-            st = os.stat(os.path.join(root, rel))
-        except OSError:
-            return None
-        digest = names_digest(_names(listing, subdirs))
-        if st.st_mtime_ns < scanned_at_ns - RACY_NS:
+    for rel, folder in walked.items():
+        if folder.gitignore:
+            rec.add(_join(rel, GITIGNORE))
+        if folder.listing is None:  # as the previous signature recorded it
+            sig.dirs[rel] = (folder.mtime, folder.ino, folder.digest)
+            continue
+        digest = names_digest(_names(folder.listing, folder.subdirs))
+        if folder.mtime < scanned_at_ns - RACY_NS:
             # unchanged since before discover listed the files: its listing then was this one
-            sig.dirs[rel] = (st.st_mtime_ns, st.st_ino, digest)
+            sig.dirs[rel] = (folder.mtime, folder.ino, digest)
         else:
             # changed since: trusted only by a listing that is the index's own
-            agrees = set(listing.files) == in_folder.get(rel, set())
-            sig.dirs[rel] = (NOT_TRUSTED, st.st_ino, digest if agrees else None)
-        if listing.gitignore:
-            rec.add(_join(rel, GITIGNORE))
+            agrees = set(folder.listing.files) == in_folder.get(rel, set())
+            sig.dirs[rel] = (NOT_TRUSTED, folder.ino, digest if agrees else None)
     for path, entry in indexed.items():
         full = os.path.join(root, path)
         try:
-            st = os.stat(full)
+            st = os.lstat(full)
+            if stat.S_ISLNK(st.st_mode):
+                sig.links.append(path)  # its target may change where no folder watch sees it
+                st = os.stat(full)
         except OSError:
             sig.contents[path] = entry  # gone since it was read: the check will say so
             continue
-        if os.path.islink(full):
-            sig.links.append(path)  # its target may change where no folder watch sees it
         was = settled.get(path)
         if was == (st.st_size, st.st_mtime_ns) and _settled(st, scanned_at_ns):
             sig.stamps[path] = stamp_of(st)
         else:
             sig.contents[path] = entry
     return sig
+
+
+# ------------------------------------------------------------------------- the last one
+LAST_NAME = "treesig-last.json"  # in the index folder: the last signature taken there
+
+
+def load_last(index_dir: Path) -> TreeSignature | None:
+    """The signature the last analyze took here (a cache: only its folders whose mtime and
+    inode still match are used, so it may come from any run; None when unreadable)."""
+    try:
+        return TreeSignature.from_text((index_dir / LAST_NAME).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def save_last(index_dir: Path, sig: TreeSignature, text: str | None = None) -> None:
+    with contextlib.suppress(OSError):  # the next run lists every folder: slower, not wrong
+        atomic_write(index_dir / LAST_NAME, (text or sig.to_text()).encode())
 
 
 # ------------------------------------------------------------------------- check
@@ -570,7 +685,9 @@ class TreeCheck:
     def _listing_matches(self, root: str, rel: str, digest: str) -> bool:
         rules = _rules_down_to(root, rel)
         rules.add("", list(self.config.ignore))
-        listing = _list(root, rel, self.config, config_rules(self.config), self.sig.git, rules)
+        listing = _list(
+            root, rel, self.config, config_rules(self.config), self.sig.git, rules, False
+        )
         if listing is None:
             return False
         known = [sub for sub in listing.subdirs if sub in self.sig.dirs]

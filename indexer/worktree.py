@@ -26,6 +26,7 @@ from pathlib import Path
 
 import xxhash
 
+from codeimpact.graph import layout
 from codeimpact.indexer import treesig
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import discover
@@ -276,9 +277,14 @@ def index_fields(
                 continue
             if hash_entry(root, path, config) != was:
                 dirty[path] = was
-    signature = None
+    signature = text = None
     if scanned_at_ns is not None:
-        signature = treesig.take(repo, config, known, settled or {}, scanned_at_ns, wt.in_git)
+        idx = layout.index_dir(repo.resolve())
+        signature = treesig.take(repo, config, known, settled or {}, scanned_at_ns, wt.in_git,
+                                 treesig.load_last(idx))  # fmt: skip
+        if signature is not None:
+            text = signature.to_text()
+            treesig.save_last(idx, signature, text)
     return {
         "dirty_digest": dirty_digest(dirty),
         "dirty": dirty if wt.in_git else None,
@@ -289,7 +295,7 @@ def index_fields(
             "branch": wt.branch,
             "detached": wt.detached,
         },
-        "tree_signature": signature.to_text() if signature is not None else None,
+        "tree_signature": text,
     }
 
 

@@ -298,3 +298,56 @@ def test_the_freshness_block_says_how_it_was_decided(repo):
     assert block == {"fresh": True, "reasons": [], "method": "stat"}
     res = CliRunner().invoke(main, ["status", "--json", str(repo)])
     assert json.loads(res.stdout)["drift"]["method"] == "rehash"
+
+
+@pytest.fixture
+def short_racy_window(monkeypatch):
+    """Stamps older than 50 ms are trusted (the real window is 2 s): folders and files
+    settle within a test, so the signature keeps mtimes rather than listings."""
+    from codeimpact.indexer import build
+
+    monkeypatch.setattr(build, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(treesig, "RACY_NS", 50_000_000)
+
+
+def reanalyze(repo: Path, force: bool = False) -> None:
+    from codeimpact.indexer import build
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    time.sleep(0.2)  # what was just written settles
+    build.analyze(repo, IndexConfig(), RunOptions(workers=1, force=force))
+
+
+def test_the_next_signature_lists_only_the_folders_that_changed(repo, short_racy_window):
+    reanalyze(repo, force=True)
+    with Index.open(repo) as index:
+        first = treesig.TreeSignature.from_text(index.meta["tree_signature"])
+    assert all(entry[0] != treesig.NOT_TRUSTED for entry in first.dirs.values())
+    (repo / "pkg/sub/c.py").write_text("def c():\n    return 3\n")
+    reanalyze(repo)
+    with Index.open(repo) as index:
+        second = treesig.TreeSignature.from_text(index.meta["tree_signature"])
+        assert agree(index) == (True, "stat")
+    assert second.dirs["pkg"] == first.dirs["pkg"]  # taken from the last signature
+    assert second.dirs["pkg/sub"] != first.dirs["pkg/sub"]  # listed again
+    (repo / "pkg/d.py").write_text("d = 4\n")  # in a folder the new signature did not list
+    with Index.open(repo) as index:
+        fresh, method = agree(index)
+        assert fresh is False and method not in CHEAP
+
+
+def test_an_ignore_file_edited_between_analyzes_lists_every_folder_again(repo, short_racy_window):
+    (repo / "build").mkdir()
+    (repo / "build/gen.py").write_text("g = 1\n")
+    reanalyze(repo, force=True)
+    with Index.open(repo) as index:
+        assert "build" not in treesig.TreeSignature.from_text(index.meta["tree_signature"]).dirs
+    (repo / ".gitignore").write_text("*.log\n")  # build/ is no longer ignored
+    reanalyze(repo)
+    with Index.open(repo) as index:
+        sig = treesig.TreeSignature.from_text(index.meta["tree_signature"])
+        assert "build" in sig.dirs and agree(index) == (True, "stat")
+    (repo / "build/more.py").write_text("m = 2\n")
+    with Index.open(repo) as index:
+        fresh, method = agree(index)
+        assert fresh is False and method not in CHEAP
