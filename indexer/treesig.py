@@ -15,7 +15,7 @@ tree looked like *as the index describes it*:
   tracked), `info/exclude` and every `.gitignore` that decides what is indexed; outside
   git, that no `.git` has appeared in the tree or above it.
 
-`TreeCheck.unchanged()` stats all of that again (about 6,000 stats on Django, no file
+`treecheck.TreeCheck.unchanged()` stats all of that again (about 6,000 stats on Django, no file
 read, no subprocess): True means the tree, HEAD and the indexable set are exactly as
 signed, so nothing drifted since indexing. False means only "cannot tell": the caller
 runs the thorough check. As in git's racy-git rule, a stamp is trusted only when it
@@ -43,7 +43,7 @@ import xxhash
 from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
-from codeimpact.indexer.fileset import config_rules, hash_entry, indexable_name
+from codeimpact.indexer.fileset import config_rules, indexable_name
 from codeimpact.indexer.gitrun import run_git
 from codeimpact.indexer.lang import language_for
 
@@ -60,7 +60,7 @@ def stamp_of(st: os.stat_result) -> Stamp:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-def _settled(st: os.stat_result, before_ns: int) -> bool:
+def is_settled(st: os.stat_result, before_ns: int) -> bool:
     """Not written (nor its inode changed) within the racy window before `before_ns`."""
     return max(st.st_mtime_ns, st.st_ctime_ns) < before_ns - RACY_NS
 
@@ -192,7 +192,7 @@ class _Recorder:
         except OSError:
             self.sig.contents[path] = "unreadable"  # never equal to a real entry
             return None
-        if _settled(st, self.sig.taken_at_ns):
+        if is_settled(st, self.sig.taken_at_ns):
             self.sig.stamps[path] = stamp_of(st)
         else:
             self.sig.contents[path] = "raw:" + xxhash.xxh3_64_hexdigest(data)
@@ -241,7 +241,7 @@ def _record_git_index(sig: TreeSignature, path: str, repo: Path, config: IndexCo
     except OSError:
         st = None  # no index file yet: the tracked set decides
     sig.git_index = path
-    sig.git_index_stamp = stamp_of(st) if st and _settled(st, sig.taken_at_ns) else None
+    sig.git_index_stamp = stamp_of(st) if st and is_settled(st, sig.taken_at_ns) else None
     sig.tracked = tracked_digest(repo, config)
 
 
@@ -267,7 +267,7 @@ class _Listing:
     gitignore: bool
 
 
-def _list(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules | None,
+def list_folder(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules | None,
           git: bool, rules: IgnoreRules, load_own_ignore: bool = True) -> _Listing | None:  # fmt: skip
     """One folder's listing; with `load_own_ignore`, its `.gitignore` joins `rules` first."""
     try:
@@ -307,7 +307,7 @@ def _list(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules | Non
     return out
 
 
-def _names(listing: _Listing, walked_subdirs: list[str]) -> list[str]:
+def folder_names(listing: _Listing, walked_subdirs: list[str]) -> list[str]:
     names = [p.rpartition("/")[2] for p in listing.files]
     names += [p.rpartition("/")[2] + "/" for p in walked_subdirs]
     if listing.gitignore:
@@ -323,7 +323,7 @@ def _load_ignore(root: str, rel: str, rules: IgnoreRules) -> None:
         pass
 
 
-def _rules_down_to(root: str, rel: str) -> IgnoreRules:
+def rules_down_to(root: str, rel: str) -> IgnoreRules:
     """The `.gitignore` rules that apply inside folder `rel` (its own and its parents')."""
     rules = IgnoreRules()
     parts = rel.split("/") if rel else []
@@ -344,7 +344,7 @@ def _git_ignored(repo: Path, candidates: list[str]) -> set[str]:
     return {p.rstrip("/") for p in listed if p}
 
 
-def _ignored_dirs(repo: Path, candidates: list[str], git: bool,
+def ignored_dirs(repo: Path, candidates: list[str], git: bool,
                   rules: IgnoreRules) -> set[str]:  # fmt: skip
     """The candidate folders that discover would not look into.
 
@@ -444,7 +444,7 @@ def _walk_once(repo: Path, config: IndexConfig, git: bool,
                 kids = children.get(rel, [])
                 level.append((rel, _Folder(old[0], old[1], kids, rel in had_ignore, None, old[2])))
                 continue
-            listing = _list(root, rel, config, cfg_rules, git, rules)
+            listing = list_folder(root, rel, config, cfg_rules, git, rules)
             if listing is None:
                 return None
             if previous is not None and listing.gitignore != (rel in had_ignore):
@@ -453,7 +453,7 @@ def _walk_once(repo: Path, config: IndexConfig, git: bool,
         if len(out) + len(level) > MAX_ENTRIES:
             return None
         candidates = [sub for _, f in level if f.listing for sub in f.listing.subdirs]
-        ignored = _ignored_dirs(repo, candidates, git, rules)
+        ignored = ignored_dirs(repo, candidates, git, rules)
         pending = []
         for rel, folder in level:
             if folder.listing is not None:
@@ -499,7 +499,7 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
         if folder.listing is None:  # as the previous signature recorded it
             sig.dirs[rel] = (folder.mtime, folder.ino, folder.digest)
             continue
-        digest = names_digest(_names(folder.listing, folder.subdirs))
+        digest = names_digest(folder_names(folder.listing, folder.subdirs))
         if folder.mtime < scanned_at_ns - RACY_NS:
             # unchanged since before discover listed the files: its listing then was this one
             sig.dirs[rel] = (folder.mtime, folder.ino, digest)
@@ -518,7 +518,7 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
             sig.contents[path] = entry  # gone since it was read: the check will say so
             continue
         was = settled.get(path)
-        if was == (st.st_size, st.st_mtime_ns) and _settled(st, scanned_at_ns):
+        if was == (st.st_size, st.st_mtime_ns) and is_settled(st, scanned_at_ns):
             sig.stamps[path] = stamp_of(st)
         else:
             sig.contents[path] = entry
@@ -541,162 +541,6 @@ def load_last(index_dir: Path) -> TreeSignature | None:
 def save_last(index_dir: Path, sig: TreeSignature, text: str | None = None) -> None:
     with contextlib.suppress(OSError):  # the next run lists every folder: slower, not wrong
         atomic_write(index_dir / LAST_NAME, (text or sig.to_text()).encode())
-
-
-# ------------------------------------------------------------------------- check
-@dataclass
-class TreeCheck:
-    """Re-checks one signature; remembers what it verified by content or by listing."""
-
-    repo: Path
-    config: IndexConfig
-    sig: TreeSignature
-    verified: dict[str, Stamp] = field(default_factory=dict)  # path -> stamp now trusted
-    verified_dirs: dict[str, tuple[int, int]] = field(default_factory=dict)
-    difference: str = ""  # the first path the last check could not verify
-
-    def __post_init__(self) -> None:
-        root = str(self.repo)
-        join = os.path.join
-        seen_by_watch = set(self.sig.links)
-
-        def in_tree(path: str) -> bool:  # what a watch on the signature's folders sees
-            return not os.path.isabs(path) and path not in seen_by_watch
-
-        # full paths made once: joining 6,000 of them was a third of a check
-        stamps = [(p, join(root, p), want) for p, want in self.sig.stamps.items()]
-        self._tree_stamps = [x for x in stamps if in_tree(x[0])]
-        self._other_stamps = [x for x in stamps if not in_tree(x[0])]
-        self._tree_contents = {p: e for p, e in self.sig.contents.items() if in_tree(p)}
-        self._other_contents = {p: e for p, e in self.sig.contents.items() if not in_tree(p)}
-        self._dirs = [(rel, join(root, rel), d) for rel, d in self.sig.dirs.items()]
-
-    def unchanged(self) -> bool:
-        """True: tree, HEAD and the indexable set are as signed. False: cannot tell."""
-        self.difference = ""
-        return self.unchanged_outside_folders() and self._tree_unchanged()
-
-    def unchanged_outside_folders(self) -> bool:
-        """The part a watch on the signature's folders does not see: git's files, `.git`
-        folders that must not exist, files reached through a symbolic link."""
-        now = time.time_ns()
-        return (
-            self._stamps_match(self._other_stamps)
-            and self._contents_match(self._other_contents, now)
-            and self._absent()
-            and self._tracked_same(now)
-        )
-
-    def _tracked_same(self, now: int) -> bool:
-        """git's index file unchanged, or changed without changing what is tracked."""
-        path = self.sig.git_index
-        if path is None:
-            return True
-        try:
-            have = stamp_of(os.stat(path))
-        except OSError:
-            have = None
-        if have is not None and have in (self.sig.git_index_stamp, self.verified.get(path)):
-            return True
-        if tracked_digest(self.repo, self.config) != self.sig.tracked:
-            return self._differs(path)
-        if have is not None and max(have[1], have[2]) < now - RACY_NS:
-            self.verified[path] = have  # the stat came first: a later write changes it
-        return True
-
-    def _tree_unchanged(self) -> bool:
-        now = time.time_ns()
-        return (
-            self._stamps_match(self._tree_stamps)
-            and self._contents_match(self._tree_contents, now)
-            and self._dirs_match(now)
-        )
-
-    def _stamps_match(self, stamps: list[tuple[str, str, Stamp]]) -> bool:
-        st_fn = os.stat
-        verified = self.verified
-        for path, full, want in stamps:
-            try:
-                st = st_fn(full)
-            except OSError:
-                return self._differs(path)
-            have = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-            if have != want and verified.get(path) != have:
-                return self._differs(path)
-        return True
-
-    def _contents_match(self, contents: dict[str, str], now: int) -> bool:
-        root = str(self.repo)
-        for path, entry in contents.items():
-            if not self._content_matches(root, path, entry, now):
-                return self._differs(path)
-        return True
-
-    def _absent(self) -> bool:
-        root = str(self.repo)
-        for path in self.sig.absent:
-            if os.path.lexists(os.path.join(root, path)):
-                return self._differs(path)
-        return True
-
-    def _dirs_match(self, now: int) -> bool:
-        root = str(self.repo)
-        st_fn = os.stat
-        verified_dirs = self.verified_dirs
-        for rel, full, (mtime, ino, digest) in self._dirs:
-            try:
-                st = st_fn(full)
-            except OSError:
-                return self._differs(rel or ".")
-            have_dir = (st.st_mtime_ns, st.st_ino)
-            if have_dir == (mtime, ino) or verified_dirs.get(rel) == have_dir:
-                continue
-            if digest is None or not stat.S_ISDIR(st.st_mode):
-                return self._differs(rel or ".")
-            if not self._listing_matches(root, rel, digest):
-                return self._differs(rel or ".")
-            if st.st_mtime_ns < now - RACY_NS:  # stat before the listing: safe to keep
-                verified_dirs[rel] = have_dir
-        return True
-
-    def _differs(self, path: str) -> bool:
-        self.difference = path
-        return False
-
-    def _content_matches(self, root: str, path: str, entry: str, now: int) -> bool:
-        full = os.path.join(root, path)
-        try:
-            st = os.stat(full)  # before the read: a write after it changes the stamp
-        except OSError:
-            return False
-        have = stamp_of(st)
-        if self.verified.get(path) == have:
-            return True
-        if entry.startswith("raw:"):
-            now_entry = raw_entry(full)
-        else:
-            now_entry = hash_entry(root, path, self.config)
-        if now_entry != entry:
-            return False
-        if _settled(st, now):
-            self.verified[path] = have
-        return True
-
-    def _listing_matches(self, root: str, rel: str, digest: str) -> bool:
-        rules = _rules_down_to(root, rel)
-        rules.add("", list(self.config.ignore))
-        listing = _list(
-            root, rel, self.config, config_rules(self.config), self.sig.git, rules, False
-        )
-        if listing is None:
-            return False
-        known = [sub for sub in listing.subdirs if sub in self.sig.dirs]
-        new = [sub for sub in listing.subdirs if sub not in self.sig.dirs]
-        # A folder not walked when signed was ignored (or is new): it matters only if
-        # discover would look into it now.
-        ignored = _ignored_dirs(self.repo, new, self.sig.git, rules)
-        walked = known + [sub for sub in new if sub not in ignored]
-        return names_digest(_names(listing, walked)) == digest
 
 
 def _join(rel: str, name: str) -> str:

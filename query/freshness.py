@@ -16,7 +16,8 @@ import threading
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.treesig import TreeCheck, TreeSignature
+from codeimpact.indexer.treecheck import TreeCheck
+from codeimpact.indexer.treesig import TreeSignature
 
 
 @dataclass
