@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import gc
 import time
+from functools import cache
 from pathlib import Path
 
 import pytest
 import tree_sitter as ts
 from sources import sdist
+from tree_sitter_language_pack import get_language
 
 from codeimpact.indexer.lang.python import extract as py
+from codeimpact.indexer.lang.queries import query_text
+from codeimpact.native.runner import native_syntax
 
 REPEATS = 3
 
@@ -37,8 +41,19 @@ def _parse(source: bytes) -> None:
     py._parser().parse(source)
 
 
+@cache
+def _query():
+    """queries.scm compiled by the native runner (its matches as Node tuples), or by
+    py-tree-sitter when the native path does not run."""
+    text = query_text(py.__package__, "queries.scm")
+    ext = native_syntax()
+    if ext is None:
+        return lambda root: ts.QueryCursor(ts.Query(get_language("python"), text)).matches(root)
+    return ext.Query(get_language("python"), text).matches
+
+
 def _parse_and_match(source: bytes) -> None:
-    ts.QueryCursor(py._query()).matches(py._parser().parse(source).root_node)
+    _query()(py._parser().parse(source).root_node)
 
 
 def _extract(source: bytes) -> None:

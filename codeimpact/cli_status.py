@@ -43,6 +43,13 @@ def status(path, check, as_json):
         sys.exit(1)
 
 
+def _extraction_line(extraction: dict) -> str:
+    """Which path extracts facts in this process (the native one, or why not)."""
+    if extraction.get("native"):
+        return "native"
+    return f"pure Python ({extraction.get('reason') or 'native path off'})"
+
+
 def _print_status(st) -> None:
     rows = [
         ("index", f"generation {st.generation}, written {st.indexed_at or 'at an unknown time'}"),
@@ -60,6 +67,7 @@ def _print_status(st) -> None:
         ("commit", _commit_line(st.commit)),
         ("drift", _drift_line(st.drift)),
         ("incomplete", _incomplete_line(st.incomplete)),
+        ("extraction", _extraction_line(st.extraction)),
     ]
     if st.analyzing:
         rows.append(("analyzing", f"pid {st.analyzing['pid']} since {st.analyzing['since']}"))

@@ -78,6 +78,7 @@ from codeimpact.indexer.tables import (
     write_snapshot_arrays,
 )
 from codeimpact.indexer.workers import extract_parallel
+from codeimpact.native.runner import native_status
 
 if TYPE_CHECKING:
     from codeimpact.indexer import full_graph
@@ -132,6 +133,8 @@ class AnalyzeReport:
     parsed: int = 0  # files extracted (not taken from a cache)
     resolved: int = 0  # files resolved
     delta: dict[str, int] = field(default_factory=dict)
+    # which extraction path this process runs (native/runner.py's NativeStatus)
+    extraction: dict = field(default_factory=lambda: native_status().as_json())
 
     def summary(self) -> str:
         """One sentence, in every mode: what this run did, then what the index holds."""

@@ -23,6 +23,7 @@ from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lang.api import FACTS_FORMAT
+from codeimpact.native.runner import native_status
 
 OVERRIDE_ENV = "CODEIMPACT_IDENTITY_OVERRIDE"
 
@@ -63,6 +64,9 @@ def components(config: IndexConfig) -> dict:
             if name in LANGUAGES
         },
         "tree_sitter": _dist_version("tree-sitter"),
+        # the native extraction (native/runner.py) or the pure Python path: the same facts,
+        # but an index is written by one of them, never by both
+        "native_extraction": native_status().used,
         "tree_sitter_language_pack": _dist_version("tree-sitter-language-pack"),
         "kuzu": _dist_version("kuzu"),
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",

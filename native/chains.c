@@ -1,11 +1,12 @@
-/* chain_text(text) is python.py's uncached _chain: `a.b.c` (whitespace allowed around the
- * dots: the fullmatch of rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*") -> "a.b.c", anything
- * else -> None. callee_chain_text(text, chain) is its uncached callee_chain: chain(text)
- * when that is not None (python.py passes its cached _chain, so the string is the one the
- * cache holds), else the chain with `()`/`[]` step suffixes read by its tokenizer. python.py
- * caches both; its Python versions stay the reference, which tests compare these with. */
+/* chain_text(text) is the Python extractor's uncached _chain (indexer/lang/python/extract.py):
+ * `a.b.c` (whitespace allowed around the dots: the fullmatch of
+ * rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*") -> "a.b.c", anything else -> None.
+ * callee_chain_text(text, chain) is its uncached callee_chain: chain(text) when that is not
+ * None (the extractor passes its cached _chain, so the string is the one the cache holds),
+ * else the chain with `()`/`[]` step suffixes read by its tokenizer. The extractor caches
+ * both; its Python versions stay the reference, which tests compare these with. */
 
-#include "syntax.h"
+#include "runner.h"
 
 /* the end of the name starting at i, or i when none starts there */
 static Py_ssize_t name_end(const unsigned char *b, Py_ssize_t n, Py_ssize_t i) {
@@ -33,8 +34,8 @@ static bool is_plain_chain(const unsigned char *b, Py_ssize_t n) {
 
 const char chain_text_doc[] = PyDoc_STR(
 "chain_text(text, /)\n--\n\n"
-"python.py's _chain without its cache: the dotted chain `text` spells (whitespace around\n"
-"the dots dropped), or None.");
+"The Python extractor's _chain without its cache: the dotted chain `text` spells\n"
+"(whitespace around the dots dropped), or None.");
 
 PyObject *chain_text(PyObject *Py_UNUSED(module), PyObject *text) {
     if (!PyBytes_Check(text)) {
@@ -57,7 +58,7 @@ PyObject *chain_text(PyObject *Py_UNUSED(module), PyObject *text) {
     return out;
 }
 
-/* The end of the token of python.py's _TOKEN starting at i (i < n), trying its
+/* The end of the token of the Python extractor's _TOKEN starting at i (i < n), trying its
  * alternatives in order as the regex does: whitespace, a name, a dot or a bracket, a
  * triple-quoted string, a one-line string with escapes, else any one byte. */
 static Py_ssize_t token_end(const unsigned char *b, Py_ssize_t n, Py_ssize_t i) {
@@ -91,8 +92,8 @@ static Py_ssize_t token_end(const unsigned char *b, Py_ssize_t n, Py_ssize_t i) 
 
 const char callee_chain_text_doc[] = PyDoc_STR(
 "callee_chain_text(text, chain, /)\n--\n\n"
-"python.py's callee_chain without its cache: chain(text) when not None, else the chain of\n"
-"names, dots and `()`/`[]` suffixes for balanced bracket groups, or None.");
+"The Python extractor's callee_chain without its cache: chain(text) when not None, else\n"
+"the chain of names, dots and `()`/`[]` suffixes for balanced bracket groups, or None.");
 
 PyObject *callee_chain_text(PyObject *Py_UNUSED(module), PyObject *const *argv,
                                    Py_ssize_t argc) {

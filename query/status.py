@@ -36,6 +36,7 @@ from codeimpact.indexer.identity import (
     config_from_identity,
     runner_identity,
 )
+from codeimpact.native.runner import native_status
 
 STATUS_SCHEMA = "codeimpact.status/1"
 NAMES_IN_REASON = 5  # files named in one reason line before "+N more"
@@ -94,6 +95,9 @@ class Status:
     generation: int
     indexed_at: str | None  # ISO 8601, UTC
     analyzing: dict | None  # {pid, since} of an analyze running now
+    # the extraction path: {native, reason, indexed}: whether this process runs the native
+    # path (why not), and whether the index was built by it (None: not recorded)
+    extraction: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ meta checks
@@ -347,10 +351,21 @@ def collect(index, exact: bool = True) -> Status:
         generation=index.generation,
         indexed_at=_iso(indexed_at),
         analyzing=_analyzing(index),
+        extraction=_extraction(stored_comps),
     )
     st.reasons = _reasons(st)
     st.fresh = not st.reasons
     return st
+
+
+def _extraction(stored_comps: dict) -> dict:
+    now = native_status()
+    indexed = stored_comps.get("native_extraction")
+    return {
+        "native": now.used,
+        "reason": now.reason,
+        "indexed": indexed if isinstance(indexed, bool) else None,
+    }
 
 
 def _drift(d: worktree.Drift, exact: bool, method: str) -> DriftState:

@@ -1,15 +1,14 @@
 """Python: tree-sitter queries -> FileFacts, and the module name of a path.
 
-The queries (python.scm) do the matching in C; `_query_facts` walks the matches. When
-the native extension is built for the installed tree-sitter, its `python_facts`
-(native/python_facts.c) does all of it instead: syntax.c's walk finds the matches of every pattern in the query's match order (the query
-cursor's own walk of the tree cost more than the native walk as a whole) as bare TSNodes,
-and it makes the facts of the definitions, decorators, calls, imports, assignments and
-returns as `_query_facts` does, object for object (the chains from this module's cached
-`_chain` and `callee_chain`, called from C). The rarer patterns come back to `_other`
-with Node objects, in match order. The query path is the fallback and the reference
-(`extract(source, native=False)`); tests compare the two blob for blob. Scopes come from
-sorted body intervals, not from walking parents.
+The queries (queries.scm) are in the shared capture vocabulary (native/vocabulary.py);
+`_query_facts` makes the facts from their matches. When the native path runs
+(native/runner.py: the extension is built for the installed tree-sitter and not switched
+off), the native fact engine (native/facts.c) does all of it instead, by the same rules,
+given this module's node roles and options (`RULES`) and its hooks: the chains from this
+module's cached `_chain` and `callee_chain`, the local scopes of comprehensions and
+lambdas, and `_other` for the rarer constructs, with Node objects in match order. The query
+path is the fallback and the reference (`extract(source, native=False)`); tests compare the
+two blob for blob. Scopes come from sorted body intervals, not from walking parents.
 
 Expressions are stored as chains (see lang/api.py), extended for Python with two
 step suffixes: `()` for the result of a call and `[]` for an item of a
@@ -39,7 +38,7 @@ import threading
 from functools import cache, lru_cache
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
+from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -52,6 +51,8 @@ from codeimpact.indexer.lang.api import (
     SymbolFact,
 )
 from codeimpact.indexer.lang.queries import load_query, query_text
+from codeimpact.native.facts import FactRules, fact_engine
+from codeimpact.native.runner import QueryRunner, native_syntax
 
 NAME = "python"
 # 2: namespace subpackages in module names, `()`/`[]` chain steps, generic calls (`A[int]()`),
@@ -77,31 +78,17 @@ _MAX_TYPE = 200  # longer annotations are noise for resolution
 
 
 @cache
-def _query() -> ts.Query:
-    return load_query(NAME, __package__, "queries.scm")
-
-
-def _patterns(text: str) -> tuple[str, ...]:
-    """The patterns of a .scm file of one-line patterns: its lines without comments."""
-    return tuple(line for line in text.splitlines() if line.strip() and not line.startswith(";"))
+def _runner() -> QueryRunner:
+    """queries.scm for the query path: py-tree-sitter's QueryCursor (the reference)."""
+    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"), native=False)
 
 
 @cache
-def _native_walk():
-    """The native extension's `python_facts`, or None when it is not built, was built for
-    another tree-sitter, or implements other patterns than python.scm's (then the query finds
-    the matches, and the code below makes the facts)."""
-    try:
-        from codeimpact.native.syntax import PYTHON_CAPTURES, PYTHON_PATTERNS, python_facts
-    except ImportError:
-        return None
-    if (
-        python_facts is None
-        or _patterns(query_text(__package__, "queries.scm")) != PYTHON_PATTERNS
-        or _CAPTURES != PYTHON_CAPTURES
-    ):
-        return None
-    return python_facts
+def _engine():
+    """The native fact engine over queries.scm, or None when the native path does not run."""
+    return fact_engine(
+        get_language(NAME), query_text(__package__, "queries.scm"), RULES, _HOOKS, _TYPES
+    )
 
 
 _THREAD = threading.local()
@@ -186,14 +173,11 @@ def _py_callee_chain(text: bytes) -> str | None:
 
 def _native_chains() -> tuple:
     """native/chains.c's versions of the two functions above (the same answers, tested against
-    them: the Python ones are the reference), or those when the extension is not built."""
-    try:
-        from codeimpact.native.syntax import callee_chain_text, chain_text
-    except ImportError:
-        chain_text = callee_chain_text = None
-    if chain_text is None or callee_chain_text is None:
+    them: the Python ones are the reference), or those when the native path does not run."""
+    ext = native_syntax()
+    if ext is None:
         return _py_chain, _py_callee_chain
-    return chain_text, lambda text: callee_chain_text(text, _chain)
+    return ext.chain_text, lambda text: ext.callee_chain_text(text, _chain)
 
 
 _chain_of, _callee_chain_of = _native_chains()
@@ -236,63 +220,14 @@ def _is_test_name(kind: str, name: str) -> bool:
     return False
 
 
-# Pattern indices of python.scm, in file order.
-(
-    P_CLASS,
-    P_FUNCTION,
-    P_DECORATOR,
-    P_CALL,
-    P_IMPORT,
-    P_IMPORT_FROM,
-    P_IMPORT_FUTURE,
-    P_ASSIGN,
-    P_ANNASSIGN,
-    P_RETURN,
-    P_ANNOTATION,
-    P_FOR,
-    P_WALRUS,
-    P_WITH,
-    P_COMPFOR,
-    P_LAMBDA,
-) = range(16)
-
-# The captures of each pattern in the order the query captures them (the pattern's node,
-# then its child steps in pattern order): a match is read as a tuple of these nodes, which
-# native/syntax.c yields as such (its PYTHON_CAPTURES) and the query path builds from the
-# match's dict.
-_CAPTURES = (
-    ("class", "name", "body"),
-    ("function", "name", "body"),
-    ("decorator",),
-    ("callee", "args"),
-    ("import",),
-    ("import_from",),
-    ("import_future",),
-    ("assign", "lhs", "rhs"),
-    ("annassign", "lhs", "vartype"),
-    ("return", "value"),
-    ("annotation",),
-    ("for", "for_lhs", "for_rhs"),
-    ("walrus", "walrus_name", "walrus_value"),
-    ("with", "with_value", "with_name"),
-    ("compfor", "for_lhs", "for_rhs"),
-    ("lambda", "lambda_params"),
-)
-
-
-def _query_matches(root: ts.Node) -> list[tuple[int, tuple]]:
-    """QueryCursor.matches over python.scm, each match's captures as a `_CAPTURES` tuple."""
-    return [
-        (pattern, tuple([caps[name][0] for name in _CAPTURES[pattern]]))
-        for pattern, caps in ts.QueryCursor(_query()).matches(root)
-    ]
-
-
 def extract(source: bytes, *, native: bool = True) -> FileFacts:
     """The facts of one file. `native=False` forces the query path (the reference, which
     tests compare the native extraction with)."""
-    tree = _parser().parse(source)
-    root = tree.root_node
+    return facts_of_tree(_parser().parse(source).root_node, source, native=native)
+
+
+def facts_of_tree(root: ts.Node, source: bytes, *, native: bool = True) -> FileFacts:
+    """`extract` of the tree parsed from `source` (tests run both paths over one parse)."""
     facts = FileFacts(
         language=NAME,
         lines=source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0),
@@ -302,11 +237,11 @@ def extract(source: bytes, *, native: bool = True) -> FileFacts:
             "", "module", "", 1, max(1, facts.lines), 0, len(source), "", True, False, (), ()
         )
     )
-    # The native extension walks the tree and makes the facts in C, as the code below does
-    # from the query's matches: Node objects and Python per match were most of the cost of
-    # extraction beyond the parse. It hands the rarer patterns to `_other`.
-    native_facts = _native_walk() if native and type(source) is bytes else None
-    error_line = native_facts(root, source, facts, set(), _ENV) if native_facts else None
+    # The native engine makes the facts in C, as the code below does from the query's
+    # matches: Node objects and Python per match were most of the cost of extraction beyond
+    # the parse. It hands the rarer constructs to `_other`.
+    engine = _engine() if native and type(source) is bytes else None
+    error_line = engine.facts(root, source, facts, set()) if engine is not None else None
     if error_line is None:
         _query_facts(root, source, facts)
     _guarded_imports(root, source, facts)
@@ -375,24 +310,24 @@ def _guard_kind(cond: ts.Node | None, source: bytes) -> str | None:
 
 
 def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
-    """The facts after the module symbol, from the query's matches. native/python_facts.c's
-    python_facts makes the same, object for object: change both."""
-    matches = _query_matches(root)
+    """The facts after the module symbol, from the query's matches. The native fact engine
+    (native/facts.c) makes the same by the same rules, object for object."""
     defs: list[tuple[ts.Node, ts.Node, ts.Node, str]] = []  # (def, name, body, kind)
-    others: list[tuple[int, tuple]] = []
+    others: list[tuple[str, dict]] = []
     decorator_nodes: list[ts.Node] = []
-    local_matches: list[tuple[int, tuple]] = []  # comprehensions and lambdas
-    for pattern, caps in matches:
-        if pattern <= P_FUNCTION:
-            defs.append((*caps, "class" if pattern == P_CLASS else "function"))
-        elif pattern == P_DECORATOR:
-            decorator_nodes.append(caps[0])
-        elif pattern == P_LAMBDA:
-            local_matches.append((pattern, caps))
+    local_matches: list[tuple[str, dict]] = []  # comprehensions and lambdas
+    for construct, caps in _runner().matches(root):
+        if construct in _DEFINITIONS:
+            node = caps[construct]
+            defs.append((node, caps["name"], caps["body"], _DEFINITIONS[construct]))
+        elif construct == "decorator":
+            decorator_nodes.append(caps[construct])
+        elif construct == "scope.lambda":
+            local_matches.append((construct, caps))
         else:
-            others.append((pattern, caps))
-            if pattern == P_COMPFOR:
-                local_matches.append((pattern, caps))
+            others.append((construct, caps))
+            if construct == "binding.comprehension":
+                local_matches.append((construct, caps))
     defs.sort(key=lambda d: d[0].start_byte)
 
     # ---- definitions -------------------------------------------------------
@@ -504,21 +439,19 @@ def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
             chain = "?." + m.group(1).decode() if m else "?"
         return CallFact(scope, chain, line, kind, args)
 
-    for pattern, caps in others:
-        node = caps[0]
-        if pattern == P_CALL:
-            args = _args(caps[1], source)
-            facts.calls.append(
-                call_fact(node.start_byte, node.end_byte, node.start_point[0] + 1, args)
-            )
-        elif pattern in (P_IMPORT, P_IMPORT_FROM, P_IMPORT_FUTURE):
-            _imports(node, pattern, scopes.at(node.start_byte), source, facts)
-        elif pattern == P_ASSIGN:
-            node, lhs, rhs = caps
+    for construct, caps in others:
+        node = caps[construct]
+        if construct == "reference.call":
+            args = _args(caps["arguments"], source)
+            fn = caps["callee"]
+            facts.calls.append(call_fact(fn.start_byte, fn.end_byte, fn.start_point[0] + 1, args))
+        elif construct in ("import", "import.from"):
+            _imports(node, construct, scopes.at(node.start_byte), source, facts)
+        elif construct == "assignment":
             scope = scopes.at(node.start_byte)
-            _assignment(scope, lhs, rhs, node, source, facts, module_vars)
-        elif pattern == P_RETURN:
-            node = caps[1]
+            _assignment(scope, caps["left"], caps["right"], node, source, facts, module_vars)
+        elif construct == "return":
+            node = caps["value"]
             scope = scopes.at(node.start_byte)
             if kind_of.get(scope) in ("function", "method"):
                 line = node.start_point[0] + 1
@@ -532,19 +465,27 @@ def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
                     if chain:
                         facts.returns.append(ReturnFact(scope, chain, False, line))
         else:
-            scope = (sig_scopes if pattern == P_ANNOTATION else scopes).at(node.start_byte)
-            _other(facts, source, module_vars, local_scopes, pattern, caps, scope)
+            # a type in a signature belongs to the definition it is written in
+            iv = sig_scopes if construct == "reference.type" else scopes
+            _other(
+                facts, source, module_vars, local_scopes, construct, caps, iv.at(node.start_byte)
+            )
+
+
+# queries.scm's definition constructs -> the kind of their symbols (a function in a class is
+# a method)
+_DEFINITIONS = {"definition.class": "class", "definition.function": "function"}
 
 
 def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes: _LocalScopes,
-           pattern: int, caps: tuple, scope: str) -> None:  # fmt: skip
-    """The facts of a match of one of the rarer patterns (annotations, annotated assignments,
-    for, comprehension, with and walrus bindings) in `scope`, the native path's too."""
-    node = caps[0]
-    if pattern == P_ANNASSIGN:
-        node, lhs, vartype = caps
-        _annotated(scope, lhs, vartype, node, source, facts, module_vars)
-    elif pattern == P_ANNOTATION:
+           construct: str, caps: dict, scope: str) -> None:  # fmt: skip
+    """The facts of a match of one of the rarer constructs (annotations, annotated
+    assignments, for, comprehension, with and walrus bindings) in `scope`, the native
+    path's too."""
+    node = caps[construct]
+    if construct == "binding.typed":
+        _annotated(scope, caps["left"], caps["type"], node, source, facts, module_vars)
+    elif construct == "reference.type":
         if node.parent is not None and node.parent.type in _NESTED_TYPE_PARENTS:
             return  # the outermost annotation already names these
         text = source[node.start_byte : node.end_byte].decode(errors="replace")
@@ -552,19 +493,15 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         for name in _ANNOT_NAME.findall(text):
             if name not in _ANNOTATION_NOISE:
                 facts.references.append(ReferenceFact(scope, name, line, "annotation"))
-    elif pattern == P_FOR:
-        node, lhs, rhs = caps
-        _for_binding(scope, lhs, rhs, source, facts)
-    elif pattern == P_COMPFOR:
-        node, lhs, rhs = caps
+    elif construct == "binding.iteration":
+        _for_binding(scope, caps["left"], caps["right"], source, facts)
+    elif construct == "binding.comprehension":
         suffix = f"${node.parent.start_byte}" if node.parent is not None else ""
-        _for_binding(scope, lhs, rhs, source, facts, suffix, local_scopes)
-    elif pattern == P_WITH:
-        node, value, name = caps
-        _with_binding(scope, value, name, node, source, facts)
-    elif pattern == P_WALRUS:
-        node, name, value = caps
-        _bind_value(scope, name.text.decode(), value, node, source, facts)
+        _for_binding(scope, caps["left"], caps["right"], source, facts, suffix, local_scopes)
+    elif construct == "binding.context":
+        _with_binding(scope, caps["value"], caps["name"], node, source, facts)
+    elif construct == "assignment.expression":
+        _bind_value(scope, caps["left"].text.decode(), caps["right"], node, source, facts)
 
 
 DECORATED = "decorated_definition"
@@ -672,9 +609,9 @@ def _args(args: ts.Node, source: bytes) -> tuple:
     return tuple(out)
 
 
-def _imports(node: ts.Node, pattern: int, scope: str, source: bytes, facts: FileFacts) -> None:
+def _imports(node: ts.Node, construct: str, scope: str, source: bytes, facts: FileFacts) -> None:
     line = node.start_point[0] + 1
-    if pattern == P_IMPORT:  # import a.b [as c], ...
+    if construct == "import":  # import a.b [as c], ...
         for child in node.children_by_field_name("name"):
             if child.type == "aliased_import":
                 name = child.child_by_field_name("name")
@@ -685,8 +622,6 @@ def _imports(node: ts.Node, pattern: int, scope: str, source: bytes, facts: File
             else:
                 facts.imports.append(ImportFact(scope, child.text.decode(), 0, "", "", line))
         return
-    if pattern == P_IMPORT_FUTURE:
-        return  # from __future__ import ...: no dependency
     mod = node.child_by_field_name("module_name")
     level = 0
     module = ""
@@ -781,9 +716,7 @@ def _assignment(scope, lhs, rhs, node, source, facts, module_vars) -> None:
     if scope == "" and lhs.type == "identifier":
         _module_var(name, node, source, facts, module_vars)
         if name == "__all__" and rhs.type in ("list", "tuple"):
-            names = _all_value(rhs, source)
-            if names is not None:
-                facts.extra["all"] = names
+            _exports(facts, rhs, source)
     if rhs.type == "assignment":  # a = b = value: bind the innermost value
         while rhs.type == "assignment" and rhs.child_by_field_name("right") is not None:
             rhs = rhs.child_by_field_name("right")
@@ -857,18 +790,18 @@ class _LocalScopes:
     one that starts with a lambda parameter cannot be known and is left unresolved.
     """
 
-    def __init__(self, matches: list[tuple[int, tuple]]):
+    def __init__(self, matches: list[tuple[str, dict]]):
         found: list[tuple[int, int, frozenset[str], str]] = []  # (start, end, names, suffix)
         comps: dict[int, tuple[int, set[str]]] = {}
-        for pattern, caps in matches:
-            if pattern == P_COMPFOR:
-                comp = caps[0].parent
+        for construct, caps in matches:
+            if construct == "binding.comprehension":
+                comp = caps[construct].parent
                 if comp is None:
                     continue
                 entry = comps.setdefault(comp.start_byte, (comp.end_byte, set()))
-                entry[1].update(_pattern_names(caps[1]))
-            elif pattern == P_LAMBDA:
-                node, params = caps
+                entry[1].update(_pattern_names(caps["left"]))
+            elif construct == "scope.lambda":
+                node, params = caps[construct], caps["parameters"]
                 names = _lambda_params(params)
                 if names:
                     found.append((node.start_byte, node.end_byte, frozenset(names), ""))
@@ -975,18 +908,69 @@ def module_name(path: str, package_dirs: frozenset[str]) -> str:
     return ".".join(parts)
 
 
-# python_facts' env: the functions it calls and the fact types it makes (native/python_facts.c)
-_ENV = (
-    _chain,
-    callee_chain,
-    _LocalScopes,
-    _other,
-    _all_value,
-    SymbolFact,
-    ImportFact,
-    CallFact,
-    HeritageFact,
-    ReferenceFact,
-    BindingFact,
-    ReturnFact,
+def _exports(facts: FileFacts, rhs: ts.Node, source: bytes) -> None:
+    """`__all__ = [...]`: the names `from m import *` binds, when all are plain strings."""
+    names = _all_value(rhs, source)
+    if names is not None:
+        facts.extra["all"] = names
+
+
+# The native fact engine's view of this grammar (native/facts.py): node roles, fields and
+# options for the rules it shares with the code above, and the hooks it calls back.
+RULES = FactRules(
+    roles={
+        "identifier": "name",
+        "attribute": "member",
+        "call": "call",
+        "subscript": "subscript",
+        "list": "sequence",
+        "tuple": "sequence",
+        "assignment": "assignment",
+        "expression_statement": "statement",
+        "argument_list": "arguments",
+        "keyword_argument": "argument.keyword",
+        "list_splat": "argument.splat",
+        "dictionary_splat": "argument.keyword_splat",
+        "typed_parameter": "parameter",
+        "typed_default_parameter": "parameter",
+        "default_parameter": "parameter",
+        "list_splat_pattern": "parameter.splat",
+        "dictionary_splat_pattern": "parameter.splat",
+        "decorated_definition": "decorated",
+        "decorator": "decorator",
+        "pattern_list": "pattern.tuple",
+        "tuple_pattern": "pattern.tuple",
+        "aliased_import": "import.aliased",
+        "relative_import": "import.relative",
+        "import_prefix": "import.prefix",
+        "dotted_name": "import.path",
+        "wildcard_import": "import.wildcard",
+    },
+    fields={
+        "body": "body",
+        "parameters": "parameters",
+        "return_type": "return_type",
+        "heritage": "superclasses",
+        "type": "type",
+        "alias": "alias",
+        "module": "module_name",
+        "definition": "definition",
+        "right": "right",
+        "callee": "function",
+        "name": "name",
+        "value": "value",
+    },
+    options={
+        "export_rule": "underscore",
+        "test_class": "Test",
+        "test_function": "test",
+        "signature_strip": ":",
+        "self_member": "self.",
+        "type_prefix": "ann:",
+        "none_type": "None",
+        "exports_name": "__all__",
+        "heritage_kind": "extends",
+    },
 )
+_HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)
+_TYPES = (SymbolFact, ImportFact, CallFact, HeritageFact, ReferenceFact, BindingFact, ReturnFact)

@@ -1,20 +1,19 @@
-; Python extraction queries. Capture names are the contract with extract.py.
-; native/syntax.c reproduces these patterns' matches (its PYTHON_PATTERNS): change both.
+; Python extraction queries, in the shared capture vocabulary (native/vocabulary.py): the
+; construct capture says what a match is, the part captures name its pieces. extract.py's
+; rules and the native fact engine (native/facts.c) read the matches by these names.
 ; No (ERROR) pattern: root.has_error says the same without a check at every node.
-(class_definition name: (identifier) @name body: (block) @body) @class
-(function_definition name: (identifier) @name body: (block) @body) @function
+(class_definition name: (identifier) @name body: (block) @body) @definition.class
+(function_definition name: (identifier) @name body: (block) @body) @definition.function
 (decorator) @decorator
-; no capture of the call itself: it starts where @callee does, and one node fewer per call counts
-(call function: (_) @callee arguments: (_) @args)
+(call function: (_) @callee arguments: (_) @arguments) @reference.call
 (import_statement) @import
-(import_from_statement) @import_from
-(future_import_statement) @import_future
-(assignment left: (_) @lhs right: (_) @rhs) @assign
-(assignment left: (_) @lhs type: (type) @vartype) @annassign
+(import_from_statement) @import.from
+(assignment left: (_) @left right: (_) @right) @assignment
+(assignment left: (_) @left type: (type) @type) @binding.typed
 (return_statement (_) @value) @return
-(type) @annotation
-(for_statement left: (_) @for_lhs right: (_) @for_rhs) @for
-(named_expression name: (identifier) @walrus_name value: (_) @walrus_value) @walrus
-(with_item value: (as_pattern . (_) @with_value alias: (as_pattern_target (identifier) @with_name))) @with
-(for_in_clause left: (_) @for_lhs right: (_) @for_rhs) @compfor
-(lambda parameters: (lambda_parameters) @lambda_params) @lambda
+(type) @reference.type
+(for_statement left: (_) @left right: (_) @right) @binding.iteration
+(named_expression name: (identifier) @left value: (_) @right) @assignment.expression
+(with_item value: (as_pattern . (_) @value alias: (as_pattern_target (identifier) @name))) @binding.context
+(for_in_clause left: (_) @left right: (_) @right) @binding.comprehension
+(lambda parameters: (lambda_parameters) @parameters) @scope.lambda

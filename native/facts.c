@@ -1,0 +1,411 @@
+/*
+ * FactEngine: the facts of a file from a query in the shared capture vocabulary, made in C.
+ *
+ * FactEngine(language, source, roles, fields, options, hooks, types) (facts_type.c) compiles
+ * `source` (a query whose captures are all names of native/vocabulary.py, one construct per
+ * pattern) with the runner (runner.c) and maps the language's node types to the
+ * vocabulary's node roles and its grammar fields to the field roles. engine.facts(node,
+ * source, facts, module_vars) runs the query over the tree and appends to `facts`' lists:
+ *
+ * 1. the arguments of every call (facts_bind.c: plain names and members by position or
+ *    keyword), first, so that the chain hooks see the texts in the order the extraction
+ *    this engine replaced asked for them (the blobs depend on what their caches hold);
+ * 2. definitions (facts_defs.c): symbols with their local names (`A.f`, `f#2`), kinds,
+ *    spans, signatures, parameters and decorators; heritage of classes; declared return
+ *    types of functions; the scope intervals (bodies, and whole definitions);
+ * 3. decorators: each decorator's interval and scope (the definition it decorates), and a
+ *    "decorator" call for each that is not a call itself;
+ * 4. the local scopes hook's object, from the scope.* and binding.comprehension matches;
+ * 5. the calls in match order (scope, callee chain, arguments), then the other matches in
+ *    match order: imports, assignments (bindings, references, module variables), returns,
+ *    and any other construct through the `other` hook with Node objects and its scope.
+ *
+ * The strings are the hooks' own (the chain hooks are the language's caches, so equal chains
+ * are shared objects, which marshal writes once) and the kinds are interned, as the
+ * reference code's constants are: the facts are the query path's object for object, and
+ * their marshalled blobs byte for byte (tests/test_native_facts.py).
+ */
+
+#include "facts.h"
+
+/* by construct: a definition (definition.*), a local scope (scope.*), or neither */
+enum { FAMILY_OTHER, FAMILY_DEFINITION, FAMILY_SCOPE };
+static uint8_t FAMILY[V_CONSTRUCT_COUNT];
+
+PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNKNOWN;
+
+static const char *const LIST_NAMES[TYPE_COUNT] = {
+    "symbols", "imports", "calls", "heritage", "references", "bindings", "returns",
+};
+
+int facts_init(void) {
+    for (int v = 0; v < V_CONSTRUCT_COUNT; v++) {
+        FAMILY[v] = strncmp(VOCABULARY[v], "definition.", 11) == 0 ? FAMILY_DEFINITION
+                    : strncmp(VOCABULARY[v], "scope.", 6) == 0    ? FAMILY_SCOPE
+                                                                  : FAMILY_OTHER;
+    }
+    S_EMPTY = PyUnicode_FromStringAndSize("", 0);
+    S_CALL = PyUnicode_InternFromString("call");
+    S_DECORATOR = PyUnicode_InternFromString("decorator");
+    S_VARIABLE = PyUnicode_InternFromString("variable");
+    S_VALUE = PyUnicode_InternFromString("value");
+    S_STAR = PyUnicode_FromStringAndSize("*", 1);
+    S_UNKNOWN = PyUnicode_FromStringAndSize("?", 1);
+    return S_EMPTY && S_CALL && S_DECORATOR && S_VARIABLE && S_VALUE && S_STAR && S_UNKNOWN
+               ? 0
+               : -1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* helpers the rules share                                                   */
+
+/* source[node.start_byte : node.end_byte] as Python slices it */
+void span(const Run *run, TSNode node, const char **ptr, Py_ssize_t *len) {
+    Py_ssize_t start = (Py_ssize_t)ts_node_start_byte(node);
+    Py_ssize_t end = (Py_ssize_t)ts_node_end_byte(node);
+    if (start > run->src_len) start = run->src_len;
+    if (end > run->src_len) end = run->src_len;
+    if (end < start) end = start;
+    *ptr = run->src + start;
+    *len = end - start;
+}
+
+PyObject *decoded(const Run *run, TSNode node) {
+    const char *ptr;
+    Py_ssize_t len;
+    span(run, node, &ptr, &len);
+    return PyUnicode_DecodeUTF8(ptr, len, NULL);
+}
+
+PyObject *hook_on_text(const Run *run, int hook, TSNode node) {
+    const char *ptr;
+    Py_ssize_t len;
+    span(run, node, &ptr, &len);
+    PyObject *text = PyBytes_FromStringAndSize(ptr, len);
+    if (text == NULL) return NULL;
+    PyObject *out = PyObject_CallOneArg(run->e->hooks[hook], text);
+    Py_DECREF(text);
+    return out;
+}
+
+PyObject *line_of(TSNode node) {
+    return PyLong_FromUnsignedLong((unsigned long)ts_node_start_point(node).row + 1);
+}
+
+int usable(PyObject *chain) {
+    if (chain == NULL) return -1;
+    return chain != Py_None && PyUnicode_Check(chain) && PyUnicode_GET_LENGTH(chain) > 0;
+}
+
+int append_fact(Run *run, int type, Py_ssize_t n, PyObject **items) {
+    PyTypeObject *fact_type = run->e->types[type];
+    PyObject *fact = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (items[i] == NULL) goto error;
+    }
+    /* what tuple.__new__(fact_type, items) does, without the tuple of items */
+    fact = fact_type->tp_alloc(fact_type, n);
+    if (fact == NULL) goto error;
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(fact, i, items[i]);
+    int rc = PyList_Append(run->lists[type], fact);
+    Py_DECREF(fact);
+    return rc;
+error:
+    for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(items[i]);
+    return -1;
+}
+
+int append_pair(PyObject *out, PyObject *key, PyObject *value) {
+    if (key == NULL || value == NULL) {
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+        return -1;
+    }
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(key);
+        Py_DECREF(value);
+        return -1;
+    }
+    PyTuple_SET_ITEM(pair, 0, key);
+    PyTuple_SET_ITEM(pair, 1, value);
+    int rc = PyList_Append(out, pair);
+    Py_DECREF(pair);
+    return rc;
+}
+
+TSNode first_named(TSNode node) {
+    return ts_node_named_child_count(node) ? ts_node_named_child(node, 0) : (TSNode){0};
+}
+
+bool starts_with_str(PyObject *s, PyObject *prefix) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(prefix);
+    return n > 0 && PyUnicode_Tailmatch(s, prefix, 0, n, -1) == 1;
+}
+
+/* type text: whitespace and quotes removed (a forward reference's quotes); "" beyond 200
+ * bytes, which are noise for resolution */
+PyObject *type_text_of(const Run *run, TSNode node) {
+    const char *ptr;
+    Py_ssize_t len;
+    span(run, node, &ptr, &len);
+    char *buf = PyMem_Malloc(len ? (size_t)len : 1);
+    if (buf == NULL) return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)ptr[i];
+        if (!is_space_byte(c) && c != '"' && c != '\'') buf[n++] = (char)c;
+    }
+    PyObject *out = n > 200 ? Py_NewRef(S_EMPTY) : PyUnicode_DecodeUTF8(buf, n, "replace");
+    PyMem_Free(buf);
+    return out;
+}
+
+/* s.strip() bounds (str.isspace), narrowing [*a, *b) */
+static void strip_bounds(PyObject *s, Py_ssize_t *a, Py_ssize_t *b) {
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    while (*a < *b && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, *a))) (*a)++;
+    while (*b > *a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, *b - 1))) (*b)--;
+}
+
+/* The text of a signature or of a variable's first line: `b" ".join(raw.split())` when
+ * `join_spaces`, decoded with errors="replace", then `.strip()`, with `.rstrip(strip)
+ * .strip()` when `strip` is not empty, and cut to 300 characters. */
+PyObject *squeezed(const char *ptr, Py_ssize_t len, bool join_spaces, const char *strip) {
+    char *buf = PyMem_Malloc(len ? (size_t)len : 1);
+    if (buf == NULL) return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    if (join_spaces) {
+        bool pending = false;
+        for (Py_ssize_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)ptr[i];
+            if (is_space_byte(c)) {
+                pending = n > 0;
+                continue;
+            }
+            if (pending) buf[n++] = ' ';
+            pending = false;
+            buf[n++] = (char)c;
+        }
+    } else {
+        memcpy(buf, ptr, (size_t)len);
+        n = len;
+    }
+    PyObject *s = PyUnicode_DecodeUTF8(buf, n, "replace");
+    PyMem_Free(buf);
+    if (s == NULL) return NULL;
+    Py_ssize_t a = 0, b = PyUnicode_GET_LENGTH(s);
+    strip_bounds(s, &a, &b);
+    if (strip != NULL && strip[0] != '\0') {
+        while (b > a) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(s, b - 1);
+            if (c > 127 || strchr(strip, (int)c) == NULL) break;
+            b--;
+        }
+        strip_bounds(s, &a, &b);
+    }
+    if (b - a > 300) b = a + 300;
+    PyObject *out = PyUnicode_Substring(s, a, b);
+    Py_DECREF(s);
+    return out;
+}
+
+PyObject *match_dict(const Run *run, size_t match) {
+    const RunnerMatch *m = &run->m.matches[match];
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+    for (uint16_t c = 0; c < m->capture_count; c++) {
+        const RunnerCapture *cap = &run->m.caps[m->capture_start + c];
+        PyObject *node = new_node(run->like, cap->node);
+        if (node == NULL ||
+            PyDict_SetItem(out, PyTuple_GET_ITEM(run->e->capture_names, cap->id), node) < 0) {
+            Py_XDECREF(node);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(node);
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------------- */
+/* a run                                                                     */
+
+static inline uint16_t construct_of(const Run *run, size_t match) {
+    return run->e->construct_of[run->m.matches[match].pattern];
+}
+
+static inline bool is_definition(uint16_t v) { return FAMILY[v] == FAMILY_DEFINITION; }
+
+/* what the local scopes hook is made of */
+static inline bool is_local_scope(uint16_t v) {
+    return v == V_BINDING_COMPREHENSION || FAMILY[v] == FAMILY_SCOPE;
+}
+
+/* the construct node of a match: the capture whose name is its construct */
+static TSNode construct_node(const Run *run, size_t match) {
+    return part_of(run, match, construct_of(run, match));
+}
+
+/* the language's local scopes object, from the scope.* and binding.comprehension matches
+ * as (construct, {capture: Node}) */
+static int local_scopes(Run *run) {
+    PyObject *matches = PyList_New(0);
+    if (matches == NULL) return -1;
+    for (size_t k = 0; k < run->m.match_count; k++) {
+        uint16_t v = construct_of(run, k);
+        if (!is_local_scope(v)) continue;
+        PyObject *caps = match_dict(run, k);
+        PyObject *item = caps ? PyTuple_Pack(2, run->e->constructs[v], caps) : NULL;
+        Py_XDECREF(caps);
+        if (item == NULL || PyList_Append(matches, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(matches);
+            return -1;
+        }
+        Py_DECREF(item);
+    }
+    run->local_scopes = PyObject_CallOneArg(run->e->hooks[H_LOCAL_SCOPES], matches);
+    Py_DECREF(matches);
+    if (run->local_scopes == NULL) return -1;
+    run->scope_names = PyObject_GetAttrString(run->local_scopes, "names");
+    run->rename = run->scope_names ? PyObject_GetAttrString(run->local_scopes, "rename") : NULL;
+    if (run->rename == NULL) return -1;
+    if (!PyAnySet_Check(run->scope_names)) {
+        PyErr_SetString(PyExc_TypeError, "the local scopes' names must be a set");
+        return -1;
+    }
+    return 0;
+}
+
+/* a construct without a rule here: the language's `other` hook, with its scope */
+static int other(Run *run, size_t k, uint16_t v) {
+    TSNode node = construct_node(run, k);
+    /* a type in a signature belongs to the definition it is written in */
+    const Interval *iv = v == V_REFERENCE_TYPE ? run->full_iv : run->body_iv;
+    PyObject *scope = scope_at(iv, run->n_defs, ts_node_start_byte(node));
+    PyObject *caps = match_dict(run, k);
+    if (caps == NULL) return -1;
+    PyObject *args[7] = {run->facts, run->source, run->module_vars, run->local_scopes,
+                         run->e->constructs[v], caps, scope};
+    PyObject *r = PyObject_Vectorcall(run->e->hooks[H_OTHER], args, 7, NULL);
+    Py_DECREF(caps);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* the matches after the definitions and decorators, in match order: the calls, then the
+ * others (each kind of fact has its own list, so only the chain hooks' caches see this
+ * order, and it is the one of the extraction before this engine) */
+static int the_rest(Run *run) {
+    for (size_t k = 0; k < run->m.match_count; k++) {
+        if (construct_of(run, k) == V_REFERENCE_CALL && call_fact(run, k) < 0) return -1;
+    }
+    for (size_t k = 0; k < run->m.match_count; k++) {
+        uint16_t v = construct_of(run, k);
+        int rc = 0;
+        if (v == V_REFERENCE_CALL) {
+            continue;
+        } else if (v == V_IMPORT || v == V_IMPORT_FROM) {
+            rc = imports_of(run, construct_node(run, k), v == V_IMPORT_FROM);
+        } else if (v == V_ASSIGNMENT) {
+            TSNode node = construct_node(run, k);
+            TSNode lhs = part_of(run, k, V_LEFT), rhs = part_of(run, k, V_RIGHT);
+            if (ts_node_is_null(lhs) || ts_node_is_null(rhs)) {
+                rc = other(run, k, v);
+            } else {
+                rc = assignment(run, scope_at(run->body_iv, run->n_defs, ts_node_start_byte(node)),
+                                node, lhs, rhs);
+            }
+        } else if (v == V_RETURN) {
+            TSNode value = part_of(run, k, V_VALUE);
+            rc = ts_node_is_null(value) ? other(run, k, v) : return_fact(run, value);
+        } else if (is_definition(v) && !ts_node_is_null(part_of(run, k, V_NAME)) &&
+                   !ts_node_is_null(part_of(run, k, V_BODY))) {
+            continue; /* done before */
+        } else if (v == V_DECORATOR || FAMILY[v] == FAMILY_SCOPE) {
+            continue; /* done before */
+        } else {
+            rc = other(run, k, v);
+        }
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (check_argc("facts", argc, 4) < 0) return NULL;
+    TSNode root;
+    if (node_from_object(argv[0], &root) < 0) return NULL;
+    if (!PyBytes_Check(argv[1])) {
+        PyErr_Format(PyExc_TypeError, "source must be bytes, not %.200s",
+                     Py_TYPE(argv[1])->tp_name);
+        return NULL;
+    }
+    if (!PyAnySet_Check(argv[3])) {
+        PyErr_SetString(PyExc_TypeError, "module_vars must be a set");
+        return NULL;
+    }
+    if (ts_node_language(root) != self->runner->language) {
+        PyErr_SetString(PyExc_ValueError, "the node is of another language than the engine");
+        return NULL;
+    }
+    Run run = {0};
+    run.e = self;
+    run.like = argv[0];
+    run.source = argv[1];
+    run.src = PyBytes_AS_STRING(argv[1]);
+    run.src_len = PyBytes_GET_SIZE(argv[1]);
+    run.facts = argv[2];
+    run.module_vars = argv[3];
+    PyObject *result = NULL;
+    for (int l = 0; l < TYPE_COUNT; l++) {
+        run.lists[l] = PyObject_GetAttrString(run.facts, LIST_NAMES[l]);
+        if (run.lists[l] == NULL) goto done;
+        if (!PyList_Check(run.lists[l])) {
+            PyErr_Format(PyExc_TypeError, "facts.%s must be a list", LIST_NAMES[l]);
+            goto done;
+        }
+    }
+    if (runner_run(self->runner, root, true, false, &run.m) < 0) goto done;
+    run.defs = PyMem_Malloc((run.m.match_count ? run.m.match_count : 1) * sizeof(Def));
+    if (run.defs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t k = 0; k < run.m.match_count; k++) {
+        uint16_t v = construct_of(&run, k);
+        if (!is_definition(v)) continue;
+        TSNode name = part_of(&run, k, V_NAME), body = part_of(&run, k, V_BODY);
+        if (ts_node_is_null(name) || ts_node_is_null(body)) continue; /* the `other` hook's */
+        uint8_t kind = v == V_DEFINITION_FUNCTION ? K_FUNCTION
+                       : v == V_DEFINITION_METHOD ? K_METHOD
+                       : v == V_DEFINITION_CLASS  ? K_CLASS
+                                                  : K_OTHER;
+        run.defs[run.n_defs++] = (Def){construct_node(&run, k), name, body, k, NULL, kind, v};
+    }
+    if (call_arguments(&run) < 0 || definitions(&run) < 0 || decorators(&run) < 0 ||
+        local_scopes(&run) < 0 ||
+        the_rest(&run) < 0)
+        goto done;
+    result = PyLong_FromUnsignedLong(
+        run.m.error_row == UINT32_MAX ? 0 : (unsigned long)run.m.error_row + 1);
+done:
+    if (run.has_cursor) ts_tree_cursor_delete(&run.cursor);
+    for (size_t k = 0; run.arguments != NULL && k < run.m.match_count; k++)
+        Py_XDECREF(run.arguments[k]);
+    PyMem_Free(run.arguments);
+    runner_matches_free(&run.m);
+    for (Py_ssize_t i = 0; i < run.n_defs; i++) Py_XDECREF(run.defs[i].local);
+    PyMem_Free(run.defs);
+    PyMem_Free(run.body_iv);
+    PyMem_Free(run.full_iv);
+    PyMem_Free(run.decs);
+    for (int l = 0; l < TYPE_COUNT; l++) Py_XDECREF(run.lists[l]);
+    Py_XDECREF(run.local_scopes);
+    Py_XDECREF(run.scope_names);
+    Py_XDECREF(run.rename);
+    return result;
+}

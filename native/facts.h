@@ -1,0 +1,169 @@
+/*
+ * The fact engine's internal interface (facts.c, facts_type.c, facts_defs.c, facts_bind.c):
+ * a query in the shared capture vocabulary (vocabulary.h, generated from
+ * native/vocabulary.py) runs over a tree, and its matches become the facts of
+ * native/facts.py's contract, by rules keyed by construct (definition.*, decorator,
+ * reference.call, import, import.from, assignment, return), reading what the captures do
+ * not give through node roles and field roles that the language maps its grammar onto
+ * (data, not code). Constructs without a rule here go to the language's `other` hook with
+ * Node objects.
+ */
+#ifndef CODEIMPACT_FACTS_H
+#define CODEIMPACT_FACTS_H
+
+#include "runner.h"
+#include "vocabulary.h"
+
+/* the language's callables (FactEngine's `hooks`) */
+enum { H_CHAIN, H_CALLEE_CHAIN, H_LOCAL_SCOPES, H_OTHER, H_EXPORTS_VALUE, HOOK_COUNT };
+/* the fact types (FactEngine's `types`) and FileFacts' lists, in the same order */
+enum { T_SYMBOL, T_IMPORT, T_CALL, T_HERITAGE, T_REFERENCE, T_BINDING, T_RETURN, TYPE_COUNT };
+/* the string options (FactEngine's `options`) */
+enum {
+    O_EXPORT_RULE,     /* "underscore": not _x, or __x__; variables: not _x */
+    O_TEST_CLASS,      /* a class named with this prefix is a test */
+    O_TEST_FUNCTION,   /* a function or method named with this prefix is a test */
+    O_SIGNATURE_STRIP, /* characters stripped from the end of a signature */
+    O_SELF_MEMBER,     /* `self.`: a member binding is kept for `self.x` alone */
+    O_TYPE_PREFIX,     /* the value prefix of a declared type (`ann:`) */
+    O_NONE_TYPE,       /* a declared return type that says nothing (`None`) */
+    O_EXPORTS_NAME,    /* the module variable listing the exported names (`__all__`) */
+    O_HERITAGE_KIND,   /* the kind of a base's heritage fact (`extends`) */
+    OPTION_COUNT
+};
+
+/* a definition's class of rules */
+enum { K_CLASS, K_FUNCTION, K_METHOD, K_OTHER };
+
+typedef struct {
+    PyObject_HEAD
+    Runner *runner;
+    uint16_t *capture_vocab;  /* by capture id: V_* */
+    uint16_t *construct_of;   /* by pattern: the V_* of its construct capture */
+    uint8_t *role;            /* by symbol: R_* */
+    uint32_t symbol_count;
+    TSFieldId fields[F_COUNT];
+    PyObject *options[OPTION_COUNT]; /* str ("" when unset) */
+    PyObject *hooks[HOOK_COUNT];
+    PyTypeObject *types[TYPE_COUNT];
+    PyObject *capture_names; /* tuple of str, by capture id */
+    PyObject *kinds[V_CONSTRUCT_COUNT];      /* a definition's kind string, interned */
+    PyObject *constructs[V_CONSTRUCT_COUNT]; /* the construct names, interned */
+} FactEngine;
+
+typedef struct {
+    Py_ssize_t start, end, parent;
+    PyObject *local; /* borrowed from the definitions */
+} Interval;
+
+typedef struct {
+    TSNode node, name, body;
+    size_t order;    /* in match order, for a stable sort */
+    PyObject *local; /* owned */
+    uint8_t kind;    /* K_* */
+    uint16_t vocab;  /* its construct */
+} Def;
+
+/* one run of the engine over one tree */
+typedef struct {
+    const FactEngine *e;
+    PyObject *like; /* the root Node object: new Nodes share its type and tree */
+    const char *src;
+    Py_ssize_t src_len;
+    RunnerMatches m;
+    PyObject *lists[TYPE_COUNT];
+    PyObject *facts, *source, *module_vars, *local_scopes, *scope_names, *rename;
+    Def *defs;
+    Py_ssize_t n_defs;
+    Interval *body_iv, *full_iv, *decs;
+    Py_ssize_t n_decs;
+    TSTreeCursor cursor; /* over one argument list at a time */
+    bool has_cursor;
+    PyObject **arguments; /* by match: a call's arguments, read before anything else */
+} Run;
+
+/* Strings every rule shares: "" (the runtime's empty singleton, as the Python extractor's constants
+ * are) and the interned kinds of the facts; set by facts_init. */
+extern PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNKNOWN;
+
+/* what every rule uses */
+
+static inline uint8_t role_of(const Run *run, TSNode node) {
+    TSSymbol s = ts_node_symbol(node);
+    return s < run->e->symbol_count ? run->e->role[s] : R_NONE;
+}
+
+static inline TSNode field_of(const Run *run, TSNode node, int field_role) {
+    TSFieldId id = run->e->fields[field_role];
+    return id ? ts_node_child_by_field_id(node, id) : (TSNode){0};
+}
+
+/* the node of a match's capture of `vocab`; null when absent */
+static inline TSNode part_of(const Run *run, size_t match, int vocab) {
+    const RunnerMatch *m = &run->m.matches[match];
+    for (uint16_t c = 0; c < m->capture_count; c++) {
+        const RunnerCapture *cap = &run->m.caps[m->capture_start + c];
+        if (run->e->capture_vocab[cap->id] == vocab) return cap->node;
+    }
+    return (TSNode){0};
+}
+
+/* bisect.bisect_right over the starts, minus one: the last interval starting at or before
+ * pos, or -1 */
+static inline Py_ssize_t last_starting_at(const Interval *iv, Py_ssize_t n, Py_ssize_t pos) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (pos < iv[mid].start) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo - 1;
+}
+
+/* the innermost interval holding pos, up the parent chain; -1: the module */
+static inline Py_ssize_t scope_index(const Interval *iv, Py_ssize_t n, Py_ssize_t pos) {
+    for (Py_ssize_t i = last_starting_at(iv, n, pos); i >= 0; i = iv[i].parent) {
+        if (iv[i].start <= pos && pos < iv[i].end) return i;
+    }
+    return -1;
+}
+
+/* its local (borrowed), "" for the module */
+static inline PyObject *scope_at(const Interval *iv, Py_ssize_t n, Py_ssize_t pos) {
+    Py_ssize_t i = scope_index(iv, n, pos);
+    return i >= 0 ? iv[i].local : S_EMPTY;
+}
+
+void span(const Run *run, TSNode node, const char **ptr, Py_ssize_t *len);
+PyObject *decoded(const Run *run, TSNode node);                /* node.text.decode() */
+PyObject *hook_on_text(const Run *run, int hook, TSNode node); /* hook(node's bytes) */
+PyObject *line_of(TSNode node);
+int usable(PyObject *chain); /* a chain hook's answer is a non-empty str; -1: an error */
+/* appends types[type](*items) to its list, stealing the items (NULL ones: an error) */
+int append_fact(Run *run, int type, Py_ssize_t n, PyObject **items);
+int append_pair(PyObject *out, PyObject *key, PyObject *value); /* steals both */
+TSNode first_named(TSNode node);
+bool starts_with_str(PyObject *s, PyObject *prefix);
+PyObject *type_text_of(const Run *run, TSNode node); /* "" beyond 200 bytes */
+PyObject *squeezed(const char *ptr, Py_ssize_t len, bool join_spaces, const char *strip);
+PyObject *match_dict(const Run *run, size_t match); /* {capture name: Node} */
+
+/* facts.c: engine.facts(node, source, facts, module_vars) */
+PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc);
+
+/* facts_defs.c */
+int definitions(Run *run); /* symbols, heritage, return types, the scope intervals */
+int decorators(Run *run);  /* the decorator intervals, and calls of plain decorators */
+Py_ssize_t def_at_start(const Run *run, uint32_t start);
+
+/* facts_bind.c */
+int call_arguments(Run *run); /* run->arguments of every call, in match order */
+int call_fact(Run *run, size_t match);
+int imports_of(Run *run, TSNode node, bool from);
+int assignment(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
+int return_fact(Run *run, TSNode value);
+
+#endif

@@ -1,0 +1,77 @@
+"""The native fact engine (native/facts.c): a file's facts from a query in the shared
+capture vocabulary, made in C by rules keyed by construct, for the languages that give it
+their node roles as data.
+
+A language hands over, besides its query:
+
+- `FactRules`: which of its node types play which node role of native/vocabulary.py
+  (ROLES: a plain name, a member access, an argument list, a decorated wrapper, ...), the
+  grammar fields behind the field roles (FIELDS), and a few string options (see OPTIONS);
+- hooks, the language's own callables (the rules call them, as its Python path does):
+  `chain(bytes) -> str | None` and `callee_chain(bytes) -> str | None` (the chain text of an
+  expression, usually cached, so that equal chains are one object), `local_scopes(matches)`
+  (an object with `names: set[str]` and `rename(chain, start) -> str | None`, built from
+  the scope.* and binding.comprehension matches as (construct, {capture: Node})),
+  `other(facts, source, module_vars, local_scopes, construct, captures, scope)` for every
+  construct without a rule in C, and `exports(facts, node, source)` for the value assigned
+  to the module's export list;
+- the seven fact types (indexer/facts.py), which this floor does not import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import tree_sitter as ts
+
+from codeimpact.native.runner import native_syntax
+from codeimpact.native.vocabulary import FIELDS, ROLES
+
+__all__ = ["OPTIONS", "FactRules", "fact_engine"]
+
+OPTIONS = {
+    "export_rule": 'how a name says it is exported: "underscore" (not _x, or __x__)',
+    "test_class": "the name prefix of a test class",
+    "test_function": "the name prefix of a test function or method",
+    "signature_strip": "characters stripped from the end of a signature (`:`)",
+    "self_member": "the receiver prefix of member bindings kept (`self.`)",
+    "type_prefix": "the value prefix of a declared type (`ann:`)",
+    "none_type": "a declared return type that says nothing (`None`)",
+    "exports_name": "the module variable that lists the exported names (`__all__`)",
+    "heritage_kind": "the kind of a base's heritage fact (`extends`)",
+}
+
+
+@dataclass(frozen=True)
+class FactRules:
+    roles: Mapping[str, str]  # node type -> node role
+    fields: Mapping[str, str]  # field role -> grammar field
+    options: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        known_roles = {name for name, _ in ROLES}
+        known_fields = {name for name, _ in FIELDS}
+        bad = (
+            [r for r in self.roles.values() if r not in known_roles]
+            + [f for f in self.fields if f not in known_fields]
+            + [o for o in self.options if o not in OPTIONS]
+        )
+        if bad:
+            raise ValueError(f"not in native/vocabulary.py or OPTIONS: {sorted(bad)}")
+
+
+def fact_engine(
+    language: ts.Language,
+    query: str,
+    rules: FactRules,
+    hooks: tuple[Callable, ...],
+    types: tuple[type, ...],
+):
+    """The compiled engine, or None when the native path does not run (native_status)."""
+    ext = native_syntax()
+    if ext is None:
+        return None
+    return ext.FactEngine(
+        language, query, dict(rules.roles), dict(rules.fields), dict(rules.options), hooks, types
+    )

@@ -1,0 +1,473 @@
+/*
+ * The fact engine's rules for calls, imports, assignments and returns (see facts.c).
+ */
+
+#include "facts.h"
+
+/* ---- calls ---- */
+
+/* ((position or keyword, chain), ...) for the arguments that are plain names or members;
+ * positions after a spread argument are unknown */
+static PyObject *call_args(Run *run, TSNode args) {
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0 ||
+        role_of(run, args) != R_ARGUMENTS)
+        return PyTuple_New(0);
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    long long pos = 0;
+    if (!run->has_cursor) {
+        run->cursor = ts_tree_cursor_new(args);
+        run->has_cursor = true;
+    } else {
+        ts_tree_cursor_reset(&run->cursor, args);
+    }
+    TSTreeCursor *cursor = &run->cursor;
+    if (ts_tree_cursor_goto_first_child(cursor)) {
+        do {
+            TSNode a = ts_tree_cursor_current_node(cursor);
+            if (!ts_node_is_named(a)) continue;
+            switch (role_of(run, a)) {
+            case R_NAME:
+            case R_MEMBER: {
+                PyObject *chain = hook_on_text(run, H_CHAIN, a);
+                if (chain == NULL) goto error;
+                int truthy = PyObject_IsTrue(chain);
+                if (truthy < 0) {
+                    Py_DECREF(chain);
+                    goto error;
+                }
+                if (truthy && pos >= 0) {
+                    if (append_pair(out, PyLong_FromLongLong(pos), chain) < 0) goto error;
+                } else {
+                    Py_DECREF(chain);
+                }
+                pos += 1;
+                break;
+            }
+            case R_ARGUMENT_KEYWORD: {
+                TSNode name = field_of(run, a, F_NAME);
+                TSNode value = field_of(run, a, F_VALUE);
+                if (ts_node_is_null(name) || ts_node_is_null(value)) break;
+                uint8_t vr = role_of(run, value);
+                if (vr != R_NAME && vr != R_MEMBER) break;
+                PyObject *chain = hook_on_text(run, H_CHAIN, value);
+                if (chain == NULL) goto error;
+                int truthy = PyObject_IsTrue(chain);
+                if (truthy <= 0) {
+                    Py_DECREF(chain);
+                    if (truthy < 0) goto error;
+                    break;
+                }
+                if (append_pair(out, decoded(run, name), chain) < 0) goto error;
+                break;
+            }
+            case R_ARGUMENT_SPLAT:
+                pos = -(1LL << 30);
+                break;
+            case R_ARGUMENT_KEYWORD_SPLAT:
+                break;
+            default:
+                pos += 1;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(cursor));
+    }
+    PyObject *result = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return result;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* The arguments of every call first, in match order: the chain hooks' caches then see the
+ * texts in the order the query path of the extraction before this engine asked for them,
+ * so that the same strings stay shared between facts and caches (marshal writes a string
+ * with other references as a reference, so the blobs depend on it). */
+int call_arguments(Run *run) {
+    size_t n = run->m.match_count;
+    run->arguments = PyMem_Calloc(n ? n : 1, sizeof(PyObject *));
+    if (run->arguments == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (run->e->construct_of[run->m.matches[k].pattern] != V_REFERENCE_CALL) continue;
+        run->arguments[k] = call_args(run, part_of(run, k, V_ARGUMENTS));
+        if (run->arguments[k] == NULL) return -1;
+    }
+    return 0;
+}
+
+/* The length of the name a chain starts with (`[A-Za-z_]\w*` of a str pattern); 0 when it
+ * starts with none. */
+static Py_ssize_t head_length(PyObject *chain) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chain);
+    int kind = PyUnicode_KIND(chain);
+    const void *data = PyUnicode_DATA(chain);
+    if (n == 0 || !is_name_start(PyUnicode_READ(kind, data, 0))) return 0;
+    Py_ssize_t i = 1;
+    while (i < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c != '_' && !Py_UNICODE_ISALNUM(c)) break;
+        i++;
+    }
+    return i;
+}
+
+/* Whether the local scopes' `rename(chain, start)` may return anything but `chain`: only
+ * for a chain whose head is one of their names (one without a head, or not a str, is left
+ * to rename too). 1 or 0, -1 with an exception. */
+static int may_rename(PyObject *chain, PyObject *names) {
+    if (PySet_GET_SIZE(names) == 0) return 0;
+    Py_ssize_t h;
+    if (!PyUnicode_Check(chain) || (h = head_length(chain)) == 0) return 1;
+    PyObject *head = PyUnicode_Substring(chain, 0, h); /* chain itself when all of it */
+    if (head == NULL) return -1;
+    int found = PySet_Contains(names, head);
+    Py_DECREF(head);
+    return found;
+}
+
+/* The chain of a callee that has none, kept so that the site counts as unresolved: "?." +
+ * the name at the end of the text (rb"([A-Za-z_]\w*)\s*$"), "?" when it ends in none */
+static PyObject *unknown_chain(const char *text, Py_ssize_t len) {
+    Py_ssize_t end = len;
+    while (end > 0 && is_space_byte((unsigned char)text[end - 1])) end--;
+    Py_ssize_t start = end;
+    while (start > 0 && is_word_byte((unsigned char)text[start - 1])) start--;
+    while (start < end && !is_name_start((unsigned char)text[start])) start++; /* digits */
+    if (start == end) return Py_NewRef(S_UNKNOWN);
+    PyObject *chain = PyUnicode_New(2 + end - start, 127);
+    if (chain == NULL) return NULL;
+    Py_UCS1 *data = PyUnicode_1BYTE_DATA(chain);
+    data[0] = '?';
+    data[1] = '.';
+    memcpy(data + 2, text + start, (size_t)(end - start));
+    return chain;
+}
+
+/* a call: its scope (a decorator's when inside one), its callee's chain (renamed where a
+ * local scope binds its head), its line and its arguments */
+int call_fact(Run *run, size_t match) {
+    TSNode callee = part_of(run, match, V_CALLEE);
+    if (ts_node_is_null(callee)) callee = part_of(run, match, V_REFERENCE_CALL);
+    PyObject *args = run->arguments[match]; /* (call_arguments's, stolen) */
+    run->arguments[match] = NULL;
+    if (args == NULL) {
+        PyErr_SetString(PyExc_SystemError, "a call without its arguments");
+        return -1;
+    }
+    Py_ssize_t start = (Py_ssize_t)ts_node_start_byte(callee);
+    Py_ssize_t end = (Py_ssize_t)ts_node_end_byte(callee);
+    if (start > end || end > run->src_len) {
+        Py_DECREF(args);
+        PyErr_SetString(PyExc_ValueError, "a callee span outside of the source");
+        return -1;
+    }
+    PyObject *scope, *kind;
+    Py_ssize_t d = last_starting_at(run->decs, run->n_decs, start);
+    if (d >= 0 && start < run->decs[d].end) {
+        scope = run->decs[d].local;
+        kind = S_DECORATOR;
+    } else {
+        scope = scope_at(run->body_iv, run->n_defs, start);
+        kind = S_CALL;
+    }
+    PyObject *text = PyBytes_FromStringAndSize(run->src + start, end - start);
+    PyObject *chain = text ? PyObject_CallOneArg(run->e->hooks[H_CALLEE_CHAIN], text) : NULL;
+    if (chain != NULL && chain != Py_None) {
+        int renamed = may_rename(chain, run->scope_names);
+        if (renamed > 0) {
+            PyObject *at = PyLong_FromSsize_t(start);
+            PyObject *argv[2] = {chain, at};
+            Py_SETREF(chain, at ? PyObject_Vectorcall(run->rename, argv, 2, NULL) : NULL);
+            Py_XDECREF(at);
+        } else if (renamed < 0) {
+            Py_CLEAR(chain);
+        }
+    }
+    if (chain == Py_None) {
+        Py_SETREF(chain, unknown_chain(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)));
+    }
+    Py_XDECREF(text);
+    if (chain == NULL) {
+        Py_DECREF(args);
+        return -1;
+    }
+    PyObject *items[5] = {Py_NewRef(scope), chain, line_of(callee), Py_NewRef(kind), args};
+    return append_fact(run, T_CALL, 5, items);
+}
+
+/* ---- imports ---- */
+
+static int import_fact(Run *run, PyObject *scope, PyObject *module, PyObject *level,
+                       PyObject *name, PyObject *alias, PyObject *line) {
+    PyObject *items[6] = {Py_NewRef(scope), module, level, name, alias, Py_NewRef(line)};
+    return append_fact(run, T_IMPORT, 6, items);
+}
+
+/* `child.child_by_field_name(which).text.decode()`, raising as Python would on None */
+static PyObject *field_text(const Run *run, TSNode node, int which) {
+    TSNode c = field_of(run, node, which);
+    if (ts_node_is_null(c)) {
+        PyErr_SetString(PyExc_AttributeError, "'NoneType' object has no attribute 'text'");
+        return NULL;
+    }
+    return decoded(run, c);
+}
+
+/* one imported name: `import a.b [as c]` (module NULL) or `from m import x [as y]` */
+static int import_name(Run *run, TSNode child, PyObject *scope, PyObject *module,
+                       PyObject *level, PyObject *line) {
+    PyObject *name, *alias;
+    if (role_of(run, child) == R_IMPORT_ALIASED) {
+        name = field_text(run, child, F_NAME);
+        alias = name ? field_text(run, child, F_ALIAS) : NULL;
+        if (alias == NULL) {
+            Py_XDECREF(name);
+            return -1;
+        }
+    } else {
+        name = decoded(run, child);
+        if (name == NULL) return -1;
+        alias = Py_NewRef(S_EMPTY);
+    }
+    if (module == NULL) /* import: the name is the module */
+        return import_fact(run, scope, name, PyLong_FromLong(0), Py_NewRef(S_EMPTY), alias,
+                           line);
+    return import_fact(run, scope, Py_NewRef(module), Py_NewRef(level), name, alias, line);
+}
+
+/* an import: `import a.b as c, d` or `from ..m import x as y, *` */
+int imports_of(Run *run, TSNode node, bool from) {
+    PyObject *scope = scope_at(run->body_iv, run->n_defs, ts_node_start_byte(node));
+    PyObject *line = line_of(node);
+    if (line == NULL) return -1;
+    PyObject *module = Py_NewRef(S_EMPTY), *level = PyLong_FromLong(0);
+    int rc = -1;
+    if (from) {
+        TSNode mod = field_of(run, node, F_MODULE);
+        if (!ts_node_is_null(mod) && role_of(run, mod) == R_IMPORT_RELATIVE) {
+            uint32_t k = ts_node_child_count(mod);
+            for (uint32_t i = 0; i < k; i++) {
+                TSNode c = ts_node_child(mod, i);
+                uint8_t t = role_of(run, c);
+                if (t == R_IMPORT_PREFIX) {
+                    Py_SETREF(level,
+                              PyLong_FromUnsignedLong(ts_node_end_byte(c) - ts_node_start_byte(c)));
+                    if (level == NULL) goto done;
+                } else if (t == R_IMPORT_PATH) {
+                    Py_SETREF(module, decoded(run, c));
+                    if (module == NULL) goto done;
+                }
+            }
+        } else if (!ts_node_is_null(mod)) {
+            Py_SETREF(module, decoded(run, mod));
+            if (module == NULL) goto done;
+        }
+    }
+    bool any_name = false, wildcard = false;
+    TSFieldId f_name = run->e->fields[F_NAME];
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+        do {
+            TSNode child = ts_tree_cursor_current_node(&cursor);
+            if (f_name && ts_tree_cursor_current_field_id(&cursor) == f_name) {
+                any_name = true;
+                if (import_name(run, child, scope, from ? module : NULL, level, line) < 0) {
+                    ts_tree_cursor_delete(&cursor);
+                    goto done;
+                }
+            } else if (role_of(run, child) == R_IMPORT_WILDCARD) {
+                wildcard = true;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+    if (from && !any_name && wildcard) {
+        if (import_fact(run, scope, Py_NewRef(module), Py_NewRef(level), Py_NewRef(S_STAR),
+                        Py_NewRef(S_EMPTY), line) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_DECREF(line);
+    Py_XDECREF(module);
+    Py_XDECREF(level);
+    return rc;
+}
+
+/* ---- assignments ---- */
+
+/* a module variable's symbol, once per name (the statement's span; its first line is the
+ * signature) */
+static int module_var(Run *run, PyObject *name, TSNode node) {
+    int has = PySet_Contains(run->module_vars, name);
+    if (has != 0) return has < 0 ? -1 : 0;
+    if (PySet_Add(run->module_vars, name) < 0) return -1;
+    TSNode up = ts_node_parent(node);
+    TSNode stmt = !ts_node_is_null(up) && role_of(run, up) == R_STATEMENT ? up : node;
+    const char *ptr;
+    Py_ssize_t len;
+    span(run, stmt, &ptr, &len);
+    const char *nl = memchr(ptr, '\n', (size_t)len);
+    if (nl != NULL) len = nl - ptr;
+    bool exported = PyUnicode_GET_LENGTH(run->e->options[O_EXPORT_RULE]) == 0 ||
+                    PyUnicode_GET_LENGTH(name) == 0 || PyUnicode_READ_CHAR(name, 0) != '_';
+    PyObject *items[12] = {
+        Py_NewRef(name),
+        Py_NewRef(S_VARIABLE),
+        Py_NewRef(name),
+        PyLong_FromUnsignedLong((unsigned long)ts_node_start_point(stmt).row + 1),
+        PyLong_FromUnsignedLong((unsigned long)ts_node_end_point(stmt).row + 1),
+        PyLong_FromUnsignedLong(ts_node_start_byte(stmt)),
+        PyLong_FromUnsignedLong(ts_node_end_byte(stmt)),
+        squeezed(ptr, len, false, NULL),
+        Py_NewRef(exported ? Py_True : Py_False),
+        Py_NewRef(Py_False),
+        PyTuple_New(0),
+        PyTuple_New(0),
+    };
+    return append_fact(run, T_SYMBOL, 12, items);
+}
+
+/* name = rhs: `f(...)` binds what f returns, a name or member binds (and refers to) it */
+static int bind_value(Run *run, PyObject *scope, PyObject *name, TSNode rhs, TSNode node) {
+    PyObject *line = line_of(node);
+    if (line == NULL) return -1;
+    int rc = 0;
+    uint8_t t = role_of(run, rhs);
+    if (t == R_CALL) {
+        TSNode fn = field_of(run, rhs, F_CALLEE);
+        if (!ts_node_is_null(fn)) {
+            PyObject *chain = hook_on_text(run, H_CALLEE_CHAIN, fn);
+            int ok = usable(chain);
+            if (ok > 0) {
+                PyObject *items[5] = {Py_NewRef(scope), Py_NewRef(name), chain,
+                                      Py_NewRef(Py_True), Py_NewRef(line)};
+                rc = append_fact(run, T_BINDING, 5, items);
+            } else {
+                Py_XDECREF(chain);
+                rc = ok;
+            }
+        }
+    } else if (t == R_NAME || t == R_MEMBER) {
+        PyObject *chain = hook_on_text(run, H_CHAIN, rhs);
+        int ok = usable(chain);
+        if (ok > 0) {
+            PyObject *items[5] = {Py_NewRef(scope), Py_NewRef(name), Py_NewRef(chain),
+                                  Py_NewRef(Py_False), Py_NewRef(line)};
+            rc = append_fact(run, T_BINDING, 5, items);
+            PyObject *refs[4] = {Py_NewRef(scope), chain, Py_NewRef(line), Py_NewRef(S_VALUE)};
+            if (rc == 0) {
+                rc = append_fact(run, T_REFERENCE, 4, refs);
+            } else {
+                for (int i = 0; i < 4; i++) Py_DECREF(refs[i]);
+            }
+        } else {
+            Py_XDECREF(chain);
+            rc = ok;
+        }
+    }
+    Py_DECREF(line);
+    return rc;
+}
+
+/* the name an assignment target binds: a name, or `self.x` (the option's member prefix
+ * and one name); a new reference, Py_None, or NULL */
+static PyObject *target_name(Run *run, TSNode lhs) {
+    uint8_t t = role_of(run, lhs);
+    if (t == R_NAME) return decoded(run, lhs);
+    PyObject *prefix = run->e->options[O_SELF_MEMBER];
+    if (t != R_MEMBER || PyUnicode_GET_LENGTH(prefix) == 0) return Py_NewRef(Py_None);
+    PyObject *chain = hook_on_text(run, H_CHAIN, lhs);
+    int ok = usable(chain);
+    if (ok <= 0) {
+        Py_XDECREF(chain);
+        return ok < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chain);
+    bool self_attr = starts_with_str(chain, prefix);
+    for (Py_ssize_t i = PyUnicode_GET_LENGTH(prefix); self_attr && i < n; i++) {
+        if (PyUnicode_READ_CHAR(chain, i) == '.') self_attr = false;
+    }
+    if (self_attr) return chain;
+    Py_DECREF(chain);
+    return Py_NewRef(Py_None);
+}
+
+int assignment(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {
+    bool module_scope = PyUnicode_GET_LENGTH(scope) == 0;
+    uint8_t lt = role_of(run, lhs);
+    if (lt == R_PATTERN_TUPLE) { /* unpacking: no single value to bind */
+        if (!module_scope) return 0;
+        uint32_t k = ts_node_child_count(lhs);
+        for (uint32_t i = 0; i < k; i++) {
+            TSNode t = ts_node_child(lhs, i);
+            if (!ts_node_is_named(t) || role_of(run, t) != R_NAME) continue;
+            PyObject *name = decoded(run, t);
+            if (name == NULL) return -1;
+            int rc = module_var(run, name, node);
+            Py_DECREF(name);
+            if (rc < 0) return -1;
+        }
+        return 0;
+    }
+    PyObject *name = target_name(run, lhs);
+    if (name == NULL) return -1;
+    if (name == Py_None) {
+        Py_DECREF(name);
+        return 0;
+    }
+    int rc = -1;
+    if (module_scope && lt == R_NAME) {
+        if (module_var(run, name, node) < 0) goto done;
+        PyObject *exports = run->e->options[O_EXPORTS_NAME];
+        if (role_of(run, rhs) == R_SEQUENCE && PyUnicode_GET_LENGTH(exports) &&
+            PyUnicode_Compare(name, exports) == 0) {
+            /* the language reads the exported names from the value */
+            PyObject *rhs_node = new_node(run->like, rhs);
+            if (rhs_node == NULL) goto done;
+            PyObject *r = PyObject_CallFunctionObjArgs(run->e->hooks[H_EXPORTS_VALUE], run->facts,
+                                                       rhs_node, run->source, NULL);
+            Py_DECREF(rhs_node);
+            if (r == NULL) goto done;
+            Py_DECREF(r);
+        }
+    }
+    while (role_of(run, rhs) == R_ASSIGNMENT) { /* a = b = value: bind the innermost value */
+        TSNode right = field_of(run, rhs, F_RIGHT);
+        if (ts_node_is_null(right)) break;
+        rhs = right;
+    }
+    rc = bind_value(run, scope, name, rhs, node);
+done:
+    Py_DECREF(name);
+    return rc;
+}
+
+/* ---- returns ---- */
+
+int return_fact(Run *run, TSNode value) {
+    Py_ssize_t i = scope_index(run->body_iv, run->n_defs, ts_node_start_byte(value));
+    if (i < 0 || (run->defs[i].kind != K_FUNCTION && run->defs[i].kind != K_METHOD)) return 0;
+    PyObject *chain;
+    PyObject *is_call;
+    if (role_of(run, value) == R_CALL) {
+        TSNode fn = field_of(run, value, F_CALLEE);
+        if (ts_node_is_null(fn)) return 0;
+        chain = hook_on_text(run, H_CALLEE_CHAIN, fn);
+        is_call = Py_True;
+    } else {
+        chain = hook_on_text(run, H_CHAIN, value);
+        is_call = Py_False;
+    }
+    int ok = usable(chain);
+    if (ok <= 0) {
+        Py_XDECREF(chain);
+        return ok;
+    }
+    PyObject *items[4] = {Py_NewRef(run->defs[i].local), chain, Py_NewRef(is_call),
+                          line_of(value)};
+    return append_fact(run, T_RETURN, 4, items);
+}

@@ -1,0 +1,170 @@
+"""The query runner every language's extraction goes through, and whether its native path runs.
+
+A language's queries use the shared capture vocabulary (native/vocabulary.py). The runner
+compiles them once per language and returns each match as `(construct, captures)`: the
+construct capture's name (`definition.class`, `reference.call`, ...) and a dict of
+capture name -> Node, one node per capture, in the order QueryCursor.matches yields them.
+
+The native path (the `_syntax` extension: native/runner.c) compiles and runs the query with
+its own copy of the tree-sitter runtime, which reads the trees py-tree-sitter built. It is
+used only when all of these hold, else py-tree-sitter's QueryCursor answers the same:
+
+- the extension is built;
+- the installed `tree-sitter` distribution is the version whose C runtime the extension
+  vendors (native/tree_sitter/vendored.h): its Node and Tree structs are read as that
+  version lays them out, so another version (pyproject allows 0.25 and 0.26) must never
+  be walked;
+- `tree_sitter.Node` has the object size that version has;
+- the environment does not set CODEIMPACT_NATIVE=0 (a documented switch: the pure Python
+  path, for a check of the native one or as a way around a bug in it).
+
+`native_status()` says which path runs and why; the runner identity records it (an index
+is built by one path or the other, never both), and `status --json` / `analyze --json`
+show it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+
+import tree_sitter as ts
+
+from codeimpact.native.vocabulary import CAPTURES, CONSTRUCTS
+
+__all__ = [
+    "NATIVE_ENV",
+    "NativeStatus",
+    "QueryRunner",
+    "native_status",
+    "native_syntax",
+]
+
+NATIVE_ENV = "CODEIMPACT_NATIVE"
+"""Set to "0" to run the pure Python path (py-tree-sitter's QueryCursor, the languages'
+Python rules) instead of the native one."""
+
+_NODE_SIZE = 64  # sizeof(Node) in py-tree-sitter 0.26 (PyObject_HEAD, TSNode, two pointers)
+_CONSTRUCTS = frozenset(name for name, _ in CONSTRUCTS)
+_CAPTURES = frozenset(CAPTURES)
+_CAPTURE = re.compile(r"@([A-Za-z_][\w.-]*)")
+_COMMENT = re.compile(r";[^\n]*")
+
+
+@dataclass(frozen=True)
+class NativeStatus:
+    """Whether the native path runs in this process, and why not when it does not."""
+
+    used: bool
+    reason: str  # "" when used
+    vendored: str | None  # the tree-sitter version the extension was built against
+    installed: str | None  # the tree-sitter distribution installed
+
+    def as_json(self) -> dict:
+        return {
+            "native": self.used,
+            "reason": self.reason,
+            "tree_sitter_vendored": self.vendored,
+            "tree_sitter_installed": self.installed,
+        }
+
+
+def _extension():
+    try:
+        from codeimpact.native import _syntax
+    except ImportError:
+        return None
+    return _syntax
+
+
+def _installed() -> str | None:
+    try:
+        return metadata.version("tree-sitter")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+@cache
+def native_status() -> NativeStatus:
+    """Checked once per process (call `native_status.cache_clear()` after changing the
+    environment)."""
+    ext = _extension()
+    vendored = ext.TREE_SITTER_VERSION if ext is not None else None
+    installed = _installed()
+    if os.environ.get(NATIVE_ENV, "") == "0":
+        reason = f"disabled by {NATIVE_ENV}=0"
+    elif ext is None:
+        reason = "the native extension is not built"
+    elif installed != vendored:
+        reason = f"tree-sitter {installed} is installed, the native path needs {vendored}"
+    elif ts.Node.__basicsize__ != _NODE_SIZE:
+        reason = "tree_sitter.Node has another layout"
+    else:
+        reason = ""
+    return NativeStatus(not reason, reason, vendored, installed)
+
+
+def native_syntax():
+    """The `_syntax` extension when the native path runs, else None."""
+    return _extension() if native_status().used else None
+
+
+class QueryRunner:
+    """One query of one language, in the shared capture vocabulary."""
+
+    def __init__(self, language: ts.Language, text: str, *, native: bool = True):
+        ext = native_syntax() if native else None
+        self.native = ext is not None
+        if ext is not None:
+            self._query = ext.Query(language, text)
+            names = [self._query.pattern_captures(p) for p in range(self._query.pattern_count)]
+            count = self._query.pattern_count
+        else:
+            self._query = ts.Query(language, text)
+            count = self._query.pattern_count
+            data = text.encode()
+            names = []
+            for p in range(count):
+                # the pattern's captures, from its text (py-tree-sitter 0.26 raises on asking
+                # the quantifier of a capture that is not in the pattern)
+                piece = data[
+                    self._query.start_byte_for_pattern(p) : self._query.end_byte_for_pattern(p)
+                ].decode()
+                found = tuple(dict.fromkeys(_CAPTURE.findall(_COMMENT.sub("", piece))))
+                ids = {self._query.capture_name(c): c for c in range(self._query.capture_count)}
+                if any(self._query.capture_quantifier(p, ids[n]) in ("*", "+") for n in found):
+                    raise ValueError(f"pattern {p}: a capture that may hold several nodes")
+                names.append(found)
+        self._names = names
+        self._constructs = [_construct_of(p, caps) for p, caps in enumerate(names)]
+        self.pattern_count = count
+
+    def construct(self, pattern: int) -> str:
+        return self._constructs[pattern]
+
+    def matches(self, root: ts.Node) -> list[tuple[str, dict[str, ts.Node]]]:
+        """Every match under `root` as (construct, {capture: node}), in QueryCursor order."""
+        constructs = self._constructs
+        if self.native:
+            names = self._names
+            return [
+                (constructs[p], dict(zip(names[p], nodes)))
+                for p, nodes in self._query.matches(root)
+            ]
+        return [
+            (constructs[p], {name: nodes[0] for name, nodes in caps.items()})
+            for p, caps in ts.QueryCursor(self._query).matches(root)
+        ]
+
+
+def _construct_of(pattern: int, names: tuple[str, ...]) -> str:
+    unknown = [n for n in names if n not in _CAPTURES]
+    if unknown:
+        raise ValueError(f"pattern {pattern}: captures outside the vocabulary: {unknown}")
+    constructs = [n for n in names if n in _CONSTRUCTS]
+    if len(constructs) != 1:
+        raise ValueError(f"pattern {pattern} has {len(constructs)} construct captures, not one")
+    return constructs[0]

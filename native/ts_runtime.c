@@ -1,0 +1,58 @@
+/*
+ * The vendored tree-sitter runtime as one translation unit (its own lib.c), plus the one
+ * function that needs the compiled query's private layout: runner_export_steps copies a
+ * TSQuery's steps into the runner's own step table (runner.h), so that runner.c's walk
+ * matches with the very steps query.c compiled from the .scm text (no pattern is written
+ * down twice) and knows which of them use a feature the walk does not implement.
+ */
+
+#include "lib.c"
+
+#include "runner.h"
+
+bool runner_export_steps(const TSQuery *query, RunnerStep **steps_out, uint32_t *step_count,
+                         uint16_t **first_step_out) {
+    uint32_t n = query->steps.size;
+    uint32_t patterns = query->patterns.size;
+    RunnerStep *steps = PyMem_RawCalloc(n ? n : 1, sizeof(RunnerStep));
+    uint16_t *first = PyMem_RawCalloc(patterns ? patterns : 1, sizeof(uint16_t));
+    if (steps == NULL || first == NULL) {
+        PyMem_RawFree(steps);
+        PyMem_RawFree(first);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const QueryStep *s = array_get(&query->steps, i);
+        RunnerStep *r = &steps[i];
+        r->symbol = s->symbol;
+        r->field = s->field;
+        for (unsigned k = 0; k < MAX_STEP_CAPTURE_COUNT && k < RUNNER_STEP_CAPTURES; k++) {
+            r->captures[k] = s->capture_ids[k];
+        }
+        r->depth = s->depth;
+        r->is_named = s->is_named;
+        r->is_immediate = s->is_immediate;
+        r->contains_captures = s->contains_captures;
+        r->fallible = s->depth != PATTERN_DONE_MARKER && i + 1 < n &&
+                      ts_query__step_is_fallible(query, (uint16_t)i);
+        /* what the walk does not implement: alternatives and quantifiers (alternative
+           steps, pass-through and dead-end steps), supertypes, negated fields, the `.`
+           anchor after a last child, MISSING patterns */
+        r->unsupported = s->alternative_index != NONE || s->is_pass_through || s->is_dead_end ||
+                         s->supertype_symbol != 0 || s->negated_field_list_id != 0 ||
+                         s->is_last_child || s->is_missing;
+    }
+    for (uint32_t p = 0; p < patterns; p++) {
+        const QueryPattern *pattern = array_get(&query->patterns, p);
+        first[p] = (uint16_t)pattern->steps.offset;
+        /* predicates are the caller's to evaluate, and a non-local pattern (several
+           top-level nodes) starts states where the walk does not */
+        if (pattern->predicate_steps.length > 0 || pattern->is_non_local ||
+            steps[pattern->steps.offset].depth != 0 || steps[pattern->steps.offset].symbol == 0)
+            steps[pattern->steps.offset].unsupported = true;
+    }
+    *steps_out = steps;
+    *step_count = n;
+    *first_step_out = first;
+    return true;
+}

@@ -1,0 +1,528 @@
+/*
+ * The walk of runner.c: the matches of a compiled query over a tree, as query.c's cursor
+ * finds them, by query.c's matching algorithm (ts_query_cursor__advance) run over the very
+ * steps ts_query_new compiled (runner_export_steps), for the queries whose steps use only
+ * node symbols, wildcards, fields, captures and the `.` anchor before a node (no
+ * alternatives, quantifiers, predicates, negated fields or supertypes).
+ *
+ * Why the walk: the cursor asks for the full status of every visible node (its field, its
+ * later siblings, its parent and their ranges) through a TSTreeCursor, whether or not some
+ * state needs it. Over Django's 2,900 files that took 0.93 cpu-s for the Python
+ * queries, against ~0.3 s for the walk, which reads the runtime's Subtree structs
+ * directly, looks a node's patterns up by symbol in a table, and computes the status only
+ * where a state has a child step to try. The walk keeps query.c's states, enter and leave
+ * events and depths, so states start, split, fail, are deduplicated (longest match), are
+ * deferred and finish where query.c's do, and matches come out in the order query.c
+ * pushes them to its finished states (which next_match yields first in, first out). Where
+ * it cannot follow query.c (a depth beyond query.c's 16-bit start depths) the cursor runs
+ * instead.
+ *
+ * The walk also finds what QueryCursor.captures of `(ERROR) @e (MISSING) @m` finds (the
+ * Python extractor's _first_error): the smallest start row of a visible ERROR or MISSING node,
+ * leaving out those that end at byte 0 (a MISSING node at the very start of the file:
+ * ts_query_cursor_next_capture skips a capture that ends where its range starts).
+ */
+
+#include "runner.h"
+
+/* runtime internals (hence the exact version check): the cursor status's field maps and
+   symbol metadata, and the Subtree layout for the walk */
+#include "language.h"
+#include "length.h"
+#include "subtree.h"
+#include "tree.h"
+
+enum { MAX_STATE_CAPTURES = WALK_MAX_CAPTURES };
+
+/* ------------------------------------------------------------------------- */
+/* the walk                                                                  */
+
+/* A partial match: query.c's QueryState with its capture list. */
+typedef struct {
+    TSNode nodes[MAX_STATE_CAPTURES];
+    uint16_t ids[MAX_STATE_CAPTURES];
+    uint16_t capture_count;
+    uint16_t step, pattern;
+    uint32_t start_depth;
+    bool seeking_immediate_match, has_in_progress_alternatives;
+} State;
+
+/* The children of one subtree being walked: a TreeCursor stack entry's parent. */
+typedef struct {
+    const Subtree *children;
+    uint32_t count, index, structural_index;
+    const TSSymbol *alias_sequence;
+    uint16_t production_id;
+    Length position;             /* where children[index] starts (after its padding) */
+    uint32_t current;            /* the child being visited, and its structural index (the */
+    uint32_t current_structural; /* next non-extra child's for an extra one)          */
+    uint32_t depth;              /* query.c's depth of a visible child here */
+    bool owner_visible;          /* leaving the subtree whose children these are is an event */
+} Level;
+
+typedef struct {
+    const Runner *r; /* (NULL when only looking for errors) */
+    RunnerMatches *out;
+    State *states;
+    size_t state_count, state_cap;
+    Level *levels;
+    size_t level_count, level_cap;
+    bool find_errors;
+    uint32_t error_row; /* UINT32_MAX: none found */
+} Walk;
+
+static int insert_state(Walk *w, size_t index, const State *state) {
+    if (w->state_count == w->state_cap &&
+        runner_grow((void **)&w->states, &w->state_cap, sizeof(State)) < 0)
+        return -1;
+    memmove(&w->states[index + 1], &w->states[index], (w->state_count - index) * sizeof(State));
+    w->states[index] = *state;
+    w->state_count++;
+    return 0;
+}
+
+static void erase_state(Walk *w, size_t index) {
+    memmove(&w->states[index], &w->states[index + 1],
+            (w->state_count - index - 1) * sizeof(State));
+    w->state_count--;
+}
+
+/* ts_tree_cursor_current_status for the child being visited at the top level (its field
+ * and its later siblings; the walk runs no supertype steps). */
+typedef struct {
+    TSFieldId field;
+    bool has_later_siblings, has_later_named_siblings, can_have_later_siblings_with_this_field;
+} Status;
+
+static Status current_status(const Walk *w, const TSLanguage *language) {
+    Status st = {0, false, false, false};
+    for (size_t l = w->level_count; l-- > 0;) {
+        const Level *level = &w->levels[l];
+        const Subtree *entry = &level->children[level->current];
+        const TSSymbol *aliases = level->alias_sequence;
+#define SUBTREE_SYMBOL(subtree, structural_index)                                           \
+    ((!ts_subtree_extra(subtree) && aliases && aliases[structural_index])                   \
+         ? aliases[structural_index]                                                        \
+         : ts_subtree_symbol(subtree))
+        /* stop walking up at a visible ancestor: fields refer to nodes through hidden
+           wrapper nodes */
+        TSSymbol entry_symbol = SUBTREE_SYMBOL(*entry, level->current_structural);
+        if (l != w->level_count - 1 && ts_language_symbol_metadata(language, entry_symbol).visible)
+            break;
+        if (!st.has_later_named_siblings) {
+            uint32_t structural_index = level->current_structural;
+            if (!ts_subtree_extra(*entry)) structural_index++;
+            for (uint32_t j = level->current + 1; j < level->count; j++) {
+                Subtree sibling = level->children[j];
+                TSSymbol symbol = SUBTREE_SYMBOL(sibling, structural_index);
+                TSSymbolMetadata metadata = ts_language_symbol_metadata(language, symbol);
+                if (metadata.visible) {
+                    st.has_later_siblings = true;
+                    if (metadata.named) {
+                        st.has_later_named_siblings = true;
+                        break;
+                    }
+                } else if (ts_subtree_visible_child_count(sibling) > 0) {
+                    st.has_later_siblings = true;
+                    if (sibling.ptr->named_child_count > 0) {
+                        st.has_later_named_siblings = true;
+                        break;
+                    }
+                }
+                if (!ts_subtree_extra(sibling)) structural_index++;
+            }
+        }
+#undef SUBTREE_SYMBOL
+        if (!ts_subtree_extra(*entry)) {
+            const TSFieldMapEntry *map, *map_end;
+            ts_language_field_map(language, level->production_id, &map, &map_end);
+            if (!st.field) {
+                for (const TSFieldMapEntry *m = map; m < map_end; m++) {
+                    if (!m->inherited && m->child_index == level->current_structural) {
+                        st.field = m->field_id;
+                        break;
+                    }
+                }
+            }
+            if (st.field) {
+                for (const TSFieldMapEntry *m = map; m < map_end; m++) {
+                    if (m->field_id == st.field && m->child_index > level->current_structural) {
+                        st.can_have_later_siblings_with_this_field = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return st;
+}
+
+static int finish(Walk *w, const State *state) {
+    RunnerMatches *out = w->out;
+    if (out->match_count == out->match_cap &&
+        runner_grow((void **)&out->matches, &out->match_cap, sizeof(RunnerMatch)) < 0)
+        return -1;
+    if (out->cap_count + MAX_STATE_CAPTURES > out->cap_cap &&
+        runner_grow((void **)&out->caps, &out->cap_cap, sizeof(RunnerCapture)) < 0)
+        return -1;
+    out->matches[out->match_count++] =
+        (RunnerMatch){(uint32_t)out->cap_count, state->pattern, state->capture_count};
+    for (uint16_t i = 0; i < state->capture_count; i++) {
+        out->caps[out->cap_count++] = (RunnerCapture){state->nodes[i], state->ids[i]};
+    }
+    return 0;
+}
+
+/* ts_query_cursor__add_state: states stay ordered by start depth, then pattern. */
+static int add_state(Walk *w, uint16_t pattern, uint32_t depth) {
+    uint16_t first = w->r->first_step[pattern];
+    size_t index = w->state_count;
+    while (index > 0) {
+        const State *prev = &w->states[index - 1];
+        if (prev->start_depth < depth) break;
+        if (prev->start_depth == depth) {
+            if (prev->pattern == pattern && prev->step == first) return 0;
+            if (prev->pattern <= pattern) break;
+        }
+        index--;
+    }
+    State state = {.capture_count = 0,
+                   .step = first,
+                   .pattern = pattern,
+                   .start_depth = depth,
+                   .seeking_immediate_match = true,
+                   .has_in_progress_alternatives = false};
+    return insert_state(w, index, &state);
+}
+
+/* ts_query_cursor__state_precedes */
+static bool state_precedes(const State *a, const State *b) {
+    if (a->start_depth != b->start_depth) return a->start_depth < b->start_depth;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern;
+    if ((a->capture_count == 0) != (b->capture_count == 0)) return a->capture_count == 0;
+    if (a->capture_count == 0) return false;
+    return ts_node_start_byte(a->nodes[0]) < ts_node_start_byte(b->nodes[0]);
+}
+
+/* ts_query_cursor__compare_captures */
+static void compare_captures(const State *left, const State *right, bool *left_contains_right,
+                             bool *right_contains_left) {
+    *left_contains_right = true;
+    *right_contains_left = true;
+    unsigned i = 0, j = 0;
+    for (;;) {
+        if (i < left->capture_count) {
+            if (j < right->capture_count) {
+                if (left->nodes[i].id == right->nodes[j].id && left->ids[i] == right->ids[j]) {
+                    i++;
+                    j++;
+                } else {
+                    switch (ts_query_cursor__compare_nodes(left->nodes[i], right->nodes[j])) {
+                    case -1:
+                        *right_contains_left = false;
+                        i++;
+                        break;
+                    case 1:
+                        *left_contains_right = false;
+                        j++;
+                        break;
+                    default:
+                        *right_contains_left = false;
+                        *left_contains_right = false;
+                        i++;
+                        j++;
+                        break;
+                    }
+                }
+            } else {
+                *right_contains_left = false;
+                break;
+            }
+        } else {
+            if (j < right->capture_count) *left_contains_right = false;
+            break;
+        }
+    }
+}
+
+/*
+ * The query cursor enters the visible node `node` at `depth` (ts_query_cursor__advance's
+ * "Enter a new node" branch): new states for the patterns rooted at its symbol
+ * (roots[0 .. root_count)), every state whose next step is at this depth tries the node
+ * (and splits when a later sibling could match the same step), then the longest-match
+ * pass, and the finished states are emitted in the order of the states array.
+ */
+static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_count,
+                 uint32_t depth) {
+    const Runner *r = w->r;
+    for (uint32_t i = 0; i < root_count; i++) {
+        if (add_state(w, roots[i], depth) < 0) return -1;
+    }
+
+    bool touched = false, any_done = false, have_node = false, have_status = false;
+    Status status = {0};
+    TSSymbol symbol = 0;
+    bool is_named = false, is_error = false;
+    for (size_t j = 0, copy_count = 0; j < w->state_count; j += 1 + copy_count) {
+        State *state = &w->states[j];
+        const RunnerStep *step = &r->steps[state->step];
+        state->has_in_progress_alternatives = false;
+        copy_count = 0;
+        if (step->depth == RUNNER_DONE) {
+            any_done = true;
+            continue;
+        }
+        if (state->start_depth + step->depth != depth) continue;
+        touched = true;
+        if (!have_node) {
+            symbol = ts_node_symbol(node);
+            is_named = ts_node_is_named(node);
+            is_error = symbol == ts_builtin_sym_error;
+            have_node = true;
+        }
+        bool does_match = step->symbol == 0 ? !is_error && (is_named || !step->is_named)
+                                            : symbol == step->symbol;
+        bool anchored = (step->is_immediate && is_named) || state->seeking_immediate_match;
+        /* the status is asked only where it decides something (not at a pattern's root) */
+        if ((!anchored || step->field) && !have_status) {
+            status = current_status(w, r->language);
+            have_status = true;
+        }
+        bool later_sibling_can_match = !anchored && status.has_later_siblings;
+        if (step->field) {
+            if (step->field == status.field) {
+                if (!status.can_have_later_siblings_with_this_field) {
+                    later_sibling_can_match = false;
+                }
+            } else {
+                does_match = false;
+            }
+        }
+        if (!does_match) {
+            if (!later_sibling_can_match) {
+                erase_state(w, j);
+                j--; /* (wraps around at 0, as query.c's unsigned index does) */
+            }
+            continue;
+        }
+        /* a later sibling could match this step too: keep a copy that skips this node */
+        if (later_sibling_can_match && (step->contains_captures || step->fallible)) {
+            State copy = *state;
+            if (insert_state(w, j + 1, &copy) < 0) return -1;
+            state = &w->states[j];
+            copy_count++;
+        }
+        if (step->captures[0] != RUNNER_NONE) {
+            /* (at most MAX_STATE_CAPTURES per pattern: runner_new checks) */
+            for (unsigned k = 0; k < RUNNER_STEP_CAPTURES && step->captures[k] != RUNNER_NONE;
+                 k++) {
+                state->nodes[state->capture_count] = node;
+                state->ids[state->capture_count] = step->captures[k];
+                state->capture_count++;
+            }
+        }
+        state->step++;
+        state->seeking_immediate_match =
+            step->symbol == 0 && !step->is_named && r->steps[state->step].is_immediate;
+    }
+    if (!touched && !any_done) return 0; /* the passes below would change nothing */
+
+    /* ts_query_cursor__sort_states_by_capture: a stable insertion sort */
+    for (size_t i = 1; i < w->state_count; i++) {
+        if (!state_precedes(&w->states[i], &w->states[i - 1])) continue;
+        State key = w->states[i];
+        size_t j = i;
+        do {
+            w->states[j] = w->states[j - 1];
+            j--;
+        } while (j > 0 && state_precedes(&key, &w->states[j - 1]));
+        w->states[j] = key;
+    }
+
+    /* the longest-match criterion, and finishing */
+    for (size_t j = 0; j < w->state_count; j++) {
+        State *state = &w->states[j];
+        bool did_remove = false;
+        for (size_t k = j + 1; k < w->state_count; k++) {
+            State *other = &w->states[k];
+            if (other->start_depth != state->start_depth || other->pattern != state->pattern) break;
+            if (state->capture_count > 0 && other->capture_count > 0 &&
+                ts_node_start_byte(other->nodes[0]) >=
+                    ts_node_end_byte(state->nodes[state->capture_count - 1]))
+                break;
+            bool left_contains_right, right_contains_left;
+            compare_captures(state, other, &left_contains_right, &right_contains_left);
+            if (left_contains_right) {
+                if (state->step == other->step &&
+                    (other->seeking_immediate_match || !state->seeking_immediate_match)) {
+                    erase_state(w, k);
+                    k--;
+                    continue;
+                }
+                other->has_in_progress_alternatives = true;
+            }
+            if (right_contains_left) {
+                if (state->step == other->step &&
+                    (state->seeking_immediate_match || !other->seeking_immediate_match)) {
+                    erase_state(w, j);
+                    j--;
+                    did_remove = true;
+                    break;
+                }
+                state->has_in_progress_alternatives = true;
+            }
+        }
+        if (!did_remove && r->steps[state->step].depth == RUNNER_DONE &&
+            !state->has_in_progress_alternatives) {
+            State done = *state;
+            erase_state(w, j);
+            j--;
+            if (finish(w, &done) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* The query cursor leaves a visible node at `depth`: deferred states whose match lay inside
+ * it finish, states that needed more inside it fail. */
+static int leave(Walk *w, uint32_t depth) {
+    const Runner *r = w->r;
+    size_t deleted = 0, n = w->state_count;
+    for (size_t i = 0; i < n; i++) {
+        State *state = &w->states[i];
+        uint16_t step_depth = r->steps[state->step].depth;
+        if (step_depth == RUNNER_DONE && (state->start_depth > depth || depth == 0)) {
+            if (finish(w, state) < 0) return -1;
+            deleted++;
+        } else if (step_depth != RUNNER_DONE && state->start_depth + step_depth > depth) {
+            deleted++;
+        } else if (deleted > 0) {
+            w->states[i - deleted] = *state;
+        }
+    }
+    w->state_count -= deleted;
+    return 0;
+}
+
+static int push_level(Walk *w, Subtree owner, const TSLanguage *language, Length position,
+                      uint32_t depth, bool owner_visible) {
+    if (w->level_count == w->level_cap &&
+        runner_grow((void **)&w->levels, &w->level_cap, sizeof(Level)) < 0)
+        return -1;
+    w->levels[w->level_count++] = (Level){
+        .children = ts_subtree_children(owner),
+        .count = owner.ptr->child_count,
+        .index = 0,
+        .structural_index = 0,
+        .alias_sequence = ts_language_alias_sequence(language, owner.ptr->production_id),
+        .production_id = owner.ptr->production_id,
+        .position = position,
+        .current = 0,
+        .current_structural = 0,
+        .depth = depth,
+        .owner_visible = owner_visible,
+    };
+    return 0;
+}
+
+/* query.c keeps start depths in 16 bits; deeper trees are left to its cursor */
+#define MAX_DEPTH 0xFFF0u
+
+/*
+ * Every subtree under the start node in pre-order, hidden ones included (the pre-order of
+ * the visible nodes, which the query cursor follows, is the induced order), tracking
+ * positions and aliases as the tree cursor does, and the query cursor's depth (the number
+ * of visible ancestors) and its enter and leave events of the visible nodes. A visible
+ * node's symbol is the one the query sees (the alias if any, mapped to its public symbol).
+ * Returns 0, -1 with an exception set, or 1 when the walk cannot reproduce the cursor.
+ */
+static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
+    const Runner *r = w->r;
+    const TSLanguage *language = ts_node_language(root);
+    const TSTree *tree = root.tree;
+    Subtree top = *(const Subtree *)root.id;
+    TSSymbol root_symbol = ts_node_symbol(root);
+    if (w->find_errors && (root_symbol == ts_builtin_sym_error || ts_subtree_missing(top)) &&
+        ts_node_end_byte(root) > 0)
+        w->error_row = ts_node_start_point(root).row;
+    if (matching) {
+        /* (the table is by raw symbol; the start node's symbol is public already) */
+        uint32_t from = root_symbol < r->symbol_count ? r->root_start[root_symbol] : 0;
+        uint32_t to = root_symbol < r->symbol_count ? r->root_start[root_symbol + 1] : 0;
+        if (enter(w, root, r->roots + from, to - from, 0) < 0) return -1;
+    }
+    if (ts_subtree_child_count(top) == 0) return matching ? leave(w, 0) : 0;
+    if (push_level(w, top, language,
+                   (Length){ts_node_start_byte(root), ts_node_start_point(root)}, 1, true) < 0)
+        return -1;
+    while (w->level_count > 0) {
+        Level *level = &w->levels[w->level_count - 1];
+        if (level->index == level->count) {
+            bool owner_visible = level->owner_visible;
+            uint32_t owner_depth = level->depth - 1;
+            w->level_count--;
+            if (matching && owner_visible && leave(w, owner_depth) < 0) return -1;
+            continue;
+        }
+        const Subtree *child = &level->children[level->index];
+        Length position = level->position;
+        TSSymbol alias = 0;
+        level->current = level->index;
+        level->current_structural = level->structural_index;
+        if (!ts_subtree_extra(*child)) {
+            if (level->alias_sequence) alias = level->alias_sequence[level->structural_index];
+            level->structural_index++;
+        }
+        level->position = length_add(position, ts_subtree_size(*child));
+        if (++level->index < level->count) {
+            level->position =
+                length_add(level->position, ts_subtree_padding(level->children[level->index]));
+        }
+
+        uint32_t depth = level->depth;
+        bool visible = ts_subtree_visible(*child) || alias;
+        if (visible) {
+            TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
+            if (w->find_errors && position.extent.row < w->error_row &&
+                (symbol == ts_builtin_sym_error || ts_subtree_missing(*child)) &&
+                position.bytes + ts_subtree_size(*child).bytes > 0)
+                w->error_row = position.extent.row;
+            if (matching) {
+                uint32_t from = 0, to = 0;
+                if (symbol < r->symbol_count) {
+                    from = r->root_start[symbol];
+                    to = r->root_start[symbol + 1];
+                }
+                if (to > from || w->state_count > 0) {
+                    if (depth >= MAX_DEPTH) return 1;
+                    if (enter(w, ts_node_new(tree, child, position, alias), r->roots + from,
+                              to - from, depth) < 0)
+                        return -1;
+                }
+            }
+        }
+        if (ts_subtree_child_count(*child) > 0) {
+            /* (`level` is stale once the stack grows) */
+            if (push_level(w, *child, language, position, visible ? depth + 1 : depth,
+                           visible) < 0)
+                return -1;
+        } else if (matching && visible && w->state_count > 0) {
+            if (leave(w, depth) < 0) return -1;
+        }
+    }
+    /* the query cursor halts after leaving the start node: what is left never finishes */
+    w->state_count = 0;
+    return 0;
+}
+
+int walk_run(const Runner *r, TSNode root, bool find_errors, RunnerMatches *out) {
+    Walk w = {.r = r, .out = out, .find_errors = find_errors, .error_row = UINT32_MAX};
+    /* the walk that matches (and finds the errors when asked), or the one that only finds
+       the errors: the compiler drops from each loop what it does not do */
+    int rc = r != NULL ? walk_tree(&w, root, true) : walk_tree(&w, root, false);
+    out->error_row = w.error_row;
+    PyMem_Free(w.states);
+    PyMem_Free(w.levels);
+    return rc;
+}
+

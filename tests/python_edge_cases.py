@@ -1,0 +1,319 @@
+"""Python sources that exercise every construct of the Python queries and the corners of
+the fact rules (definitions, calls, imports, bindings, syntax errors, deep trees): the native
+and the query paths must agree on each (tests/test_native_facts.py, test_native_runner.py)."""
+
+EDGE_CASES = {
+    # calls
+    "nested": "f(g(x), h(i(y)))\n",
+    "chained": "g(x).f(y)\n",
+    "call_of_call": "a.b(c)(d)\n",
+    "call_chain": "x.m(a).n(b).o(c)(d)[e](f)\n",
+    "lambdas": "k = lambda x, *r, y=f(z), **kw: x.m(y, r)\nsort(key=lambda e: e.get(n))\n",
+    "keywords": "f(a, b=c, d=e.f, g=h(), i=j[k], l=m . n, o=1)\n",
+    "splats": "f(a, *b, c, **d, e=f)\ng(*a)\nh(**k)\ni(x, *y, z=w)\nj(p, *q, *r, s)\n",
+    "generic": "A[int]()\nB[str, int](x)\nC[D[E]](y=z)\n",
+    "empty": "f()\na.b()\nc()()\n",
+    "generator_argument": "f(x for x in y)\ng(a.b for a in c)\nsum(v.n for v in w)\n",
+    "non_ascii": "café(naïve, ключ=значение)\nobj.método(ñ)\n名前(値, 鍵=値)\n",
+    "comments": "f(a,  # one\n  b, # two\n  c=d)\n(g  # three\n)(h)\n",
+    "whitespace": "a . b ( c . d , e =\n f . g )\nx(\n    y\n    .z\n)\n",
+    "continuation": "f(a.\\\n b)\ng \\\n(c)\n",
+    "other_callees": '"".join(x)\n(a or b)(c)\nf(x)[0](y)\nd[k](v)\nawait f(x)\n'
+    "super().__init__(*args, **kwargs)\n",
+    # definitions
+    "decorators": """
+        @app.route("/x", methods=m)
+        @dec
+        @d(a)(b)
+        @outer(inner(k=v))
+        def f(p=g(q)) -> h(r):
+            return s(t)
+
+        @register(Model)
+        class C(Base(x)):
+            @property
+            def p(self):
+                return self.q(z)
+
+            @p.setter
+            def p(self, value: int) -> None:
+                self._p = value
+        """,
+    "decorator_arguments": """
+        @a.b(c(d), e=f.g(h))
+        @i(lambda j: j.k(), [m.n() for m in o])
+        @(p or q)(r)
+        def s():
+            @t(u())
+            class V:
+                @w(x.y(z))
+                def v(self): return self.v(u())
+            return V(t(1))
+
+        class W:
+            @staticmethod
+            @cache(maxsize=size())
+            async def w(): await w.x()
+            w2 = w()
+        f(after())
+        """,
+    "local_renames": """
+        x = [a.b() for a in c if a.d(e)]
+        a.b()
+        y = {k.m(): v.n(k) for k, v in d.items() if k.p()}
+        z = [[q.r(p) for q in p.s()] for p in t(u)]
+        w = lambda g, h=1, *i, j, **k: g.l(h.m(), i.n(), j.o(), k.p(), q.r())
+        g.l()
+        sorted(xs, key=lambda s: s.strip().lower())
+        [lambda a: a.b() for a in c]
+        (lambda f: [f.g(f) for f in f.h()])(f.i())
+        def fn(a):
+            return [a.b(b) for b in a.c()], a.d()
+        class K:
+            def m(self):
+                return {self.n(s) for s in self.t()} | {s.u() for s in ()}
+        """,
+    "unknown_callees": """
+        (a or b)(c)
+        (lambda: 1)()
+        (lambda: 2)()
+        "".join(x)
+        b"x".decode()
+        f"{y}".format(z)
+        "a" "b".c1()
+        1 .real()
+        [1][0]()
+        (yield)()
+        g(x)(y)(z)
+        h[i](j)
+        k.l2_3()
+        m . n ()
+        obj.método(ñ)
+        café()
+        x.é1()
+        (x)()
+        (x.y)()
+        (x.y)\
+            .z()
+        def f():
+            (a or b)(c)
+            "".join(x)
+        """,
+    "nested_scopes": """
+        def f(a=g(), *, b=h.i()):
+            j()
+            class C(D(k())):
+                x = l()
+                def m(self, n=o()):
+                    p()
+                    def q():
+                        r()
+                    s()
+                t()
+            def f():
+                u()
+            v()
+        def f():
+            w()
+        class C:
+            def m(self): y()
+            def m(self): z()
+        aa()
+        if x:
+            def g(): bb()
+        else:
+            def g(): cc()
+        dd()
+        """,
+    "classes_and_functions": """
+        class A(B, metaclass=M):
+            x = 1
+            class Inner:
+                def m(self): pass
+            async def n(self, *, k): return await k
+        def f(a, /, b, *c, d, **e):
+            def g(): return a
+            return g
+        class E[T](Base[T]):
+            def k[U](self, u: U) -> T: ...
+        """,
+    "definitions_with_errors": """
+        class A(:
+            pass
+        def f(x:
+            return x
+        class B
+            def g(self): return 1
+        def h() -> :
+            pass
+        def (self): pass
+        class : pass
+        def k(a: int, b: = 2) -> str:
+            return a
+        """,
+    # assignments and annotations
+    "assignments": """
+        a = b = c
+        a = b = c = f()
+        x, y = z = w
+        self.a = self.b = None
+        [p, q] = r
+        (s, t) = u, v
+        x.y += 1
+        d[k] = v
+        __all__ = ["a", "b"]
+        __all__ = ("c",  # comment
+                   "d")
+        """,
+    "annotated": """
+        x: int = 1
+        y: "Forward"
+        self.z: Optional[T] = None
+        a.b: int
+        (p): int = 2
+        c: dict[str, list[int]] = {}
+        d: A | None = e
+        e: int = f: str = 1
+        """,
+    "annotations_in_parameters": """
+        def f(a: int, b: list[str] = [], *args: A, c: B.C = d, **kw: "E") -> F | None:
+            g: G = h
+            return a
+        async def g(self, x: Callable[[int], str]) -> AsyncIterator[T]: ...
+        lambda a, b=1: a
+        """,
+    "type_alias": "type X = int\ntype Y[T] = list[T]\nx: type = type\n",
+    "comprehensions_in_targets": """
+        d[[k for k in ks][0]] = v
+        x[i for i in j] = 1
+        [x for x in y] = z
+        {a: b for a, b in c}[k]: int = 2
+        a = [x.m() for x in y if x] = b
+        """,
+    # control flow
+    "returns": """
+        def f():
+            return
+        def g():
+            return x
+        def h():
+            return a, b
+        def i():
+            return f(x)
+        def j():
+            return (  # c
+                x)
+        def k():
+            return x  # c
+        def l():
+            return # c
+        def m():
+            return \\
+                x
+        def n():
+            return lambda: (yield)
+        return x
+        """,
+    "returns_with_errors": """
+        def f():
+            return a b
+        def g():
+            return a, $ b
+        def h():
+            return return x
+        def i():
+            return (a  # c
+        """,
+    "walrus": """
+        if (n := len(a)) > 1: pass
+        with (y := f()) as z: pass
+        with f(w := g()) as v: pass
+        x = (y := g())
+        [(z := i) for i in r]
+        while (chunk := read(n := 1)):
+            pass
+        f(a := b.c, d := e)
+        """,
+    "with_items": """
+        with open(p) as f, lock:
+            pass
+        with a as (b, c):
+            pass
+        with a as b.c, d as e[0]:
+            pass
+        with (a as b, c() as d):
+            pass
+        async def f():
+            async with s() as t, u.v as w:
+                pass
+        with a as b, c as d, e:
+            pass
+        with a as b as c:
+            pass
+        with (a, b) as c:
+            pass
+        """,
+    "for_loops": """
+        for i in x:
+            pass
+        for i, j in y.items():
+            pass
+        for (a, b) in z:
+            pass
+        async def f():
+            async for q in aiter():
+                pass
+        for x in a, b:
+            pass
+        else:
+            pass
+        for x.y in z: pass
+        for [p, *q] in r: pass
+        """,
+    "comprehensions": """
+        [x.f(y) for x in xs if g(x)]
+        {k: v(k) for k, v in d.items()}
+        {s.t(u) for s in ss}
+        list(p.q(r) for p in ps)
+        [[a.b(c) for a in row] for row in grid]
+        [y for x in xs for y in x.children]
+        [x async for x in aiter()]
+        """,
+    "imports": """
+        import a
+        import a.b as c, d
+        from . import x
+        from ..m import (a as b, c)
+        from m import *
+        from __future__ import annotations
+        def f():
+            import g
+            from h import i
+        import
+        from import x
+        """,
+    "match": "match f(x):\n    case A(b=c):\n        g(c)\n    case _:\n        pass\n",
+    # broken input
+    "syntax_errors": "f(a, b\ng(c)\ndef x(:\n    h(y)\nf(,)\nf(a b)\nprint x.y(z)\nk(l))\n",
+    "missing": "f(x\n",
+    "missing_at_start": ":\n    x.y(1)\n",  # a MISSING node at byte 0: captures() skips it
+    "unclosed": "f(g(h(\n",
+    "errors_in_arguments": "f(a, $, b=c, `d`)\ng(** , e)\nh(i=)\n",
+    "python2": 'print "x" % f(y)\nexec code in g(z)\n',
+    # valid Python that tree-sitter recovers from with a class body starting after its
+    # methods' (the stdlib's test_compile.py): the scope intervals are not in start order
+    "unsorted_scopes": (
+        "class T:\n    def check(self):\n        pass\n\n    def test_weird(self):\n"
+        "        def f():\n            (bar.\n        baz)\n            (bar.\n"
+        "        baz(\n        ))\n            files().setdefault(\n                0\n"
+        "            ).update(\n                **{\n                    'a': 1,\n"
+        "                }\n            )\n"
+    ),
+    "deep": "f(" * 2000 + "x" + ")" * 2000 + "\n" + "a" + "(b)" * 2000 + "\n",
+    "deep_blocks": "".join("    " * i + f"def f{i}(a: int) -> A{i}:\n" for i in range(100))
+    + "    " * 100
+    + "return x\n",
+    "no_calls": "x = 1\n",
+    "only_comment": "# nothing\n",
+    "empty_file": "",
+}

@@ -1,0 +1,286 @@
+"""The native fact engine (native/facts.c) against the query path it stands in for.
+
+Both paths run in this process on real parses: `extract(source, native=False)` makes the
+Python facts from py-tree-sitter's QueryCursor matches of queries.scm with the Python
+rules of indexer/lang/python/extract.py, `extract(source)` runs the native engine over the
+same query with the language's node roles. The facts of both must be byte-identical, on
+hand-made corner cases, on mutated sources and on every file of Django and of the standard
+library; the runner's matches must be the query's (its walk, query.c's own cursor and
+py-tree-sitter's QueryCursor). Each blob is taken right after its extraction: marshal
+writes a string shared with the chain caches as a reference, so a blob depends on what
+those caches hold then.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+import tree_sitter as ts
+from tree_sitter_language_pack import get_language
+
+from codeimpact.indexer.lang.api import CallFact, FileFacts
+from codeimpact.indexer.lang.python import extract as py
+from codeimpact.indexer.lang.queries import query_text
+from codeimpact.native.runner import native_status, native_syntax
+from conftest import fetch_sdist
+from python_edge_cases import EDGE_CASES
+
+native = pytest.mark.skipif(not native_status().used, reason=native_status().reason)
+
+
+def _node(n: ts.Node | None) -> tuple | None:
+    """A captured node as comparable data (the id, its subtree's address, tells apart the
+    nodes of one span in one tree)."""
+    return None if n is None else (n.type, n.start_byte, n.end_byte, n.id)
+
+
+class Matches:
+    """python's queries.scm three ways: the native walk, query.c's cursor in the native
+    runner, and py-tree-sitter's QueryCursor."""
+
+    def __init__(self) -> None:
+        text = query_text(py.__package__, "queries.scm")
+        self.native = native_syntax().Query(get_language("python"), text)
+        self.reference = ts.Query(get_language("python"), text)
+        self.names = [self.native.pattern_captures(p) for p in range(self.native.pattern_count)]
+
+    def three_ways(self, root: ts.Node) -> tuple[list, list, list]:
+        walk = [(p, tuple(map(_node, nodes))) for p, nodes in self.native.matches(root)]
+        cursor = [
+            (p, tuple(map(_node, nodes))) for p, nodes in self.native.matches(root, cursor=True)
+        ]
+        reference = [
+            (p, tuple(_node(caps[n][0]) if n in caps else None for n in self.names[p]))
+            for p, caps in ts.QueryCursor(self.reference).matches(root)
+        ]
+        return walk, cursor, reference
+
+
+@pytest.fixture(scope="module")
+def matches() -> Matches:
+    return Matches()
+
+
+def same_facts(source: bytes, root: ts.Node | None = None) -> bool:
+    if root is None:
+        root = py._parser().parse(source).root_node
+    facts = py.facts_of_tree(root, source)
+    native_blob = facts.to_bytes()
+    query_blob = py.facts_of_tree(root, source, native=False).to_bytes()
+    assert all(type(c) is CallFact for c in facts.calls)
+    return native_blob == query_blob
+
+
+def assert_same(source: bytes, matches: Matches) -> None:
+    root = py._parser().parse(source).root_node
+    walk, cursor, reference = matches.three_ways(root)
+    assert walk == reference
+    assert cursor == reference
+    assert same_facts(source, root)
+
+
+@native
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_edge_cases(name, matches):
+    assert_same(textwrap.dedent(EDGE_CASES[name]).encode(), matches)
+
+
+@native
+def test_every_construct_is_covered(matches):
+    found = set()
+    for source in EDGE_CASES.values():
+        root = py._parser().parse(textwrap.dedent(source).encode()).root_node
+        found.update(p for p, _ in matches.native.matches(root))
+    assert found == set(range(matches.native.pattern_count))
+
+
+@native
+def test_mutated_sources(matches):
+    """Broken code: pieces of the edge cases with characters cut, repeated and inserted."""
+    rng = random.Random(5)
+    tokens = ["(", ")", ":", "=", " as ", "lambda ", "return ", "# c\n", "\n", "    ", ":=", ","]
+    sources = [textwrap.dedent(s) for s in EDGE_CASES.values() if len(s) < 2000]
+    for _ in range(300):
+        s = rng.choice(sources)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(s) + 1)
+            if rng.random() < 0.4:
+                s = s[:i] + s[i + rng.randint(1, 10) :]
+            else:
+                s = s[:i] + rng.choice(tokens) + s[i:]
+        assert_same(s.encode(), matches)
+
+
+@native
+def test_calls_and_their_arguments():
+    # the inner call of `g(x).f(y)` finishes first; the arguments of `f(g(x))` are entered
+    # before those of g, so f comes first there
+    facts = py.extract(b"g(x).f(y)\nf(g(x))\nf(a, *b, c, k=v.w, **d)\nf(x for x in y)\n")
+    assert [(c.callee, c.line, c.args) for c in facts.calls] == [
+        ("g", 1, ((0, "x"),)),
+        ("g().f", 1, ((0, "y"),)),
+        ("f", 2, ()),
+        ("g", 2, ((0, "x"),)),
+        ("f", 3, ((0, "a"), ("k", "v.w"))),
+        ("f", 4, ()),
+    ]
+
+
+@native
+def test_error_lines():
+    assert py.extract(b"x = 1\n").error == ""
+    assert py.extract(b"x = 1\ndef f(:\n    pass\n").error == "syntax error at line 2"
+    assert py.extract(b"x = (\n").error == "syntax error at line 1"
+    # a MISSING node at byte 0 is no capture of QueryCursor.captures, so no line either way
+    assert py.extract(b":\n    x.y(1)\n").error == "syntax error"
+    assert py.extract(b":\n    x.y(1)\n", native=False).error == "syntax error"
+
+
+@native
+def test_engine_refuses_bad_input():
+    """The engine checks its arguments before it adds anything to the facts."""
+    src = b"def f():\n    g(x)\n"
+    tree = py._parser().parse(src)
+    root = tree.root_node
+    engine = py._engine()
+    json_root = ts.Parser(get_language("json")).parse(b"[1]").root_node
+    for args in [
+        (root, "f(x)", set()),  # source must be bytes
+        (root, src, []),  # module_vars must be a set
+        (tree, src, set()),  # not a Node
+        (None, src, set()),
+    ]:
+        facts = FileFacts(language="python")
+        with pytest.raises(TypeError):
+            engine.facts(args[0], args[1], facts, args[2])
+        assert facts == FileFacts(language="python")
+    with pytest.raises(ValueError, match="another language"):
+        engine.facts(json_root, b"[1]", FileFacts(language="python"), set())
+    facts = FileFacts(language="python")
+    assert engine.facts(root, src, facts, set()) == 0  # no syntax error
+    assert [(s.local, s.kind) for s in facts.symbols] == [("f", "function")]
+    assert facts.calls == [CallFact("f", "g", 2, "call", ((0, "x"),))]
+    with pytest.raises(ValueError):  # a source that is not the tree's: an error, no crash
+        engine.facts(root, b"f(", FileFacts(language="python"), set())
+    broken = py._parser().parse(b"x = 1\nf(:\n").root_node
+    assert engine.facts(broken, b"x = 1\nf(:\n", FileFacts(language="python"), set()) == 2
+
+
+@native
+def test_engine_refuses_a_query_outside_the_vocabulary():
+    ext = native_syntax()
+    lang = get_language("python")
+    rules = py.RULES
+    good = "(call function: (_) @callee arguments: (_) @arguments) @reference.call"
+
+    def engine(query, roles=rules.roles, fields=rules.fields, options=rules.options):
+        return ext.FactEngine(
+            lang, query, dict(roles), dict(fields), dict(options), py._HOOKS, py._TYPES
+        )
+
+    engine(good)
+    with pytest.raises(ValueError, match="capture name"):
+        engine("(call) @call")
+    with pytest.raises(ValueError, match="construct captures"):
+        engine("(call function: (_) @callee)")  # no construct
+    with pytest.raises(ValueError, match="construct captures"):
+        engine("(call function: (_) @callee) @reference.call @decorator")
+    with pytest.raises(ValueError, match="several nodes"):
+        engine("(argument_list (identifier)* @name) @reference.call")
+    with pytest.raises(ValueError, match="node role"):
+        engine(good, roles={"identifier": "nobody"})
+    with pytest.raises(ValueError, match="node type"):
+        engine(good, roles={"no_such_node": "name"})
+    with pytest.raises(ValueError, match="field"):
+        engine(good, fields={"body": "no_such_field"})
+    with pytest.raises(ValueError, match="option"):
+        engine(good, options={"colour": "blue"})
+    with pytest.raises(ValueError, match="invalid query"):
+        engine("(call")
+    with pytest.raises(TypeError):
+        ext.FactEngine(lang, good, {}, {}, {}, py._HOOKS[:-1], py._TYPES)
+
+
+def test_chain_functions_are_pythons():
+    """chain_text and callee_chain_text answer as the Python versions (the reference), on
+    token soups that mix names, dots, brackets, quotes, escapes and odd bytes."""
+    ext = native_syntax()
+    if ext is None:
+        pytest.skip(native_status().reason)
+    rng = random.Random(11)
+    tokens = [b"a", b"b_1", b".", b" ", b"\n", b"(", b")", b"[", b"]", b"'", b'"', b"'''",
+              b'"""', b"\\", b"1", b"\xc3\xa9", b"#", b",", b"\t", b"\x0b", b"\x1c"]  # fmt: skip
+    for _ in range(20000):
+        text = b"".join(rng.choice(tokens) for _ in range(rng.randint(0, 12)))
+        assert ext.chain_text(text) == py._py_chain(text), text
+        assert ext.callee_chain_text(text, py._py_chain) == py._py_callee_chain(text), text
+    # a one-character chain is the runtime's shared string, as bytes.decode() makes it
+    assert ext.chain_text(b"x") is b"x".decode()
+    assert ext.callee_chain_text(b"a . b [c] (d)", py._py_chain) == "a.b[]()"
+    with pytest.raises(TypeError):
+        ext.chain_text("a.b")
+
+
+@pytest.fixture(scope="module")
+def django(request, tmp_path_factory) -> Path:
+    """Django 5.2.8's sdist, as benchmarks/sources.py finds it: $CODEIMPACT_DJANGO or
+    /tmp/corpus first, else `pip download` into the pytest cache; skips offline."""
+    for candidate in (os.environ.get("CODEIMPACT_DJANGO"), "/tmp/corpus/django-5.2.8"):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    if getattr(request.config, "cache", None) is not None:
+        cache = Path(request.config.cache.mkdir("codeimpact-sdists"))
+    else:
+        cache = tmp_path_factory.mktemp("sdists")
+    src = fetch_sdist(cache, "django", "5.2.8")
+    if src is None:
+        pytest.skip("django 5.2.8 sdist not downloadable (offline?)")
+    return src
+
+
+@pytest.mark.slow
+@native
+def test_django_matches_and_facts_are_identical(django, matches):
+    """Every Django file: the runner's walk and cursor yield the query's matches in its
+    order, and the facts of both paths are byte-identical."""
+    files = sorted(django.rglob("*.py"))
+    assert len(files) > 2000
+    differ, facts_differ = [], []
+    count = 0
+    for path in files:
+        name = str(path.relative_to(django))
+        source = path.read_bytes()
+        root = py._parser().parse(source).root_node
+        walk, cursor, reference = matches.three_ways(root)
+        count += len(walk)
+        if walk != reference or cursor != reference:
+            differ.append(name)
+        if not same_facts(source, root):
+            facts_differ.append(name)
+    assert not differ, f"{len(differ)} files' matches differ, first: {differ[:5]}"
+    assert not facts_differ, f"{len(facts_differ)} files' facts differ: {facts_differ[:5]}"
+    assert count > 300_000
+
+
+@pytest.mark.slow
+@native
+def test_stdlib_facts_are_identical():
+    """Every .py file of this interpreter's standard library (site-packages left out)."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+    if len(files) < 500:
+        pytest.skip(f"no full standard library under {root}")
+    differ = []
+    for path in files:
+        try:
+            source = path.read_bytes()
+        except OSError:
+            continue
+        if not same_facts(source):
+            differ.append(str(path.relative_to(root)))
+    assert not differ, f"{len(differ)} of {len(files)} files' facts differ: {differ[:5]}"
