@@ -208,6 +208,17 @@ def test_query_runner_reads_the_vocabulary():
             QueryRunner(python, "(call function: (_) @callee)", native=native_path)
 
 
+@pytest.mark.parametrize("grammar", sorted(QUERIES))
+def test_every_language_speaks_the_vocabulary(grammar):
+    """Each language's queries use only the vocabulary's names, one construct per pattern,
+    one node per capture (QueryRunner checks), on both paths."""
+    paths = [False, True] if native_status().used else [False]
+    for native_path in paths:
+        runner = QueryRunner(get_language(grammar), query_of(grammar), native=native_path)
+        assert runner.pattern_count > 0
+        assert all(runner.construct(p) for p in range(runner.pattern_count))
+
+
 def test_the_vocabulary_is_declared_once():
     names = [name for name, _ in CONSTRUCTS]
     assert len(set(CAPTURES)) == len(CAPTURES)

@@ -95,19 +95,3 @@ def mark_errors(root: ts.Node, grammar: str, facts: FileFacts) -> None:
     caps = ts.QueryCursor(load_query(grammar, None, None, "(ERROR) @e (MISSING) @m")).captures(root)
     lines = [line(n) for nodes in caps.values() for n in nodes]
     facts.error = f"syntax error at line {min(lines)}" if lines else "syntax error"
-
-
-def matches_by_capture(query: ts.Query, root: ts.Node, handlers: dict) -> list:
-    """(handler, captures) per match, keyed by the first capture name that has a handler.
-
-    Each query pattern has one "main" capture (the construct) whose name picks
-    the handler, so the .scm file and the handler table are the whole dispatch.
-    """
-    out = []
-    for _pattern, caps in ts.QueryCursor(query).matches(root):
-        for name in caps:
-            handler = handlers.get(name)
-            if handler is not None:
-                out.append((handler, caps))
-                break
-    return out

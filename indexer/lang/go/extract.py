@@ -27,7 +27,7 @@ from __future__ import annotations
 from functools import cache
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
+from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -38,18 +38,18 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import load_query
+from codeimpact.indexer.lang.queries import query_text
 from codeimpact.indexer.lang.syntax_common import (
     Names,
     Scopes,
     count_lines,
     line,
     mark_errors,
-    matches_by_capture,
     module_symbol,
     signature,
     text,
 )
+from codeimpact.native.runner import QueryRunner
 
 NAME = "go"
 EXTRACTOR_VERSION = 2
@@ -66,8 +66,10 @@ _TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
 
 
 @cache
-def _query() -> ts.Query:
-    return load_query(NAME, __package__, "queries.scm")
+def _runner() -> QueryRunner:
+    """queries.scm (in the shared capture vocabulary) through the native runner, or
+    py-tree-sitter's QueryCursor when the native path does not run."""
+    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"))
 
 
 # ---------------------------------------------------------------- expressions
@@ -275,7 +277,7 @@ def _results(node: ts.Node | None):
 
 
 def _on_package(f: _File, caps) -> None:
-    f.facts.extra["package"] = text(caps["package_name"][0])
+    f.facts.extra["package"] = text(caps["name"])
 
 
 def _function_like(f: _File, node, local, name, kind, is_test) -> None:
@@ -294,8 +296,8 @@ def _function_like(f: _File, node, local, name, kind, is_test) -> None:
 
 
 def _on_function(f: _File, caps) -> None:
-    node = caps["function"][0]
-    name = text(caps["name"][0])
+    node = caps["definition.function"]
+    name = text(caps["name"])
     is_test = name.startswith(_TEST_PREFIXES) and not _lower_after_prefix(name)
     _function_like(f, node, f.names.unique(name), name, "function", is_test)
 
@@ -309,9 +311,9 @@ def _lower_after_prefix(name: str) -> bool:
 
 
 def _on_method(f: _File, caps) -> None:
-    node = caps["method"][0]
-    name = text(caps["name"][0])
-    recv = caps["receiver"][0]
+    node = caps["definition.method"]
+    name = text(caps["name"])
+    recv = caps["receiver"]
     decl = recv.named_children[0] if recv.named_children else None
     typ = type_chain(decl.child_by_field_name("type")) if decl is not None else ""
     if not typ:
@@ -339,9 +341,9 @@ _TYPE_KIND = {"struct_type": "struct", "interface_type": "interface"}
 
 
 def _on_type_spec(f: _File, caps, alias: bool = False) -> None:
-    spec = caps["type_alias" if alias else "type_spec"][0]
-    name = text(caps["name"][0])
-    typ = caps["type"][0]
+    spec = caps["definition.type_alias" if alias else "definition.type"]
+    name = text(caps["name"])
+    typ = caps["type"]
     parent = f.func_scopes.at(spec.start_byte)
     local = f.names.unique(f"{parent}.{name}" if parent else name)
     decl = spec.parent
@@ -410,15 +412,15 @@ def _interface_elems(f: _File, iface: ts.Node, owner: str) -> None:
                 f.facts.heritage.append(HeritageFact(owner, typ, line(el), "extends"))
 
 
-def _on_var_spec(f: _File, caps, key: str = "var_spec") -> None:
-    spec = caps[key][0]
+def _on_var_spec(f: _File, caps, key: str = "definition.variable") -> None:
+    spec = caps[key]
     scope = f.func_scopes.at(spec.start_byte)
     names = _names(spec)
     typ = decl_chain(spec.child_by_field_name("type"))
     value = spec.child_by_field_name("value")
     values = value.named_children if value is not None else []
     lineno = line(spec)
-    keyword = "var " if key == "var_spec" else "const "
+    keyword = "var " if key == "definition.variable" else "const "
     for i, n in enumerate(names):
         name = text(n)
         if name == "_":
@@ -456,7 +458,7 @@ def _on_var_spec(f: _File, caps, key: str = "var_spec") -> None:
 
 
 def _on_const_spec(f: _File, caps) -> None:
-    _on_var_spec(f, caps, "const_spec")
+    _on_var_spec(f, caps, "definition.constant")
 
 
 def _paired(values: list, n_names: int, i: int):
@@ -507,22 +509,22 @@ def _bind(f, scope, name, value, lineno, declare: bool = True, index: int = 0) -
 
 
 def _on_import(f: _File, caps) -> None:
-    node = caps["import"][0]
-    path = text(caps["path"][0]).strip('"`')
+    node = caps["import"]
+    path = text(caps["path"]).strip('"`')
     alias = text(node.child_by_field_name("name"))
     name = "init" if alias == "_" else ""
     f.facts.imports.append(ImportFact("", path, 0, name, alias, line(node)))
 
 
 def _on_call(f: _File, caps) -> None:
-    call = caps["call"][0]
-    fn = caps["callee"][0]
+    call = caps["reference.call"]
+    fn = caps["callee"]
     if fn.type == "func_literal":
         return  # an immediately called closure: its body is already part of this scope
     scope = f.scopes.at(call.start_byte)
     c = callee_chain(fn) or _last_name(fn)
     args = []
-    for i, a in enumerate(caps["args"][0].named_children):
+    for i, a in enumerate(caps["arguments"].named_children):
         if a.type in ("identifier", "selector_expression"):
             ac = chain(a)
             if ac:
@@ -544,7 +546,10 @@ def _reference(f: _File, node: ts.Node, target: str) -> None:
 
 
 def _on_typeref(f: _File, caps) -> None:
-    node = caps["typeref"][0]
+    node = caps["reference.type"]
+    if node.type == "qualified_type":
+        _reference(f, node, type_chain(node))
+        return
     parent = node.parent
     if parent is not None:
         if parent.type == "qualified_type":
@@ -558,19 +563,14 @@ def _on_typeref(f: _File, caps) -> None:
         _reference(f, node, name)
 
 
-def _on_qualified_typeref(f: _File, caps) -> None:
-    node = caps["qualified_typeref"][0]
-    _reference(f, node, type_chain(node))
-
-
 def _on_selector(f: _File, caps) -> None:
-    node = caps["selector"][0]
+    node = caps["reference.member"]
     parent = node.parent
     if parent is not None and parent.type == "call_expression":
         if parent.child_by_field_name("function") == node:
             return  # a call: already a CallFact
     scope = f.scopes.at(node.start_byte)
-    f.selectors.append((scope, text(caps["operand"][0]), text(caps["field"][0]), line(node)))
+    f.selectors.append((scope, text(caps["receiver"]), text(caps["name"]), line(node)))
 
 
 def _selector_references(f: _File) -> None:
@@ -595,10 +595,10 @@ def _selector_references(f: _File) -> None:
 
 
 def _on_short_var(f: _File, caps) -> None:
-    node = caps["short_var"][0]
+    node = caps["binding.local"]
     scope = f.scopes.at(node.start_byte)
-    lhs = [n for n in caps["lhs"][0].named_children if n.type == "identifier"]
-    rhs = caps["rhs"][0].named_children
+    lhs = [n for n in caps["left"].named_children if n.type == "identifier"]
+    rhs = caps["right"].named_children
     for i, n in enumerate(lhs):
         index = i if len(rhs) == 1 and len(lhs) > 1 else 0
         _bind(f, scope, text(n), _paired(rhs, len(lhs), i), line(node), index=index)
@@ -606,9 +606,9 @@ def _on_short_var(f: _File, caps) -> None:
 
 def _on_range(f: _File, caps) -> None:
     """`for i, v := range xs`: v is an element of xs; i (a key or an index) is not typed."""
-    node = caps["range"][0]
+    node = caps["binding.iteration"]
     scope = f.scopes.at(node.start_byte)
-    names = [n for n in caps["lhs"][0].named_children if n.type == "identifier"]
+    names = [n for n in caps["left"].named_children if n.type == "identifier"]
     over = chain(node.child_by_field_name("right"))
     for i, n in enumerate(names):
         name = text(n)
@@ -619,7 +619,7 @@ def _on_range(f: _File, caps) -> None:
 
 
 def _on_untyped_names(f: _File, caps) -> None:
-    node = caps["lhs"][0]
+    node = caps["left"]
     scope = f.scopes.at(node.start_byte)
     for n in node.named_children:
         if n.type == "identifier":
@@ -627,28 +627,27 @@ def _on_untyped_names(f: _File, caps) -> None:
 
 
 def _on_func_literal(f: _File, caps) -> None:
-    node = caps["func_literal"][0]
+    node = caps["scope.lambda"]
     scope = f.scopes.at(node.start_byte)
-    for name, typ in _params(caps["params"][0]):
+    for name, typ in _params(caps["parameters"]):
         f.local_name(scope, name, line(node), typ)
 
 
 # Handlers run by phase: functions first (their spans are the scopes of everything else), then
 # types (a type may be local to a function), then package-level names, then uses.
 _PHASES: tuple[dict, ...] = (
-    {"package": _on_package, "function": _on_function, "method": _on_method},
-    {"type_spec": _on_type_spec, "type_alias": _on_type_alias},
-    {"var_spec": _on_var_spec, "const_spec": _on_const_spec},
+    {"package": _on_package, "definition.function": _on_function, "definition.method": _on_method},
+    {"definition.type": _on_type_spec, "definition.type_alias": _on_type_alias},
+    {"definition.variable": _on_var_spec, "definition.constant": _on_const_spec},
     {
         "import": _on_import,
-        "call": _on_call,
-        "typeref": _on_typeref,
-        "qualified_typeref": _on_qualified_typeref,
-        "selector": _on_selector,
-        "short_var": _on_short_var,
-        "range": _on_range,
-        "type_switch": _on_untyped_names,
-        "func_literal": _on_func_literal,
+        "reference.call": _on_call,
+        "reference.type": _on_typeref,
+        "reference.member": _on_selector,
+        "binding.local": _on_short_var,
+        "binding.iteration": _on_range,
+        "binding.pattern": _on_untyped_names,
+        "scope.lambda": _on_func_literal,
     },
 )
 _HANDLERS = {name: h for phase in _PHASES for name, h in phase.items()}
@@ -659,7 +658,8 @@ def extract(source: bytes) -> FileFacts:
     root = get_parser(NAME).parse(source).root_node
     f = _File(source, root)
     by_phase: list[list] = [[] for _ in _PHASES]
-    for handler, caps in matches_by_capture(_query(), root, _HANDLERS):
+    for construct, caps in _runner().matches(root):
+        handler = _HANDLERS[construct]
         by_phase[_PHASE_OF[handler]].append((handler, caps))
     for i, matches in enumerate(by_phase):
         if i == 1:

@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
+from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -42,17 +42,17 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import load_query
+from codeimpact.indexer.lang.queries import query_text
 from codeimpact.indexer.lang.syntax_common import (
     Scopes,
     count_lines,
     line,
     mark_errors,
-    matches_by_capture,
     module_symbol,
     signature,
     text,
 )
+from codeimpact.native.runner import QueryRunner
 
 NAME = "java"
 EXTRACTOR_VERSION = 2
@@ -68,11 +68,6 @@ _TYPE_KINDS = {
     "annotation_type": "interface",
     "anonymous": "class",
 }
-
-
-@cache
-def _query() -> ts.Query:
-    return load_query(NAME, __package__, "queries.scm")
 
 
 # ---------------------------------------------------------------- expressions
@@ -265,22 +260,20 @@ class _Def:
         self.node, self.key, self.caps, self.scope_span = node, key, caps, scope_span
 
 
-def _collect_def(defs: list, key: str):
-    def handler(f: _File, caps) -> None:
-        node = caps[key][0]
-        body = caps.get("body")
-        if key == "anonymous":
-            span = (body[0].start_byte, body[0].end_byte)
-        elif key == "enum_constant":
-            b = node.child_by_field_name("body")
-            span = (b.start_byte, b.end_byte) if b is not None else None
-        elif key in ("field", "element"):
-            span = None
-        else:
-            span = (node.start_byte, node.end_byte)
-        defs.append(_Def(node, key, caps, span))
-
-    return handler
+def _collect_def(defs: list, construct: str, caps: dict) -> None:
+    node = caps[construct]
+    key = _DEF_KEY_OF_NODE.get(node.type, _DEF_KEYS[construct])
+    body = caps.get("body")
+    if key == "anonymous":
+        span = (body.start_byte, body.end_byte)
+    elif key == "enum_constant":
+        b = node.child_by_field_name("body")
+        span = (b.start_byte, b.end_byte) if b is not None else None
+    elif key in ("field", "element"):
+        span = None
+    else:
+        span = (node.start_byte, node.end_byte)
+    defs.append(_Def(node, key, caps, span))
 
 
 def _name_defs(f: _File, defs: list[_Def]) -> None:
@@ -315,7 +308,7 @@ def _name_defs(f: _File, defs: list[_Def]) -> None:
             local = unique(f"{prefix}<init>")
             name = "<init>"
         else:
-            name = text(d.caps["name"][0])
+            name = text(d.caps["name"])
             local = unique(prefix + name)
         _definition(f, d, local, name, parent)
         if d.scope_span is not None:
@@ -333,7 +326,7 @@ def _definition(f: _File, d: _Def, local: str, name: str, parent: str) -> None:
     if key in _TYPE_KINDS:
         kind = _TYPE_KINDS[key]
         f.kind_of[local] = kind
-        body = d.caps["body"][0]
+        body = d.caps["body"]
         is_test = name.endswith(("Test", "Tests", "TestCase")) or name.startswith("Test")
         f.add_symbol(node, local, kind, name, body.start_byte, decorators=annots, is_test=is_test)
         _type_params(f, node, local)
@@ -428,7 +421,7 @@ def _heritage(f: _File, node: ts.Node, key: str, local: str) -> None:
 
 
 def _on_package(f: _File, caps) -> None:
-    node = caps["package"][0]
+    node = caps["package"]
     name = next(
         (c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None
     )
@@ -436,7 +429,7 @@ def _on_package(f: _File, caps) -> None:
 
 
 def _on_import(f: _File, caps) -> None:
-    node = caps["import"][0]
+    node = caps["import"]
     target = next(
         (c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None
     )
@@ -466,26 +459,26 @@ def _call(f: _File, node: ts.Node, callee: str, kind: str, args: ts.Node) -> Non
 
 
 def _on_call(f: _File, caps) -> None:
-    node = caps["call"][0]
-    _call(f, node, callee_chain(node), "call", caps["args"][0])
+    node = caps["reference.call"]
+    _call(f, node, callee_chain(node), "call", caps["arguments"])
 
 
 def _on_new(f: _File, caps) -> None:
-    node = caps["new"][0]
-    tc = type_chain(caps["type"][0])
+    node = caps["reference.new"]
+    tc = type_chain(caps["type"])
     if tc:
-        _call(f, node, tc, "new", caps["args"][0])
+        _call(f, node, tc, "new", caps["arguments"])
 
 
 def _on_ctor_call(f: _File, caps) -> None:
-    node = caps["ctor_call"][0]
-    who = caps["ctor"][0].type  # this | super
+    node = caps["reference.constructor"]
+    who = caps["callee"].type  # this | super
     if who in ("this", "super"):
-        _call(f, node, f"{who}.<init>", "call", caps["args"][0])
+        _call(f, node, f"{who}.<init>", "call", caps["arguments"])
 
 
 def _on_method_ref(f: _File, caps) -> None:
-    node = caps["method_ref"][0]
+    node = caps["reference.method"]
     kids = node.named_children
     if not kids:
         return
@@ -503,7 +496,10 @@ def _on_method_ref(f: _File, caps) -> None:
 
 
 def _on_typeref(f: _File, caps) -> None:
-    node = caps["typeref"][0]
+    node = caps["reference.type"]
+    if node.type == "scoped_type_identifier":
+        _on_scoped_typeref(f, node)
+        return
     parent = node.parent
     if parent is not None and parent.type == "scoped_type_identifier":
         return
@@ -512,8 +508,7 @@ def _on_typeref(f: _File, caps) -> None:
         f.reference(node, name)
 
 
-def _on_scoped_typeref(f: _File, caps) -> None:
-    node = caps["scoped_typeref"][0]
+def _on_scoped_typeref(f: _File, node: ts.Node) -> None:
     parent = node.parent
     if parent is not None and parent.type == "scoped_type_identifier":
         return
@@ -523,9 +518,9 @@ def _on_scoped_typeref(f: _File, caps) -> None:
 
 
 def _on_annotation(f: _File, caps) -> None:
-    tc = type_chain(caps["annotation_name"][0])
+    tc = type_chain(caps["name"])
     if tc:
-        f.reference(caps["annotation"][0], tc)
+        f.reference(caps["reference.annotation"], tc)
 
 
 def _bind(f: _File, scope: str, name: str, declared: str, value, lineno: int) -> None:
@@ -548,13 +543,13 @@ def _bind(f: _File, scope: str, name: str, declared: str, value, lineno: int) ->
 
 
 def _on_local_var(f: _File, caps) -> None:
-    node = caps["local_var"][0]
+    node = caps["binding.local"]
     scope = f.scopes.at(node.start_byte)
-    typ = type_chain(caps["type"][0])
+    typ = type_chain(caps["type"])
     for decl in node.children_by_field_name("declarator"):
         name = text(decl.child_by_field_name("name"))
         declared = typ if decl.child_by_field_name("dimensions") is None else ""
-        if not typ and text(caps["type"][0]) != "var":
+        if not typ and text(caps["type"]) != "var":
             declared = ""  # an array or a primitive: nothing to call methods on
             _bind(f, scope, name, "", None, line(node))
             continue
@@ -563,25 +558,25 @@ def _on_local_var(f: _File, caps) -> None:
 
 def _on_typed_name(key: str):
     def handler(f: _File, caps) -> None:
-        node = caps[key][0]
+        node = caps[key]
         scope = f.scopes.at(node.start_byte)
-        typ = type_chain(caps["type"][0]) if "type" in caps else ""
-        f.local_name(scope, text(caps["name"][0]), line(node), typ)
+        typ = type_chain(caps["type"]) if "type" in caps else ""
+        f.local_name(scope, text(caps["name"]), line(node), typ)
 
     return handler
 
 
 def _on_catch(f: _File, caps) -> None:
-    node = caps["catch"][0]
+    node = caps["binding.catch"]
     ctype = next((c for c in node.named_children if c.type == "catch_type"), None)
     types = [type_chain(t) for t in ctype.named_children] if ctype is not None else []
     typ = types[0] if len(types) == 1 else ""  # a multi-catch is only its common supertype
-    f.local_name(f.scopes.at(node.start_byte), text(caps["name"][0]), line(node), typ)
+    f.local_name(f.scopes.at(node.start_byte), text(caps["name"]), line(node), typ)
 
 
 def _on_lambda(f: _File, caps) -> None:
-    node = caps["lambda"][0]
-    params = caps["params"][0]
+    node = caps["scope.lambda"]
+    params = caps["parameters"]
     scope = f.scopes.at(node.start_byte)
     if params.type == "identifier":
         f.local_name(scope, text(params), line(node), "")
@@ -597,52 +592,60 @@ def _on_lambda(f: _File, caps) -> None:
 _USES = {
     "package": _on_package,
     "import": _on_import,
-    "call": _on_call,
-    "new": _on_new,
-    "ctor_call": _on_ctor_call,
-    "method_ref": _on_method_ref,
-    "typeref": _on_typeref,
-    "scoped_typeref": _on_scoped_typeref,
-    "annotation": _on_annotation,
-    "local_var": _on_local_var,
-    "foreach": _on_typed_name("foreach"),
-    "resource": _on_typed_name("resource"),
-    "pattern": _on_typed_name("pattern"),
-    "catch": _on_catch,
-    "lambda": _on_lambda,
+    "reference.call": _on_call,
+    "reference.new": _on_new,
+    "reference.constructor": _on_ctor_call,
+    "reference.method": _on_method_ref,
+    "reference.type": _on_typeref,
+    "reference.annotation": _on_annotation,
+    "binding.local": _on_local_var,
+    "binding.iteration": _on_typed_name("binding.iteration"),
+    "binding.context": _on_typed_name("binding.context"),
+    "binding.pattern": _on_typed_name("binding.pattern"),
+    "binding.catch": _on_catch,
+    "scope.lambda": _on_lambda,
 }
-_DEF_KEYS = (
-    "class",
-    "interface",
-    "enum",
-    "record",
-    "annotation_type",
-    "anonymous",
-    "enum_constant",
-    "method",
-    "constructor",
-    "compact_constructor",
-    "element",
-    "field",
-)
+# the definitions' constructs -> the handlers' kind of definition; where one construct covers
+# two node types (a record's compact constructor, an annotation type's element), the node's
+_DEF_KEYS = {
+    "definition.class": "class",
+    "definition.interface": "interface",
+    "definition.enum": "enum",
+    "definition.record": "record",
+    "definition.annotation": "annotation_type",
+    "definition.object": "anonymous",
+    "definition.enum_member": "enum_constant",
+    "definition.method": "method",
+    "definition.constructor": "constructor",
+    "definition.field": "field",
+}
+_DEF_KEY_OF_NODE = {
+    "compact_constructor_declaration": "compact_constructor",
+    "annotation_type_element_declaration": "element",
+}
+
+
+@cache
+def _runner() -> QueryRunner:
+    """queries.scm (in the shared capture vocabulary) through the native runner, or
+    py-tree-sitter's QueryCursor when the native path does not run."""
+    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"))
 
 
 def extract(source: bytes) -> FileFacts:
     root = get_parser(NAME).parse(source).root_node
     f = _File(source, root)
     defs: list[_Def] = []
-    handlers = {key: _collect_def(defs, key) for key in _DEF_KEYS}
-    def_handlers = set(handlers.values())
-    handlers.update(_USES)
-    matches = matches_by_capture(_query(), root, handlers)
+    uses = []
     # definitions first: every use needs the scopes they make
-    for handler, caps in matches:
-        if handler in def_handlers:
-            handler(f, caps)
+    for construct, caps in _runner().matches(root):
+        if construct in _DEF_KEYS:
+            _collect_def(defs, construct, caps)
+        else:
+            uses.append((_USES[construct], caps))
     _name_defs(f, defs)
-    for handler, caps in matches:
-        if handler not in def_handlers:
-            handler(f, caps)
+    for handler, caps in uses:
+        handler(f, caps)
     # calls are matched in query order; keep them in source order with their argument counts
     order = sorted(range(len(f.facts.calls)), key=lambda i: (f.facts.calls[i].line, i))
     f.facts.calls = [f.facts.calls[i] for i in order]

@@ -44,7 +44,7 @@ from functools import cache
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
+from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -55,7 +55,8 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import load_query
+from codeimpact.indexer.lang.queries import query_text
+from codeimpact.native.runner import QueryRunner
 
 NAME = "rust"
 EXTRACTOR_VERSION = 1
@@ -106,13 +107,55 @@ _CFG_TEST = re.compile(r"\btest\b")
 _CFG_NOT_TEST = re.compile(r"\bnot\s*\(\s*test\s*\)")
 
 
-# captures on the parts of a match (the others name the whole node)
-_PARTS = frozenset("name callee args tokens pattern arg type value wrapper".split())
+# the queries' constructs -> this module's kinds of definitions (_DEFS) and sites; a module
+# without a body (`mod m;`) is the site "mod_decl"
+_KIND_OF = {
+    "definition.function": "function",
+    "definition.struct": "struct",
+    "definition.enum": "enum",
+    "definition.trait": "trait",
+    "definition.type_alias": "type_alias",
+    "definition.module": "module",
+    "definition.variable": "variable",
+    "definition.implementation": "impl",
+    "definition.macro": "macro_def",
+    "import": "use",
+    "import.crate": "extern_crate",
+    "attribute": "inner_attribute",
+    "reference.call": "call",
+    "reference.new": "struct_literal",
+    "reference.macro": "macro",
+    "reference.type": "typeref",
+    "binding.local": "let",
+    "binding.iteration": "for",
+    "binding.pattern": "if_let",
+}
 
 
 @cache
-def _query() -> ts.Query:
-    return load_query(NAME, __package__, "queries.scm")
+def _runner() -> QueryRunner:
+    """queries.scm (in the shared capture vocabulary) through the native runner, or
+    py-tree-sitter's QueryCursor when the native path does not run."""
+    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"))
+
+
+@cache
+def _macro_runner() -> QueryRunner:
+    """Every macro invocation with its token tree."""
+    text = "(macro_invocation (token_tree) @arguments) @reference.macro"
+    return QueryRunner(get_language(NAME), text)
+
+
+def _matches(root: ts.Node) -> list[tuple[str, ts.Node, dict]]:
+    """(kind, the construct's node, captures) per match."""
+    out = []
+    for construct, caps in _runner().matches(root):
+        node = caps[construct]
+        kind = _KIND_OF[construct]
+        if kind == "module" and node.child_by_field_name("body") is None:
+            kind = "mod_decl"
+        out.append((kind, node, caps))
+    return out
 
 
 def _text(node: ts.Node) -> str:
@@ -341,10 +384,9 @@ def _flatten_item_macros(source: bytes, root: ts.Node) -> bytes | None:
     """`cfg_rt! { pub mod runtime; }`: the items of an item-position macro whose braces hold
     plain items, with the macro's name and braces blanked out (same bytes, same lines), so
     they are seen as written. Macros whose bodies are not items (DSLs) are left alone."""
-    query = load_query(NAME, None, None, "(macro_invocation (token_tree) @tokens) @macro")
     out = None
-    for _, caps in ts.QueryCursor(query).matches(root):
-        node, tokens = caps["macro"][0], caps["tokens"][0]
+    for _, caps in _macro_runner().matches(root):
+        node, tokens = caps["reference.macro"], caps["arguments"]
         if node.parent is None or node.parent.type not in _ITEM_PARENTS:
             continue
         if source[tokens.start_byte : tokens.start_byte + 1] != b"{":
@@ -404,19 +446,16 @@ def extract(source: bytes) -> FileFacts:
         )
     )
     defs: list[tuple[ts.Node, str, dict]] = []
-    sites: list[tuple[str, dict]] = []
-    for _, caps in ts.QueryCursor(_query()).matches(root):
-        for cap in caps:
-            if cap in _DEFS:
-                defs.append((caps[cap][0], cap, caps))
-                break
+    sites: list[tuple[str, ts.Node, dict]] = []
+    for kind, node, caps in _matches(root):
+        if kind in _DEFS:
+            defs.append((node, kind, caps))
         else:
-            # the capture on the whole node names the site
-            sites.append((next(c for c in caps if c not in _PARTS), caps))
+            sites.append((kind, node, caps))
     defs.sort(key=lambda d: d[0].start_byte)
-    for _, caps in sites:
-        if "inner_attribute" in caps:
-            attr = caps["inner_attribute"][0].named_children
+    for kind, node, _ in sites:
+        if kind == "inner_attribute":
+            attr = node.named_children
             if attr and attr[0].named_children:
                 path = path_of(attr[0].named_children[0]) or ""
                 args = attr[0].child_by_field_name("arguments")
@@ -502,7 +541,7 @@ def _definitions(source, defs, facts: FileFacts, extra: dict):
             continue  # associated and function-local constants are not module items
         elif kind == "type_alias" and ckind in ("impl", "trait"):
             continue  # associated types
-        name = _text(_caps["name"][0])
+        name = _text(_caps["name"])
         local = f"{prefix}.{name}" if prefix else name
         n = seen.get(local, 0) + 1
         seen[local] = n
@@ -670,44 +709,40 @@ def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts
         return bisect.bisect_left(newlines, pos) + 1
 
     file_src = _Source(source)
-    for cap, caps in sites:
+    for cap, node, caps in sites:
         if cap == "use":
-            _uses(caps["use"][0], scopes, facts)
+            _uses(node, scopes, facts)
         elif cap == "extern_crate":
-            node = caps["extern_crate"][0]
             alias = node.child_by_field_name("alias")
             facts.imports.append(
                 ImportFact(
                     scopes.at(node.start_byte),
                     "",
                     0,
-                    _text(caps["name"][0]),
+                    _text(caps["name"]),
                     _text(alias) if alias is not None else "",
                     node.start_point[0] + 1,
                 )
             )
         elif cap == "mod_decl":
-            node = caps["mod_decl"][0]
             attrs = _attributes(node)
             path_attr = next((a for p, a in attrs if p == "path"), "")
             facts.extra["mods"].append(
                 (
                     scopes.at(node.start_byte),
-                    _text(caps["name"][0]),
+                    _text(caps["name"]),
                     node.start_point[0] + 1,
                     path_attr,
                     any(_is_test_attr(*a) for a in attrs),
                 )
             )
         elif cap == "macro_def":
-            node = caps["macro_def"][0]
             facts.bindings.append(
                 BindingFact(
-                    MACROS, _text(caps["name"][0]), "macro_rules", False, node.start_point[0] + 1
+                    MACROS, _text(caps["name"]), "macro_rules", False, node.start_point[0] + 1
                 )
             )
         elif cap == "typeref":
-            node = caps["typeref"][0]
             scope = scopes.at(node.start_byte)
             skip = generic_names.get(scope, frozenset())
             for path in _type_paths(node):
@@ -717,38 +752,36 @@ def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts
                     )
     # calls, struct literals, macros and bindings: in the file, then in macro arguments
     src = file_src
-    todo = [(c, caps) for c, caps in sites if c in _CODE_SITES]
+    todo = [site for site in sites if site[0] in _CODE_SITES]
     for _depth in range(4):
         macro_args: list[tuple[ts.Node, str | None]] = []
-        for cap, caps in todo:
-            node = caps[cap][0]
+        for cap, node, caps in todo:
             pos = src.original(node.start_byte)
             scope = scopes.at(pos)
             line = line_of(pos)
             ctx = src.context(node.start_byte)
             at = f"@{ctx}" if ctx else ""
             if cap == "call":
-                _call(node, caps["callee"][0], caps["args"][0], scope, line, at, facts)
+                _call(node, caps["callee"], caps["arguments"], scope, line, at, facts)
             elif cap == "struct_literal":
-                p = path_of(caps["callee"][0])
+                p = path_of(caps["callee"])
                 facts.calls.append(CallFact(scope, p or "?", line, "struct" + at, ()))
             elif cap == "macro":
-                p = path_of(caps["callee"][0]) or "?"
+                p = path_of(caps["callee"]) or "?"
                 facts.calls.append(CallFact(scope, p, line, "macro" + at, ()))
                 inner = _macro_context(p, ctx)
                 if inner is not False:
-                    macro_args.append((caps["tokens"][0], inner))
+                    macro_args.append((caps["arguments"], inner))
             elif src is file_src:
                 _binding(cap, node, caps, scope, line, facts)
         if not macro_args:
             break
         src = _reparse(src, macro_args)
-        todo = []
-        for _, caps in ts.QueryCursor(_query()).matches(src.tree.root_node):
-            for cap in ("call", "struct_literal", "macro"):
-                if cap in caps:
-                    todo.append((cap, caps))
-                    break
+        todo = [
+            site
+            for site in _matches(src.tree.root_node)
+            if site[0] in ("call", "struct_literal", "macro")
+        ]
 
 
 _CODE_SITES = frozenset(["call", "struct_literal", "macro", "let", "for", "if_let"])
@@ -805,19 +838,20 @@ _ITER_SUFFIXES = (".iter()", ".iter_mut()", ".into_iter()", ".values()", ".value
 
 def _binding(cap: str, node, caps, scope: str, line: int, facts: FileFacts) -> None:
     if cap == "let":
-        _let(node, caps["pattern"][0], scope, line, facts)
+        _let(node, caps["left"], scope, line, facts)
         return
-    value = chain_of(caps["value"][0])
+    # for <left> in <right> / if let <type>(<name>) = <value>
+    value = chain_of(caps["right" if cap == "for" else "value"])
     if not value:
         return
-    name = _text(caps["pattern"][0])
+    name = _text(caps["left" if cap == "for" else "name"])
     if cap == "for":
         for suffix in _ITER_SUFFIXES:
             if value.endswith(suffix):
                 value = value[: -len(suffix)]
                 break
         facts.bindings.append(BindingFact(scope, name, value + "[]", False, line))
-    elif _text(caps["wrapper"][0]) in ("Some", "Ok"):  # if let Some(x) = value
+    elif _text(caps["type"]) in ("Some", "Ok"):  # if let Some(x) = value
         facts.bindings.append(BindingFact(scope, name, value + "?", False, line))
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from functools import cache
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
+from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -45,7 +45,7 @@ from codeimpact.indexer.lang.api import (
     ReturnFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import load_query, query_text
+from codeimpact.indexer.lang.queries import query_text
 from codeimpact.indexer.lang.typescript.syntax import (
     WS,
     Scopes,
@@ -67,6 +67,7 @@ from codeimpact.indexer.lang.typescript.syntax import (
     type_chain,
     value_binding,
 )
+from codeimpact.native.runner import QueryRunner
 
 _QUERY_FILES = {
     "typescript": ("javascript.scm", "typescript.scm"),
@@ -92,24 +93,6 @@ _DEF_KIND = {
     "assign_def": None,
     "default_def": None,
 }
-_FACT_KEYS = frozenset(
-    [
-        "declarator",
-        "assign",
-        "call",
-        "new",
-        "decorator",
-        "import",
-        "export",
-        "return",
-        "error",
-        "field",
-        "property_sig",
-        "type_ref",
-        "jsx",
-    ]
-)
-_KEYS = frozenset(_DEF_KIND) | _FACT_KEYS
 
 _FUNCTION_VALUES = frozenset(
     ["arrow_function", "function_expression", "generator_function", "function", "class"]
@@ -133,9 +116,57 @@ _HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extend
 
 
 @cache
-def _query(grammar: str) -> ts.Query:
+def _runner(grammar: str) -> QueryRunner:
+    """The grammar's queries (in the shared capture vocabulary) through the native runner, or
+    py-tree-sitter's QueryCursor when the native path does not run."""
     text = "\n".join(query_text(__package__, f) for f in _QUERY_FILES[grammar])
-    return load_query(grammar, None, None, text)
+    return QueryRunner(get_language(grammar), text)
+
+
+# constructs -> the handlers' keys, where one construct is one key
+_KEY_OF = {
+    "definition.interface": "interface",
+    "definition.enum": "enum",
+    "definition.type_alias": "type_alias",
+    "definition.namespace": "namespace",
+    "definition.field": "field",
+    "definition.property": "property_sig",
+    "binding.local": "declarator",
+    "assignment": "assign",
+    "reference.call": "call",
+    "reference.new": "new",
+    "reference.render": "jsx",
+    "reference.type": "type_ref",
+    "decorator": "decorator",
+    "import": "import",
+    "export": "export",
+    "return": "return",
+    "error": "error",
+}
+
+
+def _key_of(construct: str, node: ts.Node, caps: dict) -> str:
+    """The handlers' key of a match: a definition construct covers several forms, told apart
+    by the defining node (a declarator binds a function or class value to a name; a field
+    holds a function; a signature has no body) and by where the value sits."""
+    if construct == "definition.class":
+        return "var_class" if node.type == "variable_declarator" else "class"
+    if construct == "definition.function":
+        if node.type == "variable_declarator":
+            value = caps["value"].parent
+            return (
+                "var_wrapped" if value is not None and value.type == "arguments" else "var_function"
+            )
+        return "function_sig" if node.type == "function_signature" else "function"
+    if construct == "definition.method":
+        if node.type in ("method_signature", "abstract_method_signature"):
+            return "method_sig"
+        if node.type in ("public_field_definition", "field_definition"):
+            return "field_function"
+        return "method"
+    if construct == "definition.value":
+        return "assign_def" if node.type == "assignment_expression" else "default_def"
+    return _KEY_OF[construct]
 
 
 class _Extraction:
@@ -158,20 +189,19 @@ class _Extraction:
         self.has_error = self.root.has_error
 
     # ------------------------------------------------------------ definitions
-    def definitions(self, defs: list[tuple[str, dict]], declarators: list[dict]) -> None:
+    def definitions(self, defs: list[tuple[str, ts.Node, dict]], declarators: list) -> None:
         items = []  # (node, name, body, kind, fn, heritage node)
         skip: list[tuple[int, int]] = []  # `declare module "x" {}`: describes another module
-        for key, caps in defs:
-            item = self._def_item(key, caps, skip)
+        for key, node, caps in defs:
+            item = self._def_item(key, node, caps, skip)
             if item is not None:
                 items.append(item)
-        for caps in declarators:
-            node = caps["declarator"][0]
+        for node, caps in declarators:
             if node.start_byte in self.def_nodes or not is_module_level(node):
                 continue
             if require_spec(node.child_by_field_name("value")) is not None:
                 continue  # a require() binds an import, not a variable
-            name = caps["name"][0]
+            name = caps["name"]
             names = [name] if name.type == "identifier" else pattern_names(name)
             for n in names:
                 items.append((node, node_text(n), None, "variable", None, None, None))
@@ -230,11 +260,10 @@ class _Extraction:
         self.scopes = Scopes(reindex(body_iv))
         self.sig_scopes = Scopes(full_iv)
 
-    def _def_item(self, key: str, caps: dict, skip: list) -> tuple | None:
-        node = caps[key][0]
-        name_node = caps.get("name", [None])[0]
-        value = caps.get("value", [None])[0]
-        body = caps.get("body", [None])[0]
+    def _def_item(self, key: str, node: ts.Node, caps: dict, skip: list) -> tuple | None:
+        name_node = caps.get("name")
+        value = caps.get("value")
+        body = caps.get("body")
         kind = _DEF_KIND[key]
         name = node_text(name_node)
         fn = node
@@ -270,7 +299,7 @@ class _Extraction:
                 return None  # the implementation that follows is the definition
         elif key in ("assign_def", "default_def"):
             if key == "assign_def":
-                lhs = chain(caps["lhs"][0])
+                lhs = chain(caps["left"])
                 if lhs is None:
                     return None
                 if lhs.startswith(("exports.", "module.exports.")) and lhs.count(".") == (
@@ -431,11 +460,10 @@ class _Extraction:
                     )
         return out
 
-    def declarator(self, caps: dict) -> None:
-        node = caps["declarator"][0]
+    def declarator(self, node: ts.Node, caps: dict) -> None:
         if node.start_byte in self.def_nodes:
             return
-        name = caps["name"][0]
+        name = caps["name"]
         value = node.child_by_field_name("value")
         scope = self.scopes.at(node.start_byte)
         line = node.start_point[0] + 1
@@ -485,9 +513,8 @@ class _Extraction:
         if vb is not None:
             self.facts.bindings.append(BindingFact(scope, node_text(name), vb[0], vb[1], line))
 
-    def assign(self, caps: dict) -> None:
-        node = caps["assign"][0]
-        lhs, rhs = caps["lhs"][0], caps["rhs"][0]
+    def assign(self, node: ts.Node, caps: dict) -> None:
+        lhs, rhs = caps["left"], caps["right"]
         target = chain(lhs)
         if target is None or "()" in target:
             return
@@ -519,9 +546,8 @@ class _Extraction:
             if vb is not None:
                 self.facts.bindings.append(BindingFact(scope, target, vb[0], vb[1], line))
 
-    def field(self, caps: dict, key: str) -> None:
-        node = caps[key][0]
-        name = node_text(caps["name"][0])
+    def field(self, node: ts.Node, caps: dict) -> None:
+        name = node_text(caps["name"])
         scope = self.scopes.at(node.start_byte)
         line = node.start_point[0] + 1
         typ = type_chain(node.child_by_field_name("type"))
@@ -532,9 +558,8 @@ class _Extraction:
         if vb is not None and name and not name.startswith(("'", '"', "[")):
             self.facts.bindings.append(BindingFact(scope, "this." + name, vb[0], vb[1], line))
 
-    def call(self, caps: dict, decorator_scope: dict[int, str]) -> None:
-        node = caps["call"][0]
-        fn = caps["callee"][0]
+    def call(self, node: ts.Node, caps: dict, decorator_scope: dict[int, str]) -> None:
+        fn = caps["callee"]
         if fn.type == "import" or (fn.type == "identifier" and node_text(fn) == "require"):
             req = require_spec(node)
             if req is not None and node.start_byte not in self.consumed:
@@ -553,16 +578,14 @@ class _Extraction:
         kind = "call" if scope is None else "decorator"
         if scope is None:
             scope = self.scopes.at(node.start_byte)
-        self._call(scope, fn, node, kind, caps["args"][0])
+        self._call(scope, fn, node, kind, caps["arguments"])
 
-    def new(self, caps: dict) -> None:
-        node = caps["new"][0]
+    def new(self, node: ts.Node, caps: dict) -> None:
         args = node.child_by_field_name("arguments")
-        self._call(self.scopes.at(node.start_byte), caps["callee"][0], node, "new", args)
+        self._call(self.scopes.at(node.start_byte), caps["callee"], node, "new", args)
 
-    def jsx(self, caps: dict) -> None:
-        node = caps["jsx"][0]
-        name = caps["callee"][0]
+    def jsx(self, node: ts.Node, caps: dict) -> None:
+        name = caps["callee"]
         c = chain(name)
         # lower-case tags are intrinsic elements (<div>), not components
         if c and c[:1].isupper() or (c and "." in c):
@@ -652,12 +675,11 @@ class _Extraction:
             if target is not None:
                 self.exports.append(["=", node_text(target)])
 
-    def returns(self, caps: dict) -> None:
-        node = caps["return"][0]
+    def returns(self, node: ts.Node, caps: dict) -> None:
         scope = self.scopes.at(node.start_byte)
         if self.kind_of.get(scope) not in ("function", "method"):
             return
-        vb = value_binding(caps["value"][0])
+        vb = value_binding(caps["value"])
         if vb is not None:
             self.facts.returns.append(ReturnFact(scope, vb[0], vb[1], node.start_point[0] + 1))
 
@@ -688,41 +710,37 @@ class _Extraction:
 def extract(grammar: str, source: bytes) -> FileFacts:
     """Facts of one TS/TSX/JS file; bad syntax gives a `partial` result, never an exception."""
     ex = _Extraction(grammar, source)
-    defs: list[tuple[str, dict]] = []
-    declarators: list[dict] = []
-    by_key: dict[str, list[dict]] = {}
-    for _, caps in ts.QueryCursor(_query(grammar)).matches(ex.root):
-        key = next((k for k in caps if k in _KEYS), None)
-        if key is None:
-            continue
+    defs: list[tuple[str, ts.Node, dict]] = []
+    by_key: dict[str, list[tuple[ts.Node, dict]]] = {}
+    for construct, caps in _runner(grammar).matches(ex.root):
+        node = caps[construct]
+        key = _key_of(construct, node, caps)
         if key in _DEF_KIND:
-            defs.append((key, caps))
+            defs.append((key, node, caps))
         else:
-            by_key.setdefault(key, []).append(caps)
-            if key == "declarator":
-                declarators.append(caps)
-    ex.definitions(defs, declarators)
-    decorator_scope = ex.decorators([c["decorator"][0] for c in by_key.get("decorator", ())])
-    for caps in by_key.get("declarator", ()):
-        ex.declarator(caps)
-    for caps in by_key.get("assign", ()):
-        ex.assign(caps)
+            by_key.setdefault(key, []).append((node, caps))
+    ex.definitions(defs, by_key.get("declarator", []))
+    decorator_scope = ex.decorators([node for node, _ in by_key.get("decorator", ())])
+    for node, caps in by_key.get("declarator", ()):
+        ex.declarator(node, caps)
+    for node, caps in by_key.get("assign", ()):
+        ex.assign(node, caps)
     for key in ("field", "property_sig"):
-        for caps in by_key.get(key, ()):
-            ex.field(caps, key)
-    for caps in by_key.get("call", ()):
-        ex.call(caps, decorator_scope)
-    for caps in by_key.get("new", ()):
-        ex.new(caps)
-    for caps in by_key.get("jsx", ()):
-        ex.jsx(caps)
-    for caps in by_key.get("import", ()):
-        ex.import_statement(caps["import"][0])
-    for caps in by_key.get("export", ()):
-        ex.export_statement(caps["export"][0])
-    for caps in by_key.get("return", ()):
-        ex.returns(caps)
-    ex.type_refs([c["type_ref"][0] for c in by_key.get("type_ref", ())])
+        for node, caps in by_key.get(key, ()):
+            ex.field(node, caps)
+    for node, caps in by_key.get("call", ()):
+        ex.call(node, caps, decorator_scope)
+    for node, caps in by_key.get("new", ()):
+        ex.new(node, caps)
+    for node, caps in by_key.get("jsx", ()):
+        ex.jsx(node, caps)
+    for node, _ in by_key.get("import", ()):
+        ex.import_statement(node)
+    for node, _ in by_key.get("export", ()):
+        ex.export_statement(node)
+    for node, caps in by_key.get("return", ()):
+        ex.returns(node, caps)
+    ex.type_refs([node for node, _ in by_key.get("type_ref", ())])
     f = ex.facts
     exported = {local for name, local in ex.exports if name}
     for i, s in enumerate(f.symbols):
@@ -736,6 +754,6 @@ def extract(grammar: str, source: bytes) -> FileFacts:
         f.extra["unbound"] = sorted(set(ex.unbound))
     if ex.has_error or by_key.get("error"):
         f.status = "partial"
-        err = [c["error"][0].start_point[0] + 1 for c in by_key.get("error", ())]
+        err = [node.start_point[0] + 1 for node, _ in by_key.get("error", ())]
         f.error = f"syntax error at line {min(err)}" if err else "syntax error"
     return f

@@ -1,35 +1,36 @@
-; ECMAScript extraction patterns shared by the javascript, typescript and tsx grammars.
-; The outermost capture of a pattern names its handler in extract.py; @name, @body,
-; @value, @lhs, @rhs, @callee and @args are the parts a handler reads.
+; ECMAScript extraction patterns shared by the javascript, typescript and tsx grammars, in
+; the shared capture vocabulary (native/vocabulary.py). The construct capture (and, where one
+; construct has several forms, the defining node: extract.py _key_of) picks the handler;
+; @name, @body, @value, @left, @right, @callee and @arguments are the parts it reads.
 
 ; ---- definitions (@body is where the definition's own code runs)
-(class_declaration name: (_) @name body: (class_body) @body) @class
-(function_declaration name: (identifier) @name body: (statement_block) @body) @function
-(generator_function_declaration name: (identifier) @name body: (statement_block) @body) @function
-(method_definition name: (_) @name body: (statement_block) @body) @method
+(class_declaration name: (_) @name body: (class_body) @body) @definition.class
+(function_declaration name: (identifier) @name body: (statement_block) @body) @definition.function
+(generator_function_declaration name: (identifier) @name body: (statement_block) @body) @definition.function
+(method_definition name: (_) @name body: (statement_block) @body) @definition.method
 (variable_declarator
   name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)] @value) @var_function
-(variable_declarator name: (identifier) @name value: (class body: (class_body) @body) @value) @var_class
+  value: [(arrow_function) (function_expression) (generator_function)] @value) @definition.function
+(variable_declarator name: (identifier) @name value: (class body: (class_body) @body) @value) @definition.class
 ; `export const Button = forwardRef((props, ref) => ...)`: a top-level name bound to a wrapped
 ; function literal (the handler keeps only module-level ones).
 (variable_declarator
   name: (identifier) @name
   value: (call_expression
-    arguments: (arguments . [(arrow_function) (function_expression)] @value))) @var_wrapped
+    arguments: (arguments . [(arrow_function) (function_expression)] @value))) @definition.function
 ; CommonJS `exports.f = function () {}`, `module.exports = class {}`
 (assignment_expression
-  left: (member_expression) @lhs
-  right: [(arrow_function) (function_expression) (generator_function) (class)] @value) @assign_def
+  left: (member_expression) @left
+  right: [(arrow_function) (function_expression) (generator_function) (class)] @value) @definition.value
 ; `export default function () {}` / `export default class {}` (anonymous)
 (export_statement
-  value: [(function_expression) (arrow_function) (class) (generator_function)] @value) @default_def
+  value: [(function_expression) (arrow_function) (class) (generator_function)] @value) @definition.value
 
 ; ---- other facts
-(variable_declarator name: (_) @name) @declarator
-(assignment_expression left: (_) @lhs right: (_) @rhs) @assign
-(call_expression function: (_) @callee arguments: (arguments) @args) @call
-(new_expression constructor: (_) @callee) @new
+(variable_declarator name: (_) @name) @binding.local
+(assignment_expression left: (_) @left right: (_) @right) @assignment
+(call_expression function: (_) @callee arguments: (arguments) @arguments) @reference.call
+(new_expression constructor: (_) @callee) @reference.new
 (decorator) @decorator
 (import_statement) @import
 (export_statement) @export
