@@ -24,10 +24,8 @@ the package is imported for its init functions.
 
 from __future__ import annotations
 
-from functools import cache
-
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language, get_parser
+from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -38,7 +36,7 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import query_text
+from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Names,
     Scopes,
@@ -65,11 +63,8 @@ BUILTIN_FUNCS = frozenset(
 _TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
 
 
-@cache
 def _runner() -> QueryRunner:
-    """queries.scm (in the shared capture vocabulary) through the native runner, or
-    py-tree-sitter's QueryCursor when the native path does not run."""
-    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"))
+    return query_runner(NAME, __package__, "queries.scm")
 
 
 # ---------------------------------------------------------------- expressions

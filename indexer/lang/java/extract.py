@@ -27,11 +27,10 @@ Params are (name, type); a varargs parameter is `*name` with type "".
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language, get_parser
+from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -42,7 +41,7 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import query_text
+from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Scopes,
     count_lines,
@@ -625,11 +624,8 @@ _DEF_KEY_OF_NODE = {
 }
 
 
-@cache
 def _runner() -> QueryRunner:
-    """queries.scm (in the shared capture vocabulary) through the native runner, or
-    py-tree-sitter's QueryCursor when the native path does not run."""
-    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"))
+    return query_runner(NAME, __package__, "queries.scm")
 
 
 def extract(source: bytes) -> FileFacts:

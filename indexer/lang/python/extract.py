@@ -50,7 +50,7 @@ from codeimpact.indexer.lang.api import (
     ReturnFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import load_query, query_text
+from codeimpact.indexer.lang.queries import load_query, query_runner, query_text
 from codeimpact.native.facts import FactRules, fact_engine
 from codeimpact.native.runner import QueryRunner, native_syntax
 
@@ -77,10 +77,9 @@ _HEAD = re.compile(r"[A-Za-z_]\w*")  # the first name of a chain
 _MAX_TYPE = 200  # longer annotations are noise for resolution
 
 
-@cache
 def _runner() -> QueryRunner:
     """queries.scm for the query path: py-tree-sitter's QueryCursor (the reference)."""
-    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"), native=False)
+    return query_runner(NAME, __package__, "queries.scm", native=False)
 
 
 @cache

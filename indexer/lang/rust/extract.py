@@ -55,7 +55,7 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import query_text
+from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.native.runner import QueryRunner
 
 NAME = "rust"
@@ -132,11 +132,8 @@ _KIND_OF = {
 }
 
 
-@cache
 def _runner() -> QueryRunner:
-    """queries.scm (in the shared capture vocabulary) through the native runner, or
-    py-tree-sitter's QueryCursor when the native path does not run."""
-    return QueryRunner(get_language(NAME), query_text(__package__, "queries.scm"))
+    return query_runner(NAME, __package__, "queries.scm")
 
 
 @cache

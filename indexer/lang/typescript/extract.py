@@ -30,10 +30,8 @@ Conventions of these facts, beyond lang/api.py (resolve.py reads them):
 
 from __future__ import annotations
 
-from functools import cache
-
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language, get_parser
+from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -45,7 +43,7 @@ from codeimpact.indexer.lang.api import (
     ReturnFact,
     SymbolFact,
 )
-from codeimpact.indexer.lang.queries import query_text
+from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.typescript.syntax import (
     WS,
     Scopes,
@@ -115,12 +113,8 @@ _NOT_OWNERS = frozenset(["this", "exports", "module", "window", "global", "globa
 _HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extends_clause"])
 
 
-@cache
 def _runner(grammar: str) -> QueryRunner:
-    """The grammar's queries (in the shared capture vocabulary) through the native runner, or
-    py-tree-sitter's QueryCursor when the native path does not run."""
-    text = "\n".join(query_text(__package__, f) for f in _QUERY_FILES[grammar])
-    return QueryRunner(get_language(grammar), text)
+    return query_runner(grammar, __package__, *_QUERY_FILES[grammar])
 
 
 # constructs -> the handlers' keys, where one construct is one key
