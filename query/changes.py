@@ -223,8 +223,16 @@ def map_file(
     new_data: bytes | None,
     new_path: str | None,
     old_path: str | None,
+    *,
+    moved_in_diff: bool = True,
 ) -> list[ChangedSymbol]:
-    """The changed symbols of one file pair (pure: spans, hunks and bytes in, symbols out)."""
+    """The changed symbols of one file pair (pure: spans, hunks and bytes in, symbols out).
+
+    A symbol whose uid differs between the sides (a renamed file) is listed even when no
+    hunk touches it, unless the move is not part of this diff (`moved_in_diff=False`: a
+    rename staged before the unstaged edits): then it is listed only when touched, still
+    with `moved_from`, the uid the index knows it by.
+    """
     old_lines = [n for h in hunks for n in _meaningful(h.old_lines(), h.removed)]
     new_lines = [n for h in hunks for n in _meaningful(h.new_lines(), h.added)]
     touched = attribute(old_spans, old_lines, old_data) | attribute(new_spans, new_lines, new_data)
@@ -248,7 +256,7 @@ def map_file(
             )
             continue
         moved = o.uid != n.uid
-        if local not in touched and not moved:
+        if local not in touched and not (moved and moved_in_diff):
             continue
         before, after = _text(o, old_data), _text(n, new_data)
         out.append(
@@ -417,7 +425,7 @@ def _skip_reason(f: gitdiff.FileDiff, old: bytes | None, new: bytes | None) -> s
 def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[ChangedSymbol]]:
     """Changed files and symbols of a diff (the index is only read)."""
     repo = index.repo
-    old_paths = sorted({f.old_path for f in diff.files if f.old_path})
+    old_paths = sorted({p for f in diff.files for p in (f.old_path, f.origin_path) if p})
     indexed = _IndexedFiles(index, old_paths)
     sides = _read_sides(repo, diff.files)
     files: list[ChangedFile] = []
@@ -440,11 +448,15 @@ def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[Chan
             notes.append(skip)
         elif spec is not None:
             old_spans: list[SymbolSpan] = []
-            if f.old_path and old is not None:
-                if indexed.holds(f.old_path, old):
-                    old_spans, old_from = indexed.spans.get(f.old_path, []), "index"
+            # A rename staged before unstaged edits: the old side's uids are the HEAD path's.
+            uid_path = f.origin_path or f.old_path
+            if f.origin_path:
+                notes.append(f"renamed from {f.origin_path} in git's index (staged)")
+            if uid_path and old is not None:
+                if indexed.holds(uid_path, old):
+                    old_spans, old_from = indexed.spans.get(uid_path, []), "index"
                 else:
-                    old_spans, _ = spans_of(f.old_path, old)
+                    old_spans, _ = spans_of(uid_path, old)
                     old_from = "extracted"
             new_spans: list[SymbolSpan] = []
             if f.new_path and new is not None:
@@ -455,7 +467,16 @@ def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[Chan
                     notes.append("merge conflict markers")
             elif f.new_path:
                 notes.append("could not be read")
-            mapped = map_file(old_spans, new_spans, hunks, old, new, f.new_path, f.old_path)
+            mapped = map_file(
+                old_spans,
+                new_spans,
+                hunks,
+                old,
+                new,
+                f.new_path,
+                uid_path,
+                moved_in_diff=f.origin_path is None,
+            )
             for s in old_spans:
                 texts[("deleted", s.uid)] = _text(s, old)
             for s in new_spans:

@@ -76,6 +76,9 @@ class FileDiff:
     untracked: bool = False
     hunks: list[Hunk] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # unstaged scope: the path the old side had at HEAD when git's index holds it renamed
+    # (`git mv` staged, then edited): its symbols' indexed uids are under that path
+    origin_path: str | None = None
 
     @property
     def path(self) -> str:
@@ -481,6 +484,15 @@ def diff(repo: Path, scope: str, base: str | None = None) -> Diff:
     if head is None and scope in ("staged", "all"):
         notes.append("the repository has no commits: HEAD is compared as an empty tree")
     files = parse_diff(git(repo, "diff", *DIFF_FLAGS, *args, "--"))
+    if scope != "staged":
+        # The working tree is the new side. git names it by a blob id only when it hashed
+        # the file (a rename check): an object it never stored, so it is read from the tree.
+        for f in files:
+            f.new_blob = None
+    if scope == "unstaged" and head is not None:
+        origins = staged_renames(repo, head)
+        for f in files:
+            f.origin_path = origins.get(f.old_path or "")
     if scope in ("unstaged", "all"):
         tracked = {f.path for f in files}
         files += [
@@ -492,6 +504,17 @@ def diff(repo: Path, scope: str, base: str | None = None) -> Diff:
         files = fill_unmerged(repo, files, worktree_side=scope == "unstaged")
     files = pair_moves(repo, files)
     return Diff(scope, base, old_commit, None, head, files, notes)
+
+
+def staged_renames(repo: Path, head: str) -> dict[str, str]:
+    """Renames git's index holds against HEAD: new path -> the path at HEAD."""
+    raw_only = tuple(flag for flag in DIFF_FLAGS if flag not in ("-p", "-U0"))
+    entries, _ = parse_raw(git(repo, "diff", "--cached", *raw_only, head, "--"))
+    return {
+        f.new_path: f.old_path
+        for f in entries
+        if f.status == "renamed" and f.new_path and f.old_path
+    }
 
 
 def unmerged_paths(repo: Path) -> dict[str, dict[int, str]]:

@@ -200,6 +200,29 @@ def test_git_mv_with_edits_is_modified_and_moved_not_deleted_and_added(repo):
     assert "pkg/core.py::helper" in rep.impact.targets
 
 
+@pytest.mark.parametrize("scope", ["unstaged", "staged", "all"])
+def test_staged_rename_then_unstaged_edit_keeps_the_old_uid_and_its_callers(repo, scope):
+    # git mv, then an edit left unstaged: every scope finds helper in the new file, under
+    # the uid the index knows it by, with its callers (the index is at HEAD).
+    git(repo, "mv", "pkg/core.py", "pkg/engine.py")
+    write_files(repo, {"pkg/engine.py": CORE.replace("x + 1", "x + 2")})
+    rep = run(repo, scope)
+    helper = next(s for s in rep.symbols if s.uid == "pkg/engine.py::helper")
+    assert (helper.status, helper.moved_from) == ("modified", "pkg/core.py::helper")
+    # staged holds the rename only: helper moved, its body is the committed one
+    assert helper.body_changed is (scope != "staged")
+    assert helper.indexed and "pkg/core.py::helper" in rep.impact.targets
+    direct = {e.uid for g in rep.impact.groups if g.depth == 1 for e in g.entries}
+    assert "pkg/app.py::main" in direct
+    assert not any("could not be read" in n for f in rep.files for n in f.notes)
+    if scope == "unstaged":  # the rename is not part of this diff: only the edit is listed
+        assert [s.uid for s in rep.symbols] == ["pkg/engine.py::helper"]
+        assert any("renamed from pkg/core.py" in n for n in rep.files[0].notes)
+    else:
+        assert {s.status for s in rep.symbols} == {"modified"}
+        assert all(s.moved_from for s in rep.symbols)
+
+
 def test_plain_mv_is_paired_with_the_untracked_file(repo):
     (repo / "pkg/core.py").rename(repo / "pkg/engine.py")
     rep = run(repo, "unstaged")
