@@ -19,6 +19,7 @@ from codeimpact.cli import (
     require_fresh_option,
     to_jsonable,
 )
+from codeimpact.cli_query import check_tests_only, print_run_ids
 from codeimpact.graph.errors import BadInput, NoIndex
 from codeimpact.termout import escaped
 
@@ -38,13 +39,19 @@ def _range(r: list[int] | None) -> str:
 @main.command("detect-changes")
 @options.of("detect-changes")
 @handle_errors
-def detect_changes(scope, base, depth, min_confidence, limit, path, as_json, require_fresh):
+def detect_changes(
+    scope, base, depth, min_confidence, limit, path, as_json, require_fresh, tests_only
+):
     """Map the git diff of a scope to changed symbols, and give their blast radius."""
     from codeimpact.query.changes import detect_changes as run
 
+    check_tests_only(tests_only, as_json)
     scope = scope or ("compare" if base else "unstaged")
     with open_index(path, require_fresh) as index:
         rep = run(index, scope, base, depth=depth, min_confidence=min_confidence, limit=limit)
+    if tests_only:
+        print_run_ids(rep.run_ids)
+        return
     if as_json:
         emit_json(_with_schema("codeimpact.detect-changes/1", rep))
         return
@@ -200,15 +207,21 @@ def gate(require_fresh, require_clean, allow, files, path, as_json):
 @main.command()
 @options.of("review")
 @handle_errors
-def review(base, fmt, depth, path, as_json, require_fresh):
+def review(base, fmt, depth, path, as_json, require_fresh, tests_only):
     """The branch's changes since its merge base: symbols, callers to check, tests, gaps."""
     from codeimpact.query.review import REVIEW_SCHEMA, to_markdown
     from codeimpact.query.review import review as run
 
     if as_json and fmt == "markdown":
         raise BadInput("choose one of --json and --format markdown")
+    if tests_only and fmt == "markdown":
+        raise BadInput("choose one of --tests-only and --format markdown")
+    check_tests_only(tests_only, as_json)
     with open_index(path, require_fresh) as index:
         rep = run(index, base, depth=depth)
+    if tests_only:
+        print_run_ids(rep.run_ids)
+        return
     if as_json:
         emit_json(_with_schema(REVIEW_SCHEMA, rep))
         return

@@ -25,11 +25,23 @@ from codeimpact.cli import (
     require_fresh_option,
     to_jsonable,
 )
-from codeimpact.graph.errors import AmbiguousTarget
-from codeimpact.termout import escaped
+from codeimpact.graph.errors import AmbiguousTarget, BadInput
+from codeimpact.termout import escape, escaped
 
 DEFAULT_CLI_LIMIT = options.DEFAULT_CLI_LIMIT
 limit_option = options.limit
+
+
+def check_tests_only(tests_only: bool, as_json: bool) -> None:
+    if tests_only and as_json:
+        raise BadInput("choose one of --json and --tests-only")
+
+
+def print_run_ids(run_ids: list[str]) -> None:
+    """One id a line, nothing at all when empty (control characters from a file name are
+    shown escaped: raw they could act on the terminal, or split a line in two)."""
+    for run_id in run_ids:
+        click.echo(escape(run_id))
 
 
 def emit(command: str, result) -> None:
@@ -222,12 +234,25 @@ def blast_radius(
     path,
     as_json,
     require_fresh,
+    tests_only,
 ):
     """The union impact of several TARGETS, deduplicated, with the tests to run."""
+    check_tests_only(tests_only, as_json)
     with open_index(path, require_fresh) as index, explain_ambiguity(as_json, limit):
         result = index.blast_radius(
-            list(targets), direction, depth, relation, min_confidence, include_tests, limit
+            list(targets),
+            direction,
+            depth,
+            relation,
+            min_confidence,
+            include_tests,
+            0 if tests_only else limit,  # every test, whatever --limit says
         )
+        if tests_only:
+            from codeimpact.query.test_runs import run_ids_for
+
+            print_run_ids(run_ids_for(index, [t.uid for t in result.tests]))
+            return
     if as_json:
         emit("blast-radius", result)
         return

@@ -70,6 +70,13 @@ traversal: list[Decorator] = [
     click.option("--include-tests", is_flag=True, help="List test code among the dependents."),
 ]
 query_common: list[Decorator] = [repo, as_json, require_fresh]
+# The tests to run alone, as their runner's ids (blast-radius, detect-changes, review).
+tests_only = click.option(
+    "--tests-only",
+    is_flag=True,
+    help="Print only the tests to run, one runnable id a line (pytest `path::Class::test`, "
+    "...), each once, sorted; nothing when no test is reached. --limit does not cut it.",
+)
 
 # ---------------------------------------------------------------------- per command
 COMMANDS: dict[str, list[Decorator]] = {
@@ -118,6 +125,7 @@ COMMANDS: dict[str, list[Decorator]] = {
         *traversal,
         limit,
         *query_common,
+        tests_only,
     ],
     "deps": [click.argument("target"), relation, min_confidence, limit, *query_common],
     "context": [click.argument("target"), limit, *query_common, diagram_format],
@@ -148,6 +156,7 @@ COMMANDS: dict[str, list[Decorator]] = {
             help="Dependents listed per depth group (0: all); counts are always complete.",
         ),
         *query_common,
+        tests_only,
     ],
     "review": [
         click.option(
@@ -167,6 +176,7 @@ COMMANDS: dict[str, list[Decorator]] = {
             "--depth", default=3, show_default=True, help="Blast radius depth for the risk."
         ),
         *query_common,
+        tests_only,
     ],
 }
 

@@ -29,6 +29,7 @@ from codeimpact.indexer.lang import language_for
 from codeimpact.indexer.reading import content_hash
 from codeimpact.query import gitdiff
 from codeimpact.query.freshness import Freshness, freshness
+from codeimpact.query.test_runs import RunId, RunIds
 
 STATUSES = ("added", "modified", "deleted")
 DEFAULT_LIMIT = 50  # dependents listed per blast-radius depth group
@@ -90,6 +91,7 @@ class TestToRun:
     uid: str
     file: str
     why: str  # "changed" (the test itself changed) or "reaches" (it reaches a changed symbol)
+    run_id: str = ""  # the id its runner accepts (pytest `path::Class::test`, ...)
 
 
 @dataclass
@@ -116,6 +118,17 @@ class ChangeReport:
     risk_reasons: list[str]
     notes: list[str]
     freshness: Freshness
+    # every test to run as its runner's id, deduplicated and sorted (`--tests-only`)
+    run_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Mapped:
+    """A diff mapped to symbols, with what later steps need of the sides read."""
+
+    files: list[ChangedFile]
+    symbols: list[ChangedSymbol]
+    new_kinds: dict[str, dict[str, str]]  # new path -> local -> kind, of the extracted side
 
 
 # ----------------------------------------------------------------------------- pure mapping
@@ -422,7 +435,7 @@ def _skip_reason(f: gitdiff.FileDiff, old: bytes | None, new: bytes | None) -> s
     return ""
 
 
-def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[ChangedSymbol]]:
+def map_changes(index, diff: gitdiff.Diff) -> Mapped:
     """Changed files and symbols of a diff (the index is only read)."""
     repo = index.repo
     old_paths = sorted({p for f in diff.files for p in (f.old_path, f.origin_path) if p})
@@ -431,6 +444,7 @@ def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[Chan
     files: list[ChangedFile] = []
     symbols: list[ChangedSymbol] = []
     texts: dict[tuple[str, str], bytes | None] = {}
+    new_kinds: dict[str, dict[str, str]] = {}
     for f in diff.files:
         old_side, new_side = sides[id(f)]
         old, new = old_side.data, new_side.data
@@ -461,6 +475,7 @@ def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[Chan
             new_spans: list[SymbolSpan] = []
             if f.new_path and new is not None:
                 new_spans, status = spans_of(f.new_path, new)
+                new_kinds[f.new_path] = {sp.local: sp.kind for sp in new_spans}
                 if status == "partial":
                     notes.append("syntax errors: symbols parsed from a partial tree")
                 if _CONFLICT.search(new):
@@ -507,7 +522,7 @@ def map_changes(index, diff: gitdiff.Diff) -> tuple[list[ChangedFile], list[Chan
         per_file[s.file] = per_file.get(s.file, 0) + 1
     for cf in files:
         cf.symbols = per_file.get(cf.path, 0)
-    return files, symbols
+    return Mapped(files, symbols, new_kinds)
 
 
 # ----------------------------------------------------------------------------- impact
@@ -559,14 +574,31 @@ def change_impact(
     return br, summary
 
 
-def tests_to_run(symbols: list[ChangedSymbol], br) -> list[TestToRun]:
+def tests_to_run(index, mapped: Mapped, br) -> tuple[list[TestToRun], dict[str, RunId]]:
+    """The tests to run (changed ones, then those reaching a change), and each one's
+    runner id by uid (`select_run_ids` makes the list to hand the runner)."""
+    view = index.graph
+    runs = RunIds(view)
     tests: dict[str, TestToRun] = {}
-    for s in symbols:
+    ids: dict[str, RunId] = {}
+    for s in mapped.symbols:
         if s.is_test and s.status != "deleted" and s.kind in ("function", "method"):
-            tests[s.uid] = TestToRun(s.uid, s.file, "changed")
+            local = s.uid.partition("::")[2]
+            ids[s.uid] = runs.of(s.file, local, s.kind, local_kinds=mapped.new_kinds.get(s.file))
+            tests[s.uid] = TestToRun(s.uid, s.file, "changed", ids[s.uid].run_id)
     for t in getattr(br, "tests", None) or []:
-        tests.setdefault(t.uid, TestToRun(t.uid, t.file, "reaches"))
-    return sorted(tests.values(), key=lambda t: (t.file, t.uid))
+        if t.uid not in tests:
+            ids[t.uid] = runs.of_id(view.symbols.by_uid[t.uid])
+            tests[t.uid] = TestToRun(t.uid, t.file, "reaches", ids[t.uid].run_id)
+    return sorted(tests.values(), key=lambda t: (t.file, t.uid)), ids
+
+
+@dataclass
+class Assessment:
+    """A change report with what the review builds on and JSON does not show."""
+
+    report: ChangeReport
+    test_ids: dict[str, RunId]  # uid of each test to run -> its runner id
 
 
 def report(
@@ -576,8 +608,20 @@ def report(
     min_confidence: float = 0.0,
     limit: int | None = DEFAULT_LIMIT,
 ) -> ChangeReport:
-    files, symbols = map_changes(index, diff)
+    return assess(index, diff, depth, min_confidence, limit).report
+
+
+def assess(
+    index,
+    diff: gitdiff.Diff,
+    depth: int = 3,
+    min_confidence: float = 0.0,
+    limit: int | None = DEFAULT_LIMIT,
+) -> Assessment:
+    mapped = map_changes(index, diff)
+    files, symbols = mapped.files, mapped.symbols
     br, impact = change_impact(index, symbols, depth, min_confidence, limit)
+    tests, test_ids = tests_to_run(index, mapped, br)
     notes = list(diff.notes)
     # Under compare / review the old side is another commit, which the index rarely holds.
     if diff.scope in ("unstaged", "staged", "all") and any(
@@ -597,7 +641,7 @@ def report(
         "files": len(files),
         **{status: sum(1 for s in symbols if s.status == status) for status in STATUSES},
     }
-    return ChangeReport(
+    rep = ChangeReport(
         scope=diff.scope,
         base=diff.base,
         base_commit=diff.old_commit,
@@ -606,12 +650,14 @@ def report(
         files=files,
         symbols=symbols,
         impact=impact,
-        tests=tests_to_run(symbols, br),
+        tests=tests,
         risk=risk,
         risk_reasons=reasons,
         notes=notes,
         freshness=freshness(index),
+        run_ids=RunIds(index.graph).select(test_ids.values()),
     )
+    return Assessment(rep, test_ids)
 
 
 def detect_changes(

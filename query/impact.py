@@ -25,6 +25,7 @@ from codeimpact.graph.errors import BadInput
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.graphview import GraphView, SymbolRef
 from codeimpact.query.target import Target, resolve_target, resolve_targets
+from codeimpact.query.test_runs import RunIds
 
 RELATIONS = ("CALLS", "IMPORTS", "EXTENDS", "IMPLEMENTS", "REFERENCES")
 DIRECTIONS = ("upstream", "downstream")
@@ -95,6 +96,8 @@ class TestHit:
     line: int
     depth: int  # hops from the target
     path: list[str]
+    # the id its runner accepts (pytest `path::Class::test`, ...: indexer/test_ids.py)
+    run_id: str = ""
 
 
 @dataclass
@@ -359,6 +362,7 @@ def test_hits(
         nodes, depths = nodes[:limit], depths[:limit]
     s = view.symbols
     paths = _paths(parent_of, nodes, depths)
+    runs = RunIds(view)
     return [
         TestHit(
             s.uid[i],
@@ -368,6 +372,7 @@ def test_hits(
             int(s.start_line[i]),
             int(d),
             [s.uid[x] for x in p],
+            runs.of_id(i).run_id,
         )
         for i, d, p in zip(nodes.tolist(), depths.tolist(), paths)
     ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from codeimpact.query import changes, gitdiff
 from codeimpact.query.freshness import Freshness
+from codeimpact.query.test_runs import RunIds
 
 REVIEW_SCHEMA = "codeimpact.review/1"
 DEPENDENT_RELATIONS = ["CALLS", "IMPORTS", "EXTENDS", "IMPLEMENTS", "REFERENCES"]
@@ -34,6 +35,7 @@ class ReviewedSymbol:
     dependents: list[Dependent] = field(default_factory=list)  # d=1, outside the diff, no tests
     tests: list[str] = field(default_factory=list)  # test uids that reach the symbol
     tested: bool | None = None  # None: not in the index, so unknown
+    run_ids: list[str] = field(default_factory=list)  # those tests as their runner's ids
 
 
 @dataclass
@@ -52,6 +54,10 @@ class Review:
     risk_reasons: list[str]
     notes: list[str]
     freshness: Freshness
+    # the tests to run with their runner's ids (`tests` holds their uids), and the ids
+    # alone, deduplicated and sorted (`--tests-only`)
+    tests_to_run: list[changes.TestToRun] = field(default_factory=list)
+    run_ids: list[str] = field(default_factory=list)
 
 
 def _reached_by_tests(index, uid: str) -> list[str]:
@@ -84,7 +90,8 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
     base = base or gitdiff.default_base(repo)
     mb = gitdiff.merge_base(repo, gitdiff.resolve_commit(repo, base), head)
     diff = gitdiff.Diff("review", base, mb, head, head, gitdiff.commit_diff(repo, mb, head))
-    rep = changes.report(index, diff, depth=depth)
+    assessed = changes.assess(index, diff, depth=depth)
+    rep = assessed.report
     notes = list(rep.notes)
     if mb == head:
         notes.append(f"HEAD is the merge base with {base}: nothing to review")
@@ -106,6 +113,19 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
         for d in item.dependents:
             union.setdefault(d.uid, d)
     tests = sorted({t for item in reviewed for t in item.tests} | {t.uid for t in rep.tests})
+    # the tests reaching a reviewed symbol are indexed; changed ones may not be yet
+    runs = RunIds(index.graph)
+    by_uid = index.graph.symbols.by_uid
+    test_ids = dict(assessed.test_ids)
+    to_run = {t.uid: t for t in rep.tests}
+    for uid in tests:
+        if uid not in test_ids:
+            test_ids[uid] = runs.of_id(by_uid[uid])
+        if uid not in to_run:
+            file = index.graph.symbols.file[by_uid[uid]]
+            to_run[uid] = changes.TestToRun(uid, file, "reaches", test_ids[uid].run_id)
+    for item in reviewed:
+        item.run_ids = runs.select(test_ids[uid] for uid in item.tests)
     untested = [
         item.symbol.uid for item in reviewed if item.tested is False and not item.symbol.is_test
     ]
@@ -130,6 +150,8 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
         risk_reasons=rep.risk_reasons,
         notes=notes,
         freshness=rep.freshness,
+        tests_to_run=sorted(to_run.values(), key=lambda t: (t.file, t.uid)),
+        run_ids=runs.select(test_ids[uid] for uid in tests),
     )
 
 

@@ -50,6 +50,16 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> None:
             p.write_text(textwrap.dedent(content).lstrip("\n"))
 
 
+def committed_repo(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A new git repository at `root` holding `files` in one commit on `main`."""
+    root.mkdir(parents=True)
+    write_files(root, files)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
 @pytest.fixture
 def make_repo(tmp_path):
     """make_repo({"pkg/a.py": "..."}, git=True) -> Path of a fresh repository."""

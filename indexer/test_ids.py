@@ -1,0 +1,237 @@
+"""The id a test runner accepts for a test symbol: one function per language.
+
+The index knows test code (Symbol.is_test) by its file and its name; a runner
+knows tests by its own ids. Each function here turns one test symbol into the
+narrowest id its language's runner accepts that runs it:
+
+- python (pytest): `path::Class::test` (nested classes `path::Outer::Inner::test`,
+  parametrised functions as the bare function id), a test module's path;
+- go: `go test -run '^TestX$' ./pkg`;
+- rust: the test's path inside its crate, as `cargo test` lists and filters it;
+- java: `Class#method` (Maven Surefire's `-Dtest`);
+- typescript / javascript: the test file (jest, vitest, mocha take files).
+
+Test code that is not itself a test (a helper, a fixture, `setUp`, a conftest)
+gets the id of what runs it (its class, file or folder) with `exact=False`.
+`select_run_ids` keeps such an id only when no exact test inside it is selected
+(the tests that use a helper reach the change through resolved calls, so they are
+listed), except when the runner itself hands the code to every test inside (a
+conftest's fixtures, bound by parameter name: `always`); and where the runner's
+ids are finer than files (pytest), it lists the tests inside instead of the
+container when the index knows them, so a runner collects exactly what is listed.
+
+Pure functions of the symbol's names and kinds; the query layer builds the
+`TestSymbol` from the index (or from a diff's extracted side) and asks here.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from codeimpact.indexer.resolved import strip_dup
+
+
+@dataclass(frozen=True)
+class TestSymbol:
+    """A test symbol, as much of it as a runner's id depends on."""
+
+    file: str  # repository-relative path
+    local: str  # dotted local name in its file ("" for the module), `#2` suffixes kept
+    kind: str
+    qualified_name: str
+    # kind of each enclosing definition, outermost first, by dotted local ("A", "A.B")
+    scope_kinds: Mapping[str, str] = field(default_factory=dict)
+    # per enclosing class local: the qualified names of its bases, transitively
+    bases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunId:
+    """A runner's id for a test symbol.
+
+    `key` orders ids by containment: an id whose key is a prefix of another's runs it
+    too (a folder its files, a file its tests, a class its methods).
+    """
+
+    run_id: str
+    key: tuple[str, ...]
+    exact: bool  # the symbol is itself a test the runner runs (else: what runs it)
+    scope: str = ""  # the file or folder (`.`: all) holding every test the id runs
+    always: bool = False  # inexact, and every test inside may run the code (conftest)
+    expand: bool = False  # inexact: list the exact tests inside instead, when known
+
+
+def _parts(local: str) -> list[str]:
+    return strip_dup(local).split(".") if local else []
+
+
+def _path_key(path: str) -> tuple[str, ...]:
+    return tuple(p for p in path.split("/") if p and p != ".")
+
+
+# ----------------------------------------------------------------------------- python
+
+
+def _is_pytest_file(path: str) -> bool:
+    name = posixpath.basename(path)
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _is_unittest_case(bases: Iterable[str]) -> bool:
+    """A unittest.TestCase subclass (Django's, Twisted's and others' cases are ones too)."""
+    return any(
+        b.startswith("unittest.") or b.rpartition(".")[2].endswith("TestCase") for b in bases
+    )
+
+
+def pytest_id(t: TestSymbol) -> RunId:
+    """pytest's node id: `path::Class::test` for a test, else what collects the code."""
+    folder = posixpath.dirname(t.file) or "."
+    if not _is_pytest_file(t.file):
+        # conftest.py (its fixtures and hooks serve every test below its folder, bound by
+        # name) or a helper module the tests import: the folder's tests are what run it
+        conftest = posixpath.basename(t.file) == "conftest.py"
+        return RunId(folder, _path_key(folder), False, folder, always=conftest, expand=True)
+    file_key = _path_key(t.file)
+    parts = _parts(t.local)
+    ids: list[str] = []  # node names pytest collects, outermost first
+    parent = "module"
+    for depth, name in enumerate(parts):
+        local = ".".join(t.local.split(".")[: depth + 1])
+        kind = t.kind if depth == len(parts) - 1 else t.scope_kinds.get(local, "")
+        if kind == "class":
+            # a class in the module or in a collected class (pytest collects nested ones)
+            collected = name.startswith("Test") or _is_unittest_case(t.bases.get(local, ()))
+        elif kind in ("function", "method"):
+            # a test function of the module, or a test method of a collected class
+            collected = name.startswith("test")
+        else:
+            collected = False
+        if not collected or parent not in ("module", "class"):
+            break
+        ids.append(name)
+        parent = kind
+    exact = len(ids) == len(parts) and bool(parts) and t.kind in ("function", "method")
+    return RunId("::".join([t.file, *ids]), file_key + tuple(ids), exact, t.file, expand=True)
+
+
+# ----------------------------------------------------------------------------- go
+
+_GO_TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
+
+
+def go_test_id(t: TestSymbol) -> RunId:
+    """`go test -run '^TestX$' ./pkg` for a test function; the package's `go test` else."""
+    folder = posixpath.dirname(t.file)
+    pkg = f"./{folder}" if folder else "."
+    parts = _parts(t.local)
+    name = parts[-1] if parts else ""
+    is_test = (
+        t.file.endswith("_test.go")
+        and t.kind == "function"
+        and len(parts) == 1
+        and name.startswith(_GO_TEST_PREFIXES)
+    )
+    if not is_test:
+        return RunId(f"go test {shlex.quote(pkg)}", (folder,), False, folder or ".")
+    if name.startswith("Benchmark"):
+        command = f"go test -run '^$' -bench '^{name}$' {shlex.quote(pkg)}"
+    else:
+        command = f"go test -run '^{name}$' {shlex.quote(pkg)}"
+    return RunId(command, (folder, name), True, t.file)
+
+
+# ----------------------------------------------------------------------------- rust
+
+
+def cargo_test_path(t: TestSymbol) -> RunId:
+    """The test's path inside its crate (`a::tests::it_works`), as `cargo test` lists it
+    and takes it as a filter: the qualified name without the crate (or test target)."""
+    segments = t.qualified_name.split("::")
+    path = "::".join(segments[1:]) or segments[0]
+    exact = t.kind == "function" and len(segments) > 1
+    return RunId(path, tuple(segments), exact, t.file)
+
+
+# ----------------------------------------------------------------------------- java
+
+
+def junit_id(t: TestSymbol) -> RunId:
+    """`Class#method` (nested classes `Outer$Inner#method`), as Surefire's -Dtest takes it."""
+    parts = _parts(t.local)
+    if t.kind == "method" and len(parts) >= 2:
+        cls = "$".join(parts[:-1])
+        return RunId(f"{cls}#{parts[-1]}", (t.file, *parts), True, t.file)
+    classes = [
+        p
+        for depth, p in enumerate(parts)
+        if (t.kind if depth == len(parts) - 1 else t.scope_kinds.get(".".join(parts[: depth + 1])))
+        in ("class", "interface", "enum")
+    ]
+    cls = "$".join(classes) or posixpath.splitext(posixpath.basename(t.file))[0]
+    return RunId(cls, (t.file, *classes), False, t.file)
+
+
+# ----------------------------------------------------------------------------- typescript
+
+_SPEC_MARKERS = (".test.", ".spec.")
+
+
+def jest_file_id(t: TestSymbol) -> RunId:
+    """The test file (jest, vitest and mocha run files); a helper's folder."""
+    name = posixpath.basename(t.file)
+    if any(m in name for m in _SPEC_MARKERS) or "__tests__" in t.file.split("/"):
+        return RunId(t.file, _path_key(t.file), True, t.file)
+    folder = posixpath.dirname(t.file) or "."
+    return RunId(folder, _path_key(folder), False, folder, expand=True)
+
+
+RUN_ID_BY_LANGUAGE: dict[str, Callable[[TestSymbol], RunId]] = {
+    "python": pytest_id,
+    "go": go_test_id,
+    "rust": cargo_test_path,
+    "java": junit_id,
+    "typescript": jest_file_id,
+    "tsx": jest_file_id,
+    "javascript": jest_file_id,
+}
+
+
+def run_id_of(language: str | None, t: TestSymbol) -> RunId:
+    """The runner's id of a test symbol of `language` (the file itself when unknown)."""
+    fn = RUN_ID_BY_LANGUAGE.get(language or "")
+    if fn is None:
+        return RunId(t.file, _path_key(t.file), False, t.file)
+    return fn(t)
+
+
+def select_run_ids(
+    ids: Iterable[RunId], inside: Callable[[RunId], list[RunId]] | None = None
+) -> list[str]:
+    """The ids to hand a runner: each test once, sorted, none run twice.
+
+    An inexact id (what runs a helper) is kept only when no exact test inside it is
+    selected, or when it is `always`; one that says `expand` is replaced by the exact
+    tests `inside` finds in it (kept as it is when there are none); an id inside
+    another kept id is dropped (the outer one runs it).
+    """
+    ids = list(ids)
+    # every prefix of an exact key: the containers that hold a selected test
+    holding = {r.key[:n] for r in ids if r.exact for n in range(len(r.key) + 1)}
+    kept: dict[tuple[str, ...], str] = {}
+    for r in ids:
+        if r.exact:
+            kept.setdefault(r.key, r.run_id)
+        elif r.always or r.key not in holding:
+            found = []
+            if inside is not None and r.expand:
+                found = [x for x in inside(r) if x.exact and x.key[: len(r.key)] == r.key]
+            for x in found or [r]:
+                kept.setdefault(x.key, x.run_id)
+    out = {
+        run_id for key, run_id in kept.items() if not any(key[:n] in kept for n in range(len(key)))
+    }
+    return sorted(out)

@@ -1,0 +1,126 @@
+"""Runnable test ids for the tests a question lists (the language-specific part is in
+`indexer/test_ids.py`; this module gathers what it asks for from the index).
+
+A test symbol's id depends on the kinds of the definitions around it (a method
+of a class, a function in a function) and, for unittest-style cases, on the
+bases of its class: both read from the in-memory symbol table and the CSR
+snapshot, so an id costs a few dict lookups (a base walk once per class).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+import numpy as np
+
+from codeimpact import native
+from codeimpact.graph import csr as csrmod
+from codeimpact.indexer.lang import language_for
+from codeimpact.indexer.test_ids import RunId, TestSymbol, run_id_of, select_run_ids
+from codeimpact.query.graphview import GraphView
+
+__all__ = ["RunIds", "RunId", "select_run_ids"]
+
+_HERITAGE = csrmod.type_mask(["EXTENDS", "IMPLEMENTS"])
+
+
+def enclosing_locals(local: str) -> list[str]:
+    """`A.B.f` -> ["A", "A.B"]: the dotted locals of the definitions around it."""
+    parts = local.split(".") if local else []
+    return [".".join(parts[: n + 1]) for n in range(len(parts) - 1)]
+
+
+class _Bases(Mapping[str, tuple[str, ...]]):
+    """class local -> qualified names of its bases, transitively; read on first use."""
+
+    def __init__(self, runs: RunIds, file: str, locals_: list[str]):
+        self._runs, self._file, self._locals = runs, file, locals_
+
+    def __getitem__(self, local: str) -> tuple[str, ...]:
+        if local not in self._locals:
+            raise KeyError(local)
+        return self._runs.bases(f"{self._file}::{local}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._locals)
+
+    def __len__(self) -> int:
+        return len(self._locals)
+
+
+class RunIds:
+    """Run ids of the symbols of one graph view (bases cached per class)."""
+
+    def __init__(self, view: GraphView | None):
+        self.view = view
+        self._bases: dict[str, tuple[str, ...]] = {}
+
+    def bases(self, uid: str) -> tuple[str, ...]:
+        """Qualified names of every class `uid` extends or implements, transitively."""
+        got = self._bases.get(uid)
+        if got is None:
+            got = ()
+            i = self.view.symbols.by_uid.get(uid) if self.view is not None else None
+            if i is not None:
+                reach = native.bfs(
+                    self.view.csr("downstream"), np.asarray([i], np.int64), type_mask=_HERITAGE
+                )
+                qn = self.view.symbols.qualified_name
+                got = tuple(qn[j] for j in reach.nodes[1:].tolist())
+            self._bases[uid] = got
+        return got
+
+    def of(
+        self,
+        file: str,
+        local: str,
+        kind: str,
+        qualified_name: str = "",
+        local_kinds: Mapping[str, str] | None = None,
+    ) -> RunId:
+        """The run id of a test symbol; the kinds around it come from `local_kinds` (a
+        changed file's extracted side) or else from the index."""
+        around = enclosing_locals(local)
+        kinds: dict[str, str] = {}
+        by_uid = self.view.symbols.by_uid if self.view is not None else {}
+        for outer in around:
+            k = (local_kinds or {}).get(outer)
+            if k is None and f"{file}::{outer}" in by_uid:
+                k = self.view.symbols.kind[by_uid[f"{file}::{outer}"]]
+            if k is not None:
+                kinds[outer] = k
+        classes = [o for o in around if kinds.get(o) == "class"]
+        if kind == "class":
+            classes.append(local)
+        t = TestSymbol(file, local, kind, qualified_name, kinds, _Bases(self, file, classes))
+        spec = language_for(file)
+        return run_id_of(spec.name if spec else None, t)
+
+    def of_id(self, i: int) -> RunId:
+        s = self.view.symbols
+        return self.of(s.file[i], s.local_name(i), s.kind[i], s.qualified_name[i])
+
+    def inside(self, container: RunId) -> list[RunId]:
+        """The run ids of the index's test symbols in the container's file or folder."""
+        if self.view is None or not container.scope:
+            return []
+        s = self.view.symbols
+        scope = container.scope
+        files = [
+            f
+            for f in s.by_file
+            if scope == "." or f == scope or f.startswith(scope.rstrip("/") + "/")
+        ]
+        return [self.of_id(i) for f in sorted(files) for i in s.by_file[f] if s.is_test[i]]
+
+    def select(self, ids: Iterable[RunId]) -> list[str]:
+        """These run ids as a runner takes them, each test once, sorted (containers are
+        listed as the tests the index knows inside them, where the runner's ids are finer)."""
+        return select_run_ids(ids, self.inside)
+
+
+def run_ids_for(index, uids: Iterable[str]) -> list[str]:
+    """The runnable ids of the indexed test symbols `uids`, deduplicated and sorted."""
+    runs = RunIds(index.graph)
+    by_uid = index.graph.symbols.by_uid
+    return runs.select(runs.of_id(by_uid[u]) for u in uids if u in by_uid)
