@@ -19,7 +19,7 @@ from codeimpact.cli import (
     require_fresh_option,
     to_jsonable,
 )
-from codeimpact.cli_query import check_tests_only, print_run_ids
+from codeimpact.cli_query import check_tests_only, more, print_run_ids, table, where
 from codeimpact.graph.errors import BadInput, NoIndex
 from codeimpact.termout import escaped
 
@@ -55,7 +55,11 @@ def detect_changes(
     if as_json:
         emit_json(_with_schema("codeimpact.detect-changes/1", rep))
         return
-    rep = escaped(rep)
+    print_changes(escaped(rep), limit)
+
+
+def print_changes(rep, limit: int | None) -> None:
+    """The text of a detect-changes report: every list one item a line, cut lists "N of M"."""
     s = rep.summary
     against = f" against {rep.base} ({(rep.base_commit or '')[:10]})" if rep.base else ""
     click.echo(
@@ -69,19 +73,46 @@ def detect_changes(
             f"  {sym.status:<8}  {sym.kind:<9} {sym.uid}  "
             f"{_range(sym.old_range)} -> {_range(sym.new_range)}{moved}"
         )
+    more(rep.symbols_total, len(rep.symbols))
     for f in rep.files:
         if f.notes:
             click.echo(f"  {f.path}: {'; '.join(f.notes)}")
-    if rep.impact and rep.impact.counts:
-        c = rep.impact.counts
+    impact = rep.impact
+    reasons = f" ({'; '.join(rep.risk_reasons)})" if rep.risk_reasons else ""
+    if impact and impact.counts:
+        c = impact.counts
         click.echo(
             f"impact: {c.total} dependent(s), {c.direct} direct, in {c.files} file(s); "
-            f"risk {rep.risk}" + (f" ({'; '.join(rep.risk_reasons)})" if rep.risk_reasons else "")
+            f"risk {rep.risk}{reasons}"
         )
     else:
-        click.echo(f"impact: no indexed dependents; risk {rep.risk}")
-    if rep.tests:
-        click.echo("tests to run: " + " ".join(t.uid for t in rep.tests))
+        click.echo(f"impact: no indexed dependents; risk {rep.risk}{reasons}")
+    if impact and impact.broken:
+        click.echo(f"\nbroken ({impact.broken_total}): they still use what the change removed")
+        rows = [
+            [b.uid, where(b.file, b.at_line or b.line), b.relation, b.of]
+            + (["(in the diff)"] if b.in_diff else [""])
+            for b in impact.broken
+        ]
+        click.echo(table(rows))
+        more(impact.broken_total, len(impact.broken))
+    for group in impact.groups if impact else []:
+        click.echo(f"\nd={group.depth} {group.label} ({group.count})")
+        click.echo(
+            table(
+                [
+                    [e.kind, e.uid, where(e.file, e.line), e.relation, f"{e.confidence:.2f}"]
+                    for e in group.entries
+                ]
+            )
+        )
+        more(group.count, len(group.entries))
+    if rep.run_ids:
+        # what to run, as the runner takes it (each test's entry is in the JSON)
+        shown = rep.run_ids[: limit or None]
+        click.echo(f"\ntests to run ({len(rep.run_ids)})")
+        click.echo(table([[run_id] for run_id in shown]))
+        more(len(rep.run_ids), len(shown))
     for note in rep.notes:
         click.echo(f"note: {note}")
 
@@ -241,7 +272,8 @@ def review(base, fmt, depth, path, as_json, require_fresh, tests_only):
             f"  {sym.status:<8}  {sym.uid}  dependents {len(item.dependents)}, tests {tests}"
         )
         for d in item.dependents:
-            click.echo(f"      check {d.uid} ({d.file}:{d.at_line or d.line}, {d.relation})")
+            what = "broken" if d.broken else "check"  # broken: it still uses what was removed
+            click.echo(f"      {what} {d.uid} ({d.file}:{d.at_line or d.line}, {d.relation})")
     if rep.untested:
         click.echo("untested: " + " ".join(rep.untested))
     if rep.tests:

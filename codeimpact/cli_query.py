@@ -89,8 +89,11 @@ def table(rows: list[list[str]], indent: str = "  ") -> str:
 
 
 def more(total: int, shown: int, indent: str = "  ") -> None:
+    """Under a list cut by --limit: how much is left out ("N of M")."""
     if total > shown:
-        click.echo(f"{indent}... and {total - shown} more")
+        click.echo(
+            f"{indent}... and {total - shown} more ({shown} of {total} shown; --limit 0 lists all)"
+        )
 
 
 def where(file: str, line: int) -> str:
@@ -370,18 +373,18 @@ def context(target, limit, path, as_json, require_fresh, fmt):
             else "none"
         )
     )
-    for title, items in (
-        ("members", result.members),
-        ("callers", result.callers),
-        ("callees", result.callees),
-        ("imports (of its module)", result.imports),
-        ("imported by", result.imported_by),
-        ("bases", result.bases),
-        ("subclasses", result.subclasses),
-        ("references", result.references),
-        ("referenced by", result.referenced_by),
+    for title, name in (
+        ("members", "members"),
+        ("callers", "callers"),
+        ("callees", "callees"),
+        ("imports (of its module)", "imports"),
+        ("imported by", "imported_by"),
+        ("bases", "bases"),
+        ("subclasses", "subclasses"),
+        ("references", "references"),
+        ("referenced by", "referenced_by"),
     ):
-        refs(title, items)
+        refs(title, getattr(result, name), getattr(result, f"{name}_total"))
     if result.tests:
         click.echo(f"tests ({result.test_count})")
         click.echo(

@@ -153,7 +153,8 @@ COMMANDS: dict[str, list[Decorator]] = {
             "--limit",
             default=50,
             show_default=True,
-            help="Dependents listed per depth group (0: all); counts are always complete.",
+            help="Items listed per list: changed symbols, dependents per depth group, broken "
+            "dependents, tests (0: all); counts are always complete.",
         ),
         *query_common,
         tests_only,

@@ -1,89 +1,38 @@
 """detect-changes: git hunks -> the symbols they touch -> the impact of the change.
 
-Each side of a changed file is read as bytes (a blob, or the working tree) and
-its symbols come from the index when the index holds exactly those bytes (same
-content hash), otherwise from extracting them on the fly. So the answer is
-right when the index is at HEAD and the edits are not indexed, and also when the
-edits are indexed and HEAD is not. The index is never written.
-
-A changed line (ignoring whitespace-only lines) belongs to the innermost symbol
-around it, so editing a method body modifies the method, not its class or
-module; a decorator or annotation line belongs to the definition below it.
-Symbols are matched across the two sides by their local name within the file
-pair (so a renamed file's symbols are `modified` with `moved_from`, not deleted
-and added), and a symbol deleted in one place and added with the same kind,
-name and text elsewhere is one moved symbol.
+The diff is mapped to changed symbols in query/change_map.py; here the blast
+radius starts from the changed symbols the index holds (the old uid of a moved
+one: what its indexed dependents point at), the dependents of removed symbols
+are found (query/broken.py), and the tests to run are listed with their runner's
+ids. The index is never written.
 """
 
 from __future__ import annotations
 
-import bisect
-import hashlib
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from codeimpact.graph.errors import BadInput
-from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE
-from codeimpact.indexer.lang import language_for
-from codeimpact.indexer.reading import content_hash
-from codeimpact.query import gitdiff
+from codeimpact.query import broken, gitdiff
+from codeimpact.query.broken import BrokenDependent
+from codeimpact.query.change_map import (  # noqa: F401 - the shapes are part of this API
+    STATUSES,
+    ChangedFile,
+    ChangedSymbol,
+    Mapped,
+    SymbolSpan,
+    indexed_uids,
+    map_changes,
+    own_hashes,
+    spans_of,
+)
 from codeimpact.query.freshness import Freshness, freshness
+from codeimpact.query.impact import RISK_LEVELS
 from codeimpact.query.test_runs import RunId, RunIds
 
-STATUSES = ("added", "modified", "deleted")
 DEFAULT_LIMIT = 50  # dependents listed per blast-radius depth group
-_CONFLICT = re.compile(rb"^(<<<<<<<|>>>>>>>)( |$)|^=======$", re.MULTILINE)
-_PREFIX_LINE = ("@", "#[")  # decorators / annotations / Rust attributes above a definition
-_SKIPPED_MODES = {"120000": "a symlink", "160000": "a submodule"}
 
 
 # ----------------------------------------------------------------------------- shapes
-
-
-@dataclass(frozen=True)
-class SymbolSpan:
-    """One symbol on one side of a change."""
-
-    uid: str
-    local: str
-    kind: str
-    name: str
-    start_line: int
-    end_line: int
-    start_byte: int
-    end_byte: int
-    is_test: bool
-
-
-@dataclass
-class ChangedSymbol:
-    uid: str  # the new uid (the old one for a deleted symbol)
-    kind: str
-    name: str
-    file: str
-    status: str  # added | modified | deleted
-    old_range: list[int] | None  # [start_line, end_line] before, inclusive
-    new_range: list[int] | None  # after
-    moved_from: str | None = None  # the old uid, when it differs (renamed file, moved symbol)
-    body_changed: bool = True  # False: only its place or uid changed
-    indexed: bool = False  # the uid (old uid for a deleted one) is in the index
-    is_test: bool = False
-
-
-@dataclass
-class ChangedFile:
-    path: str
-    old_path: str | None
-    status: str  # added | modified | deleted | renamed | copied | typechange | unmerged
-    language: str | None
-    binary: bool
-    untracked: bool
-    lines_added: int
-    lines_removed: int
-    symbols: int  # changed symbols in this file
-    old_symbols_from: str | None  # "index" (same bytes as indexed) | "extracted" | None
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -101,6 +50,10 @@ class ChangeImpact:
     counts: object | None  # the blast radius Counts: direct, total, files, modules, tests, ...
     groups: list  # the blast radius depth groups (d=1 WILL BREAK, ...)
     completeness: object | None  # the blast radius Completeness (lower bound or not)
+    # dependents of deleted symbols (and of moved ones whose file is gone) that still name
+    # them: broken (query/broken.py); cut by `limit`, `broken_total` is the complete number
+    broken: list[BrokenDependent] = field(default_factory=list)
+    broken_total: int = 0
 
 
 @dataclass
@@ -120,409 +73,9 @@ class ChangeReport:
     freshness: Freshness
     # every test to run as its runner's id, deduplicated and sorted (`--tests-only`)
     run_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Mapped:
-    """A diff mapped to symbols, with what later steps need of the sides read."""
-
-    files: list[ChangedFile]
-    symbols: list[ChangedSymbol]
-    new_kinds: dict[str, dict[str, str]]  # new path -> local -> kind, of the extracted side
-
-
-# ----------------------------------------------------------------------------- pure mapping
-
-
-def spans_of(path: str, data: bytes) -> tuple[list[SymbolSpan], str]:
-    """The symbols of `data` as if it were `path`, extracted on the fly; and the parse status."""
-    spec = language_for(path)
-    if spec is None:
-        return [], "unsupported"
-    facts = spec.extract(data)
-    spans = [
-        SymbolSpan(
-            f"{path}::{s.local}",
-            s.local,
-            s.kind,
-            s.name,
-            s.start_line,
-            s.end_line,
-            s.start_byte,
-            s.end_byte,
-            bool(s.is_test),
-        )
-        for s in facts.symbols
-    ]
-    return spans, facts.status
-
-
-def _meaningful(lines: range, texts: tuple[str, ...]) -> list[int]:
-    return [n for n, text in zip(lines, texts, strict=False) if text.strip()]
-
-
-def _extended_starts(spans: list[SymbolSpan], data: bytes | None) -> dict[str, int]:
-    """Each symbol's first line, moved up over the decorator / annotation lines above it."""
-    if data is None:
-        return {s.local: s.start_line for s in spans}
-    lines = data.split(b"\n")
-    out: dict[str, int] = {}
-    for s in spans:
-        start = s.start_line
-        while start > 1 and lines[start - 2].lstrip().decode("utf-8", "replace").startswith(
-            _PREFIX_LINE
-        ):
-            start -= 1
-        out[s.local] = start
-    return out
-
-
-def attribute(spans: list[SymbolSpan], lines: list[int], data: bytes | None) -> set[str]:
-    """Locals of the innermost symbols holding any of `lines`."""
-    if not lines or not spans:
-        return set()
-    lines = sorted(set(lines))
-    starts = _extended_starts(spans, data)
-    owner: dict[int, str] = {}
-    # Largest first, so smaller (inner) spans overwrite the lines they hold.
-    for s in sorted(spans, key=lambda s: (-(s.end_line - starts[s.local]), starts[s.local])):
-        lo = bisect.bisect_left(lines, starts[s.local])
-        hi = bisect.bisect_right(lines, s.end_line)
-        for n in lines[lo:hi]:
-            owner[n] = s.local
-    return set(owner.values())
-
-
-def own_hashes(spans: list[SymbolSpan], data: bytes) -> dict[str, str]:
-    """uid -> sha256 of each symbol's *own* lines: its source without the definitions nested
-    in it (and their decorators) and without blank lines.
-
-    So editing a method changes the method's hash only, not its class's or module's,
-    the same attribution detect-changes uses, and a symbol that merely moved keeps it.
-    """
-    lines = data.split(b"\n")
-    starts = _extended_starts(spans, data)
-    out: dict[str, str] = {}
-    for s in spans:
-        own = [True] * (s.end_line - s.start_line + 1)
-        for c in spans:
-            inside = s.start_line <= starts[c.local] and c.end_line <= s.end_line
-            if c is s or not inside or (starts[c.local], c.end_line) == (s.start_line, s.end_line):
-                continue
-            for n in range(max(starts[c.local], s.start_line), c.end_line + 1):
-                own[n - s.start_line] = False
-        kept = [
-            lines[n - 1].rstrip()
-            for n in range(s.start_line, s.end_line + 1)
-            if own[n - s.start_line] and n - 1 < len(lines) and lines[n - 1].strip()
-        ]
-        out[s.uid] = hashlib.sha256(b"\n".join(kept)).hexdigest()
-    return out
-
-
-def _text(span: SymbolSpan, data: bytes | None) -> bytes | None:
-    return None if data is None else data[span.start_byte : span.end_byte]
-
-
-def _range(span: SymbolSpan | None) -> list[int] | None:
-    return None if span is None else [span.start_line, span.end_line]
-
-
-def map_file(
-    old_spans: list[SymbolSpan],
-    new_spans: list[SymbolSpan],
-    hunks: list[gitdiff.Hunk],
-    old_data: bytes | None,
-    new_data: bytes | None,
-    new_path: str | None,
-    old_path: str | None,
-    *,
-    moved_in_diff: bool = True,
-) -> list[ChangedSymbol]:
-    """The changed symbols of one file pair (pure: spans, hunks and bytes in, symbols out).
-
-    A symbol whose uid differs between the sides (a renamed file) is listed even when no
-    hunk touches it, unless the move is not part of this diff (`moved_in_diff=False`: a
-    rename staged before the unstaged edits): then it is listed only when touched, still
-    with `moved_from`, the uid the index knows it by.
-    """
-    old_lines = [n for h in hunks for n in _meaningful(h.old_lines(), h.removed)]
-    new_lines = [n for h in hunks for n in _meaningful(h.new_lines(), h.added)]
-    touched = attribute(old_spans, old_lines, old_data) | attribute(new_spans, new_lines, new_data)
-    old_by = {s.local: s for s in old_spans}
-    new_by = {s.local: s for s in new_spans}
-    out: list[ChangedSymbol] = []
-    for local, n in new_by.items():
-        o = old_by.get(local)
-        if o is None:
-            out.append(
-                ChangedSymbol(
-                    n.uid,
-                    n.kind,
-                    n.name,
-                    new_path or "",
-                    "added",
-                    None,
-                    _range(n),
-                    is_test=n.is_test,
-                )
-            )
-            continue
-        moved = o.uid != n.uid
-        if local not in touched and not (moved and moved_in_diff):
-            continue
-        before, after = _text(o, old_data), _text(n, new_data)
-        out.append(
-            ChangedSymbol(
-                n.uid,
-                n.kind,
-                n.name,
-                new_path or "",
-                "modified",
-                _range(o),
-                _range(n),
-                moved_from=o.uid if moved else None,
-                body_changed=before is None or after is None or before != after,
-                is_test=n.is_test,
-            )
-        )
-    for local, o in old_by.items():
-        if local not in new_by:
-            out.append(
-                ChangedSymbol(
-                    o.uid,
-                    o.kind,
-                    o.name,
-                    old_path or "",
-                    "deleted",
-                    _range(o),
-                    None,
-                    is_test=o.is_test,
-                )
-            )
-    return out
-
-
-def _body_key(kind: str, name: str, text: bytes | None) -> tuple | None:
-    if text is None or kind == "module":
-        return None
-    # Indentation may change with the move (a method lifted to a function): compare it stripped.
-    lines = [ln.strip() for ln in text.split(b"\n")]
-    return (kind, name, hashlib.sha256(b"\n".join(lines)).hexdigest())
-
-
-def pair_moves(
-    symbols: list[ChangedSymbol], texts: dict[tuple[str, str], bytes | None]
-) -> list[ChangedSymbol]:
-    """A symbol deleted here and added there with the same kind, name and text is moved.
-
-    `texts` maps (status, uid) to the symbol's source bytes on its side.
-    """
-    deleted: dict[tuple, list[ChangedSymbol]] = {}
-    added: dict[tuple, list[ChangedSymbol]] = {}
-    for s in symbols:
-        if s.status in ("deleted", "added"):
-            key = _body_key(s.kind, s.name, texts.get((s.status, s.uid)))
-            if key is not None:
-                (deleted if s.status == "deleted" else added).setdefault(key, []).append(s)
-    merged: dict[int, ChangedSymbol] = {}
-    dropped: set[int] = set()
-    for key, gone in deleted.items():
-        came = added.get(key, [])
-        if len(gone) == 1 and len(came) == 1:  # unambiguous only
-            d, a = gone[0], came[0]
-            merged[id(a)] = ChangedSymbol(
-                a.uid,
-                a.kind,
-                a.name,
-                a.file,
-                "modified",
-                d.old_range,
-                a.new_range,
-                moved_from=d.uid,
-                body_changed=False,
-                is_test=a.is_test,
-            )
-            dropped.add(id(d))
-    return [merged.get(id(s), s) for s in symbols if id(s) not in dropped]
-
-
-# ----------------------------------------------------------------------------- reading sides
-
-
-class _IndexedFiles:
-    """The index's view of a set of paths: content hash and symbol spans, in two queries."""
-
-    def __init__(self, index, paths: list[str]):
-        self.hash: dict[str, str] = {}
-        self.spans: dict[str, list[SymbolSpan]] = {}
-        if not paths:
-            return
-        res = index.cypher(
-            "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.content_hash, f.status",
-            {"paths": paths},
-        )
-        for path, digest, status in res.rows:
-            if not str(status).startswith("skipped"):
-                self.hash[path] = digest
-        res = index.cypher(
-            "MATCH (s:Symbol) WHERE s.file IN $paths RETURN s.uid, s.file, s.kind, s.name, "
-            "s.start_line, s.end_line, s.start_byte, s.end_byte, s.is_test",
-            {"paths": paths},
-        )
-        for uid, file, kind, name, sl, el, sb, eb, is_test in res.rows:
-            local = uid[len(file) + 2 :] if uid.startswith(file + "::") else uid.partition("::")[2]
-            self.spans.setdefault(file, []).append(
-                SymbolSpan(uid, local, kind, name, sl, el, sb, eb, bool(is_test))
-            )
-
-    def holds(self, path: str, data: bytes) -> bool:
-        return self.hash.get(path) == content_hash(data)
-
-
-def indexed_uids(index, uids: list[str]) -> set[str]:
-    if not uids:
-        return set()
-    res = index.cypher("MATCH (s:Symbol) WHERE s.uid IN $uids RETURN s.uid", {"uids": uids})
-    return {r[0] for r in res.rows}
-
-
-@dataclass
-class _Side:
-    data: bytes | None
-    too_large: bool = False
-
-
-def _read_sides(repo: Path, files: list[gitdiff.FileDiff]) -> dict[int, tuple[_Side, _Side]]:
-    """Both sides' bytes of the files we can parse (others are never read: no language, so
-    no symbols; and a large data file must not be loaded to say nothing about it)."""
-    parsed = [f for f in files if language_for(f.path) is not None]
-    blobs = gitdiff.read_blobs(
-        repo, [b for f in parsed for b in (f.old_blob, f.new_blob) if b is not None]
-    )
-    sides: dict[int, tuple[_Side, _Side]] = {}
-    for f in files:
-        if language_for(f.path) is None:
-            sides[id(f)] = (_Side(None), _Side(None))
-            continue
-        old = _Side(blobs.get(f.old_blob) if f.old_blob else None)
-        if f.new_path is None:
-            new = _Side(None)
-        elif f.new_blob:
-            new = _Side(blobs.get(f.new_blob))
-        elif (gitdiff.worktree_size(repo, f.new_path) or 0) > DEFAULT_MAX_FILE_SIZE:
-            new = _Side(None, too_large=True)
-        else:
-            new = _Side(gitdiff.read_worktree(repo, f.new_path))
-        sides[id(f)] = (old, new)
-    return sides
-
-
-def _skip_reason(f: gitdiff.FileDiff, old: bytes | None, new: bytes | None) -> str:
-    for mode in (f.old_mode, f.new_mode):
-        if mode in _SKIPPED_MODES:
-            return f"{_SKIPPED_MODES[mode]}: not parsed"
-    if f.binary or gitdiff.is_binary(old) or gitdiff.is_binary(new):
-        return "binary: not parsed"
-    if max(len(old or b""), len(new or b"")) > DEFAULT_MAX_FILE_SIZE:
-        return f"larger than {DEFAULT_MAX_FILE_SIZE} bytes: not parsed"
-    for data in (old, new):
-        if data is not None:
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                return "not UTF-8: not parsed"
-    return ""
-
-
-def map_changes(index, diff: gitdiff.Diff) -> Mapped:
-    """Changed files and symbols of a diff (the index is only read)."""
-    repo = index.repo
-    old_paths = sorted({p for f in diff.files for p in (f.old_path, f.origin_path) if p})
-    indexed = _IndexedFiles(index, old_paths)
-    sides = _read_sides(repo, diff.files)
-    files: list[ChangedFile] = []
-    symbols: list[ChangedSymbol] = []
-    texts: dict[tuple[str, str], bytes | None] = {}
-    new_kinds: dict[str, dict[str, str]] = {}
-    for f in diff.files:
-        old_side, new_side = sides[id(f)]
-        old, new = old_side.data, new_side.data
-        notes = list(f.notes)
-        hunks = f.hunks
-        if f.untracked and f.status == "added" and new is not None and not gitdiff.is_binary(new):
-            hunks = gitdiff.line_hunks(b"", new)
-        spec = language_for(f.path)
-        skip = _skip_reason(f, old, new)
-        if new_side.too_large:
-            skip = f"larger than {DEFAULT_MAX_FILE_SIZE} bytes: not parsed"
-        old_from = None
-        mapped: list[ChangedSymbol] = []
-        if skip:
-            notes.append(skip)
-        elif spec is not None:
-            old_spans: list[SymbolSpan] = []
-            # A rename staged before unstaged edits: the old side's uids are the HEAD path's.
-            uid_path = f.origin_path or f.old_path
-            if f.origin_path:
-                notes.append(f"renamed from {f.origin_path} in git's index (staged)")
-            if uid_path and old is not None:
-                if indexed.holds(uid_path, old):
-                    old_spans, old_from = indexed.spans.get(uid_path, []), "index"
-                else:
-                    old_spans, _ = spans_of(uid_path, old)
-                    old_from = "extracted"
-            new_spans: list[SymbolSpan] = []
-            if f.new_path and new is not None:
-                new_spans, status = spans_of(f.new_path, new)
-                new_kinds[f.new_path] = {sp.local: sp.kind for sp in new_spans}
-                if status == "partial":
-                    notes.append("syntax errors: symbols parsed from a partial tree")
-                if _CONFLICT.search(new):
-                    notes.append("merge conflict markers")
-            elif f.new_path:
-                notes.append("could not be read")
-            mapped = map_file(
-                old_spans,
-                new_spans,
-                hunks,
-                old,
-                new,
-                f.new_path,
-                uid_path,
-                moved_in_diff=f.origin_path is None,
-            )
-            for s in old_spans:
-                texts[("deleted", s.uid)] = _text(s, old)
-            for s in new_spans:
-                texts[("added", s.uid)] = _text(s, new)
-        symbols += mapped
-        files.append(
-            ChangedFile(
-                path=f.path,
-                old_path=f.old_path if f.old_path != f.path else None,
-                status=f.status,
-                language=spec.name if spec else None,
-                binary=f.binary or gitdiff.is_binary(old) or gitdiff.is_binary(new),
-                untracked=f.untracked,
-                lines_added=sum(h.new_count for h in hunks),
-                lines_removed=sum(h.old_count for h in hunks),
-                symbols=0,
-                old_symbols_from=old_from,
-                notes=notes,
-            )
-        )
-    symbols = pair_moves(symbols, texts)
-    present = indexed_uids(index, sorted({u for s in symbols for u in (s.uid, s.moved_from) if u}))
-    for s in symbols:
-        s.indexed = s.uid in present or (s.moved_from in present)
-    symbols.sort(key=lambda s: (s.file, (s.new_range or s.old_range or [0])[0], s.uid))
-    per_file: dict[str, int] = {}
-    for s in symbols:
-        per_file[s.file] = per_file.get(s.file, 0) + 1
-    for cf in files:
-        cf.symbols = per_file.get(cf.path, 0)
-    return Mapped(files, symbols, new_kinds)
+    # the complete lengths of `symbols` and `tests`, which `limit` cuts
+    symbols_total: int = 0
+    tests_total: int = 0
 
 
 # ----------------------------------------------------------------------------- impact
@@ -544,34 +97,54 @@ def impact_targets(symbols: list[ChangedSymbol], present: set[str] | None = None
 
 def change_impact(
     index,
-    symbols: list[ChangedSymbol],
+    mapped: Mapped,
     depth: int,
     min_confidence: float,
     limit: int | None = DEFAULT_LIMIT,
-):
-    """The blast radius of the changed symbols the index knows; None when there are none."""
+) -> tuple[object | None, ChangeImpact, list[str]]:
+    """The blast radius of the changed symbols the index knows, with the dependents of the
+    removed ones (None when there is nothing to start from); and notes."""
     from codeimpact.query.impact import blast_radius
 
+    symbols = mapped.symbols
     present = indexed_uids(index, sorted({u for s in symbols for u in (s.uid, s.moved_from) if u}))
     targets = impact_targets(symbols, present)
-    not_indexed = sorted(s.uid for s in symbols if not s.indexed)
-    if not targets:
-        return None, ChangeImpact([], not_indexed, None, [], None)
+    removed = broken.removed_symbols(symbols, mapped.gone_paths)
+    changed = {u for s in symbols for u in (s.uid, s.moved_from) if u}
+    dependents, notes = broken.broken_dependents(index, removed, present, changed, mapped.old_facts)
+    gone = {r.uid for r in removed if r.uid not in present}
+    not_indexed = sorted(s.uid for s in symbols if not s.indexed and s.uid not in gone)
+    hops = broken.first_hops(index, dependents)
+    if not targets and not hops:
+        return None, ChangeImpact([], not_indexed, None, [], None, dependents), notes
     # No cap on the traversal's lists: every test to run is listed; the groups are cut below.
     br = blast_radius(
-        index, targets, depth=depth, min_confidence=min_confidence, limit=0, check_freshness=False
+        index,
+        targets,
+        depth=depth,
+        min_confidence=min_confidence,
+        limit=0,
+        check_freshness=False,
+        first_hops=hops,
     )
     if limit:
         for group in br.groups:
             del group.entries[limit:]  # `count` stays the full number
+    if gone:
+        notes.append(
+            f"{len(gone)} removed symbol(s) are not in the index (it was built after the "
+            "change): their dependents were found by resolving the indexed files with the "
+            "old side put back"
+        )
     summary = ChangeImpact(
         targets=targets,
         not_indexed=not_indexed,
         counts=br.counts,
         groups=br.groups,
         completeness=br.completeness,
+        broken=dependents,
     )
-    return br, summary
+    return br, summary, notes
 
 
 def tests_to_run(index, mapped: Mapped, br) -> tuple[list[TestToRun], dict[str, RunId]]:
@@ -620,7 +193,7 @@ def assess(
 ) -> Assessment:
     mapped = map_changes(index, diff)
     files, symbols = mapped.files, mapped.symbols
-    br, impact = change_impact(index, symbols, depth, min_confidence, limit)
+    br, impact, impact_notes = change_impact(index, mapped, depth, min_confidence, limit)
     tests, test_ids = tests_to_run(index, mapped, br)
     notes = list(diff.notes)
     # Under compare / review the old side is another commit, which the index rarely holds.
@@ -636,7 +209,9 @@ def assess(
             f"{len(impact.not_indexed)} changed symbol(s) are not in the index (new since it "
             "was built): dependents in unindexed edits are not counted until `graph analyze`"
         )
+    notes += impact_notes
     risk, reasons = ("LOW", []) if br is None else (br.risk.level, list(br.risk.reasons))
+    risk, reasons = broken.broken_risk(risk, reasons, impact.broken, RISK_LEVELS)
     summary = {
         "files": len(files),
         **{status: sum(1 for s in symbols if s.status == status) for status in STATUSES},
@@ -657,7 +232,22 @@ def assess(
         freshness=freshness(index),
         run_ids=RunIds(index.graph).select(test_ids.values()),
     )
+    _cut(rep, limit)
     return Assessment(rep, test_ids)
+
+
+def _cut(rep: ChangeReport, limit: int | None) -> None:
+    """Cut every list to `limit` items (0 or None: no cut), keeping the complete lengths
+    beside them. `run_ids` is never cut: it is the whole selection a runner is handed."""
+    rep.symbols_total, rep.tests_total = len(rep.symbols), len(rep.tests)
+    if rep.impact is not None:
+        rep.impact.broken_total = len(rep.impact.broken)
+    if not limit:
+        return
+    del rep.symbols[limit:]
+    del rep.tests[limit:]
+    if rep.impact is not None:
+        del rep.impact.broken[limit:]
 
 
 def detect_changes(
@@ -670,8 +260,10 @@ def detect_changes(
 ) -> ChangeReport:
     """What the diff of `scope` touched (symbols added / modified / deleted) and what it reaches.
 
-    `limit` caps the dependents listed per depth group (counts stay complete; 0: no cap);
-    changed symbols and tests to run are never capped.
+    `limit` caps every list: the changed symbols, the dependents per depth group, the broken
+    dependents and the tests to run (0: no cap); the complete numbers stay beside them
+    (`symbols_total`, a group's `count`, `broken_total`, `tests_total`) and `run_ids` is
+    never cut.
     """
     if limit is not None and limit < 0:
         raise BadInput(f"--limit must be >= 0, got {limit}")

@@ -58,6 +58,16 @@ class ContextResult:
     test_count: int  # tests that reach the target at any depth; `tests` may be cut by limit
     tests: list[TestHit]
     freshness: Freshness
+    # the complete length of each list above, which `limit` cuts
+    members_total: int = 0
+    callers_total: int = 0
+    callees_total: int = 0
+    imports_total: int = 0
+    imported_by_total: int = 0
+    bases_total: int = 0
+    subclasses_total: int = 0
+    references_total: int = 0
+    referenced_by_total: int = 0
 
 
 def read_definition(repo: Path, symbol: SymbolRef, signature: str, indexed_hash: str | None):
@@ -107,30 +117,28 @@ def context(
     ).rows
     signature, indexed_hash = rows[0] if rows else ("", None)
 
-    def cap(items: list) -> list:
-        return items[: limit or None]
-
-    def near(rels: list[str], incoming: bool, uid: str = sym.uid) -> list[Neighbour]:
-        return cap(neighbours(index, uid, rels, incoming=incoming))
-
     heritage = ["EXTENDS", "IMPLEMENTS"]
+    module_uid = f"{sym.file}::" if sym.file else sym.uid
+    lists = {
+        "members": _refs(index, neighbours(index, sym.uid, ["CONTAINS"], incoming=False)),
+        "callers": neighbours(index, sym.uid, ["CALLS"], incoming=True),
+        "callees": neighbours(index, sym.uid, ["CALLS"], incoming=False),
+        "imports": neighbours(index, module_uid, ["IMPORTS"], incoming=False),
+        "imported_by": neighbours(index, sym.uid, ["IMPORTS"], incoming=True),
+        "bases": neighbours(index, sym.uid, heritage, incoming=False),
+        "subclasses": neighbours(index, sym.uid, heritage, incoming=True),
+        "references": neighbours(index, sym.uid, ["REFERENCES"], incoming=False),
+        "referenced_by": neighbours(index, sym.uid, ["REFERENCES"], incoming=True),
+    }
     test_count, tests = tests_reaching(view, [t.id], list(RELATIONS), limit=limit or None)
     container = _refs(index, neighbours(index, sym.uid, ["CONTAINS"], incoming=True))
-    module_uid = f"{sym.file}::" if sym.file else sym.uid
     return ContextResult(
         target=sym,
         definition=read_definition(index.repo, sym, signature or "", indexed_hash),
         container=container[0] if container else None,
-        members=cap(_refs(index, neighbours(index, sym.uid, ["CONTAINS"], incoming=False))),
-        callers=near(["CALLS"], True),
-        callees=near(["CALLS"], False),
-        imports=near(["IMPORTS"], False, module_uid),
-        imported_by=near(["IMPORTS"], True),
-        bases=near(heritage, False),
-        subclasses=near(heritage, True),
-        references=near(["REFERENCES"], False),
-        referenced_by=near(["REFERENCES"], True),
+        **{name: items[: limit or None] for name, items in lists.items()},
         test_count=test_count,
         tests=tests,
         freshness=freshness_of(index, check_freshness),
+        **{f"{name}_total": len(items) for name, items in lists.items()},
     )

@@ -22,6 +22,7 @@ import numpy as np
 from codeimpact import native
 from codeimpact.graph import csr as csrmod
 from codeimpact.graph.errors import BadInput
+from codeimpact.query import hops as hopsmod
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.graphview import GraphView, SymbolRef
 from codeimpact.query.target import Target, resolve_target, resolve_targets
@@ -224,7 +225,8 @@ def with_members(view: GraphView, ids: list[int]) -> np.ndarray:
 
 
 def _paths(parent_of: np.ndarray, nodes: np.ndarray, depths: np.ndarray) -> list[list[int]]:
-    """For each node, its parent chain back to a source (node first), vectorised by level."""
+    """For each node, its parent chain back to a source (node first), vectorised by level;
+    -1 where a first hop's chain reaches the target the graph lacks (query/hops.py)."""
     if nodes.size == 0:
         return []
     levels = [nodes]
@@ -282,22 +284,26 @@ def _traverse(
     mask: int,
     min_confidence: float,
     include_tests: bool,
+    first_hops: list[hopsmod.FirstHop] = (),
 ) -> _Reach:
     n = view.n_nodes
     symbols = view.symbols
+    # Dependents of targets the graph lacks enter upstream at depth 1 (query/hops.py).
+    first_hops = list(first_hops) if direction == "upstream" else []
     # Every symbol upstream of the sources, at any depth: where the tests are found
     # and the domain that decides which dependents a test runs through.
-    closure = native.bfs(
-        view.csr("upstream"), sources, type_mask=mask, min_confidence=min_confidence
+    closure = hopsmod.bfs(
+        view.csr("upstream"), sources, first_hops, type_mask=mask, min_confidence=min_confidence
     )
     if direction == "upstream" and include_tests:
         # A depth-limited BFS discovers the same nodes, depths and parents.
         keep = closure.depths <= depth
         nodes, depths, parents = closure.nodes[keep], closure.depths[keep], closure.parents[keep]
     else:
-        reach = native.bfs(
+        reach = hopsmod.bfs(
             view.csr(direction),
             sources,
+            first_hops,
             max_depth=depth,
             type_mask=mask,
             min_confidence=min_confidence,
@@ -310,9 +316,9 @@ def _traverse(
     order = np.lexsort((nodes[found], depths[found]))
     e_nodes = nodes[found][order]
     e_depths = depths[found][order]
-    types, confs = view.edges_between(
-        direction, parents[found][order], e_nodes, mask, min_confidence
-    )
+    e_parents = parents[found][order]
+    types, confs = view.edges_between(direction, e_parents, e_nodes, mask, min_confidence)
+    hopsmod.patch_first_hops(first_hops, e_nodes, e_parents, types, confs)
 
     t_nodes, t_depths = _test_ids(view, closure)
     if direction == "upstream":
@@ -356,6 +362,7 @@ def test_hits(
     depths: np.ndarray,
     parent_of: np.ndarray,
     limit: int | None,
+    hop_target: dict[int, str] | None = None,
 ) -> list[TestHit]:
     """TestHit records (with one path each) for the first `limit` tests."""
     if limit is not None:
@@ -371,7 +378,7 @@ def test_hits(
             s.file[i],
             int(s.start_line[i]),
             int(d),
-            [s.uid[x] for x in p],
+            hopsmod.path_uids(s.uid, p, hop_target or {}),
             runs.of_id(i).run_id,
         )
         for i, d, p in zip(nodes.tolist(), depths.tolist(), paths)
@@ -503,13 +510,20 @@ def analyse(
     min_confidence: float = 0.0,
     include_tests: bool = False,
     limit: int | None = DEFAULT_LIMIT,
+    first_hops: list[hopsmod.FirstHop] = (),
 ) -> dict:
-    """The body shared by impact and blast radius, as the keyword arguments of either result."""
+    """The body shared by impact and blast radius, as the keyword arguments of either result.
+
+    `first_hops`: upstream, dependents of targets the graph has no node for, at depth 1.
+    """
     check_params(direction, depth, min_confidence, limit)
     relations = parse_relations(relation)
     mask = csrmod.type_mask(relations)
     sources = with_members(view, target_ids)
-    reach = _traverse(view, sources, direction, depth, mask, float(min_confidence), include_tests)
+    reach = _traverse(
+        view, sources, direction, depth, mask, float(min_confidence), include_tests, first_hops
+    )
+    hop_target = hopsmod.hop_targets(list(first_hops))
     s = view.symbols
     cap = limit or None  # 0 and None both mean "no limit"
     entries = reach.entries.tolist()
@@ -541,7 +555,7 @@ def analyse(
                     d,
                     names[t] if t < len(names) else "?",
                     round(float(reach.confidences[k]), 4),
-                    [s.uid[x] for x in p],
+                    hopsmod.path_uids(s.uid, p, hop_target),
                     bool(s.is_test[i]),
                 )
             )
@@ -577,7 +591,9 @@ def analyse(
         "groups": groups,
         "files": _counted(files, cap),
         "modules": _counted(modules, cap),
-        "tests": test_hits(view, reach.tests, reach.test_depths, reach.test_parent_of, cap),
+        "tests": test_hits(
+            view, reach.tests, reach.test_depths, reach.test_parent_of, cap, hop_target
+        ),
         "test_files": test_files,
     }
 
@@ -630,17 +646,21 @@ def blast_radius(
     include_tests: bool = False,
     limit: int | None = DEFAULT_LIMIT,
     check_freshness: bool = True,
+    *,
+    first_hops: list[hopsmod.FirstHop] = (),
 ) -> BlastRadiusResult:
     """The union impact of several targets (uids or any target form), deduplicated.
 
     One multi-source traversal: an entry's depth is its distance to the nearest target.
+    `first_hops` are the depth-1 dependents of targets the graph lacks (query/hops.py);
+    with them, `targets` may be empty.
     """
     if isinstance(targets, str):
         targets = [targets]
-    if not targets:
+    if not targets and not first_hops:
         raise BadInput("blast-radius needs at least one target")
     view = index.graph
-    resolved = resolve_targets(view.symbols, list(targets), index.repo)
+    resolved = resolve_targets(view.symbols, list(targets), index.repo) if targets else []
     body = analyse(
         view,
         [t.id for t in resolved],
@@ -650,6 +670,7 @@ def blast_radius(
         min_confidence=min_confidence,
         include_tests=include_tests,
         limit=limit,
+        first_hops=first_hops,
     )
     return BlastRadiusResult(
         targets=[t.symbol for t in resolved], **body, freshness=freshness_of(index, check_freshness)

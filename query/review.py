@@ -27,6 +27,8 @@ class Dependent:
     line: int
     relation: str  # how it depends on the changed symbol
     at_line: int | None  # the line of the call / import / use
+    # it still names a symbol the change deleted (or moved out of a file that is gone)
+    broken: bool = False
 
 
 @dataclass
@@ -78,6 +80,29 @@ def _dependents(index, uid: str, changed: set[str]) -> list[Dependent]:
     return sorted(out.values(), key=lambda d: (d.file, d.line, d.uid))
 
 
+def _removed_dependents(index, removed: list) -> tuple[list[Dependent], list[str]]:
+    """The dependents outside the diff (not tests) of a removed symbol the index lacks, and
+    the tests that reach them (those tests run the broken code)."""
+    from codeimpact.query.impact import tests_reaching
+
+    view = index.graph
+    out: dict[str, Dependent] = {}
+    for b in removed:
+        i = view.symbols.by_uid.get(b.uid)
+        if b.in_diff or i is None or view.symbols.is_test[i] or b.uid in out:
+            continue
+        out[b.uid] = Dependent(b.uid, b.kind, b.file, b.line, b.relation, b.at_line)
+    ids = sorted({view.symbols.by_uid[b.uid] for b in removed if b.uid in view.symbols.by_uid})
+    _, hits = tests_reaching(view, ids) if ids else (0, [])
+    tests = {h.uid for h in hits}
+    tests |= {
+        b.uid
+        for b in removed
+        if b.uid in view.symbols.by_uid and view.symbols.is_test[view.symbols.by_uid[b.uid]]
+    }
+    return sorted(out.values(), key=lambda d: (d.file, d.line, d.uid)), sorted(tests)
+
+
 def review(index, base: str | None = None, depth: int = 3) -> Review:
     """Review HEAD's branch against `base` (default: the default branch) at their merge base."""
     repo = index.repo
@@ -90,7 +115,7 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
     base = base or gitdiff.default_base(repo)
     mb = gitdiff.merge_base(repo, gitdiff.resolve_commit(repo, base), head)
     diff = gitdiff.Diff("review", base, mb, head, head, gitdiff.commit_diff(repo, mb, head))
-    assessed = changes.assess(index, diff, depth=depth)
+    assessed = changes.assess(index, diff, depth=depth, limit=0)
     rep = assessed.report
     notes = list(rep.notes)
     if mb == head:
@@ -99,14 +124,24 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
         notes.append("the working tree has uncommitted changes: they are not part of the review")
 
     changed = {u for s in rep.symbols for u in (s.uid, s.moved_from) if u}
+    broken_of: dict[str, list] = {}
+    for b in rep.impact.broken if rep.impact else []:
+        broken_of.setdefault(b.of, []).append(b)
     reviewed: list[ReviewedSymbol] = []
     for s in rep.symbols:
         item = ReviewedSymbol(s)
         uid = _indexed_uid(index, s)
+        removed = [b for u in (s.uid, s.moved_from) if u for b in broken_of.get(u, [])]
         if uid is not None:
             item.dependents = _dependents(index, uid, changed)
             item.tests = _reached_by_tests(index, uid)
             item.tested = bool(item.tests) or s.is_test
+        elif removed:  # the index no longer holds it: its dependents were resolved anew
+            item.dependents, item.tests = _removed_dependents(index, removed)
+            item.tested = bool(item.tests)
+        broken_uids = {b.uid for b in removed}
+        for d in item.dependents:
+            d.broken = d.uid in broken_uids
         reviewed.append(item)
     union: dict[str, Dependent] = {}
     for item in reviewed:
@@ -213,7 +248,10 @@ def to_markdown(r: Review) -> str:
         for item in r.symbols:
             for d in item.dependents:
                 where = f"{d.file}:{d.at_line or d.line}"
-                out.append(f"- {_code(d.uid)} ({where}) {d.relation} {_code(item.symbol.uid)}")
+                broken = " **(broken: it still uses what the change removed)**" if d.broken else ""
+                out.append(
+                    f"- {_code(d.uid)} ({where}) {d.relation} {_code(item.symbol.uid)}{broken}"
+                )
     if r.tests:
         out += ["", "#### Tests to run", ""] + [f"- {_code(t)}" for t in r.tests]
     if r.untested:

@@ -436,15 +436,32 @@ def test_index_of_a_folder_below_the_git_top_level(make_repo, index_repo):
     }
 
 
-def test_limit_caps_listed_dependents_not_counts_or_tests(repo):
+def test_limit_caps_every_list_not_counts_or_the_run_ids(repo):
     edit_core(repo)
+    write_files(repo, {"tests/test_more.py": TEST_APP.replace("test_main", "test_again")})
     with Index.open(repo) as index:
         capped = detect_changes(index, "unstaged", limit=1)
+        whole = detect_changes(index, "unstaged", limit=0)
         with pytest.raises(BadInput, match="--limit"):
             detect_changes(index, "unstaged", limit=-1)
     (group,) = capped.impact.groups
     assert group.count == 3 and len(group.entries) == 1
-    assert [t.uid for t in capped.tests] == ["tests/test_app.py::test_main"]
+    assert capped.symbols_total == len(whole.symbols) == 5 and len(capped.symbols) == 1
+    assert capped.symbols == whole.symbols[:1]
+    assert capped.tests_total == len(whole.tests) == 2 and len(capped.tests) == 1
+    # Engine.stop was deleted: Engine.run does not call it, nothing is broken
+    assert capped.impact.broken_total == 0
+    assert (
+        capped.run_ids
+        == whole.run_ids
+        == [
+            "tests/test_app.py::test_main",
+            "tests/test_more.py::test_again",
+        ]
+    )
+    out = CliRunner().invoke(main, ["detect-changes", "--repo", str(repo), "--limit", "1"]).output
+    assert "... and 4 more (1 of 5 shown; --limit 0 lists all)" in out
+    assert "tests to run (2)\n  tests/test_app.py::test_main\n  ... and 1 more (1 of 2" in out
 
 
 def test_oversized_and_nested_repository_untracked_entries(repo):

@@ -139,11 +139,23 @@ def test_context_of_a_class(index):
     assert [(t.uid, t.depth) for t in dog.tests] == [("tests/test_dog.py::test_make", 1)]
 
 
-def test_context_limit_and_module_target(index):
+def test_context_limit_and_module_target(index, repo):
     c = index.context("zoo/base.py", limit=1)
     assert c.target.kind == "module"
     assert uids(c.members) == ["zoo/base.py::Animal"]
     assert c.definition.source[0] == "class Animal:"
+    # every cut list keeps its complete length beside it, and the text says "N of M"
+    callees = index.context("Animal.greet", limit=1)
+    assert (len(callees.callees), callees.callees_total) == (1, 2)
+    animal = index.context("zoo.base.Animal", limit=1)
+    assert (uids(animal.members), animal.members_total) == (["zoo/base.py::Animal.speak"], 2)
+    assert callees.callers_total == 0
+    from click.testing import CliRunner
+
+    from codeimpact.cli import main
+
+    out = CliRunner().invoke(main, ["context", "Animal.greet", "--repo", str(repo), "--limit", "1"])
+    assert "callees (2)" in out.output and "... and 1 more (1 of 2 shown" in out.output
 
 
 def test_context_source_is_read_only_from_inside_the_repository(tmp_path):

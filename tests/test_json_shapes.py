@@ -105,6 +105,7 @@ def outputs(tmp_path_factory) -> list[tuple[list[str], dict]]:
     core = repo / "pkg/core.py"
     core.write_text(core.read_text().replace("return x + 1", "return x + 10"))
     (repo / "pkg/new.py").write_text("def new():\n    pass\n")
+    (repo / "pkg/cyc_b.py").write_text("from pkg import cyc_a\n")  # b deleted: a is broken
 
     q = ["--json", "--repo", r]
     cmd("status", "--json", r)

@@ -1,0 +1,133 @@
+"""Who would still depend on symbols the index no longer holds: the indexed tree, resolved
+as if those symbols were still defined where they were. Read-only: nothing is written.
+
+A symbol deleted (or moved away) before the index was built has no node, so no
+edge points at it. Its dependents are what a reviewer needs most, since the ones
+whose source still names it are now broken. Old generations are deleted when a
+new one is published, so the graph as it was is gone too; instead, the old side's
+symbols are put back into the facts of their file (or their whole old file where
+it no longer exists), and the files that could bind to them are resolved again
+with the index's own resolvers, against the facts the index was built from (its
+facts cache). An edge from one of those files into a put-back symbol is a
+dependent, found by the same rules (and with the same confidence) as any edge.
+
+Which files could bind to them: the argument of plan.py. A lookup starts from a
+name written in the file, so only files that use one of the put-back symbols'
+names (or their old module's name), or an alias of one, can reach them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import marshal
+from pathlib import Path
+
+from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.discover import discover
+from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.lang import LANGUAGES, language_for
+from codeimpact.indexer.lang.api import FileFacts, Prior
+from codeimpact.indexer.lazy_facts import LazyFacts
+from codeimpact.indexer.plan import PACKAGE_FILES, reachers_of
+from codeimpact.indexer.reading import content_hash, extract_source, read_source
+from codeimpact.indexer.resolved import Edge
+from codeimpact.indexer.state import load_files_state, load_graph_state
+
+
+@dataclasses.dataclass(frozen=True)
+class GoneFile:
+    """The old side of one file whose symbols `gone` (dotted locals) the index lacks."""
+
+    path: str  # the file's old path (the uids' prefix)
+    facts: FileFacts  # its old content's facts
+    gone: frozenset[str]
+
+
+def _module_words(path: str) -> set[str]:
+    """The names an import of the file at `path` writes: its stem, and its folder for a
+    package's init file."""
+    parts = path.rsplit("/", 2)
+    stem = parts[-1].split(".", 1)[0]
+    return {stem, parts[-2]} if stem in PACKAGE_FILES and len(parts) > 1 else {stem}
+
+
+def edges_into(
+    repo: Path, gen_dir: Path, gone_files: list[GoneFile], config: IndexConfig | None = None
+) -> list[Edge] | None:
+    """The edges from indexed symbols into the gone symbols, were those defined as on their
+    old side; None when the generation keeps no state to resolve with (an old index).
+    `config`: the index's (its ignore rules find the project files resolvers read)."""
+    files_state = load_files_state(gen_dir)
+    graph_state = load_graph_state(gen_dir)
+    if files_state is None or graph_state is None:
+        return None
+    present = {p: fs for p, fs in files_state.files.items() if not fs.status.startswith("skipped:")}
+    lang_of = {p: fs.language for p, fs in present.items()}
+    cache = FactsCache(gen_dir.parent, files_state.identity)
+    try:
+
+        def indexed(path: str) -> FileFacts:
+            """The facts the index was built from (cached by content; else the file, when
+            it still has that content; else none)."""
+            fs = present[path]
+            blob = cache.get(fs.content_hash)
+            if blob is None:
+                read = read_source(str(repo), path, max(fs.size, 1))
+                if read.data is not None and content_hash(read.data) == fs.content_hash:
+                    blob = extract_source(fs.language, read.data)
+            if blob is not None:
+                with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
+                    return FileFacts.from_bytes(blob)
+            return FileFacts(fs.language)
+
+        put_back: dict[str, FileFacts] = {}
+        targets: set[str] = set()
+        names: set[str] = set()
+        for g in gone_files:
+            spec = language_for(g.path)
+            if spec is None or not g.gone:
+                continue
+            back = [s for s in g.facts.symbols if s.local in g.gone]
+            targets.update(f"{g.path}::{s.local}" for s in back)
+            names.update(s.name for s in back if s.name)
+            if g.path in present:
+                now = indexed(g.path)
+                have = {s.local for s in now.symbols}
+                extra = [s for s in back if s.local not in have]
+                put_back[g.path] = dataclasses.replace(now, symbols=[*now.symbols, *extra])
+            else:  # the whole file is gone (deleted, renamed): its old self comes back
+                lang_of[g.path] = spec.name
+                put_back[g.path] = g.facts
+                names |= _module_words(g.path)
+        if not put_back:
+            return []
+        groups = {LANGUAGES[lang_of[p]].group for p in put_back}
+        paths = sorted(p for p in {*present, *put_back} if LANGUAGES[lang_of[p]].group in groups)
+        keys = {p: k for p in paths if p in present and (k := graph_state.lookup_keys(p))}
+        names |= reachers_of(names, [k[1] for k in keys.values()])
+        users = {p for p, k in keys.items() if not k[0].isdisjoint(names)}
+        users |= {p for p in put_back if p in present}  # its own other symbols
+        facts = LazyFacts(paths, lambda p: put_back[p] if p in put_back else indexed(p))
+        summaries = {p: marshal.loads(b) for p, b in graph_state.summaries.items()}
+        prior = Prior(summaries, set(put_back))
+        configs: dict[str, str] = {}
+        if any(LANGUAGES[lang_of[p]].config_files for p in put_back):
+            discover(repo, config or IndexConfig(), configs)  # go.mod, tsconfig.json, ...
+        projects: dict[str, object] = {}
+        for group in sorted(groups):
+            members = [p for p in paths if LANGUAGES[lang_of[p]].group == group]
+            spec = LANGUAGES[lang_of[members[0]]]
+            project = spec.make_project(facts.subset(members), configs, prior)
+            projects.update((lang_of[p], project) for p in members)
+        edges: list[Edge] = []
+        for path in sorted(users):
+            resolved = projects[lang_of[path]].resolve_file(path)
+            edges += [
+                e
+                for e in resolved.edges
+                if e.dst in targets and e.src not in targets and e.rel != "CONTAINS"
+            ]
+        return edges
+    finally:
+        cache.close()

@@ -1,0 +1,182 @@
+"""Dependents of changed symbols that no longer exist where they point: they are broken.
+
+A deleted symbol (or one moved out of a file that is gone) keeps its dependents:
+the code that still names it. Two cases, by which side the index holds:
+
+- the index holds the old side (the usual detect-changes: index at HEAD, edits not
+  indexed): the deleted symbol is a node, and its depth-1 dependents that lie
+  outside the diff (unchanged code, so it still names the symbol) are broken;
+- the index holds the new side (a review, or an index built after the change): the
+  symbol has no node any more, so the indexed files are resolved again with the old
+  side's symbol put back (indexer/what_if.py); every dependent found so still names
+  it now, and is broken whether or not the diff touched it.
+
+Either way the dependents come with the relation, confidence and rule of the edge,
+and the risk of a change that leaves one outside the diff is at least HIGH.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from codeimpact.indexer.identity import config_from_identity
+from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.what_if import GoneFile, edges_into
+from codeimpact.query.deps import neighbours
+from codeimpact.query.hops import FirstHop
+
+RELATIONS = ["CALLS", "IMPORTS", "EXTENDS", "IMPLEMENTS", "REFERENCES"]
+BROKEN_RISK = "HIGH"
+
+
+@dataclass
+class BrokenDependent:
+    """Code that depends on a symbol the change removed from where it points."""
+
+    uid: str  # the dependent, a symbol of the index
+    kind: str
+    file: str
+    line: int
+    relation: str  # how it depends on the removed symbol
+    confidence: float
+    reason: str  # the resolution rule of that edge
+    at_line: int | None  # the line of the call / import / use
+    of: str  # the removed symbol's (old) uid
+    in_diff: bool  # the dependent is itself a changed symbol
+    # index: an edge of the index (it holds the old side); resolved: found by resolving the
+    # indexed files with the old side's symbol put back (the index holds the new side)
+    found_by: str
+
+
+@dataclass(frozen=True)
+class Removed:
+    """A changed symbol whose old uid no longer names it: deleted, or moved out of a file
+    that is gone."""
+
+    uid: str  # the old uid
+    status: str  # deleted | moved
+    old_path: str
+    local: str
+
+
+def removed_symbols(symbols, gone_paths: set[str]) -> list[Removed]:
+    """The changed symbols whose old uid names nothing on the new side: deleted ones, and
+    moved ones whose old file is gone (`gone_paths`: old paths the new side lacks)."""
+    out = []
+    for s in symbols:
+        if s.status == "deleted":
+            uid = s.uid
+        elif s.moved_from and s.moved_from.partition("::")[0] in gone_paths:
+            uid = s.moved_from
+        else:
+            continue
+        path, _, local = uid.partition("::")
+        out.append(Removed(uid, "deleted" if s.status == "deleted" else "moved", path, local))
+    return out
+
+
+def broken_dependents(
+    index,
+    removed: list[Removed],
+    present: set[str],
+    changed: set[str],
+    old_facts: dict[str, FileFacts],
+) -> tuple[list[BrokenDependent], list[str]]:
+    """The dependents of the removed symbols, and notes on what could not be told.
+
+    `present`: the removed uids the index holds; `changed`: every uid the diff changed
+    (old and new); `old_facts`: old path -> facts of the old side, for the others."""
+    out: list[BrokenDependent] = []
+    notes: list[str] = []
+    for r in removed:
+        if r.uid not in present:
+            continue
+        for n in neighbours(index, r.uid, RELATIONS, incoming=True):
+            if n.uid in changed:
+                continue  # the diff touched it: whether it still names the symbol is unknown
+            out.append(
+                BrokenDependent(
+                    n.uid,
+                    n.kind,
+                    n.file,
+                    n.line,
+                    n.relation,
+                    n.confidence,
+                    n.reason,
+                    n.at_line,
+                    r.uid,
+                    False,
+                    "index",
+                )  # fmt: skip
+            )
+    gone: dict[str, set[str]] = {}
+    for r in removed:
+        if r.uid not in present:
+            gone.setdefault(r.old_path, set()).add(r.local)
+    files = [GoneFile(p, old_facts[p], frozenset(ls)) for p, ls in gone.items() if p in old_facts]
+    if len(files) < len(gone):
+        notes.append(
+            "the old side of some removed symbols could not be read: their dependents "
+            "are not listed"
+        )
+    if files:
+        config = config_from_identity((index.meta.get("identity") or {}).get("config"))
+        edges = edges_into(index.repo, Path(index.reader.gen.path), files, config)
+        if edges is None:
+            notes.append(
+                "the index keeps no resolution state (built by an older version): the "
+                "dependents of removed symbols it no longer holds are not listed"
+            )
+        by_uid = index.graph.symbols.by_uid
+        symbols = index.graph.symbols
+        for e in edges or []:
+            i = by_uid.get(e.src)
+            if i is None:
+                continue
+            out.append(
+                BrokenDependent(
+                    e.src,
+                    symbols.kind[i],
+                    symbols.file[i],
+                    int(symbols.start_line[i]),
+                    e.rel,
+                    round(float(e.confidence), 4),
+                    e.reason,
+                    e.line or None,
+                    e.dst,
+                    e.src in changed,
+                    "resolved",
+                )  # fmt: skip
+            )
+    out.sort(key=lambda b: (b.of, b.file, b.line, b.uid, b.relation))
+    return out, notes
+
+
+def first_hops(index, broken: list[BrokenDependent]) -> list[FirstHop]:
+    """The resolved dependents as first hops of the change's traversal (the index has no
+    node for what they depend on)."""
+    by_uid = index.graph.symbols.by_uid
+    return [
+        FirstHop(by_uid[b.uid], b.relation, b.confidence, b.of)
+        for b in broken
+        if b.found_by == "resolved" and b.uid in by_uid
+    ]
+
+
+def broken_risk(level: str, reasons: list[str], broken: list[BrokenDependent], levels):
+    """The risk raised to HIGH when a dependent outside the diff still names a removed
+    symbol (`levels`: the risk levels, lowest first)."""
+    outside = [b for b in broken if not b.in_diff]
+    if not outside:
+        return level, reasons
+    removed = sorted({b.of for b in outside})
+    named = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
+    who = len({b.uid for b in outside})
+    reason = (
+        f"broken {who} >= 1 ({BROKEN_RISK}): {who} dependent(s) outside the diff still "
+        f"use {named}, which the change removed"
+    )
+    if levels.index(level) < levels.index(BROKEN_RISK):
+        level = BROKEN_RISK
+    return level, [*reasons, reason]
