@@ -13,7 +13,7 @@ dependent, found by the same rules (and with the same confidence) as any edge.
 
 Which files could bind to them: the argument of plan.py. A lookup starts from a
 name written in the file, so only files that use one of the put-back symbols'
-names (or their old module's name), or an alias of one, can reach them.
+names (or their old module's name), or an alias of one, can have an edge into them.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.lang import LANGUAGES, language_for
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
-from codeimpact.indexer.plan import PACKAGE_FILES, reachers_of
+from codeimpact.indexer.plan import PACKAGE_FILES
 from codeimpact.indexer.reading import content_hash, extract_source, read_source
 from codeimpact.indexer.resolved import Edge
 from codeimpact.indexer.state import load_files_state, load_graph_state
@@ -50,6 +50,27 @@ def _module_words(path: str) -> set[str]:
     parts = path.rsplit("/", 2)
     stem = parts[-1].split(".", 1)[0]
     return {stem, parts[-2]} if stem in PACKAGE_FILES and len(parts) > 1 else {stem}
+
+
+def aliases_in(facts: FileFacts, names: set[str]) -> set[str]:
+    """The names a file binds to one of `names` as a plain alias (`from m import y as z`,
+    `z = y`, `z = m.y`), never to a call's result: a user of an alias never writes the
+    original, and an edge through it goes to the original.
+
+    Narrower than plan.reachers_of, which also follows every value that merely reads a
+    name (`def f(): return y(...)`): whether a file must be re-resolved is plan's
+    question; here it is which files can have an edge into `y`."""
+    out = {
+        i.alias
+        for i in facts.imports
+        if i.alias and (i.name or i.module.rpartition(".")[2]) in names
+    }
+    out |= {
+        b.name
+        for b in facts.bindings
+        if not b.is_call and "." not in b.name and b.value.rpartition(".")[2] in names
+    }
+    return out - names
 
 
 def edges_into(
@@ -104,11 +125,16 @@ def edges_into(
             return []
         groups = {LANGUAGES[lang_of[p]].group for p in put_back}
         paths = sorted(p for p in {*present, *put_back} if LANGUAGES[lang_of[p]].group in groups)
-        keys = {p: k for p in paths if p in present and (k := graph_state.lookup_keys(p))}
-        names |= reachers_of(names, [k[1] for k in keys.values()])
-        users = {p for p, k in keys.items() if not k[0].isdisjoint(names)}
-        users |= {p for p in put_back if p in present}  # its own other symbols
         facts = LazyFacts(paths, lambda p: put_back[p] if p in put_back else indexed(p))
+        keys = {p: k[0] for p in paths if p in present and (k := graph_state.lookup_keys(p))}
+        users = {p for p in put_back if p in present}  # its own other symbols
+        while True:  # the files naming them, then those naming an alias bound there, ...
+            found = {p for p, used in keys.items() if p not in users and not used.isdisjoint(names)}
+            users |= found
+            aliases = set().union(*(aliases_in(facts[p], names) for p in found))
+            if not aliases:
+                break
+            names |= aliases
         summaries = {p: marshal.loads(b) for p, b in graph_state.summaries.items()}
         prior = Prior(summaries, set(put_back))
         configs: dict[str, str] = {}

@@ -9,6 +9,7 @@ snapshot, so an id costs a few dict lookups (a base walk once per class).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
@@ -54,6 +55,8 @@ class RunIds:
     def __init__(self, view: GraphView | None):
         self.view = view
         self._bases: dict[str, tuple[str, ...]] = {}
+        self._by_id: dict[int, RunId] = {}
+        self._in_file: dict[str, list[RunId]] = {}
 
     def bases(self, uid: str) -> tuple[str, ...]:
         """Qualified names of every class `uid` extends or implements, transitively."""
@@ -97,21 +100,37 @@ class RunIds:
         return run_id_of(spec.name if spec else None, t)
 
     def of_id(self, i: int) -> RunId:
+        got = self._by_id.get(i)
+        if got is None:
+            s = self.view.symbols
+            got = self._by_id[i] = self.of(
+                s.file[i], s.local_name(i), s.kind[i], s.qualified_name[i]
+            )
+        return got
+
+    @functools.cached_property
+    def _test_files(self) -> dict[str, list[str]]:
+        """Folder (`.` the root) or file -> the files holding test symbols below it."""
         s = self.view.symbols
-        return self.of(s.file[i], s.local_name(i), s.kind[i], s.qualified_name[i])
+        out: dict[str, list[str]] = {}
+        for f in sorted({s.file[i] for i in np.flatnonzero(s.is_test).tolist()} - {""}):
+            parts = f.split("/")
+            for k in range(len(parts)):
+                out.setdefault("/".join(parts[:k]) or ".", []).append(f)
+            out.setdefault(f, []).append(f)
+        return out
 
     def inside(self, container: RunId) -> list[RunId]:
         """The run ids of the index's test symbols in the container's file or folder."""
         if self.view is None or not container.scope:
             return []
         s = self.view.symbols
-        scope = container.scope
-        files = [
-            f
-            for f in s.by_file
-            if scope == "." or f == scope or f.startswith(scope.rstrip("/") + "/")
-        ]
-        return [self.of_id(i) for f in sorted(files) for i in s.by_file[f] if s.is_test[i]]
+        out: list[RunId] = []
+        for f in self._test_files.get(container.scope.rstrip("/") or ".", []):
+            if f not in self._in_file:
+                self._in_file[f] = [self.of_id(i) for i in s.by_file[f] if s.is_test[i]]
+            out += self._in_file[f]
+        return out
 
     def select(self, ids: Iterable[RunId]) -> list[str]:
         """These run ids as a runner takes them, each test once, sorted (containers are
