@@ -136,9 +136,17 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
             item.dependents = _dependents(index, uid, changed)
             item.tests = _reached_by_tests(index, uid)
             item.tested = bool(item.tests) or s.is_test
-        elif removed:  # the index no longer holds it: its dependents were resolved anew
-            item.dependents, item.tests = _removed_dependents(index, removed)
-            item.tested = bool(item.tests)
+        # its old uid the index no longer holds: the dependents found by resolving it anew
+        resolved = [b for b in removed if b.found_by == "resolved"]
+        if resolved:
+            more, tests = _removed_dependents(index, resolved)
+            known = {d.uid for d in item.dependents}
+            item.dependents = sorted(
+                [*item.dependents, *(d for d in more if d.uid not in known)],
+                key=lambda d: (d.file, d.line, d.uid),
+            )
+            item.tests = sorted({*item.tests, *tests})
+            item.tested = bool(item.tests) or s.is_test
         broken_uids = {b.uid for b in removed}
         for d in item.dependents:
             d.broken = d.uid in broken_uids

@@ -201,3 +201,21 @@ def test_cli_detect_changes_text_and_json_show_the_broken_callers(deleted_and_in
     )
     assert {b["uid"] for b in data["impact"]["broken"]} == {"pkg/app.py::main", "pkg/app.py::"}
     assert data["risk"] in ("HIGH", "CRITICAL")
+
+
+def test_a_renamed_files_importers_that_still_name_the_old_module_are_broken(make_repo, index_repo):
+    root = make_repo(FILES)
+    git(root, "checkout", "-q", "-b", "feature")
+    git(root, "mv", "pkg/core.py", "pkg/engine.py")
+    git(root, "commit", "-qm", "move core to engine, importers not updated")
+    index_repo(root)
+    with Index.open(root) as index:
+        rep = detect_changes(index, "compare", "main")
+        r = review(index, "main")
+    helper = next(s for s in rep.symbols if s.uid == "pkg/engine.py::helper")
+    assert helper.moved_from == "pkg/core.py::helper" and not helper.body_changed
+    assert ("pkg/app.py::main", "CALLS", "pkg/core.py::helper", False, "resolved") in broken(rep)
+    assert rep.risk in ("HIGH", "CRITICAL")
+    item = next(i for i in r.symbols if i.symbol.uid == "pkg/engine.py::helper")
+    assert ("pkg/app.py::main", True) in {(d.uid, d.broken) for d in item.dependents}
+    assert item.tests == ["tests/test_app.py::test_main"]
