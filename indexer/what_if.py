@@ -5,8 +5,9 @@ A symbol deleted (or moved away) before the index was built has no node, so no
 edge points at it. Its dependents are what a reviewer needs most, since the ones
 whose source still names it are now broken. Old generations are deleted when a
 new one is published, so the graph as it was is gone too; instead, the old side's
-symbols are put back into the facts of their file (or their whole old file where
-it no longer exists), and the files that could bind to them are resolved again
+symbols (and the declarations that export them) are put back into the facts of
+their file (or their whole old file where it no longer exists), and the files that
+could bind to them are resolved again
 with the index's own resolvers, against the facts the index was built from (its
 facts cache). An edge from one of those files into a put-back symbol is a
 dependent, found by the same rules (and with the same confidence) as any edge.
@@ -73,6 +74,23 @@ def aliases_in(facts: FileFacts, names: set[str]) -> set[str]:
     return out - names
 
 
+def merged(now: FileFacts, old: FileFacts, back: list) -> FileFacts:
+    """A file's indexed facts with symbols of its old side (`back`) put back, and the old
+    side's language-specific declarations (a list under `extra`: TypeScript's exports, Rust's
+    `mod` lines, ...) that the file no longer makes: a resolver may bind a name through those
+    rather than through the symbol table. Scalars of `extra` stay as they are now."""
+    have = {s.local for s in now.symbols}
+    symbols = [*now.symbols, *(s for s in back if s.local not in have)]
+    extra = dict(now.extra)
+    for key, before in old.extra.items():
+        current = extra.get(key)
+        if isinstance(before, list) and isinstance(current, list):
+            extra[key] = [*current, *(x for x in before if x not in current)]
+        elif key not in extra:
+            extra[key] = before
+    return dataclasses.replace(now, symbols=symbols, extra=extra)
+
+
 def edges_into(
     repo: Path, gen_dir: Path, gone_files: list[GoneFile], config: IndexConfig | None = None
 ) -> list[Edge] | None:
@@ -113,10 +131,7 @@ def edges_into(
             targets.update(f"{g.path}::{s.local}" for s in back)
             names.update(s.name for s in back if s.name)
             if g.path in present:
-                now = indexed(g.path)
-                have = {s.local for s in now.symbols}
-                extra = [s for s in back if s.local not in have]
-                put_back[g.path] = dataclasses.replace(now, symbols=[*now.symbols, *extra])
+                put_back[g.path] = merged(indexed(g.path), g.facts, back)
             else:  # the whole file is gone (deleted, renamed): its old self comes back
                 lang_of[g.path] = spec.name
                 put_back[g.path] = g.facts

@@ -219,3 +219,27 @@ def test_a_renamed_files_importers_that_still_name_the_old_module_are_broken(mak
     item = next(i for i in r.symbols if i.symbol.uid == "pkg/engine.py::helper")
     assert ("pkg/app.py::main", True) in {(d.uid, d.broken) for d in item.dependents}
     assert item.tests == ["tests/test_app.py::test_main"]
+
+
+def test_typescript_deleted_export_keeps_its_importers(make_repo, index_repo):
+    # TypeScript binds an import through the file's export list (facts' `extra`), not its
+    # symbols: the old side's exports are put back with the symbol.
+    root = make_repo({
+        "src/a.ts": "export function f(): number {\n  return 1;\n}\n\n"
+                    "export function g(): number {\n  return 2;\n}\n",
+        "src/b.ts": 'import { f } from "./a";\n\nexport function h(): number {\n'
+                    "  return f() + 1;\n}\n",
+        "src/b.test.ts": 'import { h } from "./b";\n\ntest("h", () => {\n'
+                         "  expect(h()).toBe(2);\n});\n",
+    })  # fmt: skip
+    git(root, "checkout", "-q", "-b", "feature")
+    write_files(root, {"src/a.ts": "export function g(): number {\n  return 2;\n}\n"})
+    git(root, "commit", "-qam", "drop f")
+    index_repo(root)
+    with Index.open(root) as index:
+        rep = detect_changes(index, "compare", "main")
+    assert broken(rep) == {
+        ("src/b.ts::h", "CALLS", "src/a.ts::f", False, "resolved"),
+        ("src/b.ts::", "IMPORTS", "src/a.ts::f", False, "resolved"),
+    }
+    assert rep.run_ids == ["src/b.test.ts"] and rep.risk in ("HIGH", "CRITICAL")
