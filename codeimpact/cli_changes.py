@@ -274,9 +274,12 @@ def review(base, fmt, depth, path, as_json, require_fresh, tests_only):
         for d in item.dependents:
             what = "broken" if d.broken else "check"  # broken: it still uses what was removed
             click.echo(f"      {what} {d.uid} ({d.file}:{d.at_line or d.line}, {d.relation})")
+    # one item a line: a branch can reach hundreds of tests
     if rep.untested:
-        click.echo("untested: " + " ".join(rep.untested))
-    if rep.tests:
-        click.echo("tests to run: " + " ".join(rep.tests))
+        click.echo(f"untested ({len(rep.untested)})")
+        click.echo(table([[uid] for uid in rep.untested]))
+    if rep.run_ids:
+        click.echo(f"tests to run ({len(rep.run_ids)})")
+        click.echo(table([[run_id] for run_id in rep.run_ids]))
     for note in rep.notes:
         click.echo(f"note: {note}")

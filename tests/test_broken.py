@@ -119,6 +119,7 @@ def test_review_lists_a_deleted_functions_callers_as_broken(deleted_and_indexed)
         main, ["review", "--repo", str(deleted_and_indexed), "--base", "main"]
     )
     assert "broken pkg/app.py::main (pkg/app.py:5, CALLS)" in text.output
+    assert "tests to run (1)\n  tests/test_app.py::test_main\n" in text.output  # one a line
     data = json.loads(
         CliRunner()
         .invoke(main, ["review", "--repo", str(deleted_and_indexed), "--base", "main", "--json"])
