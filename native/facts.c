@@ -253,9 +253,9 @@ static TSNode construct_node(const Run *run, size_t match) {
 static int local_scopes(Run *run) {
     PyObject *matches = PyList_New(0);
     if (matches == NULL) return -1;
-    for (size_t k = 0; k < run->m.match_count; k++) {
+    for (size_t i = 0; i < run->n_scopes; i++) {
+        size_t k = run->scopes[i];
         uint16_t v = construct_of(run, k);
-        if (!is_local_scope(v)) continue;
         PyObject *caps = match_dict(run, k);
         PyObject *item = caps ? PyTuple_Pack(2, run->e->constructs[v], caps) : NULL;
         Py_XDECREF(caps);
@@ -300,15 +300,14 @@ static int other(Run *run, size_t k, uint16_t v) {
  * others (each kind of fact has its own list, so only the chain hooks' caches see this
  * order, and it is the one of the extraction before this engine) */
 static int the_rest(Run *run) {
-    for (size_t k = 0; k < run->m.match_count; k++) {
-        if (construct_of(run, k) == V_REFERENCE_CALL && call_fact(run, k) < 0) return -1;
+    for (size_t i = 0; i < run->n_calls; i++) {
+        if (call_fact(run, i) < 0) return -1;
     }
-    for (size_t k = 0; k < run->m.match_count; k++) {
+    for (size_t i = 0; i < run->n_others; i++) {
+        size_t k = run->others[i];
         uint16_t v = construct_of(run, k);
         int rc = 0;
-        if (v == V_REFERENCE_CALL) {
-            continue;
-        } else if (v == V_IMPORT || v == V_IMPORT_FROM) {
+        if (v == V_IMPORT || v == V_IMPORT_FROM) {
             rc = imports_of(run, construct_node(run, k), v == V_IMPORT_FROM);
         } else if (v == V_ASSIGNMENT) {
             TSNode node = construct_node(run, k);
@@ -322,15 +321,55 @@ static int the_rest(Run *run) {
         } else if (v == V_RETURN) {
             TSNode value = part_of(run, k, V_VALUE);
             rc = ts_node_is_null(value) ? other(run, k, v) : return_fact(run, value);
-        } else if (is_definition(v) && !ts_node_is_null(part_of(run, k, V_NAME)) &&
-                   !ts_node_is_null(part_of(run, k, V_BODY))) {
-            continue; /* done before */
-        } else if (v == V_DECORATOR || FAMILY[v] == FAMILY_SCOPE) {
-            continue; /* done before */
         } else {
             rc = other(run, k, v);
         }
         if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+/* One pass over the matches: the definitions (a definition construct with its @name and
+ * @body; one without goes to the `other` hook), and the indices of the calls, decorators,
+ * local scopes (scope.* and binding.comprehension, which is also an `other`) and the rest. */
+static int sort_matches(Run *run) {
+    size_t n = run->m.match_count ? run->m.match_count : 1;
+    run->defs = PyMem_Malloc(n * sizeof(Def));
+    run->calls = PyMem_Malloc(4 * n * sizeof(size_t));
+    if (run->defs == NULL || run->calls == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    run->decorators = run->calls + n;
+    run->scopes = run->calls + 2 * n;
+    run->others = run->calls + 3 * n;
+    for (size_t k = 0; k < run->m.match_count; k++) {
+        uint16_t v = construct_of(run, k);
+        if (v == V_REFERENCE_CALL) {
+            run->calls[run->n_calls++] = k;
+            continue;
+        }
+        if (is_definition(v)) {
+            TSNode name = part_of(run, k, V_NAME), body = part_of(run, k, V_BODY);
+            if (!ts_node_is_null(name) && !ts_node_is_null(body)) {
+                uint8_t kind = v == V_DEFINITION_FUNCTION ? K_FUNCTION
+                               : v == V_DEFINITION_METHOD ? K_METHOD
+                               : v == V_DEFINITION_CLASS  ? K_CLASS
+                                                          : K_OTHER;
+                run->defs[run->n_defs++] =
+                    (Def){construct_node(run, k), name, body, k, NULL, kind, v};
+                continue;
+            }
+        }
+        if (v == V_DECORATOR) {
+            run->decorators[run->n_decorators++] = k;
+            continue;
+        }
+        if (is_local_scope(v)) {
+            run->scopes[run->n_scopes++] = k;
+            if (FAMILY[v] == FAMILY_SCOPE) continue;
+        }
+        run->others[run->n_others++] = k;
     }
     return 0;
 }
@@ -370,33 +409,18 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
         }
     }
     if (runner_run(self->runner, root, true, false, &run.m) < 0) goto done;
-    run.defs = PyMem_Malloc((run.m.match_count ? run.m.match_count : 1) * sizeof(Def));
-    if (run.defs == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (size_t k = 0; k < run.m.match_count; k++) {
-        uint16_t v = construct_of(&run, k);
-        if (!is_definition(v)) continue;
-        TSNode name = part_of(&run, k, V_NAME), body = part_of(&run, k, V_BODY);
-        if (ts_node_is_null(name) || ts_node_is_null(body)) continue; /* the `other` hook's */
-        uint8_t kind = v == V_DEFINITION_FUNCTION ? K_FUNCTION
-                       : v == V_DEFINITION_METHOD ? K_METHOD
-                       : v == V_DEFINITION_CLASS  ? K_CLASS
-                                                  : K_OTHER;
-        run.defs[run.n_defs++] = (Def){construct_node(&run, k), name, body, k, NULL, kind, v};
-    }
+    if (sort_matches(&run) < 0) goto done;
     if (call_arguments(&run) < 0 || definitions(&run) < 0 || decorators(&run) < 0 ||
-        local_scopes(&run) < 0 ||
-        the_rest(&run) < 0)
+        local_scopes(&run) < 0 || the_rest(&run) < 0)
         goto done;
     result = PyLong_FromUnsignedLong(
         run.m.error_row == UINT32_MAX ? 0 : (unsigned long)run.m.error_row + 1);
 done:
     if (run.has_cursor) ts_tree_cursor_delete(&run.cursor);
-    for (size_t k = 0; run.arguments != NULL && k < run.m.match_count; k++)
-        Py_XDECREF(run.arguments[k]);
+    for (size_t i = 0; run.arguments != NULL && i < run.n_calls; i++)
+        Py_XDECREF(run.arguments[i]);
     PyMem_Free(run.arguments);
+    PyMem_Free(run.calls);
     runner_matches_free(&run.m);
     for (Py_ssize_t i = 0; i < run.n_defs; i++) Py_XDECREF(run.defs[i].local);
     PyMem_Free(run.defs);

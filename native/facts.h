@@ -80,6 +80,9 @@ typedef struct {
     TSTreeCursor cursor; /* over one argument list at a time */
     bool has_cursor;
     PyObject **arguments; /* by match: a call's arguments, read before anything else */
+    /* the matches' indices by what takes them, each in match order (one pass sorts them) */
+    size_t *calls, *decorators, *scopes, *others;
+    size_t n_calls, n_decorators, n_scopes, n_others;
 } Run;
 
 /* Strings every rule shares: "" (the runtime's empty singleton, as the Python extractor's constants
@@ -161,7 +164,7 @@ Py_ssize_t def_at_start(const Run *run, uint32_t start);
 
 /* facts_bind.c */
 int call_arguments(Run *run); /* run->arguments of every call, in match order */
-int call_fact(Run *run, size_t match);
+int call_fact(Run *run, size_t i); /* the i-th call (run->calls[i]) */
 int imports_of(Run *run, TSNode node, bool from);
 int assignment(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 int return_fact(Run *run, TSNode value);

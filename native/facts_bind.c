@@ -84,16 +84,14 @@ error:
  * so that the same strings stay shared between facts and caches (marshal writes a string
  * with other references as a reference, so the blobs depend on it). */
 int call_arguments(Run *run) {
-    size_t n = run->m.match_count;
-    run->arguments = PyMem_Calloc(n ? n : 1, sizeof(PyObject *));
+    run->arguments = PyMem_Calloc(run->n_calls ? run->n_calls : 1, sizeof(PyObject *));
     if (run->arguments == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    for (size_t k = 0; k < n; k++) {
-        if (run->e->construct_of[run->m.matches[k].pattern] != V_REFERENCE_CALL) continue;
-        run->arguments[k] = call_args(run, part_of(run, k, V_ARGUMENTS));
-        if (run->arguments[k] == NULL) return -1;
+    for (size_t i = 0; i < run->n_calls; i++) {
+        run->arguments[i] = call_args(run, part_of(run, run->calls[i], V_ARGUMENTS));
+        if (run->arguments[i] == NULL) return -1;
     }
     return 0;
 }
@@ -148,11 +146,12 @@ static PyObject *unknown_chain(const char *text, Py_ssize_t len) {
 
 /* a call: its scope (a decorator's when inside one), its callee's chain (renamed where a
  * local scope binds its head), its line and its arguments */
-int call_fact(Run *run, size_t match) {
+int call_fact(Run *run, size_t i) {
+    size_t match = run->calls[i];
     TSNode callee = part_of(run, match, V_CALLEE);
     if (ts_node_is_null(callee)) callee = part_of(run, match, V_REFERENCE_CALL);
-    PyObject *args = run->arguments[match]; /* (call_arguments's, stolen) */
-    run->arguments[match] = NULL;
+    PyObject *args = run->arguments[i]; /* (call_arguments's, stolen) */
+    run->arguments[i] = NULL;
     if (args == NULL) {
         PyErr_SetString(PyExc_SystemError, "a call without its arguments");
         return -1;

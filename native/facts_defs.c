@@ -308,16 +308,15 @@ static int compare_intervals(const void *a, const void *b) {
 /* Decorators, and the calls in their arguments, count for the decorated definition (kind
  * "decorator": the resolver looks their names up where the definition stands). */
 int decorators(Run *run) {
-    size_t count = run->m.match_count;
+    size_t count = run->n_decorators;
     run->decs = PyMem_Malloc((count ? count : 1) * sizeof(Interval));
     if (run->decs == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     Py_ssize_t n = 0;
-    for (size_t k = 0; k < count; k++) {
-        if (run->e->construct_of[run->m.matches[k].pattern] != V_DECORATOR) continue;
-        TSNode dec = part_of(run, k, V_DECORATOR);
+    for (size_t i = 0; i < count; i++) {
+        TSNode dec = part_of(run, run->decorators[i], V_DECORATOR);
         TSNode up = ts_node_parent(dec);
         TSNode target = ts_node_is_null(up) ? (TSNode){0} : field_of(run, up, F_DEFINITION);
         PyObject *scope;
