@@ -22,7 +22,11 @@ Entities are plain tuples:
                           except at `unique-name` when nothing says it comes from outside
   ("slice", entity)       a container (slice, array, map, channel) of values `entity`
   ("slicetype", entity)   the type of such a container (a declared `[]T`)
-Every step names its rule (resolved.CONFIDENCE); a chain takes its weakest rule.
+Every step names its rule (engine/rules.py); a chain takes its weakest rule.
+
+This is the engine of the statically typed languages: Go and Java plug in their scoping
+rules (Go's packages and embedding, Java's imports, nested types and overloads), and a
+C-family language (C#, Kotlin, Swift, Dart, C++) is meant to plug in the same way.
 """
 
 from __future__ import annotations
@@ -32,15 +36,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
-from codeimpact.indexer.resolved import (
-    CONFIDENCE,
-    Edge,
-    ResolvedFile,
-    Unresolved,
-    dedupe_edges,
-    external_uid,
-    row_of,
-)
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid
 
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "type_alias", "trait"})
 CALLABLE_KINDS = frozenset({"function", "method"})
@@ -53,11 +52,6 @@ EXTERNAL_VALUE = ("unknown", "<external>")
 # the edges would outnumber every other kind.
 MAX_DISPATCH = 32
 _SUFFIXES = ("()", "{}", "[]", "[i]")
-
-
-def weaker(step: str, acc: str) -> str:
-    """The weaker of two rules; on a tie the later step names the result."""
-    return step if CONFIDENCE[step] <= CONFIDENCE[acc] else acc
 
 
 def split_chain(chain: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -100,23 +94,19 @@ class FileIndex:
         return self.facts.extra
 
 
-class StaticProject:
+class StaticProject(Project):
     """Resolution of one language's files; subclasses supply the language's scoping rules."""
 
-    language = ""
     common_methods: frozenset[str] = frozenset()  # too common for `unique-name`
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
-        self.is_test_path = is_test_path
+        super().__init__(is_test_path)
         self.configs = configs or {}
         self.files: dict[str, FileIndex] = {}
         for path in sorted(files):
             self.files[path] = self._index_file(path, files[path])
         self.members: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {}
         self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
-        self._member_cache: dict = {}
-        self._super_cache: dict = {}
-        self._type_cache: dict = {}
         self._owner_of: dict[tuple[str, str], tuple[str, str]] = {}
 
     # ------------------------------------------------------------------ indexing
@@ -156,6 +146,13 @@ class StaticProject:
 
     def container(self, fi: FileIndex, local: str) -> str:
         return fi.parent.get(local, "")
+
+    def container_uid(self, fi: FileIndex, s: SymbolFact) -> str:
+        return self.uid(fi.path, self.container(fi, s.local))
+
+    def module_symbol_name(self, fi: FileIndex) -> str:
+        name = fi.path.rpartition("/")[2]
+        return name.rpartition(".")[0] or name
 
     def lookup_head(self, fi, scope, name, line, mode, depth):
         """(entity, reason) of the first name of a chain; mode is value, type or call."""
@@ -200,8 +197,8 @@ class StaticProject:
         """A call whose callee is a type (a Go conversion): by default not a call at all."""
         out.calls_builtin += 1
 
-    def import_edges(self, fi: FileIndex) -> list[Edge]:
-        return []
+    def import_edges(self, fi: FileIndex, edges: Edges) -> None:
+        pass
 
     def is_accessor(self, ent) -> bool:
         """A field that a call reaches through an implicit accessor (Java record components)."""
@@ -210,11 +207,8 @@ class StaticProject:
     def heritage_rel(self, fi: FileIndex, h, ent) -> str:
         return "IMPLEMENTS" if h.kind == "implements" else "EXTENDS"
 
-    def extra_edges(self, fi: FileIndex) -> list[Edge]:
-        return []
-
-    def row_is_test(self, file_is_test: bool, s: SymbolFact) -> bool:
-        return file_is_test
+    def extra_edges(self, fi: FileIndex, edges: Edges) -> None:
+        pass
 
     def argc(self, fi: FileIndex, index: int) -> int | None:
         return None
@@ -278,10 +272,10 @@ class StaticProject:
         ent, reason = r
         if b.is_call:
             res = self.call_result(ent, depth + 1, index)
-            return (res, weaker("local-type", reason)) if res is not None else None
+            return (res, weakest("local-type", reason)) if res is not None else None
         if value.endswith("[i]"):  # an element, typed by the container's declaration
-            return ent, weaker("local-type", reason)
-        return ent, weaker("alias", reason)
+            return ent, weakest("local-type", reason)
+        return ent, weakest("alias", reason)
 
     def instantiate(self, ent):
         k = ent[0]
@@ -345,26 +339,23 @@ class StaticProject:
             r = self.resolve_decl(fi, self.type_scope(fi, local), chain, depth + 1)
             inst = self.instantiate(r[0]) if r is not None else None
             if inst is not None:
-                return inst, weaker("local-type", reason)
+                return inst, weakest("local-type", reason)
             return ("unknown", local), reason
         s = fi.syms[local]
         entry = self.scoped_entry(fi, fi.parent.get(local, ""), s.name, None)
         if entry is not None and entry[1] == "bind" and depth <= MAX_DEPTH:
             r = self.binding_value(fi, entry[2], depth + 1)
             if r is not None and r[0] != ent:
-                return r[0], weaker(r[1], reason)
+                return r[0], weakest(r[1], reason)
         return ("unknown", local), reason
 
     # ------------------------------------------------------------------ members
     def find_member(self, tkey, name, want: str, argc: int | None = None, supers_only=False):
         """A member by name through the supertypes, breadth first; overloads picked by arity."""
-        key = (tkey, name, want, argc, supers_only)
-        hit = self._member_cache.get(key, False)
-        if hit is not False:
-            return hit
-        res = self._find_member(tkey, name, want, argc, supers_only)
-        self._member_cache[key] = res
-        return res
+        return self.memo.cached(
+            ("member", tkey, name, want, argc, supers_only),
+            lambda: self._find_member(tkey, name, want, argc, supers_only),
+        )
 
     def _wanted(self, target, want: str) -> bool:
         kind = self.sym(target).kind
@@ -409,10 +400,12 @@ class StaticProject:
 
     def super_keys(self, tkey) -> tuple:
         """Supertypes as keys: (path, local) for repository types, ("x", dotted) for external."""
-        hit = self._super_cache.get(tkey)
+        table = self.memo.table
+        memo_key = ("supers", tkey)
+        hit = table.get(memo_key)
         if hit is not None:
             return hit
-        self._super_cache[tkey] = ()  # cycles (invalid code) stop here
+        table[memo_key] = ()  # cycles (invalid code) stop here
         out = []
         for ent, kind, line in self.supertypes(tkey):
             if ent[0] == "sym":
@@ -422,16 +415,16 @@ class StaticProject:
             elif ent[0] == "xsym":
                 out.append((("x", ent[1]), kind, line))
         res = tuple(out)
-        self._super_cache[tkey] = res
+        table[memo_key] = res
         return res
 
     def _member_hit(self, found: Found, name: str, reason: str):
         """(entity, reason) of the first member found, or of the external supertype's member."""
         if found.targets:
-            return ("sym", *found.targets[0]), weaker(
+            return ("sym", *found.targets[0]), weakest(
                 "inheritance", reason
             ) if found.inherited else reason
-        return ("xsym", f"{found.external}.{name}"), weaker("inheritance", reason)
+        return ("xsym", f"{found.external}.{name}"), weakest("inheritance", reason)
 
     # ------------------------------------------------------------------ chains
     def attr(self, ent, name: str, call: bool, reason: str, depth: int):
@@ -491,10 +484,10 @@ class StaticProject:
             ent, reason = r
             if suf == "()":
                 res = self.call_result(ent, depth + 1)
-                r = (res, weaker("local-type", reason)) if res is not None else None
+                r = (res, weakest("local-type", reason)) if res is not None else None
             elif suf == "{}":  # a literal, cast or assertion types its value like a declaration
                 inst = self.instantiate(ent)
-                r = (inst, weaker("local-type", reason)) if inst is not None else None
+                r = (inst, weakest("local-type", reason)) if inst is not None else None
             elif suf == "[]":  # Go: instantiating a generic function keeps the function
                 if self.kind(ent) not in CALLABLE_KINDS and ent[0] != "xsym":
                     return None
@@ -519,7 +512,7 @@ class StaticProject:
                     return None
         if ent == EXTERNAL_VALUE:
             return ent, reason
-        return (ent[1], weaker("local-type", reason)) if ent[0] == "slice" else None
+        return (ent[1], weakest("local-type", reason)) if ent[0] == "slice" else None
 
     def eval_segments(self, fi, scope, segs, line, depth):
         name, suf = segs[0]
@@ -563,11 +556,11 @@ class StaticProject:
             if k == "super":
                 reason = "super"
             elif found.inherited:
-                reason = weaker("inheritance", reason)
+                reason = weakest("inheritance", reason)
             if not found.targets:
                 return [(("xsym", f"{found.external}.{name}"), reason, None)]
             if found.ambiguous:
-                reason = weaker("dispatch", reason)
+                reason = weakest("dispatch", reason)
             receiver = tkey if k == "inst" else None
             return [(("sym", *t), reason, receiver) for t in found.targets]
         if k == "sym" and self.kind(ent) == "variable":
@@ -590,7 +583,7 @@ class StaticProject:
             found = self.find_member(tkey, "<init>", "method", argc)
             if found is not None and found.targets:
                 rule = "dispatch" if found.ambiguous else "constructor"
-                out.extend((("sym", *t), weaker(rule, reason), None) for t in found.targets)
+                out.extend((("sym", *t), weakest(rule, reason), None) for t in found.targets)
         return out
 
     def call_targets(self, fi, call: CallFact, argc, depth=0):
@@ -611,10 +604,10 @@ class StaticProject:
             targets = [t for t in targets if self.kind(t[0]) in CALLABLE_KINDS or t[0][0] == "xsym"]
         return targets
 
-    def resolve_call(self, fi: FileIndex, index: int, call: CallFact, edges, out) -> None:
+    def resolve_call(self, fi: FileIndex, index: int, call: CallFact, edges: Edges,
+                     out: ResolvedFile) -> None:  # fmt: skip
         src = f"{fi.path}::{call.scope}"
         last = call.callee.rpartition(".")[2].rstrip("()[]{}")
-        out.calls_total += 1
         targets = self.call_targets(fi, call, self.argc(fi, index))
         emitted = False
         builtin = False
@@ -623,9 +616,7 @@ class StaticProject:
             if k == "builtin":
                 builtin = True
             elif k == "xsym":
-                edges.append(
-                    Edge("CALLS", src, external_uid(ent[1]), CONFIDENCE[reason], reason, call.line)
-                )
+                edges.call(src, external_uid(ent[1]), reason, call.line)
                 emitted = True
             elif k == "sym":
                 kind = self.kind(ent)
@@ -638,27 +629,17 @@ class StaticProject:
                     and not self.is_accessor(ent)
                 ):
                     continue  # a function-typed variable or field: its value is not known
-                dst = f"{ent[1]}::{ent[2]}"
-                edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))
+                edges.call(src, f"{ent[1]}::{ent[2]}", reason, call.line)
                 emitted = True
                 if receiver is not None:
                     owner = self.owner_type(ent)
                     impls = self.overrides((ent[1], ent[2]), owner, receiver) if owner else ()
-                    for p, local in impls if len(impls) <= MAX_DISPATCH else ():
-                        edges.append(
-                            Edge(
-                                "CALLS",
-                                src,
-                                f"{p}::{local}",
-                                CONFIDENCE["dispatch"],
-                                "dispatch",
-                                call.line,
-                            )
-                        )
+                    if len(impls) <= MAX_DISPATCH:
+                        edges.dispatch(src, (f"{p}::{m}" for p, m in impls), call.line)
         if builtin and not emitted:
             out.calls_builtin += 1
             return
-        if not emitted and not self._unique_name(fi, call, targets, last, src, edges):
+        if not emitted and not self._unique_name(call, targets, last, src, edges):
             out.unresolved.append(Unresolved(src, last, call.line))
         if call.args:
             self._value_flow(fi, call, src, edges)
@@ -673,32 +654,25 @@ class StaticProject:
             t: owner for owner, names in self.members.items() for ts in names.values() for t in ts
         }
 
-    def _unique_name(self, fi, call, targets, last, src, edges) -> bool:
+    def _unique_name(self, call, targets, last, src, edges: Edges) -> bool:
         """Receiver of unknown type: the only method of that name in the repository, at 0.5."""
         if "." not in call.callee or targets is not None or call.kind == "new":
             return False
-        if len(last) < 4 or last in self.common_methods or last.startswith("<"):
+        if last.startswith("<"):  # a constructor: never called by its name
             return False
-        defs = self.methods_by_name.get(last)
-        if not defs or len(defs) != 1:
+        found = unique_definition(self.methods_by_name, last, self.common_methods)
+        if found is None:
             return False
-        p, local = defs[0]
-        edges.append(
-            Edge("CALLS", src, f"{p}::{local}", CONFIDENCE["unique-name"], "unique-name", call.line)
-        )
+        edges.call(src, f"{found[0]}::{found[1]}", "unique-name", call.line)
         return True
 
-    def _value_flow(self, fi, call, src, edges) -> None:
+    def _value_flow(self, fi, call, src, edges: Edges) -> None:
         """A function passed by name is referenced by the caller (the callee may call it)."""
         for _key, chain in call.args:
             r = self.eval_chain(fi, call.scope, chain, call.line)
             if r is None or r[0][0] != "sym" or self.kind(r[0]) not in CALLABLE_KINDS:
                 continue
-            dst = f"{r[0][1]}::{r[0][2]}"
-            if dst != src:
-                edges.append(
-                    Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"], "value-flow", call.line)
-                )
+            self.value_references(edges, src, (f"{r[0][1]}::{r[0][2]}",), call.line)
 
     def hierarchy_digest(self) -> str:
         """A digest of every type's resolved supertypes.
@@ -723,42 +697,13 @@ class StaticProject:
             return external_uid(ent[1])
         return None
 
-    def resolve_file(self, path: str) -> ResolvedFile:
-        fi = self.files[path]
-        f = fi.facts
-        out = ResolvedFile(path)
-        file_is_test = self.is_test_path(path)
-        edges: list[Edge] = []
-        for s in f.symbols:
-            uid = f"{path}::{s.local}"
-            out.symbols.append(
-                row_of(
-                    s,
-                    path,
-                    s.name or self.module_name(fi),
-                    self.qualified(fi, s.local),
-                    self.row_is_test(file_is_test, s),
-                    self.language,
-                )  # fmt: skip
-            )
-            if s.local:
-                parent = f"{path}::{self.container(fi, s.local)}"
-                edges.append(Edge("CONTAINS", parent, uid, 1.0, "scope", s.start_line))
-        edges.extend(self.import_edges(fi))
-        edges.extend(self.heritage_edges(fi))
-        edges.extend(self.extra_edges(fi))
-        edges.extend(self.reference_edges(fi))
-        for i, call in enumerate(f.calls):
-            self.resolve_call(fi, i, call, edges, out)
-        out.edges = dedupe_edges(edges)
-        return out
+    def file_edges(self, fi: FileIndex, edges: Edges) -> None:
+        self.import_edges(fi, edges)
+        self.heritage_edges(fi, edges)
+        self.extra_edges(fi, edges)
+        self.reference_edges(fi, edges)
 
-    def module_name(self, fi: FileIndex) -> str:
-        name = fi.path.rpartition("/")[2]
-        return name.rpartition(".")[0] or name
-
-    def heritage_edges(self, fi: FileIndex) -> list[Edge]:
-        out = []
+    def heritage_edges(self, fi: FileIndex, edges: Edges) -> None:
         for h in fi.facts.heritage:
             r = self.resolve_type(fi, fi.parent.get(h.scope, ""), h.base)
             if r is None or r[0][0] not in ("sym", "xsym"):
@@ -769,11 +714,9 @@ class StaticProject:
             dst = self.ent_uid(r[0])
             src = f"{fi.path}::{h.scope}"
             if dst != src:
-                out.append(Edge(rel, src, dst, CONFIDENCE[r[1]], r[1], h.line))
-        return out
+                edges.add(rel, src, dst, r[1], h.line)
 
-    def reference_edges(self, fi: FileIndex) -> list[Edge]:
-        out = []
+    def reference_edges(self, fi: FileIndex, edges: Edges) -> None:
         for ref in fi.facts.references:
             if ref.kind == "annotation":
                 r = self.resolve_type(fi, ref.scope, ref.target)
@@ -786,5 +729,4 @@ class StaticProject:
             src = f"{fi.path}::{ref.scope}"
             dst = self.ent_uid(r[0])
             if dst != src:
-                out.append(Edge("REFERENCES", src, dst, CONFIDENCE[r[1]], r[1], ref.line))
-        return out
+                edges.add("REFERENCES", src, dst, r[1], ref.line)

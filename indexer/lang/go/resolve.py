@@ -43,13 +43,14 @@ import re
 from pathlib import PurePosixPath
 
 from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.static import (
     TYPE_KINDS,
     FileIndex,
     StaticProject,
 )
 from codeimpact.indexer.lang.go.extract import BUILTIN_FUNCS, BUILTIN_TYPES
-from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid, strip_dup
+from codeimpact.indexer.resolved import external_uid, strip_dup
 
 _MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 _VERSION_ELEM = re.compile(r"^v\d+$")
@@ -150,10 +151,8 @@ class GoProject(StaticProject):
         self.index_owners()
         self._imports: dict[str, tuple[dict, list]] = {}
         self._bound_names: dict[str, dict[str, str]] = {}  # path -> import path -> bound name
-        self._canon: dict = {}
         self._impl: dict[tuple[str, str], list[tuple[str, str]]] | None = None
         self._impl_by: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        self._msets: dict = {}
 
     # ------------------------------------------------------------------ packages
     def _folder_import_path(self, folder: str) -> str:
@@ -217,7 +216,7 @@ class GoProject(StaticProject):
             return ip
         return f"{ip}.{strip_dup(local)}" if ip else strip_dup(local)
 
-    def module_name(self, fi: FileIndex) -> str:
+    def module_symbol_name(self, fi: FileIndex) -> str:
         return PurePosixPath(fi.path).stem
 
     def container(self, fi: FileIndex, local: str) -> str:
@@ -276,11 +275,12 @@ class GoProject(StaticProject):
             s = fi.parent.get(s, s.rpartition(".")[0])
 
     def resolve_type(self, fi, scope, chain, depth=0):
-        key = (fi.path, scope, chain)
-        if key in self._type_cache:
-            return self._type_cache[key]
+        key = ("type", fi.path, scope, chain)
+        table = self.memo.table
+        if key in table:
+            return table[key]
         r = self._resolve_type(fi, scope, chain)
-        self._type_cache[key] = r
+        table[key] = r
         return r
 
     def _resolve_type(self, fi, scope, chain):
@@ -320,9 +320,11 @@ class GoProject(StaticProject):
 
     def canonical(self, tkey, depth=0):
         """Follow `type A = B` to B; ("x", dotted) when B is external, None when builtin."""
-        if tkey in self._canon:
-            return self._canon[tkey]
-        self._canon[tkey] = tkey  # a cycle of aliases ends here
+        table = self.memo.table
+        key = ("canonical", tkey)
+        if key in table:
+            return table[key]
+        table[key] = tkey  # a cycle of aliases ends here
         fi = self.files[tkey[0]]
         target = fi.extra.get("aliases", {}).get(tkey[1])
         res = tkey
@@ -334,7 +336,7 @@ class GoProject(StaticProject):
                 res = ("x", r[0][1])
             elif r[0][0] == "sym":
                 res = self.canonical((r[0][1], r[0][2]), depth + 1)
-        self._canon[tkey] = res
+        table[key] = res
         return res
 
     def attr_pkg(self, ent, name, call, reason):
@@ -355,16 +357,15 @@ class GoProject(StaticProject):
         out.calls_builtin += 1
         dst = f"{ent[1]}::{ent[2]}"
         if dst != src:
-            edges.append(Edge("REFERENCES", src, dst, CONFIDENCE[reason], reason, call.line))
+            edges.add("REFERENCES", src, dst, reason, call.line)
 
-    def import_edges(self, fi):
+    def import_edges(self, fi, edges: Edges) -> None:
         """module -> the files of the imported package that define what this file uses of it.
 
         Keyed by the names written here (`util.Get` -> the file defining `Get`), so an
         incremental run that changes which file defines a name re-resolves this file.
         A blank import uses the package's `init` functions.
         """
-        out = []
         src = f"{fi.path}::"
         self.file_imports(fi)
         used = self._used_members(fi)
@@ -372,7 +373,7 @@ class GoProject(StaticProject):
         for imp in fi.facts.imports:
             key = self.by_import.get(imp.module)
             if key is None:
-                out.append(Edge("IMPORTS", src, external_uid(imp.module), 1.0, "import", imp.line))
+                edges.add("IMPORTS", src, external_uid(imp.module), "import", imp.line)
                 continue
             if imp.alias == "_":
                 names = {"init"}
@@ -388,8 +389,7 @@ class GoProject(StaticProject):
                 }
             for p in sorted(targets):
                 if not p.endswith("_test.go") or self.is_test_path(fi.path):
-                    out.append(Edge("IMPORTS", src, f"{p}::", 1.0, "import", imp.line))
-        return out
+                    edges.add("IMPORTS", src, f"{p}::", "import", imp.line)
 
     @staticmethod
     def _used_members(fi) -> dict[str, set[str]]:
@@ -433,8 +433,10 @@ class GoProject(StaticProject):
         that embeds an external type has at least the names we see, which is all the
         implementation test needs.
         """
-        if tkey in self._msets:
-            return self._msets[tkey]
+        table = self.memo.table
+        key = ("method set", tkey)
+        if key in table:
+            return table[key]
         seen = _seen or set()
         seen.add(tkey)
         is_iface = self.sym(tkey).kind == "interface"
@@ -455,7 +457,7 @@ class GoProject(StaticProject):
             else:
                 names |= sub
         res = None if unknown and is_iface else frozenset(names)
-        self._msets[tkey] = res
+        table[key] = res
         return res
 
     def _implementations(self) -> dict:
@@ -501,19 +503,10 @@ class GoProject(StaticProject):
                 out.extend(x for x in found.targets if x != target)
         return out
 
-    def extra_edges(self, fi):
+    def extra_edges(self, fi, edges: Edges) -> None:
+        """A type IMPLEMENTS each interface whose method set it has (names and arities)."""
         self._implementations()
-        out = []
         for s in fi.facts.symbols:
             for iface in self._impl_by.get((fi.path, s.local), ()):
-                out.append(
-                    Edge(
-                        "IMPLEMENTS",
-                        f"{fi.path}::{s.local}",
-                        f"{iface[0]}::{iface[1]}",
-                        CONFIDENCE["dispatch"],
-                        "dispatch",
-                        s.start_line,
-                    )
-                )
-        return out
+                edges.add("IMPLEMENTS", f"{fi.path}::{s.local}", f"{iface[0]}::{iface[1]}",
+                          "dispatch", s.start_line)  # fmt: skip

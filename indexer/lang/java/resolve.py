@@ -30,13 +30,14 @@ only an external supertype can declare, resolve to that external type.
 from __future__ import annotations
 
 from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.static import (
     TYPE_KINDS,
     FileIndex,
     StaticProject,
-    weaker,
 )
-from codeimpact.indexer.resolved import CONFIDENCE, Edge, external_uid, strip_dup
+from codeimpact.indexer.resolved import external_uid, strip_dup
 
 # java.lang is imported implicitly; these are its public types (Java 21).
 _JAVA_LANG = frozenset(
@@ -140,7 +141,7 @@ class JavaProject(StaticProject):
             return pkg
         return f"{pkg}.{strip_dup(local)}" if pkg else strip_dup(local)
 
-    def row_is_test(self, file_is_test, s) -> bool:
+    def row_is_test(self, fi, s, file_is_test) -> bool:
         return file_is_test or (s.kind == "method" and s.is_test)
 
     def argc(self, fi: FileIndex, index: int):
@@ -271,11 +272,13 @@ class JavaProject(StaticProject):
         if targets is None and argc == 0 and ent[0] == "inst":
             found = self.find_member((ent[1], ent[2]), name, "field")
             if found is not None and found.targets and self.is_accessor(("sym", *found.targets[0])):
-                rule = weaker("inheritance", reason) if found.inherited else reason
+                rule = weakest("inheritance", reason) if found.inherited else reason
                 return [(("sym", *found.targets[0]), rule, None)]
         if targets is None and name in _OBJECT_METHODS:
             if ent[0] in ("inst", "super") or self.kind(ent) in TYPE_KINDS:
-                return [(("xsym", f"java.lang.Object.{name}"), weaker("inheritance", reason), None)]
+                return [
+                    (("xsym", f"java.lang.Object.{name}"), weakest("inheritance", reason), None)
+                ]
         return targets
 
     def is_accessor(self, ent) -> bool:
@@ -285,7 +288,7 @@ class JavaProject(StaticProject):
     def type_call(self, fi, src, ent, reason, call, edges, out):
         # only `super(...)` reaches here: the superclass's implicit constructor runs
         dst = f"{ent[1]}::{ent[2]}"
-        edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))
+        edges.call(src, dst, reason, call.line)
 
     # ------------------------------------------------------------------ types
     def resolve_fqn(self, dotted: str):
@@ -307,12 +310,13 @@ class JavaProject(StaticProject):
         return ("xsym", dotted)
 
     def resolve_type(self, fi, scope, chain, depth=0):
-        key = (fi.path, scope, chain)
-        if key in self._type_cache:
-            return self._type_cache[key]
-        self._type_cache[key] = None  # a cycle through inherited member types ends here
+        key = ("type", fi.path, scope, chain)
+        table = self.memo.table
+        if key in table:
+            return table[key]
+        table[key] = None  # a cycle through inherited member types ends here
         r = self._resolve_type(fi, scope, chain)
-        self._type_cache[key] = r
+        table[key] = r
         return r
 
     def _tparam(self, fi: FileIndex, scope: str, name: str) -> str | None:
@@ -347,7 +351,7 @@ class JavaProject(StaticProject):
                 return None
             ent = ("sym", *found.targets[0])
             if found.inherited:
-                reason = weaker("inheritance", reason)
+                reason = weakest("inheritance", reason)
         return ent, reason
 
     def _type_head(self, fi, scope, name):
@@ -467,8 +471,7 @@ class JavaProject(StaticProject):
         return sorted(out)
 
     # ------------------------------------------------------------------ imports
-    def import_edges(self, fi):
-        out = []
+    def import_edges(self, fi, edges: Edges) -> None:
         src = f"{fi.path}::"
         used = None
         flags = self._static[fi.path]
@@ -502,8 +505,7 @@ class JavaProject(StaticProject):
                 dsts.append(self.ent_uid(ent))
             for dst in dsts:
                 if not dst.startswith(src):
-                    out.append(Edge("IMPORTS", src, dst, 1.0, "import", imp.line))
-        return out
+                    edges.add("IMPORTS", src, dst, "import", imp.line)
 
     @staticmethod
     def _used_heads(fi: FileIndex) -> set[str]:

@@ -24,25 +24,18 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from codeimpact.indexer.lang.api import FileFacts, Prior, SymbolFact
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.hierarchy import c3, descendants
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.python.extract import module_name
-from codeimpact.indexer.resolved import (
-    CONFIDENCE,
-    Edge,
-    ResolvedFile,
-    Unresolved,
-    dedupe_edges,
-    external_uid,
-    row_of,
-    strip_dup,
-    weakest,
-)
+from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
 BUILTINS = frozenset(dir(builtins))
 # Every recursive lookup passes through a memoized step that detects cycles, so the depth
 # bound only guards the interpreter's stack against absurdly long chains.
 MAX_DEPTH = 120
-_MISSING = object()
-_BUSY = object()  # a memo entry being computed: reaching it again is a cycle
 
 # Method names of builtin types and of the most used library objects: a receiver we cannot
 # type is most likely one of these, so a same-named repository method is no evidence of a call.
@@ -164,10 +157,11 @@ class _LazyIndexes(dict):
         return fi
 
 
-class PythonProject:
+class PythonProject(Project):
     """Resolution context for all Python files of one index."""
 
     SUPPORTS_PRIOR = True
+    language = "python"
 
     def __init__(
         self,
@@ -176,7 +170,7 @@ class PythonProject:
         configs: dict[str, str] | None = None,
         prior: Prior | None = None,
     ):
-        self.is_test_path = is_test_path
+        super().__init__(is_test_path)
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         package_dirs = frozenset(
@@ -202,12 +196,9 @@ class PythonProject:
         # built from a closure, not a bound method: no reference cycle through the project,
         # so dropping it frees every index at once without the (paused) cycle collector
         self.files: dict[str, _FileIndex] = _LazyIndexes(index_path)
-        # Memo of lookups. A result reached through a cycle (an entry still being computed)
-        # or a depth cut depends on where the lookup started, so it is never stored: every
-        # stored result is the same whatever order files are resolved in (incremental ==
-        # full rebuild relies on that).
-        self._memo: dict[tuple, object] = {}
-        self._cuts = 0  # cycles and depth cuts met so far
+        # lookups go through the one memo (engine/memo.py): what it stores is the same
+        # whatever order files are resolved in (incremental == full rebuild relies on that)
+        memo = self.memo.table
         # per file: (module, methods [(name, local)], classes [(local, bases, unknown,
         # implicit members)]) in definition order
         self._summary: dict[str, tuple] = {}
@@ -220,7 +211,7 @@ class PythonProject:
             self._summary[path] = old
             for local, bases, unknown, _implicit, clean in old[2]:
                 if clean:  # a result the memo would hold in any order of lookups
-                    self._memo[("bases", path, local)] = (bases, unknown)
+                    memo[("bases", path, local)] = (bases, unknown)
         for path in fresh:
             self._summary[path] = self._summarise(path)
         self._fresh = fresh
@@ -245,7 +236,7 @@ class PythonProject:
             bases, unknown = self._bases_info(path, local)
             members = fi.members.get(local, {})
             implicit = tuple(m for m in _IMPLICIT if m in members)
-            clean = ("bases", path, local) in self._memo
+            clean = ("bases", path, local) in self.memo.table
             classes.append((local, bases, unknown, implicit, clean))
         return fi.module, methods, classes
 
@@ -263,21 +254,8 @@ class PythonProject:
         return self._summary
 
     # ------------------------------------------------------------------ memo
-    def _hit(self, hit, on_cycle):
-        if hit is _BUSY:
-            self._cuts += 1
-            return on_cycle
-        return hit
-
-    def _store(self, key, out, cuts: int):
-        if self._cuts == cuts:
-            self._memo[key] = out
-        else:
-            del self._memo[key]
-        return out
-
     def _cut(self):
-        self._cuts += 1
+        self.memo.cut()
         return None
 
     # ------------------------------------------------------------------ indexing
@@ -394,16 +372,15 @@ class PythonProject:
     def module_name_entity(self, path: str, name: str, follow: bool, depth: int):
         """A top-level name of a module, as another module importing it sees it."""
         key = ("modname", path, name, follow)
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, None)  # a cycle of re-exports resolves to nothing
-        self._memo[key] = _BUSY
-        cuts = self._cuts
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)  # a cycle of re-exports resolves to nothing
+        cuts = self.memo.begin(key)
         fi = self.files[path]
         r = self._lookup_in_scope(fi, "", name, None, follow, depth)
         if r is None:
             r = self._star_lookup(fi, name, follow, depth)
-        return self._store(key, r, cuts)
+        return self.memo.store(key, r, cuts)
 
     def _star_lookup(self, fi: _FileIndex, name: str, follow: bool, depth: int):
         """`name` bound by one of the module's `from m import *`."""
@@ -477,12 +454,11 @@ class PythonProject:
 
     def _binding_value(self, fi: _FileIndex, b, depth: int):
         key = ("bind", fi.path, id(b))
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, None)
-        self._memo[key] = _BUSY
-        cuts = self._cuts
-        return self._store(key, self._eval_binding(fi, b, depth), cuts)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        return self.memo.store(key, self._eval_binding(fi, b, depth), cuts)
 
     def _eval_binding(self, fi: _FileIndex, b, depth: int):
         value = b.value
@@ -630,11 +606,10 @@ class PythonProject:
         (`response_class = Response`, `json: JSONProvider = ...`) are followed.
         """
         key = ("member", path, cls, attr)
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, None)
-        self._memo[key] = _BUSY
-        cuts = self._cuts
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
         out = None
         for i, (p, c) in enumerate(self.mro(path, cls)):
             cfi = self.files[p]
@@ -650,16 +625,15 @@ class PythonProject:
                         out = r[0], i > 0, r[1]
                         break
                 break  # bound here: a base's attribute of that name is shadowed
-        return self._store(key, out, cuts)
+        return self.memo.store(key, out, cuts)
 
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
         """The value of `self.attr` set in a method of `cls` or of a base, or None."""
         key = ("iattr", path, cls, attr)
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, None)
-        self._memo[key] = _BUSY
-        cuts = self._cuts
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
         out = None
         for p, c in self.mro(path, cls):
             cfi = self.files[p]
@@ -674,7 +648,7 @@ class PythonProject:
                     break
             if out is not None:
                 break
-        return self._store(key, out, cuts)
+        return self.memo.store(key, out, cuts)
 
     def getattr(self, ent: Entity, attr: str, reason: str, depth: int):
         if depth > MAX_DEPTH:
@@ -767,11 +741,10 @@ class PythonProject:
         if kind != "sym":
             return None
         key = ("result", ent)
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, None)
-        self._memo[key] = _BUSY
-        cuts = self._cuts
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
         out = None
         fi = self.files[ent[1]]
         sym = fi.syms.get(ent[2])
@@ -791,7 +764,7 @@ class PythonProject:
                 if val is not None and val[0] in ("inst", "sym", "seq", "map", "tup"):
                     out = val
                     break
-        return self._store(key, out, cuts)
+        return self.memo.store(key, out, cuts)
 
     def subscript_item(self, ent: Entity, depth: int) -> Entity | None:
         """`x[...]`: an item of a declared container; a generic class (`A[int]`) is the class."""
@@ -837,12 +810,11 @@ class PythonProject:
         if depth > MAX_DEPTH:
             return self._cut()
         key = ("type", fi.path, scope, text)
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, None)
-        self._memo[key] = _BUSY
-        cuts = self._cuts
-        return self._store(key, self._eval_type(fi, scope, text, depth), cuts)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        return self.memo.store(key, self._eval_type(fi, scope, text, depth), cuts)
 
     def _eval_type(self, fi, scope, text, depth):
         arms = [a for a in _split_top(text, "|") if a and a != "None"]
@@ -901,11 +873,10 @@ class PythonProject:
 
     def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
         key = ("bases", path, local)
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, ((), False))
-        self._memo[key] = _BUSY
-        cuts = self._cuts
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, ((), False))
+        cuts = self.memo.begin(key)
         fi = self.files[path]
         out = []
         unknown = False
@@ -920,79 +891,40 @@ class PythonProject:
                     out.append(k)
             elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
                 unknown = True
-        return self._store(key, (tuple(out), unknown), cuts)
+        return self.memo.store(key, (tuple(out), unknown), cuts)
 
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         key = ("mro", path, local)
-        hit = self._memo.get(key, _MISSING)
-        if hit is not _MISSING:
-            return self._hit(hit, ((path, local),))  # a cycle of bases stops here
-        self._memo[key] = _BUSY
-        cuts = self._cuts
-        return self._store(key, self._c3(path, local), cuts)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, ((path, local),))  # a cycle of bases stops here
+        cuts = self.memo.begin(key)
+        return self.memo.store(key, self._c3(path, local), cuts)
 
     def _c3(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
-        """C3 linearisation over the bases we can resolve; depth-first if C3 fails."""
-        me = (path, local)
-        bases = self._bases(path, local)
-        seqs = [list(self.mro(p, c)) for p, c in bases]
-        seqs.append(list(bases))
-        out = [me]
-        while True:
-            seqs = [s for s in seqs if s]
-            if not seqs:
-                return tuple(out)
-            for s in seqs:
-                head = s[0]
-                if not any(head in t[1:] for t in seqs):
-                    break
-            else:
-                seen = set(out)
-                for s in seqs:
-                    for x in s:
-                        if x not in seen:
-                            seen.add(x)
-                            out.append(x)
-                return tuple(out)
-            if head in out:
-                return tuple(out)
-            out.append(head)
-            for s in seqs:
-                if s and s[0] == head:
-                    del s[0]
+        """C3 over the bases we can resolve (engine/hierarchy.py)."""
+        return c3((path, local), self._bases(path, local), lambda b: self.mro(*b))
 
     def descendants(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
         """Every subclass of `cls` in the repository, transitively, in a stable order."""
-        key = ("descendants", path, cls)
-        if key in self._memo:
-            return self._memo[key]
-        seen = {(path, cls)}
-        out = []
-        stack = list(self.subclasses.get((path, cls), ()))
-        while stack:
-            pc = stack.pop()
-            if pc in seen:
-                continue
-            seen.add(pc)
-            out.append(pc)
-            stack.extend(self.subclasses.get(pc, ()))
-        out.sort()
-        self._memo[key] = tuple(out)
-        return self._memo[key]
+        return self.memo.cached(
+            ("descendants", path, cls),
+            lambda: tuple(sorted(descendants((path, cls), lambda k: self.subclasses.get(k, ())))),
+        )
 
     def overrides(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
         """Definitions of method `name` in the subclasses of `cls`, transitively."""
         if (path, cls) not in self.subclasses:
             return []
         key = ("overrides", path, cls, name)
-        out = self._memo.get(key)
+        out = self.memo.table.get(key)
         if out is None:
             out = []
             for p, members, fi in self._descendant_members(path, cls):
                 m = members.get(name)
                 if m is not None and fi.syms[m].kind == "method":
                     out.append((p, m))
-            self._memo[key] = out
+            self.memo.table[key] = out
         return out
 
     def _descendant_members(self, path: str, cls: str) -> tuple[tuple[str, dict, _FileIndex], ...]:
@@ -1001,7 +933,7 @@ class PythonProject:
         names. (One dict of every name over its descendants was faster still, but on a tree
         of 18 Django copies, whose test cases all subclass one TestCase, it held 450 MB.)"""
         key = ("members below", path, cls)
-        found = self._memo.get(key)
+        found = self.memo.table.get(key)
         if found is None:
             below = []
             for p, c in self.descendants(path, cls):
@@ -1009,7 +941,7 @@ class PythonProject:
                 members = fi.members.get(c)
                 if members:
                     below.append((p, members, fi))
-            found = self._memo[key] = tuple(below)
+            found = self.memo.table[key] = tuple(below)
         return found
 
     # ------------------------------------------------------------------ output
@@ -1060,9 +992,6 @@ class PythonProject:
                     methods.update(m for m, ml in summary[1] if ml.rpartition(".")[0] == local)
         return classes, methods
 
-    def uid(self, path: str, local: str) -> str:
-        return f"{path}::{local}"
-
     def qualified(self, fi: _FileIndex, local: str) -> str:
         if not local:
             return fi.module
@@ -1078,33 +1007,12 @@ class PythonProject:
             return external_uid(ent[1])
         return None
 
-    def resolve_file(self, path: str) -> ResolvedFile:
-        fi = self.files[path]
-        f = fi.facts
-        out = ResolvedFile(path)
-        file_is_test = self.is_test_path(path)
-        edges: list[Edge] = []
-        for s in f.symbols:
-            uid = self.uid(path, s.local)
-            name = s.name or (
-                fi.module.rpartition(".")[2] if fi.module else PurePosixPath(path).stem
-            )
-            out.symbols.append(
-                row_of(s, path, name, self.qualified(fi, s.local), file_is_test, "python")
-            )
-            if s.local:
-                edges.append(
-                    Edge(
-                        "CONTAINS",
-                        self.uid(path, fi.parent[s.local]),
-                        uid,
-                        1.0,
-                        "scope",
-                        s.start_line,
-                    )
-                )
-        module_uid = self.uid(path, "")
+    def module_symbol_name(self, fi: _FileIndex) -> str:
+        return fi.module.rpartition(".")[2] if fi.module else PurePosixPath(fi.path).stem
 
+    def file_edges(self, fi: _FileIndex, edges: Edges) -> None:
+        path, f = fi.path, fi.facts
+        module_uid = self.uid(path, "")
         for imp in f.imports:
             if imp.name == "*":
                 base = self._import_base(fi, imp)
@@ -1118,7 +1026,7 @@ class PythonProject:
                 continue
             dst = self.ent_uid(target)
             if dst is not None and dst != module_uid:
-                edges.append(Edge("IMPORTS", module_uid, dst, 1.0, "import", imp.line))
+                edges.add("IMPORTS", module_uid, dst, "import", imp.line)
 
         for h in f.heritage:
             r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
@@ -1126,16 +1034,7 @@ class PythonProject:
                 continue
             ent, reason = r
             if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
-                edges.append(
-                    Edge(
-                        "EXTENDS",
-                        self.uid(path, h.scope),
-                        self.ent_uid(ent),
-                        CONFIDENCE[reason],
-                        reason,
-                        h.line,
-                    )
-                )
+                edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), reason, h.line)
 
         for ref in f.references:
             r = self.eval_chain(fi, ref.scope, ref.target, ref.line)
@@ -1146,22 +1045,19 @@ class PythonProject:
                 src = self.uid(path, ref.scope)
                 dst = self.ent_uid(ent)
                 if src != dst:
-                    edges.append(Edge("REFERENCES", src, dst, CONFIDENCE[reason], reason, ref.line))
+                    edges.add("REFERENCES", src, dst, reason, ref.line)
 
-        for call in f.calls:
-            out.calls_total += 1
-            try:
-                self._resolve_call(fi, call, edges, out)
-            except RecursionError:  # an absurdly deep chain: unresolved, not a crash
-                self._memo.clear()  # entries left busy would read as cycles
-                last = call.callee.rpartition(".")[2]
-                out.unresolved.append(Unresolved(self.uid(path, call.scope), last, call.line))
-
-        out.edges = dedupe_edges(edges)
-        return out
+    def resolve_call(self, fi: _FileIndex, index: int, call, edges: Edges,
+                     out: ResolvedFile) -> None:  # fmt: skip
+        try:
+            self._resolve_call(fi, call, edges, out)
+        except RecursionError:  # an absurdly deep chain: unresolved, not a crash
+            self.memo.clear()  # entries left busy would read as cycles
+            last = call.callee.rpartition(".")[2]
+            out.unresolved.append(Unresolved(self.uid(fi.path, call.scope), last, call.line))
 
     # ------------------------------------------------------------------ calls
-    def _resolve_call(self, fi: _FileIndex, call, edges: list[Edge], out: ResolvedFile) -> None:
+    def _resolve_call(self, fi: _FileIndex, call, edges: Edges, out: ResolvedFile) -> None:
         src = self.uid(fi.path, call.scope)
         if call.kind == "decorator" and call.scope:
             # a decorator runs where the definition stands: its names are the enclosing scope's
@@ -1195,9 +1091,7 @@ class PythonProject:
             out.calls_builtin += 1
             return
         if k == "ext":
-            edges.append(
-                Edge("CALLS", src, external_uid(ent[1]), CONFIDENCE[reason], reason, call.line)
-            )
+            edges.call(src, external_uid(ent[1]), reason, call.line)
             return
         if k == "inst":
             m = self.class_member(ent[1], ent[2], "__call__", 0)
@@ -1206,21 +1100,11 @@ class PythonProject:
         if skind is None or skind == "variable":
             out.unresolved.append(Unresolved(src, last, call.line))
             return
-        dst = self.ent_uid(ent)
-        edges.append(Edge("CALLS", src, dst, CONFIDENCE[reason], reason, call.line))
+        edges.call(src, self.ent_uid(ent), reason, call.line)
         if skind == "class":
             init = self.class_member(ent[1], ent[2], "__init__", 0)
             if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
-                edges.append(
-                    Edge(
-                        "CALLS",
-                        src,
-                        self.ent_uid(init[0]),
-                        CONFIDENCE["constructor"],
-                        "constructor",
-                        call.line,
-                    )
-                )
+                edges.call(src, self.ent_uid(init[0]), "constructor", call.line)
         elif skind == "method" and receiver is not None:
             self._dispatch(receiver, ent, last, edges, src, call.line)
         if call.args:
@@ -1241,11 +1125,8 @@ class PythonProject:
         cls = self._polymorphic(receiver)
         if cls is None:
             return
-        for p, m in self.overrides(cls[0], cls[1], name):
-            if (p, m) != (ent[1], ent[2]):
-                edges.append(
-                    Edge("CALLS", src, self.uid(p, m), CONFIDENCE["dispatch"], "dispatch", line)
-                )
+        found = self.overrides(cls[0], cls[1], name)
+        edges.dispatch(src, (self.uid(p, m) for p, m in found if (p, m) != (ent[1], ent[2])), line)
 
     def _dispatch_only(self, receiver, name, edges, src, line) -> bool:
         """C has no `name`, but subclasses define it (an abstract base, a mixin)."""
@@ -1253,10 +1134,7 @@ class PythonProject:
         if cls is None:
             return False
         found = self.overrides(cls[0], cls[1], name)
-        for p, m in found:
-            edges.append(
-                Edge("CALLS", src, self.uid(p, m), CONFIDENCE["dispatch"], "dispatch", line)
-            )
+        edges.dispatch(src, (self.uid(p, m) for p, m in found), line)
         return bool(found)
 
     def _unique_name(self, name: str, edges, src, line) -> bool:
@@ -1267,22 +1145,18 @@ class PythonProject:
         base we cannot see (its name is then part of an outside API, which the unknown
         receiver more likely is).
         """
-        if name.startswith("__") or name in _COMMON_METHODS or len(name) < 4:
+        if name.startswith("__") or name[:1].isupper():  # x.Name() constructs a class, likelier
             return False
-        if name[0].isupper():  # x.Name() constructs a class more likely than it calls a method
+        found = unique_definition(self.methods_by_name, name, _COMMON_METHODS)
+        if found is None:
             return False
-        defs = self.methods_by_name.get(name)
-        if defs is None or len(defs) != 1:
-            return False
-        p, local = defs[0]
+        p, local = found
         if self._is_property(("sym", p, local)):  # its value is called, not the getter
             return False
         cls = self.files[p].parent.get(local, "")
         if any(self.has_unknown_base(cp, c) for cp, c in self.mro(p, cls)):
             return False
-        edges.append(
-            Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"], "unique-name", line)
-        )
+        edges.call(src, self.uid(p, local), "unique-name", line)
         return True
 
     def _value_flow(self, fi, call, ent, skind, edges, src) -> None:
@@ -1313,9 +1187,7 @@ class PythonProject:
             if vk not in ("function", "method", "class"):
                 continue
             dst = self.ent_uid(r[0])
-            edges.append(
-                Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"], "value-flow", call.line)
-            )
+            edges.add("REFERENCES", src, dst, "value-flow", call.line)
             if isinstance(key, str):
                 pname = key
             else:  # a position: the parameter there, past `self` when the call binds it
@@ -1323,16 +1195,7 @@ class PythonProject:
             for caller in sorted(called.get(pname, ())) if pname is not None else ():
                 caller_uid = self.uid(target[1], caller)
                 if caller_uid != dst:
-                    edges.append(
-                        Edge(
-                            "CALLS",
-                            caller_uid,
-                            dst,
-                            CONFIDENCE["value-flow"],
-                            "value-flow",
-                            call.line,
-                        )
-                    )
+                    edges.call(caller_uid, dst, "value-flow", call.line)
 
 
 def _class_entries(summaries: dict[str, tuple], paths) -> dict[tuple[str, str], tuple]:

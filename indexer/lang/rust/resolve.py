@@ -16,7 +16,7 @@ struct literals and the declared return types of the functions called; `?`
 and `unwrap` open `Option`/`Result`. A call of a trait method (through
 `dyn Trait`, `impl Trait`, a bounded generic or `Self` in a default method)
 points at the trait's declaration and fans out to every implementation
-(`dispatch`). Every edge names its rule (resolved.CONFIDENCE); a chain takes
+(`dispatch`). Every edge names its rule (engine/rules.py); a chain takes
 its weakest.
 
 Call sites that are counted as builtin: prelude constructors and types
@@ -40,19 +40,12 @@ import re
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import FileFacts, ImportFact, SymbolFact
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.rust.crates import module_tree
 from codeimpact.indexer.lang.rust.extract import EXPR_MACROS, MACROS, words
-from codeimpact.indexer.resolved import (
-    CONFIDENCE,
-    Edge,
-    ResolvedFile,
-    Unresolved,
-    dedupe_edges,
-    external_uid,
-    row_of,
-    strip_dup,
-    weakest,
-)
+from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
 _STD_CRATES = words("std core alloc proc_macro test")
 PRIMITIVES = words("bool char str u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64 ! ()")
@@ -201,13 +194,15 @@ class _File:
         return s
 
 
-class RustProject:
+class RustProject(Project):
     """Resolution context for all Rust files of one index."""
+
+    language = "rust"
 
     def __init__(
         self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None = None
     ):
-        self.is_test_path = is_test_path
+        super().__init__(is_test_path)
         self.files: dict[str, _File] = {p: _File(p, f) for p, f in sorted(files.items())}
         for fi in self.files.values():
             self._index_file(fi)
@@ -224,9 +219,6 @@ class RustProject:
             )
             for scope, children in m.mods.items():
                 fi.scope(scope).mods.update(children)
-        self._memo: dict = {}
-        self._active: dict = {}  # lookups in progress -> stack index
-        self._taint = 1_000_000
         self._impls: dict[tuple[str, int], _Impl] = {}
         self.type_impls: dict[tuple, list[_Impl]] = {}
         self.trait_impls: dict[tuple, list[_Impl]] = {}
@@ -471,33 +463,11 @@ class RustProject:
         return None
 
     def _memoized(self, key, depth: int, compute):
-        """Memoised lookups through `use`s and globs, which may form cycles.
-
-        A lookup that meets itself gets None; a result that depended on a lookup still in
-        progress further up is not stored, so a cycle never poisons the memo.
-        """
-        memo = self._memo
-        if key in memo:
-            return memo[key]
-        idx = self._active.get(key)
-        if idx is not None:
-            self._taint = min(self._taint, idx)
-            return None
+        """Memoised lookups through `use`s and globs, which may form cycles (a lookup that
+        meets itself gets None); past the depth bound, nothing is looked up."""
         if depth > _MAX_DEPTH:
             return None
-        idx = len(self._active)
-        self._active[key] = idx
-        outer, self._taint = self._taint, len(self._active) + 1_000_000
-        try:
-            r = compute()
-        finally:
-            del self._active[key]
-        if self._taint >= idx:
-            memo[key] = r
-            self._taint = outer
-        else:
-            self._taint = min(outer, self._taint)
-        return r
+        return self.memo.get(key, compute)
 
     def module_member(self, path: str, mlocal: str, name: str, depth: int = 0):
         return self._memoized(
@@ -625,9 +595,10 @@ class RustProject:
 
     def supertraits(self, trait: tuple) -> list[tuple]:
         key = ("sup", trait)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = []
+        table = self.memo.table
+        if key in table:
+            return table[key]
+        table[key] = []
         fi = self.files[trait[0]]
         out = []
         for h in fi.facts.heritage:
@@ -635,7 +606,7 @@ class RustProject:
                 r = self.resolve_path(fi, self._container(fi, h.scope), h.base.split("::"))
                 if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "trait":
                     out.append((r[0][1], r[0][2]))
-        self._memo[key] = out
+        table[key] = out
         return out
 
     def implementations(self, trait_method: tuple) -> list[tuple[str, str]]:
@@ -872,9 +843,6 @@ class RustProject:
         return [], reason
 
     # ------------------------------------------------------------ output
-    def uid(self, path: str, local: str) -> str:
-        return f"{path}::{local}"
-
     def module_qname(self, fi: _File, mlocal: str = "") -> str:
         parts = [fi.crate, *fi.segs]
         if mlocal:
@@ -910,30 +878,24 @@ class RustProject:
                 return self.uid(*imp.type_key)
         return self.uid(fi.path, self._container(fi, local))
 
-    def resolve_file(self, path: str) -> ResolvedFile:
-        fi = self.files[path]
-        f = fi.facts
-        out = ResolvedFile(path)
-        file_test = self.is_test_path(path) or fi.is_test
-        edges: list[Edge] = []
+    def module_symbol_name(self, fi: _File) -> str:
+        return fi.segs[-1] if fi.segs else fi.crate
+
+    def row_is_test(self, fi: _File, s: SymbolFact, file_is_test: bool) -> bool:
+        return file_is_test or fi.is_test or s.is_test
+
+    def container_uid(self, fi: _File, s: SymbolFact) -> str:
+        return self._parent_uid(fi, s.local)
+
+    def file_edges(self, fi: _File, edges: Edges) -> None:
+        path, f = fi.path, fi.facts
         module_uid = self.uid(path, "")
-        for s in f.symbols:
-            uid = self.uid(path, s.local)
-            name = s.name or (fi.segs[-1] if fi.segs else fi.crate)
-            out.symbols.append(
-                row_of(s, path, name, self.qualified(fi, s.local), file_test or s.is_test, "rust")
-            )
-            if s.local:
-                parent = self._parent_uid(fi, s.local)
-                edges.append(Edge("CONTAINS", parent, uid, 1.0, "scope", s.start_line))
         for i in range(len(f.extra.get("impls", ()))):
             imp = self._impls[(path, i)]
             if imp.type_key is not None and imp.trait is not None and imp.trait[0] != "builtin":
                 src, dst = self.uid(*imp.type_key), self.ent_uid(imp.trait)
                 if dst is not None and dst != src:
-                    edges.append(
-                        Edge("IMPLEMENTS", src, dst, CONFIDENCE[imp.reason], imp.reason, imp.line)
-                    )
+                    edges.add("IMPLEMENTS", src, dst, imp.reason, imp.line)
 
         for imp in f.imports:
             r = self.import_target(fi, imp)
@@ -941,11 +903,11 @@ class RustProject:
                 continue
             dst = self.ent_uid(r[0])
             if dst is not None and dst != module_uid:
-                edges.append(Edge("IMPORTS", module_uid, dst, 1.0, "import", imp.line))
+                edges.add("IMPORTS", module_uid, dst, "import", imp.line)
         for scope, name, line, _p, _t in f.extra.get("mods", ()):
             child = fi.scopes.get(scope, _Scope()).mods.get(name)
             if child is not None:
-                edges.append(Edge("IMPORTS", module_uid, self.uid(child, ""), 1.0, "scope", line))
+                edges.add("IMPORTS", module_uid, self.uid(child, ""), "scope", line)
 
         for h in f.heritage:
             r = self.resolve_path(fi, self._container(fi, h.scope), h.base.split("::"))
@@ -953,16 +915,7 @@ class RustProject:
                 continue
             ent, reason = _std_trait(r[0]), r[1]
             if ent[0] == "ext" or self._kind(ent) == "trait":
-                edges.append(
-                    Edge(
-                        "EXTENDS",
-                        self.uid(path, h.scope),
-                        self.ent_uid(ent),
-                        CONFIDENCE[reason],
-                        reason,
-                        h.line,
-                    )
-                )
+                edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), reason, h.line)
 
         for ref in f.references:
             if ref.kind == "impl":
@@ -972,19 +925,17 @@ class RustProject:
                 continue
             src, dst = self.uid(path, ref.scope), self.ent_uid(r[0])
             if src != dst:
-                edges.append(Edge("REFERENCES", src, dst, CONFIDENCE[r[1]], r[1], ref.line))
+                edges.add("REFERENCES", src, dst, r[1], ref.line)
 
-        for call in f.calls:
+    def calls(self, fi: _File):
+        for i, call in enumerate(fi.facts.calls):
             kind, _, ctx = call.kind.partition("@")
             if ctx and ctx not in self.macro_names:
                 continue  # inside another crate's macro (quote!, json!): maybe not code
-            out.calls_total += 1
-            self._resolve_call(fi, call._replace(kind=kind), edges, out)
-        out.edges = dedupe_edges(edges)
-        return out
+            yield i, call._replace(kind=kind)
 
     # ------------------------------------------------------------ calls
-    def _resolve_call(self, fi: _File, call, edges: list[Edge], out: ResolvedFile) -> None:
+    def resolve_call(self, fi: _File, index: int, call, edges: Edges, out: ResolvedFile) -> None:
         src = self.uid(fi.path, call.scope)
         if call.kind == "macro":
             head, _, last = call.callee.rpartition("::")
@@ -1003,21 +954,15 @@ class RustProject:
                 if not self._binding(fi, call.scope, arg, call.line) and not self._param(
                     fi, call.scope, arg
                 ):
-                    edges.append(
-                        Edge(
-                            "REFERENCES", src, self.ent_uid(r[0]), CONFIDENCE[r[1]], r[1], call.line
-                        )
-                    )
+                    edges.add("REFERENCES", src, self.ent_uid(r[0]), r[1], call.line)
 
-    def _edge(self, edges, src, ent, reason, line) -> None:
-        edges.append(Edge("CALLS", src, self.ent_uid(ent), CONFIDENCE[reason], reason, line))
+    def _edge(self, edges: Edges, src, ent, reason, line) -> None:
+        edges.call(src, self.ent_uid(ent), reason, line)
 
-    def _fan_out(self, edges, src, ent, line) -> None:
+    def _fan_out(self, edges: Edges, src, ent, line) -> None:
         if self._is_trait_method(ent):
-            for p, local in self.implementations((ent[1], ent[2])):
-                edges.append(
-                    Edge("CALLS", src, self.uid(p, local), CONFIDENCE["dispatch"], "dispatch", line)
-                )
+            impls = self.implementations((ent[1], ent[2]))
+            edges.dispatch(src, (self.uid(p, local) for p, local in impls), line)
 
     def _path_call(self, fi: _File, call, src, edges, out) -> None:
         last = call.callee.rpartition("::")[2]
@@ -1127,16 +1072,11 @@ class RustProject:
         found = imp.methods.get(name) if imp is not None else None
         return ("sym", fi.path, found[0]) if found else None
 
-    def _unique_name(self, name: str, edges, src, line) -> bool:
-        if name in STD_METHODS or len(name) < 4:
+    def _unique_name(self, name: str, edges: Edges, src, line) -> bool:
+        found = unique_definition(self.methods_by_name, name, STD_METHODS)
+        if found is None:
             return False
-        defs = self.methods_by_name.get(name)
-        if defs is None or len(defs) != 1:
-            return False
-        p, local = defs[0]
-        edges.append(
-            Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"], "unique-name", line)
-        )
+        edges.call(src, self.uid(*found), "unique-name", line)
         return True
 
 

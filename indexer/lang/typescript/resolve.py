@@ -12,7 +12,7 @@ not scopes for bare names), then the globals. Member chains go through module
 exports, class members (own, then `extends` bases, then implemented
 interfaces), typed fields and receivers whose type is evident (`new A()`,
 annotations, `as T`, declared return types). Every step names its rule from
-the closed table in resolved.py; a chain takes its weakest rule. What cannot
+the closed table in engine/rules.py; a chain takes its weakest rule. What cannot
 be resolved is counted, never guessed at full confidence.
 """
 
@@ -22,18 +22,12 @@ import posixpath
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.hierarchy import extends_then_implements
+from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.typescript.modules import ModuleResolver, module_path
-from codeimpact.indexer.resolved import (
-    CONFIDENCE,
-    Edge,
-    ResolvedFile,
-    Unresolved,
-    dedupe_edges,
-    external_uid,
-    row_of,
-    strip_dup,
-    weakest,
-)
+from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
 # Globals of the ECMAScript runtime, browsers and node, plus the test-runner globals that jest,
 # mocha and vitest inject: calls to them are builtin, not unresolved.
@@ -82,11 +76,13 @@ _COMMON_METHODS = frozenset(
     """.split()
 )
 
+# never guessed by unique-name: builtin method names, and the constructor (called by `new`)
+_NOT_UNIQUE = _COMMON_METHODS | {"constructor"}
+
 Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext", dotted)
 #                 ("builtin", name) ("param", path, scope, name)
 _TYPE_KINDS = frozenset(["class", "interface"])
 _MAX_DEPTH = 24
-_PENDING = object()  # a memo entry being computed
 
 
 def _inherited(reason: str) -> str:
@@ -205,11 +201,11 @@ def _reexport(fi: _FileIndex, spec: str, name: str, alias: str) -> None:
         fi.exports.setdefault(alias or name, ("re", spec, name))
 
 
-class TsProject:
+class TsProject(Project):
     """Resolution context for all TypeScript, TSX and JavaScript files of one index."""
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None):
-        self.is_test_path = is_test_path
+        super().__init__(is_test_path)
         self.modules = ModuleResolver(frozenset(files), configs or {})
         self.files: dict[str, _FileIndex] = {}
         for path in sorted(files):
@@ -223,13 +219,6 @@ class TsProject:
                 if s.kind == "method" and fi.kind(fi.parent[local]) == "class":
                     self.methods_by_name.setdefault(s.name, []).append((path, local))
         self._subtypes: dict[tuple[str, str], list[tuple[str, str]]] | None = None
-        # (path, name) -> export; a barrel of `export *` would otherwise be searched per use
-        self._exports_memo: dict[tuple[str, str], tuple | None] = {}
-        self._results: dict[Entity, Entity | None] = {}  # function -> what calling it gives
-        self._bindings: dict[tuple, tuple | None] = {}  # (path, binding) -> its value
-        self._heritage: dict[tuple[str, str], tuple] = {}
-        self._chains: dict[tuple[str, str], tuple] = {}
-        self._cutoffs = 0
 
     def module_names(self) -> dict[str, str]:
         """path -> module path; incremental runs re-resolve files whose module name changed."""
@@ -249,33 +238,16 @@ class TsProject:
 
     # ------------------------------------------------------------------ memo
     def _cut(self):
-        """A lookup stopped short (too deep, or a cycle): what depends on it is not memoised."""
-        self._cutoffs += 1
-        return None
-
-    def _memo(self, table: dict, key, compute):
-        """compute() once per key. A result reached through a cut depends on the order queries
-        came in, so it is returned but not kept: memoised answers are order-independent, and a
-        file resolves the same alone (incremental) as among all files (full)."""
-        if key in table:
-            value = table[key]
-            return self._cut() if value is _PENDING else value
-        table[key] = _PENDING
-        before = self._cutoffs
-        try:
-            value = compute()
-        finally:
-            del table[key]
-        if self._cutoffs == before:
-            table[key] = value
-        return value
+        """A lookup stopped short (too deep): what depends on it is not memoised."""
+        self.memo.cut()
 
     def export_lookup(self, path: str, name: str, depth: int = 0):
         """The definition a module exports under `name` (through re-export chains), or None."""
         if depth > _MAX_DEPTH:
             return self._cut()
-        return self._memo(
-            self._exports_memo, (path, name), lambda: self._export_lookup(path, name, depth)
+        # a barrel of `export *` would otherwise be searched per use
+        return self.memo.get(
+            ("exports", path, name), lambda: self._export_lookup(path, name, depth)
         )
 
     def _export_lookup(self, path: str, name: str, depth: int):
@@ -390,8 +362,8 @@ class TsProject:
     def _eval_binding(self, fi: _FileIndex, b, depth: int):
         if depth > _MAX_DEPTH:
             return self._cut()
-        return self._memo(
-            self._bindings, (fi.path, b), lambda: self._eval_binding_uncached(fi, b, depth)
+        return self.memo.get(
+            ("bind", fi.path, b), lambda: self._eval_binding_uncached(fi, b, depth)
         )
 
     def _eval_binding_uncached(self, fi: _FileIndex, b, depth: int):
@@ -563,7 +535,7 @@ class TsProject:
 
     def heritage(self, path: str, local: str) -> tuple:
         """((kind, entity, reason, line), ...) of a class or interface's extends/implements."""
-        return self._memo(self._heritage, (path, local), lambda: self._heritage_of(path, local))
+        return self.memo.get(("heritage", path, local), lambda: self._heritage_of(path, local))
 
     def _heritage_of(self, path: str, local: str) -> tuple:
         fi = self.files[path]
@@ -585,37 +557,15 @@ class TsProject:
 
     def type_chain(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """The type, its `extends` ancestors (breadth first), then implemented interfaces."""
-        return self._memo(self._chains, (path, local), lambda: self._type_chain(path, local))
+        return self.memo.get(("chain", path, local), lambda: self._type_chain(path, local))
 
     def _type_chain(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
-        out = [(path, local)]
-        seen = {(path, local)}
-        later: list[tuple[str, str]] = []
-        i = 0
-        while i < len(out) and len(out) < 64:
-            p, c = out[i]
-            i += 1
-            for kind, ent, _reason, _line in self.heritage(p, c):
-                if ent[0] != "sym":
-                    continue
-                key = (ent[1], ent[2])
-                if kind == "extends" and key not in seen:
-                    seen.add(key)
-                    out.append(key)
-                elif kind == "implements":
-                    later.append(key)
-        j = 0
-        while j < len(later) and len(later) < 64:
-            key = later[j]
-            j += 1
-            if key in seen:
-                continue
-            seen.add(key)
-            out.append(key)
-            for _kind, ent, _r, _l in self.heritage(*key):
-                if ent[0] == "sym":
-                    later.append((ent[1], ent[2]))
-        return tuple(out)
+        return extends_then_implements((path, local), self._supertypes)
+
+    def _supertypes(self, key: tuple[str, str]):
+        """(kind, (path, local)) of the repository types a class or interface extends or
+        implements."""
+        return [(kind, (e[1], e[2])) for kind, e, _r, _l in self.heritage(*key) if e[0] == "sym"]
 
     def _base_class(self, path: str, local: str) -> Entity | None:
         for kind, ent, _reason, _line in self.heritage(path, local):
@@ -639,7 +589,7 @@ class TsProject:
         if depth > _MAX_DEPTH:
             return self._cut()
         # memoised per function: `return f()` chains would otherwise be walked once per path
-        return self._memo(self._results, ent, lambda: self._call_result(ent, depth))
+        return self.memo.get(("result", ent), lambda: self._call_result(ent, depth))
 
     def _call_result(self, ent: Entity, depth: int) -> Entity | None:
         fi = self.files[ent[1]]
@@ -677,10 +627,6 @@ class TsProject:
         return self._subtypes
 
     # ------------------------------------------------------------------ output
-    @staticmethod
-    def uid(path: str, local: str) -> str:
-        return f"{path}::{local}"
-
     def ent_uid(self, ent: Entity) -> str | None:
         k = ent[0]
         if k in ("sym", "inst"):
@@ -691,30 +637,21 @@ class TsProject:
             return external_uid(ent[1])
         return None
 
-    def resolve_file(self, path: str) -> ResolvedFile:
-        fi = self.files[path]
-        f = fi.facts
-        out = ResolvedFile(path)
-        is_test = self.is_test_path(path)
-        edges: list[Edge] = []
-        for s in f.symbols:
-            uid = self.uid(path, s.local)
-            qualified = f"{fi.module}.{strip_dup(s.local)}" if s.local else fi.module
-            name = s.name or posixpath.basename(fi.module)
-            out.symbols.append(row_of(s, path, name, qualified, is_test, f.language))
-            if s.local:
-                parent = self.uid(path, fi.parent[s.local])
-                edges.append(Edge("CONTAINS", parent, uid, 1.0, "scope", s.start_line))
+    def qualified(self, fi: _FileIndex, local: str) -> str:
+        return f"{fi.module}.{strip_dup(local)}" if local else fi.module
+
+    def module_symbol_name(self, fi: _FileIndex) -> str:
+        return posixpath.basename(fi.module)
+
+    def row_language(self, fi: _FileIndex) -> str:
+        return fi.facts.language  # one project for the three languages
+
+    def file_edges(self, fi: _FileIndex, edges: Edges) -> None:
         self._imports(fi, edges)
         self._heritage_edges(fi, edges)
         self._references(fi, edges)
-        for call in f.calls:
-            out.calls_total += 1
-            self._resolve_call(fi, call, edges, out)
-        out.edges = dedupe_edges(edges)
-        return out
 
-    def _import_edge(self, fi, spec: str, name: str, line: int, edges: list[Edge]) -> None:
+    def _import_edge(self, fi, spec: str, name: str, line: int, edges: Edges) -> None:
         """IMPORTS from the module: to the definition imported, else to the module file."""
         src = self.uid(fi.path, "")
         t = self._target(fi, spec)
@@ -730,13 +667,13 @@ class TsProject:
         else:
             return
         if dst != src:
-            edges.append(Edge("IMPORTS", src, dst, 1.0, "import", line))
+            edges.add("IMPORTS", src, dst, "import", line)
 
-    def _imports(self, fi: _FileIndex, edges: list[Edge]) -> None:
+    def _imports(self, fi: _FileIndex, edges: Edges) -> None:
         for imp in fi.facts.imports:
             self._import_edge(fi, imp.module, imp.name, imp.line, edges)
 
-    def _heritage_edges(self, fi: _FileIndex, edges: list[Edge]) -> None:
+    def _heritage_edges(self, fi: _FileIndex, edges: Edges) -> None:
         for local, s in fi.syms.items():
             if s.kind not in _TYPE_KINDS:
                 continue
@@ -744,12 +681,9 @@ class TsProject:
                 rel = "EXTENDS"
                 if kind == "implements":
                     rel = "IMPLEMENTS"
-                edges.append(
-                    Edge(rel, self.uid(fi.path, local), self.ent_uid(ent), CONFIDENCE[reason],
-                         reason, line)
-                )  # fmt: skip
+                edges.add(rel, self.uid(fi.path, local), self.ent_uid(ent), reason, line)
 
-    def _references(self, fi: _FileIndex, edges: list[Edge]) -> None:
+    def _references(self, fi: _FileIndex, edges: Edges) -> None:
         for ref in fi.facts.references:
             r = self.eval_chain(fi, ref.scope, ref.target, ref.line, deref_last=False)
             if r is None or r[0][0] != "sym":
@@ -758,10 +692,11 @@ class TsProject:
             if self._kind(ent) in ("class", "interface", "type_alias", "enum"):
                 src, dst = self.uid(fi.path, ref.scope), self.ent_uid(ent)
                 if src != dst:
-                    edges.append(Edge("REFERENCES", src, dst, CONFIDENCE[reason], reason, ref.line))
+                    edges.add("REFERENCES", src, dst, reason, ref.line)
 
     # ------------------------------------------------------------------ calls
-    def _resolve_call(self, fi: _FileIndex, call, edges: list[Edge], out: ResolvedFile) -> None:
+    def resolve_call(self, fi: _FileIndex, index: int, call, edges: Edges,
+                     out: ResolvedFile) -> None:  # fmt: skip
         src = self.uid(fi.path, call.scope)
         callee = call.callee
         last = callee.rpartition(".")[2].removesuffix("()")
@@ -789,20 +724,17 @@ class TsProject:
             out.calls_builtin += 1
             return
         if k == "ext":
-            edges.append(Edge("CALLS", src, external_uid(ent[1]), CONFIDENCE[reason], reason,
-                              call.line))  # fmt: skip
+            edges.call(src, external_uid(ent[1]), reason, call.line)
             return
         kind = self._kind(ent) if k == "sym" else None
         if kind not in ("class", "function", "method"):
             out.unresolved.append(Unresolved(src, last, call.line))
             return
-        edges.append(Edge("CALLS", src, self.ent_uid(ent), CONFIDENCE[reason], reason, call.line))
+        edges.call(src, self.ent_uid(ent), reason, call.line)
         if kind == "class":
             hit = self.member(ent[1], ent[2], "constructor")
             if hit is not None:
-                (p, m), _ = hit
-                edges.append(Edge("CALLS", src, self.uid(p, m), CONFIDENCE["constructor"],
-                                  "constructor", call.line))  # fmt: skip
+                edges.call(src, self.uid(*hit[0]), "constructor", call.line)
         elif kind == "method":
             self._dispatch(fi, call, ent, edges, src)
         if call.args:
@@ -816,12 +748,11 @@ class TsProject:
             out.unresolved.append(Unresolved(src, "super", call.line))
             return
         if base[0] == "ext":
-            edges.append(Edge("CALLS", src, external_uid(base[1]), CONFIDENCE["super"], "super",
-                              call.line))  # fmt: skip
+            edges.call(src, external_uid(base[1]), "super", call.line)
             return
         hit = self.member(base[1], base[2], "constructor")
         dst = self.uid(*hit[0]) if hit is not None else self.uid(base[1], base[2])
-        edges.append(Edge("CALLS", src, dst, CONFIDENCE["super"], "super", call.line))
+        edges.call(src, dst, "super", call.line)
 
     def _dispatch(self, fi, call, ent, edges, src) -> None:
         """A call through an interface, an abstract method or `this` may run an override."""
@@ -847,19 +778,14 @@ class TsProject:
                     (p, m), _ = hit
                     if self.files[p].kind(self.files[p].parent[m]) == "class":
                         targets.add(hit[0])
-                        edges.append(Edge("CALLS", src, self.uid(p, m), CONFIDENCE["dispatch"],
-                                          "dispatch", call.line))  # fmt: skip
+                        edges.call(src, self.uid(p, m), "dispatch", call.line)
             stack.extend(subs.get(key, ()))
 
-    def _unique_name(self, name: str, edges, src, line) -> bool:
-        if len(name) < 4 or name in _COMMON_METHODS or name == "constructor":
+    def _unique_name(self, name: str, edges: Edges, src: str, line: int) -> bool:
+        found = unique_definition(self.methods_by_name, name, _NOT_UNIQUE)
+        if found is None:
             return False
-        defs = self.methods_by_name.get(name)
-        if defs is None or len(defs) != 1:
-            return False
-        p, local = defs[0]
-        edges.append(Edge("CALLS", src, self.uid(p, local), CONFIDENCE["unique-name"],
-                          "unique-name", line))  # fmt: skip
+        edges.call(src, self.uid(*found), "unique-name", line)
         return True
 
     def _value_flow(self, fi, call, edges, src) -> None:
@@ -869,7 +795,4 @@ class TsProject:
             if r is None or r[0][0] != "sym":
                 continue
             if self._kind(r[0]) in ("function", "method", "class"):
-                dst = self.ent_uid(r[0])
-                if dst != src:
-                    edges.append(Edge("REFERENCES", src, dst, CONFIDENCE["value-flow"],
-                                      "value-flow", call.line))  # fmt: skip
+                self.value_references(edges, src, (self.ent_uid(r[0]),), call.line)
