@@ -1,7 +1,11 @@
 """The runner identity: a digest of everything that can change what the indexer writes.
 
 Components are plain JSON values; the digest is sha256 over their canonical
-(sorted-keys, compact) JSON. `CODEIMPACT_IDENTITY_OVERRIDE` (a JSON object of
+(sorted-keys, compact) JSON. Besides the versions of what is installed, each language
+names its resolver version and digests of its query files and of its hooks (the code of
+its package), and the resolution engine its version and a digest of its code: an upgrade
+that changes how edges are made gets a new identity even where no version was bumped, so
+an incremental run never mixes edges of two resolvers. `CODEIMPACT_IDENTITY_OVERRIDE` (a JSON object of
 component -> value; a dotted key such as `"extractors.python"` sets one entry
 of a nested component) is read only here, so tests can simulate an upgraded
 component without installing one. A malformed override is an error, not a
@@ -15,7 +19,7 @@ import json
 import os
 import sys
 from functools import cache
-from importlib import metadata
+from importlib import metadata, resources
 
 from codeimpact import __version__
 from codeimpact.graph.errors import BadInput
@@ -23,6 +27,7 @@ from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lang.api import FACTS_FORMAT
+from codeimpact.indexer.lang.engine import ENGINE_VERSION
 from codeimpact.native.runner import native_status
 
 OVERRIDE_ENV = "CODEIMPACT_IDENTITY_OVERRIDE"
@@ -49,19 +54,46 @@ def grammar_fingerprint(grammar: str) -> str:
     return f"abi{lang.abi_version}-{h.hexdigest()[:16]}"
 
 
+@cache
+def package_digest(packages: tuple[str, ...] | str, suffix: str) -> str:
+    """sha256 (16 hex digits) over the files of the packages with that suffix, by name."""
+    h = hashlib.sha256()
+    for package in (packages,) if isinstance(packages, str) else packages:
+        for entry in sorted(resources.files(package).iterdir(), key=lambda e: e.name):
+            if entry.is_file() and entry.name.endswith(suffix):
+                h.update(f"{package}/{entry.name}".encode() + b"\0" + entry.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+# The code every language's extraction and resolution runs besides its own package: the
+# contract and shared helpers (indexer/lang/*.py) and the engine (indexer/lang/engine/).
+SHARED_CODE = ("codeimpact.indexer.lang", "codeimpact.indexer.lang.engine")
+
+
+def language_components(name: str) -> dict:
+    """What of a language (beyond its extractor version and grammar, listed apart) can
+    change the graph: its resolver version, its queries and its hooks."""
+    spec = LANGUAGES[name]
+    return {
+        "resolve": spec.resolve_version,
+        "queries": package_digest(spec.package, ".scm"),
+        "hooks": package_digest(spec.package, ".py"),
+    }
+
+
 def components(config: IndexConfig) -> dict:
     langs = sorted(config.languages) if config.languages is not None else sorted(LANGUAGES)
+    langs = [name for name in langs if name in LANGUAGES]
     comps = {
         "codeimpact": __version__,
         "schema": SCHEMA_VERSION,
         "facts_format": FACTS_FORMAT,
-        "extractors": {
-            name: LANGUAGES[name].extract_version for name in langs if name in LANGUAGES
-        },
-        "grammars": {
-            name: grammar_fingerprint(LANGUAGES[name].grammar)
-            for name in langs
-            if name in LANGUAGES
+        "extractors": {name: LANGUAGES[name].extract_version for name in langs},
+        "grammars": {name: grammar_fingerprint(LANGUAGES[name].grammar) for name in langs},
+        **{name: language_components(name) for name in langs},
+        "engine": {
+            "version": ENGINE_VERSION,
+            "code": package_digest(SHARED_CODE, ".py"),
         },
         "tree_sitter": _dist_version("tree-sitter"),
         # the native extraction (native/runner.py) or the pure Python path: the same facts,
@@ -69,7 +101,7 @@ def components(config: IndexConfig) -> dict:
         "native_extraction": native_status().used,
         "tree_sitter_language_pack": _dist_version("tree-sitter-language-pack"),
         "kuzu": _dist_version("kuzu"),
-        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "interpreter": f"{sys.version_info.major}.{sys.version_info.minor}",
         "config": config.identity(),
     }
     apply_override(comps, os.environ.get(OVERRIDE_ENV))
@@ -106,9 +138,15 @@ def runner_identity(config: IndexConfig) -> tuple[str, dict]:
     return digest(comps), comps
 
 
-def changed_components(old: dict, new: dict) -> list[str]:
-    """Names of the components that differ, nested ones as `extractors.python`."""
-    return [c["component"] for c in component_changes(old, new)]
+def flatten(comps: dict) -> dict:
+    """Every component by its dotted name (`python.resolve`, `tree_sitter`) -> its value."""
+    out = {}
+    for key, value in sorted(comps.items()):
+        if isinstance(value, dict):
+            out.update((f"{key}.{k}", v) for k, v in sorted(value.items()))
+        else:
+            out[key] = value
+    return out
 
 
 def component_changes(old: dict, new: dict) -> list[dict]:
@@ -118,6 +156,11 @@ def component_changes(old: dict, new: dict) -> list[dict]:
         a, b = old.get(key), new.get(key)
         if a == b:
             continue
+        # a group of components that came or went is named member by member too
+        if isinstance(a, dict) and b is None:
+            b = {}
+        elif isinstance(b, dict) and a is None:
+            a = {}
         if isinstance(a, dict) and isinstance(b, dict):
             out.extend(
                 {"component": f"{key}.{k}", "indexed": a.get(k), "current": b.get(k)}

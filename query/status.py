@@ -34,6 +34,7 @@ from codeimpact.indexer.identity import (
     OVERRIDE_ENV,
     component_changes,
     config_from_identity,
+    flatten,
     runner_identity,
 )
 from codeimpact.native.runner import native_status
@@ -55,6 +56,9 @@ class IdentityState:
     indexed_digest: str
     current_digest: str
     changed: list[dict]  # [{component, indexed, current}]
+    # every component of the current runner identity by dotted name (`python.resolve`,
+    # `tree_sitter`, `engine.code`) -> its version or digest
+    components: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -168,7 +172,7 @@ def _identity(index, stored_comps: dict, config: IndexConfig) -> IdentityState:
     indexed_digest = _meta(index, "identity_digest", (str,))
     digest, comps = _current_identity(config, os.environ.get(OVERRIDE_ENV))
     changed = component_changes(stored_comps, comps)
-    return IdentityState(digest == indexed_digest, indexed_digest, digest, changed)
+    return IdentityState(digest == indexed_digest, indexed_digest, digest, changed, flatten(comps))
 
 
 def _file_table(index, paths: list[str] | None = None) -> dict[str, str]:

@@ -1,1 +1,7 @@
-"""The resolution engine the languages share."""
+"""The resolution engine the languages share (lang/engine/project.py says what it does).
+
+ENGINE_VERSION is part of the runner identity: bump it when the engine makes other edges
+from the same facts (a digest of the engine's code is in the identity too).
+"""
+
+ENGINE_VERSION = 1

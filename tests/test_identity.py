@@ -1,0 +1,83 @@
+"""The runner identity names the resolvers: a changed resolver is a changed index.
+
+Every language's resolver version and the digests of its queries and hooks, the engine's
+version and code, the tree-sitter runtime and each grammar are components; `status --json`
+lists all of them in `identity.components` and names those that differ from the index in
+`identity.changed`; an analyze under a changed resolver rebuilds in full (an incremental run
+would mix edges of two resolvers).
+"""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from codeimpact.cli import main
+from codeimpact.indexer.build import analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.identity import component_changes, package_digest
+from codeimpact.indexer.lang import LANGUAGES
+
+FILES = {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    return 1\n"}
+
+
+def status_json(repo, monkeypatch=None, override=None) -> dict:
+    env = {"CODEIMPACT_IDENTITY_OVERRIDE": json.dumps(override)} if override else None
+    res = CliRunner().invoke(main, ["status", "--json", str(repo)], env=env)
+    assert res.exit_code in (0, 1), res.output
+    return json.loads(res.stdout)
+
+
+def test_status_lists_every_component(make_repo, index_repo):
+    repo = make_repo(FILES)
+    index_repo(repo)
+    ident = status_json(repo)["identity"]
+    comps = ident["components"]
+    assert ident["current"] is True and ident["changed"] == []
+    for lang in LANGUAGES:
+        assert isinstance(comps[f"{lang}.resolve"], int)
+        assert isinstance(comps[f"extractors.{lang}"], int)
+        for digest in (f"{lang}.queries", f"{lang}.hooks", f"grammars.{lang}"):
+            assert isinstance(comps[digest], str) and len(comps[digest]) >= 16, digest
+    for name in ("tree_sitter", "tree_sitter_language_pack", "engine.version", "engine.code",
+                 "kuzu", "schema", "facts_format", "interpreter", "config.max_file_size"):  # fmt: skip
+        assert name in comps, name
+
+
+def test_a_changed_resolver_is_named_and_rebuilds_in_full(make_repo, index_repo, monkeypatch):
+    repo = make_repo(FILES)
+    index_repo(repo)
+    override = {"python.resolve": 99}
+    ident = status_json(repo, override=override)["identity"]
+    assert ident["current"] is False
+    assert [c["component"] for c in ident["changed"]] == ["python.resolve"]
+    assert ident["changed"][0]["current"] == 99 and ident["components"]["python.resolve"] == 99
+
+    monkeypatch.setenv("CODEIMPACT_IDENTITY_OVERRIDE", json.dumps(override))
+    (repo / "pkg/a.py").write_text("def f():\n    return 2\n")
+    report = analyze(repo, IndexConfig(), RunOptions(workers=1))
+    assert report.mode == "full" and report.reason == "runner identity changed"
+    assert status_json(repo, override=override)["identity"]["current"] is True
+
+
+def test_engine_code_is_a_component(make_repo, index_repo):
+    repo = make_repo(FILES)
+    index_repo(repo)
+    ident = status_json(repo, override={"engine.code": "0" * 16})["identity"]
+    assert [c["component"] for c in ident["changed"]] == ["engine.code"]
+
+
+def test_a_component_group_that_came_is_named_member_by_member():
+    old = {"tree_sitter": "0.25.0", "interpreter": "3.11"}
+    new = {"tree_sitter": "0.25.0", "interpreter": "3.11", "engine": {"version": 1, "code": "ab"}}
+    assert [c["component"] for c in component_changes(old, new)] == ["engine.code",
+                                                                     "engine.version"]  # fmt: skip
+
+
+def test_package_digest_covers_the_query_files():
+    spec = LANGUAGES["python"]
+    assert package_digest(spec.package, ".scm") != package_digest(spec.package, ".py")
+    assert package_digest(LANGUAGES["tsx"].package, ".scm") == package_digest(
+        LANGUAGES["typescript"].package, ".scm"
+    )
