@@ -1,0 +1,16 @@
+# A redefined name binds the definition in effect where it is used.
+# (was test_python_resolution.py::test_redefinition_binds_the_latest_definition)
+# exact: calls, imports, references, extends, implements
+# path: m.py
+def f():
+    return 1
+
+a = f()
+  # ^ calls: m.f (scope)
+
+def f():
+    return 2
+
+def user():
+    return f()
+         # ^ calls: m.f (scope)

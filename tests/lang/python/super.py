@@ -1,0 +1,35 @@
+# super() follows the MRO of the enclosing class.
+# (was test_python_resolution.py::test_super_follows_the_mro)
+#
+# super() inside Both starts after Both in its MRO: Left
+# exact: calls, imports, references, extends, implements
+# path: m.py
+class Base:
+    def __init__(self, x):
+        self.x = x
+
+    def save(self):
+        pass
+
+class Left(Base):
+         # ^ extends: m.Base
+    def save(self):
+        super().save()
+      # ^ calls: m.Base.save (super)
+
+class Right(Base):
+          # ^ extends: m.Base
+    def save(self):
+        super().save()
+      # ^ calls: m.Base.save (super)
+
+class Both(Left, Right):
+         # ^ extends: m.Left
+               # ^ extends: m.Right
+    def __init__(self):
+        super().__init__(1)
+      # ^ calls: m.Base.__init__ (super)
+
+    def save(self):
+        super().save()
+      # ^ calls: m.Left.save (super)

@@ -1,0 +1,51 @@
+# with ... as, comprehension variables and properties.
+# (was test_python_resolution.py::test_context_managers_comprehensions_and_properties)
+#
+# reading a property runs its getter: its value is typed by the getter's return
+# exact: calls, imports, references, extends, implements
+# path: m.py
+from functools import cached_property
+                    # ^ imports: <external>::functools.cached_property
+
+class Conn:
+    def query(self):
+        pass
+
+    def close(self):
+        pass
+
+class Pool:
+    def __enter__(self) -> Conn:
+                         # ^ references: m.Conn (scope)
+        return Conn()
+             # ^ calls: m.Conn (scope)
+
+    def __exit__(self, *exc):
+        pass
+
+    @property
+    def first(self) -> Conn:
+                     # ^ references: m.Conn (scope)
+        return Conn()
+             # ^ calls: m.Conn (scope)
+
+   # v unresolved: setter
+    @first.setter
+    def first(self, value):
+        pass
+
+   # v calls: <external>::functools.cached_property (import)
+    @cached_property
+    def all(self) -> list[Conn]:
+                        # ^ references: m.Conn (scope)
+        return []
+
+def work(pool: Pool):
+             # ^ references: m.Pool (scope)
+    with Pool() as conn:
+       # ^ calls: m.Pool (scope)
+        conn.query()
+      # ^ calls: m.Conn.query (local-type)
+    pool.first.close()
+  # ^ calls: m.Conn.close (local-type)
+    return [c.close() for c in pool.all]
