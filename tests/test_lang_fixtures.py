@@ -20,7 +20,7 @@ FIXTURES = sorted(p for p in LANG_DIR.glob("*/*") if p.is_file() and p.parent.na
 
 
 def test_every_language_has_fixtures():
-    assert {p.parent.name for p in FIXTURES} >= {"python"}
+    assert {p.parent.name for p in FIXTURES} >= {"python", "typescript", "go", "java", "rust"}
 
 
 @pytest.mark.parametrize("source", FIXTURES, ids=[f"{p.parent.name}/{p.name}" for p in FIXTURES])

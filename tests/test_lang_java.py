@@ -1,198 +1,21 @@
-"""Java: a multi-package Maven layout indexed into a real Kùzu database, construct by construct."""
+"""Java: definitions, tests, extraction, the dispatch cap and incremental runs.
+
+The edges of the Maven layout these tests index (heritage, imports, typed receivers,
+constructors, dispatch, overloads) are the annotated fixture tests/lang/java/maven.java,
+checked by tests/test_lang_fixtures.py.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from codeimpact.indexer.lang.java import extract as java
 from conftest import edges, git, symbols, write_files
+from lang import harness
 
-STRINGS = """
-    package com.acme.util;
-
-    public final class Strings {
-        private Strings() {}
-
-        public static String join(String a) { return a; }
-
-        public static String join(String a, String b) { return a + b; }
-
-        public static String pad(String s, int... widths) { return s; }
-    }
-    """
-
-
-SHAPE = """
-    package com.acme.core;
-
-    public interface Shape {
-        double area();
-
-        default String describe() { return "shape " + area(); }
-    }
-    """
-
-
-ABSTRACTSHAPE = """
-    package com.acme.core;
-
-    import java.util.List;
-
-    public abstract class AbstractShape implements Shape {
-        protected final List<String> tags;
-
-        protected AbstractShape(List<String> tags) { this.tags = tags; }
-
-        public String name() { return getClass().getSimpleName(); }
-
-        public abstract double area();
-    }
-    """
-
-
-CIRCLE = """
-    package com.acme.core;
-
-    import java.util.ArrayList;
-
-    public class Circle extends AbstractShape {
-        private final double r;
-
-        public Circle(double r) {
-            super(new ArrayList<>());
-            this.r = r;
-        }
-
-        public Circle() { this(1.0); }
-
-        @Override
-        public double area() { return Math.PI * r * r; }
-
-        public String label() { return name() + describe(); }
-
-        public static Circle unit() { return new Circle(); }
-
-        public static class Builder {
-            private double r;
-
-            public Builder radius(double r) { this.r = r; return this; }
-
-            public Circle build() { return new Circle(r); }
-        }
-    }
-    """
-
-
-SQUARE = """
-    package com.acme.core;
-
-    public class Square extends AbstractShape {
-        public Square() { super(null); }
-
-        public double area() { return 4; }
-    }
-    """
-
-
-COLOR = """
-    package com.acme.core;
-
-    public enum Color {
-        RED,
-        GREEN {
-            @Override
-            String code() { return "g"; }
-        };
-
-        String code() { return name().toLowerCase(); }
-    }
-    """
-
-
-POINT = """
-    package com.acme.core;
-
-    public record Point(int x, int y) {
-        public Point {
-            check(x);
-        }
-
-        static void check(int v) {}
-
-        public int sum() { return x + y; }
-    }
-    """
-
-
-RENDERER = """
-    package com.acme.app;
-
-    import com.acme.core.*;
-    import com.acme.util.Strings;
-    import static com.acme.util.Strings.pad;
-    import java.util.function.Supplier;
-    import org.slf4j.Logger;
-
-    public class Renderer {
-        private final Shape shape;
-        private Logger log;
-
-        public Renderer(Shape shape) { this.shape = shape; }
-
-        public String render() {
-            double a = shape.area();
-            Circle c = Circle.unit();
-            String s = c.label();
-            Circle.Builder b = new Circle.Builder();
-            b.radius(2).build().area();
-            var sq = new Square();
-            sq.area();
-            helper();
-            this.helper();
-            Strings.join(s);
-            Strings.join(s, s);
-            pad(s, 1, 2);
-            log.info("done");
-            Runnable r = new Runnable() {
-                public void run() { helper(); }
-            };
-            Supplier<Circle> sup = Circle::unit;
-            Point p = new Point(1, 2);
-            p.sum();
-            return Strings.join(s) + a + p.x();
-        }
-
-        void helper() {}
-
-        void overloaded(int a) {}
-
-        void overloaded(String a) {}
-
-        void callsOverloaded() { overloaded(1); }
-
-        void all(AbstractShape s) { s.area(); s.name(); s.hashCode(); }
-
-        void constants() { Color.RED.code(); Renderer.class.getName(); }
-    }
-    """
-
-
-RENDERERTEST = """
-    package com.acme.app;
-
-    import com.acme.core.Circle;
-    import org.junit.jupiter.api.Test;
-
-    class RendererTest {
-        @Test
-        void renders() {
-            new Renderer(new Circle(2)).render();
-        }
-
-        private void setUp() {}
-    }
-    """
-
+LANG = Path(__file__).resolve().parent / "lang"
 M = "src/main/java/com/acme"
 STRINGS_JAVA = f"{M}/util/Strings.java"
 SHAPE_JAVA = f"{M}/core/Shape.java"
@@ -203,17 +26,8 @@ COLOR_JAVA = f"{M}/core/Color.java"
 POINT_JAVA = f"{M}/core/Point.java"
 RENDERER_JAVA = f"{M}/app/Renderer.java"
 TEST_JAVA = "src/test/java/com/acme/app/RendererTest.java"
-FILES = {
-    STRINGS_JAVA: STRINGS,
-    SHAPE_JAVA: SHAPE,
-    ABSTRACT_JAVA: ABSTRACTSHAPE,
-    CIRCLE_JAVA: CIRCLE,
-    SQUARE_JAVA: SQUARE,
-    COLOR_JAVA: COLOR,
-    POINT_JAVA: POINT,
-    RENDERER_JAVA: RENDERER,
-    TEST_JAVA: RENDERERTEST,
-}
+# the project of the annotated fixture, without its assertion lines (the lines below are its own)
+FILES = harness.project_files(LANG / "java" / "maven.java")
 
 
 @pytest.fixture(scope="module")
@@ -228,11 +42,6 @@ def repo(tmp_path_factory):
     git(root, "commit", "-q", "-m", "initial")
     report = analyze(root, IndexConfig(), RunOptions(workers=1))
     return root, report
-
-
-def calls_from(root, path, local):
-    src = f"{path}::{local}"
-    return {(d, c, r) for s, d, c, r in edges(root, "CALLS") if s == src}
 
 
 def u(path, local=""):
@@ -289,165 +98,6 @@ def test_definitions_kinds_and_qualified_names(repo):
     assert (u(CIRCLE_JAVA, "Circle"), u(CIRCLE_JAVA, "Circle.Builder")) in contains
     assert (u(CIRCLE_JAVA, "Circle.Builder"), u(CIRCLE_JAVA, "Circle.Builder.build")) in contains
     assert (u(RENDERER_JAVA, "Renderer.render"), u(RENDERER_JAVA, "Renderer.render.$1")) in contains
-
-
-def test_heritage(repo):
-    root, _ = repo
-    assert edges(root, "EXTENDS") == {
-        (u(CIRCLE_JAVA, "Circle"), u(ABSTRACT_JAVA, "AbstractShape")),
-        (u(SQUARE_JAVA, "Square"), u(ABSTRACT_JAVA, "AbstractShape")),
-        (u(COLOR_JAVA, "Color.GREEN"), u(COLOR_JAVA, "Color")),
-        # an external supertype of an anonymous class: class or interface, we cannot tell
-        (u(RENDERER_JAVA, "Renderer.render.$1"), "<external>::java.lang.Runnable"),
-    }
-    assert edges(root, "IMPLEMENTS") == {
-        (u(ABSTRACT_JAVA, "AbstractShape"), u(SHAPE_JAVA, "Shape"))
-    }
-
-
-def test_imports_single_on_demand_static_and_external(repo):
-    root, _ = repo
-    imports = {d for s, d in edges(root, "IMPORTS") if s == u(RENDERER_JAVA)}
-    assert imports == {
-        # `import com.acme.core.*`: the types the file uses through it
-        u(SHAPE_JAVA, "Shape"),
-        u(ABSTRACT_JAVA, "AbstractShape"),
-        u(CIRCLE_JAVA, "Circle"),
-        u(SQUARE_JAVA, "Square"),
-        u(POINT_JAVA, "Point"),
-        u(COLOR_JAVA, "Color"),
-        u(STRINGS_JAVA, "Strings"),
-        # `import static ...Strings.pad`
-        u(STRINGS_JAVA, "Strings.pad"),
-        "<external>::java.util.function.Supplier",
-        "<external>::org.slf4j.Logger",
-    }
-
-
-def test_same_package_types_need_no_import(repo):
-    root, _ = repo
-    assert calls_from(root, TEST_JAVA, "RendererTest.renders") == {
-        (u(RENDERER_JAVA, "Renderer"), 1.0, "scope"),
-        (u(RENDERER_JAVA, "Renderer.<init>"), 0.8, "constructor"),
-        (u(CIRCLE_JAVA, "Circle"), 1.0, "import"),
-        (u(CIRCLE_JAVA, "Circle.<init>"), 0.8, "constructor"),
-        (u(RENDERER_JAVA, "Renderer.render"), 0.8, "local-type"),
-    }
-
-
-def test_calls_on_this_fields_locals_statics_and_imports(repo):
-    root, _ = repo
-    render = calls_from(root, RENDERER_JAVA, "Renderer.render")
-    assert render == {
-        # a field typed by an interface, and the implementations that may run
-        (u(SHAPE_JAVA, "Shape.area"), 0.8, "local-type"),
-        (u(CIRCLE_JAVA, "Circle.area"), 0.8, "local-type"),
-        (u(SQUARE_JAVA, "Square.area"), 0.8, "local-type"),
-        # static call through an on-demand import, a local typed by its declaration
-        (u(CIRCLE_JAVA, "Circle.unit"), 1.0, "import"),
-        (u(CIRCLE_JAVA, "Circle.label"), 0.8, "local-type"),
-        # a nested class (no declared constructor), a builder chain typed by return types
-        (u(CIRCLE_JAVA, "Circle.Builder"), 1.0, "import"),
-        (u(CIRCLE_JAVA, "Circle.Builder.radius"), 0.8, "local-type"),
-        (u(CIRCLE_JAVA, "Circle.Builder.build"), 0.8, "local-type"),
-        # `var sq = new Square()`
-        (u(SQUARE_JAVA, "Square"), 1.0, "import"),
-        (u(SQUARE_JAVA, "Square.<init>"), 0.8, "constructor"),
-        # helper() and this.helper()
-        (u(RENDERER_JAVA, "Renderer.helper"), 0.9, "self"),
-        # overloads picked by argument count; a static import; varargs
-        (u(STRINGS_JAVA, "Strings.join"), 1.0, "import"),
-        (u(STRINGS_JAVA, "Strings.join#2"), 1.0, "import"),
-        (u(STRINGS_JAVA, "Strings.pad"), 1.0, "import"),
-        # a field of an external type
-        ("<external>::org.slf4j.Logger.info", 0.8, "local-type"),
-        ("<external>::java.lang.Runnable", 1.0, "import"),
-        # a record: constructor, method, implicit accessor
-        (u(POINT_JAVA, "Point"), 1.0, "import"),
-        (u(POINT_JAVA, "Point.<init>"), 0.8, "constructor"),
-        (u(POINT_JAVA, "Point.sum"), 0.8, "local-type"),
-        (u(POINT_JAVA, "Point.x"), 0.8, "local-type"),
-    }
-    # the anonymous class's method sees the enclosing class's methods
-    assert calls_from(root, RENDERER_JAVA, "Renderer.render.$1.run") == {
-        (u(RENDERER_JAVA, "Renderer.helper"), 0.9, "self")
-    }
-    # a method reference is a reference, not a call
-    refs = edges(root, "REFERENCES")
-    assert (
-        u(RENDERER_JAVA, "Renderer.render"),
-        u(CIRCLE_JAVA, "Circle.unit"),
-        1.0,
-        "import",
-    ) in refs
-
-
-def test_constructors_super_this_and_inheritance(repo):
-    root, _ = repo
-    assert calls_from(root, CIRCLE_JAVA, "Circle.<init>") == {
-        (u(ABSTRACT_JAVA, "AbstractShape.<init>"), 0.9, "super"),
-        ("<external>::java.util.ArrayList", 1.0, "import"),
-    }
-    # this(1.0): the one-argument constructor
-    assert calls_from(root, CIRCLE_JAVA, "Circle.<init>#2") == {
-        (u(CIRCLE_JAVA, "Circle.<init>"), 0.9, "self")
-    }
-    # new Circle(): the no-argument constructor
-    assert calls_from(root, CIRCLE_JAVA, "Circle.unit") == {
-        (u(CIRCLE_JAVA, "Circle"), 1.0, "scope"),
-        (u(CIRCLE_JAVA, "Circle.<init>#2"), 0.8, "constructor"),
-    }
-    # methods found in the superclass and in an interface's default method
-    assert calls_from(root, CIRCLE_JAVA, "Circle.label") == {
-        (u(ABSTRACT_JAVA, "AbstractShape.name"), 0.9, "inheritance"),
-        (u(SHAPE_JAVA, "Shape.describe"), 0.9, "inheritance"),
-    }
-    # Object's and Enum's methods the repository does not declare
-    assert calls_from(root, ABSTRACT_JAVA, "AbstractShape.name") == {
-        ("<external>::java.lang.Object.getClass", 0.9, "inheritance")
-    }
-    assert calls_from(root, COLOR_JAVA, "Color.code") == {
-        ("<external>::java.lang.Enum.name", 0.9, "inheritance")
-    }
-
-
-def test_dispatch_to_overrides_and_ambiguous_overloads(repo):
-    root, _ = repo
-    # area() in an interface's default method: every concrete implementation may run
-    assert calls_from(root, SHAPE_JAVA, "Shape.describe") == {
-        (u(SHAPE_JAVA, "Shape.area"), 0.9, "self"),
-        (u(CIRCLE_JAVA, "Circle.area"), 0.7, "dispatch"),
-        (u(SQUARE_JAVA, "Square.area"), 0.7, "dispatch"),
-    }
-    # an abstract class's method: its overrides, never the abstract declaration at dispatch
-    assert calls_from(root, RENDERER_JAVA, "Renderer.all") == {
-        (u(ABSTRACT_JAVA, "AbstractShape.area"), 0.8, "local-type"),
-        (u(CIRCLE_JAVA, "Circle.area"), 0.7, "dispatch"),
-        (u(SQUARE_JAVA, "Square.area"), 0.7, "dispatch"),
-        (u(ABSTRACT_JAVA, "AbstractShape.name"), 0.8, "local-type"),
-        ("<external>::java.lang.Object.hashCode", 0.8, "local-type"),
-    }
-    # overloaded(1): two one-argument overloads, argument types unknown -> both at dispatch
-    assert calls_from(root, RENDERER_JAVA, "Renderer.callsOverloaded") == {
-        (u(RENDERER_JAVA, "Renderer.overloaded"), 0.7, "dispatch"),
-        (u(RENDERER_JAVA, "Renderer.overloaded#2"), 0.7, "dispatch"),
-    }
-
-
-def test_unresolved_calls_are_counted(repo):
-    _, report = repo
-    # getClass().getSimpleName() and name().toLowerCase(): results of external calls
-    assert report.calls == {"total": 44, "builtin": 0, "unresolved": 2, "resolved": 42}
-
-
-def test_enum_constants_and_class_literals_are_typed(repo):
-    root, _ = repo
-    assert calls_from(root, RENDERER_JAVA, "Renderer.constants") == {
-        # a constant is a Color; GREEN's body overrides code()
-        (u(COLOR_JAVA, "Color.code"), 0.8, "local-type"),
-        (u(COLOR_JAVA, "Color.GREEN.code"), 0.7, "dispatch"),
-        ("<external>::java.lang.Class.getName", 0.8, "local-type"),
-    }
 
 
 def test_tests_by_path_and_annotation(repo):
@@ -552,34 +202,3 @@ def test_incremental_run_equals_full_when_an_intermediate_supertype_changes(make
     analyze(root, IndexConfig(), RunOptions(workers=1, force=True))
     assert {rel: edges(root, rel) for rel in ("CALLS", "EXTENDS")} == incremental
     assert dispatch not in incremental["CALLS"]
-
-
-def test_dispatch_follows_the_receivers_static_type(make_repo, index_repo):
-    root = make_repo(
-        {
-            "p/Ops.java": """
-                package p;
-                interface Op { void run(); }
-                abstract class A implements Op {}
-                class B extends A { public void run() {} }
-                class C implements Op { public void run() {} }
-                class Use {
-                    void viaA(A a) { a.run(); }
-                    void viaOp(Op op) { op.run(); }
-                }
-                """
-        }
-    )
-    index_repo(root)
-    calls = edges(root, "CALLS")
-
-    def out(local):
-        return {(d.split("::")[1], r) for s, d, _c, r in calls if s == f"p/Ops.java::{local}"}
-
-    # a.run() is Op.run found through A; of the implementations only A's subtypes can run
-    assert out("Use.viaA") == {("Op.run", "local-type"), ("B.run", "dispatch")}
-    assert out("Use.viaOp") == {
-        ("Op.run", "local-type"),
-        ("B.run", "dispatch"),
-        ("C.run", "dispatch"),
-    }

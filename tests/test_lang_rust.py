@@ -1,11 +1,18 @@
-"""Rust: real tree-sitter parses, real crates in temp git repos, a real Kùzu index."""
+"""Rust: definitions, module trees, crates, extraction and incremental runs (real tree-sitter,
+real crates in temp git repos, a real Kùzu index). The edges of use paths and of calls are
+the annotated fixtures tests/lang/rust/*.rs (tests/test_lang_fixtures.py)."""
 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from codeimpact.indexer.lang.rust.extract import extract, is_test_path
 from conftest import edges, symbols
+from lang import harness
+
+LANG = Path(__file__).resolve().parent / "lang"
+# the projects of annotated fixtures, without their assertion lines
 
 CARGO = """
 [package]
@@ -156,247 +163,21 @@ def test_definitions_module_tree_and_qualified_names(make_repo, index_repo):
     }
 
 
-USES = {
-    "Cargo.toml": '[package]\nname = "demo"\n',
-    "src/lib.rs": """
-        pub mod engine;
-        pub mod api;
-        pub mod prelude {
-            pub use crate::engine::{start as boot, Engine};
-        }
-        """,
-    "src/engine/mod.rs": """
-        pub mod config;
-        use serde::Serialize;
-        use std::collections::HashMap;
-
-        pub struct Engine {
-            pub cfg: config::Config,
-            map: HashMap<String, u32>,
-        }
-        pub fn start() -> Engine {
-            let cfg = self::config::load();
-            Engine { cfg, map: HashMap::new() }
-        }
-        impl Engine {
-            pub fn run(&self) -> u32 {
-                self.cfg.level()
-            }
-        }
-        """,
-    "src/engine/config.rs": """
-        pub struct Config {
-            level: u32,
-        }
-        pub fn load() -> Config {
-            Config { level: 1 }
-        }
-        impl Config {
-            pub fn level(&self) -> u32 {
-                self.level
-            }
-        }
-        pub fn defaults() -> Config {
-            super::super::engine::config::load()
-        }
-        """,
-    "src/api.rs": """
-        use crate::engine::config::{self, Config as Cfg};
-        use crate::prelude::*;
-        use std::fmt;
-
-        pub fn serve() -> u32 {
-            let e = boot();
-            let c: Cfg = config::load();
-            c.level();
-            e.run()
-        }
-        pub fn show(f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("x")
-        }
-        pub fn dump() -> String {
-            serde_json::to_string(&1).unwrap()
-        }
-        """,
-}
+USES = harness.project_files(LANG / "rust" / "use_paths.rs")
 
 
-def test_use_paths_reexports_globs_renames_and_externals(make_repo, index_repo):
+def test_external_members_keep_rusts_separators(make_repo, index_repo):
+    """The edges of USES are the annotated fixture tests/lang/rust/use_paths.rs."""
     repo = make_repo(USES)
-    report = index_repo(repo)
-    assert edges(repo, "IMPORTS") == {
-        ("src/api.rs::", "<external>::std::fmt"),
-        ("src/api.rs::", "src/engine/config.rs::"),  # `self` in a group
-        ("src/api.rs::", "src/engine/config.rs::Config"),  # `Config as Cfg`
-        ("src/api.rs::", "src/lib.rs::prelude"),  # a glob imports its module
-        ("src/engine/mod.rs::", "<external>::serde::Serialize"),
-        ("src/engine/mod.rs::", "<external>::std::collections::HashMap"),
-        ("src/engine/mod.rs::", "src/engine/config.rs::"),
-        ("src/lib.rs::", "src/api.rs::"),
-        ("src/lib.rs::", "src/engine/mod.rs::"),
-        ("src/lib.rs::", "src/engine/mod.rs::Engine"),
-        ("src/lib.rs::", "src/engine/mod.rs::start"),  # `start as boot`
-    }
-    assert edges(repo, "CALLS") == {
-        # through the glob of a module that re-exports `start as boot`
-        ("src/api.rs::serve", "src/engine/mod.rs::start", 1.0, "import"),
-        ("src/api.rs::serve", "src/engine/config.rs::load", 1.0, "import"),
-        # `let c: Cfg` and `let e = boot()` (boot's declared return type)
-        ("src/api.rs::serve", "src/engine/config.rs::Config.level", 0.8, "local-type"),
-        ("src/api.rs::serve", "src/engine/mod.rs::Engine.run", 0.8, "local-type"),
-        # a parameter of an external type: the call is to the external method
-        ("src/api.rs::show", "<external>::std::fmt::Formatter::write_str", 0.8, "local-type"),
-        ("src/api.rs::dump", "<external>::serde_json::to_string", 1.0, "import"),
-        ("src/engine/config.rs::load", "src/engine/config.rs::Config", 0.8, "constructor"),
-        ("src/engine/config.rs::defaults", "src/engine/config.rs::load", 1.0, "scope"),
-        # a field with a declared type
-        ("src/engine/mod.rs::Engine.run", "src/engine/config.rs::Config.level", 0.8, "local-type"),
-        ("src/engine/mod.rs::start", "<external>::std::collections::HashMap::new", 1.0, "import"),
-        ("src/engine/mod.rs::start", "src/engine/config.rs::load", 1.0, "scope"),
-        ("src/engine/mod.rs::start", "src/engine/mod.rs::Engine", 0.8, "constructor"),
-    }
-    # `.unwrap()` on what an external function returns is a standard method: builtin
-    assert report.calls == {"total": 13, "builtin": 1, "unresolved": 0, "resolved": 12}
+    index_repo(repo)
     syms = symbols(repo)
     assert syms["<external>::std::fmt::Formatter::write_str"][:2] == (
         "external",
         "std::fmt::Formatter::write_str",
     )
-    assert edges(repo, "REFERENCES") == {
-        ("src/api.rs::serve", "src/engine/config.rs::Config", 1.0, "import"),
-        ("src/engine/config.rs::defaults", "src/engine/config.rs::Config", 1.0, "scope"),
-        ("src/engine/config.rs::load", "src/engine/config.rs::Config", 1.0, "scope"),
-        ("src/engine/mod.rs::Engine", "src/engine/config.rs::Config", 1.0, "scope"),
-        ("src/engine/mod.rs::start", "src/engine/mod.rs::Engine", 1.0, "scope"),
-    }
 
 
-CALL_CRATE = {
-    "Cargo.toml": '[package]\nname = "demo"\n',
-    "src/lib.rs": """
-        pub mod model;
-        pub mod service;
-        """,
-    "src/model.rs": """
-        pub trait Store {
-            fn get(&self, key: u32) -> Option<Item>;
-            fn size(&self) -> usize {
-                0
-            }
-        }
-        #[derive(Clone, Debug, Default)]
-        pub struct Item {
-            pub id: u32,
-        }
-        impl Item {
-            pub fn new(id: u32) -> Self {
-                Self { id }
-            }
-            pub fn label(&self) -> String {
-                self.id.to_string()
-            }
-            pub fn relabel(&self) -> String {
-                Self::fresh();
-                self.label()
-            }
-            fn fresh() -> Item {
-                Item::new(0)
-            }
-        }
-        pub struct Memory {
-            items: Vec<Item>,
-            pub primary: Item,
-        }
-        impl Store for Memory {
-            fn get(&self, key: u32) -> Option<Item> {
-                self.items.get(key as usize).cloned()
-            }
-        }
-        pub struct Disk;
-        impl Store for Disk {
-            fn get(&self, _key: u32) -> Option<Item> {
-                None
-            }
-            fn size(&self) -> usize {
-                1
-            }
-        }
-        pub struct Wrapper(pub Item);
-        pub enum Event {
-            Created(u32),
-            Deleted,
-        }
-        """,
-    "src/service.rs": """
-        use crate::model::{Disk, Event, Item, Memory, Store, Wrapper};
-
-        pub fn lookup<S: Store>(store: &S, key: u32) -> Option<Item> {
-            store.get(key)
-        }
-        pub fn count(store: &dyn Store) -> usize {
-            store.size()
-        }
-        pub fn flow(m: &Memory) -> String {
-            let item = Item::new(1);
-            item.label();
-            let w = Wrapper(item.clone());
-            w.0.relabel();
-            m.primary.label();
-            m.size();
-            Disk.size();
-            let _e = Event::Created(3);
-            Memory::get(m, 1);
-            let found = lookup(m, 2).unwrap();
-            found.label()
-        }
-        pub fn noise(x: u32) {
-            let v = vec![Item::new(x)];
-            println!("{}", v.len());
-            assert_eq!(helper_unknown(), 1);
-            log::info!("x");
-            x.count_ones();
-            let z = compute();
-            z.relabel();
-            z.frobnicate();
-        }
-        """,
-}
-
-
-def test_calls_receivers_constructors_dispatch_and_macros(make_repo, index_repo):
-    repo = make_repo(CALL_CRATE)
-    report = index_repo(repo)
-    m, s = "src/model.rs::", "src/service.rs::"
-    assert edges(repo, "CALLS") == {
-        (m + "Item.fresh", m + "Item.new", 1.0, "scope"),
-        (m + "Item.new", m + "Item", 0.8, "constructor"),  # `Self { id }`
-        (m + "Item.relabel", m + "Item.fresh", 0.9, "self"),  # `Self::fresh()`
-        (m + "Item.relabel", m + "Item.label", 0.9, "self"),
-        # `&dyn Store`: the trait's method, and each implementation that overrides it
-        (s + "count", m + "Store.size", 0.8, "local-type"),
-        (s + "count", m + "Disk.size", 0.7, "dispatch"),
-        # `S: Store`: the same through a bounded generic
-        (s + "lookup", m + "Store.get", 0.8, "local-type"),
-        (s + "lookup", m + "Memory.get", 0.7, "dispatch"),
-        (s + "lookup", m + "Disk.get", 0.7, "dispatch"),
-        (s + "flow", m + "Item.new", 1.0, "import"),
-        (s + "flow", m + "Item.label", 0.8, "local-type"),  # let item = Item::new(1)
-        (s + "flow", m + "Wrapper", 0.8, "constructor"),  # a tuple struct
-        (s + "flow", m + "Item.relabel", 0.8, "local-type"),  # w.0 of Wrapper(pub Item)
-        (s + "flow", m + "Store.size", 0.8, "local-type"),  # a default method of Memory's trait
-        (s + "flow", m + "Disk.size", 1.0, "import"),  # a unit struct's own method
-        (s + "flow", m + "Event", 0.8, "constructor"),  # an enum variant
-        (s + "flow", m + "Memory.get", 1.0, "import"),  # `Type::method(recv)`
-        (s + "flow", s + "lookup", 1.0, "scope"),
-        # inside vec![...]: macro arguments are parsed
-        (s + "noise", m + "Item.new", 1.0, "import"),
-        # z's type is unknown; relabel is defined once in the repository
-        (s + "noise", m + "Item.relabel", 0.5, "unique-name"),
-    }
-    # builtin: vec!, println!, assert_eq!, v.len(), x.count_ones(), item.clone() (derived),
-    # self.id.to_string(), self.items.get(), .cloned(), .unwrap();
-    # unresolved: helper_unknown(), log::info!, compute(), z.frobnicate()
-    assert report.calls == {"total": 33, "builtin": 10, "unresolved": 4, "resolved": 19}
+CALL_CRATE = harness.project_files(LANG / "rust" / "calls.rs")
 
 
 # ---------------------------------------------------------------- extraction alone

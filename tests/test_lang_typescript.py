@@ -1,10 +1,14 @@
 """TypeScript / TSX / JavaScript: real parses of fixture repositories into a real Kùzu index.
 
 Each test builds a small repository (several folders, a real git commit), runs a
-full analyze and asserts the exact symbols and edges, construct by construct.
+full analyze and asserts the exact symbols and edges, construct by construct. The edges of
+module resolution and of calls are the annotated fixtures tests/lang/typescript/*.ts
+(tests/test_lang_fixtures.py).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +17,7 @@ from codeimpact.indexer.lang.typescript.extract import extract
 from codeimpact.indexer.lang.typescript.modules import ModuleResolver, Target, parse_jsonc
 from codeimpact.query.index import Index
 from conftest import edges, symbols
+from lang import harness
 
 
 def _from(repo, rel: str, prefix: str) -> set:
@@ -20,6 +25,8 @@ def _from(repo, rel: str, prefix: str) -> set:
 
 
 # ---------------------------------------------------------------- definitions
+LANG = Path(__file__).resolve().parent / "lang"
+
 DEFS = {
     "src/shapes.ts": """
         export interface Shape extends Named {
@@ -116,90 +123,13 @@ def test_definitions_kinds_qualified_names_and_lines(make_repo, index_repo):
 
 
 # ---------------------------------------------------------------- modules
-MODULES = {
-    "tsconfig.json": """
-        {
-          // JSONC: comments, "src/*"-like strings and trailing commas
-          "extends": "./tsconfig.base.json",
-          "compilerOptions": {
-            "paths": { "@utils/*": ["src/utils/*"], "@models": ["src/models/index.ts"], },
-          },
-        }
-        """,
-    "tsconfig.base.json": '{ "compilerOptions": { "baseUrl": "." } }\n',
-    "src/utils/str.ts": """
-        export function slugify(s: string) { return s.trim(); }
-        export const shout = (s: string) => s + "!";
-        """,
-    "src/utils/index.ts": """
-        export * from "./str";
-        export { slugify as slug } from "./str";
-        export * as strings from "./str";
-        export * from "lodash-es";
-        """,
-    "src/models/user.ts": """
-        import { slug } from "../utils";
-        export default class User {
-          key() { return slug("u"); }
-        }
-        """,
-    "src/models/index.ts": """
-        export { default as User } from "./user";
-        """,
-    "src/app/main.ts": """
-        import { User } from "@models";
-        import { shout } from "@utils/str";
-        import { strings, debounce } from "src/utils";
-        import * as utils from "../utils/index.js";
-        import React from "react";
-        import { readFileSync } from "node:fs";
-        import "./side-effect";
-        export function run() {
-          new User().key();
-          shout("a");
-          strings.slugify("b");
-          utils.slug("c");
-          readFileSync("x");
-          React.createElement("div");
-          debounce();
-        }
-        """,
-    "src/app/side-effect.ts": "console.log('loaded');\n",
-}
+MODULES = harness.project_files(LANG / "typescript" / "modules.ts")
 
 
-def test_imports_paths_aliases_index_files_and_reexport_chains(make_repo, index_repo):
+def test_external_modules_are_symbols(make_repo, index_repo):
+    """The edges of MODULES are the annotated fixture tests/lang/typescript/modules.ts."""
     repo = make_repo(MODULES)
     index_repo(repo)
-    assert edges(repo, "IMPORTS") == {
-        # export * / export * as: the module; export { a as b }: the definition
-        ("src/utils/index.ts::", "src/utils/str.ts::"),
-        ("src/utils/index.ts::", "src/utils/str.ts::slugify"),
-        ("src/utils/index.ts::", "<external>::lodash-es"),
-        # `../utils` is the index file; `slug` is slugify through the re-export
-        ("src/models/user.ts::", "src/utils/str.ts::slugify"),
-        ("src/models/index.ts::", "src/models/user.ts::User"),
-        # a paths alias to one file, a paths alias with a wildcard, baseUrl, `.js` -> `.ts`
-        ("src/app/main.ts::", "src/models/user.ts::User"),
-        ("src/app/main.ts::", "src/utils/str.ts::shout"),
-        ("src/app/main.ts::", "src/utils/str.ts::"),
-        ("src/app/main.ts::", "src/utils/index.ts::"),
-        ("src/app/main.ts::", "src/app/side-effect.ts::"),
-        ("src/app/main.ts::", "<external>::react"),
-        ("src/app/main.ts::", "<external>::node:fs.readFileSync"),
-        # not defined in the barrel: its only `export *` from outside is where it comes from
-        ("src/app/main.ts::", "<external>::lodash-es.debounce"),
-    }
-    assert _from(repo, "CALLS", "src/") == {
-        ("src/models/user.ts::User.key", "src/utils/str.ts::slugify", 1.0, "import"),
-        ("src/app/main.ts::run", "src/models/user.ts::User", 1.0, "import"),
-        ("src/app/main.ts::run", "src/models/user.ts::User.key", 0.8, "local-type"),
-        ("src/app/main.ts::run", "src/utils/str.ts::shout", 1.0, "import"),
-        ("src/app/main.ts::run", "src/utils/str.ts::slugify", 1.0, "import"),
-        ("src/app/main.ts::run", "<external>::node:fs.readFileSync", 1.0, "import"),
-        ("src/app/main.ts::run", "<external>::react.createElement", 1.0, "import"),
-        ("src/app/main.ts::run", "<external>::lodash-es.debounce", 1.0, "import"),
-    }
     ext = {u: v for u, v in symbols(repo).items() if u.startswith("<external>")}
     assert ext["<external>::react"][:2] == ("external", "react")
 
@@ -349,113 +279,7 @@ def test_commonjs_require_and_module_exports(make_repo, index_repo):
 
 
 # ---------------------------------------------------------------- calls and heritage
-CALLS = {
-    "src/model/contracts.ts": """
-        export interface Drawable { draw(): void; }
-        export interface Shape extends Drawable { area(): number; }
-        """,
-    "src/model/base.ts": """
-        import { Shape } from "./contracts";
-        export abstract class Base implements Shape {
-          constructor(protected size: number) {}
-          static make(): Circle { return new Circle(1); }
-          abstract area(): number;
-          draw() { this.outline(); this.area(); }
-          outline() {}
-        }
-        import { Circle } from "./circle";
-        """,
-    "src/model/circle.ts": """
-        import { Base } from "./base";
-        export class Circle extends Base {
-          constructor(r: number) { super(r); }
-          area() { return 3 * this.size; }
-          outline() { super.outline(); }
-        }
-        """,
-    "src/model/square.ts": """
-        import { Base } from "./base";
-        export class Square extends Base {
-          area() { return this.size; }
-        }
-        """,
-    "src/service.ts": """
-        import { Shape } from "./model/contracts";
-        import { Circle } from "./model/circle";
-        function build(): Circle { return new Circle(0); }
-        class Renderer {
-          private current: Shape;
-          constructor(private readonly circle: Circle) {}
-          paint(s: Shape) {
-            s.draw();
-            s.unknownThing();
-          }
-          fields() {
-            this.circle.outline();
-            this.current.area();
-          }
-          locals() {
-            const c = new Circle(2);
-            c.draw();
-            Circle.make();
-            build().outline();
-            mystery.frobnicate();
-          }
-        }
-        """,
-}
-
-
-def test_calls_receivers_constructors_super_inheritance_dispatch(make_repo, index_repo):
-    repo = make_repo(CALLS)
-    report = index_repo(repo)
-    B, C, S, D = (f"src/model/{n}.ts::" for n in ("base", "circle", "square", "contracts"))
-    R = "src/service.ts::Renderer."
-    assert edges(repo, "CALLS") == {
-        # static method returning a typed value; `new` runs the class and its constructor
-        (B + "Base.make", C + "Circle", 1.0, "import"),
-        (B + "Base.make", C + "Circle.constructor", 0.8, "constructor"),
-        # this.m(): self, plus overrides in subclasses (dispatch); abstract m(): dispatch
-        (B + "Base.draw", B + "Base.outline", 0.9, "self"),
-        (B + "Base.draw", C + "Circle.outline", 0.7, "dispatch"),
-        (B + "Base.draw", B + "Base.area", 0.9, "self"),
-        (B + "Base.draw", C + "Circle.area", 0.7, "dispatch"),
-        (B + "Base.draw", S + "Square.area", 0.7, "dispatch"),
-        # super(...) is the base constructor, super.m() the base method
-        (C + "Circle.constructor", B + "Base.constructor", 0.9, "super"),
-        (C + "Circle.outline", B + "Base.outline", 0.9, "super"),
-        ("src/service.ts::build", C + "Circle", 1.0, "import"),
-        ("src/service.ts::build", C + "Circle.constructor", 0.8, "constructor"),
-        # an interface-typed parameter: the interface method (inherited from Drawable),
-        # then each implementation
-        (R + "paint", D + "Drawable.draw", 0.8, "local-type"),
-        (R + "paint", B + "Base.draw", 0.7, "dispatch"),
-        # a constructor parameter property; a typed field of an interface type
-        (R + "fields", C + "Circle.outline", 0.8, "local-type"),
-        (R + "fields", D + "Shape.area", 0.8, "local-type"),
-        (R + "fields", B + "Base.area", 0.7, "dispatch"),
-        (R + "fields", C + "Circle.area", 0.7, "dispatch"),
-        (R + "fields", S + "Square.area", 0.7, "dispatch"),
-        # a local built with `new` (draw is inherited from Base), an inherited static,
-        # a call on a declared return type
-        (R + "locals", C + "Circle", 1.0, "import"),
-        (R + "locals", C + "Circle.constructor", 0.8, "constructor"),
-        (R + "locals", B + "Base.draw", 0.8, "local-type"),
-        (R + "locals", B + "Base.make", 0.9, "inheritance"),
-        (R + "locals", "src/service.ts::build", 1.0, "scope"),
-        (R + "locals", C + "Circle.outline", 0.8, "local-type"),
-    }
-    assert edges(repo, "EXTENDS") == {
-        (D + "Shape", D + "Drawable"),
-        (C + "Circle", B + "Base"),
-        (S + "Square", B + "Base"),
-    }
-    assert edges(repo, "IMPLEMENTS") == {(B + "Base", D + "Shape")}
-    # mystery.frobnicate() and s.unknownThing() cannot be resolved and are not guessed
-    assert report.calls["unresolved"] == 2
-    assert ("src/service.ts::Renderer.constructor", C + "Circle", 1.0, "import") in edges(
-        repo, "REFERENCES"
-    )
+CALLS = harness.project_files(LANG / "typescript" / "calls.ts")
 
 
 # ---------------------------------------------------------------- TSX / JSX

@@ -6,7 +6,6 @@ tests/test_lang_fixtures.py); these tests are about the resolver as a whole.
 
 from __future__ import annotations
 
-
 # ---------------------------------------------------------------------- determinism
 CYCLES = {
     "a.py": """

@@ -83,8 +83,15 @@ def annotate(project: Path, defines: bool = False, header: str = "") -> str:
         if 0 < line <= len(src):
             at.setdefault((path, line), []).append((_column(src[line - 1], name), text))
 
+    qn_count: dict[str, int] = {}
+    for q, *_ in graph.symbols.values():
+        qn_count[q] = qn_count.get(q, 0) + 1
+
     def qn(uid: str) -> str:
-        return graph.symbols.get(uid, (uid,))[0] if not uid.startswith("<external>::") else uid
+        """The qualified name, or the uid where it names one definition of several (the
+        files of a Go package, overloads) or something outside the repository."""
+        q = graph.symbols.get(uid, (uid,))[0]
+        return uid if uid.startswith("<external>::") or qn_count.get(q, 0) > 1 else q
 
     for rel, src, dst, line, reason in sorted(graph.edges):
         if rel == "CONTAINS":

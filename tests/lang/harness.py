@@ -26,8 +26,8 @@ uid, or `<external>::dotted`) and may end with `(reason)`:
   `calls:` assertions must be asserted: an extra edge fails too. `calls: -` says the line
   makes no CALLS edge at all; `!calls: T` that it makes none to T.
 - `imports: T`, `references: T` - an IMPORTS / REFERENCES edge at that line (`!` negates).
-- `extends: T`, `implements: T` - the definition at that line (the innermost one starting
-  there) has that EXTENDS / IMPLEMENTS edge (`!` negates).
+- `extends: T`, `implements: T` - a definition starting at that line has that EXTENDS /
+  IMPLEMENTS edge (`!` negates).
 - `defines: T [kind]` - a definition with that qualified name (and kind) starts at that line.
 - `unresolved: name` - an unresolved call site named `name` at that line.
 
@@ -155,6 +155,21 @@ def parse(source: Path) -> Fixture:
 
 
 _CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
+
+
+def project_files(source: Path) -> dict[str, str]:
+    """The project of a fixture as it is without its assertion lines: tests that need the
+    project itself (its definitions' lines, an incremental edit) read it from the fixture."""
+    out = {}
+    for path, content in parse(source).files.items():
+        kept = [ln for ln in content.splitlines() if not _is_assertion(ln)]
+        out[path] = "\n".join(kept) + "\n"
+    return out
+
+
+def _is_assertion(line: str) -> bool:
+    a = ASSERTION.match(line)
+    return a is not None and a.group(3) in RELATIONS
 
 
 def text_at(fx: Fixture, a: Assertion) -> str:
@@ -294,10 +309,10 @@ def _check_one(fx: Fixture, graph: Graph, a: Assertion) -> str:
         return ""
     rel = RELATIONS[a.relation]
     if a.relation in ("extends", "implements"):
-        defs = _defined_at(graph, a)
+        defs = set(_defined_at(graph, a))
         if not defs:
             return "no definition starts at this line"
-        edges = [e for e in graph.edges if e[0] == rel and e[1] == defs[0]]
+        edges = [e for e in graph.edges if e[0] == rel and e[1] in defs]
     else:
         edges = _edges_at(graph, a, rel)
     if a.target == "-":

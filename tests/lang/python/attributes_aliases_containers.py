@@ -1,5 +1,5 @@
 # Attributes, aliases and containers whose item type is declared.
-# (was test_python_resolution.py::test_attributes_aliases_and_containers)
+# (was test_python_resolution.py: test_attributes_aliases_and_containers)
 # exact: calls, imports, references, extends, implements
 # path: m.py
 class Tag:

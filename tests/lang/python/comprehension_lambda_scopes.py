@@ -1,8 +1,9 @@
 # Names bound in comprehensions and lambdas stay local to them.
-# (was test_python_resolution.py::test_comprehension_and_lambda_names_stay_local)
+# (was test_python_resolution.py: test_comprehension_and_lambda_names_stay_local)
 #
-# the comprehensions' n and c are Nodes, the function's n stays an Other
-# the lambda's n is a parameter nobody typed: unresolved (hooks.add is too)
+# test_comprehension_and_lambda_names_stay_local:
+#   the comprehensions' n and c are Nodes, the function's n stays an Other
+#   the lambda's n is a parameter nobody typed: unresolved (hooks.add is too)
 #
 # expect: calls.unresolved = 2
 # exact: calls, imports, references, extends, implements

@@ -1,5 +1,8 @@
 # A constructor call calls the class and its __init__.
-# (was test_python_resolution.py::test_constructor_calls_the_class_and_its_init)
+# (was test_python_resolution.py: test_constructor_calls_the_class_and_its_init)
+#
+# test_constructor_calls_the_class_and_its_init:
+#   inherited __init__
 # exact: calls, imports, references, extends, implements
 # path: m.py
 class Base:

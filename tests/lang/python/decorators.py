@@ -1,5 +1,5 @@
 # Decorators are calls from the decorated definition (as of the 71c6acd spec).
-# (was test_python_resolution.py::test_decorators_are_calls_from_the_decorated_definition)
+# (was test_python_resolution.py: test_decorators_are_calls_from_the_decorated_definition)
 # exact: calls, imports, references, extends, implements
 # path: m.py
 import functools

@@ -1,5 +1,5 @@
 # Dispatch to a method only subclasses define (abstract bases, mixins).
-# (was test_python_resolution.py::test_dispatch_to_a_method_only_subclasses_define)
+# (was test_python_resolution.py: test_dispatch_to_a_method_only_subclasses_define)
 # exact: calls, imports, references, extends, implements
 # path: m.py
 class Handler:

@@ -1,5 +1,5 @@
 # EXTENDS edges to repository and external bases.
-# (was test_python_resolution.py::test_heritage)
+# (was test_python_resolution.py: test_heritage)
 # exact: calls, imports, references, extends, implements
 # path: base.py
 class Model:

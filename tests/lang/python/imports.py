@@ -1,8 +1,13 @@
 # Imports: IMPORTS edges, and calls through absolute, relative and aliased imports and re-exports.
-# (was test_python_resolution.py::test_imports_edges and ::test_calls_through_imports)
+# (was test_python_resolution.py: test_imports_edges, test_calls_through_imports)
 #
-# imports inside a function still belong to the module
-# `from ..util import *` does not bind _private: that call stays unresolved
+# test_imports_edges:
+#   from ..util import * and import pkg.util
+#   imports inside a function still belong to the module
+#   re-exported by pkg/__init__.py
+#
+# test_calls_through_imports:
+#   `from ..util import *` does not bind _private: that call stays unresolved
 #
 # expect: calls.unresolved = 1
 # exact: calls, imports, references, extends, implements

@@ -1,7 +1,8 @@
 # Calls at module level belong to the module symbol, in a class body to the class.
-# (was test_python_resolution.py::test_module_top_level_calls_belong_to_the_module)
+# (was test_python_resolution.py: test_module_top_level_calls_belong_to_the_module)
 #
-# a call in a class body runs at class creation: it belongs to the class
+# test_module_top_level_calls_belong_to_the_module:
+#   a call in a class body runs at class creation: it belongs to the class
 # exact: calls, imports, references, extends, implements
 # path: app.py
 def setup():

@@ -1,8 +1,9 @@
 # Receivers whose class is evident: constructed, annotated, returned.
-# (was test_python_resolution.py::test_receivers_whose_class_is_evident)
+# (was test_python_resolution.py: test_receivers_whose_class_is_evident)
 #
-# a constructed Square is exactly a Square: no dispatch
-# a declared Shape may be any subclass: the override is a dispatch
+# test_receivers_whose_class_is_evident:
+#   a constructed Square is exactly a Square: no dispatch
+#   a declared Shape may be any subclass: the override is a dispatch
 # exact: calls, imports, references, extends, implements
 # path: shapes.py
 class Shape:

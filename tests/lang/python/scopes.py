@@ -1,9 +1,10 @@
 # Names resolve as Python looks them up: local, enclosing functions, module, builtins.
-# (was test_python_resolution.py::test_local_enclosing_module_and_builtin_scopes)
+# (was test_python_resolution.py: test_local_enclosing_module_and_builtin_scopes)
 #
-# inner sees the enclosing function's helper, not the module's
-# len() is a builtin; helper() on a parameter, make() and a local bound to its
-# unknown result are unresolved, not guessed at the module's helper
+# test_local_enclosing_module_and_builtin_scopes:
+#   inner sees the enclosing function's helper, not the module's
+#   len() is a builtin; helper() on a parameter, make() and a local bound to its
+#   unknown result are unresolved, not guessed at the module's helper
 #
 # expect: calls.builtin = 1
 # expect: calls.unresolved = 3

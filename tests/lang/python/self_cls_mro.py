@@ -1,8 +1,9 @@
 # self and cls find methods through the class's MRO; self calls may dispatch to overrides.
-# (was test_python_resolution.py::test_self_cls_and_the_mro)
+# (was test_python_resolution.py: test_self_cls_and_the_mro)
 #
-# self may be a B (or a D, whose MRO reaches B.who first)
-# D's MRO is D, B, C, A: who is B's, run is C's
+# test_self_cls_and_the_mro:
+#   self may be a B (or a D, whose MRO reaches B.who first)
+#   D's MRO is D, B, C, A: who is B's, run is C's
 # exact: calls, imports, references, extends, implements
 # path: m.py
 class A:

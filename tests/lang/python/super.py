@@ -1,7 +1,8 @@
 # super() follows the MRO of the enclosing class.
-# (was test_python_resolution.py::test_super_follows_the_mro)
+# (was test_python_resolution.py: test_super_follows_the_mro)
 #
-# super() inside Both starts after Both in its MRO: Left
+# test_super_follows_the_mro:
+#   super() inside Both starts after Both in its MRO: Left
 # exact: calls, imports, references, extends, implements
 # path: m.py
 class Base:

@@ -1,8 +1,9 @@
 # Receiver unknown: the only method of that name, at 0.5; the rest stays unresolved.
-# (was test_python_resolution.py::test_unique_name_and_unresolved_calls)
+# (was test_python_resolution.py: test_unique_name_and_unresolved_calls)
 #
-# only a method name defined once, by a class we fully see, is offered, and only at 0.5;
-# not a capitalised name (a class attribute, most likely) nor a property
+# test_unique_name_and_unresolved_calls:
+#   only a method name defined once, by a class we fully see, is offered, and only at 0.5;
+#   not a capitalised name (a class attribute, most likely) nor a property
 #
 # expect: calls.unresolved = 7
 # expect: calls.resolved = 1

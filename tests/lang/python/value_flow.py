@@ -1,8 +1,9 @@
 # Functions passed as values: a reference from the caller, a call from the callee.
-# (was test_python_resolution.py::test_functions_passed_as_values)
+# (was test_python_resolution.py: test_functions_passed_as_values)
 #
-# the callee calls what it was given (in a closure too): lower confidence
-# passing a function is a reference from the caller, whether or not it gets called
+# test_functions_passed_as_values:
+#   the callee calls what it was given (in a closure too): lower confidence
+#   passing a function is a reference from the caller, whether or not it gets called
 # exact: calls, imports, references, extends, implements
 # path: events.py
 def apply(func, value):

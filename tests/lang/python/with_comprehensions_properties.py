@@ -1,7 +1,8 @@
 # with ... as, comprehension variables and properties.
-# (was test_python_resolution.py::test_context_managers_comprehensions_and_properties)
+# (was test_python_resolution.py: test_context_managers_comprehensions_and_properties)
 #
-# reading a property runs its getter: its value is typed by the getter's return
+# test_context_managers_comprehensions_and_properties:
+#   reading a property runs its getter: its value is typed by the getter's return
 # exact: calls, imports, references, extends, implements
 # path: m.py
 from functools import cached_property
