@@ -451,10 +451,6 @@ def lock_holder(idx: Path) -> dict | None:
         os.close(fd)
 
 
-def lock_is_held(idx: Path) -> bool:
-    return lock_holder(idx) is not None
-
-
 def remove_index(repo: Path) -> bool:
     """Delete `<repo>/.codeimpact` (never following a link); False if there was none."""
     idx = index_dir(repo)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,18 +18,6 @@ if TYPE_CHECKING:  # only annotations: importing pyarrow costs every query ~0.3 
 
 DEFAULT_BUFFER_POOL = 512 * 1024 * 1024
 READ_BUFFER_POOL = 256 * 1024 * 1024
-
-
-@dataclass
-class GraphTables:
-    """Everything a full build writes, as Arrow tables in schema column order.
-
-    Relationship tables start with `from` and `to` primary-key columns.
-    """
-
-    files: pa.Table
-    symbols: pa.Table
-    rels: dict[str, pa.Table] = field(default_factory=dict)
 
 
 def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
@@ -55,12 +42,6 @@ class Writer:
     def create_schema(self) -> None:
         for stmt in ddl():
             self.conn.execute(stmt)
-
-    def bulk_load(self, tables: GraphTables) -> None:
-        self.copy("File", tables.files)
-        self.copy("Symbol", tables.symbols)
-        for name, arrow_rows in tables.rels.items():
-            self.copy(name, arrow_rows)
 
     def copy(self, name: str, arrow_rows) -> None:
         """COPY one Arrow table into `name` (node tables before the relations that use them)."""

@@ -8,7 +8,6 @@ from typing import NamedTuple
 import xxhash
 
 from codeimpact.indexer.lang import LANGUAGES
-from codeimpact.indexer.lang.api import FileFacts
 
 
 class ReadResult(NamedTuple):
@@ -59,7 +58,3 @@ def extract_source(language: str, data: bytes) -> bytes:
 def extract_many(items: list[tuple[str, str, bytes]]) -> list[tuple[str, bytes]]:
     """Worker entry point: [(path, language, data)] -> [(path, facts blob)]."""
     return [(path, extract_source(language, data)) for path, language, data in items]
-
-
-def load_facts(blob: bytes) -> FileFacts:
-    return FileFacts.from_bytes(blob)
