@@ -208,6 +208,10 @@ class LanguageSpec:
     # "" means the language's own name.
     resolver_group: str = ""
     package: str = ""  # the language's package (codeimpact.indexer.lang.<name>)
+    # (value names, edge names) an edit may rebind, given the facts before and after (None:
+    # no rule for this edit); without it the change plan counts every definition's name
+    # (indexer/plan.py says why that suffices)
+    changed_names: Callable[[FileFacts, FileFacts], tuple[set[str], set[str]] | None] | None = None
 
     @property
     def group(self) -> str:

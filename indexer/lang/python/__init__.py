@@ -5,7 +5,7 @@ Project rules: a module is named by its path below the outermost package folder
 """
 
 from codeimpact.indexer.lang.api import LanguageSpec
-from codeimpact.indexer.lang.python import extract
+from codeimpact.indexer.lang.python import extract, plan
 
 NAME = "python"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
@@ -22,6 +22,7 @@ SPEC = LanguageSpec(
     is_test_path=extract.is_test_path,
     resolver="codeimpact.indexer.lang.python.resolve:PythonProject",
     package=__name__,
+    changed_names=plan.changed_names,
 )
 
 __all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]

@@ -1,0 +1,102 @@
+"""Python's rule for the change plan: which names an edit of a Python file can rebind.
+
+indexer/plan.py asks each language (LanguageSpec.changed_names) for the names whose lookups
+may resolve differently after an edit; without a rule, every definition of the file counts.
+Python's scopes let it say more precisely (see `changed_names`).
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.api import FileFacts
+
+_CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
+
+
+def _scopes(f: FileFacts) -> dict[str, list]:
+    """Per scope of a Python file (a definition's local, "" for the module), what a lookup can
+    find in it: its own facts and its direct children's symbols, each line replaced by its
+    rank among the scope's lines (a line is only ever compared with lines of its own scope),
+    byte offsets and end lines left out (no lookup reads them). A class also holds its
+    `self.x` bindings in line order, which picks among them across its methods."""
+    parent = {s.local: s.local.rpartition(".")[0] for s in f.symbols if s.local}
+    raw: dict[str, list[tuple[int, tuple]]] = {}
+    for s in f.symbols:
+        if s.local:
+            key = s._replace(start_line=0, end_line=0, start_byte=0, end_byte=0)
+            raw.setdefault(parent[s.local], []).append((s.start_line, key))
+    for group in (f.imports, f.calls, f.heritage, f.references, f.bindings, f.returns):
+        for x in group:
+            raw.setdefault(x.scope, []).append((x.line, x._replace(line=0)))
+    out: dict[str, list] = {}
+    for scope, items in raw.items():
+        rank = {line: i for i, line in enumerate(sorted({line for line, _ in items}))}
+        out[scope] = sorted((rank[line], repr(item)) for line, item in items)
+    for b in sorted(f.bindings, key=lambda b: b.line):
+        cls = parent.get(b.scope)
+        if b.name.startswith("self.") and cls is not None:
+            out.setdefault(cls, []).append(("self", b.name, b.value, b.is_call))
+    return out
+
+
+def _scope_groups(f: FileFacts, scope: str) -> dict[str, list[str]]:
+    """Name -> what binds it in a module or class scope (definitions, assignments, imports) in
+    source order, positions left out: a lookup from elsewhere (`m.x`, `K.x`, `obj.x`) reads
+    the last of them."""
+    items: dict[str, list[tuple[int, str]]] = {}
+    for s in f.symbols:
+        if s.local and s.local.rpartition(".")[0] == scope:
+            key = s._replace(start_line=0, end_line=0, start_byte=0, end_byte=0)
+            items.setdefault(s.name, []).append((s.start_line, repr(key)))
+    for i in f.imports:
+        if i.scope == scope:
+            bound = i.alias or i.name or i.module.split(".", 1)[0]
+            items.setdefault(bound, []).append((i.line, repr(i._replace(line=0))))
+    for b in f.bindings:
+        if b.scope == scope and not b.name.startswith("self."):
+            items.setdefault(b.name, []).append((b.line, repr(b._replace(line=0))))
+    return {name: [r for _, r in sorted(v)] for name, v in items.items()}
+
+
+def changed_names(old: FileFacts, new: FileFacts) -> tuple[set[str], set[str]] | None:
+    """(value names, edge names) of a Python edit; None when the rule does not apply (a
+    changed `__all__` changes what a star import binds: every name counts).
+
+    A module or class scope is read from elsewhere name by name (a class body is no
+    enclosing scope in Python; its bases are the hierarchy's business): the names whose
+    bindings there changed. A function's scope changes what the function gives (a call's
+    result, what it calls of its parameters) and what the definitions nested in it see
+    (closures), and so what the functions enclosing it give (they may return it), up to a
+    class. The definitions of the file that read a changed name are reached through the
+    flow binders. The members of a class that did not exist before change no value that
+    can be reached without the class's own name: they are edge names only (dispatch and
+    unique-name match a method by its bare name).
+    """
+    if old.extra != new.extra:
+        return None
+    before, after = _scopes(old), _scopes(new)
+    changed = {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
+    old_symbols = {s.local: s for s in old.symbols if s.local}
+    symbols = {s.local: s for f in (old, new) for s in f.symbols if s.local}
+    values: set[str] = set()
+    edges: set[str] = set()
+    for scope in changed:
+        if scope == "" or symbols[scope].kind in _CLASS_KINDS:
+            was, now = _scope_groups(old, scope), _scope_groups(new, scope)
+            names = {n for n in was.keys() | now.keys() if was.get(n) != now.get(n)}
+            selfs = [[x for x in side.get(scope, []) if x[0] == "self"] for side in (before, after)]
+            if selfs[0] != selfs[1]:  # `obj.x` picks among self.x bindings in line order
+                names |= {x[1][5:] for x in selfs[0] + selfs[1]}
+            up = scope
+        else:
+            names = {s.name for local, s in symbols.items()
+                     if local == scope or local.startswith(scope + ".")}  # fmt: skip
+            up = scope.rpartition(".")[0]
+            while up in symbols and symbols[up].kind not in _CLASS_KINDS:
+                names.add(symbols[up].name)
+                up = up.rpartition(".")[0]
+        if up in symbols and up not in old_symbols:  # inside (or being) a new class
+            values.add(symbols[up].name)
+            edges |= names
+        else:
+            values |= names
+    return values, edges
