@@ -1,0 +1,193 @@
+"""The per-file index of Python resolution: each file's names by scope, parameters, returns,
+`self.x` attributes and class members, built from its facts on first use; and the small
+text helpers the lookups share (chain steps, the parts of an annotation).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+
+BUILTINS = frozenset(dir(builtins))
+# Every recursive lookup passes through a memoized step that detects cycles, so the depth
+# bound only guards the interpreter's stack against absurdly long chains.
+MAX_DEPTH = 120
+
+
+_ACCESSORS = (".setter", ".deleter", ".getter")
+
+# Entities a name or chain can evaluate to (plain tuples: cheap and hashable):
+#   ("sym", path, local)           a definition in the repository (a class object, a function)
+#   ("mod", path)                  a module of the repository
+#   ("inst", path, local, exact)   an instance of a repository class; exact when constructed
+#                                  here (a subclass instance is then impossible)
+#   ("ext", dotted)                something outside the repository
+#   ("builtin", name)
+#   ("param", path, scope, name)   a parameter whose value we do not know
+#   ("seq", path, scope, T)        a container of T items (T: annotation text in path/scope)
+#   ("map", path, scope, K, V)     a mapping from K to V
+#   ("tup", path, scope, (T, ...)) a fixed tuple
+#   ("view", path, scope, K, V, m) the bound method m (items/keys/values) of a map
+#   ("super", path, cls)           super() inside class cls
+Entity = tuple
+NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
+
+
+@dataclass
+class FileIndex:
+    path: str
+    module: str
+    package: str  # the package relative imports start from
+    facts: FileFacts
+    syms: dict[str, SymbolFact] = field(default_factory=dict)
+    parent: dict[str, str] = field(default_factory=dict)
+    # scope -> name -> [(line, kind, payload)] candidates in source order
+    names: dict[str, dict[str, list[tuple[int, str, object]]]] = field(default_factory=dict)
+    params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
+    returns: dict[str, list] = field(default_factory=dict)
+    # class -> attr -> bindings of self.attr in its methods
+    self_attrs: dict[str, dict[str, list]] = field(default_factory=dict)
+    # function -> parameter -> the scopes that call it (the function or a closure inside it)
+    param_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    star_imports: list = field(default_factory=list)
+    # class -> name -> local of the member definition (the last one wins, as at runtime)
+    members: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def split_top(text: str, sep: str) -> list[str]:
+    """Split TYPE text on `sep` outside brackets."""
+    out, depth, cur = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append(text[cur:i])
+            cur = i + 1
+    out.append(text[cur:])
+    return out
+
+
+# a name (`$` joins a comprehension variable to its comprehension) and its suffixes
+_STEP = re.compile(r"([A-Za-z_][\w$]*)((?:\(\)|\[\])*)")
+
+
+@lru_cache(maxsize=65536)
+def parse_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
+    """`a.b().c[]` -> (("a", ""), ("b", "()"), ("c", "[]")): names with their suffixes."""
+    if "(" not in chain and "[" not in chain:
+        return tuple((p, "") for p in chain.split("."))
+    steps = []
+    for part in chain.split("."):
+        m = _STEP.fullmatch(part)
+        if m is None:
+            return None
+        steps.append((m.group(1), m.group(2)))
+    return tuple(steps)
+
+
+class LazyIndexes(dict):
+    """path -> FileIndex, built on first use: an incremental run reads few of the files."""
+
+    def __init__(self, build):
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, path: str) -> FileIndex:
+        fi = self[path] = self._build(path)
+        return fi
+
+
+def index_file(fi: FileIndex) -> None:
+    f = fi.facts
+    names = fi.names
+    syms = fi.syms
+    for s in f.symbols:
+        local = s.local
+        syms[local] = s
+        if not local:
+            continue
+        head = local.rpartition(".")[0]
+        fi.parent[local] = head
+        kind = "var" if s.kind == "variable" else "def"
+        names.setdefault(head, {}).setdefault(s.name, []).append((s.start_line, kind, local))
+        if kind == "def" and head in syms and syms[head].kind == "class":
+            # a property's setter or deleter is the same attribute: the getter stands for it
+            if not any(d.endswith(_ACCESSORS) for d in s.decorators):
+                fi.members.setdefault(head, {})[s.name] = local
+        if s.params and s.kind in ("function", "method"):
+            fi.params[local] = {
+                name.lstrip("*"): (i, ann) for i, (name, ann) in enumerate(s.params)
+            }
+    for imp in f.imports:
+        if imp.name == "*":
+            if imp.scope == "":
+                fi.star_imports.append(imp)
+            continue
+        if imp.name:
+            bound = imp.alias or imp.name
+        else:
+            bound = imp.alias or imp.module.split(".", 1)[0]
+        names.setdefault(imp.scope, {}).setdefault(bound, []).append((imp.line, "import", imp))
+    for b in f.bindings:
+        if b.name.startswith("self."):
+            cls = fi.parent.get(b.scope)
+            if cls is not None and cls in syms and syms[cls].kind == "class":
+                fi.self_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append(b)
+            continue
+        names.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
+    for r in f.returns:
+        fi.returns.setdefault(r.scope, []).append(r)
+    param_names = {n for ps in fi.params.values() for n in ps}
+    for c in f.calls:
+        # a plain name that is some function's parameter: a call of what it was passed
+        if c.callee in param_names:
+            owner = param_owner(fi, c.scope, c.callee)
+            if owner is not None:
+                fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
+    for cands in names.values():
+        for lst in cands.values():
+            if len(lst) > 1:
+                lst.sort(key=line_of)
+
+
+def param_owner(fi: FileIndex, scope: str, name: str) -> str | None:
+    """The function whose parameter `name` is, seen from `scope` (closures included)."""
+    s = scope
+    while s:
+        sym = fi.syms.get(s)
+        if sym is None or sym.kind not in ("function", "method"):
+            return None
+        if name in fi.params.get(s, ()):
+            return s
+        if name in fi.names.get(s, ()):
+            return None  # rebound locally
+        s = fi.parent.get(s, "")
+    return None
+
+
+def line_of(candidate: tuple) -> int:
+    return candidate[0]
+
+
+def candidate_rank(c) -> int:
+    """Order of the candidates bound on one line, most telling first.
+
+    `x: type[Base] = Impl` holds Impl (an alias names the very definition), while
+    `x: Base = make()` holds some Base (the declared type also covers subclasses,
+    which a call result typed by its own return would not).
+    """
+    kind = c[1]
+    if kind == "bind":
+        b = c[2]
+        if b.value.startswith("ann:"):
+            return 1
+        return 3 if b.is_call or b.value.startswith("iter:") else 0
+    if kind == "var":
+        return 4
+    return 2

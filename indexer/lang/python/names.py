@@ -1,0 +1,249 @@
+"""Python names: imports, scopes, bindings and parameters (a mixin of PythonProject).
+
+A name is looked up the way Python does it: local, enclosing functions, module (star
+imports included), builtins; class bodies are not enclosing scopes. What a binding holds
+is evaluated through values.py.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.python.index import (
+    BUILTINS,
+    MAX_DEPTH,
+    NO_NAMES,
+    Entity,
+    FileIndex,
+    candidate_rank,
+)
+
+# Implicit classmethods: their first parameter is the class.
+_CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
+
+
+class Names:
+    """Lookups of names in a file's scopes and across its imports."""
+
+    def _relative_base(self, fi: FileIndex, level: int, module: str) -> str:
+        pkg = fi.package
+        for _ in range(level - 1):
+            pkg = pkg.rpartition(".")[0]
+        if module:
+            return f"{pkg}.{module}" if pkg else module
+        return pkg
+
+    def module_entity(self, dotted: str) -> Entity:
+        path = self.module_file.get(dotted)
+        return ("mod", path) if path is not None else ("ext", dotted)
+
+    def _import_base(self, fi: FileIndex, imp) -> str:
+        return self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
+
+    def import_target(self, fi: FileIndex, imp, follow: bool, depth: int):
+        """What an import binds: a module, a definition (through re-exports) or an external.
+
+        With `follow`, variables are followed to their values (for resolving uses);
+        without, the imported symbol itself is the answer (for IMPORTS edges).
+        """
+        if not imp.name:
+            if imp.alias:
+                return self.module_entity(imp.module), "import"
+            return self.module_entity(imp.module.split(".", 1)[0]), "import"
+        base = self._import_base(fi, imp)
+        sub = f"{base}.{imp.name}" if base else imp.name
+        if sub in self.module_file:
+            return ("mod", self.module_file[sub]), "import"
+        base_path = self.module_file.get(base)
+        if base_path is None:
+            if imp.level:
+                return None  # a relative import into nothing we index
+            return ("ext", sub), "import"
+        if depth > MAX_DEPTH:
+            return self._cut()
+        r = self.module_name_entity(base_path, imp.name, follow, depth + 1)
+        if r is None:
+            return None
+        return r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
+
+    def module_name_entity(self, path: str, name: str, follow: bool, depth: int):
+        """A top-level name of a module, as another module importing it sees it."""
+        key = ("modname", path, name, follow)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)  # a cycle of re-exports resolves to nothing
+        cuts = self.memo.begin(key)
+        fi = self.files[path]
+        r = self._lookup_in_scope(fi, "", name, None, follow, depth)
+        if r is None:
+            r = self._star_lookup(fi, name, follow, depth)
+        return self.memo.store(key, r, cuts)
+
+    def _star_lookup(self, fi: FileIndex, name: str, follow: bool, depth: int):
+        """`name` bound by one of the module's `from m import *`."""
+        for imp in fi.star_imports:
+            target = self.module_file.get(self._import_base(fi, imp))
+            if target is None or target == fi.path:
+                continue
+            exported = self.files[target].facts.extra.get("all")
+            if name not in exported if exported is not None else name.startswith("_"):
+                continue
+            r = self.module_name_entity(target, name, follow, depth + 1)
+            if r is not None:
+                return r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
+        return None
+
+    def _pick(self, cands: list, line: int | None) -> list:
+        """The candidates of the binding in effect: the last at or before `line`, else the last.
+
+        Several candidates on one line (`x: T = v`, a module variable and its value) are
+        all returned, the most telling first (see candidate_rank).
+        """
+        if len(cands) == 1:
+            return cands  # in effect whatever the line
+        chosen = None
+        if line is not None:
+            for c in cands:
+                if c[0] <= line:
+                    chosen = c
+                else:
+                    break
+        if chosen is None:
+            chosen = cands[-1]
+        group = [c for c in cands if c[0] == chosen[0]]
+        if len(group) > 1:
+            group.sort(key=candidate_rank)
+        return group
+
+    def _lookup_in_scope(
+        self, fi: FileIndex, scope: str, name: str, line: int | None, follow: bool, depth: int
+    ):
+        if depth > MAX_DEPTH:
+            return self._cut()
+        cands = fi.names.get(scope, NO_NAMES).get(name)
+        if cands:
+            for c in self._pick(cands, line):
+                r = self._candidate(fi, c, follow, depth)
+                if r is not None:
+                    return r
+            # the name is bound here (so an outer scope does not see through), to a value we
+            # cannot follow: the module variable when there is one, else an unknown
+            for c in cands:
+                if c[1] == "var":
+                    return ("sym", fi.path, c[2]), "scope"
+            return ("unknown", fi.path, scope, name), "scope"
+        ps = fi.params.get(scope)
+        if ps and name in ps:
+            return self._param(fi, scope, name, depth)
+        return None
+
+    def _candidate(self, fi: FileIndex, c, follow: bool, depth: int):
+        kind = c[1]
+        if kind == "def":
+            return ("sym", fi.path, c[2]), "scope"
+        if kind == "var":
+            return ("sym", fi.path, c[2]), "scope"
+        if kind == "import":
+            return self.import_target(fi, c[2], follow, depth + 1)
+        if not follow:
+            return None  # a binding: the variable symbol (a later candidate) is the answer
+        return self._binding_value(fi, c[2], depth + 1)
+
+    def _binding_value(self, fi: FileIndex, b, depth: int):
+        key = ("bind", fi.path, id(b))
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        return self.memo.store(key, self._eval_binding(fi, b, depth), cuts)
+
+    def _eval_binding(self, fi: FileIndex, b, depth: int):
+        value = b.value
+        if value.startswith("ann:"):
+            r = self.eval_type(fi, b.scope, value[4:], depth + 1)
+            return (r, "local-type") if r is not None else None
+        if value.startswith("enter:"):
+            r = self.eval_chain(fi, b.scope, value[6:], b.line, depth + 1)
+            ent = r[0] if r is not None else None
+            if ent is not None and b.is_call:
+                ent = self.call_result(ent, depth + 1)
+            if ent is None or ent[0] != "inst":
+                return None
+            m = self.class_member(ent[1], ent[2], "__enter__", depth + 1)
+            res = self.call_result(m[0], depth + 1) if m is not None else None
+            return (res, weakest(r[1], "local-type")) if res is not None else None
+        if value.startswith("iter:"):
+            _, index, chain = value.split(":", 2)
+            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+            if r is None:
+                return None
+            item = self.iter_item(r[0], int(index), depth + 1)
+            return (item, weakest(r[1], "local-type")) if item is not None else None
+        r = self.eval_chain(fi, b.scope, value, b.line, depth + 1)
+        if r is None:
+            return None
+        ent, reason = r
+        if b.is_call:
+            res = self.call_result(ent, depth + 1)
+            if res is None:
+                return None
+            return res, weakest(reason, "local-type")
+        if ent == ("sym", fi.path, b.name):
+            return None
+        return ent, weakest(reason, "alias")
+
+    def _param(self, fi: FileIndex, scope: str, name: str, depth: int):
+        idx, ann = fi.params[scope][name]
+        s = fi.syms[scope]
+        cls = fi.parent.get(scope, "")
+        if idx == 0 and s.kind == "method" and "staticmethod" not in s.decorators:
+            if "classmethod" in s.decorators or s.name in _CLASS_FIRST:
+                return ("sym", fi.path, cls), "self"
+            return ("inst", fi.path, cls, False), "self"
+        if ann:
+            r = self.eval_type(fi, scope, ann, depth + 1)
+            if r is not None:
+                return r, "local-type"
+        return ("param", fi.path, scope, name), "scope"
+
+    def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
+        if depth > MAX_DEPTH:
+            self._cut()  # every scope's lookup would be cut
+        else:
+            # _lookup_in_scope answers (not None) exactly where the name is bound or a parameter
+            names, params = fi.names, fi.params
+            if name in names.get(scope, NO_NAMES) or name in params.get(scope, NO_NAMES):
+                return self._lookup_in_scope(fi, scope, name, line, True, depth)
+            # then the enclosing functions and the module: a class body's names are not
+            # visible in the functions nested in it (no cache: kept for the run, one held
+            # 100 MB per 12K files, and emptied per file it still fragmented the heap)
+            s = scope
+            while s != "":
+                s = fi.parent.get(s, "")
+                if s:
+                    sym = fi.syms.get(s)
+                    if sym is not None and sym.kind == "class":
+                        continue
+                if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
+                    return self._lookup_in_scope(fi, s, name, None, True, depth)
+        r = self._star_lookup(fi, name, True, depth)
+        if r is not None:
+            return r
+        if name in BUILTINS:
+            return ("builtin", name), "scope"
+        return None
+
+    def _kind(self, ent: Entity) -> str | None:
+        if ent[0] != "sym":
+            return None
+        s = self.files[ent[1]].syms.get(ent[2])
+        return s.kind if s else None
+
+    def enclosing_class(self, fi: FileIndex, scope: str) -> str | None:
+        s = scope
+        while s:
+            sym = fi.syms.get(s)
+            if sym is not None and sym.kind == "class":
+                return s
+            s = fi.parent.get(s, "")
+        return None

@@ -1,0 +1,443 @@
+"""Python values: chains, members through the MRO, call results and declared types (a mixin
+of PythonProject).
+
+Chains are followed step by step through modules, classes (C3 MRO), instances whose class is
+evident (constructed, declared by an annotation, returned), containers whose item type is
+declared (`list[Tag]`, `dict[str, Tag]`) and call results. Every step names its rule; a
+chain takes its weakest rule's confidence.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.hierarchy import c3, descendants
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
+from codeimpact.indexer.lang.python.index import (
+    MAX_DEPTH,
+    Entity,
+    FileIndex,
+    candidate_rank,
+    parse_steps,
+    split_top,
+)
+
+# Annotation heads, by what a value of that type holds.
+_UNWRAP = frozenset(
+    ["Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"]
+)
+_SEQ = frozenset(
+    """list List set Set frozenset FrozenSet Sequence MutableSequence Iterable Iterator
+    Collection Generator AsyncIterator AsyncIterable AsyncGenerator Deque deque AbstractSet
+    MutableSet KeysView ValuesView Reversible""".split()  # noqa: SIM905
+)
+_MAP = frozenset(
+    ["dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"]
+    + ["ChainMap"]
+)
+_TYPE = frozenset(("type", "Type"))
+
+
+class Values:
+    """What chains, members, calls and annotations evaluate to."""
+
+    def eval_chain(self, fi: FileIndex, scope: str, chain: str, line: int | None, depth: int = 0):
+        if not chain or chain.startswith("?"):
+            return None
+        if depth > MAX_DEPTH:
+            return self._cut()
+        steps = parse_steps(chain)
+        if steps is None:
+            return None
+        return self._eval_steps(fi, scope, steps, line, depth)
+
+    def _eval_steps(self, fi, scope, steps, line, depth):
+        name, suffix = steps[0]
+        if name == "super" and suffix.startswith("()"):
+            cls = self.enclosing_class(fi, scope)
+            if cls is None:
+                return None
+            r = ("super", fi.path, cls), "super"
+            suffix = suffix[2:]
+        else:
+            r = self.lookup_name(fi, scope, name, line, depth)
+            if r is None:
+                return None
+        if suffix:
+            r = self._apply_suffix(r[0], r[1], suffix, depth)
+        for name, suffix in steps[1:]:
+            if r is None:
+                return None
+            r = self.getattr(r[0], name, r[1], depth + 1)
+            if r is not None and suffix:
+                r = self._apply_suffix(r[0], r[1], suffix, depth)
+        return r
+
+    def _apply_suffix(self, ent, reason, suffix, depth):
+        while suffix:
+            if suffix.startswith("()"):
+                ent = self.call_result(ent, depth + 1)
+                reason = weakest(reason, "local-type")
+            elif ent[0] == "sym" and self._kind(ent) == "class":
+                pass  # a generic class specialised (`A[int]`) is still the class
+            else:
+                ent = self.subscript_item(ent, depth + 1)
+                reason = weakest(reason, "local-type")
+            if ent is None:
+                return None
+            suffix = suffix[2:]
+        return ent, reason
+
+    def class_member(self, path: str, cls: str, attr: str, depth: int):
+        """(entity, found in a base, rule) of `attr` on class `cls` through its MRO, or None.
+
+        Methods and nested classes are definitions; class attributes bound to a value
+        (`response_class = Response`, `json: JSONProvider = ...`) are followed.
+        """
+        key = ("member", path, cls, attr)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        out = None
+        for i, (p, c) in enumerate(self.mro(path, cls)):
+            cfi = self.files[p]
+            local = cfi.members.get(c, {}).get(attr)
+            if local is not None:
+                out = ("sym", p, local), i > 0, "scope"
+                break
+            cands = cfi.names.get(c, {}).get(attr)
+            if cands:
+                for cand in self._pick(cands, None):
+                    r = self._candidate(cfi, cand, True, depth + 1)
+                    if r is not None:
+                        out = r[0], i > 0, r[1]
+                        break
+                break  # bound here: a base's attribute of that name is shadowed
+        return self.memo.store(key, out, cuts)
+
+    def instance_attr(self, path: str, cls: str, attr: str, depth: int):
+        """The value of `self.attr` set in a method of `cls` or of a base, or None."""
+        key = ("iattr", path, cls, attr)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        out = None
+        for p, c in self.mro(path, cls):
+            cfi = self.files[p]
+            binds = cfi.self_attrs.get(c, {}).get(attr)
+            if not binds:
+                continue
+            # the most telling binding first, then in source order (sorted is stable)
+            for b in sorted(binds, key=lambda b: candidate_rank((b.line, "bind", b))):
+                r = self._binding_value(cfi, b, depth + 1)
+                if r is not None:
+                    out = r
+                    break
+            if out is not None:
+                break
+        return self.memo.store(key, out, cuts)
+
+    def getattr(self, ent: Entity, attr: str, reason: str, depth: int):
+        if depth > MAX_DEPTH:
+            return self._cut()
+        kind = ent[0]
+        if kind == "mod":
+            path = ent[1]
+            fi = self.files[path]
+            r = self.module_name_entity(path, attr, True, depth + 1)
+            if r is not None:
+                return r[0], weakest(reason, r[1])
+            sub = f"{fi.module}.{attr}" if fi.module else attr
+            if sub in self.module_file:
+                return ("mod", self.module_file[sub]), reason
+            return None
+        if kind == "ext":
+            return ("ext", f"{ent[1]}.{attr}"), reason
+        if kind == "builtin":
+            return ("builtin", f"{ent[1]}.{attr}"), reason
+        if kind in ("seq", "tup"):
+            return ("builtin", attr), reason
+        if kind == "map":
+            if attr in ("items", "keys", "values"):
+                return ("view", ent[1], ent[2], ent[3], ent[4], attr), reason
+            if attr in ("get", "pop", "setdefault"):
+                return ("view", ent[1], ent[2], ent[3], ent[4], "get"), reason
+            return ("builtin", attr), reason
+        if kind == "super":
+            for i, (p, c) in enumerate(self.mro(ent[1], ent[2])):
+                if i == 0:
+                    continue
+                local = self.files[p].members.get(c, {}).get(attr)
+                if local is not None:
+                    return ("sym", p, local), reason
+            return None
+        if kind == "inst":
+            path, local = ent[1], ent[2]
+            if attr == "__class__":
+                return ("sym", path, local), reason
+            r = self.class_member(path, local, attr, depth + 1)
+            if r is not None:
+                if self._is_property(r[0]):  # reading it runs the getter
+                    value = self.call_result(r[0], depth + 1)
+                    if value is None:
+                        return ("unknown", path, local, attr), reason
+                    return value, weakest(_member_rule(reason, r), "local-type")
+                return r[0], _member_rule(reason, r)
+            r = self.instance_attr(path, local, attr, depth + 1)
+            if r is not None:
+                return r[0], weakest(reason, r[1])
+            return None
+        if kind == "sym":
+            path, local = ent[1], ent[2]
+            sym = self.files[path].syms.get(local)
+            if sym is None or sym.kind != "class":
+                return None
+            r = self.class_member(path, local, attr, depth + 1)
+            if r is not None:
+                return r[0], _member_rule(reason, r)
+            return None
+        return None
+
+    def _is_property(self, ent: Entity) -> bool:
+        if ent[0] != "sym":
+            return False
+        sym = self.files[ent[1]].syms.get(ent[2])
+        return (
+            sym is not None
+            and sym.kind == "method"
+            and any(d == "property" or d.endswith("cached_property") for d in sym.decorators)
+        )
+
+    def call_result(self, ent: Entity, depth: int) -> Entity | None:
+        """The value of calling `ent`: an instance for a class, what a function returns."""
+        if depth > MAX_DEPTH:
+            return self._cut()
+        kind = ent[0]
+        if kind == "view":
+            _, path, scope, k, v, m = ent
+            if m == "items":
+                return ("seq", path, scope, f"tuple[{k},{v}]")
+            if m == "keys":
+                return ("seq", path, scope, k)
+            if m == "values":
+                return ("seq", path, scope, v)
+            return self.eval_type(self.files[path], scope, v, depth + 1)
+        if kind == "inst":
+            m = self.class_member(ent[1], ent[2], "__call__", depth + 1)
+            return self.call_result(m[0], depth + 1) if m is not None else None
+        if kind != "sym":
+            return None
+        key = ("result", ent)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        out = None
+        fi = self.files[ent[1]]
+        sym = fi.syms.get(ent[2])
+        if sym is not None and sym.kind == "class":
+            out = ("inst", ent[1], ent[2], True)
+        elif sym is not None and sym.kind in ("function", "method"):
+            rets = fi.returns.get(ent[2], ())
+            # the declared return type first: it names what every caller may get
+            for r in sorted(rets, key=lambda r: not r.value.startswith("ann:")):
+                if r.value.startswith("ann:"):
+                    val = self.eval_type(fi, r.scope, r.value[4:], depth + 1)
+                else:
+                    res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
+                    val = res[0] if res is not None else None
+                    if val is not None and r.is_call:
+                        val = self.call_result(val, depth + 1)
+                if val is not None and val[0] in ("inst", "sym", "seq", "map", "tup"):
+                    out = val
+                    break
+        return self.memo.store(key, out, cuts)
+
+    def subscript_item(self, ent: Entity, depth: int) -> Entity | None:
+        """`x[...]`: an item of a declared container; a generic class (`A[int]`) is the class."""
+        kind = ent[0]
+        if kind == "seq":
+            return self.eval_type(self.files[ent[1]], ent[2], ent[3], depth + 1)
+        if kind == "map":
+            return self.eval_type(self.files[ent[1]], ent[2], ent[4], depth + 1)
+        if kind == "sym" and self._kind(ent) == "class":
+            return ent
+        if kind == "inst":
+            m = self.class_member(ent[1], ent[2], "__getitem__", depth + 1)
+            return self.call_result(m[0], depth + 1) if m is not None else None
+        return None
+
+    def iter_item(self, ent: Entity, index: int, depth: int) -> Entity | None:
+        """An element of `for x in ent` (index >= 0: position in a tuple target)."""
+        kind = ent[0]
+        item = None
+        if kind == "seq" or kind == "map":
+            item = ("type", ent[1], ent[2], ent[3])
+        elif kind == "inst":
+            m = self.class_member(ent[1], ent[2], "__iter__", depth + 1)
+            if m is not None:
+                it = self.call_result(m[0], depth + 1)
+                if it is not None and it[0] == "seq":
+                    item = ("type", it[1], it[2], it[3])
+        if item is None:
+            return None
+        _, path, scope, text = item
+        fi = self.files[path]
+        if index < 0:
+            return self.eval_type(fi, scope, text, depth + 1)
+        tup = self.eval_type(fi, scope, text, depth + 1)
+        if tup is not None and tup[0] == "tup" and index < len(tup[3]):
+            return self.eval_type(self.files[tup[1]], tup[2], tup[3][index], depth + 1)
+        return None
+
+    def eval_type(self, fi: FileIndex, scope: str, text: str, depth: int) -> Entity | None:
+        """What a value of declared type TEXT is: an instance, a class, a typed container."""
+        if not text:
+            return None
+        if depth > MAX_DEPTH:
+            return self._cut()
+        key = ("type", fi.path, scope, text)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        return self.memo.store(key, self._eval_type(fi, scope, text, depth), cuts)
+
+    def _eval_type(self, fi, scope, text, depth):
+        arms = [a for a in split_top(text, "|") if a and a != "None"]
+        if len(arms) != 1:
+            for a in arms:
+                r = self.eval_type(fi, scope, a, depth + 1)
+                if r is not None:
+                    return r
+            return None
+        text = arms[0]
+        head, args = text, []
+        if text.endswith("]") and "[" in text:
+            i = text.index("[")
+            head, args = text[:i], split_top(text[i + 1 : -1], ",")
+        last = head.rpartition(".")[2]
+        if args:
+            if last in _UNWRAP or last == "Union":
+                arms = args if last == "Union" else args[:1]
+                for a in arms:
+                    if a != "None":
+                        r = self.eval_type(fi, scope, a, depth + 1)
+                        if r is not None:
+                            return r
+                return None
+            if last in _TYPE:
+                r = self.eval_type(fi, scope, args[0], depth + 1)
+                if r is not None and r[0] == "inst":
+                    return ("sym", r[1], r[2])
+                return None
+            if last in _SEQ:
+                return ("seq", fi.path, scope, args[0])
+            if last in _MAP:
+                return ("map", fi.path, scope, args[0], args[-1]) if len(args) >= 2 else None
+            if last in ("tuple", "Tuple"):
+                if len(args) == 2 and args[1] == "...":
+                    return ("seq", fi.path, scope, args[0])
+                return ("tup", fi.path, scope, tuple(args))
+        r = self.eval_chain(fi, scope, head, None, depth + 1)
+        if r is None:
+            return None
+        ent = r[0]
+        if ent[0] == "sym" and self._kind(ent) == "class":
+            return ("inst", ent[1], ent[2], False)
+        return None
+
+    # ------------------------------------------------------------------ classes
+    def bases(self, path: str, local: str) -> list[tuple[str, str]]:
+        return list(self._bases(path, local))
+
+    def _bases(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
+        return self._bases_info(path, local)[0]
+
+    def has_unknown_base(self, path: str, local: str) -> bool:
+        """A base of this class is outside the repository or unresolved."""
+        return self._bases_info(path, local)[1]
+
+    def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
+        key = ("bases", path, local)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, ((), False))
+        cuts = self.memo.begin(key)
+        fi = self.files[path]
+        out = []
+        unknown = False
+        scope = fi.parent.get(local, "")
+        for h in fi.facts.heritage:
+            if h.scope != local:
+                continue
+            r = self.eval_chain(fi, scope, h.base, h.line, 0)
+            if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
+                k = (r[0][1], r[0][2])
+                if k != (path, local):
+                    out.append(k)
+            elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
+                unknown = True
+        return self.memo.store(key, (tuple(out), unknown), cuts)
+
+    def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
+        key = ("mro", path, local)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, ((path, local),))  # a cycle of bases stops here
+        cuts = self.memo.begin(key)
+        return self.memo.store(key, self._c3(path, local), cuts)
+
+    def _c3(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
+        """C3 over the bases we can resolve (engine/hierarchy.py)."""
+        return c3((path, local), self._bases(path, local), lambda b: self.mro(*b))
+
+    def descendants(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
+        """Every subclass of `cls` in the repository, transitively, in a stable order."""
+        return self.memo.cached(
+            ("descendants", path, cls),
+            lambda: tuple(sorted(descendants((path, cls), lambda k: self.subclasses.get(k, ())))),
+        )
+
+    def overrides(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
+        """Definitions of method `name` in the subclasses of `cls`, transitively."""
+        if (path, cls) not in self.subclasses:
+            return []
+        key = ("overrides", path, cls, name)
+        out = self.memo.table.get(key)
+        if out is None:
+            out = []
+            for p, members, fi in self._descendant_members(path, cls):
+                m = members.get(name)
+                if m is not None and fi.syms[m].kind == "method":
+                    out.append((p, m))
+            self.memo.table[key] = out
+        return out
+
+    def _descendant_members(self, path: str, cls: str) -> tuple[tuple[str, dict, FileIndex], ...]:
+        """(path, members, file index) of the descendants of `cls` that define members, in
+        `descendants` order: a base of many classes (a model, a test case) is asked for many
+        names. (One dict of every name over its descendants was faster still, but on a tree
+        of 18 Django copies, whose test cases all subclass one TestCase, it held 450 MB.)"""
+        key = ("members below", path, cls)
+        found = self.memo.table.get(key)
+        if found is None:
+            below = []
+            for p, c in self.descendants(path, cls):
+                fi = self.files[p]
+                members = fi.members.get(c)
+                if members:
+                    below.append((p, members, fi))
+            found = self.memo.table[key] = tuple(below)
+        return found
+
+
+def _member_rule(reason: str, member: tuple) -> str:
+    """The rule of `obj.attr` found by class_member: the weakest step, `inheritance` when the
+    attribute comes from a base (it says more than the equally confident `self`)."""
+    _, in_base, rule = member
+    reason = weakest(reason, rule)
+    if in_base and CONFIDENCE[reason] >= CONFIDENCE["inheritance"]:
+        return "inheritance"
+    return reason
