@@ -122,7 +122,16 @@ def broken_dependents(
         )
     if files:
         config = config_from_identity((index.meta.get("identity") or {}).get("config"))
-        edges = edges_into(index.repo, Path(index.reader.gen.path), files, config)
+        try:
+            edges = edges_into(index.repo, Path(index.reader.gen.path), files, config)
+        except Exception as e:  # noqa: BLE001 - a supplement to the answer, never its end
+            # A resolver handed the old side beside the new one may meet what a build never
+            # gives it; the rest of the answer stands, and says what is missing.
+            edges = []
+            notes.append(
+                "the dependents of removed symbols the index no longer holds could not be "
+                f"resolved ({type(e).__name__}: {e}): they are not listed"
+            )
         if edges is None:
             notes.append(
                 "the index keeps no resolution state (built by an older version): the "
