@@ -26,12 +26,20 @@ Pure functions of the symbol's names and kinds; the query layer builds the
 
 from __future__ import annotations
 
+import configparser
+import fnmatch
 import posixpath
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from codeimpact.indexer.resolved import strip_dup
+
+try:  # Python 3.11+
+    import tomllib
+except ImportError:  # pragma: no cover - 3.10: pyproject.toml's settings are not read
+    tomllib = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class TestSymbol:
     scope_kinds: Mapping[str, str] = field(default_factory=dict)
     # per enclosing class local: the qualified names of its bases, transitively
     bases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # the project's settings for its language's runner (PytestConventions); None: defaults
+    conventions: object = None
 
 
 @dataclass(frozen=True)
@@ -75,9 +85,74 @@ def _path_key(path: str) -> tuple[str, ...]:
 # ----------------------------------------------------------------------------- python
 
 
-def _is_pytest_file(path: str) -> bool:
-    name = posixpath.basename(path)
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+@dataclass(frozen=True)
+class PytestConventions:
+    """What pytest collects (its `python_files`, `python_classes`, `python_functions`)."""
+
+    files: tuple[str, ...] = ("test_*.py", "*_test.py")  # glob patterns
+    classes: tuple[str, ...] = ("Test",)  # prefixes or glob patterns
+    functions: tuple[str, ...] = ("test",)
+
+    def collects_file(self, path: str) -> bool:
+        name = posixpath.basename(path)
+        return name.endswith(".py") and any(
+            fnmatch.fnmatchcase(path if "/" in p else name, p) for p in self.files
+        )
+
+    def collects_class(self, name: str) -> bool:
+        return _prefix_or_glob(name, self.classes)
+
+    def collects_function(self, name: str) -> bool:
+        return _prefix_or_glob(name, self.functions)
+
+
+def _prefix_or_glob(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(
+        name.startswith(p) or (any(c in p for c in "*?[") and fnmatch.fnmatchcase(name, p))
+        for p in patterns
+    )
+
+
+_PYTEST_KEYS = {"python_files": "files", "python_classes": "classes",
+                "python_functions": "functions"}  # fmt: skip
+
+
+def read_pytest_conventions(repo: Path) -> PytestConventions:
+    """The project's pytest settings, from the first configuration file pytest would take
+    at the repository's top (pytest.ini, .pytest.ini, pyproject.toml's
+    [tool.pytest.ini_options], tox.ini's [pytest], setup.cfg's [tool:pytest]); pytest's
+    defaults where none sets them. An unreadable file counts as absent."""
+    found: dict[str, str | list] | None = None
+    for name, section in (("pytest.ini", "pytest"), (".pytest.ini", "pytest"),
+                          ("pyproject.toml", None), ("tox.ini", "pytest"),
+                          ("setup.cfg", "tool:pytest")):  # fmt: skip
+        path = repo / name
+        if not path.is_file() or (section is None and tomllib is None):
+            continue
+        try:
+            if section is None:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+                found = data.get("tool", {}).get("pytest", {}).get("ini_options")
+            else:
+                parser = configparser.ConfigParser(interpolation=None)
+                parser.read_string(path.read_text(encoding="utf-8"))
+                found = dict(parser[section]) if parser.has_section(section) else None
+        except (OSError, ValueError, configparser.Error):  # TOMLDecodeError is a ValueError
+            found = None
+        if found is not None or name == "pytest.ini":  # pytest.ini wins even when empty
+            break
+    values = {}
+    for key, attr in _PYTEST_KEYS.items():
+        raw = (found or {}).get(key)
+        items = raw.split() if isinstance(raw, str) else raw
+        if isinstance(items, list) and items and all(isinstance(x, str) for x in items):
+            values[attr] = tuple(items)
+    return PytestConventions(**values)
+
+
+def _conventions(t: TestSymbol) -> PytestConventions:
+    c = t.conventions
+    return c if isinstance(c, PytestConventions) else PytestConventions()
 
 
 def _is_unittest_case(bases: Iterable[str]) -> bool:
@@ -90,7 +165,8 @@ def _is_unittest_case(bases: Iterable[str]) -> bool:
 def pytest_id(t: TestSymbol) -> RunId:
     """pytest's node id: `path::Class::test` for a test, else what collects the code."""
     folder = posixpath.dirname(t.file) or "."
-    if not _is_pytest_file(t.file):
+    conventions = _conventions(t)
+    if not conventions.collects_file(t.file):
         # conftest.py (its fixtures and hooks serve every test below its folder, bound by
         # name) or a helper module the tests import: the folder's tests are what run it
         conftest = posixpath.basename(t.file) == "conftest.py"
@@ -98,22 +174,26 @@ def pytest_id(t: TestSymbol) -> RunId:
     file_key = _path_key(t.file)
     parts = _parts(t.local)
     ids: list[str] = []  # node names pytest collects, outermost first
-    parent = "module"
+    parent, parent_case, case = "module", False, False
     for depth, name in enumerate(parts):
         local = ".".join(t.local.split(".")[: depth + 1])
         kind = t.kind if depth == len(parts) - 1 else t.scope_kinds.get(local, "")
         if kind == "class":
-            # a class in the module or in a collected class (pytest collects nested ones)
-            collected = name.startswith("Test") or _is_unittest_case(t.bases.get(local, ()))
+            # a class in the module or in a collected class (pytest collects nested ones);
+            # a unittest case whatever its name, and its test* methods whatever pytest's
+            case = _is_unittest_case(t.bases.get(local, ()))
+            collected = case or conventions.collects_class(name)
         elif kind in ("function", "method"):
             # a test function of the module, or a test method of a collected class
-            collected = name.startswith("test")
+            collected = (
+                name.startswith("test") if parent_case else conventions.collects_function(name)
+            )
         else:
             collected = False
         if not collected or parent not in ("module", "class"):
             break
         ids.append(name)
-        parent = kind
+        parent, parent_case = kind, kind == "class" and case
     exact = len(ids) == len(parts) and bool(parts) and t.kind in ("function", "method")
     return RunId("::".join([t.file, *ids]), file_key + tuple(ids), exact, t.file, expand=True)
 

@@ -217,6 +217,7 @@ class GraphView:
     symbols: SymbolTable
     rebuilt: bool  # the on-disk snapshot was unusable; this one was rebuilt in memory
     unresolved: dict[str, list[tuple[str, int]]] | None  # None: the sidecar is missing
+    repo: Path | None = None  # the repository (its test runners' settings: query/test_runs.py)
     _edge_keys: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _sites: UnresolvedSites | None = field(default=None, repr=False)
 
@@ -295,4 +296,4 @@ def load_view(index) -> GraphView:
         snapshot = snapshot_from_db(index.reader, index.generation, symbols)
         rebuilt = True
     unresolved = read_unresolved(gen_dir) if (gen_dir / UNRESOLVED_FILE).is_file() else None
-    return GraphView(index.generation, snapshot, symbols, rebuilt, unresolved)
+    return GraphView(index.generation, snapshot, symbols, rebuilt, unresolved, Path(index.repo))

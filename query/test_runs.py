@@ -17,7 +17,13 @@ import numpy as np
 from codeimpact import native
 from codeimpact.graph import csr as csrmod
 from codeimpact.indexer.lang import language_for
-from codeimpact.indexer.test_ids import RunId, TestSymbol, run_id_of, select_run_ids
+from codeimpact.indexer.test_ids import (
+    RunId,
+    TestSymbol,
+    read_pytest_conventions,
+    run_id_of,
+    select_run_ids,
+)
 from codeimpact.query.graphview import GraphView
 
 __all__ = ["RunIds", "RunId", "select_run_ids"]
@@ -54,6 +60,7 @@ class RunIds:
 
     def __init__(self, view: GraphView | None):
         self.view = view
+        self._conventions: dict[str, object] = {}
         self._bases: dict[str, tuple[str, ...]] = {}
         self._by_id: dict[int, RunId] = {}
         self._in_file: dict[str, list[RunId]] = {}
@@ -72,6 +79,16 @@ class RunIds:
                 got = tuple(qn[j] for j in reach.nodes[1:].tolist())
             self._bases[uid] = got
         return got
+
+    def conventions(self, language: str | None) -> object:
+        """The project's own settings for a language's runner (pytest's python_files, ...),
+        read once, when a test of that language first asks; None: the runner's defaults."""
+        repo = getattr(self.view, "repo", None)
+        if language != "python" or repo is None:
+            return None
+        if language not in self._conventions:
+            self._conventions[language] = read_pytest_conventions(repo)
+        return self._conventions[language]
 
     def of(
         self,
@@ -95,9 +112,18 @@ class RunIds:
         classes = [o for o in around if kinds.get(o) == "class"]
         if kind == "class":
             classes.append(local)
-        t = TestSymbol(file, local, kind, qualified_name, kinds, _Bases(self, file, classes))
         spec = language_for(file)
-        return run_id_of(spec.name if spec else None, t)
+        language = spec.name if spec else None
+        t = TestSymbol(
+            file,
+            local,
+            kind,
+            qualified_name,
+            kinds,
+            _Bases(self, file, classes),
+            self.conventions(language),
+        )
+        return run_id_of(language, t)
 
     def of_id(self, i: int) -> RunId:
         got = self._by_id.get(i)

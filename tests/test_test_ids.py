@@ -314,3 +314,45 @@ def test_every_test_entry_carries_its_run_id(pyrepo):
     )
     ctx = CliRunner().invoke(main, ["context", "pkg/app.py::main", "--repo", str(pyrepo), "--json"])
     assert all(t["run_id"] for t in json.loads(ctx.output)["tests"])
+
+
+def test_pytest_conventions_are_read_from_the_projects_configuration(tmp_path):
+    assert ti.read_pytest_conventions(tmp_path) == ti.PytestConventions()
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\npython_files = tests.py\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\npython_files = ["check_*.py"]\npython_classes = ["Check"]\n'
+    )
+    # pyproject.toml comes before setup.cfg, as pytest looks for them
+    got = ti.read_pytest_conventions(tmp_path)
+    assert (got.files, got.classes, got.functions) == (("check_*.py",), ("Check",), ("test",))
+    # pytest.ini wins, even empty of these settings
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -q\n")
+    assert ti.read_pytest_conventions(tmp_path) == ti.PytestConventions()
+    (tmp_path / "pytest.ini").write_text("[pytest]\npython_functions = check_* verify\n")
+    assert ti.read_pytest_conventions(tmp_path).functions == ("check_*", "verify")
+    (tmp_path / "pytest.ini").write_text("not an ini file [")
+    assert ti.read_pytest_conventions(tmp_path) == ti.PytestConventions()
+
+
+def test_a_projects_pytest_conventions_make_its_ids(tmp_path):
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    files = {
+        "pytest.ini": "[pytest]\npython_files = checks.py\npython_classes = Suite\n"
+        "python_functions = check_\n",
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def helper(x):\n    return x + 1\n",
+        "tests/checks.py": "from pkg.core import helper\n\n\n"
+        "class SuiteOfHelper:\n    def check_one(self):\n        assert helper(0) == 1\n\n"
+        "    def test_not_collected(self):\n        assert helper(1) == 2\n\n\n"
+        "def check_two():\n    assert helper(1) == 2\n",
+    }
+    root = committed_repo(tmp_path / "repo", files)
+    analyze(root, IndexConfig(), RunOptions(workers=1))
+    write_files(root, {"pkg/core.py": "def helper(x):\n    return 1 + x\n"})
+    printed = printed_ids(root, "detect-changes")
+    # test_not_collected is no test under these settings: pytest never runs it
+    assert printed == ["tests/checks.py::SuiteOfHelper::check_one", "tests/checks.py::check_two"]
+    code, nodes = collected(root, printed)
+    assert code == 0 and nodes == set(printed)
