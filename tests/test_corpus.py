@@ -1,14 +1,13 @@
 """The Python call-resolution corpus (tests/corpus/python, format in tests/corpus/README.md).
 
 Checked against the language: every case runs under the trace recorder and the calls it
-executes must be the calls it asserts. Scored against codeimpact per construct when
-CODEIMPACT_CORPUS=1 (it indexes every case, 1-2 minutes): constructs below issue 25's
-bar today are xfail (not strict), so a construct that starts to pass shows as XPASS.
+executes must be the calls it asserts. Scored against codeimpact per construct (slow: it
+indexes every case, 1-2 minutes): constructs below issue 25's bar today are xfail (not
+strict), so a construct that starts to pass shows as XPASS.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -130,6 +129,7 @@ def test_parser_rejects_bad_files():
 CONSTRUCTS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "construct",
     [
@@ -140,8 +140,6 @@ CONSTRUCTS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
     ],
 )
 def test_resolution_corpus(cases, construct):
-    if not os.environ.get("CODEIMPACT_CORPUS"):
-        pytest.skip("set CODEIMPACT_CORPUS=1 to score the corpus (indexes every case)")
     from truth.corpus_score import by_construct, format_scores, score_corpus
 
     table = by_construct(score_corpus([c for c in cases if c.construct == construct]))
