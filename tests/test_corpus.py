@@ -8,6 +8,7 @@ strict), so a construct that starts to pass shows as XPASS.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -35,6 +36,9 @@ def test_corpus_is_well_formed(cases, tmp_path):
     per_construct = Counter(c.construct for c in cases)
     assert min(per_construct.values()) >= 5, per_construct
     assert len({c.name for c in cases}) == len(cases)
+    # a case file pytest would collect from tests/ would run (and fail) in the suite
+    collected = [c.name for c in cases if re.match(r"test_|conftest$", c.name.split("/")[1])]
+    assert not collected and not list(CORPUS.glob("*/*_test.py")), collected
     for i, case in enumerate(cases):
         names = CaseNames(case, case.write(tmp_path / str(i)))
         callees = [n for a in case.assertions for n in a.callees]
