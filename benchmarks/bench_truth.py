@@ -8,7 +8,7 @@ traced truth kept in `truth/data/` (`trace_suite.py trace NAME` makes it again, 
 runs the project's own suite and needs PyPI for its virtualenv; set TRUTH_RETRACE=1 to
 trace before scoring). The timing pytest-benchmark records is the index + score, one
 round; the figures are what matters, printed as tables (see truth/score_*.py). `corpus`
-indexes each case of tests/corpus/python and prints precision/recall per construct.
+indexes each case of tests/lang/python/corpus and prints precision/recall per construct.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_truth(benchmark, name):
 
 
 def test_corpus(benchmark):
-    """The resolution corpus (tests/corpus/python): precision and recall per construct."""
+    """The resolution corpus (tests/lang/python/corpus): precision and recall per construct."""
     from score_corpus import main as corpus_main
 
     benchmark.pedantic(corpus_main, args=(["score"],), rounds=1, iterations=1)

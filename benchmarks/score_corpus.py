@@ -1,4 +1,4 @@
-"""The Python call-resolution corpus (tests/corpus/python): check it, score codeimpact on it.
+"""The Python call-resolution corpus (tests/lang/python/corpus): check it, score codeimpact on it.
 
     python benchmarks/score_corpus.py check            # run every case: executed == asserted?
     python benchmarks/score_corpus.py score            # index every case, precision/recall per construct
@@ -23,7 +23,7 @@ from truth.corpus import load_corpus  # noqa: E402
 from truth.corpus_check import check_case, run_cases  # noqa: E402
 from truth.corpus_score import by_construct, format_scores, score_corpus  # noqa: E402
 
-CORPUS = HERE.parent / "tests" / "corpus" / "python"
+CORPUS = HERE.parent / "tests" / "lang" / "python" / "corpus"
 
 
 def main(argv: list[str] | None = None) -> int:

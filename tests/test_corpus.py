@@ -1,4 +1,5 @@
-"""The Python call-resolution corpus (tests/corpus/python, format in tests/corpus/README.md).
+"""The Python call-resolution corpus (tests/lang/python/corpus: annotated fixtures, the format of
+tests/lang/harness.py; the corpus's own rules in its README.md).
 
 Checked against the language: every case runs under the trace recorder and the calls it
 executes must be the calls it asserts. Scored against codeimpact per construct (slow: it
@@ -20,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from truth.corpus import CorpusError, load_corpus, parse_case  # noqa: E402
 from truth.corpus_check import CaseNames, check_case, run_cases  # noqa: E402
 
-CORPUS = Path(__file__).parent / "corpus" / "python"
+CORPUS = Path(__file__).parent / "lang" / "python" / "corpus"
 PRECISION_BAR, RECALL_BAR = 0.97, 0.90  # issue 25's micro-benchmark targets
 # constructs at or above both bars on main at 4d47e6f; the others are issue 25's work
 PASSING_TODAY = {"lambdas", "receivers"}
@@ -72,7 +73,7 @@ TABLE = {{"a": a, "b": b}}
 
 def call(key):
     return TABLE[key]()
-    #      ^ calls: {table_callees}
+{table_callees}
 # path: tests/__init__.py
 # path: tests/test_app.py
 import pytest
@@ -92,19 +93,34 @@ def test_call(key):
 """
 
 
+def _callees(*targets: str) -> str:
+    return "\n".join(f"    #      ^ calls: {t}" for t in targets)
+
+
+def _case(tmp_path: Path, name: str, text: str):
+    source = tmp_path / "t" / f"{name}.py"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(text)
+    return parse_case(source, "t")
+
+
 def test_checker_rejects_wrong_assertions(tmp_path):
     variants = {
-        # a static over-approximation (b never runs) is allowed only when marked (static)
-        "static": {"table_callees": "pkg.app.a, pkg.app.b (static)"},
+        # a static over-approximation (b never runs) is allowed only when marked [static]
+        "static": {"table_callees": _callees("pkg.app.a", "pkg.app.b [static]")},
         "exact": {},
-        "wrong": {"table_callees": "pkg.app.b"},
+        "wrong": {"table_callees": _callees("pkg.app.b")},
         "no_fixture": {"fixture": "-"},
-        "typo": {"table_callees": "pkg.app.a, pkg.app.zz"},
+        "typo": {"table_callees": _callees("pkg.app.a", "pkg.app.zz")},
     }
     cases = []
     for name, fields in variants.items():
-        values = {"run": "pytest", "table_callees": "pkg.app.a", "fixture": "tests.test_app.key"}
-        cases.append(parse_case(CASE.format(**{**values, **fields}), f"t/{name}", "t"))
+        values = {
+            "run": "pytest",
+            "table_callees": _callees("pkg.app.a"),
+            "fixture": "tests.test_app.key",
+        }
+        cases.append(_case(tmp_path / "src", name, CASE.format(**{**values, **fields})))
     truths = run_cases(cases, tmp_path)
     problems = {c.name.split("/")[1]: check_case(c, truths[c.name]) for c in cases}
     assert problems["static"] == [] and problems["exact"] == []
@@ -117,16 +133,21 @@ def test_checker_rejects_wrong_assertions(tmp_path):
     assert any("'pkg.app.zz' is not defined" in p for p in typo), typo
 
 
-def test_parser_rejects_bad_files():
+def test_parser_rejects_bad_files(tmp_path):
     with pytest.raises(CorpusError, match="no code"):
-        parse_case("# path: a.py\nx = 1\n#         ^ calls: a.f\n", "t/x", "t")
-    with pytest.raises(CorpusError, match="no '# path:'"):
-        parse_case("# about: nothing\n", "t/x", "t")
-    with pytest.raises(CorpusError, match="repeated"):
-        parse_case("# path: a.py\n# path: a.py\n", "t/x", "t")
-    case = parse_case("# path: a.py\nf()\n# <- calls: a.f, <builtin>.len\n", "t/x", "t")
-    assert [(a.line, a.col, a.callees) for a in case.assertions] == [
-        (1, 0, ("a.f", "builtins.len"))
+        _case(tmp_path, "x", "# path: a.py\nx = 1\n#         ^ calls: a.f\n")
+    with pytest.raises(CorpusError, match="no `path:`"):
+        _case(tmp_path, "x", "# about: nothing\n")
+    with pytest.raises(CorpusError, match="bad path"):
+        _case(tmp_path, "x", "# path: a.py\n# path: ../a.py\n")
+    with pytest.raises(CorpusError, match="calls only"):
+        _case(tmp_path, "x", "# path: a.py\nimport os\n# ^ imports: os\n")
+    case = _case(
+        tmp_path, "x", "# path: a.py\nf()\n#^ calls: a.f\n#^ calls: <builtin>.len [static]\n"
+    )
+    assert [(a.line, a.col, a.callees, a.static) for a in case.assertions] == [
+        (1, 1, ("a.f",), False),
+        (1, 1, ("builtins.len",), True),
     ]
 
 

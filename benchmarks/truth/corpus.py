@@ -1,30 +1,12 @@
-"""The Python call-resolution corpus: annotated fixture files, parsed, with each
-assertion's caller found by the language's rules.
+"""The Python call-resolution corpus: annotated fixtures (the language tests' format,
+`tests/lang/harness.py`), parsed, with each assertion's caller found by the language's rules.
 
-A case is one file holding a small multi-file project (format: `tests/corpus/README.md`)::
-
-    # about: calling a decorated name runs the wrapper the decorator returned
-    # path: pkg/__init__.py
-    # path: pkg/main.py
-    from pkg.deco import log
-
-
-    @log
-    #^ calls: pkg.deco.log
-    def work():
-        pass
-
-
-    work()
-    # <- calls: pkg.deco.log.wrapper
-
-Header lines (before the first ``# path:``): ``about``, ``run`` (the module whose import
-runs the case, or ``pytest``; default the last file's module), ``externals: scored``.
-An assertion line ``# ^ calls: A, B`` (or ``# <- calls:`` for the column of the ``#``)
-says that the call at that column of the nearest line above that is not an assertion
-calls A and B: qualified names (``pkg.mod.C.m``; ``#2`` for a redefinition as in uids;
-external ones as imported, ``builtins.len``), ``-`` for nothing. ``(static)`` after the
-names marks a call the case's run does not execute (a branch not taken).
+A case is one fixture file under ``tests/lang/python/corpus/<construct>/``; the corpus's
+own header lines (comments before the first ``# path:``, which the harness skips):
+``about`` (what the case tests), ``run`` (the module whose import runs the case, or
+``pytest``; default the last file's module), ``externals: scored`` (external callees are
+asserted and scored). A ``calls:`` target ending ``[static]`` is a call the case's run
+does not execute. See ``tests/lang/python/corpus/README.md``.
 
 The caller of a site is the innermost definition whose body or header holds it:
 lambdas and comprehensions fold into their definition; a decorator (and its
@@ -37,16 +19,20 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from truth.imports import module_name
 from truth.symtab import file_table
 
-PATH_MARKER = re.compile(r"^# path: (\S+)\s*$")
+TESTS = Path(__file__).resolve().parents[2] / "tests"
+if str(TESTS) not in sys.path:  # the fixture format's one parser: tests/lang/harness.py
+    sys.path.insert(0, str(TESTS))
+from lang import harness  # noqa: E402
+
 HEADER = re.compile(r"^# (about|run|externals): ?(.*)$")
-ASSERTION = re.compile(r"^(\s*)#\s*(\^|<-)\s*(calls):\s*(.*?)\s*$")
-STATIC = "(static)"
+CALLEE = re.compile(r"[\w.#<>]+")
 
 
 class CorpusError(ValueError):
@@ -60,7 +46,7 @@ class Assertion:
     col: int  # 0-based column of the site
     callees: tuple[str, ...]  # empty: calls nothing
     static: bool  # not executed by the case's run
-    text_line: int  # the assertion's own line in its file (for messages)
+    text_line: int  # the assertion's own line in the fixture (for messages)
 
 
 @dataclass
@@ -81,42 +67,52 @@ class Case:
         return root
 
 
-def parse_case(text: str, name: str, construct: str) -> Case:
-    lines = text.splitlines()
+def parse_case(source: Path, construct: str) -> Case:
+    """A corpus case from its fixture file (`harness.parse` reads files and assertions)."""
+    name = f"{construct}/{source.stem}"
+    try:
+        fx = harness.parse(source)
+    except ValueError as e:
+        raise CorpusError(str(e)) from None
     header: dict[str, list[str]] = {"about": [], "run": [], "externals": []}
-    files: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for n, line in enumerate(lines, 1):
-        m = PATH_MARKER.match(line)
-        if m:
-            path = m.group(1)
-            if path in files or path.startswith(("/", "..")) or not path.endswith(".py"):
-                raise CorpusError(f"{name}:{n}: bad or repeated path {path!r}")
-            current = files[path] = []
-            continue
-        if current is None:
-            h = HEADER.match(line)
-            if h:
-                header[h.group(1)].append(h.group(2).strip())
-            elif line.strip() and not line.startswith("#"):
-                raise CorpusError(f"{name}:{n}: code before the first '# path:' line")
-            continue
-        current.append(line)
-    if not files:
-        raise CorpusError(f"{name}: no '# path:' line")
-    texts = {p: "\n".join(body).rstrip("\n") + "\n" for p, body in files.items()}
-    last = list(files)[-1]
-    run = (header["run"] or [_module_of(last, files)])[0]
+    for line in source.read_text().splitlines():
+        if harness.MARKER.match(line):
+            break
+        h = HEADER.match(line)
+        if h:
+            header[h.group(1)].append(h.group(2).strip())
+    paths = list(fx.files)
+    if len(set(paths)) != len(paths) or any(
+        p.startswith(("/", "..")) or not p.endswith(".py") for p in paths
+    ):
+        raise CorpusError(f"{name}: bad path in {paths}")
+    run = (header["run"] or [_module_of(paths[-1], fx.files)])[0]
     case = Case(
         name,
         construct,
         " ".join(header["about"]),
         run,
         (header["externals"] or [""])[0] == "scored",
-        texts,
+        fx.files,
     )
-    for path, body in files.items():
-        case.assertions.extend(_assertions(name, path, body))
+    sites: dict[tuple, list[str]] = {}
+    first: dict[tuple, int] = {}
+    for a in fx.assertions:
+        if a.relation != "calls" or a.negated:
+            raise CorpusError(f"{name}:{a.fixture_line}: the corpus asserts calls only")
+        source_line = fx.files[a.path].splitlines()[a.line - 1]
+        if a.column >= len(source_line) or source_line[a.column].isspace():
+            raise CorpusError(f"{name}:{a.fixture_line}: the caret points at no code")
+        key = (a.path, a.line, a.column, a.static)
+        first.setdefault(key, a.fixture_line)
+        callees = sites.setdefault(key, [])
+        if a.target != "-":
+            if not CALLEE.fullmatch(a.target):
+                raise CorpusError(f"{name}:{a.fixture_line}: bad callee {a.target!r}")
+            callees.append(a.target.replace("<builtin>.", "builtins."))
+    for (path, line, col, static), callees in sites.items():
+        text_line = first[(path, line, col, static)]
+        case.assertions.append(Assertion(path, line, col, tuple(callees), static, text_line))
     return case
 
 
@@ -133,39 +129,9 @@ def _module_of(path: str, files) -> str:
     return ".".join(reversed(names))
 
 
-def _assertions(name: str, path: str, body: list[str]) -> list[Assertion]:
-    out = []
-    site = 0  # 1-based line of the last line that is not an assertion
-    for n, line in enumerate(body, 1):
-        m = ASSERTION.match(line)
-        if not m:
-            site = n
-            continue
-        if site == 0:
-            raise CorpusError(f"{name}: {path}:{n}: an assertion with no line above it")
-        col = line.index("^") if m.group(2) == "^" else len(m.group(1))
-        source = body[site - 1]
-        if col >= len(source) or source[col].isspace():
-            raise CorpusError(f"{name}: {path}:{n}: the caret points at no code on line {site}")
-        names = m.group(4)
-        static = names.endswith(STATIC)
-        if static:
-            names = names[: -len(STATIC)].strip()
-        callees = () if names == "-" else tuple(x.strip() for x in names.split(","))
-        if not all(re.fullmatch(r"[\w.#<>]+", c) for c in callees):
-            raise CorpusError(f"{name}: {path}:{n}: bad callee list {m.group(4)!r}")
-        callees = tuple(c.replace("<builtin>.", "builtins.") for c in callees)
-        out.append(Assertion(path, site, col, callees, static, n))
-    return out
-
-
 def load_corpus(folder: Path) -> list[Case]:
     """Every case under folder (``<construct>/<case>.py``), in name order."""
-    cases = []
-    for p in sorted(folder.glob("*/*.py")):
-        construct = p.parent.name
-        cases.append(parse_case(p.read_text(), f"{construct}/{p.stem}", construct))
-    return cases
+    return [parse_case(p, p.parent.name) for p in sorted(folder.glob("*/*.py"))]
 
 
 # --------------------------------------------------------------------------- callers

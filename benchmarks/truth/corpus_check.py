@@ -8,7 +8,7 @@ ones whose callee is project code, line by line, except:
 
 - an asserted call of a class need not be seen (a class without a Python
   ``__init__``/``__new__``/``__post_init__`` runs no frame when called);
-- ``(static)`` assertions need not be seen;
+- ``[static]`` assertions need not be seen;
 - pytest fixtures are called by pytest, not by the test: for each test item, the
   fixtures that ran in it must equal the fixtures the test reaches through asserted
   fixture requests (a test's parameter, a fixture's parameter, ``usefixtures``,

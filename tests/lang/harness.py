@@ -31,6 +31,10 @@ uid, or `<external>::dotted`) and may end with `(reason)`:
 - `defines: T [kind]` - a definition with that qualified name (and kind) starts at that line.
 - `unresolved: name` - an unresolved call site named `name` at that line.
 
+A `calls:` target may end with `[static]`: a call the fixture's code makes on a path its
+run does not take (a branch, a callback run by a thread). The index must have it all the
+same; only the corpus's run check (benchmarks/truth/corpus_check.py) reads the flag.
+
 A header line `exact: calls` (or `exact: calls, imports, ...`) makes every edge of those
 relations in the project an edge that must be asserted, so a wrong extra edge fails as
 surely as a missing one. A header line `expect: calls.builtin = 1` checks a count of the analyze report (`calls.*`,
@@ -54,6 +58,7 @@ EXACT = re.compile(r"^\s*(?:#|//)\s*exact:\s*([a-z, ]+?)\s*$")
 EXPECT = re.compile(r"^\s*(?:#|//)\s*expect:\s*([a-z_]+)\.([a-z_]+)\s*=\s*(\d+)\s*$")
 ASSERTION = re.compile(r"^\s*(?:#|//)\s*([\^v])\s+(!?)([a-z-]+):\s*(.*?)\s*$")
 REASON = re.compile(r"^(.*?)\s*\(([a-z-]+)\)$")
+STATIC = re.compile(r"^(.*?)\s*\[static\]$")
 RELATIONS = {
     "calls": "CALLS",
     "imports": "IMPORTS",
@@ -77,6 +82,7 @@ class Assertion:
     reason: str = ""  # `(reason)` when given
     kind: str = ""  # defines: the kind, when given
     fixture_line: int = 0  # where the assertion stands in the fixture file
+    static: bool = False  # `[static]`: not on the path the fixture's run takes
 
     def describe(self) -> str:
         neg = "!" if self.negated else ""
@@ -135,6 +141,9 @@ def parse(source: Path) -> Fixture:
         if marker == "^" and last_source == 0:
             raise ValueError(f"{source}:{n}: an assertion with no source line above it")
         reason, kind = "", ""
+        s = STATIC.match(target)
+        if s:
+            target = s.group(1)
         r = REASON.match(target)
         if r:
             target, reason = r.group(1), r.group(2)
@@ -142,7 +151,7 @@ def parse(source: Path) -> Fixture:
             target, kind = target.split(None, 1)
         column = text.index(marker, len(text) - len(text.lstrip()) + 1)
         found = Assertion(current, last_source, column, relation, target, negated == "!",
-                          reason, kind, n)  # fmt: skip
+                          reason, kind, n, s is not None)  # fmt: skip
         fx.assertions.append(found)
         if marker == "v":
             pending.append(found)
