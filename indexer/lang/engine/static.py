@@ -39,6 +39,7 @@ from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.scopes import ScopeTable, in_effect
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid
 
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "type_alias", "trait"})
@@ -84,7 +85,7 @@ class FileIndex:
     parent: dict[str, str] = field(default_factory=dict)  # local -> lexical parent local
     # scope -> name -> [(line, kind, payload)], kind "type" (payload a type chain),
     # "bind" (a BindingFact) or "unknown"
-    scoped: dict[str, dict[str, list]] = field(default_factory=dict)
+    scoped: ScopeTable = field(default_factory=ScopeTable)
     children: dict[str, dict[str, list[str]]] = field(
         default_factory=dict
     )  # scope -> name -> locals
@@ -124,16 +125,13 @@ class StaticProject(Project):
         for scope, name, typ, line in facts.extra.get("locals", ()):
             self._add_local(fi, scope, name, line, typ)
         for b in facts.bindings:
-            fi.scoped.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
-        for names in fi.scoped.values():
-            for lst in names.values():
-                lst.sort(key=lambda t: t[0])
+            fi.scoped.add(b.scope, b.name, (b.line, "bind", b))
+        fi.scoped.finish()
         return fi
 
     @staticmethod
     def _add_local(fi: FileIndex, scope: str, name: str, line: int, typ: str) -> None:
-        entry = (line, "type", typ) if typ else (line, "unknown", None)
-        fi.scoped.setdefault(scope, {}).setdefault(name, []).append(entry)
+        fi.scoped.add(scope, name, (line, "type", typ) if typ else (line, "unknown", None))
 
     def add_member(self, owner: tuple[str, str], name: str, target: tuple[str, str]) -> None:
         self.members.setdefault(owner, {}).setdefault(name, []).append(target)
@@ -232,18 +230,10 @@ class StaticProject(Project):
 
     def scoped_entry(self, fi: FileIndex, scope: str, name: str, line: int | None):
         """The latest declaration of `name` in `scope` at or before `line`."""
-        cands = fi.scoped.get(scope, {}).get(name)
+        cands = fi.scoped.bindings(scope, name)
         if not cands:
             return None
-        if line is None:
-            return cands[-1]
-        chosen = None
-        for c in cands:
-            if c[0] <= line:
-                chosen = c
-            else:
-                break
-        return chosen
+        return cands[-1] if line is None else in_effect(cands, line)
 
     def local_value(self, fi: FileIndex, scope: str, entry, depth: int):
         """The entity a local declaration stands for."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+from codeimpact.indexer.lang.engine.scopes import ScopeTable
 
 BUILTINS = frozenset(dir(builtins))
 # Every recursive lookup passes through a memoized step that detects cycles, so the depth
@@ -46,7 +47,7 @@ class FileIndex:
     syms: dict[str, SymbolFact] = field(default_factory=dict)
     parent: dict[str, str] = field(default_factory=dict)
     # scope -> name -> [(line, kind, payload)] candidates in source order
-    names: dict[str, dict[str, list[tuple[int, str, object]]]] = field(default_factory=dict)
+    names: ScopeTable = field(default_factory=ScopeTable)
     params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
     returns: dict[str, list] = field(default_factory=dict)
     # class -> attr -> bindings of self.attr in its methods
@@ -115,7 +116,7 @@ def index_file(fi: FileIndex) -> None:
         head = local.rpartition(".")[0]
         fi.parent[local] = head
         kind = "var" if s.kind == "variable" else "def"
-        names.setdefault(head, {}).setdefault(s.name, []).append((s.start_line, kind, local))
+        names.add(head, s.name, (s.start_line, kind, local))
         if kind == "def" and head in syms and syms[head].kind == "class":
             # a property's setter or deleter is the same attribute: the getter stands for it
             if not any(d.endswith(_ACCESSORS) for d in s.decorators):
@@ -133,14 +134,14 @@ def index_file(fi: FileIndex) -> None:
             bound = imp.alias or imp.name
         else:
             bound = imp.alias or imp.module.split(".", 1)[0]
-        names.setdefault(imp.scope, {}).setdefault(bound, []).append((imp.line, "import", imp))
+        names.add(imp.scope, bound, (imp.line, "import", imp))
     for b in f.bindings:
         if b.name.startswith("self."):
             cls = fi.parent.get(b.scope)
             if cls is not None and cls in syms and syms[cls].kind == "class":
                 fi.self_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append(b)
             continue
-        names.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
+        names.add(b.scope, b.name, (b.line, "bind", b))
     for r in f.returns:
         fi.returns.setdefault(r.scope, []).append(r)
     param_names = {n for ps in fi.params.values() for n in ps}
@@ -150,10 +151,7 @@ def index_file(fi: FileIndex) -> None:
             owner = param_owner(fi, c.scope, c.callee)
             if owner is not None:
                 fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
-    for cands in names.values():
-        for lst in cands.values():
-            if len(lst) > 1:
-                lst.sort(key=line_of)
+    names.finish()
 
 
 def param_owner(fi: FileIndex, scope: str, name: str) -> str | None:
@@ -169,10 +167,6 @@ def param_owner(fi: FileIndex, scope: str, name: str) -> str | None:
             return None  # rebound locally
         s = fi.parent.get(s, "")
     return None
-
-
-def line_of(candidate: tuple) -> int:
-    return candidate[0]
 
 
 def candidate_rank(c) -> int:

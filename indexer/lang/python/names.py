@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.scopes import in_effect
 from codeimpact.indexer.lang.python.index import (
     BUILTINS,
     MAX_DEPTH,
@@ -101,13 +102,7 @@ class Names:
         """
         if len(cands) == 1:
             return cands  # in effect whatever the line
-        chosen = None
-        if line is not None:
-            for c in cands:
-                if c[0] <= line:
-                    chosen = c
-                else:
-                    break
+        chosen = in_effect(cands, line) if line is not None else None
         if chosen is None:
             chosen = cands[-1]
         group = [c for c in cands if c[0] == chosen[0]]

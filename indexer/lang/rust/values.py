@@ -3,7 +3,10 @@ declared return types (a mixin of RustProject)."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.scopes import in_effect
 from codeimpact.indexer.lang.rust.index import (
     CHAIN_TOKEN,
     ELEMENT,
@@ -15,6 +18,8 @@ from codeimpact.indexer.lang.rust.index import (
     Entity,
     File,
 )
+
+_line = attrgetter("line")
 
 
 class Values:
@@ -149,13 +154,7 @@ class Values:
 
     def _binding(self, fi: File, scope: str, name: str, line: int):
         cands = fi.bindings.get(scope, {}).get(name)
-        if not cands:
-            return None
-        chosen = None
-        for b in cands:
-            if b.line <= line:
-                chosen = b
-        return chosen
+        return in_effect(cands, line, _line) if cands else None
 
     def _param(self, fi: File, scope: str, name: str) -> str | None:
         ps = fi.params.get(scope)

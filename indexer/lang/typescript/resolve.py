@@ -26,6 +26,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.hierarchy import extends_then_implements
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
+from codeimpact.indexer.lang.engine.scopes import ScopeTable, in_effect
 from codeimpact.indexer.lang.typescript.modules import ModuleResolver, module_path
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
@@ -113,7 +114,7 @@ class _FileIndex:
     syms: dict[str, SymbolFact] = field(default_factory=dict)
     parent: dict[str, str] = field(default_factory=dict)
     # scope -> name -> [(line, kind, payload)] in source order; kind: def var import bind
-    names: dict[str, dict[str, list]] = field(default_factory=dict)
+    names: ScopeTable = field(default_factory=ScopeTable)
     members: dict[str, dict[str, str]] = field(default_factory=dict)  # type -> name -> local
     fields: dict[str, dict[str, list]] = field(default_factory=dict)  # type -> attr -> bindings
     params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
@@ -149,9 +150,7 @@ def _index_file(fi: _FileIndex) -> None:
         fi.parent[s.local] = head
         kind = "var" if s.kind == "variable" else "def"
         if s.local not in unbound:
-            fi.names.setdefault(head, {}).setdefault(s.name, []).append(
-                (s.start_line, kind, s.local)
-            )
+            fi.names.add(head, s.name, (s.start_line, kind, s.local))
         if s.kind != "variable" and (
             fi.kind(head) in ("class", "interface", "module") or s.local in unbound
         ):
@@ -167,9 +166,7 @@ def _index_file(fi: _FileIndex) -> None:
             continue
         bound = imp.alias or (imp.name if imp.name not in ("", "default") else "")
         if bound:
-            fi.names.setdefault(imp.scope, {}).setdefault(bound, []).append(
-                (imp.line, "import", imp)
-            )
+            fi.names.add(imp.scope, bound, (imp.line, "import", imp))
     for b in f.bindings:
         if b.name.startswith("this."):
             owner = (
@@ -178,12 +175,10 @@ def _index_file(fi: _FileIndex) -> None:
             if owner is not None:
                 fi.fields.setdefault(owner, {}).setdefault(b.name[5:], []).append(b)
             continue
-        fi.names.setdefault(b.scope, {}).setdefault(b.name, []).append((b.line, "bind", b))
+        fi.names.add(b.scope, b.name, (b.line, "bind", b))
     for r in f.returns:
         fi.returns.setdefault(r.scope, []).append(r)
-    for cands in fi.names.values():
-        for lst in cands.values():
-            lst.sort(key=lambda c: (c[0], _KIND_ORDER[c[1]]))
+    fi.names.finish(key=lambda c: (c[0], _KIND_ORDER[c[1]]))
     for name, local in f.extra.get("exports", ()):
         fi.exports.setdefault(name, ("local", local))
 
@@ -314,11 +309,7 @@ class TsProject(Project):
     def _lookup_in_scope(self, fi: _FileIndex, scope: str, name: str, line, depth: int):
         cands = fi.names.get(scope, {}).get(name)
         if cands:
-            chosen = None
-            if line is not None:
-                for c in cands:
-                    if c[0] <= line:
-                        chosen = c
+            chosen = in_effect(cands, line) if line is not None else None
             if chosen is None:
                 # hoisting, or code that runs after the module loaded: prefer a definition
                 defs = [c for c in cands if c[1] in ("def", "var", "import")]
