@@ -46,14 +46,13 @@ def parse_context(context: str) -> ParsedContext | None:
         head, bar, phase = text.rpartition("|")
         if bar and phase in PYTEST_PHASES:
             text = head
-        path, *names = text.split("::")
-        if not path or not names or not all(names):
+        path, _, rest = text.partition("::")
+        # parametrised items (`test_y[1-a]`) run the one function `test_y`; the ids in
+        # brackets may hold anything, `::` included
+        names = rest.split("[", 1)[0].split("::")
+        if not path or not all(names):
             return None
-        # parametrised items (`test_y[1-a]`) run the one function `test_y`
-        last = names[-1].split("[", 1)[0]
-        if not last:
-            return None
-        return ParsedContext("pytest", path, (*names[:-1], last))
+        return ParsedContext("pytest", path, tuple(names))
     parts = tuple(text.split("."))
     if not all(p.isidentifier() for p in parts):
         return None

@@ -40,6 +40,7 @@ from codeimpact.indexer.resolved import SymbolRow
 IMPORT_SCHEMA = "codeimpact.coverage-import/1"
 DEFAULT_DATA_FILE = ".coverage"
 SAMPLE = 10  # unmatched contexts named in the report (all are counted)
+PYTHON_SUFFIXES = (".py", ".pyw")
 
 
 @dataclass
@@ -228,7 +229,7 @@ def import_coverage(
     by_basename: dict[str, list[str]] = {}
     for f in facts.files:
         by_basename.setdefault(f.rpartition("/")[2], []).append(f)
-    elsewhere = 0
+    elsewhere = not_python = 0
     for measured in run.files:
         rel = _repo_relative(repo, real_repo, measured)
         if rel is None:
@@ -245,7 +246,10 @@ def import_coverage(
             outside += 1
             continue
         if rel not in facts.files:
-            skipped.append(SkippedFile(rel, "not an indexed Python file"))
+            if not rel.endswith(PYTHON_SUFFIXES):
+                not_python += 1  # a template compiled to code (Jinja, Mako) names its source
+            else:
+                skipped.append(SkippedFile(rel, "not an indexed Python file"))
             continue
         by_line = run.lines(measured)
         lines = [
@@ -258,14 +262,13 @@ def import_coverage(
         used_files[rel] = facts.files[rel]
         spans = body_spans(source, functions_by_file.get(rel, []))
         owners = line_owners(spans, max(lines, default=0))
+        contexts_of: dict[str, set[str]] = {}  # function -> the contexts that ran its body
         for line in lines:
             owner = owners[line]
-            if owner is None:
-                continue
-            for ctx in by_line[line]:
-                k = test_of_context.get(ctx)
-                if k is None:
-                    continue
+            if owner is not None:
+                contexts_of.setdefault(owner, set()).update(by_line[line])
+        for owner, ctxs in contexts_of.items():
+            for k in {test_of_context[c] for c in ctxs if c in test_of_context}:
                 test_uid = test_rows[k].uid
                 if owner != test_uid and not owner.startswith(test_uid + "."):
                     links[k].add(owner)
@@ -337,6 +340,11 @@ def import_coverage(
         )
     if outside:
         report.notes.append(f"{outside} measured files outside the repository were left out")
+    if not_python:
+        report.notes.append(
+            f"{not_python} measured files of the repository are not Python source "
+            "(templates run as code): left out"
+        )
     idx = layout.ensure_index_dir(repo)
     with layout.writer_lock(idx, lock_wait):
         try:

@@ -148,12 +148,22 @@ def _definitions(source: bytes) -> list[_Def] | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     out = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
             end = node.end_lineno or node.lineno
             out.append(_Def(node.name, first, node.lineno, node.body[0].lineno, end))
     return out
+
+
+def _statements(tree: ast.Module):
+    """Every statement, at any nesting (a `def` is a statement: no expression is visited)."""
+    stack: list = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, name, None) or ())
 
 
 def body_spans(source: bytes, functions: list[SymbolRow]) -> list[tuple[int, int, str]]:

@@ -366,6 +366,7 @@ def test_no_index_is_exit_2(copy_of):
         ),
         ("t.py::test_y[1-a|b]|setup", ParsedContext("pytest", "t.py", ("test_y",))),
         ("t.py::test_y", ParsedContext("pytest", "t.py", ("test_y",))),
+        ("t.py::C::test_y[\\x1b[1;38:2::255m]|run", ParsedContext("pytest", "t.py", ("C", "test_y"))),
         (
             "test_mod.TestC.test_y",
             ParsedContext("test_function", "", ("test_mod", "TestC", "test_y")),
