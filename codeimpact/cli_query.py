@@ -124,6 +124,8 @@ def describe(symbol) -> str:
 
 
 def print_impact(result, heading: str) -> None:
+    from codeimpact.query.selection import how_selected
+
     c = result.counts
     click.echo(heading)
     tests_note = "tests listed" if result.include_tests else "tests excluded"
@@ -144,13 +146,15 @@ def print_impact(result, heading: str) -> None:
         f"{plural(c.test_files, 'file')} reach it; {c.untested} untested"
     )
     comp = result.completeness
-    if comp.status == "lower-bound":
+    if comp.status == "lower-bound" and comp.unresolved_sites:
         click.echo(
             f"completeness: lower-bound ({plural(comp.unresolved_sites, 'unresolved call site')}"
             " might add to it)"
         )
     else:
         click.echo(f"completeness: {comp.status}")
+    for reason in comp.reasons:
+        click.echo(f"  {reason}")
     for group in result.groups:
         click.echo(f"\nd={group.depth} {group.label} ({group.count})")
         rows = []
@@ -179,7 +183,16 @@ def print_impact(result, heading: str) -> None:
     click.echo(f"\ntests ({c.tests} in {plural(c.test_files, 'file')})")
     if result.tests:
         click.echo(
-            table([[t.qualified_name, where(t.file, t.line), f"d={t.depth}"] for t in result.tests])
+            table(
+                [
+                    [
+                        t.qualified_name,
+                        where(t.file, t.line),
+                        how_selected(t.depth, t.reasons, t.stale),
+                    ]
+                    for t in result.tests
+                ]
+            )
         )
         more(c.tests, len(result.tests))
     else:

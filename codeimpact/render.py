@@ -70,6 +70,14 @@ class _Builder:
         )
 
 
+def _how(hit) -> str:
+    """`reaches d=2`, `seen running it`, ... (query/selection.py says which)."""
+    from codeimpact.query.selection import how_selected
+
+    how = how_selected(hit.depth, hit.reasons, hit.stale)
+    return how if hit.depth is None else "reaches " + how
+
+
 def _where(file: str, line: int | None) -> str:
     if not file:
         return "(external)"
@@ -124,7 +132,7 @@ def impact_diagram(result) -> Diagram:
             if any(e.uid == t.uid for g in result.groups for e in g.entries):
                 continue  # already drawn as a dependent (--include-tests)
             b.node(t.uid, _lines(t.kind, t.qualified_name, t.file, t.line), "test", "tests")
-            b.edge(t.uid, t.path[-1], f"test reaches d={t.depth}", dashed=True)
+            b.edge(t.uid, t.path[-1], f"test {_how(t)}", dashed=True)
     names = ", ".join(t.qualified_name for t in targets)
     title = f"{'impact' if len(targets) == 1 else 'blast radius'} of {names}"
     title += f" ({result.direction}, depth {result.depth}, risk {result.risk.level})"
@@ -193,7 +201,7 @@ def context_diagram(result) -> Diagram:
     add(result.imports, "imports (of its module)", inbound=False, source=module or t.uid)
     for h in result.tests:
         b.node(h.uid, _lines(h.kind, h.qualified_name, h.file, h.line), "test", "tests")
-        b.edge(h.uid, t.uid, f"test reaches d={h.depth}", dashed=True)
+        b.edge(h.uid, t.uid, f"test {_how(h)}", dashed=True)
     notes = []
     if result.test_count > len(result.tests):
         notes.append(f"tests: {len(result.tests)} of {result.test_count} drawn (--limit)")

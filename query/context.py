@@ -130,7 +130,9 @@ def context(
         "references": neighbours(index, sym.uid, ["REFERENCES"], incoming=False),
         "referenced_by": neighbours(index, sym.uid, ["REFERENCES"], incoming=True),
     }
-    test_count, tests = tests_reaching(view, [t.id], list(RELATIONS), limit=limit or None)
+    test_count, tests = tests_reaching(
+        view, [t.id], list(RELATIONS), limit=limit or None, observed=index.observed
+    )
     container = _refs(index, neighbours(index, sym.uid, ["CONTAINS"], incoming=True))
     return ContextResult(
         target=sym,

@@ -25,6 +25,8 @@ from codeimpact.graph.errors import BadInput
 from codeimpact.query import hops as hopsmod
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.graphview import GraphView, SymbolRef
+from codeimpact.query.observed import ObservedCoverage
+from codeimpact.query.selection import Selection, covered_entries, select, stale_note
 from codeimpact.query.target import Target, resolve_target, resolve_targets
 from codeimpact.query.test_runs import RunIds
 
@@ -95,10 +97,15 @@ class TestHit:
     qualified_name: str
     file: str
     line: int
-    depth: int  # hops from the target
-    path: list[str]
+    depth: int | None  # hops from the target; None when only observed coverage selected it
+    path: list[str]  # uids: the test ... the target (or the member reached / seen running)
     # the id its runner accepts (pytest `path::Class::test`, ...: indexer/test_ids.py)
     run_id: str = ""
+    why: str = "reaches"  # the first of `reasons`
+    # reaches (a graph path), covered (observed coverage saw it run the target), changed
+    reasons: list[str] = field(default_factory=lambda: ["reaches"])
+    stale: bool = False  # selected only by observed links whose files changed since
+    stale_reason: str | None = None
 
 
 @dataclass
@@ -132,6 +139,8 @@ class Completeness:
     status: str
     unresolved_sites: int
     sites: list[UnresolvedSite] = field(default_factory=list)  # the first SAMPLE_SITES
+    # what else may leave it short (e.g. tests selected only by stale observed coverage)
+    reasons: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -358,31 +367,60 @@ def _traverse(
 
 def test_hits(
     view: GraphView,
-    nodes: np.ndarray,
-    depths: np.ndarray,
+    selection: Selection,
     parent_of: np.ndarray,
     limit: int | None,
     hop_target: dict[int, str] | None = None,
 ) -> list[TestHit]:
-    """TestHit records (with one path each) for the first `limit` tests."""
-    if limit is not None:
-        nodes, depths = nodes[:limit], depths[:limit]
+    """TestHit records (with one path each) for the first `limit` selected tests."""
     s = view.symbols
-    paths = _paths(parent_of, nodes, depths)
     runs = RunIds(view)
-    return [
-        TestHit(
-            s.uid[i],
-            s.kind[i],
-            s.qualified_name[i],
-            s.file[i],
-            int(s.start_line[i]),
-            int(d),
-            hopsmod.path_uids(s.uid, p, hop_target or {}),
-            runs.of_id(i).run_id,
+    hop_target = hop_target or {}
+    if selection.static_only:  # the common case, kept to numpy: no per-test objects
+        ids, depths = selection.ids[:limit], selection.depths[:limit]
+        rows = zip(ids.tolist(), depths.tolist(), _paths(parent_of, ids, depths))
+        return [
+            TestHit(
+                s.uid[i],
+                s.kind[i],
+                s.qualified_name[i],
+                s.file[i],
+                int(s.start_line[i]),
+                d,
+                hopsmod.path_uids(s.uid, p, hop_target),
+                runs.of_id(i).run_id,
+            )
+            for i, d, p in rows
+        ]
+    tests = selection.first(limit)
+    static = [t for t in tests if t.depth is not None]
+    ids = np.asarray([t.id for t in static], dtype=np.int64)
+    depths = np.asarray([t.depth for t in static], dtype=np.int64)
+    paths = dict(zip(ids.tolist(), _paths(parent_of, ids, depths)))
+    out = []
+    for t in tests:
+        i = t.id
+        if t.depth is not None:
+            path = hopsmod.path_uids(s.uid, paths[i], hop_target)
+        else:
+            path = [s.uid[i], s.uid[t.function]]
+        out.append(
+            TestHit(
+                s.uid[i],
+                s.kind[i],
+                s.qualified_name[i],
+                s.file[i],
+                int(s.start_line[i]),
+                t.depth,
+                path,
+                t.run_id or runs.of_id(i).run_id,
+                t.why,
+                list(t.reasons),
+                t.stale_reason is not None,
+                t.stale_reason,
+            )
         )
-        for i, d, p in zip(nodes.tolist(), depths.tolist(), paths)
-    ]
+    return out
 
 
 def tests_reaching(
@@ -391,19 +429,20 @@ def tests_reaching(
     relation: str | list[str] | None = None,
     min_confidence: float = 0.0,
     limit: int | None = None,
+    *,
+    observed: ObservedCoverage | None = None,
 ) -> tuple[int, list[TestHit]]:
-    """(How many tests depend on the targets or their members at any depth, the first
-    `limit` of them)."""
+    """(How many tests depend on the targets or their members at any depth or were seen
+    running them, the first `limit` of them)."""
     mask = csrmod.type_mask(parse_relations(relation))
+    sources = with_members(view, target_ids)
     closure = native.bfs(
-        view.csr("upstream"),
-        with_members(view, target_ids),
-        type_mask=mask,
-        min_confidence=float(min_confidence),
+        view.csr("upstream"), sources, type_mask=mask, min_confidence=float(min_confidence)
     )
     nodes, depths = _test_ids(view, closure)
     parent_of = _parent_array(view.n_nodes, closure.nodes, closure.parents)
-    return int(nodes.size), test_hits(view, nodes, depths, parent_of, limit)
+    sel = select(view, nodes, depths, observed=observed, sources=sources, mask=mask)
+    return sel.total, test_hits(view, sel, parent_of, limit)
 
 
 # --------------------------------------------------------------------------- summaries
@@ -511,6 +550,7 @@ def analyse(
     include_tests: bool = False,
     limit: int | None = DEFAULT_LIMIT,
     first_hops: list[hopsmod.FirstHop] = (),
+    observed: ObservedCoverage | None = None,
 ) -> dict:
     """The body shared by impact and blast radius, as the keyword arguments of either result.
 
@@ -524,6 +564,13 @@ def analyse(
         view, sources, direction, depth, mask, float(min_confidence), include_tests, first_hops
     )
     hop_target = hopsmod.hop_targets(list(first_hops))
+    sel = select(
+        view, reach.tests, reach.test_depths, observed=observed, sources=sources, mask=mask
+    )
+    if direction == "upstream":
+        reach.covered |= covered_entries(observed, reach.entries, mask)
+    else:
+        reach.covered[:] = sel.total > 0
     s = view.symbols
     cap = limit or None  # 0 and None both mean "no limit"
     entries = reach.entries.tolist()
@@ -565,14 +612,14 @@ def analyse(
     folders: dict[str, str] = {}
     modules = [folders.get(f) or folders.setdefault(f, folder_of(f)) for f in files]
     # one module symbol per file: thousands of tests collapse to their files in numpy
-    test_modules = np.unique(s.module_id[reach.tests])
+    test_modules = np.unique(s.module_id[sel.ids])
     test_files = sorted(s.file[int(m)] for m in test_modules[test_modules >= 0].tolist())
     counts = Counts(
         direct=int((reach.depths == 1).sum()),
         total=len(entries),
         files=len(set(files)),
         modules=len(set(modules)),
-        tests=int(reach.tests.size),
+        tests=sel.total,
         test_files=len(test_files),
         untested=int((~reach.covered).sum()),
     )
@@ -585,17 +632,26 @@ def analyse(
         "include_tests": bool(include_tests),
         "counts": counts,
         "risk": assess_risk(counts.direct, counts.total, counts.modules, counts.untested),
-        "completeness": assess_completeness(
-            view, direction, mask, depth, sources, reach.entries, reach.depths
+        "completeness": with_stale_note(
+            assess_completeness(view, direction, mask, depth, sources, reach.entries, reach.depths),
+            stale_note(sel, observed),
         ),
         "groups": groups,
         "files": _counted(files, cap),
         "modules": _counted(modules, cap),
-        "tests": test_hits(
-            view, reach.tests, reach.test_depths, reach.test_parent_of, cap, hop_target
-        ),
+        "tests": test_hits(view, sel, reach.test_parent_of, cap, hop_target),
         "test_files": test_files,
     }
+
+
+def with_stale_note(comp: Completeness, note: str | None) -> Completeness:
+    """A selection resting on stale observed coverage is not known to be complete."""
+    if note is None:
+        return comp
+    comp.reasons.append(note)
+    if comp.status == "exact":
+        comp.status = "lower-bound"
+    return comp
 
 
 # --------------------------------------------------------------------------- the questions
@@ -632,6 +688,7 @@ def impact(
         min_confidence=min_confidence,
         include_tests=include_tests,
         limit=limit,
+        observed=index.observed,
     )
     return ImpactResult(target=t.symbol, **body, freshness=freshness_of(index, check_freshness))
 
@@ -671,6 +728,7 @@ def blast_radius(
         include_tests=include_tests,
         limit=limit,
         first_hops=first_hops,
+        observed=index.observed,
     )
     return BlastRadiusResult(
         targets=[t.symbol for t in resolved], **body, freshness=freshness_of(index, check_freshness)

@@ -138,6 +138,28 @@ class Index:
                     view = self.__dict__["_graph_view"] = load_view(self)
         return view
 
+    @property
+    def observed(self):
+        """The imported coverage links over this generation (`query/observed.py`), None
+        when none were imported; read again when a new import replaced them."""
+        path = self.__dict__.get("_observed_path")
+        if path is None:
+            from codeimpact.graph import layout
+            from codeimpact.graph.observed import observed_path
+
+            path = self.__dict__["_observed_path"] = str(observed_path(layout.index_dir(self.repo)))
+        try:
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            stamp = None
+        held = self.__dict__.get("_observed")
+        if held is None or held[0] != stamp:
+            from codeimpact.query.observed import load_observed
+
+            held = self.__dict__["_observed"] = (stamp, load_observed(self))
+        return held[1]
+
     def resolve(self, target: str):
         """The one symbol `target` names (uid, qualified name, name, path or path:LINE)."""
         from codeimpact.query.target import resolve_target

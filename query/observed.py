@@ -30,35 +30,30 @@ class ObservedCoverage:
     function_ids: list[int]  # per observed function: its symbol id now (-1: gone)
     tests_of: dict[int, list[int]]  # function symbol id -> observed test indexes
     stale_files: dict[str, str]  # path -> why its links are stale
+    # per observed test: the runner id when it is not the test symbol's own (a subclass
+    # running an inherited test method), else ""
+    run_ids: list[str] = field(default_factory=list)
+    test_stale: list[str | None] = field(default_factory=list)  # per observed test
+    function_stale: dict[int, str] = field(default_factory=dict)  # function symbol id -> why
 
     @property
     def commit(self) -> str | None:
         return self.observation.commit
 
-    def stale_reason(self, test: int, function_id: int | None) -> str | None:
+    def stale_reason(self, test: int, function_id: int) -> str | None:
         """Why the link test -> function is stale (None: it is not)."""
-        files = [self.observation.tests[test].file]
-        if function_id is not None:
-            k = self.function_index.get(function_id)
-            if k is not None:
-                files.insert(0, file_of(self.observation.functions[k]))
-        for f in files:
-            reason = self.stale_files.get(f)
-            if reason:
-                return reason
-        return None
-
-    @property
-    def function_index(self) -> dict[int, int]:
-        cached = self.__dict__.get("_function_index")
-        if cached is None:
-            cached = {sid: k for k, sid in enumerate(self.function_ids) if sid >= 0}
-            self.__dict__["_function_index"] = cached
-        return cached
+        return self.function_stale.get(function_id) or self.test_stale[test]
 
     def gone(self) -> tuple[int, int]:
         """(observed tests, observed functions) that are no longer symbols of the index."""
         return sum(1 for i in self.test_ids if i < 0), sum(1 for i in self.function_ids if i < 0)
+
+
+def own_run_id(uid: str, run_id: str) -> bool:
+    """Whether a pytest node id is the test symbol's own (`f::C.t` is `f::C::t`), and not
+    the id of a subclass that inherits it."""
+    file, _, local = uid.partition("::")
+    return not run_id or run_id == "::".join([file, *local.split("#", 1)[0].split(".")])
 
 
 def _short(commit: str | None) -> str:
@@ -103,7 +98,20 @@ def load_observed(index) -> ObservedCoverage | None:
             stale[p] = f"{p} was deleted {since}"
         elif now[p] != obs.file_hashes[p]:
             stale[p] = f"{p} changed {since}"
-    return ObservedCoverage(obs, test_ids, function_ids, tests_of, stale)
+    return ObservedCoverage(
+        obs,
+        test_ids,
+        function_ids,
+        tests_of,
+        stale,
+        run_ids=["" if own_run_id(t.uid, t.run_id) else t.run_id for t in obs.tests],
+        test_stale=[stale.get(t.file) for t in obs.tests],
+        function_stale={
+            sid: stale[file_of(u)]
+            for u, sid in zip(obs.functions, function_ids)
+            if sid >= 0 and file_of(u) in stale
+        },
+    )
 
 
 # ---------------------------------------------------------------------- coverage status

@@ -1,9 +1,9 @@
 """`graph coverage import`: a real pytest-cov run in a subprocess, a real import, real indexes.
 
-The repository below has a function reached only through a dynamic `getattr`
-(`handle_upper`): the static graph cannot see which test runs it, the coverage
-data can. The held-out check: the import must link the test that runs it and no
-test that does not.
+The repository (`coverage_repo.py`) has a function reached only through a dynamic
+`getattr` (`handle_upper`): the static graph cannot see which test runs it, the
+coverage data can. The held-out check: the import must link the test that runs it
+and no test that does not (and `test_selection.py`: the tests to run then hold it).
 """
 
 from __future__ import annotations
@@ -28,145 +28,30 @@ from codeimpact.indexer.coverage_data import ParsedContext, parse_context
 from codeimpact.indexer.coverage_import import import_coverage
 from codeimpact.query.index import Index
 from codeimpact.query.observed import coverage_status
-from conftest import git, write_files
-
-FILES = {
-    "pytest.ini": "[pytest]\n",
-    "pkg/__init__.py": "",
-    "pkg/plugins.py": """
-        import sys
-
-
-        def load(name, value):
-            # which handler runs is decided at run time: no static edge reaches it
-            return getattr(sys.modules[__name__], "handle_" + name)(value)
-
-
-        def handle_upper(value):
-            return value.upper()
-
-
-        def handle_lower(value):
-            return value.lower()
-
-
-        def unused(value):
-            return value
-        """,
-    "pkg/lazy.py": """
-        def first(
-            a=1,
-        ):
-            return a
-
-
-        def second():
-            return 2
-        """,
-    "tests/test_plugins.py": """
-        from pkg.plugins import load
-
-
-        def test_upper():
-            assert load("up" + "per", "a") == "A"
-
-
-        def test_never():
-            assert callable(load)
-
-
-        def test_lazy():
-            import pkg.lazy  # imported here: its `def` lines run under this test
-
-            assert pkg.lazy.first() == 1
-        """,
-    "tests/test_inherit.py": """
-        import pytest
-        from pkg.plugins import handle_lower
-
-
-        class Shared:
-            @pytest.mark.parametrize("text", ["A", "B"])
-            def test_shared(self, text):
-                assert handle_lower(text) == text.lower()
-
-
-        class TestSub(Shared):
-            pass
-        """,
-}
-
-DYNAMIC = "tests/test_plugins.py::test_upper"
-NEVER = "tests/test_plugins.py::test_never"
+from coverage_repo import (
+    DYNAMIC,
+    NEVER,
+    copy_measured,
+    index,
+    links_by_run_id,
+    make_measured,
+    move_data,
+    run_pytest_cov,
+)
 
 
 def run_cli(*args):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
-def run_pytest_cov(repo: Path, *args: str) -> None:
-    """The repository's own suite under pytest-cov, in a subprocess, as a CI would run it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_", "COVERAGE"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov-report=", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-def index(repo: Path):
-    return analyze(repo, IndexConfig(), RunOptions(workers=1))
-
-
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory) -> Path:
-    """A committed repository, its suite run with `--cov=pkg --cov=tests --cov-context=test`,
-    then indexed. Tests that change it work on a copy (`copy_of`)."""
-    repo = tmp_path_factory.mktemp("cov") / "repo"
-    repo.mkdir()
-    write_files(repo, FILES)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
-    run_pytest_cov(repo, "--cov=pkg", "--cov=tests", "--cov-context=test")
-    index(repo)
-    return repo
-
-
-def move_data(data_file: Path, src: Path, dst: Path) -> None:
-    """Rewrite a copied data file's paths from `src` to `dst` (coverage.py's own
-    `update(map_path=...)`, as `coverage combine` does), keeping its mtime."""
-    from coverage import CoverageData
-
-    old = CoverageData(str(data_file))
-    old.read()
-    moved = CoverageData(str(data_file) + ".moved")
-    moved.update(old, map_path=lambda p: p.replace(str(src), str(dst), 1))
-    moved.write()
-    stamp = os.stat(data_file).st_mtime
-    os.replace(str(data_file) + ".moved", data_file)
-    os.utime(data_file, (stamp, stamp))
+    return make_measured(tmp_path_factory.mktemp("cov") / "repo")
 
 
 @pytest.fixture
 def copy_of(measured, tmp_path):
-    def make() -> Path:
-        dst = tmp_path / "repo"
-        shutil.copytree(measured, dst, symlinks=True)  # copy2 keeps every mtime
-        move_data(dst / ".coverage", measured, dst)
-        return dst
-
-    return make
-
-
-def links_by_run_id(repo: Path) -> dict[str, set[str]]:
-    obs = read_observed(layout.index_dir(repo))
-    assert obs is not None
-    return {t.run_id: {obs.functions[k] for k in row} for t, row in zip(obs.tests, obs.links)}
+    return lambda: copy_measured(measured, tmp_path / "repo")
 
 
 # ------------------------------------------------------------------ the held-out check
@@ -366,7 +251,10 @@ def test_no_index_is_exit_2(copy_of):
         ),
         ("t.py::test_y[1-a|b]|setup", ParsedContext("pytest", "t.py", ("test_y",))),
         ("t.py::test_y", ParsedContext("pytest", "t.py", ("test_y",))),
-        ("t.py::C::test_y[\\x1b[1;38:2::255m]|run", ParsedContext("pytest", "t.py", ("C", "test_y"))),
+        (
+            "t.py::C::test_y[\\x1b[1;38:2::255m]|run",
+            ParsedContext("pytest", "t.py", ("C", "test_y")),
+        ),
         (
             "test_mod.TestC.test_y",
             ParsedContext("test_function", "", ("test_mod", "TestC", "test_y")),

@@ -1,0 +1,128 @@
+"""Tests to run = static ∪ observed: every tests list says why each test is there.
+
+On the repository of `coverage_repo.py`, measured by a real pytest-cov run and
+imported with `graph coverage import`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codeimpact.cli import main
+from codeimpact.indexer.coverage_import import import_coverage
+from codeimpact.query.index import Index
+from coverage_repo import DYNAMIC, NEVER, copy_measured, index, make_measured
+
+UPPER = "pkg/plugins.py::handle_upper"
+TEST_UPPER = "tests/test_plugins.py::test_upper"
+TEST_NEVER = "tests/test_plugins.py::test_never"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory) -> Path:
+    """The measured repository with its coverage imported (read-only: copy to change)."""
+    repo = make_measured(tmp_path_factory.mktemp("sel") / "repo")
+    import_coverage(repo)
+    return repo
+
+
+@pytest.fixture
+def copy_of(imported, tmp_path):
+    return lambda: copy_measured(imported, tmp_path / "repo")
+
+
+def selected_tests(repo: Path, target: str, **kw) -> dict:
+    with Index.open(repo) as idx:
+        result = idx.impact(target, limit=0, **kw)
+    return {t.uid: t for t in result.tests}, result
+
+
+def test_the_union_adds_the_test_only_a_getattr_reaches_and_no_other(imported, copy_of):
+    assert DYNAMIC == TEST_UPPER and NEVER == TEST_NEVER
+    tests, result = selected_tests(imported, UPPER)
+    hit = tests[TEST_UPPER]
+    assert (hit.why, hit.reasons, hit.depth) == ("covered", ["covered"], None)
+    assert hit.path == [TEST_UPPER, UPPER] and not hit.stale and hit.stale_reason is None
+    assert TEST_NEVER not in tests  # it never runs handle_upper
+    assert set(tests) == {TEST_UPPER}
+    assert result.counts.tests == 1 and result.test_files == ["tests/test_plugins.py"]
+    assert result.completeness.reasons == []
+
+    fresh = copy_of()  # the same repository without the import: the graph alone
+    (fresh / ".codeimpact/observed/links.bin").unlink()
+    static, _ = selected_tests(fresh, UPPER)
+    assert static == {}
+
+
+def test_a_test_both_reaching_and_seen_says_both(imported):
+    tests, _ = selected_tests(imported, "pkg/plugins.py::load")
+    assert tests[TEST_UPPER].reasons == ["reaches", "covered"]
+    assert tests[TEST_UPPER].why == "reaches" and tests[TEST_UPPER].depth == 1
+    assert TEST_NEVER not in tests  # it names `load` without calling it: neither
+
+
+def test_observed_coverage_marks_dependents_tested(imported, copy_of):
+    """`api` calls `base`; only a getattr runs `api`: statically it is untested."""
+    _, with_cov = selected_tests(imported, "pkg/util.py::base")
+    assert [e.uid for g in with_cov.groups for e in g.entries] == ["pkg/util.py::api"]
+    assert with_cov.counts.untested == 0
+    fresh = copy_of()
+    (fresh / ".codeimpact/observed/links.bin").unlink()
+    _, static = selected_tests(fresh, "pkg/util.py::base")
+    assert static.counts.untested == 1
+
+
+def test_only_a_selection_following_calls_uses_observed_links(imported):
+    tests, _ = selected_tests(imported, UPPER, relation="IMPORTS,REFERENCES")
+    assert tests == {}
+    tests, _ = selected_tests(imported, UPPER, min_confidence=1.0)  # an observed run is no guess
+    assert TEST_UPPER in tests
+
+
+def test_links_into_a_changed_file_are_stale_and_completeness_says_so(copy_of):
+    repo = copy_of()
+    path = repo / "pkg/plugins.py"
+    path.write_text(path.read_text().replace("return value.upper()", "return value.title()"))
+    index(repo)
+    tests, result = selected_tests(repo, UPPER)
+    hit = tests[TEST_UPPER]
+    assert hit.stale and hit.why == "covered"
+    assert hit.stale_reason.startswith("pkg/plugins.py changed since the observation at ")
+    assert result.completeness.status == "lower-bound"
+    assert any("stale" in r and "graph coverage import" in r for r in result.completeness.reasons)
+    # a test that also reaches it in the graph rests on the graph: not stale
+    load, _ = selected_tests(repo, "pkg/plugins.py::load")
+    assert not load[TEST_UPPER].stale
+
+
+def test_a_test_that_no_longer_exists_is_not_selected(copy_of):
+    repo = copy_of()
+    path = repo / "tests/test_plugins.py"
+    path.write_text(path.read_text().replace("def test_upper(", "def test_upper_renamed("))
+    index(repo)
+    tests, _ = selected_tests(repo, UPPER)
+    assert tests == {}  # its id would not run anything
+
+
+def test_blast_radius_and_context_take_the_union(imported):
+    with Index.open(imported) as idx:
+        br = idx.blast_radius([UPPER, "pkg/util.py::base"], limit=0)
+        ctx = idx.context(UPPER)
+    assert {t.uid for t in br.tests} >= {TEST_UPPER, "tests/test_plugins.py::test_api"}
+    assert ctx.test_count == 1 and ctx.tests[0].why == "covered"
+
+
+def test_detect_changes_selects_the_covered_test(copy_of):
+    repo = copy_of()
+    path = repo / "pkg/plugins.py"
+    path.write_text(path.read_text().replace("return value.upper()", "return value.swapcase()"))
+    res = CliRunner().invoke(
+        main, ["detect-changes", "--json", "--repo", str(repo)], catch_exceptions=False
+    )
+    data = json.loads(res.stdout)
+    assert [s["uid"] for s in data["symbols"]] == [UPPER]
+    assert [t["uid"] for t in data["tests"]] == [TEST_UPPER]
