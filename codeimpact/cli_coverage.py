@@ -20,6 +20,11 @@ def coverage() -> None:
 @repo_option
 @json_option
 @click.option(
+    "--recorded-root",
+    default=None,
+    help="Where the repository was when the tests ran (a CI checkout), if elsewhere.",
+)
+@click.option(
     "--wait",
     "lock_wait",
     type=float,
@@ -27,7 +32,7 @@ def coverage() -> None:
     help="Seconds to wait for a running analyze's lock.",
 )
 @handle_errors
-def import_(data_file, path, as_json, lock_wait):
+def import_(data_file, path, as_json, recorded_root, lock_wait):
     """Record the test -> function links of coverage.py DATA_FILE (default: .coverage in the
     repository), recorded with per-test contexts: `pytest --cov=PKG --cov-context=test`.
 
@@ -35,7 +40,7 @@ def import_(data_file, path, as_json, lock_wait):
     coverage data, records no per-test contexts or names no test of the index."""
     from codeimpact.indexer.coverage_import import import_coverage
 
-    report = import_coverage(path, data_file, lock_wait=lock_wait)
+    report = import_coverage(path, data_file, recorded_root=recorded_root, lock_wait=lock_wait)
     if as_json:
         emit_json(report)
         return

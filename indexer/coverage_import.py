@@ -117,36 +117,25 @@ def _read_index(repo: Path) -> _IndexFacts:
         )
 
 
-def _repo_relative(repo: Path, real_repo: str, measured: str) -> str | None:
-    """A measured file's path relative to the repository, or None when outside it."""
+def _repo_relative(roots: list[str], measured: str) -> str | None:
+    """A measured file's path relative to the repository (by its text only: nothing
+    outside the repository is read), or None when it is outside."""
     if not os.path.isabs(measured):  # `relative_files = True`: relative to where it ran
         rel = os.path.normpath(measured).replace(os.sep, "/")
         return None if rel.startswith("../") or rel == ".." else rel
-    for root in (str(repo), real_repo):
-        for path in (measured, os.path.realpath(measured)):
-            if path.startswith(root + os.sep):
-                return os.path.relpath(path, root).replace(os.sep, "/")
+    norm = os.path.normpath(measured)
+    for root in roots:
+        if norm.startswith(root + os.sep):
+            return os.path.relpath(norm, root).replace(os.sep, "/")
     return None
 
 
-def _by_suffix(measured: str, by_basename: dict[str, list[str]]) -> str | None:
-    """The indexed file a path from another checkout is (`/ci/work/repo/pkg/a.py` ->
-    `pkg/a.py`): the longest indexed path it ends with."""
+def _recorded_root(measured: str, by_basename: dict[str, list[str]]) -> str | None:
+    """Where the tests may have run, for a path outside the repository that ends with an
+    indexed path (`/ci/work/repo/pkg/a.py` -> `/ci/work/repo`): a hint, never a mapping."""
     norm = measured.replace(os.sep, "/")
     found = [f for f in by_basename.get(norm.rpartition("/")[2], ()) if norm.endswith("/" + f)]
-    return max(found, key=len) if found else None
-
-
-def _same_elsewhere(measured: str, indexed_hash: str) -> str:
-    """Why a file measured outside the repository cannot stand for the repository's file
-    ("" when it can: it is gone, as in a CI checkout, or it holds the same bytes)."""
-    try:
-        data = Path(measured).read_bytes()
-    except OSError:
-        return ""
-    if content_hash(data) != indexed_hash:
-        return f"measured at {measured}, whose content differs from the repository's"
-    return ""
+    return norm[: -len(max(found, key=len)) - 1] if found else None
 
 
 def _checked_source(
@@ -173,9 +162,13 @@ def import_coverage(
     path: str | os.PathLike = ".",
     data_file: str | os.PathLike | None = None,
     *,
+    recorded_root: str | os.PathLike | None = None,
     lock_wait: float = 0.0,
 ) -> ImportReport:
-    """Read `data_file` (default `<repo>/.coverage`) and store its test -> function links."""
+    """Read `data_file` (default `<repo>/.coverage`) and store its test -> function links.
+
+    `recorded_root`: where the repository was when the tests ran (a CI checkout), when
+    the data names its files by absolute paths under another folder."""
     repo = check_repo(path)
     data_path = Path(data_file) if data_file is not None else repo / DEFAULT_DATA_FILE
     run = CoverageRun(data_path.absolute())
@@ -225,23 +218,20 @@ def import_coverage(
     skipped: list[SkippedFile] = []
     used_files: dict[str, str] = {}
     outside = 0
-    real_repo = os.path.realpath(repo)
+    roots = [str(repo)]  # resolved: links in its path are followed already
+    if recorded_root is not None:
+        roots.insert(0, os.path.normpath(os.fspath(recorded_root)))
     by_basename: dict[str, list[str]] = {}
     for f in facts.files:
         by_basename.setdefault(f.rpartition("/")[2], []).append(f)
-    elsewhere = not_python = 0
+    not_python = 0
+    elsewhere: str | None = None  # a root the outside files suggest (see _recorded_root)
     for measured in run.files:
-        rel = _repo_relative(repo, real_repo, measured)
+        rel = _repo_relative(roots, measured)
         if rel is None:
-            rel = _by_suffix(measured, by_basename)
-            if rel is None:
-                outside += 1
-                continue
-            elsewhere += 1
-            why = _same_elsewhere(measured, facts.files[rel])
-            if why:
-                skipped.append(SkippedFile(rel, why))
-                continue
+            outside += 1
+            elsewhere = elsewhere or _recorded_root(measured, by_basename)
+            continue
         if rel.startswith(layout.INDEX_DIRNAME + "/"):
             outside += 1
             continue
@@ -272,10 +262,15 @@ def import_coverage(
                 test_uid = test_rows[k].uid
                 if owner != test_uid and not owner.startswith(test_uid + "."):
                     links[k].add(owner)
+    hint = (
+        f"if the tests ran in another checkout, import with --recorded-root {elsewhere}"
+        if elsewhere
+        else f"{RECIPE}, in this repository"
+    )
     if not used_files and not skipped:
         raise BadInput(
             f"none of the {len(run.files)} files measured in {run.path} is in the repository "
-            f"{repo}: {RECIPE}, in this repository"
+            f"{repo}: {hint}"
         )
 
     n_mapped = len(used_files)
@@ -333,13 +328,11 @@ def import_coverage(
             "no test executed a line inside a function of the repository: "
             "was --cov given the repository's packages?"
         )
-    if elsewhere:
-        report.notes.append(
-            f"{elsewhere} measured files outside the repository were taken for the repository "
-            "files their paths end with (data recorded in another checkout)"
-        )
     if outside:
-        report.notes.append(f"{outside} measured files outside the repository were left out")
+        report.notes.append(
+            f"{outside} measured files outside the repository were left out"
+            + (f" ({hint})" if elsewhere else "")
+        )
     if not_python:
         report.notes.append(
             f"{not_python} measured files of the repository are not Python source "

@@ -134,21 +134,19 @@ def test_a_file_that_differs_from_the_index_is_not_mapped(copy_of):
     assert st_files == {"pkg/lazy.py"}
 
 
-def test_data_recorded_in_another_checkout_maps_by_path_suffix(copy_of, measured, tmp_path):
-    """A data file from CI names files under the CI's checkout: each is taken for the
-    indexed file its path ends with, unless a file at that path here holds other bytes."""
+def test_data_recorded_in_another_checkout_needs_its_root(copy_of, measured, tmp_path):
+    """A data file from CI names files under the CI's checkout: nothing outside the
+    repository is read, so the import says which root to pass, and maps with it."""
     repo = copy_of()
     other = tmp_path / "ci" / "checkout"
     shutil.copytree(measured, other, symlinks=True, ignore=shutil.ignore_patterns(".codeimpact"))
     move_data(other / ".coverage", measured, other)
-    report = import_coverage(repo, other / ".coverage")
-    assert report.skipped_files == [] and any("another checkout" in n for n in report.notes)
+    shutil.rmtree(other / "pkg")  # the CI checkout is gone; only its data file is here
+    with pytest.raises(BadInput, match=f"import with --recorded-root {other}$"):
+        import_coverage(repo, other / ".coverage")
+    report = import_coverage(repo, other / ".coverage", recorded_root=other)
+    assert report.skipped_files == [] and report.outside_files == 0
     assert "pkg/plugins.py::handle_upper" in links_by_run_id(repo)[DYNAMIC]
-
-    (other / "pkg/lazy.py").write_text("def first():\n    return 1\n")
-    report = import_coverage(repo, other / ".coverage")
-    skipped = {f.path: f.reason for f in report.skipped_files}
-    assert list(skipped) == ["pkg/lazy.py"] and "whose content differs" in skipped["pkg/lazy.py"]
 
 
 def _status(repo: Path):
