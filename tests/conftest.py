@@ -158,3 +158,12 @@ def sdist_copy(request, tmp_path_factory, name: str, version: str) -> Path:
     repo = tmp_path_factory.mktemp(name) / f"{name}-{version}"
     shutil.copytree(src, repo, ignore=shutil.ignore_patterns(".codeimpact"))
     return repo
+
+
+@pytest.fixture(scope="session")
+def coverage_measured(tmp_path_factory) -> Path:
+    """The repository of coverage_repo.py, its suite run under pytest-cov with per-test
+    contexts, then indexed (once a session: tests copy it before they change it)."""
+    from coverage_repo import make_measured
+
+    return make_measured(tmp_path_factory.mktemp("cov") / "repo")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from coverage import CoverageData
 
 from codeimpact.cli import main
 from codeimpact.graph import layout
@@ -34,7 +35,6 @@ from coverage_repo import (
     copy_measured,
     index,
     links_by_run_id,
-    make_measured,
     move_data,
     run_pytest_cov,
 )
@@ -44,9 +44,9 @@ def run_cli(*args):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
-@pytest.fixture(scope="module")
-def measured(tmp_path_factory) -> Path:
-    return make_measured(tmp_path_factory.mktemp("cov") / "repo")
+@pytest.fixture
+def measured(coverage_measured) -> Path:
+    return coverage_measured
 
 
 @pytest.fixture
@@ -202,13 +202,17 @@ def test_bad_input_is_one_line_exit_2_and_keeps_the_earlier_import(copy_of, tmp_
     import_coverage(repo)
     kept = observed_path(layout.index_dir(repo)).read_bytes()
     (tmp_path / "text").write_text("not coverage data\n")
-    plain = tmp_path / "nocontexts"
-    shutil.copytree(repo, plain, ignore=shutil.ignore_patterns(".codeimpact", ".coverage"))
-    run_pytest_cov(plain, "--cov=pkg")  # no --cov-context: no per-test contexts
+    plain = CoverageData(str(tmp_path / "nocontexts"))  # what `pytest --cov=pkg` records
+    plain.add_lines({str(repo / "pkg/plugins.py"): [9, 13]})
+    plain.write()
+    empty = CoverageData(str(tmp_path / "empty"))  # a run that measured nothing
+    empty.add_lines({})
+    empty.write()
     cases = {
         str(tmp_path / "missing"): "no coverage data at",
         str(tmp_path / "text"): "is not coverage.py data",
-        str(plain / ".coverage"): "records no per-test contexts",
+        str(tmp_path / "nocontexts"): "records no per-test contexts",
+        str(tmp_path / "empty"): "holds no measured files",
         str(tmp_path): "is not a coverage data file",
     }
     for data_file, message in cases.items():
@@ -216,7 +220,7 @@ def test_bad_input_is_one_line_exit_2_and_keeps_the_earlier_import(copy_of, tmp_
         assert res.exit_code == 2, (data_file, res.output)
         assert res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
         assert "Traceback" not in res.output
-    res = run_cli("coverage", "import", str(plain / ".coverage"), "--repo", str(repo))
+    res = run_cli("coverage", "import", str(tmp_path / "nocontexts"), "--repo", str(repo))
     assert "--cov-context=test" in res.stderr  # the message says how to record them
     assert observed_path(layout.index_dir(repo)).read_bytes() == kept
 

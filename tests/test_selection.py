@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from codeimpact.cli import main
 from codeimpact.indexer.coverage_import import import_coverage
 from codeimpact.query.index import Index
-from coverage_repo import DYNAMIC, NEVER, copy_measured, index, make_measured
+from coverage_repo import DYNAMIC, NEVER, copy_measured, index
 
 UPPER = "pkg/plugins.py::handle_upper"
 TEST_UPPER = "tests/test_plugins.py::test_upper"
@@ -23,9 +23,9 @@ TEST_NEVER = "tests/test_plugins.py::test_never"
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory) -> Path:
+def imported(coverage_measured, tmp_path_factory) -> Path:
     """The measured repository with its coverage imported (read-only: copy to change)."""
-    repo = make_measured(tmp_path_factory.mktemp("sel") / "repo")
+    repo = copy_measured(coverage_measured, tmp_path_factory.mktemp("sel") / "repo")
     import_coverage(repo)
     return repo
 
