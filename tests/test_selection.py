@@ -126,3 +126,14 @@ def test_detect_changes_selects_the_covered_test(copy_of):
     data = json.loads(res.stdout)
     assert [s["uid"] for s in data["symbols"]] == [UPPER]
     assert [t["uid"] for t in data["tests"]] == [TEST_UPPER]
+
+
+def test_a_question_refuses_damaged_links(copy_of):
+    repo = copy_of()
+    path = repo / ".codeimpact/observed/links.bin"
+    path.write_bytes(path.read_bytes()[:-7])  # truncated
+    for args in (["impact", UPPER], ["context", UPPER], ["blast-radius", UPPER]):
+        res = CliRunner().invoke(main, [*args, "--repo", str(repo)], catch_exceptions=False)
+        assert res.exit_code == 2, res.output
+        assert res.stderr.count("\n") == 1 and "observed coverage" in res.stderr
+        assert "graph coverage clear" in res.stderr and res.stdout == ""
