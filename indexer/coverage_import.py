@@ -34,6 +34,7 @@ from codeimpact.indexer.coverage_map import (
     line_owners,
 )
 from codeimpact.indexer.gitinfo import head_commit
+from codeimpact.indexer.lang import language_for
 from codeimpact.indexer.reading import content_hash
 from codeimpact.indexer.resolved import SymbolRow
 
@@ -250,7 +251,9 @@ def import_coverage(
             skipped.append(SkippedFile(rel, why))
             continue
         used_files[rel] = facts.files[rel]
-        spans = body_spans(source, functions_by_file.get(rel, []))
+        spec = language_for(rel)
+        bodies = spec.function_bodies(source) if spec and spec.function_bodies else None
+        spans = body_spans(bodies, functions_by_file.get(rel, []))
         owners = line_owners(spans, max(lines, default=0))
         contexts_of: dict[str, set[str]] = {}  # function -> the contexts that ran its body
         for line in lines:

@@ -14,19 +14,18 @@ Each matched test carries the id its runner accepts (`file::Class::test`).
 An executed line belongs to the innermost function or method whose *body* holds
 it. The header of a definition (decorators, `def` line, a signature's default
 values) runs when the enclosing scope defines the function, not when the function
-is called, so it belongs to the enclosing scope. Bodies are read with Python's
-`ast` (coverage.py measures Python only); a file it cannot parse falls back to the
-symbol's lines less its first one. Lines outside every function (module and class
+is called, so it belongs to the enclosing scope. Where bodies start is the
+language's to say (`LanguageSpec.function_bodies`); a file it cannot parse falls
+back to the symbol's lines less its first one. Lines outside every function (module and class
 level: imports, definitions) name no function and are left out.
 """
 
 from __future__ import annotations
 
-import ast
-import warnings
 from dataclasses import dataclass
 
 from codeimpact.indexer.coverage_data import ParsedContext
+from codeimpact.indexer.lang.api import FunctionBody
 from codeimpact.indexer.resolved import SymbolRow, strip_dup
 
 CALLABLE_KINDS = ("function", "method")
@@ -130,46 +129,12 @@ class TestMatcher:
 
 
 # ---------------------------------------------------------------- lines -> functions
-@dataclass(frozen=True)
-class _Def:
-    name: str
-    first: int  # first line of the definition, decorators included
-    def_line: int
-    body_first: int
-    end: int
-
-
-def _definitions(source: bytes) -> list[_Def] | None:
-    """Every function definition of a Python source, or None when it does not parse."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes and the like: not our business
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    out = []
-    for node in _statements(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-            end = node.end_lineno or node.lineno
-            out.append(_Def(node.name, first, node.lineno, node.body[0].lineno, end))
-    return out
-
-
-def _statements(tree: ast.Module):
-    """Every statement, at any nesting (a `def` is a statement: no expression is visited)."""
-    stack: list = list(tree.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            stack.extend(getattr(node, name, None) or ())
-
-
-def body_spans(source: bytes, functions: list[SymbolRow]) -> list[tuple[int, int, str]]:
-    """(first body line, last line, uid) of each function symbol of one file."""
-    defs = _definitions(source)
-    by_name: dict[str, list[_Def]] = {}
+def body_spans(
+    defs: list[FunctionBody] | None, functions: list[SymbolRow]
+) -> list[tuple[int, int, str]]:
+    """(first body line, last line, uid) of each function symbol of one file, from the
+    file's function bodies (`LanguageSpec.function_bodies`; None: unknown)."""
+    by_name: dict[str, list[FunctionBody]] = {}
     for d in defs or ():
         by_name.setdefault(d.name, []).append(d)
     spans = []

@@ -187,6 +187,17 @@ class Language(Protocol):
     ) -> ResolverProject: ...  # fmt: skip
 
 
+class FunctionBody(NamedTuple):
+    """Where a function definition's body is: the lines that run when it is called (the
+    header, decorators and default values run when the enclosing scope defines it)."""
+
+    name: str
+    first: int  # first line of the definition, decorators included
+    def_line: int
+    body_first: int  # first line of the body (the def line for a one-line def)
+    end: int
+
+
 @dataclass(frozen=True)
 class LanguageSpec:
     """A language (the `Language` contract), as its package declares it."""
@@ -212,6 +223,9 @@ class LanguageSpec:
     # no rule for this edit); without it the change plan counts every definition's name
     # (indexer/plan.py says why that suffices)
     changed_names: Callable[[FileFacts, FileFacts], tuple[set[str], set[str]] | None] | None = None
+    # source -> every function definition's body (None when it does not parse); for
+    # languages whose observed coverage can be imported (`graph coverage import`: Python)
+    function_bodies: Callable[[bytes], list[FunctionBody] | None] | None = None
 
     @property
     def group(self) -> str:

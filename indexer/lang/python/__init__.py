@@ -2,10 +2,12 @@
 
 Project rules: a module is named by its path below the outermost package folder
 (`module_name`); tests are `test_*.py` / `*_test.py` files and files under `tests/`.
+Where function bodies start (bodies.py) is what observed coverage maps lines with.
 """
 
 from codeimpact.indexer.lang.api import LanguageSpec
 from codeimpact.indexer.lang.python import extract, plan
+from codeimpact.indexer.lang.python.bodies import function_bodies
 
 NAME = "python"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
@@ -23,6 +25,7 @@ SPEC = LanguageSpec(
     resolver="codeimpact.indexer.lang.python.resolve:PythonProject",
     package=__name__,
     changed_names=plan.changed_names,
+    function_bodies=function_bodies,
 )
 
 __all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]
