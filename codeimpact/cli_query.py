@@ -265,9 +265,9 @@ def blast_radius(
             0 if tests_only else limit,  # every test, whatever --limit says
         )
         if tests_only:
-            from codeimpact.query.test_runs import run_ids_for
+            from codeimpact.query.selection import run_ids_of_hits
 
-            print_run_ids(run_ids_for(index, [t.uid for t in result.tests]))
+            print_run_ids(run_ids_of_hits(index.graph, result.tests))
             return
     if as_json:
         emit("blast-radius", result)

@@ -27,6 +27,7 @@ from codeimpact.query.change_map import (  # noqa: F401 - the shapes are part of
 )
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.impact import RISK_LEVELS
+from codeimpact.query.selection import hit_run_id
 from codeimpact.query.test_runs import RunId, RunIds
 
 DEFAULT_LIMIT = 50  # dependents listed per blast-radius depth group
@@ -39,8 +40,13 @@ DEFAULT_LIMIT = 50  # dependents listed per blast-radius depth group
 class TestToRun:
     uid: str
     file: str
-    why: str  # "changed" (the test itself changed) or "reaches" (it reaches a changed symbol)
+    # "changed" (the test itself changed), "reaches" (a graph path to a changed symbol) or
+    # "covered" (observed coverage saw it run one): the first of `reasons`
+    why: str
     run_id: str = ""  # the id its runner accepts (pytest `path::Class::test`, ...)
+    reasons: list[str] = field(default_factory=list)  # every reason, in that order
+    stale: bool = False  # selected only by observed links into files changed since
+    stale_reason: str | None = None
 
 
 @dataclass
@@ -158,12 +164,21 @@ def tests_to_run(index, mapped: Mapped, br) -> tuple[list[TestToRun], dict[str, 
         if s.is_test and s.status != "deleted" and s.kind in ("function", "method"):
             local = s.uid.partition("::")[2]
             ids[s.uid] = runs.of(s.file, local, s.kind, local_kinds=mapped.new_kinds.get(s.file))
-            tests[s.uid] = TestToRun(s.uid, s.file, "changed", ids[s.uid].run_id)
+            tests[s.uid] = TestToRun(s.uid, s.file, "changed", ids[s.uid].run_id, ["changed"])
+    # the blast radius's tests: the graph's and the observed ones (query/selection.py); a
+    # subclass running an inherited test is its own entry, keyed by its node id
     for t in getattr(br, "tests", None) or []:
-        if t.uid not in tests:
-            ids[t.uid] = runs.of_id(view.symbols.by_uid[t.uid])
-            tests[t.uid] = TestToRun(t.uid, t.file, "reaches", ids[t.uid].run_id)
-    return sorted(tests.values(), key=lambda t: (t.file, t.uid)), ids
+        rid = hit_run_id(runs, view, t.uid, t.run_id)
+        key = t.uid if rid.run_id == runs.of_id(view.symbols.by_uid[t.uid]).run_id else rid.run_id
+        held = tests.get(key)
+        if held is not None:
+            held.reasons = [*held.reasons, *(r for r in t.reasons if r not in held.reasons)]
+            continue
+        ids[key] = rid
+        tests[key] = TestToRun(
+            t.uid, t.file, t.why, rid.run_id, list(t.reasons), t.stale, t.stale_reason
+        )
+    return sorted(tests.values(), key=lambda t: (t.file, t.uid, t.run_id)), ids
 
 
 @dataclass

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from codeimpact.query import changes, gitdiff
 from codeimpact.query.freshness import Freshness
+from codeimpact.query.selection import hit_run_id
 from codeimpact.query.test_runs import RunIds
 
 REVIEW_SCHEMA = "codeimpact.review/1"
@@ -62,11 +63,12 @@ class Review:
     run_ids: list[str] = field(default_factory=list)
 
 
-def _reached_by_tests(index, uid: str) -> list[str]:
+def _reached_by_tests(index, uid: str) -> list:
+    """The tests the selection holds for `uid`: graph paths and observed coverage
+    (query/selection.py), as TestHits."""
     from codeimpact.query.impact import impact
 
-    result = impact(index, uid, limit=0, check_freshness=False)
-    return sorted({t.uid for t in result.tests})
+    return impact(index, uid, limit=0, check_freshness=False).tests
 
 
 def _dependents(index, uid: str, changed: set[str]) -> list[Dependent]:
@@ -128,13 +130,15 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
     for b in rep.impact.broken if rep.impact else []:
         broken_of.setdefault(b.of, []).append(b)
     reviewed: list[ReviewedSymbol] = []
+    hits_of: dict[int, list] = {}  # id(item) -> the TestHits behind item.tests
     for s in rep.symbols:
         item = ReviewedSymbol(s)
         uid = _indexed_uid(index, s)
         removed = [b for u in (s.uid, s.moved_from) if u for b in broken_of.get(u, [])]
         if uid is not None:
             item.dependents = _dependents(index, uid, changed)
-            item.tests = _reached_by_tests(index, uid)
+            hits_of[id(item)] = _reached_by_tests(index, uid)
+            item.tests = sorted({t.uid for t in hits_of[id(item)]})
             item.tested = bool(item.tests) or s.is_test
         # its old uid the index no longer holds: the dependents found by resolving it anew
         resolved = [b for b in removed if b.found_by == "resolved"]
@@ -160,15 +164,28 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
     runs = RunIds(index.graph)
     by_uid = index.graph.symbols.by_uid
     test_ids = dict(assessed.test_ids)
-    to_run = {t.uid: t for t in rep.tests}
+    to_run = {(t.uid, t.run_id): t for t in rep.tests}
     for uid in tests:
         if uid not in test_ids:
             test_ids[uid] = runs.of_id(by_uid[uid])
-        if uid not in to_run:
-            file = index.graph.symbols.file[by_uid[uid]]
-            to_run[uid] = changes.TestToRun(uid, file, "reaches", test_ids[uid].run_id)
     for item in reviewed:
-        item.run_ids = runs.select(test_ids[uid] for uid in item.tests)
+        hits = hits_of.get(id(item), [])
+        item_ids = [test_ids[uid] for uid in item.tests]
+        for h in hits:
+            rid = hit_run_id(runs, index.graph, h.uid, h.run_id)
+            item_ids.append(rid)
+            test_ids.setdefault(rid.run_id, rid)
+            key = (h.uid, rid.run_id)
+            if key not in to_run:
+                to_run[key] = changes.TestToRun(
+                    h.uid, h.file, h.why, rid.run_id, list(h.reasons), h.stale, h.stale_reason
+                )
+        item.run_ids = runs.select(item_ids)
+    for uid in tests:
+        key = (uid, test_ids[uid].run_id)
+        if not any(k[0] == uid for k in to_run):
+            file = index.graph.symbols.file[by_uid[uid]]
+            to_run[key] = changes.TestToRun(uid, file, "reaches", test_ids[uid].run_id, ["reaches"])
     untested = [
         item.symbol.uid for item in reviewed if item.tested is False and not item.symbol.is_test
     ]
@@ -193,8 +210,8 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
         risk_reasons=rep.risk_reasons,
         notes=notes,
         freshness=rep.freshness,
-        tests_to_run=sorted(to_run.values(), key=lambda t: (t.file, t.uid)),
-        run_ids=runs.select(test_ids[uid] for uid in tests),
+        tests_to_run=sorted(to_run.values(), key=lambda t: (t.file, t.uid, t.run_id)),
+        run_ids=runs.select(test_ids.values()),
     )
 
 

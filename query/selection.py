@@ -22,6 +22,7 @@ import numpy as np
 from codeimpact.graph import csr as csrmod
 from codeimpact.query.graphview import GraphView
 from codeimpact.query.observed import ObservedCoverage
+from codeimpact.query.test_runs import RunId, RunIds
 
 WHY_ORDER = ("changed", "reaches", "covered")
 
@@ -173,3 +174,21 @@ def stale_note(selection: Selection, observed: ObservedCoverage | None) -> str |
         f"that is stale ({shown}{f'; +{more} more' if more > 0 else ''}): re-run the tests "
         "with coverage and `graph coverage import`"
     )
+
+
+def hit_run_id(runs: RunIds, view: GraphView, uid: str, run_id: str) -> RunId:
+    """The runner id of a listed test: the symbol's own, unless observed coverage gave
+    another node id (a subclass running a test method it inherits), which is then exact."""
+    own = runs.of_id(view.symbols.by_uid[uid])
+    if not run_id or run_id == own.run_id:
+        return own
+    file, *names = run_id.split("::")
+    key = tuple(p for p in file.split("/") if p and p != ".")
+    return RunId(run_id, (*key, *names), True, file)
+
+
+def run_ids_of_hits(view: GraphView, hits) -> list[str]:
+    """What `--tests-only` prints for a list of TestHits: each test once, as its runner
+    takes it (query/test_runs.py), observed node ids included."""
+    runs = RunIds(view)
+    return runs.select(hit_run_id(runs, view, h.uid, h.run_id) for h in hits)

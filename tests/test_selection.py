@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_test_ids import collected
 
 from codeimpact.cli import main
 from codeimpact.indexer.coverage_import import import_coverage
 from codeimpact.query.index import Index
+from conftest import git
 from coverage_repo import DYNAMIC, NEVER, copy_measured, index
 
 UPPER = "pkg/plugins.py::handle_upper"
@@ -116,16 +118,59 @@ def test_blast_radius_and_context_take_the_union(imported):
     assert ctx.test_count == 1 and ctx.tests[0].why == "covered"
 
 
+def cli(*args: str) -> str:
+    res = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return res.stdout
+
+
 def test_detect_changes_selects_the_covered_test(copy_of):
     repo = copy_of()
     path = repo / "pkg/plugins.py"
     path.write_text(path.read_text().replace("return value.upper()", "return value.swapcase()"))
-    res = CliRunner().invoke(
-        main, ["detect-changes", "--json", "--repo", str(repo)], catch_exceptions=False
-    )
-    data = json.loads(res.stdout)
+    data = json.loads(cli("detect-changes", "--json", "--repo", str(repo)))
     assert [s["uid"] for s in data["symbols"]] == [UPPER]
-    assert [t["uid"] for t in data["tests"]] == [TEST_UPPER]
+    assert [(t["uid"], t["why"], t["reasons"]) for t in data["tests"]] == [
+        (TEST_UPPER, "covered", ["covered"])
+    ]
+    assert cli("detect-changes", "--tests-only", "--repo", str(repo)).split() == [TEST_UPPER]
+
+
+def test_tests_only_names_the_subclass_that_runs_an_inherited_test(copy_of):
+    """`TestSub` inherits `Shared.test_shared`; only coverage knows the node id that runs it,
+    and pytest collects exactly what --tests-only prints."""
+    repo = copy_of()
+    path = repo / "pkg/plugins.py"
+    path.write_text(path.read_text().replace("return value.lower()", "return value.casefold()"))
+    shared = "tests/test_inherit.py::TestSub::test_shared"
+    ids = cli("detect-changes", "--tests-only", "--repo", str(repo)).split()
+    assert ids == [shared]
+    assert cli(
+        "blast-radius", "pkg/plugins.py::handle_lower", "--tests-only", "--repo", str(repo)
+    ).split() == [shared]
+    data = json.loads(cli("detect-changes", "--json", "--repo", str(repo)))
+    covered = [t for t in data["tests"] if t["run_id"] == shared]
+    assert [(t["uid"], t["why"]) for t in covered] == [
+        ("tests/test_inherit.py::Shared.test_shared", "covered")
+    ]
+    code, nodes = collected(repo, ids)
+    assert code == 0 and nodes == {f"{shared}[A]", f"{shared}[B]"}
+
+
+def test_review_lists_covered_tests_with_why(copy_of):
+    repo = copy_of()
+    git(repo, "checkout", "-q", "-b", "feature")
+    path = repo / "pkg/plugins.py"
+    path.write_text(path.read_text().replace("return value.upper()", "return value.swapcase()"))
+    git(repo, "commit", "-qam", "upper")
+    index(repo)
+    data = json.loads(cli("review", "--base", "main", "--json", "--repo", str(repo)))
+    assert [(t["uid"], t["why"]) for t in data["tests_to_run"]] == [(TEST_UPPER, "covered")]
+    assert data["run_ids"] == [TEST_UPPER]
+    (item,) = data["symbols"]
+    assert item["tests"] == [TEST_UPPER] and item["tested"] is True
+    # observed at main, reviewed at feature: the link into the changed file is stale
+    assert data["tests_to_run"][0]["stale"] is True
 
 
 def test_a_question_refuses_damaged_links(copy_of):
