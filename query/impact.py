@@ -24,7 +24,7 @@ from codeimpact.graph import csr as csrmod
 from codeimpact.graph.errors import BadInput
 from codeimpact.query import hops as hopsmod
 from codeimpact.query.freshness import Freshness, freshness
-from codeimpact.query.graphview import GraphView, SymbolRef
+from codeimpact.query.graphview import GraphView, SymbolRef, SymbolTable
 from codeimpact.query.observed import ObservedCoverage
 from codeimpact.query.selection import Selection, covered_entries, select, stale_note
 from codeimpact.query.target import Target, resolve_target, resolve_targets
@@ -380,16 +380,7 @@ def test_hits(
         ids, depths = selection.ids[:limit], selection.depths[:limit]
         rows = zip(ids.tolist(), depths.tolist(), _paths(parent_of, ids, depths))
         return [
-            TestHit(
-                s.uid[i],
-                s.kind[i],
-                s.qualified_name[i],
-                s.file[i],
-                int(s.start_line[i]),
-                d,
-                hopsmod.path_uids(s.uid, p, hop_target),
-                runs.of_id(i).run_id,
-            )
+            _test_hit(s, i, d, hopsmod.path_uids(s.uid, p, hop_target), runs.of_id(i).run_id)
             for i, d, p in rows
         ]
     tests = selection.first(limit)
@@ -404,23 +395,24 @@ def test_hits(
             path = hopsmod.path_uids(s.uid, paths[i], hop_target)
         else:
             path = [s.uid[i], s.uid[t.function]]
-        out.append(
-            TestHit(
-                s.uid[i],
-                s.kind[i],
-                s.qualified_name[i],
-                s.file[i],
-                int(s.start_line[i]),
-                t.depth,
-                path,
-                t.run_id or runs.of_id(i).run_id,
-                t.why,
-                list(t.reasons),
-                t.stale_reason is not None,
-                t.stale_reason,
-            )
-        )
+        hit = _test_hit(s, i, t.depth, path, t.run_id or runs.of_id(i).run_id)
+        hit.why, hit.reasons = t.why, list(t.reasons)
+        hit.stale, hit.stale_reason = t.stale_reason is not None, t.stale_reason
+        out.append(hit)
     return out
+
+
+def _test_hit(s: SymbolTable, i: int, depth: int | None, path: list[str], run_id: str) -> TestHit:
+    return TestHit(
+        s.uid[i],
+        s.kind[i],
+        s.qualified_name[i],
+        s.file[i],
+        int(s.start_line[i]),
+        depth,
+        path,
+        run_id,
+    )
 
 
 def tests_reaching(
