@@ -13,6 +13,10 @@ class BadInput(CodeImpactError):
     exit_code = 2
 
 
+class GitError(BadInput):
+    """git refused (dubious ownership, a bad revision, a damaged repository): its message."""
+
+
 class NoIndex(CodeImpactError):
     exit_code = 2
 

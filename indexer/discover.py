@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
+from codeimpact.indexer.gitinfo import checked, run_git, toplevel
 from codeimpact.indexer.lang import LANGUAGES, language_for
 
 ALWAYS_SKIPPED = (
@@ -37,40 +38,11 @@ class SourceFile:
     size: int
 
 
-def git_toplevel(repo: Path) -> Path | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    return Path(out.stdout.strip())
-
-
 def _git_files(repo: Path) -> list[str] | None:
+    args = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
     try:
-        out = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(repo),
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
-            capture_output=True,
-            timeout=120,
-        )
+        out = checked(args, run_git(repo, *args, timeout=120))
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
         return None
     return sorted({p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
 
@@ -191,7 +163,7 @@ def discover(
         for name in spec.config_files
     }
     repo = repo.resolve()
-    top = git_toplevel(repo)
+    top = toplevel(repo)
     names = _git_files(repo) if top is not None else None
     if names is None:
         names = _walk_files(repo, config.ignore)

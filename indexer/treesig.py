@@ -44,7 +44,7 @@ from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
 from codeimpact.indexer.fileset import config_rules, indexable_name
-from codeimpact.indexer.gitrun import run_git
+from codeimpact.indexer.gitinfo import try_git
 from codeimpact.indexer.lang import language_for
 
 SIGNATURE_VERSION = 1
@@ -135,7 +135,7 @@ class TreeSignature:
 
 # --------------------------------------------------------------------------- git
 def _git(repo: Path, *args: str) -> str | None:
-    out = run_git(repo, *args)
+    out = try_git(repo, *args)
     return out.stdout.decode("utf-8", "surrogateescape") if out is not None else None
 
 
@@ -337,7 +337,7 @@ def _git_ignored(repo: Path, candidates: list[str]) -> set[str]:
     if not candidates:
         return set()
     paths = b"".join(c.encode("utf-8", "surrogateescape") + b"/\0" for c in candidates)
-    out = run_git(repo, "check-ignore", "-z", "--stdin", stdin=paths, ok_codes=(0, 1))
+    out = try_git(repo, "check-ignore", "-z", "--stdin", stdin=paths, ok_codes=(0, 1))
     if out is None:
         return set()
     listed = out.stdout.decode("utf-8", "surrogateescape").split("\0")

@@ -13,7 +13,7 @@ plus an equal dirty digest mean the indexed content is the content on disk.
 Which files are indexable follows `discover.discover` exactly: the same
 language, ignore and always-skipped rules, and the same symlink rules (a link
 that leaves the repository is never read). The git commands run with
-`--no-optional-locks`, so checking freshness never writes into `.git`.
+`--no-optional-locks` (`gitinfo`), so checking freshness never writes into `.git`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,14 @@ from codeimpact.indexer import treesig
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import discover
 from codeimpact.indexer.fileset import ABSENT, config_rules, entry, hash_entry, indexable_name
-from codeimpact.indexer.gitrun import GIT_TIMEOUT, run_git
+from codeimpact.indexer.gitinfo import (
+    GIT_TIMEOUT,
+    git_error,
+    not_a_repository,
+    run_in_work_tree,
+    start_git,
+    try_git,
+)
 from codeimpact.indexer.reading import read_source
 
 
@@ -71,14 +78,16 @@ def dirty_digest(dirty: Mapping[str, str]) -> str:
 
 
 # ------------------------------------------------------------------------- git
-_git = run_git
+_git = try_git
 
 
 def _git_prefix(repo: Path) -> str | None:
-    """`repo` relative to its git top level ("" or "sub/dir/"), None outside git."""
+    """`repo` relative to its git top level ("" or "sub/dir/"), None outside git.
+
+    GitError when git refuses the repository (dubious ownership, say)."""
     if (repo / ".git").exists():
-        return ""  # the common case, without a subprocess
-    out = _git(repo, "rev-parse", "--show-prefix")
+        return ""  # the common case, without a subprocess (StatusProbe reports git's errors)
+    out = run_in_work_tree(repo, "rev-parse", "--show-prefix", timeout=GIT_TIMEOUT)
     return None if out is None else out.stdout.decode("utf-8", "surrogateescape").strip()
 
 
@@ -92,27 +101,27 @@ class StatusProbe:
 
     def __init__(self, repo: Path):
         try:
-            self._proc = subprocess.Popen(
-                ["git", "--no-optional-locks", "-C", str(repo), *_STATUS_ARGS],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
+            self._proc = start_git(repo, *_STATUS_ARGS)
         except OSError:
             self._proc = None
 
     def result(self) -> tuple[str | None, str | None, bool, list[str]] | None:
-        """What `_status_entries` says (None outside git or when git failed)."""
+        """What `_status_entries` says (None outside git or when git could not run);
+        GitError when git refused the repository."""
         proc, self._proc = self._proc, None
         if proc is None:
             return None
         try:
-            stdout, _ = proc.communicate(timeout=GIT_TIMEOUT)
+            stdout, stderr = proc.communicate(timeout=GIT_TIMEOUT)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
             return None
-        return _parse_status(stdout) if proc.returncode == 0 else None
+        if proc.returncode != 0:
+            if not_a_repository(stderr):
+                return None
+            raise git_error(_STATUS_ARGS, proc.returncode, stderr)
+        return _parse_status(stdout)
 
     def close(self) -> None:
         """Stop git if the result will not be read (the build failed)."""

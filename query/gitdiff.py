@@ -21,7 +21,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codeimpact.graph.errors import BadInput
+from codeimpact.graph.errors import BadInput, GitError
+from codeimpact.indexer.gitinfo import NOT_A_REPOSITORY, git_error, run_git
 
 SCOPES = ("unstaged", "staged", "all", "compare")
 ZERO_SHA = re.compile(rb"^0+$")
@@ -102,26 +103,26 @@ class Diff:
 def git(repo: Path, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
     """git's stdout; BadInput with git's first error line when it fails."""
     try:
-        out = subprocess.run(
-            ["git", "-C", str(repo), "-c", "core.quotepath=false", *args],
-            input=stdin,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-        )
+        out = run_git(repo, "-c", "core.quotepath=false", *args, stdin=stdin, timeout=GIT_TIMEOUT)
     except FileNotFoundError as e:
         raise BadInput("git is not installed (or not on PATH)") from e
     except subprocess.TimeoutExpired as e:
         raise BadInput(f"git {args[0]} took longer than {GIT_TIMEOUT} s") from e
     if out.returncode not in ok:
-        message = out.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise BadInput(f"git {args[0]}: {message[0] if message else f'exit {out.returncode}'}")
+        raise git_error(args, out.returncode, out.stderr)
     return out.stdout
 
 
 def is_work_tree(repo: Path) -> bool:
+    """Whether `repo` is inside a git work tree; GitError when git refuses it (dubious
+    ownership, a damaged repository): that is not the same as "not a repository"."""
     try:
         return git(repo, "rev-parse", "--is-inside-work-tree").strip() == b"true"
-    except BadInput:
+    except GitError as e:
+        if NOT_A_REPOSITORY in str(e):
+            return False
+        raise
+    except BadInput:  # git is not installed, or timed out
         return False
 
 
