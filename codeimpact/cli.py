@@ -135,6 +135,8 @@ def analyze(
             bar.close()
     if not index_only:
         _register(Path(report.repo))
+    for line in report.notes:
+        click.echo(f"graph: note: {line}", err=True)
     if as_json:
         emit_json({"schema": "codeimpact.analyze/1", **to_jsonable(report)})
     else:

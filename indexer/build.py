@@ -135,6 +135,7 @@ class AnalyzeReport:
     delta: dict[str, int] = field(default_factory=dict)
     # which extraction path this process runs (native/runner.py's NativeStatus)
     extraction: dict = field(default_factory=lambda: native_status().as_json())
+    notes: list[str] = field(default_factory=list)  # e.g. a stale lock taken over
 
     def summary(self) -> str:
         """One sentence, in every mode: what this run did, then what the index holds."""
@@ -569,12 +570,29 @@ def analyze(
     options: RunOptions | None = None,
     progress: Progress | None = None,
 ) -> AnalyzeReport:
+    notes: list[str] = []  # what the user should know beside the result (a lock taken over)
+    report = _analyze(path, config, options, progress, notes)
+    report.notes = notes
+    return report
+
+
+def _analyze(
+    path: str | os.PathLike,
+    config: IndexConfig | None,
+    options: RunOptions | None,
+    progress: Progress | None,
+    notes: list[str],
+) -> AnalyzeReport:
     config = config or IndexConfig()
     options = options or RunOptions()
     t0 = time.perf_counter()
     repo = check_repo(path)
     idx = layout.ensure_index_dir(repo)
-    with gc_paused(), layout.writer_lock(idx, options.lock_wait), contextlib.ExitStack() as stack:
+    with (
+        gc_paused(),
+        layout.writer_lock(idx, options.lock_wait, notes.append),
+        contextlib.ExitStack() as stack,
+    ):
         digest, comps = runner_identity(config)
         cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
         if options.force:

@@ -17,18 +17,22 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import pickle
 import signal
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import wait as wait_ready
 
+from codeimpact.indexer.lifeline import die_with_parent
+
 
 class ForkedJobError(RuntimeError):
     """The child died without a word (killed, or a crash in native code)."""
 
 
-def _child(conn, job: Callable[[], None]) -> None:
+def _child(conn, job: Callable[[], None], parent_pid: int) -> None:
+    die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     try:
         job()
@@ -53,7 +57,7 @@ class ForkedJob:
             return
         ctx = mp.get_context("fork")
         self._conn, child = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_child, args=(child, job), daemon=True)
+        self._proc = ctx.Process(target=_child, args=(child, job, os.getpid()), daemon=True)
         self._proc.start()
         child.close()
 

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import queue
 import signal
 import threading
 import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import wait
+
+from codeimpact.indexer.lifeline import die_with_parent
 
 Encoded = tuple[bytes, bytes]  # (resolved blob, lookup keys blob) of one file
 ResolveOne = Callable[[str], Encoded]
@@ -36,7 +39,8 @@ class ResolveError(RuntimeError):
     """A resolver raised in a worker: the same bug a serial run would have raised."""
 
 
-def _worker(conn) -> None:
+def _worker(conn, parent_pid: int) -> None:
+    die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     chunks, resolve_one = _JOB
     # Answers go out from a thread. A send returns only once the parent has read most of it,
@@ -82,7 +86,7 @@ def resolve_parallel(
     try:
         for _ in range(max(1, min(workers, len(chunks)))):
             parent, child = ctx.Pipe()
-            p = ctx.Process(target=_worker, args=(child,), daemon=True)
+            p = ctx.Process(target=_worker, args=(child, os.getpid()), daemon=True)
             p.start()
             child.close()
             procs[parent] = p

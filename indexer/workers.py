@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import wait
 
+from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.reading import extract_source
 
 Item = tuple[str, str, bytes]  # (path, language, bytes)
@@ -35,7 +36,8 @@ MAX_HELD = 256  # files a worker holds, however small: a batch message stays sma
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
 
 
-def _worker(conn, _wid: int) -> None:
+def _worker(conn, _wid: int, parent_pid: int) -> None:
+    die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     held: deque[int] = deque()
     while True:
@@ -87,7 +89,7 @@ def extract_parallel(
     def spawn() -> None:
         nonlocal next_wid
         parent, child = ctx.Pipe()
-        p = ctx.Process(target=_worker, args=(child, next_wid), daemon=True)
+        p = ctx.Process(target=_worker, args=(child, next_wid, os.getpid()), daemon=True)
         p.start()
         child.close()
         procs[next_wid] = (p, parent)
