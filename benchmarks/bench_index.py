@@ -31,7 +31,7 @@ from codeimpact.query.index import Index
 report = analyze(sys.argv[1], IndexConfig(), RunOptions(force=True))
 self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 with Index.open(sys.argv[1]) as index:
-    by_lang = index.cypher("MATCH (f:File) RETURN f.language, count(*), sum(f.size)").rows
+    by_lang = index.query("MATCH (f:File) RETURN f.language, count(*), sum(f.size)").rows
 print(json.dumps({
     "by_language": {lang: [int(n), int(size)] for lang, n, size in by_lang},
     "files": report.files, "seconds": report.seconds, "symbols": report.symbols,

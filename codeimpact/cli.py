@@ -213,10 +213,17 @@ def _parse_param(raw: str) -> tuple[str, Any]:
 @main.command()
 @options.of("cypher")
 @handle_errors
-def cypher(query, params, path, as_json, require_fresh):
-    """Run a read-only Cypher QUERY against the index."""
+def cypher(query, params, limit, timeout, path, as_json, require_fresh):
+    """Run one read-only Cypher QUERY against the index (reading clauses only)."""
     with open_index(path, require_fresh) as index:
-        found = cypher_result(index, query, dict(_parse_param(p) for p in params), as_json)
+        found = cypher_result(
+            index,
+            query,
+            dict(_parse_param(p) for p in params),
+            as_json,
+            limit=limit,
+            timeout=timeout,
+        )
     if as_json:
         emit_json(found)
         return
@@ -224,6 +231,12 @@ def cypher(query, params, path, as_json, require_fresh):
     click.echo("\t".join(escape(c) for c in result.columns))
     for row in result.rows:
         click.echo("\t".join("" if v is None else escape(str(v)) for v in row))
+    if result.truncated:
+        of = f" of {result.total}" if result.total is not None else ""
+        click.echo(
+            f"graph: showing {len(result.rows)}{of} rows (--limit N for more, 0 for all)",
+            err=True,
+        )
 
 
 @main.command()

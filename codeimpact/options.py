@@ -111,6 +111,21 @@ COMMANDS: dict[str, list[Decorator]] = {
             multiple=True,
             help="A query parameter, name=value (JSON values are parsed).",
         ),
+        click.option(
+            "--limit",
+            type=int,
+            default=10_000,
+            show_default=True,
+            help="Rows returned at most; 0 returns every row (the MCP server caps at "
+            "10,000 rows and 1 MB whatever is asked).",
+        ),
+        click.option(
+            "--timeout",
+            type=float,
+            default=30.0,
+            show_default=True,
+            help="Seconds the query may run; 0 for no limit (the MCP server allows 60 at most).",
+        ),
         *query_common,
     ],
     "impact": [

@@ -90,17 +90,29 @@ def json_text(data: Any, compact: bool = False) -> str:
     return json.dumps(data, indent=2, sort_keys=False, default=str)
 
 
-def cypher_result(index, query: str, params: dict, with_freshness: bool = True) -> dict:
+def cypher_result(
+    index,
+    query: str,
+    params: dict,
+    with_freshness: bool = True,
+    *,
+    limit: int | None = 10_000,
+    timeout: float | None = 30.0,
+    max_bytes: int | None = None,
+) -> dict:
     """What `graph cypher --json` prints (and the MCP cypher tool returns)."""
     from codeimpact.query.freshness import freshness
 
-    result = index.cypher(query, params)
+    result = index.cypher(query, params, limit=limit, timeout=timeout, max_bytes=max_bytes)
     if not with_freshness:  # the text output: skip the freshness check
         return {"result": result}
     return {
         "schema": "codeimpact.cypher/1",
         "columns": result.columns,
         "rows": result.rows,
+        "truncated": result.truncated,
+        "total": result.total,
+        "limit": result.limit,
         "freshness": freshness(index),
     }
 

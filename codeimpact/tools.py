@@ -237,7 +237,14 @@ def _search(index, a):
 
 def _cypher(index, a):
     check_fresh(index, a)
-    return body("codeimpact.cypher/1", cypher_result(index, a["query"], a["params"] or {}))
+    from codeimpact.query.cypher import server_caps
+
+    # never unlimited over MCP: rows, bytes and time are capped (docs/mcp.md)
+    limit, max_bytes, timeout = server_caps(a["limit"], a["timeout"])
+    found = cypher_result(
+        index, a["query"], a["params"] or {}, limit=limit, timeout=timeout, max_bytes=max_bytes
+    )
+    return body("codeimpact.cypher/1", found)
 
 
 def _traversal(method: str, command: str, first: str):

@@ -77,7 +77,7 @@ def _node(e, side: str) -> ViewNode:
 def _lookup(index, uids: list[str]) -> dict[str, tuple]:
     if not uids:
         return {}
-    res = index.cypher(
+    res = index.query(
         "MATCH (s:Symbol) WHERE s.uid IN $uids "
         "RETURN s.uid, s.kind, s.qualified_name, s.file, s.start_line, s.is_test",
         {"uids": uids},
@@ -89,7 +89,7 @@ def _edges(index, uids: list[str], relations: list[str]) -> list[ViewEdge]:
     labels = [r for r in (*relations, "CONTAINS") if r in REL_TABLES]  # schema names only
     has_conf = any("confidence" in dict(REL_TABLES[r][2]) for r in labels)
     conf = "r.confidence" if has_conf else "NULL"  # Kùzu refuses a property no table has
-    res = index.cypher(
+    res = index.query(
         f"MATCH (a:Symbol)-[r:{'|'.join(labels)}]->(b:Symbol) "
         "WHERE a.uid IN $uids AND b.uid IN $uids "
         f"RETURN a.uid, label(r), b.uid, {conf}",

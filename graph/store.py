@@ -22,7 +22,15 @@ READ_BUFFER_POOL = 256 * 1024 * 1024
 
 def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
     try:
-        return kuzu.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool)
+        # a reader never checkpoints: in read-only mode a CHECKPOINT writes shadow pages
+        # that make the database unopenable read-only (queries cannot reach one either:
+        # query/cypher_guard.py refuses it)
+        return kuzu.Database(
+            str(path),
+            read_only=read_only,
+            buffer_pool_size=buffer_pool,
+            auto_checkpoint=not read_only,
+        )
     except RuntimeError as e:
         repo = path.parents[2]  # <repo>/.codeimpact/gen-N/graph.kz
         raise CorruptIndex(

@@ -327,14 +327,14 @@ class _IndexedFiles:
         self.spans: dict[str, list[SymbolSpan]] = {}
         if not paths:
             return
-        res = index.cypher(
+        res = index.query(
             "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.content_hash, f.status",
             {"paths": paths},
         )
         for path, digest, status in res.rows:
             if not str(status).startswith("skipped"):
                 self.hash[path] = digest
-        res = index.cypher(
+        res = index.query(
             "MATCH (s:Symbol) WHERE s.file IN $paths RETURN s.uid, s.file, s.kind, s.name, "
             "s.start_line, s.end_line, s.start_byte, s.end_byte, s.is_test",
             {"paths": paths},
@@ -352,7 +352,7 @@ class _IndexedFiles:
 def indexed_uids(index, uids: list[str]) -> set[str]:
     if not uids:
         return set()
-    res = index.cypher("MATCH (s:Symbol) WHERE s.uid IN $uids RETURN s.uid", {"uids": uids})
+    res = index.query("MATCH (s:Symbol) WHERE s.uid IN $uids RETURN s.uid", {"uids": uids})
     return {r[0] for r in res.rows}
 
 

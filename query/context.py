@@ -110,7 +110,7 @@ def context(
     view = index.graph
     t = resolve_target(view.symbols, target, index.repo)
     sym = t.symbol
-    rows = index.cypher(
+    rows = index.query(
         "MATCH (s:Symbol {uid: $uid}) OPTIONAL MATCH (f:File)-[:DEFINES]->(s) "
         "RETURN s.signature, f.content_hash",
         {"uid": sym.uid},

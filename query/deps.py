@@ -61,7 +61,7 @@ def neighbours(
         if incoming
         else f"(a:Symbol {{uid: $uid}})-[r:{labels}]->(b:Symbol)"
     )
-    result = index.cypher(f"MATCH {pattern} RETURN {_columns(relations)}", {"uid": uid})
+    result = index.query(f"MATCH {pattern} RETURN {_columns(relations)}", {"uid": uid})
     out = []
     for rel, buid, kind, qn, file, sl, conf, reason, at, is_test in result.rows:
         confidence = 1.0 if conf is None else float(conf)

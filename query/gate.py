@@ -138,7 +138,7 @@ def check_clean(repo: Path) -> GateCheck:
 
 
 def _indexed_paths(index, paths: list[str]) -> dict[str, str]:
-    res = index.cypher(
+    res = index.query(
         "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.status", {"paths": paths}
     )
     return {r[0]: r[1] for r in res.rows}

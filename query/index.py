@@ -14,6 +14,9 @@ from typing import Any
 
 from codeimpact.graph.errors import BadInput, StaleIndex
 from codeimpact.graph.store import Reader
+from codeimpact.query.cypher import DEFAULT_LIMIT, DEFAULT_TIMEOUT_S, CypherResult, run_cypher
+
+__all__ = ["CypherResult", "Index", "SymbolInfo"]
 
 
 @dataclass
@@ -38,12 +41,6 @@ SYMBOL_COLUMNS = (
     "s.uid, s.id, s.kind, s.name, s.qualified_name, s.file, s.start_line, s.end_line, "
     "s.signature, s.is_test"
 )
-
-
-@dataclass
-class CypherResult:
-    columns: list[str]
-    rows: list[list[Any]]
 
 
 class Index:
@@ -95,13 +92,38 @@ class Index:
         self.close()
 
     # ------------------------------------------------------------------ lookups
-    def cypher(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
-        """Run a read-only Cypher query; values are passed as parameters, never spliced in."""
+    def cypher(
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        limit: int | None = DEFAULT_LIMIT,
+        max_bytes: int | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+    ) -> CypherResult:
+        """Run one read-only Cypher query (BadInput if it is anything more: see
+        `query/cypher_guard.py`); values are passed as `params`, never spliced in.
+
+        At most `limit` rows (0 or None: all), about `max_bytes` of rows as JSON (None:
+        no byte cap), `timeout` seconds (0 or None: no limit); a cut result has
+        `truncated` set and `total` the rows the query had."""
+        return run_cypher(
+            self.reader.conn,
+            query,
+            params,
+            limit=limit,
+            max_bytes=max_bytes,
+            timeout_s=timeout,
+        )
+
+    def query(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
+        """One of codeimpact's own parameterised reading queries: every row, unchecked.
+        Never pass it text from a user: that is `cypher`."""
         try:
             columns, rows = self.reader.query(query, params or {})
         except RuntimeError as e:
             raise BadInput(f"cypher: {str(e).splitlines()[0]}") from e
-        return CypherResult(columns, [list(r) for r in rows])
+        return CypherResult(columns, [list(r) for r in rows], total=len(rows))
 
     def search(self, name: str, kind: str | None = None, limit: int = 50) -> list[SymbolInfo]:
         """Symbols whose name or qualified name contains `name` (case-insensitive), best first."""

@@ -112,13 +112,13 @@ def _indexed_state(index, path: str) -> tuple[str | None, list[SymbolSpan]]:
     """The indexed content hash of `path` (None if not indexed) and its indexed spans."""
     if index is None:
         return None, []
-    res = index.cypher(
+    res = index.query(
         "MATCH (f:File) WHERE f.path = $p RETURN f.content_hash, f.status", {"p": path}
     )
     if not res.rows:
         return None, []
     digest = res.rows[0][0]
-    res = index.cypher(
+    res = index.query(
         "MATCH (s:Symbol) WHERE s.file = $p RETURN s.uid, s.kind, s.name, s.start_line, "
         "s.end_line, s.start_byte, s.end_byte, s.is_test",
         {"p": path},

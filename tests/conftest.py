@@ -79,6 +79,21 @@ def make_repo(tmp_path):
     return make
 
 
+def build_indexed_repo(root: Path, files: dict[str, str | bytes], git_init: bool = True) -> Path:
+    """A new repository at `root` holding `files` (committed if `git_init`), indexed."""
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    root.mkdir(parents=True)
+    write_files(root, files)
+    if git_init:
+        git(root, "init", "-q", "-b", "main")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "initial")
+    analyze(root, IndexConfig(), RunOptions(workers=1))
+    return root
+
+
 @pytest.fixture
 def index_repo():
     """index_repo(path) -> the AnalyzeReport of a real full analyze."""
@@ -100,7 +115,7 @@ def edges(repo: Path, rel: str) -> set[tuple]:
     key_a = "a.uid" if REL_TABLES[rel][0] == "Symbol" else "a.path"
     extra = ", r.confidence, r.reason" if "confidence" in props else ""
     with Index.open(repo) as index:
-        res = index.cypher(f"MATCH (a)-[r:{rel}]->(b) RETURN {key_a}, b.uid{extra}")
+        res = index.cypher(f"MATCH (a)-[r:{rel}]->(b) RETURN {key_a}, b.uid{extra}", limit=0)
     if extra:
         return {(r[0], r[1], round(r[2], 3), r[3]) for r in res.rows}
     return {(r[0], r[1]) for r in res.rows}
@@ -112,7 +127,8 @@ def symbols(repo: Path) -> dict[str, tuple]:
 
     with Index.open(repo) as index:
         res = index.cypher(
-            "MATCH (s:Symbol) RETURN s.uid, s.kind, s.qualified_name, s.start_line, s.end_line"
+            "MATCH (s:Symbol) RETURN s.uid, s.kind, s.qualified_name, s.start_line, s.end_line",
+            limit=0,
         )
     return {r[0]: tuple(r[1:]) for r in res.rows}
 

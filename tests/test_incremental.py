@@ -31,12 +31,13 @@ def dump(repo: Path) -> dict:
         out["files"] = sorted(
             map(tuple, index.cypher(
                 "MATCH (f:File) RETURN f.path, f.language, f.content_hash, f.size, f.lines, "
-                "f.is_test, f.status").rows)
+                "f.is_test, f.status", limit=0).rows)
         )  # fmt: skip
         rows = index.cypher(
             "MATCH (s:Symbol) RETURN s.uid, s.kind, s.name, s.qualified_name, s.file, "
             "s.start_line, s.end_line, s.start_byte, s.end_byte, s.signature, s.exported, "
-            "s.is_test, s.language, s.id"
+            "s.is_test, s.language, s.id",
+            limit=0,
         ).rows
         out["symbols"] = sorted(tuple(r[:-1]) for r in rows)
         uid_of = {r[-1]: r[0] for r in rows}
@@ -44,7 +45,7 @@ def dump(repo: Path) -> dict:
         for rel, (_, _, props) in REL_TABLES.items():
             key = "a.path" if rel == "DEFINES" else "a.uid"
             extra = "".join(f", r.{p}" for p, _ in props)
-            res = index.cypher(f"MATCH (a)-[r:{rel}]->(b) RETURN {key}, b.uid{extra}")
+            res = index.cypher(f"MATCH (a)-[r:{rel}]->(b) RETURN {key}, b.uid{extra}", limit=0)
             out[rel] = sorted(map(tuple, res.rows))
         snap = csr.load_snapshot(index.reader.gen.path, index.generation)
         fwd = snap.forward

@@ -31,12 +31,12 @@ class GraphCalls:
     def load(cls, index) -> GraphCalls:
         symbols = {
             uid: (kind, bool(is_test))
-            for uid, kind, is_test in index.cypher(
+            for uid, kind, is_test in index.query(
                 "MATCH (s:Symbol) RETURN s.uid, s.kind, s.is_test"
             ).rows
         }
         pairs: dict[tuple[str, str], tuple[str, float]] = {}
-        for a, b, reason, conf in index.cypher(
+        for a, b, reason, conf in index.query(
             "MATCH (a:Symbol)-[r:CALLS]->(b:Symbol) RETURN a.uid, b.uid, r.reason, r.confidence"
         ).rows:
             old = pairs.get((a, b))

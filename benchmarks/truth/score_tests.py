@@ -53,7 +53,7 @@ def score_tests(truth: dict, index, root: Path, graph_pairs, with_breaks: bool =
     tests = truth["tests"]
     suite = len(tests)
     test_symbols = {
-        uid for uid, is_test in index.cypher("MATCH (s:Symbol) RETURN s.uid, s.is_test").rows
+        uid for uid, is_test in index.query("MATCH (s:Symbol) RETURN s.uid, s.is_test").rows
         if is_test
     }  # fmt: skip
     truth_sets: dict[int, set[str]] = {}
