@@ -17,6 +17,12 @@ class GitError(BadInput):
     """git refused (dubious ownership, a bad revision, a damaged repository): its message."""
 
 
+class StorageError(CodeImpactError):
+    """The disk is full, a path may not be written, or the file system is read-only."""
+
+    exit_code = 2
+
+
 class NoIndex(CodeImpactError):
     exit_code = 2
 

@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from codeimpact.graph import storage_errors
 from codeimpact.graph.errors import BadInput, CorruptIndex, IndexLocked, NoIndex
 
 INDEX_DIRNAME = ".codeimpact"
@@ -85,9 +86,11 @@ def ensure_index_dir(repo: Path) -> Path:
         if not gi.exists():
             gi.write_text("*\n")
     except OSError as e:
+        if e.errno in storage_errors.KINDS:
+            raise storage_errors.unwritable(e.errno, f"the index folder {d}") from e
         raise BadInput(f"cannot write the index folder {d}: {e.strerror or e}") from e
     if not os.access(d, os.W_OK):
-        raise BadInput(f"cannot write the index folder {d}: permission denied")
+        raise storage_errors.unwritable_folder(d)
     return d
 
 

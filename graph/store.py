@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import threading
 from pathlib import Path
@@ -40,12 +41,24 @@ def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
 
 
 class Writer:
-    """A writable connection to a new generation's database."""
+    """A writable connection to a new generation's database.
+
+    Use it as a context manager: it checkpoints and closes the database when the block
+    ends normally, and abandons it when the block raised (see `abandon`)."""
 
     def __init__(self, gen: layout.Generation, buffer_pool: int = DEFAULT_BUFFER_POOL):
         self.gen = gen
         self.db = _open(gen.db_path, read_only=False, buffer_pool=buffer_pool)
         self.conn = kuzu.Connection(self.db)
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abandon()
 
     def create_schema(self) -> None:
         for stmt in ddl():
@@ -74,9 +87,24 @@ class Writer:
         return self.conn.execute(query, params or {})
 
     def close(self) -> None:
-        self.conn.execute("CHECKPOINT")
+        try:
+            self.conn.execute("CHECKPOINT")
+        except BaseException:
+            self.abandon()
+            raise
         self.conn.close()
         self.db.close()
+
+    def abandon(self) -> None:
+        """Leave the database of a failed write unclosed, for the rest of the process.
+
+        When Kùzu 0.11 cannot write the rollback of a failed write (a full disk), closing
+        the connection, or its destructor, throws from C++ and aborts the whole process.
+        The generation is thrown away anyway, so its Kùzu objects are kept alive (a
+        reference that is never dropped: not even the interpreter's exit frees them) and
+        the open files go with the process; the console script ends with os._exit."""
+        for obj in (self.conn, self.db):
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
 
 
 def _check_columns(name: str, table: pa.Table, expected: list[str]) -> None:

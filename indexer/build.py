@@ -36,6 +36,7 @@ from codeimpact.graph.delta import apply_delta, clone_database
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.graph.sidecar import read_unresolved, write_unresolved
+from codeimpact.graph.storage_errors import storage_error
 from codeimpact.graph.store import Writer
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
@@ -571,7 +572,15 @@ def analyze(
     progress: Progress | None = None,
 ) -> AnalyzeReport:
     notes: list[str] = []  # what the user should know beside the result (a lock taken over)
-    report = _analyze(path, config, options, progress, notes)
+    try:
+        report = _analyze(path, config, options, progress, notes)
+    except (OSError, RuntimeError) as e:
+        # a full disk, a path that may not be written, a read-only file system: said as
+        # such (the failed generation is already gone, the previous one still live)
+        storage = storage_error(e, layout.index_dir(Path(path).resolve()))
+        if storage is None:
+            raise
+        raise storage from e
     report.notes = notes
     return report
 
@@ -1011,12 +1020,9 @@ class _Run:
         gen = layout.next_generation(self.idx)
         try:
             clone_database(prev.gen, gen)
-            w = Writer(gen, self.options.buffer_pool)
-            try:
+            with Writer(gen, self.options.buffer_pool) as w:
                 apply_delta(w, delta)
                 w.write_meta({**meta, "generation": gen.number})
-            finally:
-                w.close()
             self._phase("write", t)
             self._save_state(gen, st, flags, kinds, unresolved, meta)
         except BaseException:

@@ -72,12 +72,9 @@ def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: np.nda
 def write_full_generation(gen: layout.Generation, tables: Iterator[tuple[str, pa.Table]],
                           meta: dict, buffer_pool: int) -> None:  # fmt: skip
     """A new database: the schema, every table by COPY (one at a time), then Meta."""
-    w = Writer(gen, buffer_pool)
-    try:
+    with Writer(gen, buffer_pool) as w:
         w.create_schema()
         for name, arrow_rows in tables:
             w.copy(name, arrow_rows)
             del arrow_rows
         w.write_meta({**meta, "generation": gen.number})
-    finally:
-        w.close()
