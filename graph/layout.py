@@ -531,7 +531,12 @@ def writer_lock(idx: Path, timeout: float = 0.0, note=None):
     path = idx / LOCK
     deadline = time.monotonic() + max(timeout, LOCK_GRACE_SECONDS)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:  # a read-only file system, a lock file we may not write
+            if e.errno in storage_errors.KINDS:
+                raise storage_errors.unwritable(e.errno, path) from e
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:

@@ -35,7 +35,7 @@ FIX = {
     errno.EDQUOT: "free some space, then run `graph analyze` again",
     errno.EACCES: "check the owner and mode of the path",
     errno.EPERM: "check the owner and attributes of the path",
-    errno.EROFS: "index a copy on a writable file system",
+    errno.EROFS: "remount it read-write, or work on a copy",
 }
 # the C library's messages, as Kùzu quotes them
 _BY_MESSAGE = {os.strerror(code): code for code in KINDS}

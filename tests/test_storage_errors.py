@@ -125,6 +125,7 @@ def test_a_read_only_file_system_is_named(small_fs):
     err = one_line(graph("analyze", "--index-only", str(repo)), "read-only file system")
     assert str(repo) in err
     one_line(graph("analyze", "--force", str(repo)), "read-only file system")
+    one_line(graph("clean", str(repo)), "read-only file system")
     assert answers(repo) == before  # queries read a read-only index
     subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
     assert graph("analyze", "--index-only", str(repo)).returncode == 0
