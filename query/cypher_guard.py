@@ -278,23 +278,24 @@ def _check_lookalike(name: str, pos: int) -> None:
 
 
 # ------------------------------------------------------------------------ checks
+def _punct(token: Token | None, *texts: str) -> bool:
+    return token is not None and token.kind == "punct" and token.text in texts
+
+
 def _is_name_position(tokens: list[Token], k: int) -> bool:
-    """Whether token k is plainly a name, whatever it spells: a property, a label, an
-    alias or a map key."""
+    """Whether token k is plainly a name, whatever it spells: a property (`n.set`), a
+    label (`:Set`, `|Set`), an alias (`AS set`), a map key (`{set: 1}`), a variable whose
+    property is read (`set.name`) or a pattern's variable (`(set:Symbol)`, `[call:CALLS]`).
+    No clause of Kùzu's grammar can stand in any of these places."""
     prev = tokens[k - 1] if k else None
-    if prev is not None and prev.kind == "punct" and prev.text in (".", ":", "|"):
-        return True
-    if prev is not None and prev.keyword == "AS":
-        return True
     nxt = tokens[k + 1] if k + 1 < len(tokens) else None
-    return (
-        nxt is not None
-        and nxt.kind == "punct"
-        and nxt.text == ":"
-        and prev is not None
-        and prev.kind == "punct"
-        and prev.text in ("{", ",")
-    )
+    if _punct(prev, ".", ":", "|") or (prev is not None and prev.keyword == "AS"):
+        return True
+    if _punct(nxt, "."):
+        return True
+    if _punct(nxt, ":") and _punct(prev, "{", ","):
+        return True
+    return _punct(prev, "(", "[") and _punct(nxt, ":", ")", "]", "{", ",")
 
 
 def _ends_operand(tokens: list[Token], k: int) -> bool:
@@ -322,6 +323,12 @@ def _function_name(tokens: list[Token], k: int) -> str | None:
 
 def _refused_function(name: str) -> bool:
     return name in FUNCTIONS_REFUSED or name.startswith(REFUSED_PREFIXES)
+
+
+def _names_next(tokens: list[Token], k: int) -> bool:
+    """Whether a name follows token k: `CALL f(...)` and `CALL x = 1` are clauses, `call`
+    followed by punctuation is a variable (`[call:CALLS]`)."""
+    return k + 1 < len(tokens) and tokens[k + 1].kind in ("name", "quoted")
 
 
 def _check_call(tokens: list[Token], k: int) -> None:
@@ -371,7 +378,7 @@ def check_read_only(query: str) -> None:
         kw = t.keyword
         if kw in WRITING and not _is_name_position(tokens, k):
             raise _refuse(f"{kw} is not allowed (at offset {t.pos})")
-        if kw == "CALL" and not _is_name_position(tokens, k):
+        if kw == "CALL" and not _is_name_position(tokens, k) and _names_next(tokens, k):
             _check_call(tokens, k)
         if kw in ("UNION", "OPTIONAL") and not _is_name_position(tokens, k):
             _check_followed(tokens, k)

@@ -55,6 +55,7 @@ REFUSED = [
     ("DROP TABLE File", "DROP"),
     ("ALTER TABLE File ADD x INT64", "ALTER"),
     ("CALL threads = 1", "CALL threads"),
+    ("MATCH (call:Symbol) CALL file_info() RETURN call", "CALL file_info"),
     ("EXPLAIN CHECKPOINT", "CHECKPOINT"),
     # writing clauses inside a query, in any case, after any clause
     ("MATCH (n:Symbol) DELETE n", "DELETE"),
@@ -126,6 +127,12 @@ ACCEPTED = [
     ("UNWIND [2, 3] AS x RETURN x * x AS sq ORDER BY sq DESC", [[9], [4]]),
     ("RETURN $x AS v", [["LOAD FROM '/etc/passwd'"]]),
     ("CALL show_tables() WHERE name = 'File' RETURN name", [["File"]]),
+    # keywords as pattern variables: Kùzu allows them, and no clause can stand there
+    (
+        "MATCH (a:Symbol {name: 'main'})-[call:CALLS]->(b) RETURN call.line, b.name",
+        [[5, "run"]],
+    ),
+    ("MATCH (set:Symbol {name: 'helper'}) RETURN set.name", [["helper"]]),
 ]
 
 
