@@ -220,3 +220,51 @@ def test_tokens_follow_kuzus_lexer():
     assert [t.text for t in tokenize("RETURN 1 /* a ***/ + 1")] == ["RETURN", "1", "+", "1"]
     assert [t.text for t in tokenize("RETURN x..y")] == ["RETURN", "x", "..", "y"]
     check_read_only("MATCH (n:Symbol) WHERE n.name =~ 'a.*' RETURN n.uid LIMIT 3")
+
+
+FRAGMENTS = [
+    "MATCH (n:Symbol)", "RETURN n.name", "RETURN 1", ";", " ", "/*", "*/", "**/", "//", "\n",
+    "\r", "'", '"', "`", "\\", "\\'", "LOAD EXTENSION 'x.so'", "LOAD FROM '{out}/in.csv'",
+    "COPY (MATCH (n) RETURN n) TO '{out}/out.csv'", "CHECKPOINT", "EXPORT DATABASE '{out}/exp'",
+    "CREATE (:Meta {{key: 'z', value: 'z'}})", "SET n.name = 'q'", "DELETE n", "WITH n",
+    "UNION", "ALL", "CALL show_tables()", "CALL current_setting('threads')", "AS", "x", "n",
+    ".", ",", "(", ")", "{{", "}}", "[", "]", "$p", "CREATE", "call", "set", ":", "EXISTS {{",
+    "WHERE", "=", "1", "UNWIND [1,2] AS x", "\u200b", "\uff2c\uff2f\uff21\uff24", "LIMIT 2",
+]  # fmt: skip
+
+
+def test_whatever_the_guard_accepts_changes_nothing(repo, tmp_path):
+    """Random token soups: each one the guard lets through runs on a copy of the index's
+    database and must leave its files, and the folder it could write to, as they were."""
+    import random
+
+    import kuzu
+
+    out = tmp_path / "out"
+    out.mkdir()
+    rng = random.Random(20240522)
+    with Index.open(repo) as index:
+        db_dir = index.reader.gen.path
+    accepted = 0
+    for _ in range(1000):
+        parts = rng.choices(FRAGMENTS, k=rng.randint(1, 8))
+        query = "".join(p.format(out=out) + rng.choice(["", " "]) for p in parts)
+        try:
+            check_read_only(query)
+        except BadInput:
+            continue
+        accepted += 1
+        copy = tmp_path / "copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(db_dir, copy)
+        before = snapshot(copy)
+        db = kuzu.Database(str(copy / "graph.kz"), read_only=True)
+        conn = kuzu.Connection(db)
+        with contextlib.suppress(RuntimeError):
+            result = conn.execute(query, {"p": 1} if "$p" in query else {})
+            assert not isinstance(result, list), query  # one statement
+        conn.close()
+        db.close()
+        assert snapshot(copy) == before, query
+        assert list(out.iterdir()) == [], query
+    assert accepted > 10
