@@ -154,7 +154,7 @@ def _graph(*args: str, **kw) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def big_tree(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("killed") / "tree"
-    _make_tree(root, 3000)
+    _make_tree(root, 1500)
     out = _graph("analyze", "--index-only", "--workers", "2", str(root))
     assert out.returncode == 0, out.stderr
     return root

@@ -94,27 +94,29 @@ def _fill(fs: Path, leave_bytes: int) -> Path:
     return filler
 
 
-@pytest.mark.parametrize("leave_kb", [0, 64, 512, 1536, 3072, 6144])
-def test_a_full_disk_is_named_and_the_previous_index_kept(small_fs, leave_kb):
+def test_a_full_disk_is_named_and_the_previous_index_kept(small_fs):
     repo = _indexed(small_fs)
     before = answers(repo)
     with open(repo / "pkg/m1.py", "a") as f:
         f.write("\n\ndef extra():\n    return g(1)\n")
-    filler = _fill(small_fs, leave_kb * 1024)
-    for args in (("analyze", "--index-only", str(repo)), ("analyze", "--force", str(repo))):
-        out = graph(*args)
+    # the write fails at different points: the facts cache, Kùzu's database, the sidecars
+    failed = 0
+    for leave_kb, mode in ((0, "--index-only"), (256, "--force"), (1024, "--index-only"),
+                           (3072, "--force")):  # fmt: skip
+        filler = _fill(small_fs, leave_kb * 1024)
+        out = graph("analyze", mode, str(repo))
+        filler.unlink()
         if out.returncode != 0:  # it may fit when some space is left
+            failed += 1
             one_line(out, "no space left on device")
             assert "graph analyze" in out.stderr and "previous index is kept" in out.stderr
-        assert answers(repo) == before or out.returncode == 0
-        status = graph("status", "--json", str(repo))
-        assert status.returncode == 0, status.stderr
-    filler.unlink()
+            assert answers(repo) == before, leave_kb
+    assert failed >= 3  # a new generation (~9 MB) does not fit in 3 MB
     out = graph("analyze", "--index-only", str(repo))
     assert out.returncode == 0, out.stderr
     assert graph("status", "--check", str(repo)).returncode == 0
-    assert graph("search", "extra", "--repo", str(repo), "--json").returncode == 0
-    assert json.loads(graph("search", "extra", "--repo", str(repo), "--json").stdout)["total"] == 1
+    found = graph("search", "extra", "--repo", str(repo), "--json")
+    assert json.loads(found.stdout)["total"] == 1
 
 
 def test_a_read_only_file_system_is_named(small_fs):
