@@ -21,7 +21,8 @@ statement made of reading clauses:
 - **Clauses.** At every depth (subqueries in `{}` and `()` included) a writing
   or administrative keyword (`CREATE`, `MERGE`, `SET`, `DELETE`, `LOAD`,
   `COPY`, ...) is refused unless it is plainly a name: after `.` (a property),
-  `:` or `|` (a label), `AS` (an alias), or a map key (`{set: 1}`). After an
+  `:` or `|` (a label), `AS` (an alias), a map key (`{set: 1}`), a pattern's
+  variable (`(set:Symbol)`) or a variable whose property is read (`set.x`). After an
   operand (a name, literal, `)`, `]`, `}`, `*`) only the keywords that can
   follow an operand in a reading query may come (`AND`, `AS`, `WHERE`,
   `RETURN`, `UNION`, ...), so a clause this module does not know is refused too.
