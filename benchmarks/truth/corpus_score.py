@@ -52,7 +52,7 @@ def graph_edges(root: Path, case: Case) -> tuple[set[tuple[str, str]], dict]:
     names = CaseNames(case, root)
     callers = names.callers
     with Index.open(root) as index:
-        rows = index.cypher(
+        rows = index.query(
             "MATCH (a:Symbol)-[r:CALLS]->(b:Symbol) RETURN a.uid, b.uid, r.reason, r.confidence"
         ).rows
     edges, reasons = set(), {}
