@@ -238,7 +238,7 @@ def gate(require_fresh, require_clean, allow, files, path, as_json):
 @main.command()
 @options.of("review")
 @handle_errors
-def review(base, fmt, depth, path, as_json, require_fresh, tests_only):
+def review(base, fmt, depth, limit, path, as_json, require_fresh, tests_only):
     """The branch's changes since its merge base: symbols, callers to check, tests, gaps."""
     from codeimpact.query.review import REVIEW_SCHEMA, to_markdown
     from codeimpact.query.review import review as run
@@ -249,7 +249,7 @@ def review(base, fmt, depth, path, as_json, require_fresh, tests_only):
         raise BadInput("choose one of --tests-only and --format markdown")
     check_tests_only(tests_only, as_json)
     with open_index(path, require_fresh) as index:
-        rep = run(index, base, depth=depth)
+        rep = run(index, base, depth=depth, limit=limit)
     if tests_only:
         print_run_ids(rep.run_ids)
         return
@@ -258,7 +258,7 @@ def review(base, fmt, depth, path, as_json, require_fresh, tests_only):
         return
     rep = escaped(rep)
     if fmt == "markdown":
-        click.echo(to_markdown(rep), nl=False)
+        click.echo(to_markdown(rep, limit=limit), nl=False)
         return
     s = rep.summary
     click.echo(
@@ -267,19 +267,24 @@ def review(base, fmt, depth, path, as_json, require_fresh, tests_only):
     )
     for item in rep.symbols:
         sym = item.symbol
-        tests = "?" if item.tested is None else str(len(item.tests))
+        tests = "?" if item.tested is None else str(item.tests_total)
         click.echo(
-            f"  {sym.status:<8}  {sym.uid}  dependents {len(item.dependents)}, tests {tests}"
+            f"  {sym.status:<8}  {sym.uid}  dependents {item.dependents_total}, tests {tests}"
         )
         for d in item.dependents:
             what = "broken" if d.broken else "check"  # broken: it still uses what was removed
             click.echo(f"      {what} {d.uid} ({d.file}:{d.at_line or d.line}, {d.relation})")
+        more(item.dependents_total, len(item.dependents), "      ")
+    more(rep.symbols_total, len(rep.symbols))
     # one item a line: a branch can reach hundreds of tests
     if rep.untested:
-        click.echo(f"untested ({len(rep.untested)})")
+        click.echo(f"untested ({rep.untested_total})")
         click.echo(table([[uid] for uid in rep.untested]))
+        more(rep.untested_total, len(rep.untested))
     if rep.run_ids:
+        shown = rep.run_ids[: limit or None]
         click.echo(f"tests to run ({len(rep.run_ids)})")
-        click.echo(table([[run_id] for run_id in rep.run_ids]))
+        click.echo(table([[run_id] for run_id in shown]))
+        more(len(rep.run_ids), len(shown))
     for note in rep.notes:
         click.echo(f"note: {note}")

@@ -191,6 +191,13 @@ COMMANDS: dict[str, list[Decorator]] = {
         click.option(
             "--depth", default=3, show_default=True, help="Blast radius depth for the risk."
         ),
+        click.option(
+            "--limit",
+            default=50,
+            show_default=True,
+            help="Items listed per list: changed symbols, each one's dependents and tests, "
+            "untested symbols, tests to run (0: all); counts are always complete.",
+        ),
         *query_common,
         tests_only,
     ],

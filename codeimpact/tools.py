@@ -287,7 +287,12 @@ def _detect_changes(index, a):
 
     scope = a["scope"] or ("compare" if a["base"] else "unstaged")  # as the CLI defaults it
     rep = detect_changes(
-        index, scope, a["base"], depth=a["depth"], min_confidence=a["min_confidence"]
+        index,
+        scope,
+        a["base"],
+        depth=a["depth"],
+        min_confidence=a["min_confidence"],
+        limit=a["limit"],
     )
     return body("codeimpact.detect-changes/1", rep)
 
@@ -296,7 +301,7 @@ def _review(index, a):
     check_fresh(index, a)
     from codeimpact.query.review import REVIEW_SCHEMA, review
 
-    return body(REVIEW_SCHEMA, review(index, a["base"], depth=a["depth"]))
+    return body(REVIEW_SCHEMA, review(index, a["base"], depth=a["depth"], limit=a["limit"]))
 
 
 TOOLS: tuple[Tool, ...] = (

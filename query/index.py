@@ -332,8 +332,9 @@ class Index:
             index=self,
         )
 
-    def review(self, base: str | None = None, depth: int = 3):
-        """HEAD's branch against its merge base with `base` (default: the default branch)."""
+    def review(self, base: str | None = None, depth: int = 3, *, limit: int | None = None):
+        """HEAD's branch against its merge base with `base` (default: the default branch);
+        `limit` cuts every list, with `<list>_total` beside it (None: no cut)."""
         from codeimpact.query.review import review
 
-        return review(self, base, depth)
+        return review(self, base, depth, limit=limit)

@@ -39,6 +39,9 @@ class ReviewedSymbol:
     tests: list[str] = field(default_factory=list)  # test uids that reach the symbol
     tested: bool | None = None  # None: not in the index, so unknown
     run_ids: list[str] = field(default_factory=list)  # those tests as their runner's ids
+    # the complete lengths of `dependents` and `tests`, which `limit` cuts
+    dependents_total: int = 0
+    tests_total: int = 0
 
 
 @dataclass
@@ -61,6 +64,12 @@ class Review:
     # alone, deduplicated and sorted (`--tests-only`)
     tests_to_run: list[changes.TestToRun] = field(default_factory=list)
     run_ids: list[str] = field(default_factory=list)
+    # the complete lengths of the lists `limit` cuts (`run_ids` is never cut)
+    symbols_total: int = 0
+    dependents_total: int = 0
+    tests_total: int = 0
+    untested_total: int = 0
+    tests_to_run_total: int = 0
 
 
 def _reached_by_tests(index, uid: str) -> list:
@@ -105,8 +114,17 @@ def _removed_dependents(index, removed: list) -> tuple[list[Dependent], list[str
     return sorted(out.values(), key=lambda d: (d.file, d.line, d.uid)), sorted(tests)
 
 
-def review(index, base: str | None = None, depth: int = 3) -> Review:
-    """Review HEAD's branch against `base` (default: the default branch) at their merge base."""
+def review(index, base: str | None = None, depth: int = 3, *, limit: int | None = None) -> Review:
+    """Review HEAD's branch against `base` (default: the default branch) at their merge base.
+
+    `limit` cuts every list (the reviewed symbols, each one's dependents and tests, the
+    union of dependents, the tests, the untested symbols, the tests to run; 0 or None: no
+    cut), with each complete length beside it (`<list>_total`); `summary` counts all, and
+    `run_ids` (what a runner is handed) is never cut."""
+    if limit is not None and limit < 0:
+        from codeimpact.graph.errors import BadInput
+
+        raise BadInput(f"--limit must be >= 0, got {limit}")
     repo = index.repo
     gitdiff.require_work_tree(repo)
     head = gitdiff.head_commit(repo)
@@ -195,7 +213,7 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
         "tests": len(tests),
         "untested": len(untested),
     }
-    return Review(
+    result = Review(
         schema=REVIEW_SCHEMA,
         base=base,
         merge_base=mb,
@@ -213,6 +231,24 @@ def review(index, base: str | None = None, depth: int = 3) -> Review:
         tests_to_run=sorted(to_run.values(), key=lambda t: (t.file, t.uid, t.run_id)),
         run_ids=runs.select(test_ids.values()),
     )
+    _cut(result, limit)
+    return result
+
+
+def _cut(r: Review, limit: int | None) -> None:
+    """Cut every list to `limit` items (0 or None: none), the complete lengths beside."""
+    for item in r.symbols:
+        item.dependents_total, item.tests_total = len(item.dependents), len(item.tests)
+    r.symbols_total, r.dependents_total = len(r.symbols), len(r.dependents)
+    r.tests_total, r.untested_total = len(r.tests), len(r.untested)
+    r.tests_to_run_total = len(r.tests_to_run)
+    if not limit:
+        return
+    for item in r.symbols:
+        del item.dependents[limit:]
+        del item.tests[limit:]
+    for cut in (r.symbols, r.dependents, r.tests, r.untested, r.tests_to_run):
+        del cut[limit:]
 
 
 def _indexed_uid(index, s: changes.ChangedSymbol) -> str | None:
@@ -235,8 +271,17 @@ def _lines(s: changes.ChangedSymbol) -> str:
     return f"{r[0]}-{r[1]}" if r else ""
 
 
-def to_markdown(r: Review) -> str:
-    """The review as a pull-request comment."""
+def _more(total: int, shown: int, what: str = "") -> list[str]:
+    """The line under a list cut by `limit`: how much is left out ("N of M")."""
+    if total <= shown:
+        return []
+    of = f" {what}" if what else ""
+    return [f"- ... and {total - shown} more{of} ({shown} of {total} shown; --limit 0 lists all)"]
+
+
+def to_markdown(r: Review, *, limit: int | None = None) -> str:
+    """The review as a pull-request comment (`limit`: the tests to run listed, 0 or None:
+    all; the other lists are cut by `review`)."""
     s = r.summary
     out = [
         f"### codeimpact review: {_code(r.base)} ({r.merge_base[:10]}) -> {r.head[:10]}",
@@ -262,12 +307,13 @@ def to_markdown(r: Review) -> str:
             tests = (
                 "n/a"
                 if item.tested is None
-                else (str(len(item.tests)) if item.tested else "**none**")
+                else (str(item.tests_total) if item.tested else "**none**")
             )
             out.append(
                 f"| {change} | {_code(sym.uid)} ({sym.kind}) | {_lines(sym)} "
-                f"| {len(item.dependents)} | {tests} |"
+                f"| {item.dependents_total} | {tests} |"
             )
+        out += _more(r.symbols_total, len(r.symbols))
     if r.dependents:
         out += ["", "#### Callers outside the diff to check", ""]
         for item in r.symbols:
@@ -277,11 +323,15 @@ def to_markdown(r: Review) -> str:
                 out.append(
                     f"- {_code(d.uid)} ({where}) {d.relation} {_code(item.symbol.uid)}{broken}"
                 )
-    if r.tests:
-        out += ["", "#### Tests to run", ""] + [f"- {_code(t)}" for t in r.tests]
+            out += _more(item.dependents_total, len(item.dependents), f"of {item.symbol.uid}")
+    if r.run_ids:
+        shown = r.run_ids[:limit] if limit else r.run_ids
+        out += ["", "#### Tests to run", ""] + [f"- {_code(t)}" for t in shown]
+        out += _more(len(r.run_ids), len(shown))
     if r.untested:
         out += ["", "#### Changed symbols no test reaches", ""]
         out += [f"- {_code(u)}" for u in r.untested]
+        out += _more(r.untested_total, len(r.untested))
     if r.notes:
         out += ["", "#### Notes", ""] + [f"- {n}" for n in r.notes]
     fresh = r.freshness

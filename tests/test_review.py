@@ -117,3 +117,24 @@ def test_cli_json_and_markdown(branch):
     assert md.exit_code == 0 and md.output.startswith("### codeimpact review")
     bad = cli.invoke(main, ["review", "--repo", str(branch), "--base", "nope"])
     assert bad.exit_code == 2
+
+
+def test_limit_cuts_every_list_and_says_n_of_m(branch):
+    with Index.open(branch) as index:
+        whole = review(index, "main")
+        cut = review(index, "main", limit=1)
+    helper = next(i for i in cut.symbols if i.symbol.uid == "pkg/core.py::helper")
+    assert len(cut.symbols) == 1 and cut.symbols_total == 3 == len(whole.symbols)
+    assert len(helper.dependents) == 1 and helper.dependents_total == 3
+    assert cut.dependents_total == 3 and len(cut.dependents) == 1
+    assert len(cut.untested) == 1 and cut.untested_total == 2
+    assert cut.summary == whole.summary and cut.run_ids == whole.run_ids  # never cut
+    cli = CliRunner()
+    args = ["review", "--repo", str(branch), "--base", "main", "--limit", "1"]
+    text = cli.invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "... and 2 more (1 of 3 shown; --limit 0 lists all)" in text.output
+    assert "untested (2)" in text.output and "1 of 2 shown" in text.output
+    data = json.loads(cli.invoke(main, [*args, "--json"]).output)
+    assert (data["symbols_total"], data["untested_total"], len(data["symbols"])) == (3, 2, 1)
+    assert cli.invoke(main, [*args[:-1], "-1"]).exit_code == 2
