@@ -72,6 +72,22 @@ class RunId:
     scope: str = ""  # the file or folder (`.`: all) holding every test the id runs
     always: bool = False  # inexact, and every test inside may run the code (conftest)
     expand: bool = False  # inexact: list the exact tests inside instead, when known
+    # a folder standing for a helper (or conftest) in it: when the index knows no test in
+    # it, the nearest folder above that holds some stands instead (a folder with no test
+    # collects nothing: `tests/apps/` of apps the tests load by name)
+    folder: bool = False
+
+
+def folder_id(folder: str, always: bool = False) -> RunId:
+    """A folder as the runners that take paths name it (pytest, jest, vitest, mocha)."""
+    return RunId(folder, _path_key(folder), False, folder, always=always, expand=True, folder=True)
+
+
+def _parent(r: RunId) -> RunId | None:
+    """The folder above a folder id (None above the top)."""
+    if r.scope in ("", "."):
+        return None
+    return folder_id(posixpath.dirname(r.scope) or ".", r.always)
 
 
 def _parts(local: str) -> list[str]:
@@ -170,7 +186,7 @@ def pytest_id(t: TestSymbol) -> RunId:
         # conftest.py (its fixtures and hooks serve every test below its folder, bound by
         # name) or a helper module the tests import: the folder's tests are what run it
         conftest = posixpath.basename(t.file) == "conftest.py"
-        return RunId(folder, _path_key(folder), False, folder, always=conftest, expand=True)
+        return folder_id(folder, always=conftest)
     file_key = _path_key(t.file)
     parts = _parts(t.local)
     ids: list[str] = []  # node names pytest collects, outermost first
@@ -265,8 +281,7 @@ def jest_file_id(t: TestSymbol) -> RunId:
     name = posixpath.basename(t.file)
     if any(m in name for m in _SPEC_MARKERS) or "__tests__" in t.file.split("/"):
         return RunId(t.file, _path_key(t.file), True, t.file)
-    folder = posixpath.dirname(t.file) or "."
-    return RunId(folder, _path_key(folder), False, folder, expand=True)
+    return folder_id(posixpath.dirname(t.file) or ".")
 
 
 RUN_ID_BY_LANGUAGE: dict[str, Callable[[TestSymbol], RunId]] = {
@@ -288,6 +303,27 @@ def run_id_of(language: str | None, t: TestSymbol) -> RunId:
     return fn(t)
 
 
+def _expanded(
+    r: RunId, inside: Callable[[RunId], list[RunId]] | None, holding: set[tuple[str, ...]]
+) -> list[RunId] | None:
+    """The exact tests an expandable id stands for ([]: keep it as it is). A folder with
+    none gives way to the folder above, unless a selected test is in that one (it stands
+    for the helper, as a selected test in its own folder does); None: drop it."""
+    if inside is None or not r.expand:
+        return []
+    at: RunId | None = r
+    while at is not None:
+        found = [x for x in inside(at) if x.exact and x.key[: len(at.key)] == at.key]
+        if found or not at.folder:
+            return found
+        if r.always:
+            return None  # a conftest serves only the tests below its folder
+        at = _parent(at)
+        if at is not None and at.key in holding:
+            return None
+    return None
+
+
 def select_run_ids(
     ids: Iterable[RunId], inside: Callable[[RunId], list[RunId]] | None = None
 ) -> list[str]:
@@ -295,8 +331,10 @@ def select_run_ids(
 
     An inexact id (what runs a helper) is kept only when no exact test inside it is
     selected, or when it is `always`; one that says `expand` is replaced by the exact
-    tests `inside` finds in it (kept as it is when there are none); an id inside
-    another kept id is dropped (the outer one runs it).
+    tests `inside` finds in it (kept as it is when there are none; a `folder` with none
+    gives way to the nearest folder above with some, and is dropped when there is none
+    up to the top: it would collect nothing); an id inside another kept id is dropped
+    (the outer one runs it).
     """
     ids = list(ids)
     # every prefix of an exact key: the containers that hold a selected test
@@ -306,9 +344,9 @@ def select_run_ids(
         if r.exact:
             kept.setdefault(r.key, r.run_id)
         elif r.always or r.key not in holding:
-            found = []
-            if inside is not None and r.expand:
-                found = [x for x in inside(r) if x.exact and x.key[: len(r.key)] == r.key]
+            found = _expanded(r, inside, holding)
+            if found is None:
+                continue  # no test in it or above: nothing a runner would collect
             for x in found or [r]:
                 kept.setdefault(x.key, x.run_id)
     out = {

@@ -114,6 +114,23 @@ def test_selection_dedupes_drops_held_helpers_and_ids_inside_others():
     assert ti.select_run_ids([]) == []
 
 
+def test_a_folder_with_no_test_gives_way_to_the_nearest_one_above_with_some():
+    # an app the tests load by name (no call reaches it): its folder collects nothing
+    app = ti.pytest_id(sym("tests/apps/web/app.py", "", "module"))
+    assert (app.run_id, app.folder) == ("tests/apps/web", True)
+    test_q = ti.pytest_id(sym("tests/test_b.py", "test_q", "function"))
+    inside = {"tests": [test_q], ".": [test_q]}
+    assert ti.select_run_ids([app], lambda r: inside.get(r.scope, [])) == [test_q.run_id]
+    # a selected test in the folder above stands for it, as one in its own folder would
+    test_r = ti.pytest_id(sym("tests/test_b.py", "test_r", "function"))
+    assert ti.select_run_ids([app, test_r], lambda r: inside.get(r.scope, [])) == [test_r.run_id]
+    # no test anywhere above: nothing to run (a folder would collect nothing)
+    assert ti.select_run_ids([app], lambda r: []) == []
+    # a conftest serves only the tests below it: no test there, nothing to run
+    conftest = ti.pytest_id(sym("tests/apps/conftest.py", "client", "function"))
+    assert ti.select_run_ids([conftest], lambda r: inside.get(r.scope, [])) == []
+
+
 # ----------------------------------------------------------------------------- a real pytest run
 
 APP = """
@@ -192,6 +209,9 @@ FILES = {
     # a test module with only module-level code: pytest imports it (running the check)
     # and collects nothing from it
     "tests/sub/test_module_level.py": "from pkg.core import helper\n\nassert helper(0) == 1\n",
+    # an app a test would load by name: no call reaches it, its folder holds no test
+    "pkg/loaded.py": "def greet():\n    return 'hi'\n",
+    "tests/apps/hello.py": "from pkg.loaded import greet\n\nmessage = greet()\n",
 }
 
 
@@ -250,6 +270,20 @@ def pyrepo(tmp_path_factory):
             "pkg/other.py",
             "42",
             "6 * 7",
+            {
+                "tests/test_classes.py::ServiceCase::test_value",
+                "tests/test_classes.py::TestOuter::TestInner::test_nested",
+                "tests/test_classes.py::TestOuter::test_direct",
+                "tests/test_classes.py::test_param",
+                "tests/test_classes.py::test_unrelated",
+                "tests/test_fixture.py::test_uses_fixture",
+            },
+        ),
+        # only an app under tests/ reaches it: the tests of the nearest folder with some
+        (
+            "pkg/loaded.py",
+            "'hi'",
+            "'hello'",
             {
                 "tests/test_classes.py::ServiceCase::test_value",
                 "tests/test_classes.py::TestOuter::TestInner::test_nested",
