@@ -8,6 +8,7 @@ Python's scopes let it say more precisely (see `changed_names`).
 from __future__ import annotations
 
 from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.python.exports import function_view
 
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
 
@@ -80,6 +81,10 @@ def changed_names(old: FileFacts, new: FileFacts) -> tuple[set[str], set[str]] |
     values: set[str] = set()
     edges: set[str] = set()
     for scope in changed:
+        if scope:  # a function's view (None for any other scope)
+            view = function_view(old, scope)
+            if view is not None and view == function_view(new, scope):
+                continue  # nothing another file reads of it changed: its users keep their edges
         if scope == "" or symbols[scope].kind in _CLASS_KINDS:
             was, now = _scope_groups(old, scope), _scope_groups(new, scope)
             names = {n for n in was.keys() | now.keys() if was.get(n) != now.get(n)}

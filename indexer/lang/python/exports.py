@@ -1,0 +1,108 @@
+"""What other files can read of a Python function's body: its export view.
+
+The change plan re-resolves the users of a function whose scope changed, since a body
+edit can change what a call of it gives. Most body edits do not: a statement added,
+a local call changed. The resolver reaches into a function's body from another file
+only through
+- `call_result` (values.py): the function's returns, evaluated in its scope: each name a return
+  value names is looked up there (the bindings in effect at the return's line, local
+  imports, parameters and their annotations) and followed through what it finds;
+- value flow (resolve.py's `_value_flow`, index.py's `param_calls`): the calls whose callee is
+  a parameter name, owned by the function whose parameter it is unless a scope on the
+  way rebinds the name (closures);
+- `instance_attr` (values.py): the `self.x = ...` bindings of a method, evaluated in its scope;
+- the definitions nested in it, which a return hands out by name.
+
+`function_view` is that part of a function's facts, each line replaced by its rank among
+the lines kept (a use picks the binding in effect by comparing lines of one scope): the
+returns, the parameter calls, `self.x` bindings, and the bindings and local imports of
+every name those read, followed to a fixpoint; nested definitions whole. Two versions
+of a function with equal views answer every lookup from elsewhere alike, so an edit
+that leaves the view as it was re-resolves only its own file.
+
+Anything the resolver comes to read of a function body must be added here (the
+incremental tests compare such edits with full builds).
+"""
+
+from __future__ import annotations
+
+import re
+
+from codeimpact.indexer.lang.api import FileFacts
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FUNCTION_KINDS = frozenset({"function", "method"})
+
+
+def _names(text: str) -> set[str]:
+    return set(_NAME.findall(text))
+
+
+def _bound_name(imp) -> str:
+    return imp.alias or imp.name or imp.module.split(".", 1)[0]
+
+
+def function_view(facts: FileFacts, scope: str) -> tuple | None:
+    """The export view of function `scope` (see the module docstring); None when the file
+    has no such function."""
+    syms = {s.local: s for s in facts.symbols}
+    fn = syms.get(scope)
+    if fn is None or fn.kind not in _FUNCTION_KINDS:
+        return None
+    nested = {local for local in syms if local.startswith(scope + ".")}
+    inside = nested | {scope}
+    params: set[str] = set()
+    for local in inside:
+        params |= {name.lstrip("*") for name, _ in syms[local].params}
+    up = scope.rpartition(".")[0]
+    while up in syms and syms[up].kind in _FUNCTION_KINDS:  # whose parameters closures call
+        params |= {name.lstrip("*") for name, _ in syms[up].params}
+        up = up.rpartition(".")[0]
+
+    own_bindings = [b for b in facts.bindings if b.scope == scope]
+    # the names a lookup from elsewhere starts from in this scope, then what they read
+    wanted = set(params)
+    for _, ann in fn.params:
+        wanted |= _names(ann)
+    for r in facts.returns:
+        if r.scope == scope:
+            wanted |= _names(r.value)
+    for b in own_bindings:
+        if b.name.startswith("self."):
+            wanted |= _names(b.value)
+    frontier = set(wanted)
+    while frontier:
+        found: set[str] = set()
+        for b in own_bindings:
+            if b.name in frontier:
+                found |= _names(b.value) - wanted
+        wanted |= found
+        frontier = found
+
+    kept: list[tuple[str, int, tuple]] = []  # (scope, line, item without its line)
+    for group in (facts.returns, facts.bindings, facts.imports, facts.calls, facts.heritage,
+                  facts.references):  # fmt: skip
+        for x in group:
+            if x.scope in nested:
+                kept.append((x.scope, x.line, x._replace(line=0)))
+    for r in facts.returns:
+        if r.scope == scope:
+            kept.append((scope, r.line, r._replace(line=0)))
+    for b in own_bindings:
+        if b.name in wanted or b.name.startswith("self."):
+            kept.append((scope, b.line, b._replace(line=0)))
+    for i in facts.imports:
+        if i.scope == scope and _bound_name(i) in wanted:
+            kept.append((scope, i.line, i._replace(line=0)))
+    for c in facts.calls:
+        if c.callee in params and c.scope in inside:
+            kept.append((c.scope, c.line, c._replace(line=0)))
+    ranks: dict[str, dict[int, int]] = {}
+    for s in {s for s, _, _ in kept}:
+        ranks[s] = {line: i for i, line in enumerate(sorted({ln for sc, ln, _ in kept if sc == s}))}
+    items = sorted((s, ranks[s][line], repr(item)) for s, line, item in kept)
+    definitions = sorted(
+        repr(syms[local]._replace(start_line=0, end_line=0, start_byte=0, end_byte=0))
+        for local in nested
+    )
+    return tuple(items), tuple(definitions)
