@@ -56,7 +56,7 @@ def main() -> None:
     "--max-file-size",
     type=int,
     default=None,
-    help="Skip files larger than this many bytes (default 1 MiB).",
+    help="Skip files larger than this many bytes (default 16 MiB).",
 )
 @click.option(
     "--buffer-pool-mb",

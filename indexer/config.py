@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-DEFAULT_MAX_FILE_SIZE = 1024 * 1024
+# Real C projects vendor amalgamations (SQLite's sqlite3.c is 9.5 MB): 16 MiB takes them
+DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,19 @@ Item = tuple[str, str, bytes]  # (path, language, bytes)
 
 BATCH_BYTES = 256 * 1024  # source a worker holds before it is handed more
 MIN_HELD = 2  # files a worker holds, however big: the next one is there when it finishes
+# The parse timeout is per this much source: a 9.5 MB amalgamation (sqlite3.c) takes seconds
+# of real work, a hang in a small file is still cut at the timeout
+TIMEOUT_BYTES = 1024 * 1024
 MAX_HELD = 256  # files a worker holds, however small: a batch message stays small
 
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
+
+
+def _size_factor(items, queue) -> float:
+    """How many timeouts the item a worker is on may take: one per TIMEOUT_BYTES of it."""
+    if not queue:
+        return 1.0
+    return max(1.0, len(items[queue[0]][2]) / TIMEOUT_BYTES)
 
 
 def _worker(conn, _wid: int, parent_pid: int) -> None:
@@ -163,9 +173,10 @@ def extract_parallel(
                 finish(idx)
             now = time.monotonic()
             for wid, since in list(started.items()):
-                if held.get(wid) and now - since > timeout_s:
+                limit = timeout_s * _size_factor(items, held.get(wid))
+                if held.get(wid) and now - since > limit:
                     idx = retire(wid)
-                    failed[items[idx][0]] = f"timeout: parse took over {timeout_s:g}s"
+                    failed[items[idx][0]] = f"timeout: parse took over {limit:g}s"
                     finish(idx)
                     spawn()
                     feed(next_wid - 1)

@@ -71,8 +71,9 @@ def test_bad_files_are_recorded_and_the_rest_indexed(make_repo, index_repo):
     assert "good.py::helper" in syms and report.edges["CALLS"] == 1
 
 
-def test_default_size_limit_is_one_mebibyte(make_repo, index_repo):
-    limit = 1024 * 1024
+def test_default_size_limit_is_sixteen_mebibytes(make_repo, index_repo):
+    """Real C projects vendor amalgamations (sqlite3.c: 9.5 MB): they are indexed."""
+    limit = 16 * 1024 * 1024
     comment = "# " + "x" * 97 + "\n"  # 100 bytes a line
     at_limit = comment * (limit // 100) + "#" * (limit % 100 - 1) + "\n"
     assert len(at_limit) == limit

@@ -81,6 +81,20 @@ class Names:
         return local if n == 1 else f"{local}#{n}"
 
 
+def symbol_fact(source: bytes, node: ts.Node, local: str, kind: str, name: str, *,
+                exported: bool, sig_end: int | None = None, params: tuple = (),
+                is_test: bool = False) -> SymbolFact:  # fmt: skip
+    """The SymbolFact of a definition spanning `node`; its signature runs to `sig_end` (the
+    body's start), else to the end of its first line."""
+    end = node.end_byte if sig_end is None else sig_end
+    if sig_end is None:
+        nl = source.find(b"\n", node.start_byte, end)
+        end = nl if nl >= 0 else end
+    return SymbolFact(local, kind, name, line(node), node.end_point[0] + 1, node.start_byte,
+                      node.end_byte, signature(source, node.start_byte, end), exported, is_test,
+                      params, ())  # fmt: skip
+
+
 def module_symbol(root: ts.Node, source: bytes) -> SymbolFact:
     return SymbolFact(
         "", "module", "", 1, max(1, root.end_point[0] + 1), 0, len(source), "", True, False, (), ()

@@ -42,7 +42,7 @@ from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import ScopeTable, in_effect
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid
 
-TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "type_alias", "trait"})
+TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "union", "type_alias", "trait"})
 CALLABLE_KINDS = frozenset({"function", "method"})
 MAX_DEPTH = 16
 # What an external call returns: its type is outside the repository, so a same-named

@@ -1,0 +1,245 @@
+"""C name resolution on the typed engine: includes, file scope, external linkage.
+
+What a name in file F means, in the order a C compiler and linker see it:
+1. a parameter or local of the enclosing function (a call through a function pointer held
+   there has no known target: no edge);
+2. a definition of F itself (a function, a `static` one included, a macro, a type, an
+   enumerator, a file-level variable): `scope`;
+3. a definition in a header F includes, directly or through other headers (a macro, a
+   `static inline` function, a type): `import`;
+4. a function or variable with external linkage that another file defines (the linker's
+   scope): `import` when F or one of its headers declares it (a prototype, an `extern`),
+   `unique-name` when nothing declares it (an implicit declaration, or a header we could
+   not find); when several files define it (one program per folder, one file per
+   platform), the one nearest to F (the longest common folder) if it is the only nearest,
+   at `unique-name`, else no edge;
+5. the C library (stdlib.py): a builtin call.
+
+`static` definitions of other files are never candidates. Member access (`p->x`) follows
+the declared type of `p` (a parameter, a local, a field, a call's declared result, a cast)
+to its struct's field; a call through a field that holds a function pointer has no edge.
+A function named as a value (`.read = my_read`, `ops->cb = f`, `register(f)`) is referenced
+(REFERENCES, `value-flow` for arguments): the dispatch tables of C code point at the
+functions they may run.
+
+IMPORTS run from a file to each header it includes (`<external>::stdio.h` for one outside
+the repository). Qualified names are the locals (`sqlite3_open`, `point.x`): C has one
+namespace for external names; a file's module symbol is named by its path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+
+from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.cfamily.includes import IncludeResolver
+from codeimpact.indexer.lang.cfamily.stdlib import STDLIB_FUNCTIONS
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.static import TYPE_KINDS, FileIndex, StaticProject
+from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
+
+# what external linkage makes visible across files
+_LINKED_KINDS = frozenset({"function", "variable"})
+
+
+class CProject(StaticProject):
+    language = "c"
+
+    def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
+        super().__init__(files, is_test_path, configs)
+        self.includer = IncludeResolver.of(self.files, self.configs)
+        self.includes: dict[str, list[tuple[str | None, str, int]]] = {}
+        self.top: dict[str, dict[str, list[str]]] = {}
+        self.linked: dict[str, list[tuple[str, str]]] = {}
+        self.global_types: dict[str, list[tuple[str, str]]] = {}
+        for path, fi in self.files.items():
+            self.includes[path] = [
+                (self.includer.resolve(path, w, system), w, ln)
+                for w, system, ln in fi.extra.get("includes", ())
+            ]
+            top: dict[str, list[str]] = {}
+            for s in fi.facts.symbols:
+                if not s.local:
+                    continue
+                parent = fi.parent[s.local]
+                ps = fi.syms.get(parent)
+                if parent and ps is not None and ps.kind in ("struct", "union"):
+                    self.add_member((path, parent), s.name, (path, s.local))
+                    continue
+                if parent and not (ps is not None and ps.kind == "enum"):
+                    continue  # a nested function's own names
+                top.setdefault(s.name, []).append(s.local)
+                if s.kind in TYPE_KINDS:
+                    self.global_types.setdefault(s.name, []).append((path, s.local))
+                elif s.kind in _LINKED_KINDS and s.exported and not parent:
+                    self.linked.setdefault(s.name, []).append((path, s.local))
+            self.top[path] = top
+        self.index_owners()
+        self._closure: dict[str, tuple[str, ...]] = {}
+        self._declared: dict[str, frozenset[str]] = {}
+
+    # ------------------------------------------------------------------ includes
+    def closure(self, path: str) -> tuple[str, ...]:
+        """The headers a file includes, directly or through others, in include order."""
+        hit = self._closure.get(path)
+        if hit is not None:
+            return hit
+        seen = {path}
+        order: list[str] = []
+        stack = [path]
+        while stack:  # depth-first in include order, each header once
+            p = stack.pop()
+            if p != path:
+                order.append(p)
+            nxt = [h for h, _w, _l in self.includes.get(p, ()) if h is not None and h not in seen]
+            seen.update(nxt)
+            stack.extend(reversed(nxt))
+        res = tuple(order)
+        self._closure[path] = res
+        return res
+
+    def declared(self, path: str) -> frozenset[str]:
+        """Names with external linkage that a file or its headers declare."""
+        hit = self._declared.get(path)
+        if hit is None:
+            names = set(self.files[path].extra.get("protos", ()))
+            for h in self.closure(path):
+                names.update(self.files[h].extra.get("protos", ()))
+            hit = self._declared[path] = frozenset(names)
+        return hit
+
+    # ------------------------------------------------------------------ hooks
+    def qualified(self, fi: FileIndex, local: str) -> str:
+        return strip_dup(local) if local else fi.path
+
+    def module_symbol_name(self, fi: FileIndex) -> str:
+        return posixpath.basename(fi.path)
+
+    def container(self, fi: FileIndex, local: str) -> str:
+        parent = fi.parent.get(local, "")
+        return parent if parent in fi.syms else ""
+
+    def type_scope(self, fi: FileIndex, local: str) -> str:
+        return ""
+
+    def _visible(self, fi: FileIndex, name: str, kinds=None):
+        """(entity, reason) of a definition of `name` in the file or its headers."""
+        for path, reason in ((fi.path, "scope"), *((h, "import") for h in self.closure(fi.path))):
+            syms = self.files[path].syms
+            found = [
+                x for x in self.top[path].get(name, ()) if kinds is None or syms[x].kind in kinds
+            ]
+            if found:
+                # a function and a macro of one name are two `#if` branches (SQLite's no-op
+                # macros when built without threads): the function is the code that runs
+                local = next((x for x in found if syms[x].kind == "function"), found[0])
+                return ("sym", path, local), reason
+        return None
+
+    def _linked(self, fi: FileIndex, name: str):
+        """(entity, reason) of the definition with external linkage another file holds."""
+        cands = [c for c in self.linked.get(name, ()) if c[0] != fi.path]
+        if not cands:
+            return None
+        declared = name in self.declared(fi.path)
+        if len(cands) == 1:
+            return ("sym", *cands[0]), "import" if declared else "unique-name"
+        here = fi.path.split("/")
+
+        def common(p: str) -> int:
+            n = 0
+            for a, b in zip(here, p.split("/")):
+                if a != b:
+                    break
+                n += 1
+            return n
+
+        best = max(common(c[0]) for c in cands)
+        nearest = [c for c in cands if common(c[0]) == best]
+        return (("sym", *nearest[0]), "unique-name") if len(nearest) == 1 else None
+
+    def lookup_head(self, fi, scope, name, line, mode, depth):
+        if scope:
+            entry = self.scoped_entry(fi, scope, name, line)
+            if entry is None and "." in scope:  # a nested function sees its parent's locals
+                entry = self.scoped_entry(fi, scope.rpartition(".")[0], name, line)
+            if entry is not None:
+                return self.local_value(fi, scope, entry, depth)
+        r = self._visible(fi, name, TYPE_KINDS if mode == "type" else None)
+        if r is not None:
+            return r
+        if mode != "type":
+            r = self._linked(fi, name)
+            if r is not None:
+                return r
+            if name in STDLIB_FUNCTIONS:
+                return ("builtin", name), "scope"
+        return None
+
+    def resolve_type(self, fi, scope, chain, depth=0):
+        key = ("type", fi.path, chain)
+        table = self.memo.table
+        if key not in table:
+            r = self._visible(fi, chain, TYPE_KINDS)
+            if r is None:
+                cands = self.global_types.get(chain, ())
+                # a type named by no header we found (a forward declaration's, mostly)
+                r = (("sym", *cands[0]), "unique-name") if len(cands) == 1 else None
+            table[key] = r
+        return table[key]
+
+    def canonical(self, tkey, depth=0):
+        """Follow `typedef struct foo foo_t` to `foo`; None when it names no repository type."""
+        table = self.memo.table
+        key = ("canonical", tkey)
+        if key in table:
+            return table[key]
+        table[key] = tkey  # a cycle of typedefs ends here
+        fi = self.files[tkey[0]]
+        target = fi.extra.get("aliases", {}).get(tkey[1])
+        res = tkey
+        if target and depth < 16:
+            r = self.resolve_type(fi, "", target)
+            res = self.canonical((r[0][1], r[0][2]), depth + 1) if r is not None else None
+        table[key] = res
+        return res
+
+    def attr_pkg(self, ent, name, call, reason):
+        return None
+
+    def supertypes(self, tkey):
+        return ()
+
+    def call_result(self, ent, depth, index=0):
+        if ent[0] == "sym" and self.kind(ent) == "macro":
+            return ("unknown", "")
+        return super().call_result(ent, depth, index)
+
+    def resolve_call(self, fi, index, call, edges: Edges, out: ResolvedFile) -> None:
+        if "." not in call.callee and call.callee.isidentifier():
+            r = self.lookup_head(fi, call.scope, call.callee, call.line, "call", 0)
+            if r is not None and r[0][0] == "sym" and self.kind(r[0]) == "macro":
+                edges.call(f"{fi.path}::{call.scope}", f"{r[0][1]}::{r[0][2]}", r[1], call.line)
+                return
+        super().resolve_call(fi, index, call, edges, out)
+
+    def import_edges(self, fi: FileIndex, edges: Edges) -> None:
+        src = f"{fi.path}::"
+        for target, written, line in self.includes.get(fi.path, ()):
+            dst = f"{target}::" if target is not None else external_uid(written)
+            if dst != src:
+                edges.add("IMPORTS", src, dst, "import", line)
+
+    def module_names(self) -> dict[str, str]:
+        """path -> what its resolution depends on that no name written in it says: the
+        headers it reaches (their paths and what they declare), so a header that starts or
+        stops including another, or declaring a prototype, re-resolves its includers."""
+        out = {}
+        for path in self.files:
+            h = hashlib.sha256()
+            for header in self.closure(path):
+                h.update(header.encode())
+                h.update(repr(self.files[header].extra.get("protos", ())).encode())
+            out[path] = h.hexdigest()[:16]
+        return out
