@@ -5,7 +5,11 @@ the code that still names it. Two cases, by which side the index holds:
 
 - the index holds the old side (the usual detect-changes: index at HEAD, edits not
   indexed): the deleted symbol is a node, and its depth-1 dependents that lie
-  outside the diff (unchanged code, so it still names the symbol) are broken;
+  outside the diff (unchanged code, so it still names the symbol) are broken; where
+  the new side of a dependent's file is not what the index holds (the import moved
+  with a rename, the call went), that file's new side is resolved against the index
+  (indexer/what_if.py `edges_from`) and the dependent is broken only if it still binds
+  to the symbol;
 - the index holds the new side (a review, or an index built after the change): the
   symbol has no node any more, so the indexed files are resolved again with the old
   side's symbol put back (indexer/what_if.py); every dependent found so still names
@@ -17,12 +21,15 @@ and the risk of a change that leaves one outside the diff is at least HIGH.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codeimpact.indexer.identity import config_from_identity
 from codeimpact.indexer.lang.api import FileFacts
-from codeimpact.indexer.what_if import GoneFile, edges_into
+from codeimpact.indexer.reading import content_hash
+from codeimpact.indexer.what_if import GoneFile, Removal, edges_from, edges_into
+from codeimpact.query.change_map import extract_side, indexed_hashes
 from codeimpact.query.deps import neighbours
 from codeimpact.query.hops import FirstHop
 
@@ -76,17 +83,93 @@ def removed_symbols(symbols, gone_paths: set[str]) -> list[Removed]:
     return out
 
 
+ReadNew = Callable[[list[str]], dict[str, "bytes | None"]]
+
+
+def _index_config(index):
+    return config_from_identity((index.meta.get("identity") or {}).get("config"))
+
+
+def still_naming(
+    index,
+    found: list[BrokenDependent],
+    read_new: ReadNew | None,
+    mapped=None,
+    moved: frozenset[str] = frozenset(),
+) -> tuple[list[BrokenDependent], list[str]]:
+    """The dependents (edges of the index) whose code on the diff's new side still names
+    what they depend on: in unchanged files, all; in a file the new side lacks, none
+    (gone with their code); in an edited file, those still bound to it when that file's
+    new side is resolved against the index with the diff's other new sides (`mapped`:
+    the change's extracted sides) and the removed symbols put back where their file now
+    is (an import that followed a rename, a call that went: not broken); `moved`: the
+    removed uids that live on elsewhere (a binding to where they are now is sound, so
+    they are not put back). And notes."""
+    if read_new is None or not found:
+        return found, []
+    files = sorted({b.file for b in found})
+    data = read_new(files)
+    held = indexed_hashes(index, files)
+    edited = {
+        p: d
+        for p, d in data.items()
+        if d is not None and held.get(p) not in (None, content_hash(d))
+    }
+    keep = [b for b in found if data.get(b.file) is not None and b.file not in edited]
+    if not edited:
+        return keep, []
+    new_sides = dict(getattr(mapped, "new_facts", None) or {})
+    for path, d in edited.items():
+        if path not in new_sides:
+            _, facts = extract_side(path, d)
+            if facts is not None:
+                new_sides[path] = facts
+    renamed = getattr(mapped, "renamed", None) or {}
+    gone = getattr(mapped, "gone_paths", None) or set()
+    removed = []
+    for uid in sorted({b.of for b in found if b.file in edited}):
+        path, _, local = uid.partition("::")
+        new_path = None if uid in moved else renamed.get(path, None if path in gone else path)
+        removed.append(Removal(uid, path, local, new_path))
+    try:
+        edges = edges_from(
+            index.repo, Path(index.reader.gen.path), new_sides, removed, set(edited),
+            _index_config(index),
+        )  # fmt: skip
+    except Exception as e:  # noqa: BLE001 - keep the index's answer, and say so
+        edges, why = None, f"({type(e).__name__}: {e})"
+    else:
+        why = "(the index keeps no resolution state)"
+    if edges is None:
+        notes = [
+            f"whether the edited code of {len(edited)} file(s) still uses what the change "
+            f"removed could not be resolved {why}: their dependents are listed as indexed"
+        ]
+        return keep + [b for b in found if b.file in edited], notes
+    line_of = {(e.src, e.dst, e.rel): e.line for e in edges}
+    for b in found:
+        key = (b.uid, b.of, b.relation)
+        if b.file in edited and key in line_of:
+            keep.append(replace(b, at_line=line_of[key] or b.at_line))
+    return keep, []
+
+
 def broken_dependents(
     index,
     removed: list[Removed],
     present: set[str],
     changed: set[str],
     old_facts: dict[str, FileFacts],
+    *,
+    read_new: ReadNew | None = None,
+    mapped=None,
 ) -> tuple[list[BrokenDependent], list[str]]:
     """The dependents of the removed symbols, and notes on what could not be told.
 
     `present`: the removed uids the index holds; `changed`: every uid the diff changed
-    (old and new); `old_facts`: old path -> facts of the old side, for the others."""
+    (old and new); `old_facts`: old path -> facts of the old side, for the others;
+    `read_new`: paths -> their bytes on the diff's new side (None: not read, every
+    indexed dependent outside the diff counts); `mapped`: the change's extracted sides."""
     out: list[BrokenDependent] = []
     notes: list[str] = []
     for r in removed:
@@ -110,6 +193,8 @@ def broken_dependents(
                     "index",
                 )  # fmt: skip
             )
+    moved = frozenset(r.uid for r in removed if r.status == "moved")
+    out, notes = still_naming(index, out, read_new, mapped, moved)
     gone: dict[str, set[str]] = {}
     for r in removed:
         if r.uid not in present:
@@ -121,9 +206,8 @@ def broken_dependents(
             "are not listed"
         )
     if files:
-        config = config_from_identity((index.meta.get("identity") or {}).get("config"))
         try:
-            edges = edges_into(index.repo, Path(index.reader.gen.path), files, config)
+            edges = edges_into(index.repo, Path(index.reader.gen.path), files, _index_config(index))
         except Exception as e:  # noqa: BLE001 - a supplement to the answer, never its end
             # A resolver handed the old side beside the new one may meet what a build never
             # gives it; the rest of the answer stands, and says what is missing.

@@ -92,6 +92,10 @@ class Mapped:
     new_kinds: dict[str, dict[str, str]]  # new path -> local -> kind, of the extracted side
     old_facts: dict[str, FileFacts]  # old path -> facts of its old side, where extracted
     gone_paths: set[str]  # old paths the new side no longer has (deleted, renamed away)
+    # new path -> facts of its new side, where extracted; old path -> new path of a file
+    # the diff renamed (git's staged rename under unstaged edits included)
+    new_facts: dict[str, FileFacts] = field(default_factory=dict)
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- pure mapping
@@ -327,13 +331,7 @@ class _IndexedFiles:
         self.spans: dict[str, list[SymbolSpan]] = {}
         if not paths:
             return
-        res = index.query(
-            "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.content_hash, f.status",
-            {"paths": paths},
-        )
-        for path, digest, status in res.rows:
-            if not str(status).startswith("skipped"):
-                self.hash[path] = digest
+        self.hash = indexed_hashes(index, paths)
         res = index.query(
             "MATCH (s:Symbol) WHERE s.file IN $paths RETURN s.uid, s.file, s.kind, s.name, "
             "s.start_line, s.end_line, s.start_byte, s.end_byte, s.is_test",
@@ -347,6 +345,17 @@ class _IndexedFiles:
 
     def holds(self, path: str, data: bytes) -> bool:
         return self.hash.get(path) == content_hash(data)
+
+
+def indexed_hashes(index, paths: list[str]) -> dict[str, str]:
+    """The content hash the index holds for each of `paths` it indexed (not skipped)."""
+    if not paths:
+        return {}
+    res = index.query(
+        "MATCH (f:File) WHERE f.path IN $paths RETURN f.path, f.content_hash, f.status",
+        {"paths": paths},
+    )
+    return {p: h for p, h, status in res.rows if not str(status).startswith("skipped")}
 
 
 def indexed_uids(index, uids: list[str]) -> set[str]:
@@ -415,6 +424,7 @@ def map_changes(index, diff: gitdiff.Diff) -> Mapped:
     texts: dict[tuple[str, str], bytes | None] = {}
     new_kinds: dict[str, dict[str, str]] = {}
     old_facts: dict[str, FileFacts] = {}
+    new_facts: dict[str, FileFacts] = {}
     for f in diff.files:
         old_side, new_side = sides[id(f)]
         old, new = old_side.data, new_side.data
@@ -446,7 +456,10 @@ def map_changes(index, diff: gitdiff.Diff) -> Mapped:
                     old_from = "extracted"
             new_spans: list[SymbolSpan] = []
             if f.new_path and new is not None:
-                new_spans, status = spans_of(f.new_path, new)
+                new_spans, facts = extract_side(f.new_path, new)
+                status = facts.status if facts is not None else "unsupported"
+                if facts is not None:
+                    new_facts[f.new_path] = facts
                 new_kinds[f.new_path] = {sp.local: sp.kind for sp in new_spans}
                 if status == "partial":
                     notes.append("syntax errors: symbols parsed from a partial tree")
@@ -497,4 +510,9 @@ def map_changes(index, diff: gitdiff.Diff) -> Mapped:
     gone = {f.old_path for f in diff.files if f.status in ("deleted", "renamed") and f.old_path}
     gone |= {f.origin_path for f in diff.files if f.origin_path}
     gone -= {f.new_path for f in diff.files if f.new_path}
-    return Mapped(files, symbols, new_kinds, old_facts, gone)
+    renamed = {
+        old: f.new_path
+        for f in diff.files
+        if f.new_path and (old := f.origin_path or f.old_path) and old != f.new_path
+    }
+    return Mapped(files, symbols, new_kinds, old_facts, gone, new_facts, renamed)

@@ -107,9 +107,12 @@ def change_impact(
     depth: int,
     min_confidence: float,
     limit: int | None = DEFAULT_LIMIT,
+    *,
+    read_new: broken.ReadNew | None = None,
 ) -> tuple[object | None, ChangeImpact, list[str]]:
     """The blast radius of the changed symbols the index knows, with the dependents of the
-    removed ones (None when there is nothing to start from); and notes."""
+    removed ones (None when there is nothing to start from); and notes. `read_new`: the
+    diff's new side of some paths (whether an edited dependent still names them)."""
     from codeimpact.query.impact import blast_radius
 
     symbols = mapped.symbols
@@ -117,7 +120,9 @@ def change_impact(
     targets = impact_targets(symbols, present)
     removed = broken.removed_symbols(symbols, mapped.gone_paths)
     changed = {u for s in symbols for u in (s.uid, s.moved_from) if u}
-    dependents, notes = broken.broken_dependents(index, removed, present, changed, mapped.old_facts)
+    dependents, notes = broken.broken_dependents(
+        index, removed, present, changed, mapped.old_facts, read_new=read_new, mapped=mapped
+    )
     gone = {r.uid for r in removed if r.uid not in present}
     not_indexed = sorted(s.uid for s in symbols if not s.indexed and s.uid not in gone)
     hops = broken.first_hops(index, dependents)
@@ -208,7 +213,14 @@ def assess(
 ) -> Assessment:
     mapped = map_changes(index, diff)
     files, symbols = mapped.files, mapped.symbols
-    br, impact, impact_notes = change_impact(index, mapped, depth, min_confidence, limit)
+    br, impact, impact_notes = change_impact(
+        index,
+        mapped,
+        depth,
+        min_confidence,
+        limit,
+        read_new=lambda paths: gitdiff.read_new_side(index.repo, diff, paths),
+    )
     tests, test_ids = tests_to_run(index, mapped, br)
     notes = list(diff.notes)
     # Under compare / review the old side is another commit, which the index rarely holds.

@@ -224,6 +224,17 @@ def read_blobs(repo: Path, ids: list[str]) -> dict[str, bytes]:
     return blobs
 
 
+def read_new_side(repo: Path, d: Diff, paths: list[str]) -> dict[str, bytes | None]:
+    """The files `paths` as the new side of `d` has them (its commit, git's index for
+    `staged`, else the working tree); None where that side has no such file."""
+    if d.new_commit or d.scope == "staged":
+        rev = d.new_commit or ""  # `:path` is git's index
+        ids = {p: f"{rev}:{p}" for p in paths if "\n" not in p}
+        blobs = read_blobs(repo, list(ids.values()))
+        return {p: blobs.get(ids.get(p, "")) for p in paths}
+    return {p: read_worktree(repo, p) for p in paths}
+
+
 def _inside(repo: Path, path: str) -> str | None:
     real = os.path.realpath(os.path.join(repo, path))
     root = os.path.realpath(repo)

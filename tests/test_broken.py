@@ -222,6 +222,33 @@ def test_a_renamed_files_importers_that_still_name_the_old_module_are_broken(mak
     assert item.tests == ["tests/test_app.py::test_main"]
 
 
+@pytest.mark.parametrize("scope", ["unstaged", "staged", "all"])
+def test_an_edited_caller_is_broken_only_if_its_new_side_still_names_it(
+    make_repo, index_repo, scope
+):
+    # Index at HEAD (the old side). core.py moves to engine.py and app.py's import follows
+    # it (staged): main's indexed edge still points at core.py::helper, but its new side
+    # binds elsewhere, so it is not broken. shut's file was edited too, but it still calls
+    # Engine.stop, which the unstaged edit deletes: broken.
+    root = make_repo(FILES)
+    index_repo(root)
+    git(root, "mv", "pkg/core.py", "pkg/engine.py")
+    write_files(root, {"pkg/app.py": APP.replace("pkg.core", "pkg.engine") + "\n# edited\n"})
+    git(root, "add", "pkg/app.py")
+    no_stop = CORE.replace("\n    def stop(self):\n        return 0\n", "\n")
+    write_files(root, {"pkg/engine.py": no_stop})
+    with Index.open(root) as index:
+        rep = detect_changes(index, scope)
+    got = {b[:3] for b in broken(rep)}
+    assert ("pkg/app.py::main", "CALLS", "pkg/core.py::helper") not in got
+    assert ("pkg/app.py::", "IMPORTS", "pkg/core.py::helper") not in got
+    if scope != "staged":  # staged holds the rename only: stop is still there
+        assert ("pkg/app.py::shut", "CALLS", "pkg/core.py::Engine.stop") in got
+        assert rep.risk in ("HIGH", "CRITICAL")
+    else:
+        assert got == set() and not any(r.startswith("broken") for r in rep.risk_reasons)
+
+
 def test_typescript_deleted_export_keeps_its_importers(make_repo, index_repo):
     # TypeScript binds an import through the file's export list (facts' `extra`), not its
     # symbols: the old side's exports are put back with the symbol.
