@@ -39,7 +39,7 @@ from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
 from codeimpact.indexer.lang.engine.rules import weakest
-from codeimpact.indexer.lang.engine.scopes import ScopeTable, in_effect
+from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid
 
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "union", "type_alias", "trait"})
@@ -78,7 +78,7 @@ class Found(NamedTuple):
 
 
 @dataclass
-class FileIndex:
+class FileIndex(Lexical):
     path: str
     facts: FileFacts
     syms: dict[str, SymbolFact] = field(default_factory=dict)

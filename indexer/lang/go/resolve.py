@@ -240,12 +240,9 @@ class GoProject(StaticProject):
                 return self.local_value(fi, scope, entry, depth)
             if fi.extra.get("recv", {}).get(scope) == name:
                 return self.receiver(fi, scope)
-            s = scope
-            while s:  # types declared inside a function
-                local = f"{s}.{name}"
-                if local in fi.syms and fi.syms[local].kind in TYPE_KINDS:
-                    return ("sym", fi.path, local), "scope"
-                s = fi.parent.get(s, "")
+            local = self._local_type(fi, scope, name)
+            if local is not None:
+                return ("sym", fi.path, local), "scope"
         defs = self.scope_names.get(self.pkg_of[fi.path], {}).get(name)
         if defs:
             return ("sym", *defs[0]), "scope"
@@ -262,6 +259,15 @@ class GoProject(StaticProject):
         external = [e for e in dots if e[0] == "xpkg"]
         if len(external) == 1:  # the only place left that can define it
             return ("xsym", f"{external[0][1]}.{name}"), "import"
+        return None
+
+    @staticmethod
+    def _local_type(fi: FileIndex, scope: str, name: str) -> str | None:
+        """A type `name` declared inside a function around `scope` (innermost first)."""
+        for s in fi.outward(scope):
+            local = f"{s}.{name}"
+            if s and local in fi.syms and fi.syms[local].kind in TYPE_KINDS:
+                return local
         return None
 
     def _is_tparam(self, fi: FileIndex, scope: str, name: str) -> bool:
@@ -296,12 +302,9 @@ class GoProject(StaticProject):
             return (("sym", *t), "import") if t is not None else None
         if self._is_tparam(fi, scope, head):
             return None
-        s = scope
-        while s:
-            local = f"{s}.{head}"
-            if local in fi.syms and fi.syms[local].kind in TYPE_KINDS:
-                return ("sym", fi.path, local), "scope"
-            s = fi.parent.get(s, "")
+        local = self._local_type(fi, scope, head)
+        if local is not None:
+            return ("sym", fi.path, local), "scope"
         t = self.pkg_type(self.pkg_of[fi.path], head)
         if t is not None:
             return ("sym", *t), "scope"

@@ -158,13 +158,7 @@ class JavaProject(StaticProject):
         return argc == n
 
     def enclosing_type(self, fi: FileIndex, scope: str) -> str | None:
-        s = scope
-        while s:
-            sym = fi.syms.get(s)
-            if sym is not None and sym.kind in TYPE_KINDS:
-                return s
-            s = fi.parent.get(s, "")
-        return None
+        return fi.innermost(scope, TYPE_KINDS)
 
     def _imports(self, fi: FileIndex, static: bool):
         flags = self._static[fi.path]
@@ -200,10 +194,10 @@ class JavaProject(StaticProject):
 
     def _value_name(self, fi, scope, name, line, depth):
         """A local, parameter or field named `name`, innermost scope first."""
-        s = scope
-        first = True
-        while True:
-            entry = self.scoped_entry(fi, s, name, line if first else None)
+        at = line  # the line counts in the innermost scope only
+        for s in fi.outward(scope):
+            entry = self.scoped_entry(fi, s, name, at)
+            at = None
             if entry is not None:
                 return self.local_value(fi, s, entry, depth)
             sym = fi.syms.get(s)
@@ -212,10 +206,6 @@ class JavaProject(StaticProject):
                 if found is not None and found.targets:
                     rule = "inheritance" if found.inherited else "self"
                     return self.value_of(("sym", *found.targets[0]), rule, depth + 1)
-            if not s:
-                break
-            s = fi.parent.get(s, "")
-            first = False
         for imp in self._imports(fi, static=True):
             if imp.name == name:
                 owner = self.resolve_fqn(imp.module)
@@ -322,13 +312,7 @@ class JavaProject(StaticProject):
     def _tparam(self, fi: FileIndex, scope: str, name: str) -> str | None:
         """The local that declares type parameter `name` in scope, if one does."""
         tparams = fi.extra.get("tparams", {})
-        s = scope
-        while True:
-            if name in tparams.get(s, ()):
-                return s
-            if not s:
-                return None
-            s = fi.parent.get(s, "")
+        return next((s for s in fi.outward(scope) if name in tparams.get(s, ())), None)
 
     def _resolve_type(self, fi, scope, chain):
         head, _, rest = chain.partition(".")
@@ -361,8 +345,7 @@ class JavaProject(StaticProject):
             if bound and bound != name:
                 return self.resolve_type(fi, fi.parent.get(owner, ""), bound)
             return ("xsym", "java.lang.Object"), "local-type"
-        s = scope
-        while True:  # member and local types of the enclosing scopes
+        for s in fi.outward(scope):  # member and local types of the enclosing scopes
             for local in fi.children.get(s, {}).get(name, ()):
                 if fi.syms[local].kind in TYPE_KINDS:
                     return ("sym", fi.path, local), "scope"
@@ -371,9 +354,6 @@ class JavaProject(StaticProject):
                 found = self.find_member((fi.path, s), name, "type", None, True)
                 if found is not None and found.targets:
                     return ("sym", *found.targets[0]), "inheritance"
-            if not s:
-                break
-            s = fi.parent.get(s, "")
         for imp in self._imports(fi, static=False):
             if imp.name == name:
                 return self.resolve_fqn(f"{imp.module}.{name}"), "import"

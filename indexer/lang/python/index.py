@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from codeimpact.indexer.lang.api import FileFacts, SymbolFact
-from codeimpact.indexer.lang.engine.scopes import ScopeTable
+from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
 
 BUILTINS = frozenset(dir(builtins))
 # Every recursive lookup passes through a memoized step that detects cycles, so the depth
@@ -39,7 +39,7 @@ NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
 
 
 @dataclass
-class FileIndex:
+class FileIndex(Lexical):
     path: str
     module: str
     package: str  # the package relative imports start from

@@ -21,6 +21,8 @@ from codeimpact.indexer.lang.python.index import (
 
 # Implicit classmethods: their first parameter is the class.
 _CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
+# A class body's names are not visible in the functions nested in it.
+_CLASS_BODY = frozenset(("class",))
 
 
 class Names:
@@ -212,13 +214,7 @@ class Names:
             # then the enclosing functions and the module: a class body's names are not
             # visible in the functions nested in it (no cache: kept for the run, one held
             # 100 MB per 12K files, and emptied per file it still fragmented the heap)
-            s = scope
-            while s != "":
-                s = fi.parent.get(s, "")
-                if s:
-                    sym = fi.syms.get(s)
-                    if sym is not None and sym.kind == "class":
-                        continue
+            for s in fi.enclosing(scope, _CLASS_BODY):
                 if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
                     return self._lookup_in_scope(fi, s, name, None, True, depth)
         r = self._star_lookup(fi, name, True, depth)
@@ -235,10 +231,4 @@ class Names:
         return s.kind if s else None
 
     def enclosing_class(self, fi: FileIndex, scope: str) -> str | None:
-        s = scope
-        while s:
-            sym = fi.syms.get(s)
-            if sym is not None and sym.kind == "class":
-                return s
-            s = fi.parent.get(s, "")
-        return None
+        return fi.innermost(scope, _CLASS_BODY)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.api import ImportFact
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.scopes import outward
 from codeimpact.indexer.lang.rust.index import (
     MAX_DEPTH,
     PRELUDE,
@@ -84,8 +85,7 @@ class Paths:
 
     def lookup(self, fi: File, scope: str, name: str, depth: int = 0):
         """A single name: enclosing function bodies, then the enclosing module."""
-        s = scope
-        while True:
+        for s in outward(scope, lambda s: self._container(fi, s)):
             sym = fi.syms.get(s)
             if s == "" or (sym is not None and sym.kind == "module"):
                 return self.module_member(fi.path, s, name, depth + 1)
@@ -93,7 +93,7 @@ class Paths:
                 r = self._scope_member(fi, s, name, depth + 1)
                 if r is not None:
                     return r
-            s = self._container(fi, s)
+        return None  # not reached: the walk ends at the module
 
     def _scope_member(self, fi: File, s: str, name: str, depth: int):
         sc = fi.scopes.get(s)

@@ -40,6 +40,7 @@ from codeimpact.indexer.lang.api import FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.scopes import innermost
 from codeimpact.indexer.lang.rust.crates import module_tree
 from codeimpact.indexer.lang.rust.extract import MACROS
 from codeimpact.indexer.lang.rust.index import (
@@ -173,13 +174,10 @@ class RustProject(Values, Paths, Project):
 
     def _module_of(self, fi: File, scope: str) -> str:
         """The local of the innermost module (file "" or inline) around a scope."""
-        s = scope
-        while s:
-            sym = fi.syms.get(s)
-            if sym is not None and sym.kind == "module":
-                return s
-            s = self._container(fi, s)
-        return ""
+        syms = fi.syms
+        s = innermost(scope, lambda s: self._container(fi, s),
+                      lambda s: s in syms and syms[s].kind == "module")  # fmt: skip
+        return s or ""
 
     def _parent_module(self, fi: File, mlocal: str) -> tuple[File, str] | None:
         if mlocal:
@@ -190,13 +188,8 @@ class RustProject(Values, Paths, Project):
         return self.files[p], self._module_of(self.files[p], local)
 
     def _impl_around(self, fi: File, scope: str) -> Impl | None:
-        s = scope
-        while s:
-            i = fi.impl_of.get(s)
-            if i is not None:
-                return self._impls.get((fi.path, i))
-            s = self._container(fi, s)
-        return None
+        s = innermost(scope, lambda s: self._container(fi, s), fi.impl_of.__contains__)
+        return self._impls.get((fi.path, fi.impl_of[s])) if s is not None else None
 
     def _trait_around(self, fi: File, scope: str) -> str | None:
         s = scope

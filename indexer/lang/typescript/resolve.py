@@ -26,7 +26,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.hierarchy import extends_then_implements
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
-from codeimpact.indexer.lang.engine.scopes import ScopeTable, in_effect
+from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect, innermost
 from codeimpact.indexer.lang.typescript.modules import ModuleResolver, module_path
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
@@ -83,6 +83,7 @@ _NOT_UNIQUE = _COMMON_METHODS | {"constructor"}
 Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext", dotted)
 #                 ("builtin", name) ("param", path, scope, name)
 _TYPE_KINDS = frozenset(["class", "interface"])
+_CLASS = frozenset(["class"])
 _MAX_DEPTH = 24
 
 
@@ -107,7 +108,7 @@ def _split_call(part: str) -> tuple[str, bool]:
 
 
 @dataclass
-class _FileIndex:
+class _FileIndex(Lexical):
     path: str
     facts: FileFacts
     module: str
@@ -122,18 +123,6 @@ class _FileIndex:
     exports: dict[str, tuple] = field(default_factory=dict)
     stars: list[str] = field(default_factory=list)
     unbound: frozenset[str] = frozenset()  # definitions that bind no name (exports.f = ...)
-
-    def kind(self, local: str) -> str | None:
-        s = self.syms.get(local)
-        return s.kind if s is not None else None
-
-    def enclosing(self, scope: str, kinds: frozenset[str]) -> str | None:
-        s = scope
-        while s:
-            if self.kind(s) in kinds:
-                return s
-            s = self.parent.get(s, "")
-        return None
 
 
 _KIND_ORDER = {"def": 0, "var": 0, "import": 1, "bind": 2}
@@ -169,9 +158,7 @@ def _index_file(fi: _FileIndex) -> None:
             fi.names.add(imp.scope, bound, (imp.line, "import", imp))
     for b in f.bindings:
         if b.name.startswith("this."):
-            owner = (
-                b.scope if fi.kind(b.scope) in _TYPE_KINDS else fi.enclosing(b.scope, _TYPE_KINDS)
-            )
+            owner = fi.innermost(b.scope, _TYPE_KINDS)
             if owner is not None:
                 fi.fields.setdefault(owner, {}).setdefault(b.name[5:], []).append(b)
             continue
@@ -335,17 +322,16 @@ class TsProject(Project):
         return None
 
     def lookup_name(self, fi: _FileIndex, scope: str, name: str, line, depth: int = 0):
-        s = scope
-        first = True
-        while True:
-            if fi.kind(s) not in _TYPE_KINDS:
-                r = self._lookup_in_scope(fi, s, name, line if first else None, depth)
-                if r is not None:
-                    return r
-            if not s:
-                break
-            s = fi.parent.get(s, "")
-            first = False
+        # the scope and those around it but class and interface bodies (their names are
+        # members, reached through `this`), the line only where the lookup is made
+        if fi.kind(scope) not in _TYPE_KINDS:
+            r = self._lookup_in_scope(fi, scope, name, line, depth)
+            if r is not None:
+                return r
+        for s in fi.enclosing(scope, _TYPE_KINDS):
+            r = self._lookup_in_scope(fi, s, name, None, depth)
+            if r is not None:
+                return r
         if name in GLOBALS:
             return ("builtin", name), "scope"
         return None
@@ -410,7 +396,7 @@ class TsProject(Project):
         parts = chain.split(".")
         head, called = _split_call(parts[0])
         if head == "this":
-            cls = fi.enclosing(scope, frozenset(["class"]))
+            cls = fi.innermost(scope, _CLASS)
             if cls is not None:
                 r = (("inst", fi.path, cls), "self")
             else:
@@ -418,7 +404,7 @@ class TsProject(Project):
                 if r is None:
                     return None
         elif head == "super":
-            cls = fi.enclosing(scope, frozenset(["class"]))
+            cls = fi.innermost(scope, _CLASS)
             base = self._base_class(fi.path, cls) if cls is not None else None
             if base is None:
                 return None
@@ -451,17 +437,15 @@ class TsProject(Project):
 
     def _this_owner(self, fi: _FileIndex, scope: str):
         """`this` in `A.prototype.m = function` is an A; in `obj.m = function` it is obj."""
-        s = scope
-        while s:
-            if s in fi.unbound:
-                owner = fi.parent.get(s, "")
-                kind = fi.kind(owner)
-                if kind == "function":
-                    return ("inst", fi.path, owner), "self"
-                if kind == "variable":
-                    return ("sym", fi.path, owner), "self"
-                return None
-            s = fi.parent.get(s, "")
+        s = innermost(scope, fi.container, fi.unbound.__contains__)
+        if s is None:
+            return None
+        owner = fi.container(s)
+        kind = fi.kind(owner)
+        if kind == "function":
+            return ("inst", fi.path, owner), "self"
+        if kind == "variable":
+            return ("sym", fi.path, owner), "self"
         return None
 
     def _call_value(self, ent, reason, depth):
@@ -733,7 +717,7 @@ class TsProject(Project):
 
     def _super_call(self, fi, call, src, edges, out) -> None:
         """super(...) runs the base class constructor."""
-        cls = fi.enclosing(call.scope, frozenset(["class"]))
+        cls = fi.innermost(call.scope, _CLASS)
         base = self._base_class(fi.path, cls) if cls is not None else None
         if base is None:
             out.unresolved.append(Unresolved(src, "super", call.line))
