@@ -1,16 +1,60 @@
-"""Linearisations: the order in which a type's members are looked for in its supertypes.
+"""The type hierarchy: linearisations, member lookup, subtypes and what lies below a type.
 
-Each language says which one it uses; member lookup walks the order and takes the first
-type that has the name (engine users: Python's MRO, TypeScript's class chain, the typed
-engine's breadth-first supertypes in typed.py, Rust's impls and traits in rust/resolve.py).
+Member lookup is the same in every language: walk the type's linearisation and take the
+first type that has the name (`first_member`). Each language says which linearisation it
+uses: Python's C3 MRO (`c3`), TypeScript's extends-then-implements chain, the typed
+engine's breadth-first supertypes (`breadth_first`: Go embedding, Java extends/implements,
+C++ bases), Rust's impls then traits (rust/paths.py). Dispatch walks the other way: the
+`subtypes` table of the direct subtypes and everything `descendants` of a type, where an
+override may run instead of the method resolved.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 K = TypeVar("K")
+
+
+def first_member(order: Iterable[K], member_of: Callable[[K], Any]) -> tuple[int, K, Any] | None:
+    """(position, type, member) of the first type in `order` whose `member_of` is not None
+    (position 0: the type itself; above: inherited), or None."""
+    for i, key in enumerate(order):
+        m = member_of(key)
+        if m is not None:
+            return i, key, m
+    return None
+
+
+def breadth_first(me: K, supers: Callable[[K], Iterable[K]], *,
+                  start: Iterable[K] | None = None,
+                  max_levels: int = 40) -> Iterator[tuple[int, K]]:  # fmt: skip
+    """(level, type) of `me` (level 0) and its supertypes level by level, each once. `start`
+    replaces the first level (`me`'s direct supertypes: a lookup from `super`). A type's
+    supertypes are asked for only when the walk goes past it, so a caller that stops early
+    asks no further."""
+    seen = {me}
+    todo = deque((0, s) for s in start) if start is not None else deque(((0, me),))
+    while todo:
+        level, key = todo.popleft()
+        if level >= max_levels:
+            return
+        yield level, key
+        for s in supers(key):
+            if s not in seen:
+                seen.add(s)
+                todo.append((level + 1, s))
+
+
+def subtypes(types: Iterable[K], supers: Callable[[K], Iterable[K]]) -> dict[K, list[K]]:
+    """Type -> the types that name it as a supertype directly, in the order of `types`."""
+    out: dict[K, list[K]] = {}
+    for t in types:
+        for s in supers(t):
+            out.setdefault(s, []).append(t)
+    return out
 
 
 def c3(me: K, bases: Sequence[K], mro_of: Callable[[K], Sequence[K]]) -> tuple[K, ...]:

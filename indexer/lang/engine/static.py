@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.hierarchy import breadth_first
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect
@@ -53,6 +54,10 @@ EXTERNAL_VALUE = ("unknown", "<external>")
 # the edges would outnumber every other kind.
 MAX_DISPATCH = 32
 _SUFFIXES = ("()", "{}", "[]", "[i]")
+
+
+def _NONE(_key) -> tuple:  # noqa: N802 (a constant function)
+    return ()
 
 
 def split_chain(chain: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -355,33 +360,27 @@ class StaticProject(Project):
             return kind == "variable"
         return kind in TYPE_KINDS
 
+    def _supers_of(self, tkey) -> list:
+        """The supertypes member lookup goes on to (none past an external type)."""
+        return [] if tkey[0] == "x" else [s for s, _kind, _line in self.super_keys(tkey)]
+
     def _find_member(self, tkey, name, want, argc, supers_only):
-        seen = {tkey}
-        level = [e for e, _k, _l in self.super_keys(tkey)] if supers_only else [tkey]
         first: Found | None = None
         external = ""
-        depth = 0
-        while level and depth < 40:
-            nxt = []
-            for t in level:
-                if t[0] == "x":
-                    external = external or t[1]
-                    continue
-                cands = [c for c in self.members.get(t, {}).get(name, ()) if self._wanted(c, want)]
-                if cands:
-                    fit = [c for c in cands if self.arity_fits(c, argc)]
-                    if fit:
-                        return Found(tuple(fit), depth > 0 or supers_only, len(fit) > 1, "")
-                    if first is None:
-                        first = Found(tuple(cands), depth > 0 or supers_only, True, "")
-                if name == "<init>":
-                    continue  # constructors are not inherited
-                for s, _kind, _line in self.super_keys(t):
-                    if s not in seen:
-                        seen.add(s)
-                        nxt.append(s)
-            level = nxt
-            depth += 1
+        # constructors are not inherited: the type's own only
+        supers = self._supers_of if name != "<init>" else _NONE
+        start = self._supers_of(tkey) if supers_only else None
+        for depth, t in breadth_first(tkey, supers, start=start):
+            if t[0] == "x":
+                external = external or t[1]
+                continue
+            cands = [c for c in self.members.get(t, {}).get(name, ()) if self._wanted(c, want)]
+            if cands:
+                fit = [c for c in cands if self.arity_fits(c, argc)]
+                if fit:
+                    return Found(tuple(fit), depth > 0 or supers_only, len(fit) > 1, "")
+                if first is None:
+                    first = Found(tuple(cands), depth > 0 or supers_only, True, "")
         if first is not None:
             return first
         if external:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.api import FileFacts
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.hierarchy import descendants, subtypes
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.static import (
     TYPE_KINDS,
@@ -417,13 +418,15 @@ class JavaProject(StaticProject):
     # ------------------------------------------------------------------ dispatch
     def subtypes(self) -> dict:
         if self._subtypes is None:
-            self._subtypes = {}
-            for path, fi in self.files.items():
-                for s in fi.facts.symbols:
-                    if s.kind in TYPE_KINDS:
-                        for sup, _k, _l in self.super_keys((path, s.local)):
-                            if sup[0] != "x":
-                                self._subtypes.setdefault(sup, []).append((path, s.local))
+            types = (
+                (path, s.local)
+                for path, fi in self.files.items()
+                for s in fi.facts.symbols
+                if s.kind in TYPE_KINDS
+            )
+            self._subtypes = subtypes(
+                types, lambda t: [k for k in self._supers_of(t) if k[0] != "x"]
+            )
         return self._subtypes
 
     def overrides(self, target, owner, receiver):
@@ -435,19 +438,14 @@ class JavaProject(StaticProject):
         subs = self.subtypes()
         n = len(sym.params)
         # the subtypes of the instance's static type: a List's add is no EnumSet's
-        out, seen, stack = [], {receiver}, list(subs.get(receiver, ()))
-        while stack:
-            t = stack.pop()
-            if t in seen:
-                continue
-            seen.add(t)
+        out = []
+        for t in descendants(receiver, lambda k: subs.get(k, ())):
             for m in self.members.get(t, {}).get(sym.name, ()):
                 ms = self.sym(m)
                 m_mods = modifiers[m[0]].extra.get("modifiers", {}).get(m[1], "").split()
                 if ms.kind == "method" and len(ms.params) == n and m != target:
                     if "abstract" not in m_mods:
                         out.append(m)
-            stack.extend(subs.get(t, ()))
         return sorted(out)
 
     # ------------------------------------------------------------------ imports

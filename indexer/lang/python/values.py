@@ -9,11 +9,12 @@ chain takes its weakest rule's confidence.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang.engine.hierarchy import c3, descendants
+from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_member
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.python.index import (
     MAX_DEPTH,
+    NO_NAMES,
     Entity,
     FileIndex,
     candidate_rank,
@@ -98,21 +99,29 @@ class Values:
         if hit is not MISSING:
             return self.memo.hit(hit, None)
         cuts = self.memo.begin(key)
-        out = None
-        for i, (p, c) in enumerate(self.mro(path, cls)):
-            cfi = self.files[p]
-            local = cfi.members.get(c, {}).get(attr)
+        files = self.files
+
+        def bound_in(k):
+            """(entity, rule) of `attr` bound in class k's body, (None, None) when it is bound
+            there to a value we cannot follow (a base's attribute of that name is then
+            shadowed), None when the body does not bind it."""
+            cfi = files[k[0]]
+            local = cfi.members.get(k[1], NO_NAMES).get(attr)
             if local is not None:
-                out = ("sym", p, local), i > 0, "scope"
-                break
-            cands = cfi.names.get(c, {}).get(attr)
-            if cands:
-                for cand in self._pick(cands, None):
-                    r = self._candidate(cfi, cand, True, depth + 1)
-                    if r is not None:
-                        out = r[0], i > 0, r[1]
-                        break
-                break  # bound here: a base's attribute of that name is shadowed
+                return ("sym", k[0], local), "scope"
+            cands = cfi.names.get(k[1], NO_NAMES).get(attr)
+            if not cands:
+                return None
+            for cand in self._pick(cands, None):
+                r = self._candidate(cfi, cand, True, depth + 1)
+                if r is not None:
+                    return r
+            return None, None
+
+        hit = first_member(self.mro(path, cls), bound_in)
+        out = None
+        if hit is not None and hit[2][0] is not None:
+            out = hit[2][0], hit[0] > 0, hit[2][1]
         return self.memo.store(key, out, cuts)
 
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
@@ -164,14 +173,11 @@ class Values:
             if attr in ("get", "pop", "setdefault"):
                 return ("view", ent[1], ent[2], ent[3], ent[4], "get"), reason
             return ("builtin", attr), reason
-        if kind == "super":
-            for i, (p, c) in enumerate(self.mro(ent[1], ent[2])):
-                if i == 0:
-                    continue
-                local = self.files[p].members.get(c, {}).get(attr)
-                if local is not None:
-                    return ("sym", p, local), reason
-            return None
+        if kind == "super":  # the bases' members, in the order of the class's MRO
+            files = self.files
+            hit = first_member(self.mro(ent[1], ent[2])[1:],
+                               lambda k: files[k[0]].members.get(k[1], NO_NAMES).get(attr))  # fmt: skip
+            return (("sym", hit[1][0], hit[2]), reason) if hit is not None else None
         if kind == "inst":
             path, local = ent[1], ent[2]
             if attr == "__class__":

@@ -23,7 +23,12 @@ from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.hierarchy import extends_then_implements
+from codeimpact.indexer.lang.engine.hierarchy import (
+    descendants,
+    extends_then_implements,
+    first_member,
+    subtypes,
+)
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect, innermost
@@ -84,6 +89,7 @@ Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext
 #                 ("builtin", name) ("param", path, scope, name)
 _TYPE_KINDS = frozenset(["class", "interface"])
 _CLASS = frozenset(["class"])
+NO_MEMBERS: dict = {}  # read-only: the members of a type that has none
 _MAX_DEPTH = 24
 
 
@@ -502,11 +508,10 @@ class TsProject(Project):
 
     def member(self, path: str, local: str, attr: str):
         """((path, local), inherited) of a member through the type chain."""
-        for i, (p, c) in enumerate(self.type_chain(path, local)):
-            m = self.files[p].members.get(c, {}).get(attr)
-            if m is not None:
-                return (p, m), i > 0
-        return None
+        files = self.files
+        hit = first_member(self.type_chain(path, local),
+                           lambda k: files[k[0]].members.get(k[1], NO_MEMBERS).get(attr))  # fmt: skip
+        return ((hit[1][0], hit[2]), hit[0] > 0) if hit is not None else None
 
     def heritage(self, path: str, local: str) -> tuple:
         """((kind, entity, reason, line), ...) of a class or interface's extends/implements."""
@@ -591,14 +596,13 @@ class TsProject(Project):
     def subtypes(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
         """Type -> the classes and interfaces that extend or implement it directly."""
         if self._subtypes is None:
-            subs: dict[tuple[str, str], list[tuple[str, str]]] = {}
-            for path, fi in self.files.items():
-                for local, s in fi.syms.items():
-                    if s.kind in _TYPE_KINDS:
-                        for _kind, ent, _r, _l in self.heritage(path, local):
-                            if ent[0] == "sym":
-                                subs.setdefault((ent[1], ent[2]), []).append((path, local))
-            self._subtypes = subs
+            types = (
+                (path, local)
+                for path, fi in self.files.items()
+                for local, s in fi.syms.items()
+                if s.kind in _TYPE_KINDS
+            )
+            self._subtypes = subtypes(types, lambda k: [t for _kind, t in self._supertypes(k)])
         return self._subtypes
 
     # ------------------------------------------------------------------ output
@@ -739,14 +743,8 @@ class TsProject(Project):
         if not (tfi.kind(owner) == "interface" or abstract or on_this):
             return
         subs = self.subtypes()
-        seen_types = {(ent[1], owner)}
-        stack = list(subs.get((ent[1], owner), ()))
         targets = {(ent[1], ent[2])}
-        while stack:
-            key = stack.pop()
-            if key in seen_types:
-                continue
-            seen_types.add(key)
+        for key in descendants((ent[1], owner), lambda k: subs.get(k, ())):
             if self.files[key[0]].kind(key[1]) == "class":
                 hit = self.member(key[0], key[1], sym.name)
                 if hit is not None and hit[0] not in targets:
@@ -754,7 +752,6 @@ class TsProject(Project):
                     if self.files[p].kind(self.files[p].parent[m]) == "class":
                         targets.add(hit[0])
                         edges.call(src, self.uid(p, m), "dispatch", call.line)
-            stack.extend(subs.get(key, ()))
 
     def _unique_name(self, name: str, edges: Edges, src: str, line: int) -> bool:
         found = unique_definition(self.methods_by_name, name, _NOT_UNIQUE)
