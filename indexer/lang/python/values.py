@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_member
 from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.python.index import (
     MAX_DEPTH,
@@ -36,6 +37,8 @@ _MAP = frozenset(
     + ["ChainMap"]
 )
 _TYPE = frozenset(("type", "Type"))
+# What a call's result may be for members to be looked up on it.
+_RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup"))
 
 
 class Values:
@@ -245,19 +248,11 @@ class Values:
         if sym is not None and sym.kind == "class":
             out = ("inst", ent[1], ent[2], True)
         elif sym is not None and sym.kind in ("function", "method"):
-            rets = fi.returns.get(ent[2], ())
-            # the declared return type first: it names what every caller may get
-            for r in sorted(rets, key=lambda r: not r.value.startswith("ann:")):
-                if r.value.startswith("ann:"):
-                    val = self.eval_type(fi, r.scope, r.value[4:], depth + 1)
-                else:
-                    res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
-                    val = res[0] if res is not None else None
-                    if val is not None and r.is_call:
-                        val = self.call_result(val, depth + 1)
-                if val is not None and val[0] in ("inst", "sym", "seq", "map", "tup"):
-                    out = val
-                    break
+            out = returned_value(
+                self, fi, fi.returns.get(ent[2], ()), "ann:",
+                lambda text, r: self.eval_type(fi, r.scope, text, depth + 1),
+                _RESULT_KINDS, depth,
+            )  # fmt: skip
         return self.memo.store(key, out, cuts)
 
     def subscript_item(self, ent: Entity, depth: int) -> Entity | None:

@@ -30,6 +30,7 @@ from codeimpact.indexer.lang.engine.hierarchy import (
     subtypes,
 )
 from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect, innermost
 from codeimpact.indexer.lang.typescript.modules import ModuleResolver, module_path
@@ -89,6 +90,7 @@ Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext
 #                 ("builtin", name) ("param", path, scope, name)
 _TYPE_KINDS = frozenset(["class", "interface"])
 _CLASS = frozenset(["class"])
+_INSTANCE = frozenset(["inst"])  # what a call result must be for members to be found
 NO_MEMBERS: dict = {}  # read-only: the members of a type that has none
 _MAX_DEPTH = 24
 
@@ -578,20 +580,12 @@ class TsProject(Project):
             return ("inst", ent[1], ent[2])  # a class, or a constructor function with a prototype
         if kind not in ("function", "method"):
             return None
-        rets = fi.returns.get(ent[2], ())
-        # a declared return type first, then what the body returns
-        for r in sorted(rets, key=lambda r: not r.value.startswith(":")):
-            if r.value.startswith(":"):
-                res = self.eval_type(fi, ent[2], r.value[1:], depth + 1)
-                val = res[0] if res is not None else None
-            else:
-                res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
-                val = res[0] if res is not None else None
-                if val is not None and r.is_call:
-                    val = self.call_result(val, depth + 1)
-            if val is not None and val[0] == "inst":
-                return val
-        return None
+
+        def declared(text, _r):
+            res = self.eval_type(fi, ent[2], text, depth + 1)
+            return res[0] if res is not None else None
+
+        return returned_value(self, fi, fi.returns.get(ent[2], ()), ":", declared, _INSTANCE, depth)
 
     def subtypes(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
         """Type -> the classes and interfaces that extend or implement it directly."""
