@@ -24,6 +24,12 @@ import click
 from codeimpact import options, replies
 from codeimpact.graph.errors import BadInput, StaleIndex
 from codeimpact.present import body, cypher_result, search_result
+from codeimpact.query.cypher import (
+    DEFAULT_TIMEOUT_S,
+    SERVER_MAX_ROWS,
+    SERVER_MAX_TIMEOUT_S,
+    server_caps,
+)
 
 # CLI parameters no tool takes: the repository is the `repo` reply parameter, a tool always
 # answers JSON, and printing test ids one a line is for a shell.
@@ -70,6 +76,9 @@ class Tool:
     param_help: Mapping[str, str] = field(default_factory=dict)  # where the CLI has none
     overrides: Mapping[str, Param] = field(default_factory=dict)
     reply: Callable[[dict[str, Any], int], dict[str, Any]] = replies.generic  # for an agent
+    # the most `limit` may be over MCP (None: any, 0 for all included): a `limit` that
+    # follows `max_items` stays within it
+    max_limit: int | None = None
 
 
 # The parameters of the reply, which every tool takes beside its command's.
@@ -237,8 +246,6 @@ def _search(index, a):
 
 def _cypher(index, a):
     check_fresh(index, a)
-    from codeimpact.query.cypher import server_caps
-
     # never unlimited over MCP: rows, bytes and time are capped (docs/mcp.md)
     limit, max_bytes, timeout = server_caps(a["limit"], a["timeout"])
     found = cypher_result(
@@ -419,8 +426,22 @@ TOOLS: tuple[Tool, ...] = (
                 "params",
                 "object",
                 "Values for the query's $name placeholders, by name.",
-            )
+            ),
+            "limit": Param(
+                "limit",
+                "integer",
+                f"Rows returned at most, 1 to {SERVER_MAX_ROWS:,} (the default follows "
+                f"max_items; {SERVER_MAX_ROWS:,} with full); the reply says when rows were "
+                "left out (truncated, total).",
+            ),
+            "timeout": Param(
+                "timeout",
+                "number",
+                f"Seconds the query may run, at most {SERVER_MAX_TIMEOUT_S:g} (0: that).",
+                default=DEFAULT_TIMEOUT_S,
+            ),
         },
+        max_limit=SERVER_MAX_ROWS,
     ),
 )
 
@@ -456,7 +477,8 @@ def prepare(tool: Tool, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     if has_limit and arguments.get("limit") is None and not arguments.get("full"):
         max_items = arguments.get("max_items", replies.MAX_ITEMS)
         if isinstance(max_items, int) and not isinstance(max_items, bool):
-            arguments["limit"] = max_items
+            top = tool.max_limit
+            arguments["limit"] = max_items if top is None else min(max_items or top, top)
     args = bind(tool, arguments)
     if args["max_items"] < 0:
         raise BadInput(f"{tool.name}: 'max_items' must be 0 or more, got {args['max_items']}")

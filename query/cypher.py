@@ -16,6 +16,7 @@ from typing import Any
 
 from codeimpact.graph.errors import BadInput
 from codeimpact.query.cypher_guard import check_read_only
+from codeimpact.query.cypher_ranges import Unfolded, unfold_ranges
 
 DEFAULT_LIMIT = 10_000  # rows
 DEFAULT_TIMEOUT_S = 30.0
@@ -68,23 +69,26 @@ def run_cypher(
     if not isinstance(query, str):
         raise BadInput(f"cypher: the query must be a string, got {type(query).__name__}")
     check_read_only(query)
+    # range(1, 3000000)'s bounds as parameters, or Kùzu builds its list before any row
+    unfolded = unfold_ranges(query, params)
     conn.set_query_timeout(int(seconds * 1000) if seconds else 0)
     try:
-        res = conn.execute(query, params or {})
+        res = conn.execute(unfolded.query, unfolded.params)
     except RuntimeError as e:
-        raise _failed(e, seconds) from e
+        raise _failed(e, seconds, unfolded) from e
     finally:
         conn.set_query_timeout(0)  # the index's own queries have no time limit
     try:
-        return _fetch(res, cap, max_bytes)
+        return _fetch(res, cap, max_bytes, unfolded)
     except RuntimeError as e:
-        raise _failed(e, seconds) from e
+        raise _failed(e, seconds, unfolded) from e
     finally:
         res.close()
 
 
-def _failed(error: RuntimeError, seconds: float | None) -> BadInput:
+def _failed(error: RuntimeError, seconds: float | None, unfolded: Unfolded) -> BadInput:
     first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    first = unfolded.message(first)
     if first.startswith(_INTERRUPTED) and seconds:
         return BadInput(
             f"cypher: the query ran longer than {seconds:g} s (raise it with --timeout)"
@@ -92,9 +96,9 @@ def _failed(error: RuntimeError, seconds: float | None) -> BadInput:
     return BadInput(f"cypher: {first}")
 
 
-def _fetch(res, cap: int | None, max_bytes: int | None) -> CypherResult:
+def _fetch(res, cap: int | None, max_bytes: int | None, unfolded: Unfolded) -> CypherResult:
     """The first rows of `res`, one at a time, up to the caps."""
-    columns = res.get_column_names()
+    columns = [unfolded.column(name) for name in res.get_column_names()]
     total = res.get_num_tuples()
     rows: list[list[Any]] = []
     size = 2  # the brackets of the rows array
@@ -123,8 +127,16 @@ SERVER_MAX_TIMEOUT_S = 60.0
 
 def server_caps(limit: int | None, timeout_s: float | None) -> tuple[int, int, float]:
     """(limit, max_bytes, timeout) for a server: the asked-for caps, never above the
-    server's (0 or None, "no cap" on the command line, means the server's cap)."""
-    cap = check_limit(limit)
+    server's. A server never answers every row: `limit` 0 ("no cap" on the command
+    line) or above its cap is refused; None means its cap. A timeout of 0 or None means
+    the server's longest."""
+    if limit is not None and not (
+        isinstance(limit, int) and not isinstance(limit, bool) and 1 <= limit <= SERVER_MAX_ROWS
+    ):
+        raise BadInput(
+            f"cypher: limit must be 1 to {SERVER_MAX_ROWS} here, got {limit!r} (every row, "
+            "limit 0, is only for `graph cypher` on the command line)"
+        )
     seconds = check_timeout(timeout_s)
-    rows = SERVER_MAX_ROWS if cap is None else min(cap, SERVER_MAX_ROWS)
+    rows = SERVER_MAX_ROWS if limit is None else limit
     return rows, SERVER_MAX_BYTES, min(seconds or SERVER_MAX_TIMEOUT_S, SERVER_MAX_TIMEOUT_S)

@@ -309,7 +309,7 @@ def _ends_operand(tokens: list[Token], k: int) -> bool:
     return kw is None or kw in OPERAND_KEYWORDS or _is_name_position(tokens, k)
 
 
-def _function_name(tokens: list[Token], k: int) -> str | None:
+def function_name(tokens: list[Token], k: int) -> str | None:
     """The name of the function token k calls (it is a name followed by `(`), or None."""
     t = tokens[k]
     if t.kind not in ("name", "quoted"):
@@ -335,7 +335,7 @@ def _names_next(tokens: list[Token], k: int) -> bool:
 def _check_call(tokens: list[Token], k: int) -> None:
     """`CALL f(...)` with f a read-only table function; not `CALL setting = value`."""
     fn = tokens[k + 1] if k + 1 < len(tokens) else None
-    name = _function_name(tokens, k + 1) if fn is not None else None
+    name = function_name(tokens, k + 1) if fn is not None else None
     if name is None:
         shown = fn.text if fn is not None else "nothing"
         raise _refuse(f"CALL {shown!s} is not allowed (CALL takes one of: {_allowed_calls()})")
@@ -383,7 +383,7 @@ def check_read_only(query: str) -> None:
             _check_call(tokens, k)
         if kw in ("UNION", "OPTIONAL") and not _is_name_position(tokens, k):
             _check_followed(tokens, k)
-        name = _function_name(tokens, k)
+        name = function_name(tokens, k)
         if name is not None and _refused_function(name):
             raise _refuse(f"the function {t.text} is not allowed (at offset {t.pos})")
         if k and t.kind == "name" and _ends_operand(tokens, k - 1):

@@ -14,12 +14,15 @@ from codeimpact.cli import main
 from codeimpact.graph.errors import BadInput
 from codeimpact.query.cypher import SERVER_MAX_BYTES, SERVER_MAX_ROWS
 from codeimpact.query.index import Index
-from codeimpact.tools import BY_NAME, bind
+from codeimpact.tools import BY_NAME, bind, prepare
 from conftest import build_indexed_repo
 
 ROWS_25K = "UNWIND range(1, 25000) AS x RETURN x"
 # 3,000,000 rows from a cross product (Kùzu keeps it factorized; fetching it all is not)
 ROWS_3M = "UNWIND range(1, 1500) AS x UNWIND range(1, 2000) AS y RETURN x, y, x * y AS p"
+# 3,000,000 rows from one list: Kùzu builds a constant range(...) when it reads the query
+# (1.7 GB), unless its bounds are parameters (query/cypher_ranges.py)
+ONE_LIST_3M = "UNWIND range(1, 3000000) AS x RETURN x"
 SLOW = "UNWIND range(1, 4000) AS x UNWIND range(1, 4000) AS y WITH x * y AS p WHERE p % 7 = 3 RETURN count(*)"  # noqa: E501
 
 
@@ -70,11 +73,19 @@ def _mcp(repo: Path, **args) -> dict:
 
 
 def test_mcp_is_never_unlimited(repo):
-    reply = _mcp(repo, query=ROWS_25K, limit=0)
+    reply = _mcp(repo, query=ROWS_25K)
     assert len(reply["rows"]) == SERVER_MAX_ROWS and reply["truncated"] is True
-    assert reply["total"] == 25_000
-    reply = _mcp(repo, query=ROWS_25K, limit=10**9)
-    assert len(reply["rows"]) == SERVER_MAX_ROWS
+    assert reply["total"] == 25_000 and reply["limit"] == SERVER_MAX_ROWS
+    # every row (0) or more than the server's cap is refused, not silently cut
+    for limit in (0, SERVER_MAX_ROWS + 1, -1):
+        with pytest.raises(BadInput, match=f"limit must be 1 to {SERVER_MAX_ROWS} here"):
+            _mcp(repo, query=ROWS_25K, limit=limit)
+    # as an agent asks: a limit that follows max_items stays within the cap
+    tool = BY_NAME["cypher"]
+    with Index.open(repo) as index:
+        for given, rows in (({}, 30), ({"max_items": 0}, SERVER_MAX_ROWS)):
+            reply = tool.run(index, prepare(tool, {"query": ROWS_25K, **given}))
+            assert (len(reply["rows"]), reply["truncated"]) == (rows, True)
     # big rows: cut by bytes well before the row cap
     wide = "UNWIND range(1, 3000) AS x RETURN x, repeat('y', 1000) AS pad"
     reply = _mcp(repo, query=wide)
@@ -104,7 +115,8 @@ def test_bad_limits_are_refused(repo, bad):
     assert res.exit_code == 2
 
 
-def test_three_million_rows_are_capped_in_bounded_memory(repo):
+@pytest.mark.parametrize("query", [ROWS_3M, ONE_LIST_3M], ids=["cross-product", "one-list"])
+def test_three_million_rows_are_capped_in_bounded_memory(repo, query):
     """The CLI's peak resident memory on a 3,000,000-row answer (the whole-process high
     water mark, measured by a parent that runs nothing else)."""
     probe = (
@@ -116,7 +128,7 @@ def test_three_million_rows_are_capped_in_bounded_memory(repo):
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe, ROWS_3M, str(repo)],
+        [sys.executable, "-c", probe, query, str(repo)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -126,3 +138,25 @@ def test_three_million_rows_are_capped_in_bounded_memory(repo):
     assert (len(data["rows"]), data["truncated"], data["total"]) == (10_000, True, 3_000_000)
     peak_mb = int(out.stderr.strip().splitlines()[-1]) / 1024
     assert peak_mb < 700, peak_mb
+
+
+def test_a_range_with_written_bounds_answers_as_kuzu_would(repo):
+    """Its bounds become parameters; the rows, the column names and the error messages
+    stay those of the query as written."""
+    with Index.open(repo) as index:
+        first = index.cypher("RETURN range(1, 3), range(-2, 4, 3) AS r, range(- 1, 0)")
+        assert first.columns == ["RANGE(1,3)", "r", "RANGE(-1,0)"]
+        assert first.rows == [[[1, 2, 3], [-2, 1, 4], [-1, 0]]]
+        nested = index.cypher("UNWIND range(1, size([1, 2]) * 2) AS x RETURN sum(x)")
+        assert nested.rows == [[10]]
+        big = index.cypher("RETURN range(9223372036854775806, 9223372036854775807)")
+        assert big.columns == ["RANGE(9223372036854775806,9223372036854775807)"]
+        mine = index.cypher("UNWIND range(0, $n) AS x RETURN count(*)", {"n": 4})
+        assert mine.rows == [[5]]
+        names = "MATCH (s:Symbol) WHERE s.start_line IN range(1, 10) RETURN s.name ORDER BY s.name"
+        assert index.cypher(names).rows == index.query(names).rows == [["a"], ["f"]]
+        with pytest.raises(BadInput) as refused:
+            index.cypher("RETURN [x IN range(0, 4) WHERE x > 1] AS l")
+    # Kùzu's parser message quotes the text and offset the user wrote
+    assert "<RETURN [x IN range(0, 4) WHERE>" in str(refused.value)
+    assert "offset: 25)" in str(refused.value)
