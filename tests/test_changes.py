@@ -465,7 +465,10 @@ def test_limit_caps_every_list_not_counts_or_the_run_ids(repo):
 
 
 def test_oversized_and_nested_repository_untracked_entries(repo):
-    write_files(repo, {"big.py": "x = 1\n" * 200_000, "data.csv": "a,b\n" * 10})
+    from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE
+
+    big = "x = 1\n" * (DEFAULT_MAX_FILE_SIZE // 6 + 1)  # one line over the limit
+    write_files(repo, {"big.py": big, "data.csv": "a,b\n" * 10})
     nested = repo / "vendor"
     nested.mkdir()
     git(nested, "init", "-q")
