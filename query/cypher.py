@@ -22,6 +22,10 @@ DEFAULT_LIMIT = 10_000  # rows
 DEFAULT_TIMEOUT_S = 30.0
 # Kùzu's message when the timeout (or an interrupt) stopped a query
 _INTERRUPTED = "Interrupted"
+# Kùzu's message when a query's working memory (sorts, DISTINCT, joins) outgrew the
+# reader's buffer pool: the bound that keeps `ORDER BY` over a cross product from
+# taking the machine's memory
+_POOL_FULL = "Buffer manager exception: Unable to allocate memory"
 
 
 @dataclass
@@ -92,6 +96,14 @@ def _failed(error: RuntimeError, seconds: float | None, unfolded: Unfolded) -> B
     if first.startswith(_INTERRUPTED) and seconds:
         return BadInput(
             f"cypher: the query ran longer than {seconds:g} s (raise it with --timeout)"
+        )
+    if first.startswith(_POOL_FULL):
+        from codeimpact.graph.store import READ_BUFFER_POOL  # here: it loads Kùzu
+
+        return BadInput(
+            f"cypher: the query needs more than the {READ_BUFFER_POOL >> 20} MB of working "
+            "memory a query may use (to sort, deduplicate or join its rows): narrow it with "
+            "WHERE, or aggregate"
         )
     return BadInput(f"cypher: {first}")
 

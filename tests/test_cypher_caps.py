@@ -160,3 +160,17 @@ def test_a_range_with_written_bounds_answers_as_kuzu_would(repo):
     # Kùzu's parser message quotes the text and offset the user wrote
     assert "<RETURN [x IN range(0, 4) WHERE>" in str(refused.value)
     assert "offset: 25)" in str(refused.value)
+
+
+def test_a_query_that_outgrows_its_working_memory_is_refused_in_one_line(repo):
+    """Sorting 9,000,000 rows needs more than the reader's buffer pool: Kùzu stops it
+    there (the bound on memory the row cap cannot give), and the message says what to do."""
+    big_sort = "UNWIND range(1, 3000) AS x UNWIND range(1, 3000) AS y RETURN x, y ORDER BY x * y, y"
+    res = CliRunner().invoke(main, ["cypher", big_sort, "--repo", str(repo)])
+    assert res.exit_code == 2
+    assert res.stderr.strip() == (
+        "graph: cypher: the query needs more than the 256 MB of working memory a query may "
+        "use (to sort, deduplicate or join its rows): narrow it with WHERE, or aggregate"
+    )
+    with Index.open(repo) as index:  # the next question is answered
+        assert index.cypher("MATCH (s:Symbol) RETURN count(*)").rows == [[2]]
