@@ -34,10 +34,13 @@ def coverage() -> None:
 @handle_errors
 def import_(data_file, path, as_json, recorded_root, lock_wait):
     """Record the test -> function links of coverage.py DATA_FILE (default: .coverage in the
-    repository), recorded with per-test contexts: `pytest --cov=PKG --cov-context=test`.
+    repository), recorded with per-test contexts: `pytest --cov=PKG --cov-context=test`, or
+    `coverage run -m pytest` with `dynamic_context = test_function` in coverage.py's
+    configuration. Run `graph analyze` first, in the checkout the tests ran in.
 
     Replaces the links of an earlier import. Exit 2 when DATA_FILE is missing, is not
-    coverage data, records no per-test contexts or names no test of the index."""
+    coverage data, records no per-test contexts (static labels only) or names no test of
+    the index; exit 5 while an analyze holds the lock."""
     from codeimpact.indexer.coverage_import import import_coverage
 
     report = import_coverage(path, data_file, recorded_root=recorded_root, lock_wait=lock_wait)

@@ -7,7 +7,10 @@ Two ways of recording which test ran a line give two kinds of context:
 - coverage.py's `dynamic_context = test_function`: the dotted name of the test
   function, `test_x.TestC.test_y` (module as imported, then the qualified name).
 The empty context is code run outside any test (imports at collection time); it
-names no test and is left out.
+names no test and is left out. A static context (`coverage run --context=ci`, or
+`[run] context = ci`) prefixes every dynamic one, `ci|tests/t.py::test_y|run`, and alone
+labels the code run outside any test: the label is dropped, and a run with labels only
+(no dynamic context) records nothing per test.
 
 The data file is never parsed by hand: `CoverageData` reads it (and refuses files
 of another schema), `measured_contexts()` and `contexts_by_lineno()` answer.
@@ -40,23 +43,30 @@ class ParsedContext:
 def parse_context(context: str) -> ParsedContext | None:
     """The test a context names, or None (the empty context, or not a test's name)."""
     text = context.strip()
-    if not text:
+    if not text or is_static_label(text):
         return None
     if "::" in text:
         head, bar, phase = text.rpartition("|")
         if bar and phase in PYTEST_PHASES:
             text = head
         path, _, rest = text.partition("::")
+        path = path.rpartition("|")[2]  # after a static context's label
         # parametrised items (`test_y[1-a]`) run the one function `test_y`; the ids in
         # brackets may hold anything, `::` included
         names = rest.split("[", 1)[0].split("::")
         if not path or not all(names):
             return None
         return ParsedContext("pytest", path, tuple(names))
-    parts = tuple(text.split("."))
+    parts = tuple(text.rpartition("|")[2].split("."))
     if not all(p.isidentifier() for p in parts):
         return None
     return ParsedContext("test_function", "", parts)
+
+
+def is_static_label(context: str) -> bool:
+    """A static context alone: one word, neither a node id nor a dotted test name
+    (coverage.py's `test_function` contexts always hold the module: `test_x.test_y`)."""
+    return "::" not in context and "." not in context and "|" not in context
 
 
 class CoverageRun:
@@ -90,8 +100,15 @@ class CoverageRun:
             ) from e
         if not self.files:
             raise BadInput(f"{path} holds no measured files: {RECIPE}")
-        if not any(c.strip() for c in self.contexts):
+        named = [c.strip() for c in self.contexts if c.strip()]
+        if not named:
             raise BadInput(f"{path} records no per-test contexts: {RECIPE}")
+        if all(is_static_label(c) for c in named):
+            labels = ", ".join(repr(c) for c in named[:3])
+            raise BadInput(
+                f"{path} records only static contexts ({labels}), which label the whole run "
+                f"(`coverage run --context=LABEL`), not each test: {RECIPE}"
+            )
 
     def lines(self, measured_file: str) -> dict[int, list[str]]:
         """Line -> the contexts that executed it (line numbers as the run measured them)."""

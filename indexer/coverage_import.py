@@ -25,7 +25,7 @@ from codeimpact.graph.errors import BadInput, CorruptIndex
 from codeimpact.graph.observed import Observation, ObservedTest, read_observed, write_observed
 from codeimpact.graph.store import Reader
 from codeimpact.indexer.build import check_repo
-from codeimpact.indexer.coverage_data import RECIPE, CoverageRun, parse_context
+from codeimpact.indexer.coverage_data import RECIPE, CoverageRun, is_static_label, parse_context
 from codeimpact.indexer.coverage_map import (
     CALLABLE_KINDS,
     MatchedTest,
@@ -76,7 +76,8 @@ class ImportReport:
         return (
             f"imported {self.links} test->function links: {self.tests} tests "
             f"({self.unmatched_contexts} of {self.contexts} contexts unmatched), "
-            f"{self.functions} functions in {self.files} files{skipped}; "
+            f"{self.functions} functions, from the lines of {self.files} measured files"
+            f"{skipped}; "
             f"observed at {(self.commit or 'no commit')[:12]}"
         )
 
@@ -182,8 +183,8 @@ def import_coverage(
     for ctx in run.contexts:
         parsed = parse_context(ctx)
         if parsed is None:
-            if ctx.strip():
-                unmatched.append(ctx)
+            if ctx.strip() and not is_static_label(ctx.strip()):
+                unmatched.append(ctx)  # a static label alone is code run outside any test
             continue
         kinds.add(parsed.kind)
         test = matcher.match(parsed)

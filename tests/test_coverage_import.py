@@ -95,14 +95,19 @@ def test_an_inherited_test_keeps_its_runnable_id_and_its_code(copy_of):
 
 
 def test_test_function_contexts_from_a_coveragerc(copy_of):
-    """coverage.py's own `dynamic_context = test_function` names tests by dotted name."""
+    """coverage.py's own `dynamic_context = test_function` names tests by dotted name; a
+    static context (`context = ci`) prefixes them (`ci|test_plugins.test_upper`) and alone
+    labels the code run outside any test."""
     repo = copy_of()
     (repo / ".coveragerc").write_text(
-        "[run]\ndynamic_context = test_function\nsource = pkg\ndata_file = .cov-fn\n"
+        "[run]\ndynamic_context = test_function\ncontext = ci\nsource = pkg\ndata_file = .cov-fn\n"
     )
     run_pytest_cov(repo, "--cov", "--cov-config=.coveragerc")
+    data = CoverageData(str(repo / ".cov-fn"))
+    data.read()
+    assert "ci|test_plugins.test_upper" in data.measured_contexts()
     report = import_coverage(repo, repo / ".cov-fn")
-    assert report.context_kind == "test_function"
+    assert report.context_kind == "test_function" and report.unmatched_contexts == 0
     links = links_by_run_id(repo)
     assert links[DYNAMIC] >= {"pkg/plugins.py::load", "pkg/plugins.py::handle_upper"}
     assert {r for r, f in links.items() if "pkg/plugins.py::handle_upper" in f} == {DYNAMIC}
@@ -205,6 +210,10 @@ def test_bad_input_is_one_line_exit_2_and_keeps_the_earlier_import(copy_of, tmp_
     plain = CoverageData(str(tmp_path / "nocontexts"))  # what `pytest --cov=pkg` records
     plain.add_lines({str(repo / "pkg/plugins.py"): [9, 13]})
     plain.write()
+    static = CoverageData(str(tmp_path / "static"))  # `coverage run --context=test`
+    static.set_context("test")
+    static.add_lines({str(repo / "pkg/plugins.py"): [9, 13]})
+    static.write()
     empty = CoverageData(str(tmp_path / "empty"))  # a run that measured nothing
     empty.add_lines({})
     empty.write()
@@ -212,6 +221,7 @@ def test_bad_input_is_one_line_exit_2_and_keeps_the_earlier_import(copy_of, tmp_
         str(tmp_path / "missing"): "no coverage data at",
         str(tmp_path / "text"): "is not coverage.py data",
         str(tmp_path / "nocontexts"): "records no per-test contexts",
+        str(tmp_path / "static"): "records only static contexts ('test'), which label",
         str(tmp_path / "empty"): "holds no measured files",
         str(tmp_path): "is not a coverage data file",
     }
@@ -262,6 +272,10 @@ def test_no_index_is_exit_2(copy_of):
             ParsedContext("test_function", "", ("test_mod", "TestC", "test_y")),
         ),
         ("", None),
+        # a static context (`--context=ci`) before the dynamic one, or alone
+        ("ci|tests/t.py::test_y|run", ParsedContext("pytest", "tests/t.py", ("test_y",))),
+        ("ci|test_mod.test_y", ParsedContext("test_function", "", ("test_mod", "test_y"))),
+        ("ci", None),
         ("t.py::|run", None),
         ("not a name", None),
     ],
