@@ -111,10 +111,24 @@ def print_changes(rep, limit: int | None) -> None:
         # what to run, as the runner takes it (each test's entry is in the JSON)
         shown = rep.run_ids[: limit or None]
         click.echo(f"\ntests to run ({len(rep.run_ids)})")
-        click.echo(table([[run_id] for run_id in shown]))
+        click.echo(table(_run_rows(shown, rep.tests)))
         more(len(rep.run_ids), len(shown))
+    comp = impact.completeness if impact else None
+    if comp is not None and comp.status == "lower-bound":
+        click.echo(f"completeness: lower-bound{'' if comp.reasons else ' (unresolved calls)'}")
+        for reason in comp.reasons:
+            click.echo(f"  {reason}")
     for note in rep.notes:
         click.echo(f"note: {note}")
+
+
+def _run_rows(run_ids: list[str], tests) -> list[list[str]]:
+    """One row a runner id; a test selected only by stale observed coverage says so (its
+    code changed since it was seen running it: it may not run it any more)."""
+    stale = {t.run_id for t in tests if t.stale} - {t.run_id for t in tests if not t.stale}
+    return [
+        [r, "(stale: seen running it before the change)"] if r in stale else [r] for r in run_ids
+    ]
 
 
 # ---------------------------------------------------------------------- provenance / drift
@@ -284,7 +298,7 @@ def review(base, fmt, depth, limit, path, as_json, require_fresh, tests_only):
     if rep.run_ids:
         shown = rep.run_ids[: limit or None]
         click.echo(f"tests to run ({len(rep.run_ids)})")
-        click.echo(table([[run_id] for run_id in shown]))
+        click.echo(table(_run_rows(shown, rep.tests_to_run)))
         more(len(rep.run_ids), len(shown))
     for note in rep.notes:
         click.echo(f"note: {note}")

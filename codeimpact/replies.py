@@ -79,6 +79,20 @@ def test_id(t: Json) -> str:
     return t.get("run_id") or t["uid"]
 
 
+def tests_why(tests: list[Json], max_items: int) -> Json:
+    """For the listed tests not selected by a graph path alone: `tests_why` (id -> why:
+    `covered`, observed coverage saw it run the target; `reaches+covered`) and `tests_stale`
+    (ids resting only on observed links into files changed since). Empty for the graph's."""
+    shown = tests[:max_items] if max_items else tests
+    why = {
+        test_id(t): "+".join(t["reasons"])
+        for t in shown
+        if t.get("reasons", ["reaches"]) != ["reaches"]
+    }
+    stale = [test_id(t) for t in shown if t.get("stale")]
+    return {"tests_why": why, "tests_stale": stale} if why else {}
+
+
 def freshness(f: Json | None) -> Json | None:
     if f is None:
         return None
@@ -102,15 +116,22 @@ def _traversal(data: Json, max_items: int, schema: str) -> Json:
     c = data["counts"]
     noun = "dependent" if data.get("direction", "upstream") == "upstream" else "dependency"
     comp = data.get("completeness") or {}
+    # tests observed coverage alone selected (of those listed): no graph path reaches them
+    seen = sum(1 for t in data["tests"] if t.get("reasons") == ["covered"])
     summary = (
         f"risk {data['risk']['level']}: {_plural(c['direct'], 'direct ' + noun)} "
         f"({_plural(c['total'], noun)} in all, {_plural(c['files'], 'file')}, "
         f"{_plural(c['modules'], 'module')}); {_plural(c['tests'], 'test')} in "
-        f"{_plural(c['test_files'], 'file')} {'reaches' if c['tests'] == 1 else 'reach'} it; "
-        f"{c['untested']} untested"
+        f"{_plural(c['test_files'], 'file')} {'reaches' if c['tests'] == 1 else 'reach'} it"
+        + (f" ({seen} only seen running it by observed coverage)" if seen else "")
+        + f"; {c['untested']} untested"
     )
     if comp.get("status") == "lower-bound":
-        summary += f"; a lower bound ({comp.get('unresolved_sites')} unresolved call sites)"
+        why = [f"{comp.get('unresolved_sites')} unresolved call sites"] * bool(
+            comp.get("unresolved_sites")
+        ) + [r.split(" (", 1)[0] for r in comp.get("reasons") or []]
+        why = why or [f"{comp.get('unresolved_sites')} unresolved call sites"]
+        summary += f"; a lower bound ({'; '.join(why)})"
     out: Json = {"schema": schema, "summary": summary}
     if "target" in data:
         out["target"] = symbol(data["target"])
@@ -127,10 +148,13 @@ def _traversal(data: Json, max_items: int, schema: str) -> Json:
     out["files"] = listing(data["files"], max_items, c["files"])
     out["test_files"] = listing(data.get("test_files", []), max_items, c["test_files"])
     out["tests"] = listing(data["tests"], max_items, c["tests"], test_id)
+    out.update(tests_why(data["tests"], max_items))
     out["completeness"] = {
         "status": comp.get("status"),
         "unresolved_sites": comp.get("unresolved_sites"),
     }
+    if comp.get("reasons"):
+        out["completeness"]["reasons"] = comp["reasons"]
     if data.get("direction") != "upstream":
         out["direction"] = data.get("direction")
     out["freshness"] = freshness(data.get("freshness"))
@@ -169,6 +193,7 @@ def context(data: Json, max_items: int) -> Json:
     for key in CONTEXT_LISTS:
         out[key] = listing(data.get(key, []), max_items, _total(data, key), neighbour)
     out["tests"] = listing(data.get("tests", []), max_items, data.get("test_count"), test_id)
+    out.update(tests_why(data.get("tests", []), max_items))
     out["freshness"] = freshness(data.get("freshness"))
     return out
 

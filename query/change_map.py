@@ -96,6 +96,9 @@ class Mapped:
     # the diff renamed (git's staged rename under unstaged edits included)
     new_facts: dict[str, FileFacts] = field(default_factory=dict)
     renamed: dict[str, str] = field(default_factory=dict)
+    # new path -> content hash of its new side, as read (observed coverage measured on
+    # other content is stale: query/observed.as_of)
+    new_hashes: dict[str, str] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- pure mapping
@@ -425,9 +428,12 @@ def map_changes(index, diff: gitdiff.Diff) -> Mapped:
     new_kinds: dict[str, dict[str, str]] = {}
     old_facts: dict[str, FileFacts] = {}
     new_facts: dict[str, FileFacts] = {}
+    new_hashes: dict[str, str] = {}
     for f in diff.files:
         old_side, new_side = sides[id(f)]
         old, new = old_side.data, new_side.data
+        if f.new_path and new is not None:
+            new_hashes[f.new_path] = content_hash(new)
         notes = list(f.notes)
         hunks = f.hunks
         if f.untracked and f.status == "added" and new is not None and not gitdiff.is_binary(new):
@@ -515,4 +521,4 @@ def map_changes(index, diff: gitdiff.Diff) -> Mapped:
         for f in diff.files
         if f.new_path and (old := f.origin_path or f.old_path) and old != f.new_path
     }
-    return Mapped(files, symbols, new_kinds, old_facts, gone, new_facts, renamed)
+    return Mapped(files, symbols, new_kinds, old_facts, gone, new_facts, renamed, new_hashes)

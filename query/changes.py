@@ -27,6 +27,7 @@ from codeimpact.query.change_map import (  # noqa: F401 - the shapes are part of
 )
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.impact import RISK_LEVELS
+from codeimpact.query.observed import ObservedCoverage, as_of
 from codeimpact.query.selection import hit_run_id
 from codeimpact.query.test_runs import RunId, RunIds
 
@@ -109,6 +110,7 @@ def change_impact(
     limit: int | None = DEFAULT_LIMIT,
     *,
     read_new: broken.ReadNew | None = None,
+    observed: ObservedCoverage | None = None,
 ) -> tuple[object | None, ChangeImpact, list[str]]:
     """The blast radius of the changed symbols the index knows, with the dependents of the
     removed ones (None when there is nothing to start from); and notes. `read_new`: the
@@ -137,6 +139,7 @@ def change_impact(
         limit=0,
         check_freshness=False,
         first_hops=hops,
+        observed=observed or observed_as_of(index, mapped),
     )
     if limit:
         for group in br.groups:
@@ -156,6 +159,14 @@ def change_impact(
         broken=dependents,
     )
     return br, summary, notes
+
+
+def observed_as_of(index, mapped: Mapped):
+    """The observed links as the change's new side sees them: a link into a file the
+    change made differ from what was measured is stale (query/observed.as_of)."""
+    contents: dict[str, str | None] = {p: None for p in mapped.gone_paths}
+    contents.update(mapped.new_hashes)
+    return as_of(index.observed, contents)
 
 
 def tests_to_run(index, mapped: Mapped, br) -> tuple[list[TestToRun], dict[str, RunId]]:
@@ -192,6 +203,7 @@ class Assessment:
 
     report: ChangeReport
     test_ids: dict[str, RunId]  # uid of each test to run -> its runner id
+    observed: ObservedCoverage | None = None  # the links as the change sees them
 
 
 def report(
@@ -213,6 +225,7 @@ def assess(
 ) -> Assessment:
     mapped = map_changes(index, diff)
     files, symbols = mapped.files, mapped.symbols
+    observed = observed_as_of(index, mapped)
     br, impact, impact_notes = change_impact(
         index,
         mapped,
@@ -220,6 +233,7 @@ def assess(
         min_confidence,
         limit,
         read_new=lambda paths: gitdiff.read_new_side(index.repo, diff, paths),
+        observed=observed,
     )
     tests, test_ids = tests_to_run(index, mapped, br)
     notes = list(diff.notes)
@@ -260,7 +274,7 @@ def assess(
         run_ids=RunIds(index.graph).select(test_ids.values()),
     )
     _cut(rep, limit)
-    return Assessment(rep, test_ids)
+    return Assessment(rep, test_ids, observed)
 
 
 def _cut(rep: ChangeReport, limit: int | None) -> None:

@@ -667,8 +667,13 @@ def impact(
     include_tests: bool = False,
     limit: int | None = DEFAULT_LIMIT,
     check_freshness: bool = True,
+    *,
+    observed: ObservedCoverage | None = None,
 ) -> ImpactResult:
-    """What depends on `target` (upstream) or what it depends on (downstream)."""
+    """What depends on `target` (upstream) or what it depends on (downstream).
+
+    `observed`: the observed links as a change sees them (query/observed.as_of); by
+    default the index's."""
     view = index.graph
     t: Target = resolve_target(view.symbols, target, index.repo)
     body = analyse(
@@ -680,7 +685,7 @@ def impact(
         min_confidence=min_confidence,
         include_tests=include_tests,
         limit=limit,
-        observed=index.observed,
+        observed=observed or index.observed,
     )
     return ImpactResult(target=t.symbol, **body, freshness=freshness_of(index, check_freshness))
 
@@ -697,12 +702,13 @@ def blast_radius(
     check_freshness: bool = True,
     *,
     first_hops: list[hopsmod.FirstHop] = (),
+    observed: ObservedCoverage | None = None,
 ) -> BlastRadiusResult:
     """The union impact of several targets (uids or any target form), deduplicated.
 
     One multi-source traversal: an entry's depth is its distance to the nearest target.
     `first_hops` are the depth-1 dependents of targets the graph lacks (query/hops.py);
-    with them, `targets` may be empty.
+    with them, `targets` may be empty. `observed` as in `impact`.
     """
     if isinstance(targets, str):
         targets = [targets]
@@ -720,7 +726,7 @@ def blast_radius(
         include_tests=include_tests,
         limit=limit,
         first_hops=first_hops,
-        observed=index.observed,
+        observed=observed or index.observed,
     )
     return BlastRadiusResult(
         targets=[t.symbol for t in resolved], **body, freshness=freshness_of(index, check_freshness)

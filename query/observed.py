@@ -91,27 +91,58 @@ def load_observed(index) -> ObservedCoverage | None:
             f"run `graph analyze --force {index.repo}`"
         ) from e
     now = dict(rows)
-    stale: dict[str, str] = {}
-    since = f"since the observation at {_short(obs.commit)}"
-    for p in paths:
-        if p not in now:
-            stale[p] = f"{p} was deleted {since}"
-        elif now[p] != obs.file_hashes[p]:
-            stale[p] = f"{p} changed {since}"
-    return ObservedCoverage(
+    cov = ObservedCoverage(
         obs,
         test_ids,
         function_ids,
         tests_of,
-        stale,
+        {},
         run_ids=["" if own_run_id(t.uid, t.run_id) else t.run_id for t in obs.tests],
-        test_stale=[stale.get(t.file) for t in obs.tests],
-        function_stale={
-            sid: stale[file_of(u)]
-            for u, sid in zip(obs.functions, function_ids)
-            if sid >= 0 and file_of(u) in stale
-        },
     )
+    return _with_stale(cov, _stale_files(obs, {p: now.get(p) for p in paths}, ""))
+
+
+def _stale_files(obs: Observation, now: dict[str, str | None], where: str) -> dict[str, str]:
+    """path -> why its links are stale, for the observed files whose content hash `now`
+    (None: the file is gone) differs from the observation's."""
+    since = f"since the observation at {_short(obs.commit)}{where}"
+    out: dict[str, str] = {}
+    for p, h in now.items():
+        if p not in obs.file_hashes:
+            continue
+        if h is None:
+            out[p] = f"{p} was deleted {since}"
+        elif h != obs.file_hashes[p]:
+            out[p] = f"{p} changed {since}"
+    return out
+
+
+def _with_stale(cov: ObservedCoverage, stale: dict[str, str]) -> ObservedCoverage:
+    obs = cov.observation
+    cov.stale_files = stale
+    cov.test_stale = [stale.get(t.file) for t in obs.tests]
+    cov.function_stale = {
+        sid: stale[file_of(u)]
+        for u, sid in zip(obs.functions, cov.function_ids)
+        if sid >= 0 and file_of(u) in stale
+    }
+    return cov
+
+
+def as_of(cov: ObservedCoverage | None, contents: dict[str, str | None]) -> ObservedCoverage | None:
+    """The links as a change sees them: `contents` holds the content hash of each file on
+    the change's new side (None: deleted there), which the index may not have yet (an
+    edit not analyzed, a branch under review). A link into such a file that differs from
+    what was measured is stale, though the index still holds the measured content."""
+    if cov is None:
+        return None
+    extra = _stale_files(cov.observation, contents, " (in this change)")
+    if not extra.keys() - cov.stale_files.keys():
+        return cov
+    out = ObservedCoverage(
+        cov.observation, cov.test_ids, cov.function_ids, cov.tests_of, {}, run_ids=cov.run_ids
+    )
+    return _with_stale(out, {**extra, **cov.stale_files})
 
 
 # ---------------------------------------------------------------------- coverage status

@@ -72,12 +72,12 @@ class Review:
     tests_to_run_total: int = 0
 
 
-def _reached_by_tests(index, uid: str) -> list:
+def _reached_by_tests(index, uid: str, observed) -> list:
     """The tests the selection holds for `uid`: graph paths and observed coverage
-    (query/selection.py), as TestHits."""
+    (query/selection.py, as the change sees it), as TestHits."""
     from codeimpact.query.impact import impact
 
-    return impact(index, uid, limit=0, check_freshness=False).tests
+    return impact(index, uid, limit=0, check_freshness=False, observed=observed).tests
 
 
 def _dependents(index, uid: str, changed: set[str]) -> list[Dependent]:
@@ -155,7 +155,7 @@ def review(index, base: str | None = None, depth: int = 3, *, limit: int | None 
         removed = [b for u in (s.uid, s.moved_from) if u for b in broken_of.get(u, [])]
         if uid is not None:
             item.dependents = _dependents(index, uid, changed)
-            hits_of[id(item)] = _reached_by_tests(index, uid)
+            hits_of[id(item)] = _reached_by_tests(index, uid, assessed.observed)
             item.tests = sorted({t.uid for t in hits_of[id(item)]})
             item.tested = bool(item.tests) or s.is_test
         # its old uid the index no longer holds: the dependents found by resolving it anew

@@ -134,6 +134,18 @@ def test_detect_changes_selects_the_covered_test(copy_of):
         (TEST_UPPER, "covered", ["covered"])
     ]
     assert cli("detect-changes", "--tests-only", "--repo", str(repo)).split() == [TEST_UPPER]
+    # the function changed since it was seen running: the index (not analyzed since) still
+    # holds the measured content, the change does not, so the link is stale all the same
+    (test,) = data["tests"]
+    assert test["stale"] is True
+    assert test["stale_reason"].startswith("pkg/plugins.py changed since the observation at ")
+    assert test["stale_reason"].endswith("(in this change)")
+    completeness = data["impact"]["completeness"]
+    assert completeness["status"] == "lower-bound"
+    assert any("stale" in r for r in completeness["reasons"])
+    text = cli("detect-changes", "--repo", str(repo))
+    assert f"{TEST_UPPER}  (stale: seen running it before the change)" in text
+    assert "completeness: lower-bound" in text
 
 
 def test_tests_only_names_the_subclass_that_runs_an_inherited_test(copy_of):
@@ -163,6 +175,8 @@ def test_review_lists_covered_tests_with_why(copy_of):
     path = repo / "pkg/plugins.py"
     path.write_text(path.read_text().replace("return value.upper()", "return value.swapcase()"))
     git(repo, "commit", "-qam", "upper")
+    before = json.loads(cli("review", "--base", "main", "--json", "--repo", str(repo)))
+    assert [t["stale"] for t in before["tests_to_run"]] == [True]  # not analyzed yet
     index(repo)
     data = json.loads(cli("review", "--base", "main", "--json", "--repo", str(repo)))
     assert [(t["uid"], t["why"]) for t in data["tests_to_run"]] == [(TEST_UPPER, "covered")]
@@ -182,3 +196,35 @@ def test_a_question_refuses_damaged_links(copy_of):
         assert res.exit_code == 2, res.output
         assert res.stderr.count("\n") == 1 and "observed coverage" in res.stderr
         assert "graph coverage clear" in res.stderr and res.stdout == ""
+
+
+def mcp_impact(repo: Path, target: str) -> dict:
+    from codeimpact import tools
+
+    tool = tools.get("impact")
+    with Index.open(repo) as index:
+        return tools.answer(index, tool, tools.prepare(tool, {"target": target}))
+
+
+def test_an_agent_is_told_why_and_what_is_stale(imported, copy_of):
+    reply = mcp_impact(imported, UPPER)
+    assert reply["tests"]["items"] == [TEST_UPPER]
+    assert reply["tests_why"] == {TEST_UPPER: "covered"} and reply["tests_stale"] == []
+    assert (
+        "1 test in 1 file reaches it (1 only seen running it by observed coverage)"
+        in (reply["summary"])
+    )
+    why = mcp_impact(imported, "pkg/plugins.py::load")["tests_why"]
+    assert why[TEST_UPPER] == "reaches+covered" and TEST_NEVER not in why  # a graph path only
+
+    repo = copy_of()
+    path = repo / "pkg/plugins.py"
+    path.write_text(path.read_text().replace("return value.upper()", "return value.title()"))
+    index(repo)
+    reply = mcp_impact(repo, UPPER)
+    assert reply["tests_stale"] == [TEST_UPPER]
+    assert reply["completeness"]["status"] == "lower-bound"
+    assert "stale" in reply["completeness"]["reasons"][0]
+    assert reply["summary"].endswith(
+        "a lower bound (1 of 1 tests are selected only by observed coverage that is stale)"
+    )
