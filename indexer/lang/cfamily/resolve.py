@@ -13,7 +13,9 @@ What a name in file F means, in the order a C compiler and linker see it:
    not find); when several files define it (one program per folder, one file per
    platform), the one nearest to F (the longest common folder) if it is the only nearest,
    at `unique-name`, else no edge;
-5. the C library (stdlib.py): a builtin call.
+5. the C library (stdlib.py): a builtin call;
+6. declared by a prototype F reaches but defined nowhere in the repository (a library's
+   header, `kfree` in a kernel subsystem indexed alone): `<external>::kfree`, `import`.
 
 `static` definitions of other files are never candidates. Member access (`p->x`) follows
 the declared type of `p` (a parameter, a local, a field, a call's declared result, a cast)
@@ -76,8 +78,18 @@ class CProject(StaticProject):
                     self.linked.setdefault(s.name, []).append((path, s.local))
             self.top[path] = top
         self.index_owners()
+        # name -> the files defining it at top level / declaring it with external linkage:
+        # a lookup tests the few candidates against the includer's closure (kernel files
+        # reach a thousand headers: walking the closure per name would not do)
+        self.defs_by_name: dict[str, list[str]] = {}
+        self.protos_by_name: dict[str, list[str]] = {}
+        for path, top in self.top.items():
+            for name in top:
+                self.defs_by_name.setdefault(name, []).append(path)
+            for name in self.files[path].extra.get("protos", ()):
+                self.protos_by_name.setdefault(name, []).append(path)
         self._closure: dict[str, tuple[str, ...]] = {}
-        self._declared: dict[str, frozenset[str]] = {}
+        self._rank: dict[str, dict[str, int]] = {}
 
     # ------------------------------------------------------------------ includes
     def closure(self, path: str) -> tuple[str, ...]:
@@ -99,15 +111,20 @@ class CProject(StaticProject):
         self._closure[path] = res
         return res
 
-    def declared(self, path: str) -> frozenset[str]:
-        """Names with external linkage that a file or its headers declare."""
-        hit = self._declared.get(path)
+    def rank(self, path: str) -> dict[str, int]:
+        """The file (0) and the headers it reaches -> their place in include order."""
+        hit = self._rank.get(path)
         if hit is None:
-            names = set(self.files[path].extra.get("protos", ()))
-            for h in self.closure(path):
-                names.update(self.files[h].extra.get("protos", ()))
-            hit = self._declared[path] = frozenset(names)
+            hit = {path: 0}
+            for i, h in enumerate(self.closure(path), 1):
+                hit[h] = i
+            self._rank[path] = hit
         return hit
+
+    def declared(self, path: str, name: str) -> bool:
+        """Whether the file or a header it reaches declares `name` with external linkage."""
+        rank = self.rank(path)
+        return any(p in rank for p in self.protos_by_name.get(name, ()))
 
     # ------------------------------------------------------------------ hooks
     def qualified(self, fi: FileIndex, local: str) -> str:
@@ -124,17 +141,20 @@ class CProject(StaticProject):
         return ""
 
     def _visible(self, fi: FileIndex, name: str, kinds=None):
-        """(entity, reason) of a definition of `name` in the file or its headers."""
-        for path, reason in ((fi.path, "scope"), *((h, "import") for h in self.closure(fi.path))):
+        """(entity, reason) of a definition of `name` in the file or its headers (the first
+        in include order)."""
+        paths = self.defs_by_name.get(name)
+        if not paths:
+            return None
+        rank = self.rank(fi.path)
+        for path in sorted((p for p in paths if p in rank), key=rank.__getitem__):
             syms = self.files[path].syms
-            found = [
-                x for x in self.top[path].get(name, ()) if kinds is None or syms[x].kind in kinds
-            ]
+            found = [x for x in self.top[path][name] if kinds is None or syms[x].kind in kinds]
             if found:
                 # a function and a macro of one name are two `#if` branches (SQLite's no-op
                 # macros when built without threads): the function is the code that runs
                 local = next((x for x in found if syms[x].kind == "function"), found[0])
-                return ("sym", path, local), reason
+                return ("sym", path, local), "scope" if path == fi.path else "import"
         return None
 
     def _linked(self, fi: FileIndex, name: str):
@@ -142,7 +162,7 @@ class CProject(StaticProject):
         cands = [c for c in self.linked.get(name, ()) if c[0] != fi.path]
         if not cands:
             return None
-        declared = name in self.declared(fi.path)
+        declared = self.declared(fi.path, name)
         if len(cands) == 1:
             return ("sym", *cands[0]), "import" if declared else "unique-name"
         here = fi.path.split("/")
@@ -175,6 +195,8 @@ class CProject(StaticProject):
                 return r
             if name in STDLIB_FUNCTIONS:
                 return ("builtin", name), "scope"
+            if self.declared(fi.path, name):  # a prototype of a library we do not index
+                return ("xsym", name), "import"
         return None
 
     def resolve_type(self, fi, scope, chain, depth=0):
@@ -235,11 +257,13 @@ class CProject(StaticProject):
         """path -> what its resolution depends on that no name written in it says: the
         headers it reaches (their paths and what they declare), so a header that starts or
         stops including another, or declaring a prototype, re-resolves its includers."""
-        out = {}
-        for path in self.files:
-            h = hashlib.sha256()
-            for header in self.closure(path):
-                h.update(header.encode())
-                h.update(repr(self.files[header].extra.get("protos", ())).encode())
-            out[path] = h.hexdigest()[:16]
-        return out
+        own = {
+            p: f"{p}:{hashlib.sha256(repr(fi.extra.get('protos', ())).encode()).hexdigest()[:8]}"
+            for p, fi in self.files.items()
+        }
+        return {
+            path: hashlib.sha256("|".join(own[h] for h in self.closure(path)).encode()).hexdigest()[
+                :16
+            ]
+            for path in self.files
+        }

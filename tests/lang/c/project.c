@@ -94,9 +94,13 @@ int log_msg(const char *m) {
 // path: src/other.c
 static int helper(void) { return 0; }
 
+int lib_call(int);
+
 int main(void) {
     undeclared_call();
     // ^ unresolved: undeclared_call
+    lib_call(1);
+    // ^ calls: <external>::lib_call (import)
     return helper() + shape_area(0);
     //     ^ calls: src/other.c::helper (scope)
     //                ^ calls: shape_area (unique-name)
