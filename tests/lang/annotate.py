@@ -26,7 +26,8 @@ sys.path.insert(0, str(HERE.parent))
 from lang import harness  # noqa: E402
 
 CODE_SUFFIXES = {".py": "#", ".pyi": "#", ".ts": "//", ".tsx": "//", ".js": "//", ".jsx": "//",
-                 ".mjs": "//", ".cjs": "//", ".go": "//", ".java": "//", ".rs": "//"}  # fmt: skip
+                 ".mjs": "//", ".cjs": "//", ".go": "//", ".java": "//", ".rs": "//", ".c": "//",
+                 ".h": "//", ".cpp": "//", ".hpp": "//", ".cc": "//"}  # fmt: skip
 _CTOR = {"__init__", "constructor", "<init>", "new"}
 
 

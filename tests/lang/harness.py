@@ -309,7 +309,7 @@ def _check_one(fx: Fixture, graph: Graph, a: Assertion) -> str:
         return "" if found != a.negated else ("found" if found else "no such unresolved site")
     if a.relation == "defines":
         last = re.split(r"\.|::|/", a.target)[-1]
-        if written.split(".")[-1] != last and not a.negated:
+        if re.split(r"\.|::", written)[-1] != last and not a.negated:  # `A::m` in C++
             return f"the text at the column is {written!r}, not {last!r}"
         hits = [u for u in _defined_at(graph, a) if a.target in graph.names(u)
                 and (not a.kind or graph.symbols[u][1] == a.kind)]  # fmt: skip

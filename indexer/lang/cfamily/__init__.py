@@ -1,13 +1,19 @@
 """C (and, joining it, C++): extraction (extract.py, c.scm), includes (includes.py) and
 resolution (resolve.py) in one resolver group, since C++ calls C and headers are shared."""
 
-from codeimpact.indexer.lang.api import LanguageSpec
-from codeimpact.indexer.lang.cfamily import extract
+from codeimpact.indexer.lang.api import FileFacts, LanguageSpec
+from codeimpact.indexer.lang.cfamily import detect, extract, extract_cpp
 
 NAME = "c"
 GROUP = "cfamily"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 RESOLVE_VERSION = 1
+
+
+def extract_c_or_cpp(source: bytes) -> FileFacts:
+    """`.c` and `.h` files: C, or C++ when the code says so (a `.h` of a C++ project)."""
+    return extract_cpp.extract_cpp(source) if detect.is_cpp(source) else extract.extract_c(source)
+
 
 C_SPEC = LanguageSpec(
     name=NAME,
@@ -15,7 +21,7 @@ C_SPEC = LanguageSpec(
     extensions=(".c", ".h"),
     extract_version=EXTRACT_VERSION,
     resolve_version=RESOLVE_VERSION,
-    extract=extract.extract_c,
+    extract=extract_c_or_cpp,
     is_test_path=extract.is_test_path,
     resolver="codeimpact.indexer.lang.cfamily.resolve:CProject",
     config_files=("compile_commands.json",),
@@ -23,6 +29,32 @@ C_SPEC = LanguageSpec(
     package=__name__,
 )
 
-SPECS = (C_SPEC,)
+CPP_SPEC = LanguageSpec(
+    name="cpp",
+    grammar="cpp",
+    extensions=(
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".c++",
+        ".hpp",
+        ".hh",
+        ".hxx",
+        ".h++",
+        ".ipp",
+        ".tpp",
+        ".inl",
+    ),  # fmt: skip
+    extract_version=EXTRACT_VERSION,
+    resolve_version=RESOLVE_VERSION,
+    extract=extract_cpp.extract_cpp,
+    is_test_path=extract.is_test_path,
+    resolver="codeimpact.indexer.lang.cfamily.resolve:CProject",
+    config_files=("compile_commands.json",),
+    resolver_group=GROUP,
+    package=__name__,
+)
+
+SPECS = (C_SPEC, CPP_SPEC)
 
 __all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPECS"]

@@ -59,14 +59,26 @@ _WRAPPERS = frozenset(
         "bitfield_clause",
     }
 )
-_NAMES = frozenset({"identifier", "field_identifier", "type_identifier"})
+# what a declarator may declare (the C++ forms included: the C grammar has none of them)
+_NAMES = frozenset(
+    {
+        "identifier",
+        "field_identifier",
+        "type_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "template_function",
+    }
+)
 _TAGGED = frozenset({"struct_specifier", "union_specifier", "enum_specifier"})
 # names followed by `(` in a macro body or a condition that are no calls
 _NOT_CALLS = frozenset(
     """if while for switch return sizeof alignof _Alignof typeof __typeof__ offsetof do else
     defined __has_attribute __has_builtin __has_include __has_include_next __has_extension
     __has_feature __has_cpp_attribute __attribute__ __declspec __pragma _Pragma asm __asm__
-    __asm case goto""".split()
+    __asm case goto static_cast dynamic_cast reinterpret_cast const_cast decltype
+    noexcept alignas typeid""".split()
 )
 _CALL_IN_TEXT = re.compile(rb"(?<![\w.>#])([A-Za-z_]\w*)\s*\(")
 _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests"})
@@ -105,10 +117,14 @@ def type_chain(node: ts.Node | None) -> str:
     if node is None:
         return ""
     t = node.type
-    if t == "type_identifier":
+    if t in ("type_identifier", "namespace_identifier", "identifier"):
         return text(node)
-    if t in _TAGGED:
-        return text(node.child_by_field_name("name"))
+    if t in _TAGGED or t in ("class_specifier", "template_type", "template_function"):
+        return type_chain(node.child_by_field_name("name"))
+    if t == "qualified_identifier":  # C++ `ns::A` -> ns.A; `::A` -> A
+        scope = type_chain(node.child_by_field_name("scope"))
+        name = type_chain(node.child_by_field_name("name"))
+        return f"{scope}.{name}" if scope and name else name
     return ""
 
 
@@ -119,9 +135,15 @@ def chain(node: ts.Node | None) -> str | None:
     t = node.type
     if t == "identifier":
         return text(node)
+    if t == "this":
+        return "this"
+    if t in ("qualified_identifier", "template_function"):  # C++ `ns::f`, `f<int>`
+        return type_chain(node) or None
     if t == "field_expression":
         op = chain(node.child_by_field_name("argument"))
         name = node.child_by_field_name("field")
+        if name is not None and name.type == "template_method":  # C++ `x.As<T>()`
+            name = name.child_by_field_name("name")
         return f"{op}.{text(name)}" if op and name is not None else None
     if t == "call_expression":
         fn = chain(node.child_by_field_name("function"))
@@ -390,7 +412,7 @@ def _on_declaration(f: CFile, caps) -> None:
         name, fn = declarator_name(d)
         if name is None:
             continue
-        nm = text(name)
+        nm = text(name).replace("::", ".")  # C++ `int A::count = 0;`
         value = d.child_by_field_name("value") if d.type == "init_declarator" else None
         if scope:
             if fn is None:
@@ -496,12 +518,11 @@ def run_phases(f: CFile, root: ts.Node, matches, phases: tuple[dict, ...]) -> Fi
         if construct in handlers:
             by_phase[phase_of[construct]].append((handlers[construct], caps))
     for i, todo in enumerate(by_phase):
-        if i == 1:
-            f.func_scopes = Scopes(f.func_iv)
         if i == len(phases) - 1:
             f.scopes = Scopes(f.func_iv + f.var_iv)
         for handler, caps in todo:
             handler(f, caps)
+        f.func_scopes = Scopes(f.func_iv)  # the functions known so far enclose the rest
     protos = f.facts.extra["protos"]
     f.facts.extra["protos"] = sorted(set(protos) - f.defined)
     f.facts.symbols.sort(key=lambda s: (s.local != "", s.start_byte))

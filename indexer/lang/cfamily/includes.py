@@ -2,14 +2,15 @@
 
 The search follows the compilers' order. `#include "x.h"` is looked up in the including
 file's folder first, then in the include directories; `#include <x.h>` in the include
-directories only, and is external (a system or third-party header) when none holds it.
-The include directories are those of `compile_commands.json` (every `-I`, `-iquote`,
-`-isystem` of every entry, made relative to the repository), else the common layouts: every
-folder named `include` (and `inc`), each `src` folder and the repository root. A quoted
-include that none of those hold is matched by its path's tail (`"util/log.h"` -> the one
-`.../util/log.h` of the repository, the nearest to the includer when several are): projects
-built with `-I` flags that no file records still resolve. Everything here is a pure
-function of the paths and the configs' text.
+directories only. The include directories are those of `compile_commands.json` (every `-I`,
+`-iquote`, `-isystem` of every entry, made relative to the repository), else the common
+layouts: every folder named `include` (and `inc`), each `src` folder and the repository
+root. An include that none of those hold is matched by its path's tail (`"util/log.h"` ->
+the one `.../util/log.h` of the repository, the nearest to the includer when several are;
+`<sqlite3.h>` -> deps/sqlite3/sqlite3.h): projects built with `-I` flags that no file
+records still resolve. A standard header (`<stdio.h>`) never names a repository file, and
+what is found nowhere is external. Everything here is a pure function of the paths and the
+configs' text.
 """
 
 from __future__ import annotations
@@ -19,6 +20,16 @@ import posixpath
 import shlex
 from dataclasses import dataclass, field
 
+# the C and POSIX headers a system include names: never a repository file of that name
+STANDARD_HEADERS = frozenset(
+    """assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h locale.h
+    math.h setjmp.h signal.h stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h
+    stdio.h stdlib.h stdnoreturn.h string.h tgmath.h threads.h time.h uchar.h wchar.h
+    wctype.h unistd.h fcntl.h pthread.h dirent.h dlfcn.h poll.h sched.h semaphore.h
+    strings.h syslog.h termios.h sys/types.h sys/stat.h sys/time.h sys/socket.h sys/mman.h
+    sys/wait.h sys/ioctl.h sys/param.h sys/select.h sys/uio.h netinet/in.h arpa/inet.h
+    netdb.h windows.h malloc.h memory.h io.h process.h""".split()
+)
 _FLAGS = ("-I", "-iquote", "-isystem", "-idirafter")
 _DIR_NAMES = frozenset({"include", "inc", "src"})
 
@@ -121,8 +132,9 @@ class IncludeResolver:
             hit = self._in(d, written)
             if hit is not None:
                 return hit
-        if system:
+        if system and written in STANDARD_HEADERS:
             return None
+        # `<sqlite3.h>` built with `-Ideps/sqlite3`, which no file of the repository records
         return self._by_tail(includer, written)
 
     def _in(self, folder: str, written: str) -> str | None:

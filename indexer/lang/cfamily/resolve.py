@@ -35,17 +35,19 @@ import hashlib
 import posixpath
 
 from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.cfamily.cpp_names import CLASS_KINDS, CppNames
 from codeimpact.indexer.lang.cfamily.includes import IncludeResolver
 from codeimpact.indexer.lang.cfamily.stdlib import STDLIB_FUNCTIONS
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.static import TYPE_KINDS, FileIndex, StaticProject
 from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
 
+_HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inl", ".ipp", ".tpp")
 # what external linkage makes visible across files
 _LINKED_KINDS = frozenset({"function", "variable"})
 
 
-class CProject(StaticProject):
+class CProject(CppNames, StaticProject):
     language = "c"
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
@@ -55,6 +57,8 @@ class CProject(StaticProject):
         self.top: dict[str, dict[str, list[str]]] = {}
         self.linked: dict[str, list[tuple[str, str]]] = {}
         self.global_types: dict[str, list[tuple[str, str]]] = {}
+        self.qualified_defs: dict[str, list[tuple[str, str]]] = {}
+        self.namespaces: set[str] = set()
         for path, fi in self.files.items():
             self.includes[path] = [
                 (self.includer.resolve(path, w, system), w, ln)
@@ -64,9 +68,13 @@ class CProject(StaticProject):
             for s in fi.facts.symbols:
                 if not s.local:
                     continue
+                dotted = strip_dup(s.local)
+                self.qualified_defs.setdefault(dotted, []).append((path, s.local))
+                if s.kind == "namespace":
+                    self.namespaces.add(dotted)
                 parent = fi.parent[s.local]
                 ps = fi.syms.get(parent)
-                if parent and ps is not None and ps.kind in ("struct", "union"):
+                if parent and ps is not None and ps.kind in CLASS_KINDS:
                     self.add_member((path, parent), s.name, (path, s.local))
                     continue
                 if parent and not (ps is not None and ps.kind == "enum"):
@@ -77,19 +85,24 @@ class CProject(StaticProject):
                 elif s.kind in _LINKED_KINDS and s.exported and not parent:
                     self.linked.setdefault(s.name, []).append((path, s.local))
             self.top[path] = top
-        self.index_owners()
-        # name -> the files defining it at top level / declaring it with external linkage:
-        # a lookup tests the few candidates against the includer's closure (kernel files
-        # reach a thousand headers: walking the closure per name would not do)
-        self.defs_by_name: dict[str, list[str]] = {}
+        self._closure: dict[str, tuple[str, ...]] = {}
+        self._rank: dict[str, dict[str, int]] = {}
+        self._includers: dict[str, list[str]] | None = None
         self.protos_by_name: dict[str, list[str]] = {}
+        self.defs_by_name: dict[str, list[str]] = {}
+        self._index_names()
+        self.index_cpp()
+        self.index_owners()
+
+    def _index_names(self) -> None:
+        """name -> the files defining it at top level / declaring it with external linkage:
+        a lookup tests the few candidates against the includer's closure (kernel files
+        reach a thousand headers: walking the closure per name would not do)."""
         for path, top in self.top.items():
             for name in top:
                 self.defs_by_name.setdefault(name, []).append(path)
             for name in self.files[path].extra.get("protos", ()):
                 self.protos_by_name.setdefault(name, []).append(path)
-        self._closure: dict[str, tuple[str, ...]] = {}
-        self._rank: dict[str, dict[str, int]] = {}
 
     # ------------------------------------------------------------------ includes
     def closure(self, path: str) -> tuple[str, ...]:
@@ -112,14 +125,29 @@ class CProject(StaticProject):
         return res
 
     def rank(self, path: str) -> dict[str, int]:
-        """The file (0) and the headers it reaches -> their place in include order."""
+        """The file (0) and the headers it reaches -> their place in include order; a source
+        file that another includes (a unity build's parts: better-sqlite3's
+        `#include "util/macros.cpp"`) also sees what its includers see, after its own."""
         hit = self._rank.get(path)
         if hit is None:
-            hit = {path: 0}
+            self._rank[path] = hit = {path: 0}  # a cycle of includers ends here
             for i, h in enumerate(self.closure(path), 1):
                 hit[h] = i
-            self._rank[path] = hit
+            if not path.endswith(_HEADER_SUFFIXES):
+                for includer in self.includers().get(path, ()):
+                    for h in self.rank(includer):
+                        hit.setdefault(h, len(hit))
         return hit
+
+    def includers(self) -> dict[str, list[str]]:
+        """Source files (not headers) -> the files that include them."""
+        if self._includers is None:
+            self._includers = {}
+            for p, incs in self.includes.items():
+                for h, _w, _l in incs:
+                    if h is not None and not h.endswith(_HEADER_SUFFIXES):
+                        self._includers.setdefault(h, []).append(p)
+        return self._includers
 
     def declared(self, path: str, name: str) -> bool:
         """Whether the file or a header it reaches declares `name` with external linkage."""
@@ -128,7 +156,14 @@ class CProject(StaticProject):
 
     # ------------------------------------------------------------------ hooks
     def qualified(self, fi: FileIndex, local: str) -> str:
-        return strip_dup(local) if local else fi.path
+        if not local:
+            return fi.path
+        if fi.facts.language == "cpp":
+            return strip_dup(local).replace(".", "::")
+        return strip_dup(local)
+
+    def row_language(self, fi: FileIndex) -> str:
+        return fi.facts.language  # one project for C and C++
 
     def module_symbol_name(self, fi: FileIndex) -> str:
         return posixpath.basename(fi.path)
@@ -186,6 +221,10 @@ class CProject(StaticProject):
                 entry = self.scoped_entry(fi, scope.rpartition(".")[0], name, line)
             if entry is not None:
                 return self.local_value(fi, scope, entry, depth)
+        if fi.facts.language == "cpp":
+            r = self.cpp_head(fi, scope, name, mode)
+            if r is not None:
+                return r
         r = self._visible(fi, name, TYPE_KINDS if mode == "type" else None)
         if r is not None:
             return r
@@ -200,16 +239,36 @@ class CProject(StaticProject):
         return None
 
     def resolve_type(self, fi, scope, chain, depth=0):
-        key = ("type", fi.path, chain)
+        key = ("type", fi.path, scope, chain)
         table = self.memo.table
         if key not in table:
-            r = self._visible(fi, chain, TYPE_KINDS)
+            r = self._cpp_type(fi, scope, chain) if fi.facts.language == "cpp" else None
+            if r is None and "." not in chain:
+                r = self._visible(fi, chain, TYPE_KINDS)
             if r is None:
                 cands = self.global_types.get(chain, ())
                 # a type named by no header we found (a forward declaration's, mostly)
                 r = (("sym", *cands[0]), "unique-name") if len(cands) == 1 else None
             table[key] = r
         return table[key]
+
+    def _cpp_type(self, fi, scope, chain):
+        """A C++ type name: under each enclosing namespace, or outside (`std::string`)."""
+        for p in self.prefixes(fi, scope):
+            r = self.qualified_pick(fi, f"{p}.{chain}" if p else chain, TYPE_KINDS)
+            if r is not None:
+                return r
+        head = chain.partition(".")[0]
+        if "." in chain and not any(d == head or d.endswith("." + head) for d in self.namespaces):
+            if not self.qualified_defs.get(head):
+                return ("xsym", chain), "import"  # a namespace of a library: std::vector
+        return None
+
+    def type_call(self, fi, src, ent, reason, call, edges, out) -> None:
+        if fi.facts.language == "cpp":
+            self.constructor_call(fi, src, ent, reason, call, edges)
+        else:
+            out.calls_builtin += 1
 
     def canonical(self, tkey, depth=0):
         """Follow `typedef struct foo foo_t` to `foo`; None when it names no repository type."""
@@ -226,12 +285,6 @@ class CProject(StaticProject):
             res = self.canonical((r[0][1], r[0][2]), depth + 1) if r is not None else None
         table[key] = res
         return res
-
-    def attr_pkg(self, ent, name, call, reason):
-        return None
-
-    def supertypes(self, tkey):
-        return ()
 
     def call_result(self, ent, depth, index=0):
         if ent[0] == "sym" and self.kind(ent) == "macro":

@@ -44,7 +44,7 @@ from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid
 
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "union", "type_alias", "trait"})
-CALLABLE_KINDS = frozenset({"function", "method"})
+CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
 MAX_DEPTH = 16
 # What an external call returns: its type is outside the repository, so a same-named
 # repository method is no candidate (`reflect.ValueOf(v).IsNil()` is not ours).
