@@ -15,6 +15,7 @@ method also reaches the overrides of the classes below it (`dispatch`, capped).
 
 from __future__ import annotations
 
+from codeimpact.indexer.lang.engine.hierarchy import descendants, subtypes
 from codeimpact.indexer.lang.engine.static import TYPE_KINDS, FileIndex
 from codeimpact.indexer.resolved import strip_dup
 
@@ -28,7 +29,6 @@ class CppNames:
 
     def index_cpp(self) -> None:
         """Out-of-class definitions join their class; constructors become `<init>`."""
-        self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for path, fi in self.files.items():
             if fi.facts.language != "cpp":
                 continue
@@ -50,13 +50,16 @@ class CppNames:
                     self.members.setdefault(owner, {}).setdefault("<init>", []).append(target)
                 elif s.local not in declared or parent not in fi.syms:
                     pass  # added with the class's members (by the C indexing) or just now
-        for path, fi in self.files.items():
-            for h in fi.facts.heritage:
-                r = self.resolve_type(fi, self.namespace_of(fi, h.scope), h.base)
-                if r is not None and r[0][0] == "sym":
-                    base = self.canonical((r[0][1], r[0][2]))
-                    if base is not None and base[0] != "x":
-                        self.subclasses.setdefault(base, []).append((path, h.scope))
+        classes = [
+            (path, sym.local)
+            for path, fi in self.files.items()
+            if fi.facts.language == "cpp"
+            for sym in fi.facts.symbols
+            if sym.kind in CLASS_KINDS
+        ]
+        self.subclasses = subtypes(
+            classes, lambda t: [k for k, _kind, _line in self.super_keys(t) if k[0] != "x"]
+        )
 
     def _replace_declaration(self, owner, s, fi) -> None:
         names = self.members.setdefault(owner, {})
@@ -181,16 +184,12 @@ class CppNames:
         if receiver is None:
             return []
         name = self.sym(target).name
-        out, seen, todo = [], {receiver}, [receiver]
-        while todo and len(out) <= 64:
-            t = todo.pop()
-            for sub in self.subclasses.get(t, ()):
-                if sub in seen:
-                    continue
-                seen.add(sub)
-                todo.append(sub)
-                out.extend(x for x in self.members.get(sub, {}).get(name, ()) if x != target)
-        return out
+        return [
+            x
+            for sub in descendants(receiver, lambda t: self.subclasses.get(t, ()))
+            for x in self.members.get(sub, {}).get(name, ())
+            if x != target
+        ]
 
     def constructor_call(self, fi, src, ent, reason, call, edges) -> None:
         """`A(1)`, `A a(1)`, `new A(1)`: the class, and its constructors when written."""
