@@ -93,6 +93,13 @@ def tests_why(tests: list[Json], max_items: int) -> Json:
     return {"tests_why": why, "tests_stale": stale} if why else {}
 
 
+def _test_ids(tests: list[Json], max_items: int, total: int | None) -> Json:
+    """The tests as runnable ids, each id once (the tests nested in one test share its
+    id); `total` counts the test symbols."""
+    ids = list(dict.fromkeys(test_id(t) for t in tests))
+    return {**listing(ids, max_items, total), "total": total if total is not None else len(ids)}
+
+
 def freshness(f: Json | None) -> Json | None:
     if f is None:
         return None
@@ -147,7 +154,7 @@ def _traversal(data: Json, max_items: int, schema: str) -> Json:
         }
     out["files"] = listing(data["files"], max_items, c["files"])
     out["test_files"] = listing(data.get("test_files", []), max_items, c["test_files"])
-    out["tests"] = listing(data["tests"], max_items, c["tests"], test_id)
+    out["tests"] = _test_ids(data["tests"], max_items, c["tests"])
     out.update(tests_why(data["tests"], max_items))
     out["completeness"] = {
         "status": comp.get("status"),
@@ -192,7 +199,7 @@ def context(data: Json, max_items: int) -> Json:
     }
     for key in CONTEXT_LISTS:
         out[key] = listing(data.get(key, []), max_items, _total(data, key), neighbour)
-    out["tests"] = listing(data.get("tests", []), max_items, data.get("test_count"), test_id)
+    out["tests"] = _test_ids(data.get("tests", []), max_items, data.get("test_count"))
     out.update(tests_why(data.get("tests", []), max_items))
     out["freshness"] = freshness(data.get("freshness"))
     return out
@@ -247,6 +254,105 @@ def trace(data: Json, max_items: int) -> Json:
         "steps": steps,
         "freshness": freshness(data.get("freshness")),
     }
+
+
+def _changed(s: Json) -> Json:
+    """A changed symbol: its uid, what happened, its lines now (before, when deleted)."""
+    out = {"uid": s["uid"], "status": s["status"], "kind": s.get("kind")}
+    out["lines"] = s.get("new_range") or s.get("old_range")
+    if s.get("moved_from"):
+        out["moved_from"] = s["moved_from"]
+    return out
+
+
+def _broken(b: Json) -> Json:
+    """A dependent that still names what the change removed (`of`), and where."""
+    return {"uid": b["uid"], "line": b.get("at_line") or b.get("line"), "rel": b.get("relation"),
+            "of": b.get("of"), "conf": _conf(b.get("confidence"))}  # fmt: skip
+
+
+def _file_notes(data: Json) -> Json:
+    return {f["path"]: f["notes"] for f in data.get("files", []) if f.get("notes")}
+
+
+def _tail(out: Json, data: Json, max_items: int) -> Json:
+    """What a change's reply ends with: the tests to run, notes (per file too), freshness."""
+    out["run_ids"] = listing(data.get("run_ids", []), max_items)
+    if _file_notes(data):
+        out["file_notes"] = _file_notes(data)
+    out["notes"] = data.get("notes", [])
+    out["freshness"] = freshness(data.get("freshness"))
+    return out
+
+
+def detect_changes(data: Json, max_items: int) -> Json:
+    """What the diff changed, what it breaks (first), the dependents by depth, and the
+    tests to run as the runner takes them."""
+    sm, impact = data["summary"], data.get("impact") or {}
+    c = impact.get("counts") or {}
+    n_broken = impact.get("broken_total", len(impact.get("broken", [])))
+    n_changed = sm["added"] + sm["modified"] + sm["deleted"]
+    summary = (
+        f"risk {data['risk']}: {_plural(n_changed, 'changed symbol')} ({sm['added']} added, "
+        f"{sm['modified']} modified, {sm['deleted']} deleted) in {_plural(sm['files'], 'file')}; "
+        + (f"{n_broken} broken (still using what the change removed); " if n_broken else "")
+        + f"{_plural(c.get('total', 0), 'dependent')} ({c.get('direct', 0)} direct); "
+        f"{_plural(len(data.get('run_ids', [])), 'test id')} to run"
+    )
+    out: Json = {"schema": "codeimpact.mcp.detect-changes/1", "summary": summary}
+    out["risk"], out["risk_reasons"] = data["risk"], data["risk_reasons"]
+    out["scope"] = data["scope"]
+    if data.get("base"):
+        out["base"] = data["base"]
+    out["changed"] = listing(data["symbols"], max_items, data.get("symbols_total"), _changed)
+    out["broken"] = listing(impact.get("broken", []), max_items, n_broken, _broken)
+    out["counts"] = c or None  # None: nothing indexed is reached
+    for group in impact.get("groups", []):
+        out[f"d{group['depth']}"] = {
+            "label": group["label"],
+            **listing(group["entries"], max_items, group["count"], entry),
+        }
+    if impact.get("not_indexed"):
+        out["not_indexed"] = listing(impact["not_indexed"], max_items)
+    comp = impact.get("completeness") or {}
+    if comp:
+        out["completeness"] = {"status": comp.get("status"),
+                               "unresolved_sites": comp.get("unresolved_sites")}  # fmt: skip
+    return _tail(out, data, max_items)
+
+
+def _reviewed(item: Json, max_items: int) -> Json:
+    out = _changed(item["symbol"])
+    deps = [
+        {**neighbour(d), **({"broken": True} if d.get("broken") else {})}
+        for d in item.get("dependents", [])
+    ]
+    out["dependents"] = listing(deps, max_items, item.get("dependents_total"))
+    out["tests"] = item.get("tests_total", len(item.get("tests", [])))
+    out["tested"] = item.get("tested")
+    return out
+
+
+def review(data: Json, max_items: int) -> Json:
+    """The branch's changes, each with the dependents to check (broken first in mind),
+    the untested ones and the tests to run."""
+    sm = data["summary"]
+    n_broken = sum(1 for d in data.get("dependents", []) if d.get("broken"))
+    summary = (
+        f"risk {data['risk']}: {sm['added']} added, {sm['modified']} modified, "
+        f"{sm['deleted']} deleted symbol(s) in {_plural(sm['files'], 'file')}; "
+        f"{_plural(sm['dependents'], 'dependent')} to check"
+        + (f" ({n_broken} broken)" if n_broken else "")
+        + f"; {_plural(sm['tests'], 'test')}, {sm['untested']} untested"
+    )
+    out: Json = {"schema": "codeimpact.mcp.review/1", "summary": summary}
+    out["risk"], out["risk_reasons"] = data["risk"], data["risk_reasons"]
+    out["base"], out["merge_base"], out["head"] = data["base"], data["merge_base"], data["head"]
+    out["symbols"] = listing(
+        data["symbols"], max_items, data.get("symbols_total"), lambda i: _reviewed(i, max_items)
+    )
+    out["untested"] = listing(data.get("untested", []), max_items, data.get("untested_total"))
+    return _tail(out, data, max_items)
 
 
 def generic(data: Json, max_items: int) -> Json:

@@ -385,6 +385,7 @@ TOOLS: tuple[Tool, ...] = (
         "ranges) and gives their blast radius and the tests to run. Use it AFTER editing, "
         "before committing, to check what an edit really touched.",
         _detect_changes,
+        reply=replies.detect_changes,
         param_help={"min_confidence": "Ignore edges resolved with a lower confidence (0 to 1)."},
     ),
     Tool(
@@ -408,6 +409,7 @@ TOOLS: tuple[Tool, ...] = (
         "check, the tests that cover them, untested changes and a risk level. Use it when "
         "reviewing a branch or pull request.",
         _review,
+        reply=replies.review,
     ),
     Tool(
         "cypher",

@@ -152,6 +152,9 @@ def mcp_replies(repo) -> list[tuple[list[str], dict]]:
         ("deps", {"target": "helper"}),
         ("search", {"name": "e", "max_items": 2}),
         ("trace", {"source": "main", "target": "helper"}),
+        ("detect_changes", {}),
+        ("detect_changes", {"base": "main", "max_items": 1}),
+        ("review", {"base": "main"}),
     ]
     with Index.open(repo) as index:
         return [
