@@ -186,7 +186,7 @@ def print_impact(result, heading: str) -> None:
             table(
                 [
                     [
-                        t.qualified_name,
+                        t.run_id or t.qualified_name,  # what the runner takes
                         where(t.file, t.line),
                         how_selected(t.depth, t.reasons, t.stale),
                     ]
@@ -401,7 +401,12 @@ def context(target, limit, path, as_json, require_fresh, fmt):
     if result.tests:
         click.echo(f"tests ({result.test_count})")
         click.echo(
-            table([[h.qualified_name, where(h.file, h.line), f"d={h.depth}"] for h in result.tests])
+            table(
+                [
+                    [h.run_id or h.qualified_name, where(h.file, h.line), f"d={h.depth}"]
+                    for h in result.tests
+                ]
+            )
         )
         more(result.test_count, len(result.tests))
     else:
