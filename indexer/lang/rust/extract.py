@@ -12,7 +12,7 @@ paths, `.` for fields and method calls, `()` after a call result and `?` after a
 try (`S::open()?.run`, `self.client.send`); `?` starts a chain whose receiver
 is not a plain chain (`v[0].m` -> `?.m`).
 
-Types are encoded as short strings the resolver reads (see `_type`): a path
+Types are encoded as short strings the resolver reads (see `type_of`): a path
 without generics (`a::S`), `Self`, `dyn A+B` for trait objects, `impl Trait`
 and bounded generic parameters, `?X` for `Option<X>` / `Result<X, _>`, `[]X`
 for a container of X (slices, arrays, `Vec<X>`, the values of a `HashMap<K, X>`),
@@ -56,6 +56,17 @@ from codeimpact.indexer.lang.api import (
     SymbolFact,
 )
 from codeimpact.indexer.lang.queries import query_runner
+from codeimpact.indexer.lang.rust.syntax import (
+    attributes,
+    chain_of,
+    generic_bounds,
+    impl_type_name,
+    is_test_attr,
+    node_text,
+    path_of,
+    type_of,
+    words,
+)
 from codeimpact.native.runner import QueryRunner
 
 NAME = "rust"
@@ -75,12 +86,6 @@ _DEFS = {
 
 
 # Standard macros whose arguments are expressions: their token trees are parsed again.
-def words(text: str) -> frozenset[str]:
-    """A table written as whitespace-separated words."""
-    return frozenset(text.split())
-
-
-# Standard macros whose arguments are expressions: their token trees are parsed again.
 EXPR_MACROS = words(
     """assert assert_eq assert_ne debug_assert debug_assert_eq debug_assert_ne print println
     eprint eprintln format format_args write writeln panic unreachable todo unimplemented dbg
@@ -93,18 +98,9 @@ INERT_MACROS = words(
     """stringify concat concat_idents include include_str include_bytes env option_env cfg
     compile_error module_path file line column"""
 )
-# Pointers that methods see through (Deref), and wrappers a `?` / unwrap opens.
-_DEREF = words("Box Rc Arc Cow Pin RefCell Mutex RwLock ManuallyDrop Weak")
-# Containers: indexing or iterating them gives their element (a map: its value).
-_SEQS = words("Vec VecDeque LinkedList BinaryHeap HashSet BTreeSet IndexSet SmallVec")
-_MAPS = words("HashMap BTreeMap IndexMap")
-_WRAP = frozenset(["Option"])  # and any path ending in Result (io::Result, anyhow::Result)
-
 _WS = re.compile(rb"\s+")
 CLOSURE = "|closure|"  # the value of a binding to a closure (no chain)
 MACROS = "!macros"  # the scope of the bindings that record `macro_rules!` names
-_CFG_TEST = re.compile(r"\btest\b")
-_CFG_NOT_TEST = re.compile(r"\bnot\s*\(\s*test\s*\)")
 
 
 # the queries' constructs -> this module's kinds of definitions (_DEFS) and sites; a module
@@ -155,172 +151,6 @@ def _matches(root: ts.Node) -> list[tuple[str, ts.Node, dict]]:
     return out
 
 
-def _text(node: ts.Node) -> str:
-    return node.text.decode(errors="replace")
-
-
-# ---------------------------------------------------------------- chains and types
-def path_of(node: ts.Node | None) -> str | None:
-    """`a::b::C`, `S::<T>::new`, `<S as Tr>::m` -> the path without generics."""
-    if node is None:
-        return None
-    t = node.type
-    if t in ("identifier", "type_identifier", "self", "crate", "super", "primitive_type"):
-        return _text(node)
-    if t in ("scoped_identifier", "scoped_type_identifier"):
-        name = node.child_by_field_name("name")
-        if name is None:
-            return None
-        path = node.child_by_field_name("path")
-        if path is None:  # a leading `::`
-            return _text(name)
-        head = path_of(path)
-        return f"{head}::{_text(name)}" if head else None
-    if t == "generic_type":
-        return path_of(node.child_by_field_name("type"))
-    if t == "generic_function":
-        return path_of(node.child_by_field_name("function"))
-    if t == "bracketed_type":  # <S as Tr>::m -> S::m
-        inner = node.named_children[0] if node.named_children else None
-        if inner is not None and inner.type == "qualified_type":
-            inner = inner.child_by_field_name("type")
-        return path_of(inner)
-    return None
-
-
-def chain_of(node: ts.Node | None) -> str | None:
-    """The chain of an expression (module docstring), or None when it is not one."""
-    if node is None:
-        return None
-    t = node.type
-    if t == "field_expression":
-        value = chain_of(node.child_by_field_name("value"))
-        field = node.child_by_field_name("field")
-        return f"{value}.{_text(field)}" if value and field is not None else None
-    if t == "call_expression":
-        fn = chain_of(node.child_by_field_name("function"))
-        return f"{fn}()" if fn else None
-    if t == "try_expression":
-        inner = chain_of(node.named_children[0]) if node.named_children else None
-        return f"{inner}?" if inner else None
-    if t == "await_expression":  # an async fn's declared return type is what .await yields
-        return chain_of(node.named_children[0]) if node.named_children else None
-    if t == "generic_function":
-        return chain_of(node.child_by_field_name("function"))
-    if t == "reference_expression":
-        return chain_of(node.child_by_field_name("value"))
-    if t == "index_expression":  # an element of a container
-        inner = chain_of(node.named_children[0]) if node.named_children else None
-        return f"{inner}[]" if inner else None
-    return path_of(node)
-
-
-def _generic_bounds(tparams: ts.Node | None, where: ts.Node | None, out: dict) -> None:
-    """Type parameter -> encoded type: `dyn A+B` for its trait bounds, "" for none."""
-    if tparams is not None:
-        for p in tparams.named_children:
-            if p.type == "type_parameter":
-                name = p.child_by_field_name("name")
-                if name is not None:
-                    out[_text(name)] = _bounds(
-                        p.child_by_field_name("bounds"), out.get(_text(name))
-                    )
-    if where is not None:
-        for pred in where.named_children:
-            left = pred.child_by_field_name("left")
-            if (
-                pred.type == "where_predicate"
-                and left is not None
-                and left.type == "type_identifier"
-            ):
-                name = _text(left)
-                if name in out:
-                    out[name] = _bounds(pred.child_by_field_name("bounds"), out[name])
-
-
-def _bounds(bounds: ts.Node | None, prev: str | None) -> str:
-    paths = [p for p in (prev[4:].split("+") if prev else []) if p]
-    if bounds is not None:
-        for b in bounds.named_children:
-            p = path_of(b) if b.type != "function_type" else None
-            if p and p not in paths:
-                paths.append(p)
-    return "dyn " + "+".join(paths) if paths else ""
-
-
-def _type(node: ts.Node | None, generics: dict) -> str:
-    """The encoded type of a type node (module docstring)."""
-    if node is None:
-        return ""
-    t = node.type
-    if t in ("reference_type", "pointer_type"):
-        return _type(node.child_by_field_name("type"), generics)
-    if t in ("type_identifier", "scoped_type_identifier"):
-        name = path_of(node) or ""
-        if name in generics:
-            return generics[name]
-        # `fmt::Result`: a Result alias whose value type is fixed and not written
-        return "?" if name.endswith("Result") else name
-    if t == "primitive_type":
-        return _text(node)
-    if t in ("array_type", "slice_type"):
-        return "[]" + _type(node.child_by_field_name("element"), generics)
-    if t == "generic_type":
-        base = path_of(node.child_by_field_name("type")) or ""
-        last = base.rpartition("::")[2]
-        args = node.child_by_field_name("type_arguments")
-        first = next(
-            (a for a in (args.named_children if args else ()) if a.type != "lifetime"), None
-        )
-        if first is not None and last in _DEREF:
-            return _type(first, generics)
-        if first is not None and last in _SEQS:
-            return "[]" + _type(first, generics)
-        if first is not None and last in _MAPS:
-            kinds = [a for a in args.named_children if a.type != "lifetime"]
-            return "[]" + (_type(kinds[1], generics) if len(kinds) > 1 else "")
-        if first is not None and (last in _WRAP or last.endswith("Result")):
-            inner = _type(first, generics)
-            return "?" + inner if inner else ""
-        if base in generics:
-            return generics[base]
-        return base
-    if t in ("dynamic_type", "abstract_type"):
-        trait = node.child_by_field_name("trait")
-        parts = (
-            trait.named_children if trait is not None and trait.type == "bounded_type" else [trait]
-        )
-        paths = [p for p in (path_of(x) for x in parts if x is not None) if p]
-        return "dyn " + "+".join(paths) if paths else ""
-    return ""
-
-
-# ---------------------------------------------------------------- attributes
-def _attributes(node: ts.Node) -> list[tuple[str, str]]:
-    """(path, arguments text) of the outer attributes written before an item."""
-    out = []
-    sib = node.prev_named_sibling
-    while sib is not None and sib.type in ("attribute_item", "line_comment", "block_comment"):
-        if sib.type == "attribute_item":
-            attr = sib.named_children[0] if sib.named_children else None
-            if attr is not None and attr.named_children:
-                path = path_of(attr.named_children[0]) or ""
-                args = attr.child_by_field_name("arguments")
-                value = attr.child_by_field_name("value")
-                arg_text = _text(args) if args is not None else ""
-                if value is not None and value.type == "string_literal":
-                    arg_text = _text(value)[1:-1]
-                out.append((path, arg_text))
-        sib = sib.prev_named_sibling
-    return out
-
-
-def _is_test_attr(path: str, args: str) -> bool:
-    if path in ("test", "bench", "rstest", "test_case", "quickcheck") or path.endswith("::test"):
-        return True
-    return path == "cfg" and bool(_CFG_TEST.search(args)) and not _CFG_NOT_TEST.search(args)
-
-
 # ---------------------------------------------------------------- scopes
 class _Scopes:
     """Innermost enclosing definition of a byte offset, by binary search over intervals."""
@@ -345,24 +175,6 @@ class _Container:
     def __init__(self, end, prefix, scope, kind, is_test, generics, iv, impl=-1):
         self.end, self.prefix, self.scope, self.kind = end, prefix, scope, kind
         self.is_test, self.generics, self.iv, self.impl = is_test, generics, iv, impl
-
-
-def _impl_type_name(node: ts.Node) -> str:
-    """The name an impl's methods are prefixed with: the self type's last name."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "scoped_type_identifier":
-            name = n.child_by_field_name("name")
-            if name is not None:
-                return _text(name)
-        if n.type in ("type_identifier", "primitive_type"):
-            return _text(n)
-        if n.type == "generic_type":
-            stack.append(n.child_by_field_name("type"))
-            continue
-        stack.extend(reversed(n.named_children))
-    return "_"
 
 
 def _signature(source: bytes, node: ts.Node, body: ts.Node | None) -> str:
@@ -456,7 +268,7 @@ def extract(source: bytes) -> FileFacts:
             if attr and attr[0].named_children:
                 path = path_of(attr[0].named_children[0]) or ""
                 args = attr[0].child_by_field_name("arguments")
-                if _is_test_attr(path, _text(args) if args is not None else ""):
+                if is_test_attr(path, node_text(args) if args is not None else ""):
                     extra["file_test"] = True
 
     intervals, generic_names = _definitions(source, defs, facts, extra)
@@ -484,15 +296,15 @@ def _definitions(source, defs, facts: FileFacts, extra: dict):
         ckind = top.kind if top else "module"
         prefix = top.prefix if top else ""
         parent_iv = top.iv if top else -1
-        attrs = _attributes(node)
-        is_test = (top.is_test if top else file_test) or any(_is_test_attr(*a) for a in attrs)
+        attrs = attributes(node)
+        is_test = (top.is_test if top else file_test) or any(is_test_attr(*a) for a in attrs)
         generics = dict(top.generics) if top else {}
-        _generic_bounds(node.child_by_field_name("type_parameters"), _where(node), generics)
+        generic_bounds(node.child_by_field_name("type_parameters"), _where(node), generics)
         kind = _DEFS[cap]
         if kind == "impl":
             self_type = node.child_by_field_name("type")
             trait = node.child_by_field_name("trait")
-            name = _impl_type_name(self_type)
+            name = impl_type_name(self_type)
             self_path = (
                 path_of(self_type)
                 if self_type.type != "reference_type"
@@ -538,7 +350,7 @@ def _definitions(source, defs, facts: FileFacts, extra: dict):
             continue  # associated and function-local constants are not module items
         elif kind == "type_alias" and ckind in ("impl", "trait"):
             continue  # associated types
-        name = _text(_caps["name"])
+        name = node_text(_caps["name"])
         local = f"{prefix}.{name}" if prefix else name
         n = seen.get(local, 0) + 1
         seen[local] = n
@@ -602,15 +414,15 @@ def _params(node: ts.Node, generics: dict) -> tuple:
             out.append(("self", "Self"))
         elif p.type == "parameter":
             pat = p.child_by_field_name("pattern")
-            name = _text(pat) if pat is not None and pat.type in ("identifier", "self") else "_"
-            out.append((name, _type(p.child_by_field_name("type"), generics)))
+            name = node_text(pat) if pat is not None and pat.type in ("identifier", "self") else "_"
+            out.append((name, type_of(p.child_by_field_name("type"), generics)))
     return tuple(out)
 
 
 def _type_facts(node, kind, local, generics, facts: FileFacts, extra: dict) -> None:
     line = node.start_point[0] + 1
     if kind in ("function", "method"):
-        ret = _type(node.child_by_field_name("return_type"), generics)
+        ret = type_of(node.child_by_field_name("return_type"), generics)
         if ret:
             extra["ret"][local] = ret
         if generics:
@@ -623,11 +435,11 @@ def _type_facts(node, kind, local, generics, facts: FileFacts, extra: dict) -> N
             for f in body.named_children:
                 name = f.child_by_field_name("name")
                 if f.type == "field_declaration" and name is not None:
-                    fields.append((_text(name), f.child_by_field_name("type")))
+                    fields.append((node_text(name), f.child_by_field_name("type")))
         elif body is not None and body.type == "ordered_field_declaration_list":
             fields = [(str(i), t) for i, t in enumerate(body.children_by_field_name("type"))]
         for name, typ in fields:
-            enc = _type(typ, generics)
+            enc = type_of(typ, generics)
             if enc:
                 facts.bindings.append(
                     BindingFact(local, name, "type:" + enc, False, typ.start_point[0] + 1)
@@ -635,16 +447,16 @@ def _type_facts(node, kind, local, generics, facts: FileFacts, extra: dict) -> N
     elif kind == "enum":
         body = node.child_by_field_name("body")
         extra["variants"][local] = [
-            _text(v.child_by_field_name("name"))
+            node_text(v.child_by_field_name("name"))
             for v in (body.named_children if body is not None else ())
             if v.type == "enum_variant" and v.child_by_field_name("name") is not None
         ]
     elif kind == "type_alias":
-        enc = _type(node.child_by_field_name("type"), generics)
+        enc = type_of(node.child_by_field_name("type"), generics)
         if enc:
             extra["alias"][local] = enc
     elif kind == "variable":
-        enc = _type(node.child_by_field_name("type"), generics)
+        enc = type_of(node.child_by_field_name("type"), generics)
         if enc:
             extra["vartypes"][local] = enc
     elif kind == "trait":
@@ -716,27 +528,27 @@ def _sites(source, root, sites, scopes: _Scopes, generic_names, facts: FileFacts
                     scopes.at(node.start_byte),
                     "",
                     0,
-                    _text(caps["name"]),
-                    _text(alias) if alias is not None else "",
+                    node_text(caps["name"]),
+                    node_text(alias) if alias is not None else "",
                     node.start_point[0] + 1,
                 )
             )
         elif cap == "mod_decl":
-            attrs = _attributes(node)
+            attrs = attributes(node)
             path_attr = next((a for p, a in attrs if p == "path"), "")
             facts.extra["mods"].append(
                 (
                     scopes.at(node.start_byte),
-                    _text(caps["name"]),
+                    node_text(caps["name"]),
                     node.start_point[0] + 1,
                     path_attr,
-                    any(_is_test_attr(*a) for a in attrs),
+                    any(is_test_attr(*a) for a in attrs),
                 )
             )
         elif cap == "macro_def":
             facts.bindings.append(
                 BindingFact(
-                    MACROS, _text(caps["name"]), "macro_rules", False, node.start_point[0] + 1
+                    MACROS, node_text(caps["name"]), "macro_rules", False, node.start_point[0] + 1
                 )
             )
         elif cap == "typeref":
@@ -815,7 +627,7 @@ def _call(node, fn: ts.Node, args: ts.Node, scope: str, line: int, at: str, fact
     if fn.type == "field_expression":
         recv = chain_of(fn.child_by_field_name("value"))
         field = fn.child_by_field_name("field")
-        callee = f"{recv or '?'}.{_text(field)}"
+        callee = f"{recv or '?'}.{node_text(field)}"
         kind = "method"
     else:
         callee = path_of(fn) or "?"
@@ -841,24 +653,24 @@ def _binding(cap: str, node, caps, scope: str, line: int, facts: FileFacts) -> N
     value = chain_of(caps["right" if cap == "for" else "value"])
     if not value:
         return
-    name = _text(caps["left" if cap == "for" else "name"])
+    name = node_text(caps["left" if cap == "for" else "name"])
     if cap == "for":
         for suffix in _ITER_SUFFIXES:
             if value.endswith(suffix):
                 value = value[: -len(suffix)]
                 break
         facts.bindings.append(BindingFact(scope, name, value + "[]", False, line))
-    elif _text(caps["type"]) in ("Some", "Ok"):  # if let Some(x) = value
+    elif node_text(caps["type"]) in ("Some", "Ok"):  # if let Some(x) = value
         facts.bindings.append(BindingFact(scope, name, value + "?", False, line))
 
 
 def _let(node, pattern: ts.Node, scope: str, line: int, facts: FileFacts) -> None:
     if pattern.type != "identifier":
         return
-    name = _text(pattern)
+    name = node_text(pattern)
     typ = node.child_by_field_name("type")
     if typ is not None:
-        enc = _type(typ, facts.extra["generics"].get(scope, {}))
+        enc = type_of(typ, facts.extra["generics"].get(scope, {}))
         if enc:
             facts.bindings.append(BindingFact(scope, name, "type:" + enc, False, line))
         return
@@ -914,7 +726,7 @@ def _use_leaves(node: ts.Node | None, prefix: list[str]):
             if path is not None and path.type == "self" and prefix
             else prefix + _segments(path)
         )
-        yield segs, _text(alias) if alias is not None else "", False
+        yield segs, node_text(alias) if alias is not None else "", False
     elif t == "use_wildcard":
         inner = node.named_children[0] if node.named_children else None
         yield prefix + _segments(inner), "", True

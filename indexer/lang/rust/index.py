@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import FileFacts, ImportFact, SymbolFact
-from codeimpact.indexer.lang.rust.extract import EXPR_MACROS, words
+from codeimpact.indexer.lang.rust.extract import EXPR_MACROS
+from codeimpact.indexer.lang.rust.syntax import words
 
 STD_CRATES = words("std core alloc proc_macro test")
 PRIMITIVES = words("bool char str u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64 ! ()")
