@@ -43,11 +43,16 @@ class Project:
     `.path` and `.facts`) and implement the hooks below."""
 
     language = ""  # Symbol.language of the rows (TypeScript's group takes each file's own)
+    # method names that the language's builtin and common library types have too: an
+    # unknown receiver is more likely one of those (never guessed at `unique-name`)
+    common_methods: frozenset[str] = frozenset()
 
     def __init__(self, is_test_path) -> None:
         self.is_test_path = is_test_path
         self.memo = Memo()
         self.files: dict = {}
+        # method name -> [(path, local)] of every method so named, for `unique-name`
+        self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
 
     @staticmethod
     def uid(path: str, local: str) -> str:
@@ -115,6 +120,20 @@ class Project:
         return out
 
     # ------------------------------------------------------------------ shared edges
+    def unique_name_call(self, edges: Edges, src: str, name: str, line: int) -> bool:
+        """A call `x.name(...)` on a receiver of unknown type: a `unique-name` edge to the only
+        method so named in the repository (`unique_definition`), unless the language's
+        `unique_veto` refuses it. Whether an edge was made."""
+        found = unique_definition(self.methods_by_name, name, self.common_methods)
+        if found is None or self.unique_veto(found):
+            return False
+        edges.call(src, self.uid(*found), "unique-name", line)
+        return True
+
+    def unique_veto(self, found: tuple[str, str]) -> bool:
+        """The language refuses the one method found (its own evidence against a guess)."""
+        return False
+
     def value_references(self, edges: Edges, src: str, targets: Iterable[str], line: int,
                          reason: str = "value-flow") -> None:  # fmt: skip
         """A definition passed as an argument is referenced by the caller (the callee may

@@ -38,7 +38,7 @@ from typing import NamedTuple
 from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.hierarchy import breadth_first
-from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid
@@ -103,8 +103,6 @@ class FileIndex(Lexical):
 class StaticProject(Project):
     """Resolution of one language's files; subclasses supply the language's scoping rules."""
 
-    common_methods: frozenset[str] = frozenset()  # too common for `unique-name`
-
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
         super().__init__(is_test_path)
         self.configs = configs or {}
@@ -112,7 +110,6 @@ class StaticProject(Project):
         for path in sorted(files):
             self.files[path] = self._index_file(path, files[path])
         self.members: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {}
-        self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self._owner_of: dict[tuple[str, str], tuple[str, str]] = {}
 
     # ------------------------------------------------------------------ indexing
@@ -649,11 +646,7 @@ class StaticProject(Project):
             return False
         if last.startswith("<"):  # a constructor: never called by its name
             return False
-        found = unique_definition(self.methods_by_name, last, self.common_methods)
-        if found is None:
-            return False
-        edges.call(src, f"{found[0]}::{found[1]}", "unique-name", call.line)
-        return True
+        return self.unique_name_call(edges, src, last, call.line)
 
     def _value_flow(self, fi, call, src, edges: Edges) -> None:
         """A function passed by name is referenced by the caller (the callee may call it)."""

@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.python.extract import module_name
 from codeimpact.indexer.lang.python.index import (
     Entity,
@@ -60,6 +60,7 @@ class PythonProject(Values, Names, Project):
 
     SUPPORTS_PRIOR = True
     language = "python"
+    common_methods = _COMMON_METHODS
 
     def __init__(
         self,
@@ -113,8 +114,6 @@ class PythonProject(Values, Names, Project):
         for path in fresh:
             self._summary[path] = self._summarise(path)
         self._fresh = fresh
-        # method name -> definitions, for unique-name
-        self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for path in self.paths:
             _, methods, classes = self._summary[path]
@@ -359,17 +358,14 @@ class PythonProject(Values, Names, Project):
         """
         if name.startswith("__") or name[:1].isupper():  # x.Name() constructs a class, likelier
             return False
-        found = unique_definition(self.methods_by_name, name, _COMMON_METHODS)
-        if found is None:
-            return False
+        return self.unique_name_call(edges, src, name, line)
+
+    def unique_veto(self, found: tuple[str, str]) -> bool:
         p, local = found
         if self._is_property(("sym", p, local)):  # its value is called, not the getter
-            return False
+            return True
         cls = self.files[p].parent.get(local, "")
-        if any(self.has_unknown_base(cp, c) for cp, c in self.mro(p, cls)):
-            return False
-        edges.call(src, self.uid(p, local), "unique-name", line)
-        return True
+        return any(self.has_unknown_base(cp, c) for cp, c in self.mro(p, cls))
 
     def _value_flow(self, fi, call, ent, skind, edges, src) -> None:
         """Functions passed as arguments: a reference from the caller, a call from the callee."""

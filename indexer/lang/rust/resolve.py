@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.api import FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import innermost
 from codeimpact.indexer.lang.rust.crates import module_tree
@@ -66,6 +66,7 @@ class RustProject(Values, Paths, Project):
     """Resolution context for all Rust files of one index."""
 
     language = "rust"
+    common_methods = STD_METHODS
 
     def __init__(
         self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None = None
@@ -90,7 +91,6 @@ class RustProject(Values, Paths, Project):
         self._impls: dict[tuple[str, int], Impl] = {}
         self.type_impls: dict[tuple, list[Impl]] = {}
         self.trait_impls: dict[tuple, list[Impl]] = {}
-        self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         self._index_impls()
         # `macro_rules!` of the project: calls in their arguments are the caller's
         self.macro_names = {m for fi in self.files.values() for m in fi.bindings.get(MACROS, ())}
@@ -416,7 +416,7 @@ class RustProject(Values, Paths, Project):
         recv, _, name = call.callee.rpartition(".")
         r = self.eval_value(fi, call.scope, recv, call.line) if recv != "?" else None
         if r is None:
-            if not self._unique_name(name, edges, src, call.line):
+            if not self.unique_name_call(edges, src, name, call.line):
                 if name in STD_METHODS:
                     out.calls_builtin += 1
                 else:
@@ -452,10 +452,3 @@ class RustProject(Values, Paths, Project):
         imp = self._impl_around(fi, scope)
         found = imp.methods.get(name) if imp is not None else None
         return ("sym", fi.path, found[0]) if found else None
-
-    def _unique_name(self, name: str, edges: Edges, src, line) -> bool:
-        found = unique_definition(self.methods_by_name, name, STD_METHODS)
-        if found is None:
-            return False
-        edges.call(src, self.uid(*found), "unique-name", line)
-        return True

@@ -29,7 +29,7 @@ from codeimpact.indexer.lang.engine.hierarchy import (
     first_member,
     subtypes,
 )
-from codeimpact.indexer.lang.engine.project import Project, unique_definition
+from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect, innermost
@@ -194,6 +194,8 @@ def _reexport(fi: _FileIndex, spec: str, name: str, alias: str) -> None:
 class TsProject(Project):
     """Resolution context for all TypeScript, TSX and JavaScript files of one index."""
 
+    common_methods = _NOT_UNIQUE
+
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None):
         super().__init__(is_test_path)
         self.modules = ModuleResolver(frozenset(files), configs or {})
@@ -203,7 +205,6 @@ class TsProject(Project):
             _index_file(fi)
             self.files[path] = fi
         # method name -> class methods defining it, for the unique-name rule
-        self.methods_by_name: dict[str, list[tuple[str, str]]] = {}
         for path, fi in self.files.items():
             for local, s in fi.syms.items():
                 if s.kind == "method" and fi.kind(fi.parent[local]) == "class":
@@ -687,7 +688,7 @@ class TsProject(Project):
                 return
         if r is None or r[0][0] == "param":
             if "." in callee and not callee.startswith("?"):
-                if self._unique_name(last, edges, src, call.line):
+                if self.unique_name_call(edges, src, last, call.line):
                     return
             out.unresolved.append(Unresolved(src, last, call.line))
             return
@@ -746,13 +747,6 @@ class TsProject(Project):
                     if self.files[p].kind(self.files[p].parent[m]) == "class":
                         targets.add(hit[0])
                         edges.call(src, self.uid(p, m), "dispatch", call.line)
-
-    def _unique_name(self, name: str, edges: Edges, src: str, line: int) -> bool:
-        found = unique_definition(self.methods_by_name, name, _NOT_UNIQUE)
-        if found is None:
-            return False
-        edges.call(src, self.uid(*found), "unique-name", line)
-        return True
 
     def _value_flow(self, fi, call, edges, src) -> None:
         """A function or class passed as an argument is referenced by the caller."""
