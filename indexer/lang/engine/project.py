@@ -141,3 +141,16 @@ class Project:
         for dst in targets:
             if dst != src:
                 edges.add("REFERENCES", src, dst, reason, line)
+
+    def passed_definitions(self, fi, call: CallFact, src: str, edges: Edges,
+                           kinds: frozenset[str]) -> None:  # fmt: skip
+        """Each argument that names a definition of one of `kinds` (a function passed by
+        name) is referenced by the caller: `value_references`. The arguments' chains are
+        evaluated by the project's `eval_chain(fi, scope, chain, line)`."""
+        for _key, chain in call.args:
+            r = self.eval_chain(fi, call.scope, chain, call.line)
+            if r is None or r[0][0] != "sym":
+                continue
+            s = self.files[r[0][1]].syms.get(r[0][2])
+            if s is not None and s.kind in kinds:
+                self.value_references(edges, src, (self.uid(r[0][1], r[0][2]),), call.line)

@@ -628,7 +628,8 @@ class StaticProject(Project):
         if not emitted and not self._unique_name(call, targets, last, src, edges):
             out.unresolved.append(Unresolved(src, last, call.line))
         if call.args:
-            self._value_flow(fi, call, src, edges)
+            # a function passed by name is referenced by the caller (the callee may call it)
+            self.passed_definitions(fi, call, src, edges, CALLABLE_KINDS)
 
     def owner_type(self, ent) -> tuple[str, str] | None:
         """The type that declares a method (its members table entry)."""
@@ -647,14 +648,6 @@ class StaticProject(Project):
         if last.startswith("<"):  # a constructor: never called by its name
             return False
         return self.unique_name_call(edges, src, last, call.line)
-
-    def _value_flow(self, fi, call, src, edges: Edges) -> None:
-        """A function passed by name is referenced by the caller (the callee may call it)."""
-        for _key, chain in call.args:
-            r = self.eval_chain(fi, call.scope, chain, call.line)
-            if r is None or r[0][0] != "sym" or self.kind(r[0]) not in CALLABLE_KINDS:
-                continue
-            self.value_references(edges, src, (f"{r[0][1]}::{r[0][2]}",), call.line)
 
     def hierarchy_digest(self) -> str:
         """A digest of every type's resolved supertypes.

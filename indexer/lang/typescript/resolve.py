@@ -90,6 +90,7 @@ Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext
 #                 ("builtin", name) ("param", path, scope, name)
 _TYPE_KINDS = frozenset(["class", "interface"])
 _CLASS = frozenset(["class"])
+_PASSED = frozenset(["function", "method", "class"])  # referenced when passed as a value
 _INSTANCE = frozenset(["inst"])  # what a call result must be for members to be found
 NO_MEMBERS: dict = {}  # read-only: the members of a type that has none
 _MAX_DEPTH = 24
@@ -712,7 +713,8 @@ class TsProject(Project):
         elif kind == "method":
             self._dispatch(fi, call, ent, edges, src)
         if call.args:
-            self._value_flow(fi, call, edges, src)
+            # a function or class passed as an argument is referenced by the caller
+            self.passed_definitions(fi, call, src, edges, _PASSED)
 
     def _super_call(self, fi, call, src, edges, out) -> None:
         """super(...) runs the base class constructor."""
@@ -747,12 +749,3 @@ class TsProject(Project):
                     if self.files[p].kind(self.files[p].parent[m]) == "class":
                         targets.add(hit[0])
                         edges.call(src, self.uid(p, m), "dispatch", call.line)
-
-    def _value_flow(self, fi, call, edges, src) -> None:
-        """A function or class passed as an argument is referenced by the caller."""
-        for _pos, chain in call.args:
-            r = self.eval_chain(fi, call.scope, chain, call.line)
-            if r is None or r[0][0] != "sym":
-                continue
-            if self._kind(r[0]) in ("function", "method", "class"):
-                self.value_references(edges, src, (self.ent_uid(r[0]),), call.line)
