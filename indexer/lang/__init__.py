@@ -7,12 +7,20 @@ contract they implement, lang/engine/ the resolution they share.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang import cfamily, go, java, python, rust, typescript
+from codeimpact.indexer.lang import cfamily, csharp, go, java, python, rust, typescript
 from codeimpact.indexer.lang.api import LanguageSpec
 
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
-    for spec in (python.SPEC, *typescript.SPECS, rust.SPEC, go.SPEC, java.SPEC, *cfamily.SPECS)
+    for spec in (
+        python.SPEC,
+        *typescript.SPECS,
+        rust.SPEC,
+        go.SPEC,
+        java.SPEC,
+        *cfamily.SPECS,
+        csharp.SPEC,
+    )
 }
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES.values() for ext in spec.extensions}

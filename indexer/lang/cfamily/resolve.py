@@ -282,7 +282,12 @@ class CProject(CppNames, StaticProject):
         res = tkey
         if target and depth < 16:
             r = self.resolve_type(fi, "", target)
-            res = self.canonical((r[0][1], r[0][2]), depth + 1) if r is not None else None
+            if r is None or r[0][0] not in ("sym", "xsym"):
+                res = None
+            elif r[0][0] == "xsym":  # `typedef std::string name_t`: a library's type
+                res = ("x", r[0][1])
+            else:
+                res = self.canonical((r[0][1], r[0][2]), depth + 1)
         table[key] = res
         return res
 

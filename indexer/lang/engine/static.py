@@ -45,6 +45,8 @@ from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid
 
 TYPE_KINDS = frozenset({"class", "interface", "enum", "struct", "union", "type_alias", "trait"})
 CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
+# what holds a value a member access reads: fields, and properties (C#: a field with accessors)
+FIELD_KINDS = frozenset({"variable", "property"})
 MAX_DEPTH = 16
 # What an external call returns: its type is outside the repository, so a same-named
 # repository method is no candidate (`reflect.ValueOf(v).IsNil()` is not ours).
@@ -354,7 +356,7 @@ class StaticProject(Project):
         if want == "method":
             return kind in CALLABLE_KINDS
         if want == "field":
-            return kind == "variable"
+            return kind in FIELD_KINDS
         return kind in TYPE_KINDS
 
     def _supers_of(self, tkey) -> list:
@@ -431,7 +433,7 @@ class StaticProject(Project):
             s = self.files[ent[1]].syms.get(ent[2])
             if s is None:
                 return None
-            if s.kind == "variable":
+            if s.kind in FIELD_KINDS:
                 v = self.value_of(ent, reason, depth + 1)
                 return self.attr(v[0], name, call, v[1], depth + 1) if v else None
             if s.kind not in TYPE_KINDS:
@@ -483,7 +485,7 @@ class StaticProject(Project):
 
     def element(self, ent, reason: str, depth: int):
         """An element of a container: a declared `[]T`, or a value of a type defined as one."""
-        if ent[0] == "sym" and self.kind(ent) == "variable":
+        if ent[0] == "sym" and self.kind(ent) in FIELD_KINDS:
             v = self.value_of(ent, reason, depth + 1)
             if v is None:
                 return None
@@ -549,7 +551,7 @@ class StaticProject(Project):
                 reason = weakest("dispatch", reason)
             receiver = tkey if k == "inst" else None
             return [(("sym", *t), reason, receiver) for t in found.targets]
-        if k == "sym" and self.kind(ent) == "variable":
+        if k == "sym" and self.kind(ent) in FIELD_KINDS:
             v = self.value_of(ent, reason, depth + 1)
             return self.member_targets(v[0], v[1], name, argc, depth + 1) if v else None
         r = self.attr(ent, name, True, reason, depth + 1)

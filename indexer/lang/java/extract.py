@@ -133,18 +133,25 @@ def callee_chain(node: ts.Node) -> str:
 # ---------------------------------------------------------------- context
 
 
+def model_facts(language: str, source: bytes, root: ts.Node) -> FileFacts:
+    """Empty facts of the Java model (the extra keys resolve.py reads), with the module
+    symbol: Java's and the languages resolved through Java's hooks (C#)."""
+    facts = FileFacts(language=language, lines=count_lines(source))
+    facts.symbols.append(module_symbol(root, source))
+    ex = facts.extra
+    ex["package"] = ""
+    for key in ("results", "types", "tparams", "modifiers"):
+        ex[key] = {}
+    ex["locals"] = []
+    ex["argc"] = []
+    ex["static"] = []
+    return facts
+
+
 class _File:
     def __init__(self, source: bytes, root: ts.Node):
         self.source = source
-        self.facts = FileFacts(language=NAME, lines=count_lines(source))
-        self.facts.symbols.append(module_symbol(root, source))
-        ex = self.facts.extra
-        ex["package"] = ""
-        for key in ("results", "types", "tparams", "modifiers"):
-            ex[key] = {}
-        ex["locals"] = []
-        ex["argc"] = []
-        ex["static"] = []
+        self.facts = model_facts(NAME, source, root)
         self.scopes = Scopes([])
         self.kind_of: dict[str, str] = {"": "module"}
         self.seen_refs: set[tuple[str, str]] = set()

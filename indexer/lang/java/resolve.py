@@ -87,6 +87,14 @@ _COMMON_METHODS = frozenset(
 class JavaProject(StaticProject):
     language = "java"
     common_methods = _COMMON_METHODS
+    # The language's runtime, as class attributes so a language of the same model (C#: the
+    # System namespace, System.Object) can say its own
+    implicit_package = "java.lang"
+    implicit_types = _JAVA_LANG
+    external_roots = _EXTERNAL_ROOTS
+    object_methods = _OBJECT_METHODS
+    root_object = "java.lang.Object"
+    root_enum = "java.lang.Enum"
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
         super().__init__(files, is_test_path, configs)
@@ -187,7 +195,7 @@ class JavaProject(StaticProject):
             return r
         if name in self.packages:
             return ("pkg", name), "import"
-        if name in _EXTERNAL_ROOTS or any(
+        if name in self.external_roots or any(
             imp.module.partition(".")[0] == name for imp in fi.facts.imports
         ):
             return ("xpkg", name), "import"
@@ -249,8 +257,8 @@ class JavaProject(StaticProject):
             return [(("xsym", f"{external}.{name}"), "inheritance", None)]
         if len(ext_star) == 1:  # the only place left that can declare it
             return [(("xsym", f"{ext_star[0]}.{name}"), "import", None)]
-        if name in _OBJECT_METHODS and self.enclosing_type(fi, scope) is not None:
-            return [(("xsym", f"java.lang.Object.{name}"), "inheritance", None)]
+        if name in self.object_methods and self.enclosing_type(fi, scope) is not None:
+            return [(("xsym", f"{self.root_object}.{name}"), "inheritance", None)]
         return None
 
     def member_targets(self, ent, reason, name, argc, depth):
@@ -265,10 +273,10 @@ class JavaProject(StaticProject):
             if found is not None and found.targets and self.is_accessor(("sym", *found.targets[0])):
                 rule = weakest("inheritance", reason) if found.inherited else reason
                 return [(("sym", *found.targets[0]), rule, None)]
-        if targets is None and name in _OBJECT_METHODS:
+        if targets is None and name in self.object_methods:
             if ent[0] in ("inst", "super") or self.kind(ent) in TYPE_KINDS:
                 return [
-                    (("xsym", f"java.lang.Object.{name}"), weakest("inheritance", reason), None)
+                    (("xsym", f"{self.root_object}.{name}"), weakest("inheritance", reason), None)
                 ]
         return targets
 
@@ -321,7 +329,7 @@ class JavaProject(StaticProject):
         if r is None:
             if not rest or not (
                 head in self.packages
-                or head in _EXTERNAL_ROOTS
+                or head in self.external_roots
                 or any(i.module.partition(".")[0] == head for i in fi.facts.imports)
             ):
                 return None
@@ -345,7 +353,7 @@ class JavaProject(StaticProject):
             bound = fi.extra.get("bounds", {}).get(owner, {}).get(name)
             if bound and bound != name:
                 return self.resolve_type(fi, fi.parent.get(owner, ""), bound)
-            return ("xsym", "java.lang.Object"), "local-type"
+            return ("xsym", self.root_object), "local-type"
         for s in fi.outward(scope):  # member and local types of the enclosing scopes
             for local in fi.children.get(s, {}).get(name, ()):
                 if fi.syms[local].kind in TYPE_KINDS:
@@ -373,11 +381,11 @@ class JavaProject(StaticProject):
                 found = self.find_member(owner, name, "type")
                 if found is not None and found.targets:
                     return ("sym", *found.targets[0]), "import"
-        hit = self.pkg_types.get("java.lang", {}).get(name)
+        hit = self.pkg_types.get(self.implicit_package, {}).get(name)
         if hit is not None:
             return ("sym", *hit), "import"
-        if name in _JAVA_LANG:
-            return ("xsym", f"java.lang.{name}"), "import"
+        if name in self.implicit_types:
+            return ("xsym", f"{self.implicit_package}.{name}"), "import"
         return None
 
     def attr_pkg(self, ent, name, call, reason):
@@ -404,7 +412,7 @@ class JavaProject(StaticProject):
                     out.append((r[0], h.kind, h.line))
         kind = fi.syms[tkey[1]].kind
         if kind == "enum":  # values(), valueOf(), ordinal()...
-            out.append((("xsym", "java.lang.Enum"), "extends", 0))
+            out.append((("xsym", self.root_enum), "extends", 0))
         return tuple(out)
 
     def heritage_rel(self, fi, h, ent):

@@ -1,0 +1,117 @@
+"""C# name resolution: Java's model (lang/java/resolve.py) with C#'s scoping rules.
+
+A namespace is a package (every file declaring it shares its scope, wherever it lies);
+`using N;` imports N on demand; code in `namespace A.B` also sees the types of `A`; the
+`System` namespace is implicit for its common types (`Console`, `String`, `Exception`...),
+whose members are external (`<external>::System.Console.WriteLine`). A partial class is
+one class: each of its parts (in any file of the namespace) has the members of all.
+Properties are read like fields. Everything else (receivers typed by declarations, `this`
+and `base`, overloads by argument count, constructors `<init>`, dispatch to overrides in
+subtypes, IMPLEMENTS for interfaces) is the typed engine's through Java's hooks.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.java.resolve import JavaProject
+
+_SYSTEM = frozenset(
+    """Object String Console Math Exception ArgumentException ArgumentNullException
+    InvalidOperationException NotImplementedException NotSupportedException Int32 Int64
+    Boolean Double Decimal DateTime TimeSpan Guid Convert Environment Array Type Attribute
+    IDisposable IComparable IEquatable Nullable Func Action Task Lazy Random Enum Tuple
+    StringComparison Uri Version EventArgs EventHandler GC Activator Buffer BitConverter
+    Char Byte Single UInt32 UInt64 Index Range Span Memory ReadOnlySpan""".split()
+)
+_OBJECT_METHODS = frozenset(
+    "Equals GetHashCode ToString GetType MemberwiseClone ReferenceEquals Finalize".split()
+)
+_EXTERNAL_ROOTS = frozenset(
+    "System Microsoft Xunit NUnit Newtonsoft Moq FluentAssertions Serilog Azure Google".split()
+)
+_COMMON_METHODS = frozenset(
+    """Add Remove Get Set Contains Clear Count ToString Equals GetHashCode Dispose Run Start
+    Stop Execute Handle Invoke Create Build Update Delete Save Load Read Write Close Open
+    Parse TryParse Format Append Insert Find Select Where First FirstOrDefault Any All
+    ToList ToArray Log LogInformation LogError LogWarning WriteLine Write Assert Equal
+    True False NotNull Null Throws""".split()
+)
+
+
+class CSharpProject(JavaProject):
+    language = "csharp"
+    common_methods = _COMMON_METHODS
+    implicit_package = "System"
+    implicit_types = _SYSTEM
+    external_roots = _EXTERNAL_ROOTS
+    object_methods = _OBJECT_METHODS
+    root_object = "System.Object"
+    root_enum = "System.Enum"
+
+    def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
+        super().__init__(files, is_test_path, configs)
+        self._merge_partials()
+
+    def _merge_partials(self) -> None:
+        """A partial class is one class: its first part (by path) stands for every part,
+        with the members and the bases of all."""
+        parts: dict[str, list[tuple[str, str]]] = {}
+        for path, fi in self.files.items():
+            pkg = self.package_of[path]
+            for s in fi.facts.symbols:
+                if "partial" in fi.extra.get("modifiers", {}).get(s.local, "").split():
+                    parts.setdefault(f"{pkg}.{s.local}", []).append((path, s.local))
+        self.parts: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for keys in parts.values():
+            if len(keys) < 2:
+                continue
+            keys.sort()
+            union: dict[str, list] = {}
+            for k in keys:
+                for name, targets in self.members.get(k, {}).items():
+                    have = union.setdefault(name, [])
+                    have.extend(t for t in targets if t not in have)
+            self.members[keys[0]] = union
+            self.parts[keys[0]] = keys
+            for k in keys[1:]:
+                self.parts[k] = keys
+        self.index_owners()
+
+    def canonical(self, tkey, depth=0):
+        keys = self.parts.get(tkey)
+        return keys[0] if keys else tkey
+
+    def supertypes(self, tkey):
+        out: list = []
+        for k in self.parts.get(tkey, [tkey]):
+            out.extend(super().supertypes(k))
+        return tuple(out)
+
+    def _type_head(self, fi, scope, name):
+        r = super()._type_head(fi, scope, name)
+        if r is not None:
+            return r
+        pkg = self.package_of[fi.path]
+        while "." in pkg:  # `namespace A.B` sees the types of A
+            pkg = pkg.rpartition(".")[0]
+            hit = self.pkg_types.get(pkg, {}).get(name)
+            if hit is not None:
+                return ("sym", *hit), "scope"
+        # a type no repository namespace has, with one external namespace in use (`using
+        # Xunit;` -> Xunit.Assert): the only place left that can declare it
+        external = [
+            i.module
+            for i in fi.facts.imports
+            if i.name == "*" and i.module not in self.packages and i.module != "System"
+        ]
+        if name[:1].isupper() and external and name not in self._repo_type_names():
+            # several: one of them declares it, which one is not known (`<external>::Marshal`)
+            return ("xsym", f"{external[0]}.{name}" if len(external) == 1 else name), "import"
+        return None
+
+    def _repo_type_names(self) -> frozenset[str]:
+        hit = self.memo.table.get("repo type names")
+        if hit is None:
+            hit = frozenset(n for types in self.pkg_types.values() for n in types)
+            self.memo.table["repo type names"] = hit
+        return hit
