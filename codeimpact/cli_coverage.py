@@ -25,6 +25,14 @@ def coverage() -> None:
     help="Where the repository was when the tests ran (a CI checkout), if elsewhere.",
 )
 @click.option(
+    "--commit",
+    "commit",
+    default=None,
+    metavar="REV",
+    help="The commit the tests ran at, when this checkout differs: lines are mapped on the "
+    "files as they were there, and links into files changed since are stale.",
+)
+@click.option(
     "--wait",
     "lock_wait",
     type=float,
@@ -32,7 +40,7 @@ def coverage() -> None:
     help="Seconds to wait for a running analyze's lock.",
 )
 @handle_errors
-def import_(data_file, path, as_json, recorded_root, lock_wait):
+def import_(data_file, path, as_json, recorded_root, commit, lock_wait):
     """Record the test -> function links of coverage.py DATA_FILE (default: .coverage in the
     repository), recorded with per-test contexts: `pytest --cov=PKG --cov-context=test`, or
     `coverage run -m pytest` with `dynamic_context = test_function` in coverage.py's
@@ -43,7 +51,9 @@ def import_(data_file, path, as_json, recorded_root, lock_wait):
     the index; exit 5 while an analyze holds the lock."""
     from codeimpact.indexer.coverage_import import import_coverage
 
-    report = import_coverage(path, data_file, recorded_root=recorded_root, lock_wait=lock_wait)
+    report = import_coverage(
+        path, data_file, recorded_root=recorded_root, commit=commit, lock_wait=lock_wait
+    )
     if as_json:
         emit_json(report)
         return

@@ -25,6 +25,7 @@ from codeimpact.graph.errors import BadInput, CorruptIndex
 from codeimpact.graph.observed import Observation, ObservedTest, read_observed, write_observed
 from codeimpact.graph.store import Reader
 from codeimpact.indexer.build import check_repo
+from codeimpact.indexer.coverage_commit import MeasuredAt, checked_at, functions_at, lines_in
 from codeimpact.indexer.coverage_data import RECIPE, CoverageRun, is_static_label, parse_context
 from codeimpact.indexer.coverage_map import (
     CALLABLE_KINDS,
@@ -154,7 +155,7 @@ def _checked_source(
         return None, "changed since indexing: run `graph analyze`, then import again"
     if mtime > data_mtime:
         return None, "modified after the coverage data was written: re-run the tests"
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    n_lines = lines_in(data)
     if lines and max(lines) > n_lines:
         return None, f"line {max(lines)} measured, the file has {n_lines}: it changed since"
     return data, ""
@@ -165,12 +166,16 @@ def import_coverage(
     data_file: str | os.PathLike | None = None,
     *,
     recorded_root: str | os.PathLike | None = None,
+    commit: str | None = None,
     lock_wait: float = 0.0,
 ) -> ImportReport:
     """Read `data_file` (default `<repo>/.coverage`) and store its test -> function links.
 
     `recorded_root`: where the repository was when the tests ran (a CI checkout), when
-    the data names its files by absolute paths under another folder."""
+    the data names its files by absolute paths under another folder. `commit`: the commit
+    the tests ran at, when it is not this checkout's content: the lines are mapped on the
+    files as they were there (indexer/coverage_commit.py), and links into files that
+    differ here are stale from the start."""
     repo = check_repo(path)
     data_path = Path(data_file) if data_file is not None else repo / DEFAULT_DATA_FILE
     run = CoverageRun(data_path.absolute())
@@ -228,6 +233,8 @@ def import_coverage(
         by_basename.setdefault(f.rpartition("/")[2], []).append(f)
     not_python = 0
     elsewhere: str | None = None  # a root the outside files suggest (see _recorded_root)
+    at = MeasuredAt.resolve(repo, commit) if commit is not None else None
+    measured_here: list[tuple[str, str]] = []  # (measured path, repository path)
     for measured in run.files:
         rel = _repo_relative(roots, measured)
         if rel is None:
@@ -243,18 +250,35 @@ def import_coverage(
             else:
                 skipped.append(SkippedFile(rel, "not an indexed Python file"))
             continue
+        measured_here.append((measured, rel))
+    # with the commit the tests ran at, every file is read as it was there, in one git call
+    at_commit = (
+        at.read(sorted({r for _, r in measured_here} | {t.file for t in test_rows}))
+        if at is not None
+        else {}
+    )
+    for measured, rel in measured_here:
         by_line = run.lines(measured)
         lines = [
             ln for ln, ctxs in by_line.items() if ln > 0 and any(c in test_of_context for c in ctxs)
         ]
-        source, why = _checked_source(repo, rel, facts.files[rel], run.mtime, lines)
-        if source is None:
+        rows: list = functions_by_file.get(rel, [])
+        if at is None:
+            source, why = _checked_source(repo, rel, facts.files[rel], run.mtime, lines)
+            measured_hash = facts.files[rel]
+        else:
+            source = at_commit.get(rel)
+            why = checked_at(source, at.commit[:12], lines)
+            measured_hash = content_hash(source) if source is not None else ""
+            if source is not None and measured_hash != facts.files[rel]:
+                rows = functions_at(rel, source)  # lines as they were: stale links, not wrong
+        if source is None or why:
             skipped.append(SkippedFile(rel, why))
             continue
-        used_files[rel] = facts.files[rel]
+        used_files[rel] = measured_hash
         spec = language_for(rel)
         bodies = spec.function_bodies(source) if spec and spec.function_bodies else None
-        spans = body_spans(bodies, functions_by_file.get(rel, []))
+        spans = body_spans(bodies, rows)
         owners = line_owners(spans, max(lines, default=0))
         contexts_of: dict[str, set[str]] = {}  # function -> the contexts that ran its body
         for line in lines:
@@ -282,9 +306,10 @@ def import_coverage(
     position = {u: i for i, u in enumerate(functions)}
     for t in test_rows:  # the tests' own files: a query tells when they changed since
         if t.file in facts.files:
-            used_files.setdefault(t.file, facts.files[t.file])
+            at_hash = content_hash(at_commit[t.file]) if at_commit.get(t.file) else None
+            used_files.setdefault(t.file, at_hash or facts.files[t.file])
     kind = kinds.pop() if len(kinds) == 1 else "mixed"
-    commit = head_commit(repo)
+    commit = at.commit if at is not None else head_commit(repo)
     report = ImportReport(
         schema=IMPORT_SCHEMA,
         repo=str(repo),
@@ -336,6 +361,11 @@ def import_coverage(
         report.notes.append(
             f"{outside} measured files outside the repository were left out"
             + (f" ({hint})" if elsewhere else "")
+        )
+    if recorded_root is not None and at is None:
+        report.notes.append(
+            "measured in another checkout: its lines were mapped on this checkout's files; "
+            "if the tests ran at another commit, import with --commit REV (that commit)"
         )
     if not_python:
         report.notes.append(

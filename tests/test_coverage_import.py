@@ -29,6 +29,7 @@ from codeimpact.indexer.coverage_data import ParsedContext, parse_context
 from codeimpact.indexer.coverage_import import import_coverage
 from codeimpact.query.index import Index
 from codeimpact.query.observed import coverage_status
+from conftest import git
 from coverage_repo import (
     DYNAMIC,
     NEVER,
@@ -151,7 +152,39 @@ def test_data_recorded_in_another_checkout_needs_its_root(copy_of, measured, tmp
         import_coverage(repo, other / ".coverage")
     report = import_coverage(repo, other / ".coverage", recorded_root=other)
     assert report.skipped_files == [] and report.outside_files == 0
+    assert any("--commit REV" in n for n in report.notes)  # it cannot tell the commit
     assert "pkg/plugins.py::handle_upper" in links_by_run_id(repo)[DYNAMIC]
+
+
+def test_data_measured_at_another_commit_maps_on_that_commit(copy_of):
+    """main's suite measured, a branch that moved handle_upper down: with --commit the
+    lines are mapped on main's content, so the link is the right function, and stale
+    (without it, only the file's modification time could keep the measured line numbers
+    off the function now at those lines)."""
+    repo = copy_of()
+    git(repo, "checkout", "-q", "-b", "feature")
+    path = repo / "pkg/plugins.py"
+    text = path.read_text().replace(
+        "import sys\n", "import sys\n\n\ndef inserted():\n    return 0\n", 1
+    )
+    path.write_text(text)
+    git(repo, "commit", "-qam", "a function above the others")
+    index(repo)
+    res = run_cli("coverage", "import", "--commit", "main", "--json", "--repo", str(repo))
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["commit"] == git(repo, "rev-parse", "main").strip()
+    assert report["skipped_files"] == []
+    assert "pkg/plugins.py::inserted" not in links_by_run_id(repo)[DYNAMIC]
+    assert "pkg/plugins.py::handle_upper" in links_by_run_id(repo)[DYNAMIC]
+    with Index.open(repo) as idx:
+        hits = {t.uid: t for t in idx.impact("pkg/plugins.py::handle_upper", limit=0).tests}
+    assert hits[DYNAMIC].stale and "changed since the observation at" in hits[DYNAMIC].stale_reason
+    assert [f["path"] for f in _status(repo).stale_files] == ["pkg/plugins.py"]
+
+    res = run_cli("coverage", "import", "--commit", "no-such-ref", "--repo", str(repo))
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+    assert "--commit no-such-ref: not a commit of the repository" in res.stderr
 
 
 def _status(repo: Path):
