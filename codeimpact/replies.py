@@ -79,18 +79,25 @@ def test_id(t: Json) -> str:
     return t.get("run_id") or t["uid"]
 
 
-def tests_why(tests: list[Json], max_items: int) -> Json:
-    """For the listed tests not selected by a graph path alone: `tests_why` (id -> why:
-    `covered`, observed coverage saw it run the target; `reaches+covered`) and `tests_stale`
-    (ids resting only on observed links into files changed since). Empty for the graph's."""
-    shown = tests[:max_items] if max_items else tests
+def tests_why(tests: list[Json], shown: list[str]) -> Json:
+    """For the shown test ids not listed by a graph path alone: `tests_why` (id -> its
+    reasons joined by "+": `covered` when observed coverage alone saw it run the target,
+    `reaches+covered`, `changed`, ...) and `tests_stale` (ids resting only on observed
+    links into files changed since the observation). Empty when every one is `reaches`."""
+    reasons: dict[str, list[str]] = {}
+    stale: dict[str, bool] = {}
+    for t in tests:
+        rid = test_id(t)
+        held = reasons.setdefault(rid, [])
+        held += [r for r in t.get("reasons") or ["reaches"] if r not in held]
+        stale[rid] = stale.get(rid, True) and bool(t.get("stale"))
+    order = {r: i for i, r in enumerate(("changed", "reaches", "covered"))}
     why = {
-        test_id(t): "+".join(t["reasons"])
-        for t in shown
-        if t.get("reasons", ["reaches"]) != ["reaches"]
+        rid: "+".join(sorted(reasons[rid], key=lambda r: order.get(r, 9)))
+        for rid in shown
+        if reasons.get(rid, ["reaches"]) != ["reaches"]
     }
-    stale = [test_id(t) for t in shown if t.get("stale")]
-    return {"tests_why": why, "tests_stale": stale} if why else {}
+    return {"tests_why": why, "tests_stale": [r for r in shown if stale.get(r)]} if why else {}
 
 
 def _test_ids(tests: list[Json], max_items: int, total: int | None) -> Json:
@@ -155,7 +162,7 @@ def _traversal(data: Json, max_items: int, schema: str) -> Json:
     out["files"] = listing(data["files"], max_items, c["files"])
     out["test_files"] = listing(data.get("test_files", []), max_items, c["test_files"])
     out["tests"] = _test_ids(data["tests"], max_items, c["tests"])
-    out.update(tests_why(data["tests"], max_items))
+    out.update(tests_why(data["tests"], out["tests"]["items"]))
     out["completeness"] = {
         "status": comp.get("status"),
         "unresolved_sites": comp.get("unresolved_sites"),
@@ -200,7 +207,7 @@ def context(data: Json, max_items: int) -> Json:
     for key in CONTEXT_LISTS:
         out[key] = listing(data.get(key, []), max_items, _total(data, key), neighbour)
     out["tests"] = _test_ids(data.get("tests", []), max_items, data.get("test_count"))
-    out.update(tests_why(data.get("tests", []), max_items))
+    out.update(tests_why(data.get("tests", []), out["tests"]["items"]))
     out["freshness"] = freshness(data.get("freshness"))
     return out
 
@@ -278,6 +285,9 @@ def _file_notes(data: Json) -> Json:
 def _tail(out: Json, data: Json, max_items: int) -> Json:
     """What a change's reply ends with: the tests to run, notes (per file too), freshness."""
     out["run_ids"] = listing(data.get("run_ids", []), max_items)
+    out.update(
+        tests_why(data.get("tests") or data.get("tests_to_run") or [], out["run_ids"]["items"])
+    )
     if _file_notes(data):
         out["file_notes"] = _file_notes(data)
     out["notes"] = data.get("notes", [])
@@ -318,6 +328,8 @@ def detect_changes(data: Json, max_items: int) -> Json:
     if comp:
         out["completeness"] = {"status": comp.get("status"),
                                "unresolved_sites": comp.get("unresolved_sites")}  # fmt: skip
+        if comp.get("reasons"):
+            out["completeness"]["reasons"] = comp["reasons"]
     return _tail(out, data, max_items)
 
 

@@ -198,12 +198,16 @@ def test_a_question_refuses_damaged_links(copy_of):
         assert "graph coverage clear" in res.stderr and res.stdout == ""
 
 
-def mcp_impact(repo: Path, target: str) -> dict:
+def mcp(repo: Path, name: str, args: dict) -> dict:
     from codeimpact import tools
 
-    tool = tools.get("impact")
+    tool = tools.get(name)
     with Index.open(repo) as index:
-        return tools.answer(index, tool, tools.prepare(tool, {"target": target}))
+        return tools.answer(index, tool, tools.prepare(tool, args))
+
+
+def mcp_impact(repo: Path, target: str) -> dict:
+    return mcp(repo, "impact", {"target": target})
 
 
 def test_an_agent_is_told_why_and_what_is_stale(imported, copy_of):
@@ -228,3 +232,9 @@ def test_an_agent_is_told_why_and_what_is_stale(imported, copy_of):
     assert reply["summary"].endswith(
         "a lower bound (1 of 1 tests are selected only by observed coverage that is stale)"
     )
+    # a change the index has not seen: detect_changes says it too
+    path.write_text(path.read_text().replace("value.title()", "value.swapcase()"))
+    reply = mcp(repo, "detect_changes", {})
+    assert reply["run_ids"]["items"] == [TEST_UPPER]
+    assert reply["tests_why"] == {TEST_UPPER: "covered"} and reply["tests_stale"] == [TEST_UPPER]
+    assert "stale" in reply["completeness"]["reasons"][0]
