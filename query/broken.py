@@ -257,6 +257,23 @@ def first_hops(index, broken: list[BrokenDependent]) -> list[FirstHop]:
     ]
 
 
+def unloadable_tests(view, broken: list[BrokenDependent]) -> list:
+    """The tests that run code of a module importing a symbol the change removed (TestHits):
+    that import fails when the module loads, so everything in the module breaks, not
+    only what goes through the import (review counts them the same way)."""
+    from codeimpact.query.impact import tests_reaching
+
+    by_uid = view.symbols.by_uid
+    modules = sorted(
+        {
+            by_uid[b.uid]
+            for b in broken
+            if b.relation == "IMPORTS" and b.kind == "module" and b.uid in by_uid
+        }
+    )
+    return tests_reaching(view, modules)[1] if modules else []
+
+
 def broken_risk(level: str, reasons: list[str], broken: list[BrokenDependent], levels):
     """The risk raised to HIGH when a dependent outside the diff still names a removed
     symbol (`levels`: the risk levels, lowest first)."""

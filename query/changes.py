@@ -169,9 +169,13 @@ def observed_as_of(index, mapped: Mapped):
     return as_of(index.observed, contents)
 
 
-def tests_to_run(index, mapped: Mapped, br) -> tuple[list[TestToRun], dict[str, RunId]]:
+def tests_to_run(
+    index, mapped: Mapped, br, broken_deps: list[BrokenDependent] = ()
+) -> tuple[list[TestToRun], dict[str, RunId]]:
     """The tests to run (changed ones, then those reaching a change), and each one's
-    runner id by uid (`select_run_ids` makes the list to hand the runner)."""
+    runner id by uid (`select_run_ids` makes the list to hand the runner).
+    `broken_deps`: the dependents of removed symbols; a module among them that imports
+    one no longer loads, so the tests of everything in it run too."""
     view = index.graph
     runs = RunIds(view)
     tests: dict[str, TestToRun] = {}
@@ -194,6 +198,10 @@ def tests_to_run(index, mapped: Mapped, br) -> tuple[list[TestToRun], dict[str, 
         tests[key] = TestToRun(
             t.uid, t.file, t.why, rid.run_id, list(t.reasons), t.stale, t.stale_reason
         )
+    for t in broken.unloadable_tests(view, broken_deps):
+        if t.uid not in tests:
+            ids[t.uid] = runs.of_id(view.symbols.by_uid[t.uid])
+            tests[t.uid] = TestToRun(t.uid, t.file, "reaches", ids[t.uid].run_id, ["reaches"])
     return sorted(tests.values(), key=lambda t: (t.file, t.uid, t.run_id)), ids
 
 
@@ -235,7 +243,7 @@ def assess(
         read_new=lambda paths: gitdiff.read_new_side(index.repo, diff, paths),
         observed=observed,
     )
-    tests, test_ids = tests_to_run(index, mapped, br)
+    tests, test_ids = tests_to_run(index, mapped, br, impact.broken)
     notes = list(diff.notes)
     # Under compare / review the old side is another commit, which the index rarely holds.
     if diff.scope in ("unstaged", "staged", "all") and any(

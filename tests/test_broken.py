@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -100,6 +101,37 @@ def test_detect_changes_base_keeps_a_deleted_functions_callers(deleted_and_index
     assert any(r.startswith("broken 2 >= 1 (HIGH)") for r in rep.risk_reasons)
     assert not any("new since" in n for n in rep.notes)
     assert "pkg/core.py::helper" not in rep.impact.not_indexed
+
+
+def test_a_module_importing_a_removed_symbol_no_longer_loads_so_all_its_tests_run(
+    make_repo, index_repo
+):
+    # test_shut calls only shut, which never used helper: but pkg/app.py imports helper,
+    # so importing the module fails and test_shut breaks too (both sides of the index)
+    files = {**FILES, "tests/test_shut.py": "from pkg.app import shut\n\n\n"
+             "def test_shut():\n    assert shut(None) is None or True\n"}  # fmt: skip
+    root = make_repo(files)
+    index_repo(root)
+    write_files(root, {"pkg/core.py": WITHOUT_HELPER})
+    with Index.open(root) as index:
+        at_old = detect_changes(index)
+    git(root, "checkout", "-q", "-b", "feature")
+    git(root, "commit", "-qam", "delete helper")
+    shutil.rmtree(root / ".codeimpact")  # a full index (main's incremental one after a
+    index_repo(root)  # deletion has holes in its ids until integrity's fix lands)
+    with Index.open(root) as index:
+        at_new = detect_changes(index, "compare", "main")
+        r = review(index, "main")
+    for rep in (at_old, at_new):
+        assert {t.uid for t in rep.tests} == {
+            "tests/test_app.py::test_main",
+            "tests/test_shut.py::test_shut",
+        }
+    assert (
+        r.run_ids
+        == at_new.run_ids
+        == ["tests/test_app.py::test_main", "tests/test_shut.py::test_shut"]
+    )
 
 
 def test_review_lists_a_deleted_functions_callers_as_broken(deleted_and_indexed):
