@@ -109,6 +109,14 @@ REFUSED = [
     ("MATCH (n) RETURN n FINISH", "unexpected 'FINISH'"),
     ("", "empty query"),
     (" ; ", "empty query"),
+    # what Kùzu's parser crashes on (3,000 parentheses, 1,000 calls) or takes minutes on
+    ("RETURN " + "(" * 3000 + "1" + ")" * 3000, "6002 tokens, more than 5000"),
+    ("RETURN " + "(" * 2000 + "1" + ")" * 2000, "nested more than 32 deep"),
+    ("RETURN " + "abs(" * 1000 + "1" + ")" * 1000, "nested more than 32 deep"),
+    ("RETURN " + "[" * 300 + "1" + "]" * 300, "nested more than 32 deep"),
+    ("RETURN " + "CASE WHEN true THEN " * 30 + "1" + " END" * 30, "CASE nested more than 10"),
+    ("RETURN 1" + " + 1" * 8000, "16002 tokens, more than 5000"),
+    ("RETURN " + "NOT " * 30000 + "true", "30002 tokens, more than 5000"),
 ]
 
 # (statement, the rows it answers): data that merely spells a keyword
@@ -134,6 +142,11 @@ ACCEPTED = [
         [[5, "run"]],
     ),
     ("MATCH (set:Symbol {name: 'helper'}) RETURN set.name", [["helper"]]),
+    # nesting and length up to the guard's bounds (quoted CASE and END do not count)
+    ("RETURN " + "(" * 32 + "1" + ")" * 32 + " AS v", [[1]]),
+    ("RETURN " + "CASE WHEN true THEN " * 10 + "1" + " END" * 10 + " AS v", [[1]]),
+    ("RETURN 0" + " + 1" * 2498 + " AS v", [[2498]]),
+    ("WITH 1 AS `case` RETURN `case` + 1 AS `end`", [[2]]),
 ]
 
 
