@@ -75,7 +75,7 @@ def _files(title: str, rows: list[tuple[str, str]]) -> None:
         return
     click.echo(f"  {title}: {plural(len(rows), 'file')}")
     for p, reason in rows[:SHOWN]:
-        click.echo(f"    {p}: {reason}")
+        click.echo(f"    {reason}" if reason.startswith(p + " ") else f"    {p}: {reason}")
     if len(rows) > SHOWN:
         click.echo(f"    ... and {len(rows) - SHOWN} more")
 

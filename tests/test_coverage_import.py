@@ -212,6 +212,9 @@ def test_links_survive_reindexing_and_changed_files_are_reported_stale(copy_of):
     res = run_cli("coverage", "status", "--repo", str(repo), "--json")
     data = json.loads(res.output)
     assert data["schema"] == "codeimpact.coverage-status/1" and data["stale_links"] == 1
+    text = run_cli("coverage", "status", "--repo", str(repo)).output
+    assert "  stale: 1 link\n  changed since the observation: 1 file\n" in text
+    assert "\n    pkg/lazy.py changed since the observation at " in text  # the path once
 
     assert run_cli("coverage", "clear", "--repo", str(repo)).exit_code == 0
     assert read_observed(layout.index_dir(repo)) is None
