@@ -7,7 +7,7 @@ contract they implement, lang/engine/ the resolution they share.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang import cfamily, csharp, go, java, python, rust, typescript
+from codeimpact.indexer.lang import cfamily, csharp, go, java, python, ruby, rust, typescript
 from codeimpact.indexer.lang.api import LanguageSpec
 
 LANGUAGES: dict[str, LanguageSpec] = {
@@ -20,6 +20,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         java.SPEC,
         *cfamily.SPECS,
         csharp.SPEC,
+        ruby.SPEC,
     )
 }
 

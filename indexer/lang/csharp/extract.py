@@ -28,13 +28,12 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import model_facts
+from codeimpact.indexer.lang.java.extract import model_facts, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Names,
     Scopes,
     line,
-    mark_errors,
     symbol_fact,
     text,
 )
@@ -360,19 +359,8 @@ _USES = {
 
 def extract(source: bytes) -> FileFacts:
     root = get_parser(NAME).parse(source).root_node
-    f = _File(source, root)
-    defs, uses = [], []
-    for construct, caps in query_runner(NAME, __package__, "queries.scm").matches(root):
-        (uses if construct in _USES else defs).append((construct, caps))
-    _definitions(f, defs)
-    for construct, caps in uses:
-        _USES[construct](f, caps)
-    f.calls.sort(key=lambda c: c[0])  # argc is read by the call's index
-    f.facts.calls = [c for _s, c, _n in f.calls]
-    f.facts.extra["argc"] = [n for _s, _c, n in f.calls]
-    f.facts.symbols.sort(key=lambda s: (s.local != "", s.start_byte))
-    mark_errors(root, NAME, f.facts)
-    return f.facts
+    matches = query_runner(NAME, __package__, "queries.scm").matches(root)
+    return run_model(_File(source, root), root, NAME, matches, _definitions, _USES)
 
 
 def is_test_path(path: str) -> bool:

@@ -13,6 +13,7 @@ subtypes, IMPLEMENTS for interfaces) is the typed engine's through Java's hooks.
 from __future__ import annotations
 
 from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.java.partial import PartialTypes
 from codeimpact.indexer.lang.java.resolve import JavaProject
 
 _SYSTEM = frozenset(
@@ -38,7 +39,7 @@ _COMMON_METHODS = frozenset(
 )
 
 
-class CSharpProject(JavaProject):
+class CSharpProject(PartialTypes, JavaProject):
     language = "csharp"
     common_methods = _COMMON_METHODS
     implicit_package = "System"
@@ -50,42 +51,10 @@ class CSharpProject(JavaProject):
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
         super().__init__(files, is_test_path, configs)
-        self._merge_partials()
+        self.merge_parts()
 
-    def _merge_partials(self) -> None:
-        """A partial class is one class: its first part (by path) stands for every part,
-        with the members and the bases of all."""
-        parts: dict[str, list[tuple[str, str]]] = {}
-        for path, fi in self.files.items():
-            pkg = self.package_of[path]
-            for s in fi.facts.symbols:
-                if "partial" in fi.extra.get("modifiers", {}).get(s.local, "").split():
-                    parts.setdefault(f"{pkg}.{s.local}", []).append((path, s.local))
-        self.parts: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for keys in parts.values():
-            if len(keys) < 2:
-                continue
-            keys.sort()
-            union: dict[str, list] = {}
-            for k in keys:
-                for name, targets in self.members.get(k, {}).items():
-                    have = union.setdefault(name, [])
-                    have.extend(t for t in targets if t not in have)
-            self.members[keys[0]] = union
-            self.parts[keys[0]] = keys
-            for k in keys[1:]:
-                self.parts[k] = keys
-        self.index_owners()
-
-    def canonical(self, tkey, depth=0):
-        keys = self.parts.get(tkey)
-        return keys[0] if keys else tkey
-
-    def supertypes(self, tkey):
-        out: list = []
-        for k in self.parts.get(tkey, [tkey]):
-            out.extend(super().supertypes(k))
-        return tuple(out)
+    def is_part(self, fi, s) -> bool:
+        return "partial" in fi.extra.get("modifiers", {}).get(s.local, "").split()
 
     def _type_head(self, fi, scope, name):
         r = super()._type_head(fi, scope, name)

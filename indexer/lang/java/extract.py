@@ -148,6 +148,24 @@ def model_facts(language: str, source: bytes, root: ts.Node) -> FileFacts:
     return facts
 
 
+def run_model(f, root: ts.Node, language: str, matches, definitions, uses: dict) -> FileFacts:
+    """The driver of an extraction into the Java model (C#, Ruby): `definitions(f, defs)`
+    names the definitions, then each use's handler runs; `f.calls` holds (start byte,
+    CallFact, argument count), put in source order so extra["argc"] lines up with the calls."""
+    defs, rest = [], []
+    for construct, caps in matches:
+        (rest if construct in uses else defs).append((construct, caps))
+    definitions(f, defs)
+    for construct, caps in rest:
+        uses[construct](f, caps)
+    f.calls.sort(key=lambda c: c[0])
+    f.facts.calls = [c for _s, c, _n in f.calls]
+    f.facts.extra["argc"] = [n for _s, _c, n in f.calls]
+    f.facts.symbols.sort(key=lambda s: (s.local != "", s.start_byte))
+    mark_errors(root, language, f.facts)
+    return f.facts
+
+
 class _File:
     def __init__(self, source: bytes, root: ts.Node):
         self.source = source

@@ -1,0 +1,252 @@
+"""Ruby: tree-sitter queries (queries.scm) -> FileFacts in the Java model's shape.
+
+Locals nest as the constants do: `Shop` (a module: kind `module`), `Shop.Cart` (kind
+`class`; `class Shop::Cart` names the same), methods `Shop.Cart.add`, singleton methods
+(`def self.build`) `Shop.Cart.build` (kind `method`; a name defined twice in a body is
+`add#2`), top-level `def helper` (kind `function`). Every file's package is "": Ruby's
+constants live in one namespace once their file is loaded.
+
+`require_relative "x"` and `require "x"` are ImportFacts (module = the path as written,
+level 1 for require_relative); `include M` / `extend M` / `prepend M` are "implements"
+HeritageFacts, `class A < B` an "extends" one. Calls: `recv.m(...)` is the chain `recv.m`
+(`self` is `this`, `A::B` is `A.B`), a bare `m(...)` is `m`, `Foo.new(...)` is a
+construction (kind `new` on Foo), `super` calls `super.<method>`. A local assigned from
+`Foo.new` is typed Foo, one assigned from another call is a BindingFact. Argument counts are
+in extra["argc"] (one per CallFact), as Java's.
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+from tree_sitter_language_pack import get_parser
+
+from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact, ImportFact
+from codeimpact.indexer.lang.java.extract import model_facts, run_model
+from codeimpact.indexer.lang.queries import query_runner
+from codeimpact.indexer.lang.syntax_common import (
+    Names,
+    Scopes,
+    line,
+    symbol_fact,
+    text,
+)
+
+NAME = "ruby"
+EXTRACTOR_VERSION = 1
+
+_MIXINS = frozenset({"include", "extend", "prepend"})
+_REQUIRES = {"require": 0, "require_relative": 1, "load": 0}
+_TEST_DIRS = frozenset({"test", "tests", "spec"})
+
+
+def const_chain(node: ts.Node | None) -> str:
+    """`A::B` -> A.B; a constant -> its name; "" for anything else."""
+    if node is None:
+        return ""
+    if node.type == "constant":
+        return text(node)
+    if node.type == "scope_resolution":
+        scope = const_chain(node.child_by_field_name("scope"))
+        name = text(node.child_by_field_name("name"))
+        return f"{scope}.{name}" if scope else name
+    return ""
+
+
+def chain(node: ts.Node | None) -> str | None:
+    """The chain of a value expression (lang/syntax_common.py); None when it has no such form."""
+    if node is None:
+        return None
+    t = node.type
+    if t in ("identifier", "constant"):
+        return text(node)
+    if t == "self":
+        return "this"
+    if t == "scope_resolution":
+        return const_chain(node) or None
+    if t == "call":
+        method = text(node.child_by_field_name("method"))
+        recv = node.child_by_field_name("receiver")
+        if recv is not None and method == "new":
+            tc = const_chain(recv)
+            return f"{tc}{{}}" if tc else None
+        head = chain(recv) if recv is not None else ""
+        if head is None:
+            return None
+        return f"{head}.{method}()" if head else f"{method}()"
+    if t == "parenthesized_statements" and node.named_children:
+        return chain(node.named_children[-1])
+    return None
+
+
+class _File:
+    def __init__(self, source: bytes, root: ts.Node):
+        self.source = source
+        self.facts: FileFacts = model_facts(NAME, source, root)
+        self.names = Names()
+        self.scopes = Scopes([])
+        self.calls: list[tuple[int, CallFact, int]] = []
+
+    def add(self, node, local, kind, name, sig_end=None, params=(), is_test=False):
+        self.facts.symbols.append(
+            symbol_fact(
+                self.source,
+                node,
+                local,
+                kind,
+                name,
+                exported=True,
+                sig_end=sig_end,
+                params=params,
+                is_test=is_test,
+            )  # fmt: skip
+        )
+
+
+def _params(node: ts.Node | None) -> tuple[tuple[str, str], ...]:
+    out = []
+    for p in node.named_children if node is not None else ():
+        if p.type == "identifier":
+            out.append((text(p), ""))
+        elif p.type in ("optional_parameter", "keyword_parameter"):
+            out.append((text(p.child_by_field_name("name")), ""))
+        elif p.type in ("splat_parameter", "hash_splat_parameter", "block_parameter"):
+            name = p.child_by_field_name("name")
+            if name is not None:
+                out.append(("*" + text(name), ""))
+    return tuple(out)
+
+
+def _definitions(f: _File, defs) -> None:
+    stack: list[tuple[int, str]] = []
+    intervals = []
+    for construct, caps in sorted(defs, key=lambda d: d[1][d[0]].start_byte):
+        node = caps[construct]
+        while stack and stack[-1][0] <= node.start_byte:
+            stack.pop()
+        parent = stack[-1][1] if stack else ""
+        if parent and f.facts.extra["modifiers"].get(parent) == "def":
+            continue  # a definition inside a method body: dynamic, not named here
+        prefix = f"{parent}." if parent else ""
+        if construct in ("definition.module", "definition.class"):
+            dotted = const_chain(caps["name"])
+            if not dotted:
+                continue
+            local = f.names.unique(prefix + dotted)
+            kind = "module" if construct == "definition.module" else "class"
+            f.add(node, local, kind, dotted.rpartition(".")[2])
+            sup = node.child_by_field_name("superclass")
+            base = (
+                const_chain(sup.named_children[0]) if sup is not None and sup.named_children else ""
+            )
+            if base:
+                f.facts.heritage.append(HeritageFact(local, base, line(sup), "extends"))
+            stack.append((node.end_byte, local))
+            intervals.append((node.start_byte, node.end_byte, local))
+            continue
+        name = text(caps["name"])
+        local = f.names.unique(prefix + name)
+        kind = "method" if parent else "function"
+        params = _params(node.child_by_field_name("parameters"))
+        body = node.child_by_field_name("body")
+        is_test = name.startswith("test_")
+        f.add(node, local, kind, name, body.start_byte if body else None, params, is_test)
+        f.facts.extra["modifiers"][local] = "def"
+        if construct == "definition.function":
+            f.facts.extra["modifiers"][local] = "def static"
+        stack.append((node.end_byte, local))
+        intervals.append((node.start_byte, node.end_byte, local))
+    f.scopes = Scopes(intervals)
+
+
+def _args(node: ts.Node) -> list[ts.Node]:
+    args = node.child_by_field_name("arguments")
+    return list(args.named_children) if args is not None else []
+
+
+def _on_call(f: _File, caps) -> None:
+    node = caps["reference.call"]
+    method = text(caps["callee"])
+    recv = node.child_by_field_name("receiver")
+    scope = f.scopes.at(node.start_byte)
+    args = _args(node)
+    if recv is None and method in _REQUIRES and args and args[0].type == "string":
+        path = "".join(text(c) for c in args[0].named_children if c.type == "string_content")
+        if path:
+            f.facts.imports.append(ImportFact(scope, path, _REQUIRES[method], "", "", line(node)))
+        return
+    if recv is None and method in _MIXINS:
+        owner = scope if scope and f.facts.extra["modifiers"].get(scope) != "def" else ""
+        for a in args:
+            base = const_chain(a)
+            if base and owner:
+                f.facts.heritage.append(HeritageFact(owner, base, line(a), "implements"))
+        return
+    if method == "super":
+        return  # `super(...)`: the (super) node inside it is the call (_on_super)
+    if recv is None and method == "new":  # `new(...)` in a class method: the class's own
+        owner = scope.rpartition(".")[0] if f.facts.extra["modifiers"].get(scope) else ""
+        if owner:
+            cls = owner.rpartition(".")[2]
+            f.calls.append(
+                (node.start_byte, CallFact(scope, cls, line(node), "new", ()), len(args))
+            )
+            return
+    if recv is not None and method == "new":
+        tc = const_chain(recv)
+        if tc:
+            f.calls.append((node.start_byte, CallFact(scope, tc, line(node), "new", ()), len(args)))
+            return
+    head = chain(recv) if recv is not None else ""
+    callee = f"{head}.{method}" if head else (method if head == "" else f"?.{method}")
+    plain = tuple((i, text(a)) for i, a in enumerate(args) if a.type == "identifier")
+    f.calls.append((node.start_byte, CallFact(scope, callee, line(node), "call", plain), len(args)))
+
+
+def _on_super(f: _File, caps) -> None:
+    node = caps["reference.constructor"]
+    scope = f.scopes.at(node.start_byte)
+    method = scope.rpartition(".")[2].partition("#")[0]
+    if not method:
+        return
+    callee = "super.<init>" if method == "initialize" else f"super.{method}"
+    f.calls.append((node.start_byte, CallFact(scope, callee, line(node), "call", ()), 0))
+
+
+def _on_assignment(f: _File, caps) -> None:
+    node = caps["assignment"]
+    left, right = caps["left"], caps["right"]
+    scope = f.scopes.at(node.start_byte)
+    if left.type != "identifier" or not scope:
+        return
+    name = text(left)
+    value = chain(right)
+    if value and value.endswith("{}"):
+        f.facts.extra["locals"].append((scope, name, value[:-2], line(node)))
+    elif value and value.endswith("()"):
+        f.facts.bindings.append(BindingFact(scope, name, value[:-2], True, line(node)))
+    elif value:
+        f.facts.bindings.append(BindingFact(scope, name, value, False, line(node)))
+    else:
+        f.facts.extra["locals"].append((scope, name, "", line(node)))
+
+
+_USES = {
+    "reference.call": _on_call,
+    "reference.constructor": _on_super,
+    "assignment": _on_assignment,
+}
+
+
+def extract(source: bytes) -> FileFacts:
+    root = get_parser(NAME).parse(source).root_node
+    matches = query_runner(NAME, __package__, "queries.scm").matches(root)
+    return run_model(_File(source, root), root, NAME, matches, _definitions, _USES)
+
+
+def is_test_path(path: str) -> bool:
+    """Minitest and RSpec layouts: test/ and spec/ folders, `test_x.rb`, `x_test.rb`, `x_spec.rb`."""
+    parts = path.split("/")
+    if any(p in _TEST_DIRS for p in parts[:-1]):
+        return True
+    name = parts[-1]
+    return name.startswith("test_") or name.endswith(("_test.rb", "_spec.rb"))
