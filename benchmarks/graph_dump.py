@@ -293,6 +293,22 @@ def record_fixtures(captured: Path, out: Path = FIXTURES) -> int:
     return len(spec)
 
 
+def rerecord_fixtures(path: Path = FIXTURES) -> list[str]:
+    """Re-index every recorded fixture with this code and record the dumps that changed (an
+    intended change of the graph): the names of those re-recorded."""
+    spec = load_fixtures(path)
+    changed = []
+    for name, fx in sorted(spec.items()):
+        dump = fixture_dump(fx["files"])
+        if dump != fx["dump"]:
+            fx["dump"] = dump
+            changed.append(name)
+    if changed:
+        data = json.dumps(spec, sort_keys=True, ensure_ascii=False, indent=0).encode()
+        path.write_bytes(lzma.compress(data, preset=9))
+    return changed
+
+
 def compare_fixtures(path: Path = FIXTURES, show: int = 10) -> tuple[int, list]:
     """(fixtures, [(name, comparison)] of those this code indexes differently)."""
     spec = load_fixtures(path)
@@ -324,6 +340,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("out", type=Path, nargs="?", default=FIXTURES)
     f = sub.add_parser("fixtures-compare", help="re-index every recorded fixture and compare")
     f.add_argument("spec", type=Path, nargs="?", default=FIXTURES)
+    u = sub.add_parser(
+        "fixtures-rerecord", help="re-record the fixtures this code indexes differently"
+    )
+    u.add_argument("spec", type=Path, nargs="?", default=FIXTURES)
     args = ap.parse_args(argv)
 
     if args.cmd == "dump":
@@ -365,6 +385,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(ex)
         print(f"{n - len(bad)} of {n} fixtures identical")
         return 1 if bad else 0
+    if args.cmd == "fixtures-rerecord":
+        changed = rerecord_fixtures(args.spec)
+        print("\n".join(changed))
+        print(f"{len(changed)} fixtures re-recorded")
+        return 0
     return 2
 
 

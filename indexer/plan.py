@@ -232,7 +232,9 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     - class attributes and `self.x` attributes: by the attribute's name (an instance
       reaches them without naming their class);
     - what a function returns: by the function's name (a call reaches it; `make().go()`
-      changes when what `make` returns changes, though its caller never names that).
+      changes when what `make` returns changes, though its caller never names that);
+    - what a decorated definition is (`@d def f` is f = d(f)): by its name (a call of `f`
+      reaches what `d` returns).
 
     A value's names include those of the local bindings and the parameter annotations it
     reads, in its function and the functions enclosing it.
@@ -286,6 +288,11 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
         sym = local_of.get(r.scope)
         if sym is not None and sym.kind in _FUNCTION_KINDS:
             out.append((reads(r.value, r.scope), sym.name))
+    for sym in facts.symbols:
+        if sym.decorators:
+            scope = sym.local.rpartition(".")[0]
+            read = {n for d in sym.decorators for n in reads(d, scope)}
+            out.append((tuple(sorted(read)), sym.name))
     return out
 
 

@@ -72,7 +72,8 @@ error:
     return tuple_of(&cursor, out, true);
 }
 
-/* the chains of a decorated wrapper's decorators (`@app.route(...)` -> `app.route`) */
+/* the chains of a decorated wrapper's decorators, a call's marked with the `()` step
+ * (`@app.route(...)` -> `app.route()`: what the call returns is applied to the definition) */
 static PyObject *decorators_of(const Run *run, TSNode decorated) {
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
@@ -83,12 +84,22 @@ static PyObject *decorators_of(const Run *run, TSNode decorated) {
             if (!ts_node_is_named(dec) || role_of(run, dec) != R_DECORATOR) continue;
             TSNode expr = first_named(dec);
             if (ts_node_is_null(expr)) continue;
+            bool called = false;
             if (role_of(run, expr) == R_CALL) {
                 TSNode fn = field_of(run, expr, F_CALLEE);
-                if (!ts_node_is_null(fn)) expr = fn;
+                if (!ts_node_is_null(fn)) {
+                    expr = fn;
+                    called = role_of(run, fn) != R_CALL;
+                }
             }
             PyObject *chain = hook_on_text(run, H_CHAIN, expr);
             int ok = usable(chain);
+            if (ok > 0 && called) {
+                PyObject *marked = PyUnicode_FromFormat("%U()", chain);
+                Py_DECREF(chain);
+                chain = marked;
+                ok = chain != NULL ? 1 : -1;
+            }
             if (ok < 0 || (ok && PyList_Append(out, chain) < 0)) {
                 Py_XDECREF(chain);
                 goto error;

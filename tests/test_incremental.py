@@ -259,6 +259,28 @@ def test_a_return_value_that_flows_through_an_unchanged_file(tmp_path):
     assert_same_as_full(repo, tmp_path)
 
 
+def test_a_decorator_change_reaches_callers_of_the_decorated_function(tmp_path):
+    """run() calls work(), which is decorated by log in another file: a call of work runs what
+    log returns. log starts returning its wrapper; run() names neither log nor the wrapper,
+    yet its target moves from work to log.wrapper."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/d.py": "def log(f):\n    def wrapper():\n        return f()\n    return f\n",
+        "pkg/w.py": "from pkg.d import log\n\n@log\ndef work():\n    return 1\n",
+        "pkg/f.py": "from pkg.w import work\n\ndef run():\n    return work()\n",
+        "pkg/other.py": "def other():\n    return 2\n",
+    }
+    repo = make(tmp_path, files)
+    d = repo / "pkg/d.py"
+    d.write_text(d.read_text().replace("return f\n", "return wrapper\n"))
+    report = run(repo)
+    assert report.resolved == 3  # d.py, w.py (decorated by log), f.py (calls work)
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (:Symbol {uid: 'pkg/f.py::run'})-[:CALLS]->(b) RETURN b.uid")
+    assert sorted(r[0] for r in rows.rows) == ["pkg/d.py::log.wrapper"]
+    assert_same_as_full(repo, tmp_path)
+
+
 def test_a_class_hierarchy_change_reaches_callers_that_never_name_the_base(tmp_path):
     files = {
         "pkg/__init__.py": "",

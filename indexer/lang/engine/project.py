@@ -127,12 +127,17 @@ class Project:
         found = unique_definition(self.methods_by_name, name, self.common_methods)
         if found is None or self.unique_veto(found):
             return False
-        edges.call(src, self.uid(*found), "unique-name", line)
+        edges.call(src, self.unique_target(found), "unique-name", line)
         return True
 
     def unique_veto(self, found: tuple[str, str]) -> bool:
         """The language refuses the one method found (its own evidence against a guess)."""
         return False
+
+    def unique_target(self, found: tuple[str, str]) -> str:
+        """The uid a call of the one method found reaches: the method itself, unless the
+        language knows better (Python: what a decorated method's decorators returned)."""
+        return self.uid(*found)
 
     def value_references(self, edges: Edges, src: str, targets: Iterable[str], line: int,
                          reason: str = "value-flow") -> None:  # fmt: skip

@@ -17,6 +17,7 @@ CONFIDENCE: dict[str, float] = {
     "local-type": 0.8,  # receiver typed by an assignment, an annotation or a return
     "alias": 0.8,  # g = f; g(), or a class attribute holding a class or function
     "value-flow": 0.8,  # a function passed as a value and called by the callee (or its closure)
+    "decorator": 0.8,  # what a decorator returned runs for the decorated name (`@d def f`)
     "dispatch": 0.7,  # an override in a subclass of the receiver's declared class
     "unique-name": 0.5,  # the only method of that name anywhere, receiver unknown
 }

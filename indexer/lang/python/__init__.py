@@ -12,7 +12,9 @@ from codeimpact.indexer.lang.python.bodies import function_bodies
 NAME = "python"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 1: the resolver as of 71c6acd (benchmarks/spec), moved onto lang/engine.
-RESOLVE_VERSION = 1
+# 2: decorators as what they are (issue 25): called from the enclosing scope, `@d(x)` applied,
+#    calls of a decorated name reach what the decorators returned (decorators.py).
+RESOLVE_VERSION = 2
 
 SPEC = LanguageSpec(
     name=NAME,

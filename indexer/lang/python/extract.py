@@ -61,7 +61,8 @@ NAME = "python"
 #    4: `with ... as x` (enter:) and comprehension (iter:) bindings.
 #    5: comprehension variables renamed `x$<start>`; calls on lambda parameters unresolved.
 #    6: extra["guarded_imports"]: imports under `if TYPE_CHECKING:` / `if __name__ == "__main__":`.
-EXTRACTOR_VERSION = 6
+#    7: a decorator that is a call is marked `()` in SymbolFact.decorators (`app.route()`).
+EXTRACTOR_VERSION = 7
 
 _CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -554,16 +555,18 @@ def _params(node: ts.Node, source: bytes) -> tuple:
 
 
 def _decorators(decorated: ts.Node, source: bytes) -> tuple:
-    """The chains of a decorated_definition's decorators (`@app.route(...)` -> `app.route`)."""
+    """The chains of a decorated_definition's decorators, a call's marked with the `()` step
+    (`@app.route(...)` -> `app.route()`: what the call returns is applied to the definition)."""
     out = []
     for dec in _named(decorated):
         expr = dec.named_child(0) if dec.type == "decorator" else None
         if expr is not None:
-            if expr.type == "call":
+            called = expr.type == "call"
+            if called:
                 expr = expr.child_by_field_name("function") or expr
             chain = _chain(source[expr.start_byte : expr.end_byte])
             if chain:
-                out.append(chain)
+                out.append(chain + "()" if called and expr.type != "call" else chain)
     return tuple(out)
 
 

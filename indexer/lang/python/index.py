@@ -35,6 +35,15 @@ _ACCESSORS = (".setter", ".deleter", ".getter")
 #   ("view", path, scope, K, V, m) the bound method m (items/keys/values) of a map
 #   ("super", path, cls)           super() inside class cls
 Entity = tuple
+
+# Library functions that return one of their arguments (its position): a function returning
+# `cast(T, update_wrapper(wrapper, f))` returns `wrapper`.
+PASS_THROUGH = {
+    "typing.cast": 1,
+    "functools.update_wrapper": 0,
+    "functools.wraps()": 0,  # wraps(f)(wrapper)
+}
+PASS_THROUGH_NAMES = frozenset(k.rpartition(".")[2] for k in PASS_THROUGH)
 NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
 
 
@@ -57,6 +66,10 @@ class FileIndex(Lexical):
     star_imports: list = field(default_factory=list)
     # class -> name -> local of the member definition (the last one wins, as at runtime)
     members: dict[str, dict[str, str]] = field(default_factory=dict)
+    # (scope, line) -> [(callee, args)] of the calls there that may return an argument
+    # (`cast(T, x)`, `update_wrapper(w, f)`, `wraps(f)(w)`): kept past `release`, since a
+    # function returning such a call returns that argument (values.py, PASS_THROUGH)
+    pass_through: dict[tuple[str, int], list[tuple[str, tuple]]] = field(default_factory=dict)
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -146,6 +159,8 @@ def index_file(fi: FileIndex) -> None:
         fi.returns.setdefault(r.scope, []).append(r)
     param_names = {n for ps in fi.params.values() for n in ps}
     for c in f.calls:
+        if c.args and c.callee.rpartition(".")[2] in PASS_THROUGH_NAMES:
+            fi.pass_through.setdefault((c.scope, c.line), []).append((c.callee, c.args))
         # a plain name that is some function's parameter: a call of what it was passed
         if c.callee in param_names:
             owner = param_owner(fi, c.scope, c.callee)

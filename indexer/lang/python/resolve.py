@@ -22,6 +22,8 @@ from pathlib import PurePosixPath
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.extract import module_name
 from codeimpact.indexer.lang.python.index import (
     Entity,
@@ -55,7 +57,7 @@ _COMMON_METHODS = frozenset(
 IMPLICIT = ("__init__", "__call__", "__getitem__", "__iter__", "__enter__")
 
 
-class PythonProject(Values, Names, Project):
+class PythonProject(Decorators, Values, Names, Project):
     """Resolution context for all Python files of one index."""
 
     SUPPORTS_PRIOR = True
@@ -239,6 +241,8 @@ class PythonProject(Values, Names, Project):
             if dst is not None and dst != module_uid:
                 edges.add("IMPORTS", module_uid, dst, "import", imp.line)
 
+        self.decorator_edges(fi, edges)
+
         for h in f.heritage:
             r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
             if r is None:
@@ -269,10 +273,11 @@ class PythonProject(Values, Names, Project):
 
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: FileIndex, call, edges: Edges, out: ResolvedFile) -> None:
-        src = self.uid(fi.path, call.scope)
         if call.kind == "decorator" and call.scope:
-            # a decorator runs where the definition stands: its names are the enclosing scope's
+            # a decorator (and what its arguments call) runs where the definition stands: it
+            # is called from the enclosing scope, whose names it sees (`@d def f` is f = d(f))
             call = call._replace(scope=fi.parent.get(call.scope, ""))
+        src = self.uid(fi.path, call.scope)
         steps = parse_steps(call.callee) if not call.callee.startswith("?") else None
         if steps is None:
             last = call.callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
@@ -311,7 +316,12 @@ class PythonProject(Values, Names, Project):
         if skind is None or skind == "variable":
             out.unresolved.append(Unresolved(src, last, call.line))
             return
-        edges.call(src, self.ent_uid(ent), reason, call.line)
+        wrapper = self.decorated(ent[1], ent[2], 0) if skind in ("function", "method") else None
+        run = self._callable_of(wrapper) if wrapper is not None else None
+        if run is not None:  # a decorated name: what its decorators returned runs
+            edges.call(src, self.ent_uid(run), weakest("decorator", reason), call.line)
+        else:
+            edges.call(src, self.ent_uid(ent), reason, call.line)
         if skind == "class":
             init = self.class_member(ent[1], ent[2], "__init__", 0)
             if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
@@ -366,6 +376,12 @@ class PythonProject(Values, Names, Project):
             return True
         cls = self.files[p].parent.get(local, "")
         return any(self.has_unknown_base(cp, c) for cp, c in self.mro(p, cls))
+
+    def unique_target(self, found: tuple[str, str]) -> str:
+        """A decorated method's call reaches what its decorators returned."""
+        wrapper = self.decorated(found[0], found[1], 0)
+        run = self._callable_of(wrapper) if wrapper is not None else None
+        return self.ent_uid(run) if run is not None else self.uid(*found)
 
     def _value_flow(self, fi, call, ent, skind, edges, src) -> None:
         """Functions passed as arguments: a reference from the caller, a call from the callee."""

@@ -16,6 +16,7 @@ from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.python.index import (
     MAX_DEPTH,
     NO_NAMES,
+    PASS_THROUGH,
     Entity,
     FileIndex,
     candidate_rank,
@@ -249,11 +250,32 @@ class Values:
             out = ("inst", ent[1], ent[2], True)
         elif sym is not None and sym.kind in ("function", "method"):
             out = returned_value(
-                self, fi, fi.returns.get(ent[2], ()), "ann:",
+                self, fi, self.returns_of(fi, ent[2]), "ann:",
                 lambda text, r: self.eval_type(fi, r.scope, text, depth + 1),
                 _RESULT_KINDS, depth,
             )  # fmt: skip
         return self.memo.store(key, out, cuts)
+
+    def returns_of(self, fi: FileIndex, local: str) -> tuple:
+        """A function's return facts; a return of a library call that hands back one of its
+        arguments (PASS_THROUGH: `cast(T, update_wrapper(wrapper, f))`) is read as a return
+        of that argument, when it is written as a name."""
+        rets = fi.returns.get(local, ())
+        if not fi.pass_through:
+            return rets
+        return tuple(self._passed_through(fi, r) if r.is_call else r for r in rets)
+
+    def _passed_through(self, fi: FileIndex, r):
+        for callee, args in reversed(fi.pass_through.get((r.scope, r.line), ())):
+            called = callee.endswith("()")
+            found = self.eval_chain(fi, r.scope, callee[:-2] if called else callee, r.line)
+            if found is None or found[0][0] != "ext":
+                continue
+            position = PASS_THROUGH.get(found[0][1] + ("()" if called else ""), -1)
+            chain = next((c for k, c in args if k == position), None)
+            if chain is not None:
+                return r._replace(value=chain, is_call=False)
+        return r
 
     def subscript_item(self, ent: Entity, depth: int) -> Entity | None:
         """`x[...]`: an item of a declared container; a generic class (`A[int]`) is the class."""

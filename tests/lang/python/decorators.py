@@ -1,4 +1,5 @@
-# Decorators are calls from the decorated definition (as of the 71c6acd spec).
+# A decorator is called from the scope around the decorated definition (`@d def f` is
+# f = d(f)); `@d(x)` also calls what d(x) returned (here route's deco), with the function.
 # (was test_python_resolution.py: test_decorators_are_calls_from_the_decorated_definition)
 # exact: calls, imports, references, extends, implements
 # path: m.py
@@ -14,9 +15,10 @@ def route(path):
     return deco
 
 class Service:
-   # v calls: m.trace (scope)
+    #v calls: m.trace (scope)
     @trace
-   # v calls: m.route (scope)
+    #v calls: m.route (scope)
+    #v calls: m.route.deco (decorator)
     @route("/x")
     def handle(self):
         pass
@@ -29,7 +31,7 @@ class Service:
     def p(self):
         return 1
 
-   # v calls: <external>::functools.cache (import)
+    #         v calls: <external>::functools.cache (import)
     @functools.cache
     def c(self):
         pass

@@ -1,0 +1,186 @@
+"""Python decorators as what they are (a mixin of PythonProject): `@d def f` is `f = d(f)`.
+
+- `d` is called where the definition stands (the enclosing scope: the call facts of a
+  decorator are resolved there, resolve.py); `@d(x)` also calls what `d(x)` returns, with
+  `f` (its application edge is made here, `decorator_edges`).
+- `f` is passed to what is applied: where that function calls its parameter (a wrapper
+  calling the function it wraps, `functools.wraps` style), it calls `f` (value-flow).
+- A call of `f` runs what the decorators returned (`decorated`): the wrapper a decorator
+  function returns, the `__call__` of the instance a decorator class builds. Decorators
+  outside the repository, builtin ones (`staticmethod`, `property`) and repository
+  decorators whose result we cannot tell (one that returns its argument, a registry)
+  leave `f` itself called: they mostly return `f` or a wrapper that calls it.
+
+Class decorators are applied (their calls and value flow) but never stand for the class:
+they return the class far more often than anything else.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.python.index import MAX_DEPTH, Entity, FileIndex
+
+_FUNCTIONS = ("function", "method")
+
+
+class Decorators:
+    """What applying decorators does and what a call of a decorated definition runs."""
+
+    def _applied(self, fi: FileIndex, scope: str, chain: str, line: int, depth: int):
+        """(entity, rule) of what a decorator written as `chain` applies to the definition
+        (`d`, or what `d(...)` returned for a chain `d()`), when it is the repository's."""
+        called = chain.endswith("()")
+        r = self.eval_chain(fi, scope, chain[:-2] if called else chain, line, depth + 1)
+        if r is None:
+            return None
+        ent, reason = r
+        if called:  # what the factory returns (`@command()` -> its nested `decorator`)
+            ent = self._factory_result(ent, depth + 1)
+            if ent is None:
+                return None
+            reason = weakest(reason, "local-type")
+        if ent[0] == "inst" or ent[0] == "sym" and self._kind(ent) in ("class", *_FUNCTIONS):
+            return ent, reason
+        return None
+
+    def _factory_result(self, ent: Entity, depth: int) -> Entity | None:
+        """What calling a decorator factory returns: a class makes an instance; a function
+        what its `return`s give (not its declared type: a factory's is often a union of
+        what it returns with and without the function, `Command | Callable[...]`)."""
+        if ent[0] == "sym" and self._kind(ent) == "class":
+            return ("inst", ent[1], ent[2], True)
+        if ent[0] != "sym" or self._kind(ent) not in _FUNCTIONS:
+            return None
+        if depth > MAX_DEPTH:
+            return None
+        fi = self.files[ent[1]]
+        # a returned name first: `return decorator` says more than `return decorator(f)`,
+        # the branch for the factory used without parentheses
+        for r in sorted(self.returns_of(fi, ent[2]), key=lambda r: r.is_call):
+            if r.value.startswith("ann:"):
+                continue
+            res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
+            val = res[0] if res is not None else None
+            if val is not None and r.is_call:
+                # `return command(name, cls=Group)`: another factory's result, not its type
+                val = self._factory_result(val, depth + 1)
+            if val is not None and (val[0] == "inst" or self._kind(val) in _FUNCTIONS):
+                return val
+        return None
+
+    def _application_result(self, applied: Entity, depth: int) -> Entity | None:
+        """What applying `applied` to a function returns, when it is evident: a function (the
+        wrapper) or an instance (a decorator class's); None when it is the function itself
+        or cannot be told."""
+        if applied[0] == "inst":
+            m = self.class_member(applied[1], applied[2], "__call__", depth + 1)
+            applied = m[0] if m is not None else None
+            if applied is None or applied[0] != "sym":
+                return None
+        res = self.call_result(applied, depth + 1)
+        if res is None:
+            return None
+        if res[0] == "inst":
+            # a descriptor (`classonlymethod`, a cached property class) hands back the
+            # function itself when read: only an instance that is called stands for it
+            if self.class_member(res[1], res[2], "__get__", depth + 1) is not None:
+                return None
+            return res if self.class_member(res[1], res[2], "__call__", depth + 1) else None
+        if res[0] == "sym" and self._kind(res) in _FUNCTIONS:
+            return res
+        return None
+
+    def decorated(self, path: str, local: str, depth: int) -> Entity | None:
+        """What a call of the decorated function `local` runs instead of it (a function or
+        an instance), or None when the function itself is called."""
+        fi = self.files[path]
+        sym = fi.syms.get(local)
+        if sym is None or not sym.decorators or sym.kind not in _FUNCTIONS:
+            return None
+        key = ("decorated", path, local)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, None)
+        cuts = self.memo.begin(key)
+        out = None
+        scope = fi.parent.get(local, "")
+        for chain in reversed(sym.decorators):  # the one nearest the definition first
+            r = self._applied(fi, scope, chain, sym.start_line, depth + 1)
+            if r is not None:
+                res = self._application_result(r[0], depth + 1)
+                if res is not None:
+                    out = res
+        return self.memo.store(key, out, cuts)
+
+    def decorator_edges(self, fi: FileIndex, edges) -> None:
+        """The application of each decorator: a call of what `d(...)` returned, from the
+        enclosing scope, and the decorated value passed to what is applied."""
+        lines: dict[tuple[str, str], int] = {}
+        for c in fi.facts.calls:
+            if c.kind == "decorator":
+                lines.setdefault((c.scope, c.callee), c.line)
+        for local, sym in fi.syms.items():
+            if not sym.decorators or sym.kind not in ("class", *_FUNCTIONS):
+                continue
+            scope = fi.parent.get(local, "")
+            src = self.uid(fi.path, scope)
+            value: Entity = ("sym", fi.path, local)
+            for chain in reversed(sym.decorators):
+                called = chain.endswith("()")
+                line = lines.get((local, chain[:-2] if called else chain), sym.start_line)
+                r = self._applied(fi, scope, chain, line, 0)
+                if r is None:
+                    continue
+                applied, reason = r
+                target = self._callable_of(applied)
+                if target is None:
+                    continue
+                if called:  # `@d(x)`: d(x) is called by the call fact, its result here
+                    self._call_applied(applied, target, weakest("decorator", reason), edges,
+                                       src, line)  # fmt: skip
+                self._flow_into(target, applied, value, edges, src, line)
+                if sym.kind != "class":
+                    res = self._application_result(applied, 0)
+                    if res is not None:
+                        value = res
+
+    def _callable_of(self, applied: Entity) -> Entity | None:
+        """The function that runs when `applied` is called: itself, a class's `__init__`, an
+        instance's `__call__`."""
+        if applied[0] == "sym" and self._kind(applied) in _FUNCTIONS:
+            return applied
+        name = "__call__" if applied[0] == "inst" else "__init__"
+        m = self.class_member(applied[1], applied[2], name, 0)
+        if m is None or m[0][0] != "sym" or self._kind(m[0]) not in _FUNCTIONS:
+            return None
+        return m[0]
+
+    def _call_applied(self, applied, target, reason, edges, src, line) -> None:
+        if applied[0] == "sym" and self._kind(applied) == "class":
+            edges.call(src, self.ent_uid(applied), reason, line)
+            edges.call(src, self.ent_uid(target), "constructor", line)
+        else:
+            edges.call(src, self.ent_uid(target), reason, line)
+
+    def _flow_into(self, target, applied, value, edges, src, line) -> None:
+        """`value` (the definition, or what the decorators below made of it) is the first
+        argument of `target`: where `target` (or a closure in it) calls that parameter, it
+        calls `value`."""
+        if value[0] != "sym":
+            return
+        tfi = self.files[target[1]]
+        tsym = tfi.syms[target[2]]
+        # a method (`@app.errorhandler`, a class's __init__ or __call__) takes self first
+        shift = 1 if tsym.kind == "method" and "staticmethod" not in tsym.decorators else 0
+        params = tfi.params.get(target[2], {})
+        pname = next((n for n, (i, _) in params.items() if i - shift == 0), None)
+        called = tfi.param_calls.get(target[2], {}).get(pname, ()) if pname else ()
+        if not called:
+            return
+        dst = self.ent_uid(value)
+        edges.add("REFERENCES", src, dst, "value-flow", line)
+        for caller in sorted(called):
+            caller_uid = self.uid(target[1], caller)
+            if caller_uid != dst:
+                edges.call(caller_uid, dst, "value-flow", line)
