@@ -526,14 +526,15 @@ def flask_repo(request, tmp_path_factory) -> Path:
 
 
 def test_the_impact_of_a_widely_used_flask_method_fits_an_agent(flask_repo):
-    """Flask 3.1.3's Scaffold.route (281 tests reach it): under 12 KB, compact, complete
-    counts; the full result is the one that does not fit."""
+    """Flask 3.1.3's Scaffold.route (381 tests reach it): under 16 KB, compact, complete
+    counts; the full result is the one that does not fit. (12 KB until issue 25's decorator
+    rule: calls of route reach setupmethod's wrapper, whose callers fill all three depths.)"""
 
     async def script(s):
         res = await s.call_tool("impact", {"target": "Scaffold.route"})
         text = res.content[0].text
         data = reply(res)
-        assert len(text.encode()) < 12 * 1024, len(text.encode())
+        assert len(text.encode()) < 16 * 1024, len(text.encode())
         assert data["target"]["uid"] == "src/flask/sansio/scaffold.py::Scaffold.route"
         assert data["tests"]["total"] == data["counts"]["tests"] > len(data["tests"]["items"])
         # runnable ids, each once (the functions nested in one test share its id)
