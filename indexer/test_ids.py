@@ -56,6 +56,8 @@ class TestSymbol:
     bases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # the project's settings for its language's runner (PytestConventions); None: defaults
     conventions: object = None
+    # qualified names of what its file's top-level code calls (a module-level skip)
+    module_calls: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -178,10 +180,18 @@ def _is_unittest_case(bases: Iterable[str]) -> bool:
     )
 
 
+# A module calling these at its top level may skip whole at collection (an optional
+# dependency missing): pytest then has no node id inside it, and an explicit one is an
+# error that stops the run before any test ("found no collectors"); its path is not.
+PYTEST_MODULE_SKIPS = frozenset({"pytest.importorskip", "pytest.skip"})
+
+
 def pytest_id(t: TestSymbol) -> RunId:
     """pytest's node id: `path::Class::test` for a test, else what collects the code."""
     folder = posixpath.dirname(t.file) or "."
     conventions = _conventions(t)
+    if conventions.collects_file(t.file) and not t.module_calls.isdisjoint(PYTEST_MODULE_SKIPS):
+        return RunId(t.file, _path_key(t.file), True, t.file)
     if not conventions.collects_file(t.file):
         # conftest.py (its fixtures and hooks serve every test below its folder, bound by
         # name) or a helper module the tests import: the folder's tests are what run it

@@ -29,6 +29,7 @@ from codeimpact.query.graphview import GraphView
 __all__ = ["RunIds", "RunId", "select_run_ids"]
 
 _HERITAGE = csrmod.type_mask(["EXTENDS", "IMPLEMENTS"])
+_CALLS = csrmod.EDGE_TYPES["CALLS"]
 
 
 def enclosing_locals(local: str) -> list[str]:
@@ -64,6 +65,22 @@ class RunIds:
         self._bases: dict[str, tuple[str, ...]] = {}
         self._by_id: dict[int, RunId] = {}
         self._in_file: dict[str, list[RunId]] = {}
+        self._module_calls: dict[str, frozenset[str]] = {}
+
+    def module_calls(self, file: str) -> frozenset[str]:
+        """Qualified names of what `file`'s top-level code calls, read once per file."""
+        got = self._module_calls.get(file)
+        if got is None:
+            got = frozenset()
+            i = self.view.symbols.by_uid.get(f"{file}::") if self.view is not None else None
+            if i is not None:
+                c = self.view.csr("downstream")
+                lo, hi = int(c.indptr[i]), int(c.indptr[i + 1])
+                calls = c.indices[lo:hi][c.edge_type[lo:hi] == _CALLS]
+                qn = self.view.symbols.qualified_name
+                got = frozenset(qn[j] for j in calls.tolist())
+            self._module_calls[file] = got
+        return got
 
     def bases(self, uid: str) -> tuple[str, ...]:
         """Qualified names of every class `uid` extends or implements, transitively."""
@@ -122,6 +139,7 @@ class RunIds:
             kinds,
             _Bases(self, file, classes),
             self.conventions(language),
+            self.module_calls(file),
         )
         return run_id_of(language, t)
 

@@ -215,15 +215,31 @@ FILES = {
 }
 
 
-def collected(repo, ids: list[str]) -> tuple[int, set[str]]:
-    """pytest's exit code and the node ids it collects for `ids`, in the repository."""
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *ids],
+def pytest_in(repo, *args: str) -> subprocess.CompletedProcess:
+    """A real pytest run in the repository (quiet, no cache written)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
         cwd=repo,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def edited_after_indexing(root, files: dict[str, str], edits: dict[str, str]):
+    """A committed repository of `files`, indexed, then `edits` written (not committed)."""
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    root = committed_repo(root, files)
+    analyze(root, IndexConfig(), RunOptions(workers=1))
+    write_files(root, edits)
+    return root
+
+
+def collected(repo, ids: list[str]) -> tuple[int, set[str]]:
+    """pytest's exit code and the node ids it collects for `ids`, in the repository."""
+    out = pytest_in(repo, "--collect-only", *ids)
     nodes = {line for line in out.stdout.splitlines() if "::" in line and " " not in line}
     return out.returncode, nodes
 
@@ -369,9 +385,6 @@ def test_pytest_conventions_are_read_from_the_projects_configuration(tmp_path):
 
 
 def test_a_projects_pytest_conventions_make_its_ids(tmp_path):
-    from codeimpact.indexer.build import analyze
-    from codeimpact.indexer.config import IndexConfig, RunOptions
-
     files = {
         "pytest.ini": "[pytest]\npython_files = checks.py\npython_classes = Suite\n"
         "python_functions = check_\n",
@@ -382,11 +395,34 @@ def test_a_projects_pytest_conventions_make_its_ids(tmp_path):
         "    def test_not_collected(self):\n        assert helper(1) == 2\n\n\n"
         "def check_two():\n    assert helper(1) == 2\n",
     }
-    root = committed_repo(tmp_path / "repo", files)
-    analyze(root, IndexConfig(), RunOptions(workers=1))
-    write_files(root, {"pkg/core.py": "def helper(x):\n    return 1 + x\n"})
+    edit = {"pkg/core.py": "def helper(x):\n    return 1 + x\n"}
+    root = edited_after_indexing(tmp_path / "repo", files, edit)
     printed = printed_ids(root, "detect-changes")
     # test_not_collected is no test under these settings: pytest never runs it
     assert printed == ["tests/checks.py::SuiteOfHelper::check_one", "tests/checks.py::check_two"]
     code, nodes = collected(root, printed)
     assert code == 0 and nodes == set(printed)
+
+
+def test_a_module_that_may_skip_whole_is_listed_by_its_path(tmp_path):
+    # pytest.importorskip at the top: without the package the module is skipped whole, and
+    # a node id inside it would stop the run ("found no collectors", exit 4) before any test
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def helper(x):\n    return x + 1\n",
+        "tests/test_optional.py": "import pytest\n\nfrom pkg.core import helper\n\n"
+        'pytest.importorskip("no_such_package_for_codeimpact")\n\n\n'
+        "def test_uses_it():\n    assert helper(0) == 1\n",
+        "tests/test_plain.py": "from pkg.core import helper\n\n\n"
+        "def test_plain():\n    assert helper(1) == 2\n",
+    }
+    edit = {"pkg/core.py": "def helper(x):\n    return 1 + x\n"}
+    root = edited_after_indexing(tmp_path / "repo", files, edit)
+    printed = printed_ids(root, "detect-changes")
+    assert printed == ["tests/test_optional.py", "tests/test_plain.py::test_plain"]
+    run = pytest_in(root, *printed)
+    assert run.returncode == 0 and "1 passed, 1 skipped" in run.stdout, run.stdout
+    t = sym("tests/test_optional.py", "test_uses_it", "function")
+    assert ti.pytest_id(t).run_id == "tests/test_optional.py::test_uses_it"
+    skipping = ti.TestSymbol(t.file, t.local, t.kind, "", module_calls=frozenset({"pytest.skip"}))
+    assert (ti.pytest_id(skipping).run_id, ti.pytest_id(skipping).exact) == (t.file, True)
