@@ -52,6 +52,7 @@ __all__ = [
     "build_snapshot",
     "load_snapshot",
     "type_mask",
+    "uid_ranks",
     "write_snapshot",
 ]
 
@@ -90,8 +91,8 @@ KIND_NAMES: tuple[str, ...] = tuple(sorted(KIND_CODES, key=KIND_CODES.__getitem_
 FLAG_TEST = 1
 """Bit 0 of ``Snapshot.node_flags``: the symbol is test code."""
 
-SNAPSHOT_FORMAT = 1
-"""Version of the on-disk layout, stored in ``meta.json``."""
+SNAPSHOT_FORMAT = 2
+"""Version of the on-disk layout, stored in ``meta.json`` (2: ``node_rank`` added)."""
 
 META_NAME = "meta.json"
 CSR_DIRNAME = "csr"
@@ -267,21 +268,29 @@ class Snapshot:
     reverse: CSR
     node_flags: np.ndarray  # uint8 [n], bit 0 (FLAG_TEST) = is_test
     node_kind: np.ndarray  # uint8 [n], KIND_CODES
+    # int32 [n]: each node's position in uid order. A full build numbers symbols in uid
+    # order (the rank is the id); an incremental run keeps ids stable, so ranks and ids part.
+    # Lists that must read the same whatever the numbering are ordered by rank. None: ids.
+    node_rank: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        if self.node_rank is None:
+            object.__setattr__(self, "node_rank", np.arange(self.n_nodes, dtype=np.int32))
         if self.forward.n_nodes != self.n_nodes or self.reverse.n_nodes != self.n_nodes:
             raise ValueError("forward and reverse CSR must both have n_nodes rows")
         if self.forward.n_edges != self.reverse.n_edges:
             raise ValueError("forward and reverse CSR must hold the same number of edges")
-        for name in ("node_flags", "node_kind"):
+        for name, dtype in (("node_flags", np.uint8), ("node_kind", np.uint8),
+                            ("node_rank", np.int32)):  # fmt: skip
             arr = getattr(self, name)
             if (
                 not isinstance(arr, np.ndarray)
-                or arr.dtype != np.uint8
+                or arr.dtype != dtype
                 or arr.shape != (self.n_nodes,)
             ):
                 raise ValueError(
-                    f"Snapshot.{name} must be a uint8 array of shape ({self.n_nodes},)"
+                    f"Snapshot.{name} must be a {np.dtype(dtype).name} array of shape "
+                    f"({self.n_nodes},)"
                 )
 
     @property
@@ -314,12 +323,26 @@ def build_snapshot(
     conf: Any,
     node_flags: Any = None,
     node_kind: Any = None,
+    node_rank: Any = None,
 ) -> Snapshot:
-    """Convenience: :func:`build_csr` plus per-node arrays (zeros when omitted)."""
+    """Convenience: :func:`build_csr` plus per-node arrays (zeros, and ranks equal to the
+    ids, when omitted)."""
     forward, reverse = build_csr(n_nodes, src, dst, etype, conf)
     flags = np.zeros(n_nodes, np.uint8) if node_flags is None else np.asarray(node_flags, np.uint8)
     kind = np.zeros(n_nodes, np.uint8) if node_kind is None else np.asarray(node_kind, np.uint8)
-    return Snapshot(int(generation), int(n_nodes), forward, reverse, flags, kind)
+    rank = None if node_rank is None else np.asarray(node_rank, np.int32)
+    return Snapshot(int(generation), int(n_nodes), forward, reverse, flags, kind, rank)
+
+
+def uid_ranks(uids: list[str], ids: np.ndarray | None = None) -> np.ndarray:
+    """int32 rank in uid order of each node: `uids[k]` is the uid of node `ids[k]` (node k
+    when `ids` is None). Nearly sorted input (a dict of ids in uid order, a few added at
+    its end) sorts in a few milliseconds."""
+    n = len(uids)
+    order = np.fromiter(sorted(range(n), key=uids.__getitem__), np.int64, n)
+    rank = np.empty(n, dtype=np.int32)
+    rank[order if ids is None else ids[order]] = np.arange(n, dtype=np.int32)
+    return rank
 
 
 def _arrays_of(snapshot: Snapshot) -> dict[str, np.ndarray]:
@@ -330,6 +353,7 @@ def _arrays_of(snapshot: Snapshot) -> dict[str, np.ndarray]:
             arrays[f"{direction}_{field}"] = getattr(csr, field)
     arrays["node_flags"] = snapshot.node_flags
     arrays["node_kind"] = snapshot.node_kind
+    arrays["node_rank"] = snapshot.node_rank
     return arrays
 
 
@@ -442,6 +466,7 @@ def load_snapshot(directory: str | os.PathLike[str], expected_generation: int) -
             csrs["reverse"],
             arrays["node_flags"],
             arrays["node_kind"],
+            arrays["node_rank"],
         )
     except SnapshotMismatch:
         raise

@@ -42,8 +42,13 @@ class GraphDelta:
             self.updates.setdefault(key, []).append((new[0], *(new[i] for i in changed)))
         return bool(changed)
 
+    def set_column(self, table: str, key: str, column: str, value) -> None:
+        """Record one column's new value in the row of `key`."""
+        self.updates.setdefault((table, (column,)), []).append((key, value))
+
     rels_delete: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     rels_insert: dict[str, list[tuple]] = field(default_factory=dict)
+    edges_rewritten: int = 0  # surviving edges written again by `apply_delta`'s guard
 
     def is_empty(self) -> bool:
         return not (
@@ -65,6 +70,7 @@ class GraphDelta:
             "symbols_inserted": len(self.symbols_insert),
             "edges_deleted": sum(len(v) for v in self.rels_delete.values()),
             "edges_inserted": sum(len(v) for v in self.rels_insert.values()),
+            "edges_rewritten": self.edges_rewritten,
         }
 
     def _updated(self, table: str) -> int:
@@ -83,23 +89,117 @@ def _structs(columns: list[str], rows: list[tuple]) -> list[dict]:
     return [dict(zip(columns, r)) for r in rows]
 
 
+# Kùzu 0.11.3 loses every relationship of a node group when a checkpoint only removes some.
+# A relationship table keeps its edges in CSR node groups (per direction, by the offset of the
+# bound node: the source forward, the target backward), and its checkpoint rewrites only the
+# regions a transaction changed. `CSRNodeGroup::checkpointInMemAndOnDisk` sums the edges left
+# in *those regions* and, when the sum is 0, reclaims the whole node group as if it were empty.
+# So deleting the last edges of a region (the edges of a function added in the last run, say,
+# which sit past every other symbol: reverting that edit) emptied the table: Django's CONTAINS
+# went from 44,744 rows to 0. The fix upstream (kuzudb/kuzu#5564) is in no release. The guard:
+# in every node group where this transaction deleted edges and inserted none, one surviving
+# edge is deleted and created again, so a rewritten region of that group keeps an edge.
+KUZU_NODE_GROUP_SIZE = 1 << 17  # StorageConfig::NODE_GROUP_SIZE
+
+FORWARD, BACKWARD = 0, 1
+GroupKey = tuple[str, int, int]  # (relation, direction, node group)
+
+
+def _groups(rel: str, rows: list[list[int]]) -> set[GroupKey]:
+    """The node groups, both directions, of edges given as [source offset, target offset]."""
+    out: set[GroupKey] = set()
+    for src, dst in rows:
+        out.add((rel, FORWARD, src // KUZU_NODE_GROUP_SIZE))
+        out.add((rel, BACKWARD, dst // KUZU_NODE_GROUP_SIZE))
+    return out
+
+
+def _rows(result) -> list[list]:
+    out = []
+    while result.has_next():
+        out.append(result.get_next())
+    return out
+
+
+def _keys(rel: str) -> tuple[str, str, str, str, list[tuple[str, str]]]:
+    src_t, dst_t, props = REL_TABLES[rel]
+    return src_t, NODE_TABLES[src_t][0][0], dst_t, NODE_TABLES[dst_t][0][0], props
+
+
+def _delete_edges(conn, rel: str, pairs: list[tuple[str, str]]) -> set[GroupKey]:
+    src_t, sk, dst_t, dk, _ = _keys(rel)
+    res = conn.execute(
+        f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}})-[e:{rel}]->(b:{dst_t} {{{dk}: r.d}}) "
+        "DELETE e RETURN offset(id(a)), offset(id(b))",
+        {"rows": [{"s": s, "d": d} for s, d in pairs]},
+    )
+    return _groups(rel, _rows(res))
+
+
+def _create_edges(conn, rel: str, rows: list[tuple]) -> set[GroupKey]:
+    src_t, sk, dst_t, dk, props = _keys(rel)
+    names = ["s", "d", *[p for p, _ in props]]
+    prop_list = ", ".join(f"{p}: r.{p}" for p, _ in props)
+    create = f"-[:{rel} {{{prop_list}}}]->" if props else f"-[:{rel}]->"
+    # two MATCH clauses: Kùzu plans `MATCH (a ...), (b ...)` as a join over a scan of
+    # the table (0.3 s on Django for two rows), one clause each as two key lookups
+    res = conn.execute(
+        f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}}) MATCH (b:{dst_t} {{{dk}: r.d}}) "
+        f"CREATE (a){create}(b) RETURN offset(id(a)), offset(id(b))",
+        {"rows": _structs(names, rows)},
+    )
+    return _groups(rel, _rows(res))
+
+
+def _surviving_edge(conn, rel: str, direction: int, group: int) -> tuple | None:
+    """One edge of `rel` whose bound node in `direction` lies in node `group`, as a row
+    (source key, target key, properties...) plus its two offsets; None if there is none."""
+    src_t, sk, dst_t, dk, props = _keys(rel)
+    bound = "a" if direction == FORWARD else "b"
+    table = src_t if direction == FORWARD else dst_t
+    values = "".join(f", e.{p}" for p, _ in props)
+    res = conn.execute(
+        f"MATCH ({bound}:{table}) WHERE offset(id({bound})) >= $lo AND offset(id({bound})) < $hi "
+        f"MATCH (a:{src_t})-[e:{rel}]->(b:{dst_t}) "
+        f"RETURN a.{sk}, b.{dk}{values}, offset(id(a)), offset(id(b)) LIMIT 1",
+        {"lo": group * KUZU_NODE_GROUP_SIZE, "hi": (group + 1) * KUZU_NODE_GROUP_SIZE},
+    )
+    rows = _rows(res)
+    return tuple(rows[0]) if rows else None
+
+
+def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey]) -> int:
+    """Delete and create again one surviving edge in every node group that lost edges and
+    gained none (see KUZU_NODE_GROUP_SIZE); returns how many edges were written again."""
+    needed = deleted - inserted
+    again: dict[str, dict[tuple, tuple]] = {}
+    while needed:
+        rel, direction, group = key = min(needed)
+        needed.discard(key)
+        found = _surviving_edge(conn, rel, direction, group)
+        if found is None:
+            continue  # the group holds no edge any more: reclaiming it loses nothing
+        row, (src_off, dst_off) = found[:-2], found[-2:]
+        again.setdefault(rel, {})[row[:2]] = row
+        needed -= _groups(rel, [[src_off, dst_off]])
+    for rel, rows in sorted(again.items()):
+        _delete_edges(conn, rel, list(rows))
+        _create_edges(conn, rel, list(rows.values()))
+    return sum(len(rows) for rows in again.values())
+
+
 def apply_delta(w: Writer, delta: GraphDelta) -> None:
     """Deletes first (edges, then nodes), then updates, then inserts; one transaction."""
     conn = w.conn
     conn.execute("BEGIN TRANSACTION")
     try:
+        deleted: set[GroupKey] = set()
+        inserted: set[GroupKey] = set()
         for rel, pairs in delta.rels_delete.items():
-            if not pairs:
-                continue
-            src_t, dst_t, _ = REL_TABLES[rel]
-            sk = NODE_TABLES[src_t][0][0]
-            dk = NODE_TABLES[dst_t][0][0]
-            conn.execute(
-                f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}})-[e:{rel}]->(b:{dst_t} {{{dk}: r.d}}) "
-                "DELETE e",
-                {"rows": [{"s": s, "d": d} for s, d in pairs]},
-            )
+            if pairs:
+                deleted |= _delete_edges(conn, rel, pairs)
         if delta.symbols_delete:
+            # their edges were deleted above (DETACH: anything left would go with them)
             conn.execute(
                 "UNWIND $uids AS u MATCH (s:Symbol {uid: u}) DETACH DELETE s",
                 {"uids": delta.symbols_delete},
@@ -137,24 +237,14 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
         for rel, rows in delta.rels_insert.items():
             if not rows:
                 continue
-            src_t, dst_t, props = REL_TABLES[rel]
             if len(rows) >= COPY_THRESHOLD:
+                _, _, props = REL_TABLES[rel]
                 cols = [("from", "STRING"), ("to", "STRING"), *props]
                 arrow_rows = arrow_table(cols, rows)  # noqa: F841
-                conn.execute(f"COPY {rel} FROM arrow_rows")
+                conn.execute(f"COPY {rel} FROM arrow_rows")  # which groups it fills is unknown
                 continue
-            sk = NODE_TABLES[src_t][0][0]
-            dk = NODE_TABLES[dst_t][0][0]
-            names = ["s", "d", *[p for p, _ in props]]
-            prop_list = ", ".join(f"{p}: r.{p}" for p, _ in props)
-            create = f"-[:{rel} {{{prop_list}}}]->" if props else f"-[:{rel}]->"
-            # two MATCH clauses: Kùzu plans `MATCH (a ...), (b ...)` as a join over a scan of
-            # the table (0.3 s on Django for two rows), one clause each as two key lookups
-            conn.execute(
-                f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}}) MATCH (b:{dst_t} {{{dk}: r.d}}) "
-                f"CREATE (a){create}(b)",
-                {"rows": _structs(names, rows)},
-            )
+            inserted |= _create_edges(conn, rel, rows)
+        delta.edges_rewritten = _keep_groups(conn, deleted, inserted)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

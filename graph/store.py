@@ -40,6 +40,30 @@ def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
         ) from e
 
 
+# The tables whose row counts a generation records (Meta is not counted: its keys vary).
+COUNTED_TABLES = [t for t in NODE_TABLES if t != "Meta"] + list(REL_TABLES)
+
+
+def count_rows(conn: kuzu.Connection) -> dict[str, int]:
+    """Rows per table, as Kùzu counts them (the node tables from their statistics, the
+    relationship tables from their CSR headers: ~10 ms on Django's 170K edges)."""
+    out = {}
+    for table in COUNTED_TABLES:
+        pattern = f"(n:{table})" if table in NODE_TABLES else f"()-[n:{table}]->()"
+        res = conn.execute(f"MATCH {pattern} RETURN count(*)")
+        out[table] = int(res.get_next()[0])
+    return out
+
+
+def count_mismatches(counts: dict[str, int], expected: dict[str, int]) -> list[str]:
+    """ "CALLS 0 of 90983" for each table whose count differs from the expected one."""
+    return [
+        f"{t} {counts.get(t, 0)} of {expected.get(t, 0)}"
+        for t in COUNTED_TABLES
+        if counts.get(t, 0) != expected.get(t, 0)
+    ]
+
+
 class Writer:
     """A writable connection to a new generation's database.
 
@@ -85,6 +109,11 @@ class Writer:
 
     def execute(self, query: str, params: dict | None = None):
         return self.conn.execute(query, params or {})
+
+    def checkpoint(self) -> dict[str, int]:
+        """Write everything to the database file; returns the row counts it then holds."""
+        self.conn.execute("CHECKPOINT")
+        return count_rows(self.conn)
 
     def close(self) -> None:
         try:

@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.graph.delta import apply_delta, clone_database
@@ -37,7 +35,7 @@ from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.graph.sidecar import read_unresolved, write_unresolved
 from codeimpact.graph.storage_errors import storage_error
-from codeimpact.graph.store import Writer
+from codeimpact.graph.store import Writer, count_mismatches
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import SourceFile, discover
@@ -45,7 +43,7 @@ from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
-from codeimpact.indexer.incremental import compute_delta
+from codeimpact.indexer.incremental import compute_delta, node_arrays, node_ranks
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
@@ -73,6 +71,7 @@ from codeimpact.indexer.state import (
     save_graph_state,
 )
 from codeimpact.indexer.tables import (
+    expected_counts,
     file_row,
     file_table,
     write_full_generation,
@@ -714,16 +713,17 @@ class _Run:
                          self.options, self.progress, self.config.parse_timeout_ms / 1000,
                          meanwhile)  # fmt: skip
 
-    def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
+    def _save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta, rank) -> None:
         t = time.perf_counter()
         self.cache.flush({r.content_hash for r in self.records})
-        self._save_sidecars(gen, st, flags, kinds, unresolved, meta)
+        self._save_sidecars(gen, st, flags, kinds, unresolved, meta, rank)
         self._phase("sidecars", t)
 
-    def _save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta) -> None:
+    def _save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta,
+                       rank=None) -> None:  # fmt: skip
         """Every file of the generation but the database and the facts cache."""
-        n = max(st.ids.values(), default=-1) + 1
-        write_snapshot_arrays(gen.path, gen.number, n, st.codes, st.confs, flags, kinds)
+        write_snapshot_arrays(gen.path, gen.number, len(st.ids), st.codes, st.confs, flags,
+                              kinds, rank)  # fmt: skip
         write_unresolved(gen.path, unresolved)
         save_graph_state(gen.path, st, gen.number)
         save_files_state(gen.path, self._files_state(meta))
@@ -989,17 +989,8 @@ class _Run:
             else:
                 delta.update("File", files_before[p], row)
         st = res.state
-        n = max(st.ids.values(), default=-1) + 1
-        flags = np.zeros(n, dtype=np.uint8)
-        kinds = np.full(n, 255, dtype=np.uint8)
-        m = min(n, snap.n_nodes)
-        flags[:m] = snap.node_flags[:m]
-        kinds[:m] = snap.node_kind[:m]
-        for i, row in res.node_updates.items():
-            if i >= n:
-                continue
-            flags[i] = 1 if row is not None and row.is_test else 0
-            kinds[i] = csr.KIND_CODES.get(row.kind, 255) if row is not None else 255
+        flags, kinds = node_arrays(res, len(st.ids), snap.node_flags, snap.node_kind)
+        rank = node_ranks(res, snap.node_rank)
         unresolved = read_unresolved(prev.gen.path)
         touched = set(new_out) | removed
         unresolved = {
@@ -1023,11 +1014,16 @@ class _Run:
             with Writer(gen, self.options.buffer_pool) as w:
                 apply_delta(w, delta)
                 w.write_meta({**meta, "generation": gen.number})
-            self._phase("write", t)
-            self._save_state(gen, st, flags, kinds, unresolved, meta)
+                lost = count_mismatches(w.checkpoint(), expected_counts(stats))
+            if not lost:
+                self._phase("write", t)
+                self._save_state(gen, st, flags, kinds, unresolved, meta, rank)
         except BaseException:
             layout.discard(gen)
             raise
+        if lost:  # never published: the full build writes the graph anew
+            layout.discard(gen)
+            return f"the delta lost database rows ({', '.join(lost)})"
         layout.publish(self.idx, gen)
         return self._report("incremental", gen.number, stats, incomplete, reason, len(new_out),
                             plan, delta.counts())  # fmt: skip

@@ -18,7 +18,14 @@ import numpy as np
 from codeimpact.graph import csr
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow, better
-from codeimpact.indexer.state import MAX_IDS, GraphState, edge_code, resolved_blob
+from codeimpact.indexer.state import (
+    MAX_IDS,
+    GraphState,
+    decode_codes,
+    edge_code,
+    encode_codes,
+    resolved_blob,
+)
 from codeimpact.indexer.tables import EdgeKey, edge_row, external_row, symbol_row
 
 
@@ -32,9 +39,9 @@ class DeltaResult:
     state: GraphState  # the new state (shares unchanged parts with the old one)
     removed_codes: list[int] = field(default_factory=list)
     added: list[tuple[int, float]] = field(default_factory=list)  # (code, confidence)
-    node_updates: dict[int, SymbolRow | None] = field(
-        default_factory=dict
-    )  # id -> row (None: freed)
+    # new id -> the row of a symbol inserted or changed (its node flags and kind)
+    node_updates: dict[int, SymbolRow] = field(default_factory=dict)
+    moves: dict[int, int] = field(default_factory=dict)  # old id -> new id (ids kept dense)
 
 
 def compute_delta(
@@ -142,7 +149,9 @@ def compute_delta(
         ids.pop(u, None)
     ext_new = sorted(u for u in ext_refs if u not in old.ids)
 
-    # -- ids: the survivors keep theirs, newcomers take freed ones first
+    # -- ids: dense 0..n-1, as the CSR and the query side's symbol table index them. The
+    # survivors keep theirs and newcomers take freed ones first; when more symbols went than
+    # came, the ones holding the highest ids move down into the holes left below n.
     freed = sorted(set(old.free_ids) | {old.ids[u] for u in gone_syms if u in old.ids}
                    | {old.ids[u] for u in ext_gone if u in old.ids})  # fmt: skip
     newcomers = sorted({u for u in new_syms if u not in old.ids} | set(ext_new))
@@ -158,13 +167,15 @@ def compute_delta(
             nxt += 1
     if nxt > MAX_IDS:
         raise OverflowError("more symbols than edge codes can hold")
-    free_ids = freed[pos:]
+    moves = dense_moves(ids, [h for h in freed[pos:] if h < len(ids)])
 
     # -- rows
     res = DeltaResult(d, old)
+    res.moves = {old.ids[u]: ids[u] for u in moves if u in old.ids}
     for u in sorted(gone_syms) + ext_gone:
         d.symbols_delete.append(u)
-        res.node_updates[old.ids[u]] = None
+        if u in old_syms and old_syms[u].file:
+            d.rels_delete.setdefault("DEFINES", []).append((old_syms[u].file, u))
     for u in newcomers:
         s = new_syms.get(u) or external_row(u)
         d.symbols_insert.append(symbol_row(s, ids[u]))
@@ -172,17 +183,21 @@ def compute_delta(
         if s.file:
             d.rels_insert.setdefault("DEFINES", []).append((s.file, u))
     for u in sorted(new_syms):
-        if u in old_syms and old_syms[u] != new_syms[u]:
-            d.update("Symbol", symbol_row(old_syms[u], ids[u]), symbol_row(new_syms[u], ids[u]))
+        if u in old_syms and (old_syms[u] != new_syms[u] or u in moves):
+            d.update("Symbol", symbol_row(old_syms[u], old.ids[u]),
+                     symbol_row(new_syms[u], ids[u]))  # fmt: skip
             res.node_updates[ids[u]] = new_syms[u]
-    gone = set(d.symbols_delete)
+    for u in sorted(moves):
+        if u in old.ids and not (u in old_syms and u in new_syms):  # a symbol of an untouched file
+            d.set_column("Symbol", u, "id", ids[u])
     for key in sorted(keys):
         ob, nb = old_best.get(key), new_best.get(key)
         if ob == nb:
             continue
         if ob is not None:
-            if ob.src not in gone and ob.dst not in gone:  # DETACH DELETE takes the others
-                d.rels_delete.setdefault(ob.rel, []).append((ob.src, ob.dst))
+            # deleted one by one, not left to DETACH DELETE: apply_delta needs to know
+            # where every deleted edge was (see graph.delta.KUZU_NODE_GROUP_SIZE)
+            d.rels_delete.setdefault(ob.rel, []).append((ob.src, ob.dst))
             res.removed_codes.append(
                 edge_code(old.ids[ob.src], old.ids[ob.dst], csr.EDGE_TYPES[ob.rel])
             )
@@ -221,18 +236,67 @@ def compute_delta(
     blobs.update((p, resolved_blob(rf)) for p, rf in new_out.items())
     used = {p: b for p, b in old.used.items() if p not in removed}
     used.update(new_used)
-    codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added)
-    res.state = GraphState(refs, used, modules, ids, free_ids, new_foreign, ext_refs, totals,
+    codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added, res.moves)
+    res.state = GraphState(refs, used, modules, ids, [], new_foreign, ext_refs, totals,
                            summaries, codes, confs, blobs, old.pack_dir)  # fmt: skip
     return res
 
 
-def patch_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added):
+def dense_moves(ids: dict[str, int], holes: list[int]) -> dict[str, int]:
+    """Fill `holes` (free ids below len(ids)) with the symbols holding the ids at or above
+    len(ids), lowest first; updates `ids` and returns uid -> new id of the moved ones."""
+    if not holes:
+        return {}
+    n = len(ids)
+    high = sorted((i, u) for u, i in ids.items() if i >= n)
+    if len(high) != len(holes):
+        raise AssertionError(f"{len(holes)} free ids below {n} but {len(high)} ids above")
+    moves = {}
+    for (_, u), hole in zip(high, sorted(holes)):
+        ids[u] = moves[u] = hole
+    return moves
+
+
+def patch_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added,
+                moves: dict[int, int] | None = None):  # fmt: skip
+    """The sorted edge codes after a delta: `removed` (codes in the old ids) go, the old ids
+    in `moves` (old id -> new id) are renumbered, `added` (in the new ids) come in."""
     if removed:
         keep = ~np.isin(codes, np.asarray(removed, dtype=np.int64))
         codes, confs = codes[keep], confs[keep]
+    if moves and codes.size:
+        src, dst, etype = decode_codes(codes)
+        remap = np.arange(max(int(src.max()), int(dst.max()), max(moves)) + 1, dtype=np.int64)
+        remap[np.fromiter(moves.keys(), np.int64)] = np.fromiter(moves.values(), np.int64)
+        codes = encode_codes(remap[src], remap[dst], etype)
     if added:
         codes = np.concatenate([codes, np.asarray([c for c, _ in added], dtype=np.int64)])
         confs = np.concatenate([confs, np.asarray([f for _, f in added], dtype=np.float32)])
     order = np.argsort(codes, kind="stable")
     return codes[order], confs[order]
+
+
+def node_ranks(res: DeltaResult, old_rank: np.ndarray) -> np.ndarray:
+    """Each node's rank in uid order after the delta (the previous ranks when no symbol
+    came or went)."""
+    ids = res.state.ids
+    if not (res.delta.symbols_insert or res.delta.symbols_delete or res.moves):
+        return old_rank
+    return csr.uid_ranks(list(ids), np.fromiter(ids.values(), np.int64, len(ids)))
+
+
+def node_arrays(res: DeltaResult, n: int, old_flags: np.ndarray,
+                old_kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The snapshot's per-node flags and kinds after the delta, from the previous ones."""
+    flags = np.zeros(n, dtype=np.uint8)
+    kinds = np.full(n, 255, dtype=np.uint8)
+    m = min(n, old_flags.shape[0])
+    flags[:m] = old_flags[:m]
+    kinds[:m] = old_kinds[:m]
+    for old_id, new_id in res.moves.items():
+        flags[new_id] = old_flags[old_id]
+        kinds[new_id] = old_kinds[old_id]
+    for i, row in res.node_updates.items():
+        flags[i] = csr.FLAG_TEST if row.is_test else 0
+        kinds[i] = csr.KIND_CODES.get(row.kind, 255)
+    return flags, kinds

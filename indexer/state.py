@@ -52,6 +52,15 @@ def edge_code(src: int, dst: int, etype: int) -> int:
     return (src << (ID_BITS + TYPE_BITS)) | (dst << TYPE_BITS) | etype
 
 
+def encode_codes(src: np.ndarray, dst: np.ndarray, etype: np.ndarray) -> np.ndarray:
+    """`edge_code` over arrays."""
+    return (
+        (src.astype(np.int64) << (ID_BITS + TYPE_BITS))
+        | (dst.astype(np.int64) << TYPE_BITS)
+        | etype.astype(np.int64)
+    )
+
+
 def decode_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     src = codes >> (ID_BITS + TYPE_BITS)
     dst = (codes >> TYPE_BITS) & (MAX_IDS - 1)

@@ -16,8 +16,9 @@ import numpy as np
 
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_table
+from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, column_names
-from codeimpact.graph.store import Writer
+from codeimpact.graph.store import Writer, count_mismatches
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, SymbolRow
 from codeimpact.indexer.state import decode_codes
 
@@ -59,22 +60,37 @@ def edge_row(e: Edge) -> tuple:
 
 
 def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: np.ndarray,
-                          confs: np.ndarray, flags: np.ndarray, kinds: np.ndarray) -> None:  # fmt: skip
+                          confs: np.ndarray, flags: np.ndarray, kinds: np.ndarray,
+                          rank: np.ndarray | None = None) -> None:  # fmt: skip
+    """`rank`: each node's rank in uid order (None: a full build's ids, which are)."""
     src, dst, etype = decode_codes(codes)
     fwd, rev = csr.build_csr(n, src, dst, etype, confs)
     csr.write_snapshot(
         gen_path,
         csr.Snapshot(generation=generation, n_nodes=n, forward=fwd, reverse=rev,
-                     node_flags=flags, node_kind=kinds),
+                     node_flags=flags, node_kind=kinds, node_rank=rank),
     )  # fmt: skip
+
+
+def expected_counts(stats: dict) -> dict[str, int]:
+    """The rows per table a generation with these figures (`build._stats`) holds."""
+    edges = stats["edges"]
+    return {"File": stats["files"], "Symbol": stats["symbols"],
+            **{rel: edges.get(rel, 0) for rel in REL_TABLES}}  # fmt: skip
 
 
 def write_full_generation(gen: layout.Generation, tables: Iterator[tuple[str, pa.Table]],
                           meta: dict, buffer_pool: int) -> None:  # fmt: skip
-    """A new database: the schema, every table by COPY (one at a time), then Meta."""
+    """A new database: the schema, every table by COPY (one at a time), then Meta; its row
+    counts checked against the figures in `meta`."""
     with Writer(gen, buffer_pool) as w:
         w.create_schema()
         for name, arrow_rows in tables:
             w.copy(name, arrow_rows)
             del arrow_rows
         w.write_meta({**meta, "generation": gen.number})
+        lost = count_mismatches(w.checkpoint(), expected_counts(meta["stats"]))
+    if lost:
+        raise CorruptIndex(
+            f"the new index database does not hold what was written ({', '.join(lost)})"
+        )

@@ -97,9 +97,9 @@ def read_definition(repo: Path, symbol: SymbolRef, signature: str, indexed_hash:
 
 
 def _refs(index, items: list[Neighbour]) -> list[SymbolRef]:
-    symbols = index.graph.symbols
+    symbols, rank = index.graph.symbols, index.graph.snapshot.node_rank
     ids = [symbols.by_uid[n.uid] for n in items if n.uid in symbols.by_uid]
-    return [symbols.ref(i) for i in sorted(ids, key=lambda i: (symbols.start_line[i], i))]
+    return [symbols.ref(i) for i in sorted(ids, key=lambda i: (symbols.start_line[i], rank[i]))]
 
 
 def context(

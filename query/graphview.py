@@ -170,6 +170,7 @@ def snapshot_from_db(reader, generation: int, symbols: SymbolTable) -> csrmod.Sn
         conf,
         node_flags=symbols.is_test.astype(np.uint8) * csrmod.FLAG_TEST,
         node_kind=kinds,
+        node_rank=csrmod.uid_ranks(symbols.uid),
     )
 
 

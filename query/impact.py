@@ -251,7 +251,7 @@ class _Reach:
     """Raw traversal output, before it is turned into a result."""
 
     sources: np.ndarray
-    entries: np.ndarray  # ids at depth >= 1, ordered by (depth, id): id order is uid order
+    entries: np.ndarray  # ids at depth >= 1, ordered by (depth, uid)
     depths: np.ndarray
     types: np.ndarray  # edge type code of the edge that reached each entry
     confidences: np.ndarray
@@ -281,7 +281,7 @@ def _test_ids(view: GraphView, closure: native.BfsResult) -> tuple[np.ndarray, n
     inner_modules = s.module_id[nodes[~is_module]]
     keep = ~(is_module & np.isin(nodes, inner_modules))
     nodes, depths = nodes[keep], depths[keep]
-    order = np.argsort(nodes, kind="stable")
+    order = np.argsort(view.snapshot.node_rank[nodes], kind="stable")
     return nodes[order], depths[order]
 
 
@@ -322,7 +322,8 @@ def _traverse(
 
     parent_of = _parent_array(n, nodes, parents)
     found = depths > 0
-    order = np.lexsort((nodes[found], depths[found]))
+    # by uid (through its rank), not id: ids follow uid order only in a full build
+    order = np.lexsort((view.snapshot.node_rank[nodes[found]], depths[found]))
     e_nodes = nodes[found][order]
     e_depths = depths[found][order]
     e_parents = parents[found][order]
@@ -501,8 +502,10 @@ def _first_sites(view: GraphView, idx: np.ndarray) -> list[UnresolvedSite]:
     sites, s = view.sites(), view.symbols
     if idx.size == 0:
         return []
-    # caller ids follow uid order; lines stay below 2**24 (16M-line files are skipped)
-    key = sites.caller[idx] * np.int64(1 << 24) + np.minimum(sites.line[idx], (1 << 24) - 1)
+    # callers by uid rank (-1: unknown); lines stay below 2**24 (16M-line files are skipped)
+    callers = sites.caller[idx]
+    ranks = np.where(callers >= 0, view.snapshot.node_rank[np.maximum(callers, 0)], -1)
+    key = ranks.astype(np.int64) * np.int64(1 << 24) + np.minimum(sites.line[idx], (1 << 24) - 1)
     if idx.size > SAMPLE_SITES:
         kth = np.partition(key, SAMPLE_SITES - 1)[SAMPLE_SITES - 1]
         idx, key = idx[key <= kth], key[key <= kth]  # every tie of the last key, for a stable cut

@@ -8,12 +8,10 @@ import textwrap
 import time
 from pathlib import Path
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codeimpact.graph import csr
-from codeimpact.graph.schema import REL_TABLES
+import index_dump
 from codeimpact.indexer.build import analyze
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.query.index import Index
@@ -24,51 +22,18 @@ def run(repo: Path, force: bool = False):
     return analyze(repo, IndexConfig(), RunOptions(workers=1, force=force))
 
 
-def dump(repo: Path) -> dict:
-    """Everything the index says, ids left out (they are internal), CSR included by uid."""
-    out: dict = {}
-    with Index.open(repo) as index:
-        out["files"] = sorted(
-            map(tuple, index.cypher(
-                "MATCH (f:File) RETURN f.path, f.language, f.content_hash, f.size, f.lines, "
-                "f.is_test, f.status", limit=0).rows)
-        )  # fmt: skip
-        rows = index.cypher(
-            "MATCH (s:Symbol) RETURN s.uid, s.kind, s.name, s.qualified_name, s.file, "
-            "s.start_line, s.end_line, s.start_byte, s.end_byte, s.signature, s.exported, "
-            "s.is_test, s.language, s.id",
-            limit=0,
-        ).rows
-        out["symbols"] = sorted(tuple(r[:-1]) for r in rows)
-        uid_of = {r[-1]: r[0] for r in rows}
-        assert len(uid_of) == len(rows), "symbol ids must be unique"
-        for rel, (_, _, props) in REL_TABLES.items():
-            key = "a.path" if rel == "DEFINES" else "a.uid"
-            extra = "".join(f", r.{p}" for p, _ in props)
-            res = index.cypher(f"MATCH (a)-[r:{rel}]->(b) RETURN {key}, b.uid{extra}", limit=0)
-            out[rel] = sorted(map(tuple, res.rows))
-        snap = csr.load_snapshot(index.reader.gen.path, index.generation)
-        fwd = snap.forward
-        indptr = np.asarray(fwd.indptr)
-        edges = set()
-        for src in range(snap.n_nodes):
-            for j in range(indptr[src], indptr[src + 1]):
-                dst = int(fwd.indices[j])
-                edges.add((uid_of[src], uid_of[dst], int(fwd.edge_type[j]),
-                           round(float(fwd.confidence[j]), 4)))  # fmt: skip
-        out["csr"] = sorted(edges)
-        kinds = {uid_of[i]: int(snap.node_kind[i]) for i in uid_of}
-        out["csr_kinds"] = sorted(kinds.items())
-    return out
+def dump(repo: Path, with_answers: bool = True) -> dict:
+    """Everything users query from the index (tests/index_dump.py), keyed by uid."""
+    return index_dump.dump(repo, with_answers)
 
 
-def assert_same_as_full(repo: Path, tmp_path: Path) -> None:
+def assert_same_as_full(repo: Path, tmp_path: Path, with_answers: bool = True) -> None:
     fresh = tmp_path / f"fresh-{len(list(tmp_path.iterdir()))}"
     shutil.copytree(repo, fresh, ignore=shutil.ignore_patterns(".codeimpact", ".git"))
     run(fresh, force=True)
-    a, b = dump(repo), dump(fresh)
-    for key in a:
-        assert a[key] == b[key], f"incremental != full in {key}"
+    diff = index_dump.first_difference(dump(repo, with_answers), dump(fresh, with_answers))
+    shutil.rmtree(fresh)
+    assert diff is None, f"incremental != full: {diff}"
 
 
 BASE = {
@@ -395,48 +360,94 @@ def project(draw):
     return files
 
 
+EDIT_KINDS = ["rewrite", "delete", "add", "break", "rename", "touch", "body", "method",
+              "drop-def", "revert"]  # fmt: skip
+
+
 @st.composite
 def edit(draw):
-    kind = draw(
-        st.sampled_from(["rewrite", "delete", "add", "break", "rename", "touch", "body", "method"])
-    )
+    kind = draw(st.sampled_from(EDIT_KINDS))
     name = draw(st.sampled_from(MODULES))
-    return kind, name, draw(module_source(name))
+    return kind, name, draw(module_source(name)), draw(st.integers(0, 7))
+
+
+def drop_def(text: str, which: int) -> str:
+    """The module without one of its top-level functions (the lead's deleted `c`)."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.startswith("def ")]
+    if not starts:
+        return text
+    i = starts[which % len(starts)]
+    j = i + 1
+    while j < len(lines) and lines[j].startswith((" ", "\t")):
+        j += 1
+    return "".join(lines[:i] + lines[j:])
+
+
+def apply_edit(repo: Path, history: dict[str, list[str | None]], kind: str, name: str,
+               source: str, pick: int) -> None:  # fmt: skip
+    """One edit of a module of pkg; `history` holds every content each path has had (None:
+    absent), which a revert goes back to (a file returning to cached facts)."""
+    path = repo / "pkg" / f"{name}.py"
+    if kind == "rewrite" or kind == "add":
+        path.write_text(source)
+    elif kind == "delete" and path.exists():
+        path.unlink()
+    elif kind == "break" and path.exists():
+        path.write_text(path.read_text() + "\ndef broken(:\n")
+    elif kind == "rename" and path.exists():
+        path.rename(path.with_name(f"{name}_moved.py"))
+    elif kind == "touch" and path.exists():
+        path.write_text(path.read_text().replace("return x", "return (x)"))
+    elif kind in ("body", "method") and path.exists():
+        # one body changes, nothing else: a closure's result, a method's calls
+        a, b = {"body": ("return K()", "return None"), "method": ("return 1", "return f()")}[kind]
+        text = path.read_text()
+        path.write_text(text.replace(a, b) if a in text else text.replace(b, a))
+    elif kind == "drop-def" and path.exists():
+        path.write_text(drop_def(path.read_text(), pick))
+    elif kind == "revert":
+        rel = f"pkg/{name}.py"
+        seen = history.get(rel) or [None]
+        old = seen[pick % len(seen)]
+        if old is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(old)
+    for p in sorted(repo.glob("pkg/*.py")):
+        rel = f"pkg/{p.name}"
+        text = p.read_text()
+        if text not in history.setdefault(rel, [None]):
+            history[rel].append(text)
 
 
 @settings(
-    max_examples=20,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(files=project(), edits=st.lists(edit(), min_size=1, max_size=4))
-def test_random_edit_sequences_match_full_rebuild(tmp_path_factory, files, edits):
+@given(
+    files=project(),
+    steps=st.lists(st.lists(edit(), min_size=1, max_size=3), min_size=1, max_size=3),
+)
+def test_random_edit_sequences_match_full_rebuild(tmp_path_factory, files, steps):
+    """Each step is one to three edits (deletions, reverts to earlier contents, renames,
+    function deletions, broken files...) and then an analyze; after each, what users query
+    (every table through Cypher, the CSR by uid, the unresolved sites) equals a full
+    build's, and after the last, so do impact and context of every symbol."""
     tmp = tmp_path_factory.mktemp("prop")
     repo = tmp / "repo"
     repo.mkdir()
     write_files(repo, files)
+    history: dict[str, list[str | None]] = {}
+    for p in repo.glob("pkg/*.py"):
+        history[f"pkg/{p.name}"] = [None, p.read_text()]
     run(repo)
-    for kind, name, source in edits:
-        path = repo / "pkg" / f"{name}.py"
-        if kind == "rewrite" or kind == "add":
-            path.write_text(source)
-        elif kind == "delete" and path.exists():
-            path.unlink()
-        elif kind == "break" and path.exists():
-            path.write_text(path.read_text() + "\ndef broken(:\n")
-        elif kind == "rename" and path.exists():
-            path.rename(path.with_name(f"{name}_moved.py"))
-        elif kind == "touch" and path.exists():
-            path.write_text(path.read_text().replace("return x", "return (x)"))
-        elif kind in ("body", "method") and path.exists():
-            # one body changes, nothing else: a closure's result, a method's calls
-            a, b = {"body": ("return K()", "return None"), "method": ("return 1", "return f()")}[
-                kind
-            ]
-            text = path.read_text()
-            path.write_text(text.replace(a, b) if a in text else text.replace(b, a))
+    for i, edits in enumerate(steps):
+        for kind, name, source, pick in edits:
+            apply_edit(repo, history, kind, name, source, pick)
         run(repo)
-        assert_same_as_full(repo, tmp)
+        assert_same_as_full(repo, tmp, with_answers=i == len(steps) - 1)
 
 
 def test_a_parse_over_the_time_limit_is_recorded_and_the_rest_indexed(tmp_path):

@@ -45,7 +45,7 @@ def test_a_build_resolved_by_workers_equals_a_serial_build(tmp_path):
     assert serial.edges == parallel.edges
     assert parallel.edges["CALLS"] > 3 * PARALLEL_RESOLVE_MIN
     assert parallel.edges["EXTENDS"] >= PARALLEL_RESOLVE_MIN
-    assert dump(one) == dump(two)
+    assert dump(one, with_answers=False) == dump(two, with_answers=False)
 
 
 def _encode(path: str) -> tuple[bytes, bytes]:
