@@ -148,7 +148,7 @@ def test_round_trip_is_memory_mapped(tmp_path):
         f"{d}_{f}"
         for d in ("forward", "reverse")
         for f in ("indptr", "indices", "edge_type", "confidence")
-    } | {"node_flags", "node_kind"}
+    } | {"node_flags", "node_kind", "node_rank"}
     for entry in meta["arrays"].values():
         assert (folder / entry["file"]).is_file()
     assert not list(folder.glob("*.tmp"))
@@ -228,7 +228,7 @@ def test_rewrite_replaces_previous_files(tmp_path):
     write_snapshot(tmp_path, sample_snapshot(generation=2))
     second = {p.name for p in folder.iterdir()}
     assert first & second == {"meta.json"}
-    assert len(second) == 11  # 10 arrays + meta.json; the old arrays are gone
+    assert len(second) == 12  # 11 arrays + meta.json; the old arrays are gone
     assert load_snapshot(tmp_path, 2).generation == 2
     with pytest.raises(SnapshotMismatch):
         load_snapshot(tmp_path, 1)
@@ -244,3 +244,18 @@ def test_snapshot_validates_shapes():
         Snapshot(1, 6, snap.forward, snap.reverse, snap.node_flags, snap.node_kind)
     with pytest.raises(ValueError):
         Snapshot(1, 5, snap.forward, snap.reverse, snap.node_flags.astype(bool), snap.node_kind)
+    with pytest.raises(ValueError):  # ranks are int32, one per node
+        Snapshot(1, 5, snap.forward, snap.reverse, snap.node_flags, snap.node_kind,
+                 np.arange(5, dtype=np.int64))  # fmt: skip
+    assert snap.node_rank.tolist() == [0, 1, 2, 3, 4]  # omitted: the ids are in uid order
+
+
+def test_uid_ranks_order_nodes_by_uid_whatever_their_ids():
+    from codeimpact.graph.csr import uid_ranks
+
+    uids = ["b.py::f", "a.py::", "c.py::g", "a.py::x"]
+    assert uid_ranks(uids).tolist() == [2, 0, 3, 1]
+    # uids[k] belongs to node ids[k]: ranks land on the ids
+    ids = np.array([3, 0, 2, 1])
+    rank = uid_ranks(uids, ids)
+    assert rank.dtype == np.int32 and rank.tolist() == [0, 1, 3, 2]
