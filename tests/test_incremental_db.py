@@ -51,12 +51,13 @@ def test_deleting_a_function_keeps_every_query_working(tmp_path):
     assert_same_as_full(repo, tmp_path)
 
 
-# A symbol added by an incremental run sits past every symbol the full build wrote; with
-# 1,100 externals at the end of that build, it lands in a CSR region (1,024 nodes) where no
-# CONTAINS or DEFINES edge ends: the edits below make Kùzu empty both tables unless
-# apply_delta guards the node group (graph/delta.py, KUZU_NODE_GROUP_SIZE).
+# A symbol added by an incremental run takes the next node offset of the Symbol table. With
+# exactly 2,048 symbols (10 of the files, 2,038 externals: `os` and os.x0 ... os.x2036) it
+# is the only node of its CSR region (1,024 nodes), so no other CONTAINS or DEFINES edge ends
+# there: the revert below makes Kùzu empty both tables unless apply_delta guards the node
+# group (graph/delta.py, KUZU_NODE_GROUP_SIZE), whatever order the full build wrote rows in.
 MANY_EXTERNALS = {
-    "ext.py": "import os\n\n\ndef f():\n" + "".join(f"    os.x{i}()\n" for i in range(1100)),
+    "ext.py": "import os\n\n\ndef f():\n" + "".join(f"    os.x{i}()\n" for i in range(2037)),
     "m.py": "def a():\n    return 1\n",
     **{f"o{i}.py": "def o():\n    return 1\n" for i in range(3)},
 }
@@ -68,7 +69,7 @@ def externals_repo(tmp_path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
     write_files(repo, MANY_EXTERNALS)
-    run(repo)
+    assert run(repo).symbols == 2048
     (repo / "m.py").write_text(MANY_EXTERNALS["m.py"] + ADDED)
     assert run(repo).mode == "incremental"
     (repo / "m.py").write_text(MANY_EXTERNALS["m.py"])  # the revert: cached facts again
