@@ -26,12 +26,18 @@ def _repo(path: str) -> Path:
 @options.of("status")
 @handle_errors
 def status(path, check, as_json):
-    """Say whether the index of PATH still describes it, and if not, why."""
-    from codeimpact.query.status import collect
+    """Say whether the index of PATH still describes it, and if not, why.
+
+    A damaged index (a file that differs from its checksum) exits 1 however it is asked."""
+    from codeimpact.graph.manifest import Damaged
+    from codeimpact.query.status import collect, damaged_status
 
     repo = _repo(path)
-    with open_index(str(repo)) as index:
-        st = collect(index, exact=True)
+    try:
+        with open_index(str(repo)) as index:
+            st = collect(index, exact=True)
+    except Damaged as e:  # its database must not be opened: all that is known is the damage
+        st = damaged_status(repo, e)
     if as_json:
         emit_json(st)
     text = escaped(st)  # names from the repository, for the terminal
@@ -40,6 +46,8 @@ def status(path, check, as_json):
     if check and not st.fresh:
         for reason in text.reasons:
             click.echo(f"graph: stale: {reason}", err=True)
+        sys.exit(1)
+    if st.damaged:
         sys.exit(1)
 
 
@@ -51,6 +59,13 @@ def _extraction_line(extraction: dict) -> str:
 
 
 def _print_status(st) -> None:
+    if st.damaged and st.schema_version.indexed is None:  # the database was not opened
+        click.echo(f"{'index:':<8} generation {st.generation}, damaged")
+        click.echo(f"{'fresh:':<8} no")
+        click.echo("stale because:")
+        for reason in st.reasons:
+            click.echo(f"  - {reason}")
+        return
     rows = [
         ("index", f"generation {st.generation}, written {st.indexed_at or 'at an unknown time'}"),
         ("fresh", "yes" if st.fresh else "no"),
@@ -69,6 +84,8 @@ def _print_status(st) -> None:
         ("incomplete", _incomplete_line(st.incomplete)),
         ("extraction", _extraction_line(st.extraction)),
     ]
+    if st.damaged:
+        rows.append(("damaged", "; ".join(f"{d['file']} ({d['detail']})" for d in st.damaged)))
     if st.analyzing:
         rows.append(("analyzing", f"pid {st.analyzing['pid']} since {st.analyzing['since']}"))
     width = max(len(k) for k, _ in rows) + 1

@@ -33,11 +33,12 @@ import os
 import re
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from codeimpact.graph import storage_errors
+from codeimpact.graph import manifest, storage_errors
 from codeimpact.graph.errors import BadInput, CorruptIndex, IndexLocked, NoIndex
+from codeimpact.graph.manifest import Damaged
 
 INDEX_DIRNAME = ".codeimpact"
 DB_FILENAME = "graph.kz"
@@ -56,6 +57,8 @@ LOCK_GRACE_SECONDS = 0.5
 class Generation:
     number: int
     path: Path
+    # the checksum of its manifest.json, as CURRENT records it (None: not recorded)
+    manifest: str | None = field(default=None, compare=False)
 
     @property
     def db_path(self) -> Path:
@@ -98,15 +101,14 @@ def generation_dirname(number: int) -> str:
     return f"{GEN_PREFIX}{number:06d}"
 
 
-def _damaged(idx: Path, what: str) -> CorruptIndex:
-    return CorruptIndex(
-        f"the index at {idx.parent} is unreadable ({what}): "
-        f"run `graph analyze --force {idx.parent}`"
-    )
+def _damaged(idx: Path, name: str, what: str) -> Damaged:
+    return Damaged(idx.parent, [(name, what)])
 
 
-def _no_index(idx: Path) -> NoIndex:
+def _no_index(idx: Path) -> NoIndex | Damaged:
     repo = idx.parent
+    if any((p / manifest.MANIFEST_NAME).is_file() for p in idx.glob(GEN_PREFIX + "*")):
+        return Damaged(repo, [(CURRENT, "missing")])  # a published generation, unnamed
     if read_marker(idx) is not None:
         holder = lock_holder(idx)
         if holder is not None:
@@ -139,30 +141,28 @@ def read_current(idx: Path) -> Generation:
             f"then `graph analyze {idx.parent}`"
         ) from None
     except OSError as e:
-        raise _damaged(idx, f"{CURRENT}: {e.strerror or e}") from e
+        raise _damaged(idx, CURRENT, f"unreadable: {e.strerror or e}") from e
     try:
         data = json.loads(raw)
         number = int(data["generation"])
         dirname = str(data["dir"])
         db_size = data.get("db_size")
+        digest = data.get("manifest")
     except (ValueError, KeyError, TypeError, AttributeError) as e:
-        raise _damaged(idx, f"{CURRENT} is damaged") from e
+        raise _damaged(idx, CURRENT, "not a record of the live generation") from e
     # `dir` names a folder beside CURRENT, never a path elsewhere
     if not _GEN_DIR.fullmatch(dirname):
-        raise _damaged(idx, f"{CURRENT} names no generation folder")
+        raise _damaged(idx, CURRENT, "names no generation folder")
     path = idx / dirname
     try:
         st = os.stat(path / DB_FILENAME)
     except OSError:
-        raise CorruptIndex(
-            f"the index at {idx.parent} is missing its database: "
-            f"run `graph analyze --force {idx.parent}`"
-        ) from None
+        raise _damaged(idx, f"{dirname}/{DB_FILENAME}", "missing") from None
     if isinstance(db_size, int) and st.st_size != db_size:
         raise _damaged(
-            idx, f"{dirname}/{DB_FILENAME} is {st.st_size} bytes, {db_size} were written"
+            idx, f"{dirname}/{DB_FILENAME}", f"{st.st_size} bytes, {db_size} were written"
         )
-    return Generation(number, path)
+    return Generation(number, path, digest if isinstance(digest, str) else None)
 
 
 class Pin:
@@ -270,20 +270,35 @@ def atomic_write(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def publish(idx: Path, gen: Generation) -> None:
-    """Make `gen` the live generation and drop the older ones nobody reads any more."""
+def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
+            outside: dict[str, int] | None = None) -> None:  # fmt: skip
+    """Make `gen` the live generation and drop the older ones nobody reads any more.
+
+    Its manifest is written first (graph/manifest.py): `rows` are the row counts of its
+    database tables (None: those of its current manifest, for a generation published again
+    after an in-place change), `outside` the facts cache files it relies on."""
     try:
         db_size: int | None = os.stat(gen.db_path).st_size
     except OSError:
         db_size = None
+    rows = manifest.recorded_rows(gen.path) if rows is None else rows
+    digest = manifest.seal(gen.path, gen.number, rows, outside)
     atomic_write(
         idx / CURRENT,
-        json.dumps({"generation": gen.number, "dir": gen.path.name, "db_size": db_size}).encode(),
+        json.dumps(
+            {
+                "generation": gen.number,
+                "dir": gen.path.name,
+                "db_size": db_size,
+                "manifest": digest,
+            }  # fmt: skip
+        ).encode(),
     )
     marker = read_marker(idx)
     if marker is not None and marker.dir == gen.path.name:
         clear_marker(idx)
     remove_stale(idx, keep=gen.path.name)
+    manifest.stamp_sealed(gen.path)
 
 
 def remove_stale(idx: Path, keep: str | None) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import kuzu
 
-from codeimpact.graph import layout
+from codeimpact.graph import layout, manifest
 from codeimpact.graph.errors import CorruptIndex, SchemaMismatch
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, SCHEMA_VERSION, ddl
 
@@ -34,9 +34,12 @@ def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
         )
     except RuntimeError as e:
         repo = path.parents[2]  # <repo>/.codeimpact/gen-N/graph.kz
+        if read_only:  # the live generation's: checked whole, yet Kùzu cannot read it
+            raise manifest.Damaged(
+                repo, [(f"{path.parent.name}/{path.name}", str(e).splitlines()[0])]
+            ) from e
         raise CorruptIndex(
-            f"cannot open the index database {path}: {str(e).splitlines()[0]}; "
-            f"run `graph analyze --force {repo}`"
+            f"cannot write the index database {path}: {str(e).splitlines()[0]}"
         ) from e
 
 
@@ -141,8 +144,34 @@ def _check_columns(name: str, table: pa.Table, expected: list[str]) -> None:
         raise ValueError(f"{name}: columns {table.column_names} != schema {expected}")
 
 
+# What a query reads of a generation: checked against the manifest before Kùzu opens it.
+QUERY_FILES = manifest.in_generation([layout.DB_FILENAME, "csr/", "unresolved.bin"])
+
+
+def check_generation(repo: Path, gen: layout.Generation) -> tuple[manifest.Manifest, bool]:
+    """The generation's manifest once the files queries read match it (stamped files by
+    their stat, the others by checksum); raises Damaged. True: the database was hashed."""
+    found = manifest.load(gen.path, gen.manifest, gen.number)
+    check = manifest.verify(gen.path, found, QUERY_FILES)
+    if check.damage:
+        raise manifest.Damaged(repo, check.damage)
+    return found, any(n.endswith("/" + layout.DB_FILENAME) for n in check.hashed)
+
+
+def check_rows(repo: Path, gen: layout.Generation, conn: kuzu.Connection,
+               found: manifest.Manifest) -> None:  # fmt: skip
+    """Damaged unless the database holds the rows its writer counted."""
+    lost = count_mismatches(count_rows(conn), found.rows)
+    if lost:
+        raise manifest.Damaged(
+            repo, [(f"{gen.path.name}/{layout.DB_FILENAME}", "rows: " + ", ".join(lost))]
+        )
+
+
 class Reader:
-    """A read-only view of the live generation; checks the schema version on open.
+    """A read-only view of the live generation; checks its files and the schema version on
+    open (a database whose checksum had to be computed again has its row counts checked
+    too: one that still matches the writer's stamp holds the rows the writer counted).
 
     Each thread queries through a connection of its own (`conn`): queries on one Kùzu
     connection run one at a time, those on different connections to the same database
@@ -157,10 +186,17 @@ class Reader:
         # the pin keeps a concurrent publish from deleting this generation while we read it
         self.gen, self._pin = layout.pin_current(layout.index_dir(repo))
         try:
+            self.manifest, hashed = check_generation(repo, self.gen)
             self.db = _open(self.gen.db_path, read_only=True, buffer_pool=buffer_pool)
         except BaseException:
             self._pin.release()
             raise
+        if hashed:
+            try:
+                check_rows(repo, self.gen, self.conn, self.manifest)
+            except BaseException:
+                self.close()
+                raise
         try:
             self.meta = self._read_meta()
         except RuntimeError as e:

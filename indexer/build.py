@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codeimpact.graph import csr, layout
+from codeimpact.graph import csr, layout, manifest
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.graph.delta import apply_delta, clone_database
 from codeimpact.graph.errors import BadInput
@@ -550,10 +550,18 @@ class _Previous:
 
 
 def _previous(idx: Path, digest: str, configs_digest: str) -> tuple[_Previous | None, str]:
+    """The live generation to build on, or why there is none; a damaged file (by the
+    generation's manifest) has the run rebuild in full from the undamaged facts."""
     try:
         gen = layout.read_current(idx)
-    except Exception:  # no index or a damaged one: rebuild
+        check = manifest.verify(gen.path, manifest.load(gen.path, gen.manifest, gen.number))
+    except manifest.Damaged as e:
+        return None, manifest.reasons(e.damage)[0]
+    except Exception:  # no index or an unreadable one: rebuild
         return None, "no usable index"
+    if check.damage:
+        return None, "; ".join(manifest.reasons(check.damage)[:3])
+    manifest.write_stamp(gen.path, check.verified)  # what was hashed again is whole
     st = load_files_state(gen.path)
     if st is None:
         return None, "no incremental state"
@@ -804,7 +812,7 @@ class _Run:
             del held
             try:
                 tables = full_graph.symbol_tables(content, file_table(self.records))
-                write_full_generation(gen, tables, meta, self.options.buffer_pool)
+                rows = write_full_generation(gen, tables, meta, self.options.buffer_pool)
                 del content, tables
                 self._phase("write", t)
                 t = time.perf_counter()
@@ -817,7 +825,7 @@ class _Run:
         except BaseException:
             layout.discard(gen)
             raise
-        layout.publish(self.idx, gen)
+        layout.publish(self.idx, gen, rows, self.cache.sealed_files())
         return self._report("full", gen.number, stats, incomplete, reason, n_resolved)
 
     def _resolve_all(self, facts: dict[str, FileFacts], graph: full_graph.FullGraph) -> tuple:
@@ -1014,7 +1022,8 @@ class _Run:
             with Writer(gen, self.options.buffer_pool) as w:
                 apply_delta(w, delta)
                 w.write_meta({**meta, "generation": gen.number})
-                lost = count_mismatches(w.checkpoint(), expected_counts(stats))
+                rows = w.checkpoint()
+                lost = count_mismatches(rows, expected_counts(stats))
             if not lost:
                 self._phase("write", t)
                 self._save_state(gen, st, flags, kinds, unresolved, meta, rank)
@@ -1024,7 +1033,7 @@ class _Run:
         if lost:  # never published: the full build writes the graph anew
             layout.discard(gen)
             return f"the delta lost database rows ({', '.join(lost)})"
-        layout.publish(self.idx, gen)
+        layout.publish(self.idx, gen, rows, self.cache.sealed_files())
         return self._report("incremental", gen.number, stats, incomplete, reason, len(new_out),
                             plan, delta.counts())  # fmt: skip
 

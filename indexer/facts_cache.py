@@ -6,7 +6,10 @@ files (and freeing them again on `--force`) took longer than extracting Django.
 
 The index names the pack it describes and the pack's length when it was
 written, so bytes a killed run appended after it are ignored (and cut off by
-the next run that appends). When most of the pack is blobs of content no file
+the next run that appends). Each blob carries an xxh3-64 of its bytes, checked
+when it is read: a damaged blob is dropped from the index (and extracted again),
+and a pack cut short loses only the blobs past its end. The generation's
+manifest records the index and the pack's checked prefix (`sealed_files`). When most of the pack is blobs of content no file
 has any more, `flush` writes the live ones to a new pack, points the index at
 it and only then deletes the old one. Only the writer (under the index lock)
 uses the cache.
@@ -20,9 +23,11 @@ import os
 import shutil
 from pathlib import Path
 
+import xxhash
+
 from codeimpact.graph.layout import atomic_write
 
-FORMAT = 1
+FORMAT = 2  # 2: (offset, length, xxh3-64) per blob
 SLACK = 1 << 20  # dead bytes always tolerated before the pack is rewritten
 
 
@@ -31,22 +36,30 @@ class FactsCache:
         self.root = index_dir / "facts"
         self.name = identity_digest[:16]
         self.index_path = self.root / f"{self.name}.index"
-        self._index: dict[str, tuple[int, int]] | None = None
+        self._index: dict[str, tuple[int, int, int]] | None = None
         self._pack = ""  # file name of the pack the index describes
         self._size = 0  # its length as far as the index knows
+        self._sealed: dict[str, int] = {}  # files on disk as the last flush left them
         self._reader = None
         self._writer = None
         self._dirty = False  # the index lacks blobs this run added
         self._buffered = False  # the writer holds blobs not yet handed to the file
 
     # ------------------------------------------------------------------ reading
-    def _load(self) -> dict[str, tuple[int, int]]:
+    def _load(self) -> dict[str, tuple[int, int, int]]:
         if self._index is None:
             try:
                 fmt, pack, size, index = marshal.loads(self.index_path.read_bytes())
-                if fmt != FORMAT or (self.root / pack).stat().st_size < size:
-                    raise ValueError("stale cache index")
-            except (OSError, ValueError, EOFError, TypeError):
+                if fmt != FORMAT or not isinstance(index, dict) or not isinstance(size, int):
+                    raise ValueError("another cache format")
+                on_disk = (self.root / pack).stat().st_size
+                if on_disk < size:  # cut short: the blobs before the cut are still good
+                    index = {h: r for h, r in index.items() if r[0] + r[1] <= on_disk}
+                    size = max((r[0] + r[1] for r in index.values()), default=0)
+                    self._dirty = True
+                self._sealed = {self.index_path.name: self.index_path.stat().st_size,
+                                pack: size}  # fmt: skip
+            except (OSError, ValueError, EOFError, TypeError, IndexError, AttributeError):
                 pack, size, index = f"{self.name}.0.pack", 0, {}
             self._index, self._pack, self._size = index, pack, size
         return self._index
@@ -55,17 +68,25 @@ class FactsCache:
         ref = self._load().get(content_hash)
         if ref is None:
             return None
-        offset, length = ref
+        try:
+            offset, length, digest = ref
+        except (TypeError, ValueError):
+            offset = length = digest = -1
         try:
             if self._buffered:  # put in this run and still in the writer's buffer
                 self._writer.flush()
                 self._buffered = False
             if self._reader is None:
                 self._reader = open(self.root / self._pack, "rb")  # noqa: SIM115 - kept open
-            data = os.pread(self._reader.fileno(), length, offset)
-        except OSError:
-            return None
-        return data if len(data) == length else None
+            data = os.pread(self._reader.fileno(), length, offset) if length >= 0 else b""
+        except (OSError, TypeError, ValueError, OverflowError):
+            data = b""
+        if len(data) == length and xxhash.xxh3_64_intdigest(data) == digest:
+            return data
+        # damaged or cut short: forgotten, so the facts extracted again are stored again
+        del self._index[content_hash]
+        self._dirty = True
+        return None
 
     # ------------------------------------------------------------------ writing
     def put(self, content_hash: str, blob: bytes) -> None:
@@ -83,7 +104,7 @@ class FactsCache:
             self._writer.write(blob)
         except OSError:
             return  # a cache that cannot be written only costs time
-        index[content_hash] = (self._size, len(blob))
+        index[content_hash] = (self._size, len(blob), xxhash.xxh3_64_intdigest(blob))
         self._size += len(blob)
         self._dirty = self._buffered = True
 
@@ -91,19 +112,22 @@ class FactsCache:
         """Make what this run added durable; `live` is every content hash the index holds
         now (a pack mostly of other blobs is rewritten with the live ones only)."""
         index = self._load()
-        live_bytes = sum(length for h, (_, length) in index.items() if h in live)
+        live_bytes = sum(ref[1] for h, ref in index.items() if h in live)
         try:
             if self._size > 2 * live_bytes + SLACK:
                 self._compact(live)
             elif self._dirty:
-                self._writer.flush()
-                os.fsync(self._writer.fileno())
+                if self._writer is not None:  # (an index that only forgot damaged blobs: none)
+                    self._writer.flush()
+                    os.fsync(self._writer.fileno())
             else:
                 return
             atomic_write(
                 self.index_path, marshal.dumps((FORMAT, self._pack, self._size, self._index))
             )
             self._dirty = False
+            self._sealed = {self.index_path.name: self.index_path.stat().st_size,
+                            self._pack: self._size}  # fmt: skip
         except OSError:
             return  # the index stays what it was: this run's blobs are not remembered
         for child in self.root.glob(f"{self.name}.*.pack"):  # packs the index left behind
@@ -118,7 +142,7 @@ class FactsCache:
         self._pack = self._next_pack()
         self._index, offset = {}, 0
         for h, blob in blobs.items():
-            self._index[h] = (offset, len(blob))
+            self._index[h] = (offset, len(blob), xxhash.xxh3_64_intdigest(blob))
             offset += len(blob)
         atomic_write(self.root / self._pack, b"".join(blobs.values()))
         self._size = offset
@@ -130,6 +154,11 @@ class FactsCache:
                     fh.close()
         self._reader = self._writer = None
         self._buffered = False
+
+    def sealed_files(self) -> dict[str, int]:
+        """The cache files as the last flush (or load) left them on disk, relative to the
+        index folder -> the length a generation's manifest checks (the pack grows later)."""
+        return {f"{self.root.name}/{name}": size for name, size in self._sealed.items()}
 
     # ------------------------------------------------------------------ housekeeping
     def prune_other_identities(self) -> None:

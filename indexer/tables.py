@@ -80,17 +80,19 @@ def expected_counts(stats: dict) -> dict[str, int]:
 
 
 def write_full_generation(gen: layout.Generation, tables: Iterator[tuple[str, pa.Table]],
-                          meta: dict, buffer_pool: int) -> None:  # fmt: skip
-    """A new database: the schema, every table by COPY (one at a time), then Meta; its row
-    counts checked against the figures in `meta`."""
+                          meta: dict, buffer_pool: int) -> dict[str, int]:  # fmt: skip
+    """A new database: the schema, every table by COPY (one at a time), then Meta; returns
+    its row counts, checked against the figures in `meta`."""
     with Writer(gen, buffer_pool) as w:
         w.create_schema()
         for name, arrow_rows in tables:
             w.copy(name, arrow_rows)
             del arrow_rows
         w.write_meta({**meta, "generation": gen.number})
-        lost = count_mismatches(w.checkpoint(), expected_counts(meta["stats"]))
+        counts = w.checkpoint()
+    lost = count_mismatches(counts, expected_counts(meta["stats"]))
     if lost:
         raise CorruptIndex(
             f"the new index database does not hold what was written ({', '.join(lost)})"
         )
+    return counts

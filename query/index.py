@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from codeimpact.graph.errors import BadInput, StaleIndex
+from codeimpact.graph.manifest import Damaged
 from codeimpact.graph.store import Reader
 from codeimpact.query.cypher import DEFAULT_LIMIT, DEFAULT_TIMEOUT_S, CypherResult, run_cypher
 
@@ -157,7 +158,13 @@ class Index:
                 if view is None:
                     from codeimpact.query.graphview import load_view
 
-                    view = self.__dict__["_graph_view"] = load_view(self)
+                    try:
+                        view = self.__dict__["_graph_view"] = load_view(self)
+                    except RuntimeError as e:  # Kùzu failing on a database that passed its checks
+                        raise Damaged(
+                            self.repo,
+                            [(f"{self.reader.gen.path.name}/graph.kz", str(e).splitlines()[0])],
+                        ) from e
         return view
 
     @property

@@ -5,7 +5,12 @@ Fresh iff all of these hold (DESIGN.md section 3):
 - the runner identity digest equals the one the index was built with;
 - the indexed commit is HEAD (both null outside git or before the first commit);
 - no content drift: no indexable file changed, added or deleted since indexing;
-- no incomplete reasons: every file was fully indexed, and no write was interrupted.
+- no incomplete reasons: every file was fully indexed, and no write was interrupted;
+- no damage: every file of the generation (and the facts cache it relies on) matches the
+  checksum its manifest records, and the database holds the rows its writer counted.
+  `exact` checks every byte and counts the rows; the cheap check compares sizes (the files a
+  query reads were checked when the index was opened). A generation Kùzu must not open
+  (a damaged database) gets a status from `damaged_status`, which says only that.
 
 `collect(index, exact=True)` measures drift exactly: it re-hashes every file
 `discover` would index and compares with the File table. `exact=False` is the
@@ -25,9 +30,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from codeimpact.graph import layout
+from codeimpact.graph import layout, manifest
 from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.schema import SCHEMA_VERSION
+from codeimpact.graph.store import check_rows
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.identity import (
@@ -102,6 +108,7 @@ class Status:
     # the extraction path: {native, reason, indexed}: whether this process runs the native
     # path (why not), and whether the index was built by it (None: not recorded)
     extraction: dict = field(default_factory=dict)
+    damaged: list[dict] = field(default_factory=list)  # [{file, detail}]: `graph analyze` repairs
 
 
 # ------------------------------------------------------------------ meta checks
@@ -228,7 +235,7 @@ def _commit_reason(c: CommitState) -> str | None:
 
 
 def _reasons(st: Status) -> list[str]:
-    out = []
+    out = manifest.reasons([(d["file"], d["detail"]) for d in st.damaged])
     if not st.identity.current:
         if st.identity.changed:
             parts = [
@@ -357,6 +364,7 @@ def collect(index, exact: bool = True) -> Status:
         analyzing=_analyzing(index),
         extraction=_extraction(stored_comps),
     )
+    st.damaged = _damage(index, exact)
     st.reasons = _reasons(st)
     st.fresh = not st.reasons
     return st
@@ -376,8 +384,57 @@ def _drift(d: worktree.Drift, exact: bool, method: str) -> DriftState:
     return DriftState(exact, True, d.changed, d.added, d.deleted, method)
 
 
+def _damage(index, exact: bool) -> list[dict]:
+    """Files of the generation that differ from its manifest (every byte when `exact`, else
+    sizes only), and row counts that differ from the writer's."""
+    reader = index.reader
+    check = manifest.verify(
+        reader.gen.path, reader.manifest, trust_stamp=False, sizes_only=not exact
+    )
+    damage = list(check.damage)
+    if exact and not damage:
+        try:
+            check_rows(index.repo, reader.gen, reader.conn, reader.manifest)
+        except manifest.Damaged as e:
+            damage += e.damage
+    return [{"file": name, "detail": why} for name, why in damage]
+
+
+def damaged_status(repo, error: manifest.Damaged) -> Status:
+    """The status of an index whose database may not be opened: damaged, nothing else known."""
+    try:
+        generation = layout.read_current(layout.index_dir(repo)).number
+    except CorruptIndex:
+        generation = 0
+    wt = worktree.scan(repo, IndexConfig())
+    st = Status(
+        schema=STATUS_SCHEMA,
+        repo=str(repo),
+        fresh=False,
+        reasons=[],
+        schema_version=SchemaVersionState(None, SCHEMA_VERSION, False),
+        identity=IdentityState(False, "", runner_identity(IndexConfig())[0], []),
+        commit=CommitState(wt.in_git, None, wt.head, None, None, wt.branch, wt.detached, None),
+        drift=DriftState(False, False),
+        incomplete=[],
+        generation=generation,
+        indexed_at=None,
+        analyzing=_analyzing_at(repo),
+        extraction=_extraction({}),
+        damaged=[{"file": name, "detail": why} for name, why in error.damage],
+    )
+    st.reasons = manifest.reasons(error.damage)  # the rest was not read: no reason from it
+    return st
+
+
+
+
 def _analyzing(index) -> dict | None:
-    holder = layout.lock_holder(layout.index_dir(index.repo))
+    return _analyzing_at(index.repo)
+
+
+def _analyzing_at(repo) -> dict | None:
+    holder = layout.lock_holder(layout.index_dir(repo))
     if holder is None:
         return None
     since = holder.get("since")

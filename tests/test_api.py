@@ -160,27 +160,41 @@ def test_no_index_and_stale_index(tmp_path, repo):
 def test_queries_never_write_the_index(tmp_path):
     repo = build(tmp_path / "shop")
     with codeimpact.Index.open(repo) as ix:
-        csr_dir = ix.reader.gen.path / "csr"
-    shutil.rmtree(csr_dir)
-    before = sorted(p.relative_to(repo) for p in (repo / ".codeimpact").rglob("*"))
-    # a real process: the snapshot is rebuilt in memory, answers are the same, nothing written
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "codeimpact",
-            "impact",
-            "round_money",
-            "--repo",
-            str(repo),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "CODEIMPACT_DEBUG": ""},
-    )
+        gen_dir = ix.reader.gen.path
+
+    def query() -> subprocess.CompletedProcess:
+        # a real process: whatever it checks, it writes nothing (no stamp, no snapshot)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "codeimpact",
+                "impact",
+                "round_money",
+                "--repo",
+                str(repo),
+                "--json",
+            ],  # fmt: skip
+            capture_output=True,
+            text=True,
+            env={**os.environ, "CODEIMPACT_DEBUG": ""},
+        )
+
+    def files() -> list:
+        return sorted(
+            (p.relative_to(repo), p.stat().st_mtime_ns) for p in (repo / ".codeimpact").rglob("*")
+        )
+
+    # stamps out of date (the checksums are computed again): still nothing written
+    (gen_dir / "verified.json").unlink()
+    before = files()
+    out = query()
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["counts"]["total"] == 7
-    assert not csr_dir.exists()
-    after = sorted(p.relative_to(repo) for p in (repo / ".codeimpact").rglob("*"))
-    assert after == before
+    assert files() == before
+    # a damaged snapshot: refused in one line, nothing written
+    shutil.rmtree(gen_dir / "csr")
+    before = files()
+    out = query()
+    assert out.returncode == 2 and "damaged" in out.stderr and out.stderr.count("\n") == 1
+    assert files() == before

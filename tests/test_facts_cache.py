@@ -75,3 +75,47 @@ def test_other_identities_are_pruned(tmp_path):
     mine.prune_other_identities()
     assert FactsCache(tmp_path, "cd" * 32).get("h") is None
     assert FactsCache(tmp_path, IDENTITY).get("h") == b"blob"
+
+
+def _pack(root):
+    return next(root.joinpath("facts").glob("*.pack"))
+
+
+def test_a_damaged_blob_is_dropped_and_stored_again(tmp_path):
+    cache = FactsCache(tmp_path, IDENTITY)
+    cache.put("h1", b"first blob")
+    cache.put("h2", b"second blob")
+    cache.flush({"h1", "h2"})
+    cache.close()
+    pack = _pack(tmp_path)
+    data = bytearray(pack.read_bytes())
+    data[2] ^= 0x20  # one flipped bit in h1's bytes
+    pack.write_bytes(bytes(data))
+    later = FactsCache(tmp_path, IDENTITY)
+    assert later.get("h1") is None  # never handed out as facts
+    assert later.get("h2") == b"second blob"
+    later.put("h1", b"first blob")  # extracted again: stored again, not skipped as known
+    later.flush({"h1", "h2"})
+    later.close()
+    again = FactsCache(tmp_path, IDENTITY)
+    assert (again.get("h1"), again.get("h2")) == (b"first blob", b"second blob")
+
+
+def test_a_pack_cut_short_keeps_the_blobs_before_the_cut(tmp_path):
+    cache = FactsCache(tmp_path, IDENTITY)
+    for i in range(4):
+        cache.put(f"h{i}", f"blob number {i}".encode())
+    cache.flush({f"h{i}" for i in range(4)})
+    cache.close()
+    pack = _pack(tmp_path)
+    size = len(b"blob number 0")
+    pack.write_bytes(pack.read_bytes()[: 2 * size + 3])  # h0, h1 whole; h2 cut
+    later = FactsCache(tmp_path, IDENTITY)
+    got = [later.get(f"h{i}") for i in range(4)]
+    assert got == [b"blob number 0", b"blob number 1", None, None]
+    later.put("h2", b"blob number 2")
+    later.flush({"h0", "h1", "h2"})
+    assert later.sealed_files()["facts/" + pack.name] == 3 * size
+    later.close()
+    again = FactsCache(tmp_path, IDENTITY)
+    assert again.get("h2") == b"blob number 2" and again.get("h0") == b"blob number 0"

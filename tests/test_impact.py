@@ -17,7 +17,9 @@ from collections import deque
 
 import pytest
 
-from codeimpact.graph.csr import load_snapshot
+from codeimpact.graph.manifest import Damaged
+from codeimpact.indexer.build import analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.query.impact import RISK_THRESHOLDS, UnresolvedSite, assess_risk
 from codeimpact.query.index import Index
 from conftest import edges, git, write_files
@@ -380,37 +382,30 @@ def test_every_symbol_matches_a_plain_bfs_and_every_path_is_made_of_edges(index,
                     assert all(pair in forward for pair in zip(e.path, e.path[1:])), e.path
 
 
-@pytest.mark.parametrize("damage", ["missing", "other-generation"])
-def test_a_stale_or_missing_snapshot_is_rebuilt_in_memory(tmp_path, damage):
+@pytest.mark.parametrize("damage", ["missing", "other-generation", "no-unresolved-record"])
+def test_a_damaged_snapshot_is_refused_until_analyze_rebuilds_it(tmp_path, damage):
+    """The snapshot and the unresolved sites are checked against the generation's manifest:
+    a query never answers from a changed or missing one (no rebuilt guess, no "unknown"
+    completeness), and a plain analyze repairs them."""
     repo = build(tmp_path / "shop")
     with Index.open(repo) as ix:
-        on_disk = load_snapshot(ix.reader.gen.path, ix.generation)
         expected = by_depth(ix.impact("round_money"))
+        completeness = ix.impact("round_money").completeness
         assert ix.graph.rebuilt is False
-        csr_dir = ix.reader.gen.path / "csr"
+        gen_dir = ix.reader.gen.path
+    csr_dir = gen_dir / "csr"
     if damage == "missing":
         shutil.rmtree(csr_dir)
-    else:
+    elif damage == "other-generation":
         meta = json.loads((csr_dir / "meta.json").read_text())
         meta["generation"] += 1
         (csr_dir / "meta.json").write_text(json.dumps(meta))
+    else:
+        (gen_dir / "unresolved.bin").unlink()
+    with pytest.raises(Damaged, match="damaged: gen-000001/"):
+        Index.open(repo)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
     with Index.open(repo) as ix:
-        view = ix.graph
-        assert view.rebuilt is True
-        for direction in ("forward", "reverse"):
-            a, b = getattr(on_disk, direction), getattr(view.snapshot, direction)
-            for field in ("indptr", "indices", "edge_type", "confidence"):
-                assert (getattr(a, field) == getattr(b, field)).all(), (direction, field)
-        assert (on_disk.node_flags == view.snapshot.node_flags).all()
-        assert (on_disk.node_kind == view.snapshot.node_kind).all()
+        assert ix.graph.rebuilt is False
         assert by_depth(ix.impact("round_money")) == expected
-        assert not csr_dir.joinpath("meta.json").exists() or damage != "missing"
-
-
-def test_completeness_is_unknown_without_the_unresolved_record(tmp_path):
-    repo = build(tmp_path / "shop")
-    with Index.open(repo) as ix:
-        (ix.reader.gen.path / "unresolved.bin").unlink()
-    with Index.open(repo) as ix:
-        c = ix.impact("round_money").completeness
-    assert (c.status, c.unresolved_sites) == ("unknown", 0)
+        assert ix.impact("round_money").completeness == completeness

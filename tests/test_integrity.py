@@ -87,6 +87,9 @@ def index_is_a_file(repo: Path) -> None:
     idx.write_text("not an index\n")
 
 
+# Damage to the index's files: detected by the generation's manifest (or CURRENT), reported
+# by status as "damaged: <file>" (exit 1), refused by queries in one line, and repaired by a
+# plain `graph analyze`.
 DAMAGE = {
     "truncated-db": lambda r: truncate_db(r, 0.5, record_size=True),
     "truncated-db-size-unrecorded": lambda r: truncate_db(r, 0.5, record_size=False),
@@ -101,6 +104,10 @@ DAMAGE = {
     "current-names-a-missing-generation": lambda r: rewrite_current(
         r, json.dumps({"generation": 9, "dir": "gen-000009"}).encode()
     ),
+}
+# A foreign or buggy writer's Meta values (the files are whole: the manifest was written
+# again) and an index folder that is not one: these name `--force` or `graph clean`.
+BAD_CONTENT = {
     "meta-identity-garbage": lambda r: write_meta(r, "identity", '"garbage"'),
     "meta-identity-not-json": lambda r: write_meta(r, "identity", "{not json"),
     "meta-incomplete-garbage": lambda r: write_meta(r, "incomplete", '{"code": 1}'),
@@ -110,11 +117,47 @@ DAMAGE = {
 }
 
 
+def _one_line(res) -> str:
+    assert res.stderr.count("\n") == 1 and res.stderr.startswith("graph: "), res.stderr
+    return res.stderr
+
+
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
-def test_damaged_index_gives_one_line_and_the_fix(make_repo, index_repo, damage):
+def test_damaged_files_are_stale_refused_and_repaired_by_analyze(make_repo, index_repo, damage):
     repo = make_repo(FILES)
     index_repo(repo)
     DAMAGE[damage](repo)
+
+    res = run_cli("status", "--check", str(repo))
+    assert res.exit_code == 1 and res.stdout == ""
+    assert _one_line(res).startswith("graph: stale: damaged: "), res.stderr
+    res = run_cli("status", str(repo))
+    assert res.exit_code == 1 and "damaged: " in res.stdout
+    res = run_cli("status", "--json", str(repo))
+    assert res.exit_code == 1
+    st = json.loads(res.stdout)
+    assert st["fresh"] is False and st["damaged"] and st["reasons"][0].startswith("damaged: ")
+    for args in (["search", "f", "--repo", str(repo)], ["impact", "f", "--repo", str(repo)]):
+        res = run_cli(*args)
+        assert res.exit_code == 2 and res.stdout == ""
+        assert "is damaged" in _one_line(res) and f"run `graph analyze {repo}`" in res.stderr
+
+    # the real command line: one line, no traceback, no crash
+    proc = subprocess.run(["graph", "status", "--check", str(repo)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+
+    # a plain analyze repairs it
+    res = run_cli("analyze", str(repo))
+    assert res.exit_code == 0, res.stderr
+    assert run_cli("status", "--check", str(repo)).exit_code == 0
+    assert run_cli("search", "f", "--repo", str(repo)).exit_code == 0
+
+
+@pytest.mark.parametrize("damage", sorted(BAD_CONTENT))
+def test_a_foreign_index_gives_one_line_and_the_fix(make_repo, index_repo, damage):
+    repo = make_repo(FILES)
+    index_repo(repo)
+    BAD_CONTENT[damage](repo)
 
     messages = []
     for args in (
@@ -126,12 +169,10 @@ def test_damaged_index_gives_one_line_and_the_fix(make_repo, index_repo, damage)
         res = run_cli(*args)
         assert res.exit_code == 2, (args, res.output)
         assert res.stdout == ""
-        assert res.stderr.count("\n") == 1 and res.stderr.startswith("graph: ")
-        messages.append(res.stderr)
+        messages.append(_one_line(res))
     # plain queries either answer or refuse the same way; they never crash
     assert run_cli("search", "f", "--repo", str(repo)).exit_code in (0, 2)
 
-    # the real command line: one line, no traceback
     proc = subprocess.run(["graph", "status", "--check", str(repo)], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1
@@ -155,8 +196,8 @@ def test_size_recorded_in_current_catches_truncation(make_repo, index_repo):
     data = json.loads((layout.index_dir(repo) / layout.CURRENT).read_text())
     assert data["db_size"] == live(repo).db_path.stat().st_size
     os.truncate(live(repo).db_path, data["db_size"] - 4096)
-    res = run_cli("status", str(repo))
-    assert res.exit_code == 2 and "bytes" in res.stderr and "graph analyze --force" in res.stderr
+    res = run_cli("status", "--check", str(repo))
+    assert res.exit_code == 1 and "bytes" in res.stderr and "were written" in res.stderr
 
 
 # ------------------------------------------------------------------ readers

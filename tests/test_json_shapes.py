@@ -135,6 +135,12 @@ def outputs(tmp_path_factory) -> list[tuple[list[str], dict]]:
     cmd("coverage", "status", *q)  # pkg/core.py changed since the observation: stale
     cmd("list", "--json")  # the analyze above registered the repository
     out += mcp_replies(repo)
+    # last, a damaged index: status lists the file (and a database it must not open)
+    gen = next((repo / ".codeimpact").glob("gen-*"))
+    (gen / "state-conf.npy").write_bytes(b"damaged")
+    cmd("status", "--json", r, code=1)
+    (gen / "graph.kz").write_bytes(b"damaged")
+    cmd("status", "--json", r, code=1)
     return out
 
 

@@ -1,0 +1,261 @@
+"""Every file of a generation with its checksum, and the check that the files still hold it.
+
+`seal` runs when a generation is published: it lists every file of the generation's folder
+(the Kùzu database, the CSR arrays, the state, the resolved packs, the unresolved sites) and
+the facts cache files the run left (which live outside the folder and grow: their recorded
+prefix is what is checked), each with its size and an xxh3-64 of its bytes, plus the row
+count of each database table, in `manifest.json`; `CURRENT` records the manifest's own
+checksum, so no file of a live generation goes unchecked.
+
+`verify` compares files with the manifest. Hashing is fast (xxh3: Django's 35 MB database in
+~5-10 ms when cached) but not free, so the writer, which has just hashed what it wrote, also
+leaves `verified.json`: per file, the (size, mtime, ctime, inode) it had when its checksum
+last matched. Any write to a file changes its ctime (which no tool can set back), so a file
+whose stat still matches its stamp holds the bytes that were checked; only a file whose stat
+moved is hashed again. Readers only read the stamp (queries never write the index); the
+writer (analyze, under the lock) refreshes it. `graph status` trusts no stamp.
+
+A file that differs is damage: the index is stale ("damaged: <file>"), queries refuse it in
+one line and the next plain `graph analyze` rebuilds it, never Kùzu opening a garbled
+database (it can crash on one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import mmap
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import xxhash
+
+from codeimpact.graph.errors import CorruptIndex
+
+MANIFEST_NAME = "manifest.json"
+STAMP_NAME = "verified.json"
+FORMAT = 1
+# Beside the database Kùzu may write these; a non-empty one it would replay on open.
+KUZU_SIDE_FILES = (".wal", ".shadow")
+
+Damage = tuple[str, str]  # (file, relative to the index folder; what is wrong with it)
+
+
+class Damaged(CorruptIndex):
+    """A file of the index is missing or differs from what its writer recorded."""
+
+    def __init__(self, repo: Path, damage: list[Damage]):
+        self.damage = damage
+        first = "; ".join(f"{name} ({why})" for name, why in damage[:3])
+        more = f" and {len(damage) - 3} more" if len(damage) > 3 else ""
+        super().__init__(
+            f"the index at {repo} is damaged: {first}{more}: run `graph analyze {repo}`"
+        )
+
+
+def reasons(damage: list[Damage]) -> list[str]:
+    """One "damaged: <file> (<what>)" line per damaged file (the form status prints)."""
+    return [f"damaged: {name} ({why})" for name, why in damage]
+
+
+@dataclass(frozen=True)
+class Entry:
+    size: int
+    xxh3: str  # of the first `size` bytes
+    grows: bool = False  # a cache file appended to after this: only its prefix is checked
+
+
+@dataclass
+class Manifest:
+    generation: int
+    files: dict[str, Entry]  # path relative to the index folder -> entry
+    rows: dict[str, int] = field(default_factory=dict)  # database table -> rows
+
+
+def file_digest(path: Path, size: int | None = None) -> str:
+    """xxh3-64 (hex) of a file's first `size` bytes (all of them when None)."""
+    with open(path, "rb") as fh:
+        length = os.fstat(fh.fileno()).st_size if size is None else size
+        if length == 0:
+            return xxhash.xxh3_64_hexdigest(b"")
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            if len(view) < length:
+                raise OSError(f"{path} is shorter than {length} bytes")
+            with memoryview(view) as mv, mv[:length] as part:
+                return xxhash.xxh3_64_hexdigest(part)
+
+
+def _gen_files(gen_path: Path) -> list[Path]:
+    out = []
+    for p in sorted(gen_path.rglob("*")):
+        if p.is_file() and p.name not in (MANIFEST_NAME, STAMP_NAME) and ".tmp" not in p.name:
+            out.append(p)
+    return out
+
+
+def _stat_key(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def seal(gen_path: Path, generation: int, rows: dict[str, int],
+         outside: dict[str, int] | None = None) -> str:  # fmt: skip
+    """Write the manifest of a generation and its stamp; returns the manifest's checksum.
+
+    `outside`: files beside the generations (path relative to the index folder -> the
+    prefix length to check) that the generation relies on: the facts cache."""
+    idx = gen_path.parent
+    files: dict[str, Entry] = {}
+    for p in _gen_files(gen_path):
+        name = p.relative_to(idx).as_posix()
+        size = os.stat(p).st_size
+        files[name] = Entry(size, file_digest(p, size))
+    for name, size in sorted((outside or {}).items()):
+        with contextlib.suppress(OSError):  # a cache that could not be written is no damage
+            files[name] = Entry(size, file_digest(idx / name, size), grows=True)
+    data = json.dumps(
+        {
+            "format": FORMAT,
+            "generation": generation,
+            "rows": rows,
+            "files": {k: [e.size, e.xxh3, e.grows] for k, e in sorted(files.items())},
+        },
+        sort_keys=True,
+    ).encode()
+    _atomic_write(gen_path / MANIFEST_NAME, data)
+    return xxhash.xxh3_64_hexdigest(data)
+
+
+def stamp_sealed(gen_path: Path) -> None:
+    """The writer's stamp of the files `seal` just hashed (after the publish that follows
+    it, which changes the ctime of hard-linked packs when it deletes the older folders)."""
+    idx = gen_path.parent
+    stamp = {}
+    for p in _gen_files(gen_path):
+        with contextlib.suppress(OSError):
+            stamp[p.relative_to(idx).as_posix()] = _stat_key(os.stat(p))
+    write_stamp(gen_path, stamp)
+
+
+def recorded_rows(gen_path: Path) -> dict[str, int]:
+    """The row counts of a generation's manifest, unchecked ({} when unreadable): for a
+    writer that publishes a generation again after changing it in place."""
+    try:
+        rows = json.loads((gen_path / MANIFEST_NAME).read_bytes())["rows"]
+        return {str(k): int(v) for k, v in rows.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    from codeimpact.graph.layout import atomic_write  # layout imports this module
+
+    atomic_write(path, data)
+
+
+def load(gen_path: Path, digest: str | None, generation: int) -> Manifest:
+    """The manifest of a generation, checked against the checksum CURRENT recorded."""
+    name = f"{gen_path.name}/{MANIFEST_NAME}"
+    repo = gen_path.parent.parent
+    if digest is None:
+        raise Damaged(repo, [(name, "not recorded: written by an older codeimpact")])
+    try:
+        data = (gen_path / MANIFEST_NAME).read_bytes()
+    except FileNotFoundError:
+        raise Damaged(repo, [(name, "missing")]) from None
+    except OSError as e:
+        raise Damaged(repo, [(name, f"unreadable: {e.strerror or e}")]) from None
+    if xxhash.xxh3_64_hexdigest(data) != digest:
+        raise Damaged(repo, [(name, "checksum mismatch")])
+    try:
+        raw = json.loads(data)
+        files = {k: Entry(int(v[0]), str(v[1]), bool(v[2])) for k, v in raw["files"].items()}
+        rows = {str(k): int(v) for k, v in raw["rows"].items()}
+        if raw["format"] != FORMAT or raw["generation"] != generation:
+            raise ValueError("another format or generation")
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        raise Damaged(repo, [(name, "not a manifest of this generation")]) from None
+    return Manifest(generation, files, rows)
+
+
+def read_stamp(gen_path: Path) -> dict[str, list[int]]:
+    try:
+        raw = json.loads((gen_path / STAMP_NAME).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def write_stamp(gen_path: Path, verified: dict[str, list[int]]) -> None:
+    """Record files whose checksums matched just now (the writer only; never a reader)."""
+    stamp = {**read_stamp(gen_path), **verified}
+    with contextlib.suppress(OSError):  # a stamp only saves time
+        _atomic_write(gen_path / STAMP_NAME, json.dumps(stamp, sort_keys=True).encode())
+
+
+@dataclass
+class Check:
+    damage: list[Damage]
+    verified: dict[str, list[int]]  # files hashed now and found whole: their stamps
+    hashed: set[str] = field(default_factory=set)  # files whose checksum was computed
+
+
+def verify(gen_path: Path, manifest: Manifest, which: Callable[[str], bool] | None = None,
+           trust_stamp: bool = True, sizes_only: bool = False) -> Check:  # fmt: skip
+    """Compare the files (those `which` accepts, or all) with the manifest: their sizes, and
+    the checksums of those not stamped (unless `sizes_only`)."""
+    idx = gen_path.parent
+    stamp = read_stamp(gen_path) if trust_stamp else {}
+    check = Check([], {})
+    for name, entry in manifest.files.items():
+        if which is not None and not which(name):
+            continue
+        path = idx / name
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            check.damage.append((name, "missing"))
+            continue
+        except OSError as e:
+            check.damage.append((name, f"unreadable: {e.strerror or e}"))
+            continue
+        short = st.st_size < entry.size if entry.grows else st.st_size != entry.size
+        if short:
+            check.damage.append((name, f"{st.st_size} bytes, {entry.size} were written"))
+            continue
+        key = _stat_key(st)
+        if sizes_only or not entry.grows and stamp.get(name) == key:
+            continue
+        check.hashed.add(name)
+        try:
+            same = file_digest(path, entry.size) == entry.xxh3
+        except (OSError, ValueError) as e:
+            check.damage.append((name, f"unreadable: {e}"))
+            continue
+        if same:
+            check.verified[name] = key
+        else:
+            check.damage.append((name, "checksum mismatch"))
+    db = next((n for n in manifest.files if n.endswith("/graph.kz")), None)
+    if db is not None and (which is None or which(db)):
+        for suffix in KUZU_SIDE_FILES:
+            side = idx / (db + suffix)
+            with contextlib.suppress(OSError):
+                if side.stat().st_size and db + suffix not in manifest.files:
+                    check.damage.append((db + suffix, "not written by codeimpact"))
+    return check
+
+
+def in_generation(names: Iterable[str]) -> Callable[[str], bool]:
+    """A `which` for `verify`: the files of the generation folder with these names (a
+    name ending in "/" takes everything under that folder)."""
+    wanted = tuple(names)
+
+    def accept(name: str) -> bool:
+        folder, _, local = name.partition("/")
+        return folder.startswith("gen-") and any(
+            local.startswith(w) if w.endswith("/") else local == w for w in wanted
+        )
+
+    return accept
