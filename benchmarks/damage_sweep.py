@@ -45,9 +45,10 @@ def main() -> int:
         root = Path(tmp)
         template = args.repo.resolve() if args.repo else damage.build(root)
         good = damage.ask(template)
-        if good.crash or any(v[0] != 0 for v in good.by_question.values()):
+        if good.crash or any(v[0] != 0 for k, v in good.by_question.items() if k != "status"):
             print(f"the undamaged index does not answer: {good}")
             return 2
+        fresh = good.by_question["status"]  # a real tree may be stale (parse errors): kept
         files = [f for f in damage.index_files(template) if args.files in f]
         outcomes: Counter = Counter()
         bad = 0
@@ -67,7 +68,11 @@ def main() -> int:
                     after = damage.ask(copy)
                     if proc.returncode != 0:
                         found.append(f"analyze exited {proc.returncode}: {proc.stderr.strip()}")
-                    elif after.crash or after.by_question["status"][0] != 0:
+                    elif (
+                        after.crash
+                        or after.by_question["status"][:1] != fresh[:1]
+                        or ("damaged" in after.by_question["status"][2])
+                    ):
                         found.append(f"not repaired: {after.crash or after.by_question['status']}")
                     else:
                         found += [

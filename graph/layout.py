@@ -148,8 +148,11 @@ def read_current(idx: Path) -> Generation:
         dirname = str(data["dir"])
         db_size = data.get("db_size")
         digest = data.get("manifest")
+        sealed = data.get("check")
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise _damaged(idx, CURRENT, "not a record of the live generation") from e
+    if sealed != _current_check(data):  # (none: written by an older codeimpact)
+        raise _damaged(idx, CURRENT, "checksum mismatch" if sealed else "no checksum")
     # `dir` names a folder beside CURRENT, never a path elsewhere
     if not _GEN_DIR.fullmatch(dirname):
         raise _damaged(idx, CURRENT, "names no generation folder")
@@ -163,6 +166,13 @@ def read_current(idx: Path) -> Generation:
             idx, f"{dirname}/{DB_FILENAME}", f"{st.st_size} bytes, {db_size} were written"
         )
     return Generation(number, path, digest if isinstance(digest, str) else None)
+
+
+def _current_check(record: dict) -> str:
+    """CURRENT's own checksum, over its other fields: a flipped bit in the record (a key
+    name, the size) is damage like any other, not a field silently missing."""
+    fields = {k: v for k, v in record.items() if k != "check"}
+    return manifest.digest(json.dumps(fields, sort_keys=True).encode())
 
 
 class Pin:
@@ -283,17 +293,9 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
         db_size = None
     rows = manifest.recorded_rows(gen.path) if rows is None else rows
     digest = manifest.seal(gen.path, gen.number, rows, outside)
-    atomic_write(
-        idx / CURRENT,
-        json.dumps(
-            {
-                "generation": gen.number,
-                "dir": gen.path.name,
-                "db_size": db_size,
-                "manifest": digest,
-            }  # fmt: skip
-        ).encode(),
-    )
+    record = {"generation": gen.number, "dir": gen.path.name, "db_size": db_size,
+              "manifest": digest}  # fmt: skip
+    atomic_write(idx / CURRENT, json.dumps({**record, "check": _current_check(record)}).encode())
     marker = read_marker(idx)
     if marker is not None and marker.dir == gen.path.name:
         clear_marker(idx)

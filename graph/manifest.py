@@ -74,6 +74,10 @@ class Manifest:
     rows: dict[str, int] = field(default_factory=dict)  # database table -> rows
 
 
+def digest(data: bytes) -> str:
+    return xxhash.xxh3_64_hexdigest(data)
+
+
 def file_digest(path: Path, size: int | None = None) -> str:
     """xxh3-64 (hex) of a file's first `size` bytes (all of them when None)."""
     with open(path, "rb") as fh:
