@@ -11,6 +11,9 @@ benchmarks/damage_sweep.py.
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -54,3 +57,53 @@ def test_damage_never_changes_an_answer_and_analyze_repairs_it(
     assert not repaired.crash and repaired.by_question["status"][0] == 0, (name, kind, repaired)
     assert damage.problems(good, repaired, False, False) == [], (name, kind)
     assert all(v[0] == 0 for v in repaired.by_question.values()), (name, kind)
+
+
+def _one(idx, pattern: str):
+    (path,) = list(idx.glob(pattern))
+    return path
+
+
+def _garble(path, at: float, n: int = 4096) -> None:
+    data = bytearray(path.read_bytes())
+    start = int(len(data) * at)
+    data[start : start + n] = bytes((b + 101) % 256 for b in data[start : start + n])
+    with open(path, "r+b") as fh:
+        fh.write(data)
+
+
+def _halve(path) -> None:
+    os.truncate(path, path.stat().st_size // 2)
+
+
+# The cases the issue reported, each with the files a repair must extract again (none: the
+# cached facts are reused; all: the pack is gone).
+ISSUE_CASES = {
+    "emptied CSR array": (lambda idx: _one(idx, "gen-*/csr/reverse_indices.*.npy").write_bytes(b""), "none"),
+    "garbled state-conf.npy": (lambda idx: _garble(_one(idx, "gen-*/state-conf.npy"), 0.2), "none"),
+    "garbled middle of graph.kz": (lambda idx: _garble(_one(idx, "gen-*/graph.kz"), 0.5), "none"),
+    "deleted facts pack": (lambda idx: _one(idx, "facts/*.pack").unlink(), "all"),
+    "truncated facts pack": (lambda idx: _halve(_one(idx, "facts/*.pack")), "some"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(ISSUE_CASES))
+def test_the_reported_damage_is_refused_and_repaired_reusing_good_facts(template, tmp_path, case):
+    repo, good, _ = template
+    copy = damage.copy_index(repo, tmp_path / "repo")
+    hurt, extracted = ISSUE_CASES[case]
+    hurt(copy / ".codeimpact")
+    got = damage.ask(copy)
+    assert damage.problems(good, got, True, True) == [], case
+    assert "damaged: " in got.by_question["status"][2]
+
+    proc = damage.graph("analyze", "--index-only", "--json", str(copy))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["mode"] == "full" and report["reason"].startswith("damaged: "), report
+    n = len(damage.FILES)
+    assert {"none": report["parsed"] == 0, "all": report["parsed"] == n,
+            "some": 0 < report["parsed"] < n}[extracted], report["parsed"]  # fmt: skip
+    repaired = damage.ask(copy)
+    assert damage.problems(good, repaired, False, False) == []
+    assert all(v[0] == 0 for v in repaired.by_question.values())
