@@ -292,7 +292,12 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     except OSError:
         db_size = None
     rows = manifest.recorded_rows(gen.path) if rows is None else rows
-    digest = manifest.seal(gen.path, gen.number, rows, outside)
+    try:
+        live = read_current(idx)
+        previous = (live.path, live.manifest) if live.path != gen.path else None
+    except (NoIndex, CorruptIndex):
+        previous = None
+    digest = manifest.seal(gen.path, gen.number, rows, outside, previous)
     record = {"generation": gen.number, "dir": gen.path.name, "db_size": db_size,
               "manifest": digest}  # fmt: skip
     atomic_write(idx / CURRENT, json.dumps({**record, "check": _current_check(record)}).encode())
@@ -300,7 +305,7 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     if marker is not None and marker.dir == gen.path.name:
         clear_marker(idx)
     remove_stale(idx, keep=gen.path.name)
-    manifest.stamp_sealed(gen.path)
+    manifest.stamp_sealed(gen.path, outside or ())
 
 
 def remove_stale(idx: Path, keep: str | None) -> None:

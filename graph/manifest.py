@@ -104,20 +104,31 @@ def _stat_key(st: os.stat_result) -> list[int]:
 
 
 def seal(gen_path: Path, generation: int, rows: dict[str, int],
-         outside: dict[str, int] | None = None) -> str:  # fmt: skip
-    """Write the manifest of a generation and its stamp; returns the manifest's checksum.
+         outside: dict[str, int] | None = None,
+         previous: tuple[Path, str | None] | None = None) -> str:  # fmt: skip
+    """Write the manifest of a generation; returns the manifest's checksum.
 
     `outside`: files beside the generations (path relative to the index folder -> the
-    prefix length to check) that the generation relies on: the facts cache."""
+    prefix length to check) that the generation relies on: the facts cache. `previous`: the
+    live generation (folder, manifest checksum), whose checked files this one may share (a
+    resolved pack hard-linked, the facts cache untouched): their checksums are reused."""
     idx = gen_path.parent
+    known = _checked_files(*previous) if previous is not None else {}
     files: dict[str, Entry] = {}
+
+    def entry(path: Path, name: str, size: int, grows: bool) -> Entry:
+        st = os.stat(path)
+        same = known.get(name.partition("/")[2] if name.startswith("gen-") else name)
+        if same is not None and same[0] == (st.st_ino, st.st_size) and same[1].size == size:
+            return same[1]
+        return Entry(size, file_digest(path, size), grows)
+
     for p in _gen_files(gen_path):
         name = p.relative_to(idx).as_posix()
-        size = os.stat(p).st_size
-        files[name] = Entry(size, file_digest(p, size))
+        files[name] = entry(p, name, os.stat(p).st_size, False)
     for name, size in sorted((outside or {}).items()):
         with contextlib.suppress(OSError):  # a cache that could not be written is no damage
-            files[name] = Entry(size, file_digest(idx / name, size), grows=True)
+            files[name] = entry(idx / name, name, size, True)
     data = json.dumps(
         {
             "format": FORMAT,
@@ -131,12 +142,41 @@ def seal(gen_path: Path, generation: int, rows: dict[str, int],
     return xxhash.xxh3_64_hexdigest(data)
 
 
-def stamp_sealed(gen_path: Path) -> None:
+def _checked_files(gen_path: Path, digest: str | None) -> dict[str, tuple[tuple, Entry]]:
+    """Files of a generation still as its writer's stamp saw them: (local name in the
+    generation folder, or the name of a file outside) -> ((inode, size), entry). A file of
+    the folder may have a newer ctime: the writer hard-linking it into the new generation
+    changes that (its size, mtime and inode must be the stamp's)."""
+    try:
+        found = load(gen_path, digest, _number(gen_path))
+    except CorruptIndex:
+        return {}
+    stamp = read_stamp(gen_path)
+    out = {}
+    for name, entry in found.files.items():
+        try:
+            st = os.stat(gen_path.parent / name)
+        except OSError:
+            continue
+        key, seen = _stat_key(st), stamp.get(name)
+        inside = name.startswith("gen-")
+        if seen == key or inside and seen is not None and seen[:2] + seen[3:] == key[:2] + key[3:]:
+            local = name.partition("/")[2] if inside else name
+            out[local] = ((st.st_ino, st.st_size), entry)
+    return out
+
+
+def _number(gen_path: Path) -> int:
+    return int(gen_path.name.rpartition("-")[2])
+
+
+def stamp_sealed(gen_path: Path, outside: Iterable[str] = ()) -> None:
     """The writer's stamp of the files `seal` just hashed (after the publish that follows
     it, which changes the ctime of hard-linked packs when it deletes the older folders)."""
     idx = gen_path.parent
+    paths = [*_gen_files(gen_path), *(idx / name for name in outside)]
     stamp = {}
-    for p in _gen_files(gen_path):
+    for p in paths:
         with contextlib.suppress(OSError):
             stamp[p.relative_to(idx).as_posix()] = _stat_key(os.stat(p))
     write_stamp(gen_path, stamp)
@@ -229,7 +269,7 @@ def verify(gen_path: Path, manifest: Manifest, which: Callable[[str], bool] | No
             check.damage.append((name, f"{st.st_size} bytes, {entry.size} were written"))
             continue
         key = _stat_key(st)
-        if sizes_only or not entry.grows and stamp.get(name) == key:
+        if sizes_only or stamp.get(name) == key:  # (a cache file appended to: not equal)
             continue
         check.hashed.add(name)
         try:
