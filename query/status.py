@@ -427,8 +427,6 @@ def damaged_status(repo, error: manifest.Damaged) -> Status:
     return st
 
 
-
-
 def _analyzing(index) -> dict | None:
     return _analyzing_at(index.repo)
 
