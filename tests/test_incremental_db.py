@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -41,8 +42,9 @@ def test_deleting_a_function_keeps_every_query_working(tmp_path):
     git(repo, "commit", "-qm", "init")
     assert cli("analyze", "--index-only", str(repo)).exit_code == 0
     (repo / "m.py").write_text("def a():\n    return b()\n\n\ndef b():\n    return 1\n")
-    res = cli("analyze", "--index-only", str(repo))
-    assert "incremental" in res.output and "1 modified" in res.output, res.output
+    res = cli("analyze", "--index-only", "--json", str(repo))
+    report = json.loads(res.stdout)
+    assert report["mode"] == "incremental" and report["changes"]["modified"] == 1, report
     res = cli("impact", "b", "--repo", str(repo))
     assert res.exit_code == 0, res.stderr
     assert "m.a" in res.output and "n4.main" in res.output
