@@ -48,6 +48,9 @@ class GraphDelta:
 
     rels_delete: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     rels_insert: dict[str, list[tuple]] = field(default_factory=dict)
+    # per relation with deletions, edges (insert rows) that remain: apply_delta's guard
+    # writes one again instead of searching the table for one
+    survivors: dict[str, list[tuple]] = field(default_factory=dict)
     edges_rewritten: int = 0  # surviving edges written again by `apply_delta`'s guard
 
     def is_empty(self) -> bool:
@@ -128,9 +131,10 @@ def _keys(rel: str) -> tuple[str, str, str, str, list[tuple[str, str]]]:
 
 def _delete_edges(conn, rel: str, pairs: list[tuple[str, str]]) -> set[GroupKey]:
     src_t, sk, dst_t, dk, _ = _keys(rel)
+    # one MATCH per node (two key lookups) and then the edge: half the time of one pattern
     res = conn.execute(
-        f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}})-[e:{rel}]->(b:{dst_t} {{{dk}: r.d}}) "
-        "DELETE e RETURN offset(id(a)), offset(id(b))",
+        f"UNWIND $rows AS r MATCH (a:{src_t} {{{sk}: r.s}}) MATCH (b:{dst_t} {{{dk}: r.d}}) "
+        f"MATCH (a)-[e:{rel}]->(b) DELETE e RETURN offset(id(a)), offset(id(b))",
         {"rows": [{"s": s, "d": d} for s, d in pairs]},
     )
     return _groups(rel, _rows(res))
@@ -168,24 +172,34 @@ def _surviving_edge(conn, rel: str, direction: int, group: int) -> tuple | None:
     return tuple(rows[0]) if rows else None
 
 
-def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey]) -> int:
+def _rewrite(conn, rel: str, rows: list[tuple]) -> set[GroupKey]:
+    """Delete edges and create them again as they were; returns their node groups."""
+    _delete_edges(conn, rel, [row[:2] for row in rows])
+    return _create_edges(conn, rel, rows)
+
+
+def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey],
+                 survivors: dict[str, list[tuple]]) -> int:  # fmt: skip
     """Delete and create again one surviving edge in every node group that lost edges and
-    gained none (see KUZU_NODE_GROUP_SIZE); returns how many edges were written again."""
+    gained none (see KUZU_NODE_GROUP_SIZE); returns how many edges were written again.
+    `survivors`: edges the delta knows to remain (in a repository of fewer than 131,072
+    symbols one covers its relation); the groups they miss are searched for one."""
     needed = deleted - inserted
-    again: dict[str, dict[tuple, tuple]] = {}
+    written = 0
+    for rel in sorted({rel for rel, _, _ in needed}):
+        rows = survivors.get(rel, [])[:1]
+        if rows:
+            needed -= _rewrite(conn, rel, rows)
+            written += len(rows)
     while needed:
         rel, direction, group = key = min(needed)
         needed.discard(key)
         found = _surviving_edge(conn, rel, direction, group)
         if found is None:
             continue  # the group holds no edge any more: reclaiming it loses nothing
-        row, (src_off, dst_off) = found[:-2], found[-2:]
-        again.setdefault(rel, {})[row[:2]] = row
-        needed -= _groups(rel, [[src_off, dst_off]])
-    for rel, rows in sorted(again.items()):
-        _delete_edges(conn, rel, list(rows))
-        _create_edges(conn, rel, list(rows.values()))
-    return sum(len(rows) for rows in again.values())
+        needed -= _rewrite(conn, rel, [found[:-2]])
+        written += 1
+    return written
 
 
 def apply_delta(w: Writer, delta: GraphDelta) -> None:
@@ -244,7 +258,7 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
                 conn.execute(f"COPY {rel} FROM arrow_rows")  # which groups it fills is unknown
                 continue
             inserted |= _create_edges(conn, rel, rows)
-        delta.edges_rewritten = _keep_groups(conn, deleted, inserted)
+        delta.edges_rewritten = _keep_groups(conn, deleted, inserted, delta.survivors)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -176,6 +176,9 @@ def compute_delta(
         d.symbols_delete.append(u)
         if u in old_syms and old_syms[u].file:
             d.rels_delete.setdefault("DEFINES", []).append((old_syms[u].file, u))
+    kept = next((s for u, s in sorted(new_syms.items()) if u in old_syms and s.file), None)
+    if kept is not None:  # a symbol of a touched file that stays: its DEFINES edge too
+        d.survivors["DEFINES"] = [(kept.file, kept.uid)]
     for u in newcomers:
         s = new_syms.get(u) or external_row(u)
         d.symbols_insert.append(symbol_row(s, ids[u]))
@@ -193,6 +196,8 @@ def compute_delta(
     for key in sorted(keys):
         ob, nb = old_best.get(key), new_best.get(key)
         if ob == nb:
+            if nb is not None and nb.rel not in d.survivors:  # in the database before and after
+                d.survivors[nb.rel] = [edge_row(nb)]
             continue
         if ob is not None:
             # deleted one by one, not left to DETACH DELETE: apply_delta needs to know
