@@ -66,6 +66,25 @@ def test_clear_keeps_the_old_cache_until_the_new_one_is_flushed(tmp_path):
     assert len(list(tmp_path.joinpath("facts").glob("*.pack"))) == 1
 
 
+def test_a_forced_run_that_stores_nothing_empties_the_cache(tmp_path):
+    # `analyze --force` of a tree with no parseable file: clear() and no put, so no pack
+    # was opened (this flush raised AttributeError on the missing writer)
+    cache = FactsCache(tmp_path, IDENTITY)
+    cache.put("h1", b"one")
+    cache.flush({"h1"})
+    cache.close()
+    forced = FactsCache(tmp_path, IDENTITY)
+    forced.clear()
+    forced.flush(set())
+    forced.close()
+    assert FactsCache(tmp_path, IDENTITY).get("h1") is None
+    assert list(tmp_path.joinpath("facts").glob("*.pack")) == []
+    FactsCache(tmp_path, IDENTITY).clear()  # and from no cache at all
+    never = FactsCache(tmp_path / "none", IDENTITY)
+    never.clear()
+    never.flush(set())
+
+
 def test_other_identities_are_pruned(tmp_path):
     mine, other = FactsCache(tmp_path, IDENTITY), FactsCache(tmp_path, "cd" * 32)
     for cache in (mine, other):
