@@ -118,6 +118,23 @@ def freshness(f: Json | None) -> Json | None:
     return out
 
 
+def deeper(max_items: int) -> int:
+    """The cap of the depth groups beyond d1: a third of `max_items` (0 stays no cap).
+    The direct dependents are what an agent acts on; those further out are a summary
+    (their totals stay complete), which keeps a widely used symbol's reply small."""
+    return max(1, max_items // 3) if max_items else 0
+
+
+def _groups(out: Json, groups: list[Json], max_items: int) -> None:
+    """The depth groups as `d1`, `d2`, ...: d1 cut at `max_items`, the others at `deeper`."""
+    for group in groups:
+        cap = max_items if group["depth"] <= 1 else deeper(max_items)
+        out[f"d{group['depth']}"] = {
+            "label": group["label"],
+            **listing(group["entries"], cap, group["count"], entry),
+        }
+
+
 def _plural(n: int, word: str) -> str:
     if n == 1:
         return f"1 {word}"
@@ -154,11 +171,7 @@ def _traversal(data: Json, max_items: int, schema: str) -> Json:
     out["risk"] = data["risk"]["level"]
     out["risk_reasons"] = data["risk"]["reasons"]
     out["counts"] = c
-    for group in data["groups"]:
-        out[f"d{group['depth']}"] = {
-            "label": group["label"],
-            **listing(group["entries"], max_items, group["count"], entry),
-        }
+    _groups(out, data["groups"], max_items)
     out["files"] = listing(data["files"], max_items, c["files"])
     out["test_files"] = listing(data.get("test_files", []), max_items, c["test_files"])
     out["tests"] = _test_ids(data["tests"], max_items, c["tests"])
@@ -317,11 +330,7 @@ def detect_changes(data: Json, max_items: int) -> Json:
     out["changed"] = listing(data["symbols"], max_items, data.get("symbols_total"), _changed)
     out["broken"] = listing(impact.get("broken", []), max_items, n_broken, _broken)
     out["counts"] = c or None  # None: nothing indexed is reached
-    for group in impact.get("groups", []):
-        out[f"d{group['depth']}"] = {
-            "label": group["label"],
-            **listing(group["entries"], max_items, group["count"], entry),
-        }
+    _groups(out, impact.get("groups", []), max_items)
     if impact.get("not_indexed"):
         out["not_indexed"] = listing(impact["not_indexed"], max_items)
     comp = impact.get("completeness") or {}

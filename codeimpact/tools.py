@@ -86,8 +86,8 @@ REPLY_PARAMS: tuple[Param, ...] = (
     Param(
         "max_items",
         "integer",
-        "The most items each list of the reply holds; its total stays complete beside it "
-        "(`{total, items}`). 0: no cap.",
+        "The most items each list of the reply holds (depth groups beyond d1: a third of "
+        "it); its total stays complete beside it (`{total, items}`). 0: no cap.",
         default=replies.MAX_ITEMS,
     ),
     Param(
