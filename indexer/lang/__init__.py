@@ -7,7 +7,7 @@ contract they implement, lang/engine/ the resolution they share.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang import cfamily, csharp, go, java, python, ruby, rust, typescript
+from codeimpact.indexer.lang import cfamily, csharp, go, java, php, python, ruby, rust, typescript
 from codeimpact.indexer.lang.api import LanguageSpec
 
 LANGUAGES: dict[str, LanguageSpec] = {
@@ -21,6 +21,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         *cfamily.SPECS,
         csharp.SPEC,
         ruby.SPEC,
+        php.SPEC,
     )
 }
 

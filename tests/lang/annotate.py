@@ -27,7 +27,8 @@ from lang import harness  # noqa: E402
 
 CODE_SUFFIXES = {".py": "#", ".pyi": "#", ".ts": "//", ".tsx": "//", ".js": "//", ".jsx": "//",
                  ".mjs": "//", ".cjs": "//", ".go": "//", ".java": "//", ".rs": "//", ".c": "//",
-                 ".h": "//", ".cpp": "//", ".hpp": "//", ".cc": "//", ".cs": "//", ".rb": "#"}  # fmt: skip
+                 ".h": "//", ".cpp": "//", ".hpp": "//", ".cc": "//", ".cs": "//", ".rb": "#",
+                 ".php": "//"}  # fmt: skip
 _CTOR = {"__init__", "constructor", "<init>", "new"}
 
 

@@ -28,7 +28,7 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import model_facts, run_model
+from codeimpact.indexer.lang.java.extract import bind_chain, model_facts, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Names,
@@ -338,14 +338,10 @@ def _on_local(f: _File, caps) -> None:
             fn = chain(value.child_by_field_name("function"))
             if fn:
                 f.facts.bindings.append(BindingFact(scope, name, fn, True, line(node)))
-        elif value is not None and chain(value):
-            c = chain(value)
-            if c.endswith("{}"):
-                f.facts.extra["locals"].append((scope, name, c[:-2], line(node)))
-            else:
-                f.facts.bindings.append(BindingFact(scope, name, c, False, line(node)))
         else:
-            f.facts.extra["locals"].append((scope, name, "", line(node)))
+            bind_chain(
+                f.facts, scope, name, chain(value) if value is not None else None, line(node)
+            )
 
 
 _USES = {

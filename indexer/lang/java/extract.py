@@ -148,6 +148,20 @@ def model_facts(language: str, source: bytes, root: ts.Node) -> FileFacts:
     return facts
 
 
+def bind_chain(facts: FileFacts, scope: str, name: str, value: str | None, lineno: int) -> None:
+    """What a local assigned `value` (a chain) holds, in the Java model: a construction
+    (`T{}`) types it T, a call's result (`f()`) or another name is a BindingFact, anything
+    else leaves it untyped."""
+    if value and value.endswith("{}"):
+        facts.extra["locals"].append((scope, name, value[:-2], lineno))
+    elif value and value.endswith("()"):
+        facts.bindings.append(BindingFact(scope, name, value[:-2], True, lineno))
+    elif value:
+        facts.bindings.append(BindingFact(scope, name, value, False, lineno))
+    else:
+        facts.extra["locals"].append((scope, name, "", lineno))
+
+
 def run_model(f, root: ts.Node, language: str, matches, definitions, uses: dict) -> FileFacts:
     """The driver of an extraction into the Java model (C#, Ruby): `definitions(f, defs)`
     names the definitions, then each use's handler runs; `f.calls` holds (start byte,

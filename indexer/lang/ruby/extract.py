@@ -20,8 +20,8 @@ from __future__ import annotations
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
-from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import model_facts, run_model
+from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
+from codeimpact.indexer.lang.java.extract import bind_chain, model_facts, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Names,
@@ -220,14 +220,7 @@ def _on_assignment(f: _File, caps) -> None:
         return
     name = text(left)
     value = chain(right)
-    if value and value.endswith("{}"):
-        f.facts.extra["locals"].append((scope, name, value[:-2], line(node)))
-    elif value and value.endswith("()"):
-        f.facts.bindings.append(BindingFact(scope, name, value[:-2], True, line(node)))
-    elif value:
-        f.facts.bindings.append(BindingFact(scope, name, value, False, line(node)))
-    else:
-        f.facts.extra["locals"].append((scope, name, "", line(node)))
+    bind_chain(f.facts, scope, name, value, line(node))
 
 
 _USES = {

@@ -1,0 +1,23 @@
+"""PHP: extraction (extract.py, queries.scm) into the facts of the Java model (a namespace is
+a package, `use A\\B\\C` a single-type import), and resolution (resolve.py) as hooks on Java's."""
+
+from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.php import extract
+
+NAME = "php"
+EXTRACT_VERSION = extract.EXTRACTOR_VERSION
+RESOLVE_VERSION = 1
+
+SPEC = LanguageSpec(
+    name=NAME,
+    grammar=NAME,
+    extensions=(".php",),
+    extract_version=EXTRACT_VERSION,
+    resolve_version=RESOLVE_VERSION,
+    extract=extract.extract,
+    is_test_path=extract.is_test_path,
+    resolver="codeimpact.indexer.lang.php.resolve:PhpProject",
+    package=__name__,
+)
+
+__all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]
