@@ -19,6 +19,7 @@ of another schema), `measured_contexts()` and `contexts_by_lineno()` answer.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +110,25 @@ class CoverageRun:
                 f"{path} records only static contexts ({labels}), which label the whole run "
                 f"(`coverage run --context=LABEL`), not each test: {RECIPE}"
             )
+
+    @property
+    def has_arcs(self) -> bool:
+        """Branch data (`--cov-branch`, `branch = true`): arcs, calls' entries included."""
+        return self._data.has_arcs()
+
+    def arcs(self, measured_file: str, contexts: list[str]) -> set[tuple[int, int]]:
+        """The arcs any of `contexts` recorded in the file (arc data only); a negative
+        start is the entry into the code object whose first line it names: a call."""
+        from coverage.exceptions import CoverageException
+
+        pattern = "^(?:" + "|".join(re.escape(c) for c in contexts) + ")$"
+        try:
+            self._data.set_query_contexts([pattern])
+            return set(self._data.arcs(measured_file) or ())
+        except CoverageException as e:
+            raise BadInput(f"{self.path}: cannot read the arcs of {measured_file}: {e}") from e
+        finally:
+            self._data.set_query_contexts(None)
 
     def lines(self, measured_file: str) -> dict[int, list[str]]:
         """Line -> the contexts that executed it (line numbers as the run measured them)."""

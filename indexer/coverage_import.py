@@ -32,7 +32,9 @@ from codeimpact.indexer.coverage_map import (
     MatchedTest,
     TestMatcher,
     body_spans,
+    callers_of_silent,
     line_owners,
+    silent_bodies,
 )
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.lang import language_for
@@ -285,6 +287,15 @@ def import_coverage(
             owner = owners[line]
             if owner is not None:
                 contexts_of.setdefault(owner, set()).update(by_line[line])
+        for span in silent_bodies(spans) if run.has_arcs else ():
+            header = range(span.header, span.first + 1)
+            touched = {c for ln in header for c in by_line.get(ln, ()) if c in test_of_context}
+            if not touched:
+                continue
+            for ctx in callers_of_silent(
+                span, sorted(touched), lambda cs, m=measured: run.arcs(m, cs)
+            ):
+                contexts_of.setdefault(span.uid, set()).add(ctx)
         for owner, ctxs in contexts_of.items():
             for k in {test_of_context[c] for c in ctxs if c in test_of_context}:
                 test_uid = test_rows[k].uid

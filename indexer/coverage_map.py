@@ -22,7 +22,9 @@ level: imports, definitions) name no function and are left out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from codeimpact.indexer.coverage_data import ParsedContext
 from codeimpact.indexer.lang.api import FunctionBody
@@ -129,11 +131,20 @@ class TestMatcher:
 
 
 # ---------------------------------------------------------------- lines -> functions
-def body_spans(
-    defs: list[FunctionBody] | None, functions: list[SymbolRow]
-) -> list[tuple[int, int, str]]:
-    """(first body line, last line, uid) of each function symbol of one file, from the
-    file's function bodies (`LanguageSpec.function_bodies`; None: unknown)."""
+class BodySpan(NamedTuple):
+    """Where one function's body is, and where its definition starts (decorators first)."""
+
+    first: int  # first line of the body
+    last: int
+    uid: str
+    header: int  # first line of the definition: a call enters its code object there
+    silent: bool = False  # FunctionBody.silent: no line of the body is ever recorded
+
+
+def body_spans(defs: list[FunctionBody] | None, functions: list) -> list[BodySpan]:
+    """The body of each function symbol of one file (SymbolRow-like: uid, name,
+    start_line, end_line), from the file's function bodies (`LanguageSpec.function_bodies`;
+    None: unknown)."""
     by_name: dict[str, list[FunctionBody]] = {}
     for d in defs or ():
         by_name.setdefault(d.name, []).append(d)
@@ -148,19 +159,52 @@ def body_spans(
             None,
         )
         if match is not None:
-            spans.append((match.body_first, match.end, s.uid))
+            spans.append(BodySpan(match.body_first, match.end, s.uid, match.first, match.silent))
         elif s.end_line > s.start_line:
-            spans.append((s.start_line + 1, s.end_line, s.uid))
+            spans.append(BodySpan(s.start_line + 1, s.end_line, s.uid, s.start_line))
         else:
-            spans.append((s.start_line, s.end_line, s.uid))
+            spans.append(BodySpan(s.start_line, s.end_line, s.uid, s.start_line))
     return spans
 
 
-def line_owners(spans: list[tuple[int, int, str]], n_lines: int) -> list[str | None]:
+def silent_bodies(spans: list[BodySpan]) -> list[BodySpan]:
+    """The functions whose body records no line when it runs (a docstring only): only
+    the entry into their code object, an arc from -<its first line>, tells a call."""
+    return [sp for sp in spans if sp.silent]
+
+
+def callers_of_silent(
+    span: BodySpan, contexts: list[str], arcs_of: Callable[[list[str]], set[tuple[int, int]]]
+) -> set[str]:
+    """Which of `contexts` (each touched the function's header lines) called it, rather
+    than only defined it. A call enters the code object (an arc from -h, h a header line);
+    defining it runs the header between lines of the enclosing scope (an arc between a
+    header line and a line outside it). Asked of the whole group first, then halves of it
+    where a definer hides: a few queries when, as usual, the definers are few."""
+    header = range(span.header, span.first + 1)
+
+    def outside(n: int) -> bool:
+        return abs(n) not in header
+
+    arcs = arcs_of(contexts)
+    mine = [(a, b) for a, b in arcs if abs(a) in header or abs(b) in header]
+    if not any(a < 0 and -a in header for a, _ in mine):
+        return set()
+    if len(contexts) == 1 or not any(
+        a > 0 and b > 0 and (outside(a) != outside(b)) for a, b in mine
+    ):
+        return set(contexts)
+    half = len(contexts) // 2
+    return callers_of_silent(span, contexts[:half], arcs_of) | callers_of_silent(
+        span, contexts[half:], arcs_of
+    )
+
+
+def line_owners(spans: list[BodySpan], n_lines: int) -> list[str | None]:
     """owners[line] = uid of the innermost function body holding the line (None: none)."""
     owners: list[str | None] = [None] * (n_lines + 2)
     # outer bodies first, so an inner body paints over its part of the outer one
-    for first, last, uid in sorted(spans, key=lambda s: (s[0], -s[1])):
+    for first, last, uid, *_ in sorted(spans, key=lambda s: (s[0], -s[1])):
         for line in range(max(first, 1), min(last, n_lines) + 1):
             owners[line] = uid
     return owners

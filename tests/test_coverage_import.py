@@ -29,7 +29,7 @@ from codeimpact.indexer.coverage_data import ParsedContext, parse_context
 from codeimpact.indexer.coverage_import import import_coverage
 from codeimpact.query.index import Index
 from codeimpact.query.observed import coverage_status
-from conftest import git
+from conftest import git, write_files
 from coverage_repo import (
     DYNAMIC,
     NEVER,
@@ -330,3 +330,60 @@ def test_a_held_lock_is_exit_5(copy_of):
             timeout=120,
         )
     assert res.returncode == 5 and "another `graph analyze`" in res.stderr
+
+
+def test_a_body_with_no_statement_is_linked_by_its_call(tmp_path):
+    """A docstring-only method records no line when it runs; with branch data the entry
+    into its code object (an arc from -<its def line>) says which test called it, and a
+    nested function only defined (not called) by a test is not linked to it."""
+    repo = tmp_path / "silent"
+    repo.mkdir()
+    write_files(
+        repo,
+        {
+            "pytest.ini": "[pytest]\n",
+            "pkg/__init__.py": "",
+            "pkg/visit.py": """
+                class Visitor:
+                    def visit_block(self, node):
+                        \"\"\"Stop visiting at blocks.\"\"\"
+
+                    def dispatch(self, name):
+                        return getattr(self, "visit_" + name)(None)
+
+
+                def outer(call):
+                    def inner():
+                        \"\"\"Only a docstring.\"\"\"
+
+                    if call:
+                        inner()
+                    return inner
+                """,
+            "tests/test_visit.py": """
+                from pkg.visit import Visitor, outer
+
+
+                def test_dispatch():
+                    Visitor().dispatch("block")
+
+
+                def test_outer_calls():
+                    outer(True)
+
+
+                def test_outer_defines():
+                    outer(False)
+                """,
+        },
+    )
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    run_pytest_cov(repo, "--cov=pkg", "--cov-branch", "--cov-context=test")
+    index(repo)
+    import_coverage(repo)
+    links = links_by_run_id(repo)
+    assert "pkg/visit.py::Visitor.visit_block" in links["tests/test_visit.py::test_dispatch"]
+    assert "pkg/visit.py::outer.inner" in links["tests/test_visit.py::test_outer_calls"]
+    assert links["tests/test_visit.py::test_outer_defines"] == {"pkg/visit.py::outer"}

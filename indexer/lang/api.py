@@ -196,6 +196,9 @@ class FunctionBody(NamedTuple):
     def_line: int
     body_first: int  # first line of the body (the def line for a one-line def)
     end: int
+    # the body runs no line a tracer sees (a docstring only): only the call's entry into
+    # the function's code object tells it ran
+    silent: bool = False
 
 
 @dataclass(frozen=True)

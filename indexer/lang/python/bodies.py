@@ -28,7 +28,12 @@ def function_bodies(source: bytes) -> list[FunctionBody] | None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
             end = node.end_lineno or node.lineno
-            out.append(FunctionBody(node.name, first, node.lineno, node.body[0].lineno, end))
+            silent = all(
+                isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) for st in node.body
+            )  # a docstring, `...`: the compiler keeps no line of them to trace
+            out.append(
+                FunctionBody(node.name, first, node.lineno, node.body[0].lineno, end, silent)
+            )
     return out
 
 
