@@ -658,6 +658,32 @@ def _decorators_as_calls() -> None:
 
 _decorators_as_calls()
 
+# ---------------------------------------------------------------- property reads (issue 25)
+# Reading a property (or a cached_property) runs its getter: a call from where it is read.
+# Read from the source: each attribute below is a @property / @cached_property of that class,
+# read on a receiver of that class (self, `request`: Request, `current_app`/`self.app`: Flask).
+PROPERTY_READS = {
+    F + "create_jinja_environment": [A + "debug"],
+    F + "do_teardown_request": [WRP + "Request.blueprints"],
+    F + "finalize_request": [A + "logger"],
+    F + "handle_exception": [WRP + "Request.blueprints"],
+    F + "handle_http_exception": [WRP + "Request.blueprints"],
+    F + "handle_user_exception": [WRP + "Request.blueprints"],
+    F + "log_exception": [A + "logger"],
+    F + "preprocess_request": [WRP + "Request.blueprints", WRP + "Request.endpoint"],
+    F + "process_response": [WRP + "Request.blueprints"],
+    F + "run": [A + "debug", A + "name"],
+    F + "send_static_file": [S + "static_folder"],
+    F + "update_template_context": [WRP + "Request.blueprints"],
+    BP + "Blueprint.send_static_file": [S + "static_folder"],
+    HLP + "get_template_attribute": [A + "jinja_env"],
+    S + "static_url_path": [S + "static_folder"],
+    TPL + "DispatchingJinjaLoader._iter_loaders": [S + "jinja_loader"],
+    TPL + "DispatchingJinjaLoader.list_templates": [S + "jinja_loader"],
+}
+for _caller, _getters in PROPERTY_READS.items():
+    calls[_caller] = sorted({*calls[_caller], *_getters})
+
 modules = sorted({k.split("::")[0] for k in calls})
 doc = {
     "project": "flask",
@@ -688,8 +714,9 @@ doc = {
         "library contracts a reader knows are used where the source relies on them "
         "(click's ctx.ensure_object(ScriptInfo) returns the ScriptInfo)",
         "calls of values from containers (for func in funcs: func()), of parameters with "
-        "no evident value, and of implicit protocol methods (__enter__, descriptors, "
-        "properties) are not listed",
+        "no evident value, and of implicit protocol methods (__enter__, descriptors) are "
+        "not listed; reading a property or cached_property is a call of its getter where "
+        "the read is in a call's receiver or arguments, an assignment or a return (issue 25)",
     ],
     "modules": modules,
     "calls": calls,

@@ -14,7 +14,8 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 1: the resolver as of 71c6acd (benchmarks/spec), moved onto lang/engine.
 # 2: decorators as what they are (issue 25): called from the enclosing scope, `@d(x)` applied,
 #    calls of a decorated name reach what the decorators returned (decorators.py).
-RESOLVE_VERSION = 2
+# 3: reading a property (or cached_property) is a call of its getter (issue 25).
+RESOLVE_VERSION = 3
 
 SPEC = LanguageSpec(
     name=NAME,

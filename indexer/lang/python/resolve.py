@@ -251,8 +251,12 @@ class PythonProject(Decorators, Values, Names, Project):
             if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
                 edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), reason, h.line)
 
+        self._value_reads(fi, edges)
         for ref in f.references:
-            r = self.eval_chain(fi, ref.scope, ref.target, ref.line)
+            reads: list = []
+            r = self.eval_chain(fi, ref.scope, ref.target, ref.line, 0, reads)
+            for getter, rule in reads:
+                edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
             if r is None or r[0][0] != "sym":
                 continue
             ent, reason = r
@@ -261,6 +265,20 @@ class PythonProject(Decorators, Values, Names, Project):
                 dst = self.ent_uid(ent)
                 if src != dst:
                     edges.add("REFERENCES", src, dst, reason, ref.line)
+
+    def _value_reads(self, fi: FileIndex, edges: Edges) -> None:
+        """Property getters run by attribute reads that are values: `x = obj.prop`,
+        `return obj.prop` (call sites and their arguments read theirs in _resolve_call)."""
+        sites = [(b.scope, b.value.rpartition(":")[2], b.line) for b in fi.facts.bindings
+                 if not b.is_call and "." in b.value
+                 and (":" not in b.value or b.value.startswith("iter:"))]  # fmt: skip
+        sites += [(r.scope, r.value, r.line) for r in fi.facts.returns
+                  if not r.is_call and "." in r.value and ":" not in r.value]  # fmt: skip
+        for scope, chain, line in sites:
+            reads: list = []
+            self.eval_chain(fi, scope, chain, line, 0, reads)
+            for getter, rule in reads:
+                edges.call(self.uid(fi.path, scope), self.ent_uid(getter), rule, line)
 
     def resolve_call(self, fi: FileIndex, index: int, call, edges: Edges,
                      out: ResolvedFile) -> None:  # fmt: skip
@@ -285,14 +303,22 @@ class PythonProject(Decorators, Values, Names, Project):
             return
         last = steps[-1][0]  # the last name, without its suffixes
         receiver = None
+        reads: list = []  # property getters the chain's attribute reads run
         if len(steps) > 1 and not steps[-1][1]:
             # a method call: resolve the receiver, then the method on it (with dispatch)
-            receiver = self._eval_steps(fi, call.scope, steps[:-1], call.line, 0)
+            receiver = self._eval_steps(fi, call.scope, steps[:-1], call.line, 0, reads)
             r = None
             if receiver is not None:
+                if receiver[0][0] == "inst":  # `obj.prop()` reads prop, then calls its value
+                    self.property_read(receiver, last, 0, reads)
                 r = self.getattr(receiver[0], last, receiver[1], 1)
         else:
-            r = self._eval_steps(fi, call.scope, steps, call.line, 0)
+            r = self._eval_steps(fi, call.scope, steps, call.line, 0, reads)
+        for _, chain in call.args:  # `f(self.prop)` reads prop
+            if "." in chain:
+                self.eval_chain(fi, call.scope, chain, call.line, 0, reads)
+        for getter, rule in reads:
+            edges.call(src, self.ent_uid(getter), rule, call.line)
         if r is None:
             if receiver is not None and self._dispatch_only(receiver, last, edges, src, call.line):
                 return

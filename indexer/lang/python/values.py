@@ -45,7 +45,11 @@ _RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup"))
 class Values:
     """What chains, members, calls and annotations evaluate to."""
 
-    def eval_chain(self, fi: FileIndex, scope: str, chain: str, line: int | None, depth: int = 0):
+    def eval_chain(
+        self, fi: FileIndex, scope: str, chain: str, line: int | None, depth: int = 0, reads=None
+    ):
+        """(entity, rule) of a chain; `reads` (a list) collects the property getters its
+        attribute reads run."""
         if not chain or chain.startswith("?"):
             return None
         if depth > MAX_DEPTH:
@@ -53,9 +57,9 @@ class Values:
         steps = parse_steps(chain)
         if steps is None:
             return None
-        return self._eval_steps(fi, scope, steps, line, depth)
+        return self._eval_steps(fi, scope, steps, line, depth, reads)
 
-    def _eval_steps(self, fi, scope, steps, line, depth):
+    def _eval_steps(self, fi, scope, steps, line, depth, reads=None):
         name, suffix = steps[0]
         if name == "super" and suffix.startswith("()"):
             cls = self.enclosing_class(fi, scope)
@@ -72,6 +76,8 @@ class Values:
         for name, suffix in steps[1:]:
             if r is None:
                 return None
+            if reads is not None and r[0][0] == "inst":
+                self.property_read(r, name, depth, reads)
             r = self.getattr(r[0], name, r[1], depth + 1)
             if r is not None and suffix:
                 r = self._apply_suffix(r[0], r[1], suffix, depth)
@@ -208,6 +214,14 @@ class Values:
                 return r[0], _member_rule(reason, r)
             return None
         return None
+
+    def property_read(self, receiver, name: str, depth: int, reads: list) -> None:
+        """Reading `name` on an instance runs its property's getter: (getter, rule) to
+        `reads`, the rule the member was found by."""
+        ent, reason = receiver
+        m = self.class_member(ent[1], ent[2], name, depth + 1)
+        if m is not None and self._is_property(m[0]):
+            reads.append((m[0], _member_rule(reason, m)))
 
     def _is_property(self, ent: Entity) -> bool:
         if ent[0] != "sym":

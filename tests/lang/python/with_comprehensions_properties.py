@@ -2,7 +2,8 @@
 # (was test_python_resolution.py: test_context_managers_comprehensions_and_properties)
 #
 # test_context_managers_comprehensions_and_properties:
-#   reading a property runs its getter: its value is typed by the getter's return
+#   reading a property runs its getter (a call of it, issue 25): its value is typed by the
+#   getter's return
 # exact: calls, imports, references, extends, implements
 # path: m.py
 from functools import cached_property
@@ -49,4 +50,6 @@ def work(pool: Pool):
       # ^ calls: m.Conn.query (local-type)
     pool.first.close()
   # ^ calls: m.Conn.close (local-type)
+  #      ^ calls: m.Pool.first (local-type)
     return [c.close() for c in pool.all]
+  #                                 ^ calls: m.Pool.all (local-type)
