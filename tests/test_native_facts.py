@@ -24,6 +24,7 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_language
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts
+from codeimpact.indexer.lang.python import chains
 from codeimpact.indexer.lang.python import extract as py
 from codeimpact.indexer.lang.queries import query_text
 from codeimpact.native.runner import native_status, native_syntax
@@ -217,11 +218,11 @@ def test_chain_functions_are_pythons():
               b'"""', b"\\", b"1", b"\xc3\xa9", b"#", b",", b"\t", b"\x0b", b"\x1c"]  # fmt: skip
     for _ in range(20000):
         text = b"".join(rng.choice(tokens) for _ in range(rng.randint(0, 12)))
-        assert ext.chain_text(text) == py._py_chain(text), text
-        assert ext.callee_chain_text(text, py._py_chain) == py._py_callee_chain(text), text
+        assert ext.chain_text(text) == chains._py_chain(text), text
+        assert ext.callee_chain_text(text, chains._py_chain) == chains._py_callee_chain(text), text
     # a one-character chain is the runtime's shared string, as bytes.decode() makes it
     assert ext.chain_text(b"x") is b"x".decode()
-    assert ext.callee_chain_text(b"a . b [c] (d)", py._py_chain) == "a.b[]()"
+    assert ext.callee_chain_text(b"a . b [c] (d)", chains._py_chain) == "a.b[]()"
     with pytest.raises(TypeError):
         ext.chain_text("a.b")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codeimpact.indexer.lang.python.extract import callee_chain, extract, module_name
+from codeimpact.indexer.lang.python.extract import callee_chain, extract
+from codeimpact.indexer.lang.python.paths import module_name
 from conftest import symbols
 
 

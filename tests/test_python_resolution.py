@@ -69,7 +69,8 @@ CYCLES = {
 def test_resolution_does_not_depend_on_order(make_repo):
     """Incremental runs resolve a few files with a fresh project: results must not depend on
     which files were resolved before, cycles (aliases, re-exports, bases) included."""
-    from codeimpact.indexer.lang.python.extract import extract, is_test_path
+    from codeimpact.indexer.lang.python.extract import extract
+    from codeimpact.indexer.lang.python.paths import is_test_path
     from codeimpact.indexer.lang.python.resolve import PythonProject
 
     repo = make_repo(CYCLES, git_init=False)
@@ -94,7 +95,8 @@ def test_a_changed_class_hierarchy_is_reported_by_the_names_that_reach_it(make_r
     it resolve: the project reports the names of the classes whose MRO changed and of their
     methods, which is how an incremental run finds those callers."""
     from codeimpact.indexer.lang.api import Prior
-    from codeimpact.indexer.lang.python.extract import extract, is_test_path
+    from codeimpact.indexer.lang.python.extract import extract
+    from codeimpact.indexer.lang.python.paths import is_test_path
     from codeimpact.indexer.lang.python.resolve import PythonProject
 
     files = {

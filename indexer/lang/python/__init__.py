@@ -1,12 +1,12 @@
-"""Python: extraction (extract.py, queries.scm) and resolution (resolve.py).
+"""Python: extraction (extract.py, chains.py, bindings.py; queries.scm), resolution (resolve.py).
 
-Project rules: a module is named by its path below the outermost package folder
+Project rules (paths.py): a module is named by its path below the outermost package folder
 (`module_name`); tests are `test_*.py` / `*_test.py` files and files under `tests/`.
 Where function bodies start (bodies.py) is what observed coverage maps lines with.
 """
 
 from codeimpact.indexer.lang.api import LanguageSpec
-from codeimpact.indexer.lang.python import extract, plan
+from codeimpact.indexer.lang.python import extract, paths, plan
 from codeimpact.indexer.lang.python.bodies import function_bodies
 
 NAME = "python"
@@ -24,7 +24,7 @@ SPEC = LanguageSpec(
     extract_version=EXTRACT_VERSION,
     resolve_version=RESOLVE_VERSION,
     extract=extract.extract,
-    is_test_path=extract.is_test_path,
+    is_test_path=paths.is_test_path,
     resolver="codeimpact.indexer.lang.python.resolve:PythonProject",
     package=__name__,
     changed_names=plan.changed_names,

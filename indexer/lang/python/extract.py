@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from functools import cache, lru_cache
+from functools import cache
 
 import tree_sitter as ts
 from tree_sitter_language_pack import get_language, get_parser
@@ -50,9 +50,19 @@ from codeimpact.indexer.lang.api import (
     ReturnFact,
     SymbolFact,
 )
+from codeimpact.indexer.lang.python.bindings import (
+    _annotated,
+    _assignment,
+    _bind_value,
+    _exports,
+    _for_binding,
+    _LocalScopes,
+    _with_binding,
+)
+from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain, type_text
 from codeimpact.indexer.lang.queries import load_query, query_runner, query_text
 from codeimpact.native.facts import FactRules, fact_engine
-from codeimpact.native.runner import QueryRunner, native_syntax
+from codeimpact.native.runner import QueryRunner
 
 NAME = "python"
 # 2: namespace subpackages in module names, `()`/`[]` chain steps, generic calls (`A[int]()`),
@@ -64,18 +74,7 @@ NAME = "python"
 #    7: a decorator that is a call is marked `()` in SymbolFact.decorators (`app.route()`).
 EXTRACTOR_VERSION = 7
 
-_CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
-_WS = re.compile(rb"\s+")
-# Tokens of a call's function expression: names, dots, brackets and string literals (skipped
-# inside brackets so that a bracket in a string does not unbalance them).
-_TOKEN = re.compile(
-    rb"""\s+|[A-Za-z_]\w*|\.|[()\[\]]|'''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\\n])*'"""
-    rb"""|"(?:\\.|[^"\\\n])*"|.""",
-    re.S,
-)
-_HEAD = re.compile(r"[A-Za-z_]\w*")  # the first name of a chain
-_MAX_TYPE = 200  # longer annotations are noise for resolution
 
 
 def _runner() -> QueryRunner:
@@ -101,97 +100,6 @@ def _parser() -> ts.Parser:
     if parser is None:
         parser = _THREAD.parser = get_parser(NAME)
     return parser
-
-
-def _named(node: ts.Node) -> list[ts.Node]:
-    """`node.named_children`, built from `children`: about 2.5x cheaper in py-tree-sitter
-    0.26 (measured over Django's call arguments), and extraction asks for it per call."""
-    return [c for c in node.children if c.is_named]
-
-
-_SPACE = b" \t\n\r\x0b\x0c"  # what `\s` matches in a bytes pattern
-
-
-# Chains repeat (`self.assertEqual`, `len`, `request`): over Django 86% of callee texts had
-# been seen before, so the two chain functions remember recent answers.
-_CHAIN_CACHE = 1 << 13
-
-
-def _py_chain(text: bytes) -> str | None:
-    """`a.b.c` (whitespace allowed around dots) -> "a.b.c"; anything else -> None."""
-    if _CHAIN.fullmatch(text):
-        return text.translate(None, _SPACE).decode()
-    return None
-
-
-def _py_callee_chain(text: bytes) -> str | None:
-    """The chain of an expression: `a.b`, `super().m`, `Foo(x).m`, `self.tags[k].m`, `A[int]`.
-
-    Each bracket group becomes a `()` or `[]` step suffix; anything that is not a
-    name, a dot or a balanced bracket group at the top level gives None.
-    """
-    c = _chain(text)
-    if c is not None:
-        return c
-    out: list[str] = []
-    depth = 0
-    opener = b""
-    expect_name = True
-    for m in _TOKEN.finditer(text):
-        tok = m.group()
-        if depth:
-            if tok in (b"(", b"["):
-                depth += 1
-            elif tok in (b")", b"]"):
-                depth -= 1
-                if depth == 0:
-                    out.append("()" if opener == b"(" else "[]")
-            continue
-        first = tok[:1]
-        if first.isspace():
-            continue
-        if tok == b".":
-            if expect_name:
-                return None
-            out.append(".")
-            expect_name = True
-        elif first.isalpha() or first == b"_":
-            if not expect_name:
-                return None
-            out.append(tok.decode())
-            expect_name = False
-        elif tok in (b"(", b"["):
-            if expect_name:
-                return None
-            depth, opener = 1, tok
-        else:
-            return None
-    if depth or expect_name or not out:
-        return None
-    return "".join(out)
-
-
-def _native_chains() -> tuple:
-    """native/chains.c's versions of the two functions above (the same answers, tested against
-    them: the Python ones are the reference), or those when the native path does not run."""
-    ext = native_syntax()
-    if ext is None:
-        return _py_chain, _py_callee_chain
-    return ext.chain_text, lambda text: ext.callee_chain_text(text, _chain)
-
-
-_chain_of, _callee_chain_of = _native_chains()
-_chain = lru_cache(maxsize=_CHAIN_CACHE)(_chain_of)
-callee_chain = lru_cache(maxsize=_CHAIN_CACHE)(_callee_chain_of)
-callee_chain.__doc__ = _py_callee_chain.__doc__
-
-
-def type_text(text: bytes) -> str:
-    """An annotation as compact TYPE text: quotes of forward references and whitespace removed."""
-    t = _WS.sub(b"", text).replace(b'"', b"").replace(b"'", b"")
-    if len(t) > _MAX_TYPE:
-        return ""
-    return t.decode(errors="replace")
 
 
 class _Scopes:
@@ -650,271 +558,6 @@ def _imports(node: ts.Node, construct: str, scope: str, source: bytes, facts: Fi
             )
         else:
             facts.imports.append(ImportFact(scope, module, level, child.text.decode(), "", line))
-
-
-def _module_var(name: str, node: ts.Node, source: bytes, facts: FileFacts, seen: set[str]) -> None:
-    if name in seen:
-        return
-    seen.add(name)
-    stmt = (
-        node.parent
-        if node.parent is not None and node.parent.type == "expression_statement"
-        else node
-    )
-    first_line = source[stmt.start_byte : stmt.end_byte].split(b"\n", 1)[0]
-    facts.symbols.append(
-        SymbolFact(
-            name,
-            "variable",
-            name,
-            stmt.start_point[0] + 1,
-            stmt.end_point[0] + 1,
-            stmt.start_byte,
-            stmt.end_byte,
-            first_line.decode(errors="replace").strip()[:300],
-            not name.startswith("_"),
-            False,
-            (),
-            (),
-        )
-    )
-
-
-def _target_name(lhs: ts.Node, source: bytes) -> str | None:
-    """`x` or `self.x` as a binding name; other targets bind nothing we follow."""
-    if lhs.type == "identifier":
-        return lhs.text.decode()
-    if lhs.type == "attribute":
-        name = _chain(source[lhs.start_byte : lhs.end_byte])
-        if name and name.startswith("self.") and name.count(".") == 1:
-            return name
-    return None
-
-
-def _bind_value(scope: str, name: str, rhs: ts.Node, node: ts.Node, source: bytes, facts) -> None:
-    line = node.start_point[0] + 1
-    if rhs.type == "call":
-        fn = rhs.child_by_field_name("function")
-        chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
-        if chain:
-            facts.bindings.append(BindingFact(scope, name, chain, True, line))
-    elif rhs.type in ("identifier", "attribute"):
-        chain = _chain(source[rhs.start_byte : rhs.end_byte])
-        if chain:
-            facts.bindings.append(BindingFact(scope, name, chain, False, line))
-            facts.references.append(ReferenceFact(scope, chain, line, "value"))
-
-
-def _assignment(scope, lhs, rhs, node, source, facts, module_vars) -> None:
-    if lhs.type in ("pattern_list", "tuple_pattern"):
-        if scope == "":
-            for t in _named(lhs):
-                if t.type == "identifier":
-                    _module_var(t.text.decode(), node, source, facts, module_vars)
-        return  # unpacking: no single value to bind
-    name = _target_name(lhs, source)
-    if name is None:
-        return
-    if scope == "" and lhs.type == "identifier":
-        _module_var(name, node, source, facts, module_vars)
-        if name == "__all__" and rhs.type in ("list", "tuple"):
-            _exports(facts, rhs, source)
-    if rhs.type == "assignment":  # a = b = value: bind the innermost value
-        while rhs.type == "assignment" and rhs.child_by_field_name("right") is not None:
-            rhs = rhs.child_by_field_name("right")
-    _bind_value(scope, name, rhs, node, source, facts)
-
-
-def _all_value(rhs: ts.Node, source: bytes) -> tuple | None:
-    """What `from m import *` binds, from the list or tuple assigned to `__all__`; kept only
-    when every item is a plain string."""
-    items = [c for c in _named(rhs) if c.type != "comment"]
-    names = [_string_value(c, source) for c in items]
-    if all(n is not None for n in names):
-        return tuple(names)
-    return None
-
-
-def _string_value(node: ts.Node, source: bytes) -> str | None:
-    if node.type != "string":
-        return None
-    text = source[node.start_byte : node.end_byte]
-    if text[:1] in (b'"', b"'") and text[-1:] == text[:1] and len(text) >= 2:
-        inner = text[1:-1]
-        if b"\\" not in inner and b'"' not in inner and b"'" not in inner:
-            return inner.decode(errors="replace")
-    return None
-
-
-def _annotated(scope, lhs, vartype, node, source, facts, module_vars) -> None:
-    """`x: T [= v]`: the declared type binds after the value, so it is tried first."""
-    name = _target_name(lhs, source)
-    if name is None:
-        return
-    if scope == "" and lhs.type == "identifier":
-        _module_var(name, node, source, facts, module_vars)
-    t = type_text(source[vartype.start_byte : vartype.end_byte])
-    if t:
-        facts.bindings.append(BindingFact(scope, name, "ann:" + t, False, node.start_point[0] + 1))
-
-
-def _for_binding(
-    scope: str,
-    lhs: ts.Node,
-    rhs: ts.Node,
-    source: bytes,
-    facts: FileFacts,
-    suffix: str = "",
-    local_scopes: _LocalScopes | None = None,
-) -> None:
-    """`for x in chain` binds x; a comprehension's variables are renamed `x$<start>`."""
-    chain = callee_chain(source[rhs.start_byte : rhs.end_byte])
-    if chain and local_scopes:  # `for y in x.children` after `for x in ...`
-        chain = local_scopes.rename(chain, rhs.start_byte)
-    if not chain:
-        return
-    line = lhs.start_point[0] + 1
-    if lhs.type == "identifier":
-        name = lhs.text.decode() + suffix
-        facts.bindings.append(BindingFact(scope, name, f"iter:-1:{chain}", False, line))
-    elif lhs.type in ("pattern_list", "tuple_pattern"):
-        for i, t in enumerate(_named(lhs)):
-            if t.type == "identifier":
-                name = t.text.decode() + suffix
-                facts.bindings.append(BindingFact(scope, name, f"iter:{i}:{chain}", False, line))
-
-
-class _LocalScopes:
-    """Names local to a comprehension or a lambda, which must not bind outside of it.
-
-    A call whose chain starts with a comprehension variable is renamed to that
-    comprehension's own binding (`x` -> `x$<start byte>`, bound by its for-clause);
-    one that starts with a lambda parameter cannot be known and is left unresolved.
-    """
-
-    def __init__(self, matches: list[tuple[str, dict]]):
-        found: list[tuple[int, int, frozenset[str], str]] = []  # (start, end, names, suffix)
-        comps: dict[int, tuple[int, set[str]]] = {}
-        for construct, caps in matches:
-            if construct == "binding.comprehension":
-                comp = caps[construct].parent
-                if comp is None:
-                    continue
-                entry = comps.setdefault(comp.start_byte, (comp.end_byte, set()))
-                entry[1].update(_pattern_names(caps["left"]))
-            elif construct == "scope.lambda":
-                node, params = caps[construct], caps["parameters"]
-                names = _lambda_params(params)
-                if names:
-                    found.append((node.start_byte, node.end_byte, frozenset(names), ""))
-        for start, (end, names) in comps.items():
-            found.append((start, end, frozenset(names), f"${start}"))
-        found.sort()
-        self.found = found
-        self.starts = [f[0] for f in found]
-        self.names = frozenset().union(*(f[2] for f in found))
-
-    def __bool__(self) -> bool:
-        return bool(self.found)
-
-    def rename(self, chain: str, pos: int) -> str | None:
-        head = _HEAD.match(chain).group()
-        if head not in self.names:
-            return chain
-        i = bisect.bisect_right(self.starts, pos) - 1
-        # the innermost enclosing scope that binds the name decides
-        while i >= 0:
-            start, end, names, suffix = self.found[i]
-            if start <= pos < end and head in names:
-                if not suffix:
-                    return None  # a lambda parameter
-                return head + suffix + chain[len(head) :]
-            i -= 1
-        return chain
-
-
-def _pattern_names(node: ts.Node) -> list[str]:
-    if node.type == "identifier":
-        return [node.text.decode()]
-    return [c.text.decode() for c in _named(node) if c.type == "identifier"]
-
-
-def _lambda_params(params: ts.Node) -> list[str]:
-    out = []
-    for p in _named(params):
-        if p.type == "identifier":
-            out.append(p.text.decode())
-        elif p.type in ("default_parameter", "typed_default_parameter"):
-            name = p.child_by_field_name("name")
-            if name is not None:
-                out.append(name.text.decode())
-        elif p.type in ("list_splat_pattern", "dictionary_splat_pattern"):
-            inner = p.named_child(0)
-            if inner is not None:
-                out.append(inner.text.decode())
-    return out
-
-
-def _with_binding(
-    scope: str, value: ts.Node, name_node: ts.Node, node: ts.Node, source: bytes, facts: FileFacts
-) -> None:
-    """`with EXPR as name`: name is what EXPR's __enter__ returns."""
-    name = name_node.text.decode()
-    line = node.start_point[0] + 1
-    if value.type == "call":
-        fn = value.child_by_field_name("function")
-        chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
-        if chain:
-            facts.bindings.append(BindingFact(scope, name, "enter:" + chain, True, line))
-    elif value.type in ("identifier", "attribute"):
-        chain = _chain(source[value.start_byte : value.end_byte])
-        if chain:
-            facts.bindings.append(BindingFact(scope, name, "enter:" + chain, False, line))
-
-
-_TEST_DIRS = frozenset({"tests", "test", "testing"})
-
-
-def is_test_path(path: str) -> bool:
-    *dirs, name = path.split("/")  # an index path: relative, "/"-separated, normalised
-    if (
-        name.startswith("test_")
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-        or name == "tests.py"
-    ):
-        return True
-    return any(part in _TEST_DIRS for part in dirs)
-
-
-def module_name(path: str, package_dirs: frozenset[str]) -> str:
-    """Dotted module of a .py path.
-
-    `package_dirs` holds every folder (posix, relative) that has an `__init__.py`.
-    The module path runs from the outermost package above the file, so a folder
-    without `__init__.py` inside a package is a namespace subpackage
-    (`flask/sansio/app.py` -> `flask.sansio.app`), while folders above the
-    outermost package (`src/`, `lib/`) are source roots and not part of the name.
-    """
-    *folders, name = path.split("/")  # an index path: relative, "/"-separated, normalised
-    dot = name.rfind(".")
-    stem = name[:dot] if dot > 0 and name[dot:] in (".py", ".pyi") else name
-    top = None  # index of the outermost package folder
-    for i in range(len(folders)):
-        if "/".join(folders[: i + 1]) in package_dirs:
-            top = i
-            break
-    parts = folders[top:] if top is not None else []
-    if stem != "__init__":
-        parts.append(stem)
-    return ".".join(parts)
-
-
-def _exports(facts: FileFacts, rhs: ts.Node, source: bytes) -> None:
-    """`__all__ = [...]`: the names `from m import *` binds, when all are plain strings."""
-    names = _all_value(rhs, source)
-    if names is not None:
-        facts.extra["all"] = names
 
 
 # The native fact engine's view of this grammar (native/facts.py): node roles, fields and

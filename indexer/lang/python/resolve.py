@@ -24,7 +24,6 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.decorators import Decorators
-from codeimpact.indexer.lang.python.extract import module_name
 from codeimpact.indexer.lang.python.index import (
     Entity,
     FileIndex,
@@ -33,6 +32,7 @@ from codeimpact.indexer.lang.python.index import (
     parse_steps,
 )
 from codeimpact.indexer.lang.python.names import Names
+from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.values import Values
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
