@@ -15,7 +15,10 @@ Tools run concurrently: each call runs in a worker thread, on its own Kùzu
 connection to the shared read-only database (`graph.store.Reader`), so a slow query
 does not hold up the others. The server stays up across re-indexing: before each
 call it reads CURRENT and, when `graph analyze` has published a new generation,
-opens it; the old one is closed once the calls still using it are done.
+opens it; the old one is closed once the calls still using it are done. Before each
+call on a generation already open, the files queries read are checked against its
+manifest again (a stat each while they keep the stamp the check gave them): damage
+written while the server runs is refused in one line until a plain analyze repairs it.
 """
 
 from __future__ import annotations
@@ -96,6 +99,14 @@ class LiveIndex:
                     if cur.users == 0:
                         cur.index.close()
                 self._current = cur = fresh
+            else:
+                try:  # damage written into the open generation since: refused, not served
+                    cur.index.recheck()
+                except CodeImpactError:
+                    cur.retired, self._current = True, None  # reopened (and checked) next call
+                    if cur.users == 0:
+                        cur.index.close()
+                    raise
             cur.users += 1
             return cur
 

@@ -148,14 +148,16 @@ def _check_columns(name: str, table: pa.Table, expected: list[str]) -> None:
 QUERY_FILES = manifest.in_generation([layout.DB_FILENAME, "csr/", "unresolved.bin"])
 
 
-def check_generation(repo: Path, gen: layout.Generation) -> tuple[manifest.Manifest, bool]:
-    """The generation's manifest once the files queries read match it (stamped files by
-    their stat, the others by checksum); raises Damaged. True: the database was hashed."""
-    found = manifest.load(gen.path, gen.manifest, gen.number)
-    check = manifest.verify(gen.path, found, QUERY_FILES)
+def check_generation(repo: Path, gen: layout.Generation, found: manifest.Manifest | None = None,
+                     known: dict[str, list[int]] | None = None,
+                     ) -> tuple[manifest.Manifest, manifest.Check]:  # fmt: skip
+    """The generation's manifest (`found`: already loaded) once the files queries read match
+    it (stamped files by their stat, the others by checksum); raises Damaged."""
+    found = found or manifest.load(gen.path, gen.manifest, gen.number)
+    check = manifest.verify(gen.path, found, QUERY_FILES, known=known)
     if check.damage:
         raise manifest.Damaged(repo, check.damage)
-    return found, any(n.endswith("/" + layout.DB_FILENAME) for n in check.hashed)
+    return found, check
 
 
 def check_rows(repo: Path, gen: layout.Generation, conn: kuzu.Connection,
@@ -186,12 +188,14 @@ class Reader:
         # the pin keeps a concurrent publish from deleting this generation while we read it
         self.gen, self._pin = layout.pin_current(layout.index_dir(repo))
         try:
-            self.manifest, hashed = check_generation(repo, self.gen)
+            self.manifest, check = check_generation(repo, self.gen)
             self.db = _open(self.gen.db_path, read_only=True, buffer_pool=buffer_pool)
         except BaseException:
             self._pin.release()
             raise
-        if hashed:
+        # the files this reader hashed and found whole: trusted by `recheck` while unchanged
+        self._known = check.verified
+        if any(n.endswith("/" + layout.DB_FILENAME) for n in check.hashed):
             try:
                 check_rows(repo, self.gen, self.conn, self.manifest)
             except BaseException:
@@ -212,6 +216,14 @@ class Reader:
                 f"the index at {repo} has schema version {version}, this codeimpact reads "
                 f"version {SCHEMA_VERSION}: run `graph analyze --force {repo}`"
             )
+
+    def recheck(self) -> None:
+        """Damaged if a file queries read no longer matches the manifest: for a reader kept
+        open (the MCP server) while something writes into the index folder. A file whose
+        stat is still the stamped one costs a stat (~0.1 ms in all); one hashed whole again
+        keeps the rows it had, so they are not counted again."""
+        _, check = check_generation(self.repo, self.gen, self.manifest, self._known)
+        self._known.update(check.verified)
 
     def _read_meta(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

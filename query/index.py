@@ -80,6 +80,11 @@ class Index:
     def generation(self) -> int:
         return self.reader.gen.number
 
+    def recheck(self) -> None:
+        """Damaged if the files queries read changed since this index was opened (a
+        long-lived server asks before each call: damage written meanwhile is refused)."""
+        self.reader.recheck()
+
     def close(self) -> None:
         if self.tree_watch is not None:
             self.tree_watch.close()

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+import damage
 from codeimpact import tools
 from codeimpact.cli import main
 from conftest import git, sdist_copy, write_files
@@ -426,6 +427,34 @@ def test_a_long_lived_server_reopens_a_new_index(make_repo, index_repo):
         status = reply(await s.call_tool("status", {}))
         assert status["generation"] > first_gen
         assert status["fresh"] is True
+
+    drive(repo, script)
+
+
+def test_damage_written_under_a_running_server_is_refused_until_a_plain_analyze(
+    make_repo, index_repo
+):
+    # the server keeps its generation open (Kùzu's buffer pool, the mapped CSR): damage
+    # written meanwhile must be refused, not answered from what is cached or mapped
+    repo = make_repo(FILES)
+    index_repo(repo)
+
+    def without_freshness(res) -> dict:
+        return {k: v for k, v in reply(res).items() if k != "freshness"}
+
+    async def script(s):
+        good = without_freshness(await s.call_tool("impact", {"target": "helper"}))
+        for pattern, kind in (("graph.kz", "flip"), ("csr/*.npy", "truncate")):
+            live = next((repo / ".codeimpact").glob("gen-*"))
+            assert damage.damage(sorted(live.glob(pattern))[0], kind, 0.5, 1)
+            refused = await s.call_tool("impact", {"target": "helper"})
+            assert refused.is_error and refused.structured_content["type"] == "Damaged"
+            text = refused.content[0].text
+            assert "\n" not in text and "graph analyze" in text and "--force" not in text
+            again = await s.call_tool("search", {"name": "helper"})  # still refused
+            assert again.is_error and again.structured_content["type"] == "Damaged"
+            index_repo(repo)  # a plain analyze repairs
+            assert without_freshness(await s.call_tool("impact", {"target": "helper"})) == good
 
     drive(repo, script)
 
