@@ -7,7 +7,18 @@ contract they implement, lang/engine/ the resolution they share.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang import cfamily, csharp, go, java, php, python, ruby, rust, typescript
+from codeimpact.indexer.lang import (
+    cfamily,
+    csharp,
+    go,
+    java,
+    kotlin,
+    php,
+    python,
+    ruby,
+    rust,
+    typescript,
+)
 from codeimpact.indexer.lang.api import LanguageSpec
 
 LANGUAGES: dict[str, LanguageSpec] = {
@@ -22,6 +33,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         csharp.SPEC,
         ruby.SPEC,
         php.SPEC,
+        kotlin.SPEC,
     )
 }
 

@@ -28,10 +28,9 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import bind_chain, model_facts, run_model
+from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
-    Names,
     Scopes,
     line,
     symbol_fact,
@@ -145,14 +144,10 @@ def _params(node: ts.Node | None) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-class _File:
+class _File(ModelFile):
     def __init__(self, source: bytes, root: ts.Node):
-        self.source = source
-        self.facts = model_facts(NAME, source, root)
-        self.names = Names()
+        super().__init__(NAME, source, root)
         self.kind_of: dict[str, str] = {"": "module"}
-        self.scopes = Scopes([])
-        self.calls: list[tuple[int, CallFact, int]] = []  # (start byte, fact, argc)
 
     def add(self, node, local, kind, name, sig_end=None, params=(), is_test=False, mods=""):
         parent_kind = self.kind_of.get(local.rpartition(".")[0] if "." in local else "", "")

@@ -43,12 +43,14 @@ from codeimpact.indexer.lang.api import (
 )
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
+    Names,
     Scopes,
     count_lines,
     line,
     mark_errors,
     module_symbol,
     signature,
+    symbol_fact,
     text,
 )
 from codeimpact.native.runner import QueryRunner
@@ -146,6 +148,38 @@ def model_facts(language: str, source: bytes, root: ts.Node) -> FileFacts:
     ex["argc"] = []
     ex["static"] = []
     return facts
+
+
+class ModelFile:
+    """What an extraction into the Java model holds while it walks one file (C#, Ruby, PHP,
+    Kotlin): the facts, `#n` names, the scopes of its definitions, and its call sites as
+    (start byte, CallFact, argument count) for run_model."""
+
+    def __init__(self, language: str, source: bytes, root: ts.Node):
+        self.source = source
+        self.facts: FileFacts = model_facts(language, source, root)
+        self.names = Names()
+        self.scopes = Scopes([])
+        self.calls: list[tuple[int, CallFact, int]] = []
+
+    def add(self, node, local, kind, name, sig_end=None, params=(), is_test=False, mods=""):
+        """A definition; exported unless `private` (its modifiers are kept for the resolver:
+        Java's overrides read `static`, `abstract`, `private`)."""
+        self.facts.symbols.append(
+            symbol_fact(
+                self.source,
+                node,
+                local,
+                kind,
+                name,
+                exported="private" not in mods.split(),
+                sig_end=sig_end,
+                params=params,
+                is_test=is_test,
+            )  # fmt: skip
+        )
+        if mods:
+            self.facts.extra["modifiers"][local] = mods
 
 
 def bind_chain(facts: FileFacts, scope: str, name: str, value: str | None, lineno: int) -> None:

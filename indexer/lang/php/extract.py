@@ -20,9 +20,9 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import bind_chain, model_facts, run_model
+from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
 from codeimpact.indexer.lang.queries import query_runner
-from codeimpact.indexer.lang.syntax_common import Names, Scopes, line, symbol_fact, text
+from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 
 NAME = "php"
 EXTRACTOR_VERSION = 1
@@ -93,31 +93,9 @@ def chain(node: ts.Node | None) -> str | None:
     return None
 
 
-class _File:
+class _File(ModelFile):
     def __init__(self, source: bytes, root: ts.Node):
-        self.source = source
-        self.facts: FileFacts = model_facts(NAME, source, root)
-        self.names = Names()
-        self.scopes = Scopes([])
-        self.calls: list[tuple[int, CallFact, int]] = []
-
-    def add(self, node, local, kind, name, sig_end=None, params=(), is_test=False, mods=""):
-        exported = "private" not in mods.split()
-        self.facts.symbols.append(
-            symbol_fact(
-                self.source,
-                node,
-                local,
-                kind,
-                name,
-                exported=exported,
-                sig_end=sig_end,
-                params=params,
-                is_test=is_test,
-            )  # fmt: skip
-        )
-        if mods:
-            self.facts.extra["modifiers"][local] = mods
+        super().__init__(NAME, source, root)
 
 
 def _mods(node: ts.Node) -> str:

@@ -21,13 +21,11 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import bind_chain, model_facts, run_model
+from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
-    Names,
     Scopes,
     line,
-    symbol_fact,
     text,
 )
 
@@ -78,28 +76,9 @@ def chain(node: ts.Node | None) -> str | None:
     return None
 
 
-class _File:
+class _File(ModelFile):
     def __init__(self, source: bytes, root: ts.Node):
-        self.source = source
-        self.facts: FileFacts = model_facts(NAME, source, root)
-        self.names = Names()
-        self.scopes = Scopes([])
-        self.calls: list[tuple[int, CallFact, int]] = []
-
-    def add(self, node, local, kind, name, sig_end=None, params=(), is_test=False):
-        self.facts.symbols.append(
-            symbol_fact(
-                self.source,
-                node,
-                local,
-                kind,
-                name,
-                exported=True,
-                sig_end=sig_end,
-                params=params,
-                is_test=is_test,
-            )  # fmt: skip
-        )
+        super().__init__(NAME, source, root)
 
 
 def _params(node: ts.Node | None) -> tuple[tuple[str, str], ...]:
