@@ -27,6 +27,7 @@ from codeimpact.query.change_map import (  # noqa: F401 - the shapes are part of
 )
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.impact import RISK_LEVELS
+from codeimpact.query.module_members import list_callers_in_changed_modules
 from codeimpact.query.observed import ObservedCoverage, as_of
 from codeimpact.query.selection import hit_run_id
 from codeimpact.query.test_runs import RunId, RunIds
@@ -141,6 +142,8 @@ def change_impact(
         first_hops=hops,
         observed=observed or observed_as_of(index, mapped),
     )
+    # a caller inside a changed module is a source of the traversal: list it
+    list_callers_in_changed_modules(index.graph, br, targets)
     if limit:
         for group in br.groups:
             del group.entries[limit:]  # `count` stays the full number

@@ -223,6 +223,25 @@ def test_staged_rename_then_unstaged_edit_keeps_the_old_uid_and_its_callers(repo
         assert all(s.moved_from for s in rep.symbols)
 
 
+@pytest.mark.parametrize("scope", ["unstaged", "staged", "all"])
+def test_staged_rename_with_its_importer_updated_keeps_the_callers_and_breaks_nothing(repo, scope):
+    # app.py's import follows the move (staged): its module is a changed symbol, but main,
+    # which calls helper, is not changed: it is helper's dependent, and nothing is broken
+    git(repo, "mv", "pkg/core.py", "pkg/engine.py")
+    write_files(repo, {"pkg/app.py": APP.replace("pkg.core", "pkg.engine")})
+    git(repo, "add", "pkg/app.py")
+    write_files(repo, {"pkg/engine.py": CORE.replace("x + 1", "x + 2")})
+    rep = run(repo, scope)
+    helper = next(s for s in rep.symbols if s.uid == "pkg/engine.py::helper")
+    assert helper.moved_from == "pkg/core.py::helper"
+    d1 = {e.uid: e for g in rep.impact.groups if g.depth == 1 for e in g.entries}
+    assert "pkg/app.py::main" in d1
+    assert d1["pkg/app.py::main"].relation == "CALLS"
+    assert rep.impact.counts.direct >= 1
+    assert rep.impact.broken == [] and not any(r.startswith("broken") for r in rep.risk_reasons)
+    assert "tests/test_app.py::test_main" in rep.run_ids
+
+
 def test_plain_mv_is_paired_with_the_untracked_file(repo):
     (repo / "pkg/core.py").rename(repo / "pkg/engine.py")
     rep = run(repo, "unstaged")
