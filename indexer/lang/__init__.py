@@ -17,6 +17,7 @@ from codeimpact.indexer.lang import (
     python,
     ruby,
     rust,
+    swift,
     typescript,
 )
 from codeimpact.indexer.lang.api import LanguageSpec
@@ -34,6 +35,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ruby.SPEC,
         php.SPEC,
         kotlin.SPEC,
+        swift.SPEC,
     )
 }
 

@@ -4,6 +4,8 @@ of the Java model's resolver. The parts of one qualified name are one type: the 
 
 from __future__ import annotations
 
+from codeimpact.indexer.resolved import strip_dup
+
 
 class PartialTypes:
     """Needs JavaProject's tables (files, package_of, members); call merge_parts() once
@@ -21,7 +23,8 @@ class PartialTypes:
             pkg = self.package_of[path]
             for s in fi.facts.symbols:
                 if self.is_part(fi, s):
-                    parts.setdefault(f"{pkg}.{s.local}", []).append((path, s.local))
+                    # `Cart#2`: the same type reopened in its own file (a Swift extension)
+                    parts.setdefault(f"{pkg}.{strip_dup(s.local)}", []).append((path, s.local))
         self.parts: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for keys in parts.values():
             if len(keys) < 2:

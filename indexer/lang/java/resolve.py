@@ -284,6 +284,14 @@ class JavaProject(StaticProject):
         fi = self.files[ent[1]]
         return fi.parent.get(ent[2], "") in fi.extra.get("records", ())
 
+    def construct(self, src, ent, reason, call, edges) -> None:
+        """A type called like a function constructs it (Kotlin `Cart(r)`, Swift `Cart(r:)`):
+        the type, and its constructors when written."""
+        edges.call(src, f"{ent[1]}::{ent[2]}", reason, call.line)
+        tkey = self.canonical((ent[1], ent[2]))
+        for t in self.members.get(tkey, {}).get("<init>", ()) if tkey else ():
+            edges.call(src, f"{t[0]}::{t[1]}", "constructor", call.line)
+
     def type_call(self, fi, src, ent, reason, call, edges, out):
         # only `super(...)` reaches here: the superclass's implicit constructor runs
         dst = f"{ent[1]}::{ent[2]}"

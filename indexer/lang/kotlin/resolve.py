@@ -93,7 +93,4 @@ class KotlinProject(JavaProject):
 
     def type_call(self, fi, src, ent, reason, call, edges, out) -> None:
         """`Cart(repo)`: the class, and its constructors when written."""
-        edges.call(src, f"{ent[1]}::{ent[2]}", reason, call.line)
-        tkey = self.canonical((ent[1], ent[2]))
-        for t in self.members.get(tkey, {}).get("<init>", ()) if tkey else ():
-            edges.call(src, f"{t[0]}::{t[1]}", "constructor", call.line)
+        self.construct(src, ent, reason, call, edges)
