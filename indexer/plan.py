@@ -122,6 +122,9 @@ def used_names(facts: FileFacts) -> set[str]:
     for sym in facts.symbols:
         texts.update(ann for _, ann in sym.params)
         texts.update(sym.decorators)
+        if sym.is_test or any(d.removesuffix("()").endswith("fixture") for d in sym.decorators):
+            # a test's (or a pytest fixture's) parameters are looked up as fixtures by name
+            texts.update(name for name, _ in sym.params)
     return set(_NAME.findall(" ".join(texts)))
 
 

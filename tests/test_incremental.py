@@ -246,6 +246,39 @@ def test_a_decorator_change_reaches_callers_of_the_decorated_function(tmp_path):
     assert_same_as_full(repo, tmp_path)
 
 
+def test_a_conftest_fixture_change_re_resolves_its_tests(tmp_path):
+    """test_invoke's `runner` is the conftest fixture of that name: the parameter holds what it
+    returns. The fixture starts returning a Runner (the test file names neither Runner nor
+    conftest), then the test's runner.invoke() moves to Runner.invoke; a fixture added to a
+    conftest reaches a test that only requests it."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/r.py": "class Runner:\n    def invoke(self):\n        return 1\n",
+        "tests/conftest.py": "import pytest\nfrom pkg.r import Runner\n\n"
+        "@pytest.fixture\ndef runner():\n    return None\n",
+        "tests/test_a.py": "def test_invoke(runner):\n    runner.invoke()\n",
+        "tests/test_b.py": "def test_env(env):\n    pass\n",
+        "pkg/far.py": "def far():\n    return 1\n",
+    }
+    repo = make(tmp_path, files)
+    conftest = repo / "tests/conftest.py"
+    conftest.write_text(
+        conftest.read_text().replace("return None", "return Runner()")
+        + "\n\n@pytest.fixture\ndef env():\n    return 2\n"
+    )
+    report = run(repo)
+    assert report.resolved == 3  # conftest.py, test_a.py (reads runner), test_b.py (env)
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (a:Symbol)-[c:CALLS]->(b) WHERE a.uid STARTS WITH "
+                            "'tests/test_' RETURN a.uid, b.uid, c.reason").rows  # fmt: skip
+    assert sorted(map(tuple, rows)) == [
+        ("tests/test_a.py::test_invoke", "pkg/r.py::Runner.invoke", "fixture"),
+        ("tests/test_a.py::test_invoke", "tests/conftest.py::runner", "fixture"),
+        ("tests/test_b.py::test_env", "tests/conftest.py::env", "fixture"),
+    ]
+    assert_same_as_full(repo, tmp_path)
+
+
 def test_a_class_hierarchy_change_reaches_callers_that_never_name_the_base(tmp_path):
     files = {
         "pkg/__init__.py": "",

@@ -12,6 +12,7 @@ CONFIDENCE: dict[str, float] = {
     "import": 1.0,  # bound by an import to a definition (re-exports, star imports followed)
     "self": 0.9,  # self.m() / cls.m() on the enclosing class
     "super": 0.9,  # super().m() through the MRO
+    "fixture": 0.9,  # a pytest test or fixture requests a fixture by parameter name
     "inheritance": 0.9,  # found in a base class through the MRO
     "constructor": 0.8,  # Foo() runs Foo.__init__
     "local-type": 0.8,  # receiver typed by an assignment, an annotation or a return

@@ -15,7 +15,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 2: decorators as what they are (issue 25): called from the enclosing scope, `@d(x)` applied,
 #    calls of a decorated name reach what the decorators returned (decorators.py).
 # 3: reading a property (or cached_property) is a call of its getter (issue 25).
-RESOLVE_VERSION = 3
+# 4: pytest fixtures (issue 26): tests call the fixtures they request, fixture-typed
+#    parameters (fixtures.py); the change plan reads tests' parameter names.
+RESOLVE_VERSION = 4
 
 SPEC = LanguageSpec(
     name=NAME,

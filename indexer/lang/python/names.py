@@ -201,6 +201,10 @@ class Names:
             r = self.eval_type(fi, scope, ann, depth + 1)
             if r is not None:
                 return r, "local-type"
+        else:  # a test's parameter holds what the fixture of its name returns (fixtures.py)
+            r = self.fixture_value(fi, scope, name, depth)
+            if r is not None:
+                return r
         return ("param", fi.path, scope, name), "scope"
 
     def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):

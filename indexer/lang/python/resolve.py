@@ -24,6 +24,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.decorators import Decorators
+from codeimpact.indexer.lang.python.fixtures import Fixtures
 from codeimpact.indexer.lang.python.index import (
     Entity,
     FileIndex,
@@ -57,7 +58,7 @@ _COMMON_METHODS = frozenset(
 IMPLICIT = ("__init__", "__call__", "__getitem__", "__iter__", "__enter__")
 
 
-class PythonProject(Decorators, Values, Names, Project):
+class PythonProject(Fixtures, Decorators, Values, Names, Project):
     """Resolution context for all Python files of one index."""
 
     SUPPORTS_PRIOR = True
@@ -242,6 +243,7 @@ class PythonProject(Decorators, Values, Names, Project):
                 edges.add("IMPORTS", module_uid, dst, "import", imp.line)
 
         self.decorator_edges(fi, edges)
+        self.fixture_edges(fi, edges)
 
         for h in f.heritage:
             r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
