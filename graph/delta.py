@@ -202,8 +202,11 @@ def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey],
     return written
 
 
-def apply_delta(w: Writer, delta: GraphDelta) -> None:
-    """Deletes first (edges, then nodes), then updates, then inserts; one transaction."""
+def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True) -> None:
+    """Deletes first (edges, then nodes), then updates, then inserts; one transaction.
+    `guard`: keep an edge in every node group that lost edges (see KUZU_NODE_GROUP_SIZE),
+    needed when this transaction is checkpointed on its own; a transaction left in the WAL
+    needs none (graph/wal_store.py: the checkpoint of several keeps every group)."""
     conn = w.conn
     conn.execute("BEGIN TRANSACTION")
     try:
@@ -213,14 +216,16 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
             if pairs:
                 deleted |= _delete_edges(conn, rel, pairs)
         if delta.symbols_delete:
-            # their edges were deleted above (DETACH: anything left would go with them)
+            # their edges were deleted above, by name. Not DETACH DELETE: Kùzu 0.11.3 replays
+            # it from the WAL losing another edge (graph/wal_store.py); a plain DELETE fails
+            # if an edge was left, rather than dropping it unseen
             conn.execute(
-                "UNWIND $uids AS u MATCH (s:Symbol {uid: u}) DETACH DELETE s",
+                "UNWIND $uids AS u MATCH (s:Symbol {uid: u}) DELETE s",
                 {"uids": delta.symbols_delete},
             )
         if delta.files_delete:
             conn.execute(
-                "UNWIND $paths AS p MATCH (f:File {path: p}) DETACH DELETE f",
+                "UNWIND $paths AS p MATCH (f:File {path: p}) DELETE f",
                 {"paths": delta.files_delete},
             )
         file_cols = [c for c, _ in NODE_TABLES["File"]]
@@ -258,8 +263,34 @@ def apply_delta(w: Writer, delta: GraphDelta) -> None:
                 conn.execute(f"COPY {rel} FROM arrow_rows")  # which groups it fills is unknown
                 continue
             inserted |= _create_edges(conn, rel, rows)
-        delta.edges_rewritten = _keep_groups(conn, deleted, inserted, delta.survivors)
+        if guard:
+            delta.edges_rewritten = _keep_groups(conn, deleted, inserted, delta.survivors)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def keep_every_group(conn) -> int:
+    """Delete and create again one edge of every (relation, direction, node group) that has
+    edges, in one transaction; returns how many edges were written again. Before a
+    checkpoint of several transactions (graph/wal_store.py's compaction), whose changed
+    regions are not known here, this keeps an edge in a rewritten region of every group."""
+    tops = {}
+    for table in {t for src_t, dst_t, _ in REL_TABLES.values() for t in (src_t, dst_t)}:
+        found = _rows(conn.execute(f"MATCH (n:{table}) RETURN max(offset(id(n)))"))
+        tops[table] = int(found[0][0] or 0) if found else 0
+    groups = {
+        (rel, direction, g)
+        for rel, (src_t, dst_t, _) in REL_TABLES.items()
+        for direction, table in ((FORWARD, src_t), (BACKWARD, dst_t))
+        for g in range(tops[table] // KUZU_NODE_GROUP_SIZE + 1)
+    }
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        written = _keep_groups(conn, groups, set(), {})
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return written
