@@ -33,6 +33,7 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,8 +225,9 @@ def pin_current(idx: Path, attempts: int = 5) -> tuple[Generation, Pin]:
     return read_current(idx), Pin(None)
 
 
-def _try_remove_generation(path: Path) -> bool:
-    """Delete a generation folder unless a reader pins it; True if it is gone."""
+def _try_remove_generation(path: Path, salvage: Callable[[Path], None] | None = None) -> bool:
+    """Delete a generation folder unless a reader pins it; True if it is gone. `salvage`
+    may first move files out of it (graph/spare.py: nobody has them open then)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     except FileNotFoundError:
@@ -238,6 +240,8 @@ def _try_remove_generation(path: Path) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return False  # a reader still uses it; a later publish removes it
+        if salvage is not None:
+            salvage(path)
         shutil.rmtree(path, ignore_errors=True)
         return not path.exists()
     finally:
@@ -281,12 +285,14 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
-            outside: dict[str, int] | None = None) -> None:  # fmt: skip
+            outside: dict[str, int] | None = None, *,
+            salvage: Callable[[Path], None] | None = None) -> None:  # fmt: skip
     """Make `gen` the live generation and drop the older ones nobody reads any more.
 
     Its manifest is written first (graph/manifest.py): `rows` are the row counts of its
     database tables (None: those of its current manifest, for a generation published again
-    after an in-place change), `outside` the facts cache files it relies on."""
+    after an in-place change), `outside` the facts cache files it relies on; `salvage`:
+    see `_try_remove_generation`."""
     try:
         db_size: int | None = os.stat(gen.db_path).st_size
     except OSError:
@@ -304,15 +310,16 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     marker = read_marker(idx)
     if marker is not None and marker.dir == gen.path.name:
         clear_marker(idx)
-    remove_stale(idx, keep=gen.path.name)
+    remove_stale(idx, keep=gen.path.name, salvage=salvage)
     manifest.stamp_sealed(gen.path, outside or ())
 
 
-def remove_stale(idx: Path, keep: str | None) -> None:
+def remove_stale(idx: Path, keep: str | None,
+                 salvage: Callable[[Path], None] | None = None) -> None:  # fmt: skip
     """Remove unpinned generation folders other than `keep`, and temporary files of killed writes."""
     for child in idx.iterdir():
         if child.name.startswith(GEN_PREFIX) and child.name != keep:
-            _try_remove_generation(child)
+            _try_remove_generation(child, salvage)
         elif child.name.startswith((CURRENT + ".tmp", WRITING + ".tmp")):
             with contextlib.suppress(OSError):
                 child.unlink()

@@ -67,6 +67,42 @@ def count_mismatches(counts: dict[str, int], expected: dict[str, int]) -> list[s
     ]
 
 
+# Meta values kept in a file of the generation folder instead of the Meta table: the tree
+# signature is ~600 KB on Django and every run writes a new one (a checkpoint of it, or
+# as much write-ahead log per run: graph/wal_store.py). Readers see them in `meta` alike.
+META_FILES = {"tree_signature": "tree-signature.json"}
+
+
+def meta_to_files(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
+    """Write the META_FILES values of `meta` into `folder`; returns the rest."""
+    rest = dict(meta)
+    for key, name in META_FILES.items():
+        if key in rest:
+            layout.atomic_write(folder / name, json.dumps(rest.pop(key)).encode())
+    return rest
+
+
+def meta_from_files(folder: Path) -> dict[str, Any]:
+    out = {}
+    for key, name in META_FILES.items():
+        try:
+            out[key] = json.loads((folder / name).read_bytes())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def write_meta(conn: kuzu.Connection, folder: Path, meta: dict[str, Any]) -> None:
+    """Meta = `meta` (the META_FILES values go to files of `folder`)."""
+    meta = meta_to_files(folder, meta)
+    # one statement for every key: a statement each cost a millisecond apiece
+    rows = [{"k": key, "v": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
+    if rows:
+        conn.execute(
+            "UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v", {"rows": rows}
+        )
+
+
 class Writer:
     """A writable connection to a new generation's database.
 
@@ -103,12 +139,7 @@ class Writer:
             self.conn.execute(f"COPY {name} FROM arrow_rows")
 
     def write_meta(self, meta: dict[str, Any]) -> None:
-        # one statement for every key: a statement each cost a millisecond apiece
-        rows = [{"k": key, "v": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
-        if rows:
-            self.conn.execute(
-                "UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v", {"rows": rows}
-            )
+        write_meta(self.conn, self.gen.path, meta)
 
     def execute(self, query: str, params: dict | None = None):
         return self.conn.execute(query, params or {})
@@ -145,7 +176,12 @@ def _check_columns(name: str, table: pa.Table, expected: list[str]) -> None:
 
 
 # What a query reads of a generation: checked against the manifest before Kùzu opens it.
-QUERY_FILES = manifest.in_generation([layout.DB_FILENAME, "csr/", "unresolved.bin"])
+# (the database's WAL holds the deltas of incremental runs: graph/wal_store.py)
+QUERY_FILES = manifest.in_generation([layout.DB_FILENAME, layout.DB_FILENAME + ".wal", "csr/",
+                                      "unresolved.bin", *META_FILES.values()])  # fmt: skip
+
+
+_DB_NAMES = ("/" + layout.DB_FILENAME, "/" + layout.DB_FILENAME + ".wal")  # its WAL too
 
 
 def check_generation(repo: Path, gen: layout.Generation, found: manifest.Manifest | None = None,
@@ -195,7 +231,7 @@ class Reader:
             raise
         # the files this reader hashed and found whole: trusted by `recheck` while unchanged
         self._known = check.verified
-        if any(n.endswith("/" + layout.DB_FILENAME) for n in check.hashed):
+        if any(n.endswith(_DB_NAMES) for n in check.hashed):
             try:
                 check_rows(repo, self.gen, self.conn, self.manifest)
             except BaseException:
@@ -234,7 +270,7 @@ class Reader:
                 out[key] = json.loads(value)
             except (TypeError, ValueError):
                 out[key] = value
-        return out
+        return {**out, **meta_from_files(self.gen.path)}  # a file wins: Meta may hold an old value
 
     @property
     def conn(self) -> kuzu.Connection:

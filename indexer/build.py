@@ -28,16 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codeimpact.graph import csr, layout, manifest
+from codeimpact.graph import csr, layout, manifest, spare
 from codeimpact.graph.arrow import malloc_pool
-from codeimpact.graph.delta import apply_delta, clone_database
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.graph.sidecar import read_unresolved, write_unresolved
 from codeimpact.graph.storage_errors import storage_error
-from codeimpact.graph.store import Writer, count_mismatches
+from codeimpact.graph.store import count_mismatches
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.delta_write import salvager, write_delta
 from codeimpact.indexer.discover import SourceFile, discover
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.forked_job import ForkedJob
@@ -826,6 +826,7 @@ class _Run:
             layout.discard(gen)
             raise
         layout.publish(self.idx, gen, rows, self.cache.sealed_files())
+        spare.seed(self.idx, gen)  # the first edit writes there instead of copying
         return self._report("full", gen.number, stats, incomplete, reason, n_resolved)
 
     def _resolve_all(self, facts: dict[str, FileFacts], graph: full_graph.FullGraph) -> tuple:
@@ -883,6 +884,15 @@ class _Run:
     # -------------------------------------------------------------- delta
     def incremental(self, prev: _Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | str:
         """The delta run, or why a full build must (or had better) be done instead."""
+        # git runs beside the run (the files were read by the scan), not in its write phase
+        probe = worktree.StatusProbe(self.repo)
+        try:
+            return self._incremental(prev, plan, reason, probe)
+        finally:
+            probe.close()
+
+    def _incremental(self, prev: _Previous, plan: ChangePlan, reason: str,
+                     probe: worktree.StatusProbe) -> AnalyzeReport | str:  # fmt: skip
         t = time.perf_counter()
         old_state = load_graph_state(prev.gen.path)
         try:
@@ -1015,15 +1025,12 @@ class _Run:
         incomplete = self._incomplete()
         stats = _stats(self.records, st.totals, parsed)
         meta = _meta(self.repo, self.digest, self.comps, incomplete, stats, "incremental",
-                     self.config, self.records, self.scanned_at)  # fmt: skip
+                     self.config, self.records, self.scanned_at, probe)  # fmt: skip
         gen = layout.next_generation(self.idx)
         try:
-            clone_database(prev.gen, gen)
-            with Writer(gen, self.options.buffer_pool) as w:
-                apply_delta(w, delta)
-                w.write_meta({**meta, "generation": gen.number})
-                rows = w.checkpoint()
-                lost = count_mismatches(rows, expected_counts(stats))
+            written = write_delta(self.idx, prev.gen, gen, delta, meta, self.options.buffer_pool)
+            rows = written.rows
+            lost = count_mismatches(rows, expected_counts(stats))
             if not lost:
                 self._phase("write", t)
                 self._save_state(gen, st, flags, kinds, unresolved, meta, rank)
@@ -1033,9 +1040,10 @@ class _Run:
         if lost:  # never published: the full build writes the graph anew
             layout.discard(gen)
             return f"the delta lost database rows ({', '.join(lost)})"
-        layout.publish(self.idx, gen, rows, self.cache.sealed_files())
+        layout.publish(self.idx, gen, rows, self.cache.sealed_files(),
+                       salvage=salvager(self.idx, prev.gen))  # fmt: skip
         return self._report("incremental", gen.number, stats, incomplete, reason, len(new_out),
-                            plan, delta.counts())  # fmt: skip
+                            plan, {**delta.counts(), **written.counts()})  # fmt: skip
 
 
 def _record_of(path: str, fs: FileState) -> FileRecord:

@@ -1,0 +1,47 @@
+"""The delta that made a generation, kept in its folder (`delta.bin`).
+
+An incremental run writes into the spare database (graph/spare.py), which may
+hold the generation before the live one: the live generation's own delta brings
+it level before the run's delta is applied. The file is a generation file like
+any other (listed in its manifest); a generation made by a full build has none.
+"""
+
+from __future__ import annotations
+
+import marshal
+from pathlib import Path
+
+from codeimpact.graph.delta import GraphDelta
+from codeimpact.graph.layout import atomic_write
+
+DELTA_NAME = "delta.bin"
+FORMAT = 2
+# GraphDelta's fields, in the order they are stored (a field added later is stored after
+# these, and a file without it reads as its default).
+_FIELDS = (
+    "files_delete",
+    "files_upsert",
+    "symbols_delete",
+    "symbols_insert",
+    "updates",
+    "rels_delete",
+    "rels_insert",
+    "survivors",
+)
+
+
+def save_delta(gen_path: Path, delta: GraphDelta) -> None:
+    data = (FORMAT, {name: getattr(delta, name) for name in _FIELDS})
+    atomic_write(gen_path / DELTA_NAME, marshal.dumps(data))
+
+
+def load_delta(gen_path: Path) -> GraphDelta | None:
+    """The delta recorded in a generation's folder; None when there is none or it is
+    unreadable (the caller then copies the live database instead of replaying)."""
+    try:
+        fmt, fields = marshal.loads((gen_path / DELTA_NAME).read_bytes())
+        if fmt != FORMAT or not isinstance(fields, dict) or not set(fields) <= set(_FIELDS):
+            return None
+        return GraphDelta(**fields)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None

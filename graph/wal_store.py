@@ -1,0 +1,112 @@
+"""Writing a delta into a database's write-ahead log, not its file.
+
+A checkpoint of a small delta costs Kùzu 0.11 50-100 ms on Django (it rewrites the
+column chunks and CSR regions the transaction touched: ~8 MB of page writes for one
+function appended) and grows the file. A committed transaction is durable in the
+WAL (`graph.kz.wal`, fdatasync'ed at COMMIT) and every open replays it, read-only
+ones included, without writing anything. So an incremental run commits its delta
+to the WAL of the spare database it writes (graph/spare.py) and leaves the file as
+it was; the process that wrote it must then end without closing the database,
+since Kùzu checkpoints on close (indexer/wal_commit.py runs it in a child that
+exits with os._exit).
+
+The WAL grows with each run and every reader replays it on open (~0.05 ms per KB),
+so a spare whose WAL passed COMPACT_WAL_BYTES is checkpointed once it is level with the
+live generation, before the run's delta goes in: it is private to the writer, so that
+costs time, never a reader. Before that checkpoint one edge of every relationship node
+group is written again (`delta.keep_every_group`): Kùzu 0.11.3 reclaims a whole node
+group when the regions a checkpoint rewrites are left without edges (kuzudb/kuzu#5564),
+and the regions the accumulated transactions touched are not known here. Row counts
+before and after the checkpoint must agree. The deltas themselves go in without
+`apply_delta`'s per-transaction guard: no checkpoint follows them.
+
+Kùzu 0.11.3 replays a DETACH DELETE of a node from the WAL losing an edge of another
+node (a writer counted 14 DEFINES edges, every reader of the same files 13), so deltas
+delete nodes with a plain DELETE once their edges are gone (graph/delta.py). Readers
+see only what replay gives: the tests compare it with a full build through `Reader`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from codeimpact.graph.delta import GraphDelta, apply_delta, keep_every_group
+from codeimpact.graph.store import count_mismatches, count_rows, write_meta
+
+# Above this the spare's WAL is checkpointed before use (a reader's replay: ~25 ms).
+COMPACT_WAL_BYTES = 512 * 1024
+
+
+class DeltaWriteError(RuntimeError):
+    """The database is not the generation it was taken for, or a checkpoint lost rows."""
+
+
+class _Conn:
+    """What `apply_delta` needs of a writer: its connection."""
+
+    def __init__(self, conn: kuzu.Connection):
+        self.conn = conn
+
+
+def generation_of(conn: kuzu.Connection) -> int | None:
+    res = conn.execute("MATCH (m:Meta {key: 'generation'}) RETURN m.value")
+    try:
+        return int(json.loads(res.get_next()[0])) if res.has_next() else None
+    except (ValueError, TypeError):
+        return None
+
+
+def compact(conn: kuzu.Connection) -> int:
+    """Checkpoint the WAL into the database file (the spare only: nobody reads it); returns
+    the edges written again to keep every node group (see the module docstring)."""
+    before = count_rows(conn)
+    rewritten = keep_every_group(conn)
+    conn.execute("CHECKPOINT")
+    lost = count_mismatches(count_rows(conn), before)
+    if lost:
+        raise DeltaWriteError(f"checkpointing the spare database lost rows ({', '.join(lost)})")
+    return rewritten
+
+
+class Opened:
+    """A database opened for a delta: closing it checkpoints (see `close_checkpointed`);
+    a process that must leave the WAL as it is keeps this object until it exits."""
+
+    def __init__(self, db_path: Path, buffer_pool: int):
+        self.db = kuzu.Database(str(db_path), buffer_pool_size=buffer_pool, auto_checkpoint=False)
+        self.conn = kuzu.Connection(self.db)
+
+    def close_checkpointed(self) -> None:
+        """Close in a process that goes on: the checkpoint Kùzu makes on close is guarded
+        like `compact`'s."""
+        compact(self.conn)
+        self.conn.close()
+        self.db.close()
+
+
+def write_deltas(db_path: Path, expected_generation: int | None, replay: list[GraphDelta],
+                 delta: GraphDelta, meta: dict[str, Any], *, compact_after_replay: bool,
+                 buffer_pool: int) -> tuple[Opened, dict[str, int], int]:  # fmt: skip
+    """Open `db_path`, check it holds `expected_generation` (None: do not check), apply the
+    `replay` deltas (which bring it level with the live generation), checkpoint them if
+    `compact_after_replay`, then apply `delta` and write `meta`, each committed to the WAL.
+    Returns the open database (the caller must not close it, see the module docstring),
+    the row counts it holds now and the edges the compaction wrote again (0 without one)."""
+    opened = Opened(db_path, buffer_pool)
+    conn = opened.conn
+    if expected_generation is not None:
+        found = generation_of(conn)
+        if found != expected_generation:
+            raise DeltaWriteError(
+                f"the database holds generation {found}, not {expected_generation}"
+            )
+    for d in replay:
+        apply_delta(_Conn(conn), d, guard=False)
+    rewritten = compact(conn) if compact_after_replay else 0
+    apply_delta(_Conn(conn), delta, guard=False)
+    write_meta(conn, db_path.parent, meta)
+    return opened, count_rows(conn), rewritten

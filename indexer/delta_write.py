@@ -1,0 +1,76 @@
+"""The database of an incremental generation: the spare brought forward, or a copy.
+
+`write_delta` puts a database holding the live generation's content plus `delta`
+into the new generation's folder without touching the live one:
+- the spare database (graph/spare.py), moved in and brought level with the live
+  generation by replaying the live generation's own delta, when there is one;
+- otherwise a copy of the live database (the first edit after an index made by an
+  older version, or when the previous generation was still read at publish time).
+Either way the deltas are committed to the database's WAL by a child process
+(indexer/wal_commit.py), and the run's delta is recorded in the folder for the next
+run's replay. A spare that fails (damaged, another generation than its record says)
+is dropped and the write is done again on a copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codeimpact.graph import layout, spare, wal_store
+from codeimpact.graph.delta import GraphDelta, clone_database
+from codeimpact.graph.delta_log import save_delta
+from codeimpact.indexer import wal_commit
+
+
+@dataclass
+class DeltaWrite:
+    rows: dict[str, int]  # row counts of the database written
+    source: str  # "spare" (brought forward, `replayed` deltas) or "copy"
+    replayed: int = 0
+    compacted: bool = False
+    edges_rewritten: int = 0  # by the compaction (graph/wal_store.py)
+
+    def counts(self) -> dict[str, int]:
+        """For the run's report (`delta`)."""
+        return {"spare_used": int(self.source == "spare"), "deltas_replayed": self.replayed,
+                "compacted": int(self.compacted), "edges_rewritten": self.edges_rewritten}  # fmt: skip
+
+
+def _clear_db(gen: layout.Generation) -> None:
+    for name in (layout.DB_FILENAME, layout.DB_FILENAME + spare.WAL_SUFFIX):
+        with contextlib.suppress(FileNotFoundError):
+            (gen.path / name).unlink()
+
+
+def write_delta(idx: Path, live: layout.Generation, gen: layout.Generation, delta: GraphDelta,
+                meta: dict[str, Any], buffer_pool: int) -> DeltaWrite:  # fmt: skip
+    """Write `gen`'s database: `live`'s content plus `delta`, and Meta = `meta`."""
+    meta = {**meta, "generation": gen.number}
+    taken = spare.take(idx, live, gen)
+    result = None
+    if taken is not None:
+        compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
+        try:
+            rows, rewritten = wal_commit.commit(
+                gen.db_path, taken.generation, taken.replay, delta, meta,
+                compact_after_replay=compact, buffer_pool=buffer_pool,
+            )  # fmt: skip
+            result = DeltaWrite(rows, "spare", len(taken.replay), compact, rewritten)
+        except Exception:  # a spare that cannot be brought forward: copy the live one instead
+            _clear_db(gen)
+    if result is None:
+        clone_database(live, gen)
+        rows, _ = wal_commit.commit(gen.db_path, live.number, [], delta, meta,
+                                    compact_after_replay=False, buffer_pool=buffer_pool)  # fmt: skip
+        result = DeltaWrite(rows, "copy")
+    save_delta(gen.path, delta)
+    return result
+
+
+def salvager(idx: Path, live: layout.Generation):
+    """For `layout.publish`: keep the database of `live` (about to be replaced) as the
+    spare when its folder is removed."""
+    return spare.salvager(idx, live.number)

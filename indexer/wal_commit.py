@@ -1,0 +1,102 @@
+"""Commit an incremental run's deltas to a database's WAL from a child process.
+
+Kùzu checkpoints when a database is closed (and when the object is freed), which
+would cost a small delta 50-100 ms and rewrite the file (graph/wal_store.py). The
+write therefore runs in a forked child that ends with `os._exit` after the commit,
+so no destructor runs: the WAL holds the committed delta and the file is as it was.
+The child sends back the row counts (or the exception it raised) through a pipe and
+dies with its parent.
+
+When this process runs other threads a fork is unsafe (a lock another thread holds
+would stay held in the child); the write then runs here and the database is closed
+normally, checkpoint included (slower, same content).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+from codeimpact.graph import wal_store
+from codeimpact.graph.delta import GraphDelta
+
+
+class DeltaChildDied(RuntimeError):
+    """The child ended without an answer (killed, or a crash in native code)."""
+
+
+def _die_with_parent() -> None:
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def commit(db_path: Path, expected_generation: int | None, replay: list[GraphDelta],
+           delta: GraphDelta, meta: dict[str, Any], *, compact_after_replay: bool,
+           buffer_pool: int) -> tuple[dict[str, int], int]:  # fmt: skip
+    """Apply `replay`, `delta` and `meta` to the database at `db_path` (see
+    wal_store.write_deltas); returns its row counts and the edges a compaction wrote
+    again. Raises what the write raised."""
+    args = (db_path, expected_generation, replay, delta, meta)
+    kwargs = {"compact_after_replay": compact_after_replay, "buffer_pool": buffer_pool}
+    if threading.active_count() > 1:
+        opened, counts, rewritten = wal_store.write_deltas(*args, **kwargs)
+        opened.close_checkpointed()
+        return counts, rewritten
+    parent = os.getpid()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 0
+        try:
+            os.close(read_end)
+            _die_with_parent()
+            if os.getppid() != parent:
+                os._exit(1)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+            _opened, counts, rewritten = wal_store.write_deltas(*args, **kwargs)
+            answer = ("ok", (counts, rewritten))
+        except BaseException as e:  # everything goes to the parent, which raises it
+            code = 1
+            try:
+                answer = ("error", pickle.dumps(e), f"{type(e).__name__}: {e}")
+            except Exception:
+                answer = ("error", None, f"{type(e).__name__}: {e}")
+        try:
+            data = pickle.dumps(answer)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view) :]
+        finally:
+            os._exit(code)  # no destructor runs: Kùzu must not checkpoint
+    os.close(write_end)
+    try:
+        data = _read_all(read_end)
+    finally:
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+    if not data:
+        raise DeltaChildDied(f"the database writer exited without an answer (status {status})")
+    answer = pickle.loads(data)
+    if answer[0] == "ok":
+        return answer[1]
+    error = None
+    with contextlib.suppress(Exception):
+        error = pickle.loads(answer[1]) if answer[1] is not None else None
+    raise error if isinstance(error, BaseException) else RuntimeError(answer[2])
