@@ -107,8 +107,8 @@ def analyze(python: str, repo: Path, *extra: str) -> Run:
     t = time.perf_counter()
     out = subprocess.run(
         [python, "-m", "codeimpact", "analyze", "--index-only", "--json", *extra, str(repo)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        capture_output=True, text=True, cwd=repo,  # not a checkout's folder: `-m` would
+    )  # fmt: skip                               # import its codeimpact/ over the venv's
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode:
