@@ -39,6 +39,7 @@ from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.delta_write import salvager, write_delta
 from codeimpact.indexer.discover import SourceFile, discover
+from codeimpact.indexer.extraction import PARALLEL_MIN_BYTES, facts_for, facts_of_blob  # noqa: F401
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
@@ -57,16 +58,29 @@ from codeimpact.indexer.plan import (
     touched_names,
     used_names,
 )
-from codeimpact.indexer.reading import extract_many, extract_source, read_source
+from codeimpact.indexer.reading import read_source
+from codeimpact.indexer.report import (  # noqa: F401 (AnalyzeReport, Progress: read from here too)
+    AnalyzeReport,
+    FileRecord,
+    Progress,
+    incomplete_record,
+)
+from codeimpact.indexer.resolution import (
+    _resolve_encoded,
+    changed_modules,
+    hierarchy_changes,
+    make_projects,
+    module_names,
+    resolve_paths,
+    summaries_of,
+)
 from codeimpact.indexer.resolve_workers import resolve_parallel
-from codeimpact.indexer.resolved import ResolvedFile
 from codeimpact.indexer.state import (
     FilesState,
     FileState,
     GraphState,
     load_files_state,
     load_graph_state,
-    resolved_blob,
     save_files_state,
     save_graph_state,
 )
@@ -77,16 +91,11 @@ from codeimpact.indexer.tables import (
     write_full_generation,
     write_snapshot_arrays,
 )
-from codeimpact.indexer.workers import extract_parallel
-from codeimpact.native.runner import native_status
 
 if TYPE_CHECKING:
     from codeimpact.indexer import full_graph
 
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
-# Below this, worker start-up costs more than it saves (and no file is big enough to hang).
-PARALLEL_MIN_BYTES = 256 * 1024
 # Below this many files a full build resolves in this process: forking costs more.
 PARALLEL_RESOLVE_MIN = 200
 # A change to more than this share of the files is cheaper as a full rebuild.
@@ -97,85 +106,6 @@ FULL_REBUILD_SHARE = 1 / 3
 WIDE_RESOLVE_MIN = 256
 # A file modified this close to the last scan may have changed within one mtime tick.
 RACY_NS = 2_000_000_000
-
-
-@dataclass
-class FileRecord:
-    """One discovered file after reading: what the File table and the freshness check need."""
-
-    path: str
-    language: str
-    size: int
-    content_hash: str
-    status: str
-    detail: str
-    lines: int = 0
-    is_test: bool = False
-    mtime_ns: int = 0
-
-
-@dataclass
-class AnalyzeReport:
-    repo: str
-    mode: str  # full | incremental | unchanged
-    generation: int
-    files: int
-    files_by_status: dict[str, int]
-    symbols: int
-    edges: dict[str, int]
-    calls: dict[str, int]
-    incomplete: list[dict]
-    seconds: float
-    timings: dict[str, float] = field(default_factory=dict)
-    memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
-    reason: str = ""  # why this mode was chosen
-    changes: dict[str, int] = field(default_factory=dict)  # added/modified/deleted/renamed
-    parsed: int = 0  # files extracted (not taken from a cache)
-    resolved: int = 0  # files resolved
-    delta: dict[str, int] = field(default_factory=dict)
-    # which extraction path this process runs (native/runner.py's NativeStatus)
-    extraction: dict = field(default_factory=lambda: native_status().as_json())
-    notes: list[str] = field(default_factory=list)  # e.g. a stale lock taken over
-
-    def summary(self) -> str:
-        """One sentence, in every mode: what this run did, then what the index holds."""
-        if self.mode == "unchanged":
-            return (
-                f"index is up to date ({self.files} files, {self.symbols} symbols): no file "
-                f"changed and HEAD did not move, nothing to do; {self.seconds:.2f}s"
-            )
-        if self.mode == "incremental":
-            changed = ", ".join(f"{v} {k}" for k, v in self.changes.items() if v)
-            if changed:
-                did = (
-                    f"updated the index of {self.files} files ({changed}; re-parsed "
-                    f"{self.parsed}, re-resolved {self.resolved})"
-                )
-            else:
-                why = "HEAD moved" if self.reason == "HEAD moved" else self.reason or "no reason"
-                did = (
-                    f"updated the index of {self.files} files ({why}, no file changed; "
-                    f"re-resolved {self.resolved})"
-                )
-        else:
-            did = f"indexed {self.files} files from scratch" + (
-                f" ({self.reason})" if self.reason else ""
-            )
-        edges = ", ".join(f"{k} {v}" for k, v in sorted(self.edges.items()) if v) or "no edges"
-        extra = f", {len(self.incomplete)} incomplete" if self.incomplete else ""
-        return (
-            f"{did}: {self.symbols} symbols; {edges}; "
-            f"{self.calls.get('unresolved', 0)} unresolved calls{extra}; {self.seconds:.2f}s"
-        )
-
-
-def incomplete_record(rec: FileRecord) -> dict | None:
-    if rec.status == "ok":
-        return None
-    if rec.status == "partial":
-        return {"code": "parse_error", "path": rec.path, "detail": rec.detail}
-    code = rec.status.split(":", 1)[1]
-    return {"code": code, "path": rec.path, "detail": rec.detail}
 
 
 def check_repo(path: str | os.PathLike) -> Path:
@@ -311,190 +241,6 @@ def scan(
     return records, data
 
 
-def extract_files(
-    todo: list[tuple[str, str, bytes]],
-    options: RunOptions,
-    progress: Progress | None,
-    timeout_s: float,
-    on_blob: Callable[[str, bytes], None],
-) -> tuple[int, dict[str, str]]:
-    """Extract the given files, handing each facts blob to `on_blob(path, blob)` as it is
-    made (nothing keeps it here); returns how many were extracted and the files that failed
-    (path -> reason).
-
-    Worker processes do the work (with the per-file time limit) unless there is too
-    little of it to pay for them."""
-    nbytes = sum(len(d) for _, _, d in todo)
-    workers = options.processes()
-    if nbytes < PARALLEL_MIN_BYTES and (workers <= 1 or len(todo) < 8):
-        for i, item in enumerate(todo):
-            for path, blob in extract_many([item]):
-                on_blob(path, blob)
-            if progress and (i % 16 == 0 or i + 1 == len(todo)):
-                progress("extract", i + 1, len(todo))
-        return len(todo), {}
-    return extract_parallel(todo, workers, timeout_s, progress, on_blob)
-
-
-def facts_for(
-    repo: Path,
-    max_size: int,
-    records: list[FileRecord],
-    data: dict[str, bytes],
-    cache: FactsCache,
-    options: RunOptions,
-    progress: Progress | None,
-    timeout_s: float,
-    meanwhile: Callable[[], None] | None = None,
-) -> tuple[dict[str, FileFacts], int]:
-    """Facts of every parseable record, from the cache or by extraction; each record takes
-    the status its facts report. Returns the facts and how many files were extracted.
-    `meanwhile` runs once here when the first file is extracted, while the workers go on.
-
-    A blob is decoded as it arrives, while the workers go on, and not kept: no file's facts
-    are held twice."""
-    facts: dict[str, FileFacts] = {}
-    todo: list[tuple[str, str, bytes]] = []
-    by_path = {r.path: r for r in records}
-
-    def take(path: str, blob: bytes) -> None:
-        rec = by_path[path]
-        f = facts[path] = facts_of_blob(rec, blob, repo, max_size, cache)
-        if f.status != "ok":
-            rec.status, rec.detail = f.status, f.error
-
-    for rec in records:
-        if rec.status.startswith("skipped:"):
-            continue
-        blob = cache.get(rec.content_hash)
-        if blob is not None:
-            take(rec.path, blob)
-        elif rec.path in data:
-            todo.append((rec.path, rec.language, data[rec.path]))
-        else:  # taken as unchanged by the scan, but its facts are not cached: read it now
-            rr = read_source(str(repo), rec.path, max_size)
-            rec.size, rec.content_hash, rec.status, rec.detail = (
-                rr.size, rr.content_hash, rr.status, rr.detail
-            )  # fmt: skip
-            if rr.data is not None:
-                todo.append((rec.path, rec.language, rr.data))
-
-    def extracted(path: str, blob: bytes) -> None:
-        nonlocal meanwhile
-        cache.put(by_path[path].content_hash, blob)
-        take(path, blob)
-        if meanwhile is not None:
-            job, meanwhile = meanwhile, None
-            job()
-
-    n, failed = extract_files(todo, options, progress, timeout_s, extracted)
-    for path, why in failed.items():
-        code, _, detail = why.partition(": ")
-        # recorded like an unreadable file: kept in the File table, no symbols
-        by_path[path].status = f"skipped:{code}"
-        by_path[path].detail = detail
-    return facts, n
-
-
-def facts_of_blob(
-    rec: FileRecord, blob: bytes | None, repo: Path, max_size: int, cache: FactsCache
-) -> FileFacts:
-    """The facts in a blob; a missing blob or one of another format is extracted again from
-    the file (and cached when the file still has the content the run recorded)."""
-    if blob is not None:
-        with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
-            return FileFacts.from_bytes(blob)
-    rr = read_source(str(repo), rec.path, max_size)
-    blob = extract_source(rec.language, rr.data or b"")
-    if rr.content_hash == rec.content_hash:
-        cache.put(rec.content_hash, blob)
-    return FileFacts.from_bytes(blob)
-
-
-# ---------------------------------------------------------------------- resolving
-def make_projects(
-    facts: LazyFacts, lang_of: dict[str, str], configs: dict[str, str], prior: Prior | None = None
-) -> dict[str, object]:
-    """language -> its resolver project; languages of one resolver group share the project."""
-    by_group: dict[str, list[str]] = {}
-    for path in facts:
-        by_group.setdefault(LANGUAGES[lang_of[path]].group, []).append(path)
-    built: dict[str, object] = {}
-    projects: dict[str, object] = {}
-    for lang in sorted({lang_of[p] for p in facts}):
-        spec = LANGUAGES[lang]
-        if spec.group not in built:
-            files = facts.subset(by_group[spec.group])
-            built[spec.group] = spec.make_project(files, configs, prior)
-        projects[lang] = built[spec.group]
-    return projects
-
-
-def _resolve_encoded(
-    projects: dict[str, object], lang_of: dict[str, str], facts: dict[str, FileFacts], path: str
-) -> tuple[bytes, bytes]:
-    """One file's resolved output and lookup keys, encoded to travel from a worker."""
-    rf = projects[lang_of[path]].resolve_file(path)
-    return resolved_blob(rf), lookup_keys_blob(facts[path])
-
-
-def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
-    """path -> the resolver's summary of the file, for the next run's `Prior`."""
-    out: dict[str, bytes] = {}
-    for project in {id(p): p for p in projects.values()}.values():
-        summaries = getattr(project, "summaries", None)
-        if summaries is not None:
-            out.update((p, marshal.dumps(v)) for p, v in summaries().items())
-    return out
-
-
-def hierarchy_changes(
-    projects: dict[str, object], before: dict[str, tuple], group_of: dict[str, str]
-) -> dict[str, tuple[set[str], set[str]]]:
-    """Per resolver group, the (value names, edge names) its project reports as reaching a
-    changed class hierarchy (`before`: the previous run's summaries; each project is handed
-    those of its own group's files)."""
-    out: dict[str, tuple[set[str], set[str]]] = {}
-    for project in {id(p): p for p in projects.values()}.values():
-        hook = getattr(project, "hierarchy_changes", None)
-        if hook is None or not project.paths:
-            continue
-        group = group_of[project.paths[0]]
-        out[group] = hook({p: v for p, v in before.items() if group_of.get(p) == group})
-    return out
-
-
-def changed_modules(modules: dict, before: dict, lang_of: dict[str, str], paths,
-                    changed_langs: set) -> set[str]:  # fmt: skip
-    """Files whose module name (all that resolution depends on beyond names) changed."""
-    out: set[str] = set()
-    for lang, names in modules.items():
-        old = before.get(lang)
-        if names is None or not isinstance(old, dict):
-            # no module names to compare: every file of a changed language, no parsing
-            if lang in changed_langs:
-                out |= {p for p in paths if lang_of[p] == lang}
-            continue
-        out |= {p for p, m in names.items() if old.get(p) != m}
-    return out
-
-
-def module_names(projects: dict[str, object]) -> dict[str, dict[str, str] | None]:
-    """Per language, path -> module name; None for a resolver that does not expose them."""
-    out: dict[str, dict[str, str] | None] = {}
-    for lang, project in projects.items():
-        names = getattr(project, "module_names", None)
-        out[lang] = names() if names is not None else None
-    return out
-
-
-def resolve_paths(
-    projects: dict[str, object], lang_of: dict[str, str], paths
-) -> dict[str, ResolvedFile]:
-    return {p: projects[lang_of[p]].resolve_file(p) for p in sorted(paths)}
-
-
-# ---------------------------------------------------------------------- the run
 def _configs_digest(configs: dict[str, str]) -> str:
     h = hashlib.sha256()
     for path in sorted(configs):

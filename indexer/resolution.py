@@ -1,0 +1,103 @@
+"""The resolver projects of a run (one per language group, lang/api.py's ResolverProject), what
+incremental runs compare between them (summaries, hierarchy and module-name changes), and
+resolving a set of paths with them."""
+
+from __future__ import annotations
+
+import marshal
+
+from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang.api import FileFacts, Prior
+from codeimpact.indexer.lazy_facts import LazyFacts
+from codeimpact.indexer.plan import (
+    lookup_keys_blob,
+)
+from codeimpact.indexer.resolved import ResolvedFile
+from codeimpact.indexer.state import (
+    resolved_blob,
+)
+
+
+def make_projects(
+    facts: LazyFacts, lang_of: dict[str, str], configs: dict[str, str], prior: Prior | None = None
+) -> dict[str, object]:
+    """language -> its resolver project; languages of one resolver group share the project."""
+    by_group: dict[str, list[str]] = {}
+    for path in facts:
+        by_group.setdefault(LANGUAGES[lang_of[path]].group, []).append(path)
+    built: dict[str, object] = {}
+    projects: dict[str, object] = {}
+    for lang in sorted({lang_of[p] for p in facts}):
+        spec = LANGUAGES[lang]
+        if spec.group not in built:
+            files = facts.subset(by_group[spec.group])
+            built[spec.group] = spec.make_project(files, configs, prior)
+        projects[lang] = built[spec.group]
+    return projects
+
+
+def _resolve_encoded(
+    projects: dict[str, object], lang_of: dict[str, str], facts: dict[str, FileFacts], path: str
+) -> tuple[bytes, bytes]:
+    """One file's resolved output and lookup keys, encoded to travel from a worker."""
+    rf = projects[lang_of[path]].resolve_file(path)
+    return resolved_blob(rf), lookup_keys_blob(facts[path])
+
+
+def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
+    """path -> the resolver's summary of the file, for the next run's `Prior`."""
+    out: dict[str, bytes] = {}
+    for project in {id(p): p for p in projects.values()}.values():
+        summaries = getattr(project, "summaries", None)
+        if summaries is not None:
+            out.update((p, marshal.dumps(v)) for p, v in summaries().items())
+    return out
+
+
+def hierarchy_changes(
+    projects: dict[str, object], before: dict[str, tuple], group_of: dict[str, str]
+) -> dict[str, tuple[set[str], set[str]]]:
+    """Per resolver group, the (value names, edge names) its project reports as reaching a
+    changed class hierarchy (`before`: the previous run's summaries; each project is handed
+    those of its own group's files)."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for project in {id(p): p for p in projects.values()}.values():
+        hook = getattr(project, "hierarchy_changes", None)
+        if hook is None or not project.paths:
+            continue
+        group = group_of[project.paths[0]]
+        out[group] = hook({p: v for p, v in before.items() if group_of.get(p) == group})
+    return out
+
+
+def changed_modules(modules: dict, before: dict, lang_of: dict[str, str], paths,
+                    changed_langs: set) -> set[str]:  # fmt: skip
+    """Files whose module name (all that resolution depends on beyond names) changed."""
+    out: set[str] = set()
+    for lang, names in modules.items():
+        old = before.get(lang)
+        if names is None or not isinstance(old, dict):
+            # no module names to compare: every file of a changed language, no parsing
+            if lang in changed_langs:
+                out |= {p for p in paths if lang_of[p] == lang}
+            continue
+        out |= {p for p, m in names.items() if old.get(p) != m}
+    return out
+
+
+def module_names(projects: dict[str, object]) -> dict[str, dict[str, str] | None]:
+    """Per language, path -> module name; None for a resolver that does not expose them."""
+    out: dict[str, dict[str, str] | None] = {}
+    for lang, project in projects.items():
+        names = getattr(project, "module_names", None)
+        out[lang] = names() if names is not None else None
+    return out
+
+
+def resolve_paths(
+    projects: dict[str, object], lang_of: dict[str, str], paths
+) -> dict[str, ResolvedFile]:
+    return {p: projects[lang_of[p]].resolve_file(p) for p in sorted(paths)}
+
+
+# ---------------------------------------------------------------------- the run
