@@ -7,7 +7,8 @@ first. A fixture requesting its own name (an override) starts past itself. The t
 on the fixture (a CALLS edge, rule `fixture`) and the parameter holds what the fixture
 returns (`runner` from `return CliRunner()` makes `runner.invoke` CliRunner.invoke).
 
-Not covered (the facts do not hold them yet): `yield` values (no fact for a yield),
+Not covered (the facts do not hold them yet): `yield` values of unannotated fixtures (no fact
+for a yield; an `Iterator[T]`/`Generator[T, ...]` annotation types the parameter as T),
 `autouse=True` (decorator arguments are not facts), `usefixtures("name")` and
 `request.getfixturevalue("name")` (string arguments are not facts), `@pytest.fixture(name=)`.
 """
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.api import SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.python.index import FileIndex
+from codeimpact.indexer.lang.python.index import FileIndex, split_top
 
 _FUNCTION_KINDS = ("function", "method")
+_GENERATORS = frozenset(("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator"))
 
 
 def is_fixture(sym: SymbolFact | None) -> bool:
@@ -76,7 +78,18 @@ class Fixtures:
         if found is None:
             return None
         value = self.call_result(("sym", *found), depth + 1)
+        ffi = self.files[found[0]]
+        if all(r.value[:4] == "ann:" for r in ffi.returns.get(found[1], ())):
+            # no `return`: a yield fixture declared `-> Iterator[T]` gives its parameter a T
+            value = self._yielded(ffi, found[1], depth) or value
         return (value, "fixture") if value is not None else None
+
+    def _yielded(self, fi: FileIndex, local: str, depth: int):
+        for r in fi.returns.get(local, ()):
+            head, _, args = r.value.removeprefix("ann:").partition("[")
+            if r.value.startswith("ann:") and head.rpartition(".")[2] in _GENERATORS and args:
+                return self.eval_type(fi, local, split_top(args[:-1], ",")[0], depth + 1)
+        return None
 
     def fixture_edges(self, fi: FileIndex, edges: Edges) -> None:
         """A test (or fixture) calls the fixtures its parameters request."""

@@ -50,7 +50,11 @@ import pytest
 def app(app):
     return app
 # path: tests/sub/test_cli.py
+from collections.abc import Iterator
+
 import pytest
+
+from app import Client
 
 
 #v calls: <external>::pytest.fixture (import)
@@ -78,6 +82,18 @@ def test_override(app, client):
     app.test_client()
   #     ^ calls: app.App.test_client (fixture)
     client.get()
+  #        ^ calls: app.Client.get (fixture)
+
+
+@pytest.fixture
+def served() -> Iterator[Client]:
+    yield Client()
+  #       ^ calls: app.Client (import)
+
+
+def test_served(served):
+  #  ^ calls: tests.sub.test_cli.served (fixture)
+    served.get()
   #        ^ calls: app.Client.get (fixture)
 
 
