@@ -10,6 +10,7 @@ from __future__ import annotations
 from codeimpact.indexer.lang import (
     cfamily,
     csharp,
+    dart,
     go,
     java,
     kotlin,
@@ -36,6 +37,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         php.SPEC,
         kotlin.SPEC,
         swift.SPEC,
+        dart.SPEC,
     )
 }
 

@@ -28,7 +28,7 @@ from lang import harness  # noqa: E402
 CODE_SUFFIXES = {".py": "#", ".pyi": "#", ".ts": "//", ".tsx": "//", ".js": "//", ".jsx": "//",
                  ".mjs": "//", ".cjs": "//", ".go": "//", ".java": "//", ".rs": "//", ".c": "//",
                  ".h": "//", ".cpp": "//", ".hpp": "//", ".cc": "//", ".cs": "//", ".rb": "#",
-                 ".php": "//", ".kt": "//", ".swift": "//"}  # fmt: skip
+                 ".php": "//", ".kt": "//", ".swift": "//", ".dart": "//"}  # fmt: skip
 _CTOR = {"__init__", "constructor", "<init>", "new"}
 
 

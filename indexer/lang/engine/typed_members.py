@@ -16,7 +16,19 @@ from codeimpact.indexer.lang.engine.hierarchy import breadth_first
 from codeimpact.indexer.lang.engine.rules import weakest
 
 TYPE_KINDS = frozenset(
-    {"class", "interface", "enum", "struct", "union", "type_alias", "trait", "module", "object"}
+    {
+        "class",
+        "interface",
+        "enum",
+        "struct",
+        "union",
+        "type_alias",
+        "trait",
+        "module",
+        "object",
+        "mixin",
+        "extension",
+    }
 )
 CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
 # what holds a value a member access reads: fields, and properties (C#: a field with accessors)
