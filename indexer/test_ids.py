@@ -9,7 +9,8 @@ narrowest id its language's runner accepts that runs it:
 - go: `go test -run '^TestX$' ./pkg`;
 - rust: the test's path inside its crate, as `cargo test` lists and filters it;
 - java: `Class#method` (Maven Surefire's `-Dtest`);
-- typescript / javascript: the test file (jest, vitest, mocha take files).
+- typescript / javascript: the test file (jest, vitest, mocha take files);
+- csharp, ruby, php, kotlin, swift, dart: test_ids_more.py.
 
 Test code that is not itself a test (a helper, a fixture, `setUp`, a conftest)
 gets the id of what runs it (its class, file or folder) with `exact=False`.
@@ -303,6 +304,12 @@ RUN_ID_BY_LANGUAGE: dict[str, Callable[[TestSymbol], RunId]] = {
     "tsx": jest_file_id,
     "javascript": jest_file_id,
 }
+
+
+# C#, Ruby, PHP, Kotlin, Swift and Dart: their module builds on RunId and TestSymbol above
+from codeimpact.indexer import test_ids_more  # noqa: E402
+
+RUN_ID_BY_LANGUAGE.update(test_ids_more.RUN_IDS)
 
 
 def run_id_of(language: str | None, t: TestSymbol) -> RunId:

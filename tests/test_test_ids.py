@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -90,6 +91,54 @@ def test_go_rust_java_and_typescript_ids():
     spec = ti.jest_file_id(sym("src/a.test.ts", "x", "function"))
     assert (spec.run_id, spec.exact) == ("src/a.test.ts", True)
     assert ti.jest_file_id(sym("src/__tests__/util.ts", "", "module")).exact
+
+
+def test_csharp_ruby_php_kotlin_swift_and_dart_ids():
+    cs = ti.run_id_of("csharp", sym("tests/CartTests.cs", "CartTests.Adds", "method",
+                                    "Acme.Tests.CartTests.Adds"))  # fmt: skip
+    assert (cs.run_id, cs.exact) == (
+        'dotnet test --filter "FullyQualifiedName~Acme.Tests.CartTests.Adds"', True)  # fmt: skip
+    minitest = ti.run_id_of("ruby", sym("test/cart_test.rb", "CartTest.test_adds", "method"))
+    assert (minitest.run_id, minitest.exact) == ("ruby -Itest test/cart_test.rb -n test_adds", True)
+    spec = ti.run_id_of("ruby", sym("spec/cart_spec.rb", "", "module"))
+    assert (spec.run_id, spec.exact) == ("rspec spec/cart_spec.rb", True)
+    php = ti.run_id_of("php", sym("tests/CartTest.php", "CartTest.testAdd", "method"))
+    assert php.run_id == "phpunit --filter CartTest::testAdd tests/CartTest.php"
+    helper = ti.run_id_of("php", sym("tests/CartTest.php", "CartTest.makeCart", "method"))
+    assert (helper.run_id, helper.exact) == ("phpunit tests/CartTest.php", False)
+    kt = ti.run_id_of("kotlin", sym("src/test/kotlin/CartTest.kt", "CartTest.adds", "method",
+                                    "com.acme.CartTest.adds"))  # fmt: skip
+    assert kt.run_id == "gradle test --tests com.acme.CartTest.adds"
+    swift = ti.run_id_of("swift", sym("Tests/ShopTests/CartTests.swift", "CartTests.testAdd",
+                                      "method"))  # fmt: skip
+    assert swift.run_id == "swift test --filter ShopTests.CartTests/testAdd"
+    # a package:test block inside main: its groups' and its own descriptions, as a regex
+    dart = ti.run_id_of("dart", sym("test/cart_test.dart", "main.Cart.v1_2 adds", "function"))
+    assert dart.run_id == "dart test test/cart_test.dart --name '^Cart v1[._]2 adds( |$)'"
+    group = ti.run_id_of("dart", sym("test/cart_test.dart", "main.Cart", "function"))
+    assert group.key == dart.key[: len(group.key)]  # a group's id runs its tests
+    main_ = ti.run_id_of("dart", sym("test/cart_test.dart", "main", "function"))
+    assert (main_.run_id, main_.exact) == ("dart test test/cart_test.dart", False)
+    assert ti.run_id_of("cpp", sym("tests/a_test.cpp", "f", "function")).run_id == (
+        "tests/a_test.cpp")  # fmt: skip
+
+
+def test_dart_tests_only_names_the_blocks_that_reach_a_change(tmp_path):
+    """The fixture package's test blocks, each a `dart test --name` of its descriptions."""
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+    from lang import harness
+
+    source = Path(__file__).resolve().parent / "lang" / "dart" / "pub_package.dart"
+    files = harness.project_files(source)
+    root = committed_repo(tmp_path / "shop", files)
+    analyze(root, IndexConfig(), RunOptions(workers=1))
+    cart = files["lib/src/cart.dart"]
+    write_files(root, {"lib/src/cart.dart": cart.replace("_lines.add(l);", "_lines.add(l); // x")})
+    assert printed_ids(root, "detect-changes") == [
+        "dart test test/cart_test.dart --name '^Cart checkout saves the order( |$)'",
+        "dart test test/cart_test.dart --name '^Cart empty order totals 0( |$)'",
+    ]
 
 
 def test_selection_dedupes_drops_held_helpers_and_ids_inside_others():
