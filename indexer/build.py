@@ -45,7 +45,7 @@ from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.incremental import compute_delta, node_arrays, node_ranks
-from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang import LANGUAGES, content_language, same_spec
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
@@ -207,7 +207,7 @@ def scan(
         old = previous.get(sf.path) if previous else None
         if (
             old is not None
-            and old.language == sf.language
+            and same_spec(old.language, sf.language)
             and old.size == sf.size
             and old.mtime_ns == mtime
             and mtime < scanned_at_ns - RACY_NS
@@ -215,7 +215,7 @@ def scan(
             records.append(
                 FileRecord(
                     sf.path,
-                    sf.language,
+                    old.language,
                     old.size,
                     old.content_hash,
                     old.status,
@@ -227,7 +227,8 @@ def scan(
             )
             continue
         rr = read_source(root, sf.path, config.max_file_size)
-        rec = FileRecord(sf.path, sf.language, rr.size, rr.content_hash, rr.status, rr.detail)
+        lang = content_language(sf.language, rr.data)  # a `.h` holding C++ is cpp
+        rec = FileRecord(sf.path, lang, rr.size, rr.content_hash, rr.status, rr.detail)
         if old is not None and rr.status == "ok" and old.content_hash == rr.content_hash:
             # same bytes, same facts: the status extraction gave them (ok or partial) stands
             if old.status in ("ok", "partial"):

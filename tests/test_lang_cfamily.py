@@ -66,3 +66,28 @@ def test_c_and_cpp_rows_carry_their_language(tmp_path):
         ("app::Calc::run", "method", "cpp"),
     ]
     assert [tuple(c) for c in calls] == [("app::Calc::run", "lib.c::add", "import")]
+
+
+def _file_languages(repo) -> dict[str, str]:
+    with Index.open(repo) as index:
+        _, rows = index.reader.query("MATCH (f:File) RETURN f.path, f.language")
+    return dict(map(tuple, rows))
+
+
+def test_a_header_holding_cpp_is_a_cpp_file_and_follows_its_content(tmp_path):
+    """File.language of a `.h` is what its code is (the facts' language), in a full run, an
+    unchanged rerun (not read again) and after an edit that makes it plain C."""
+    (tmp_path / "lib.h").write_text("int add(int a, int b);\n")
+    (tmp_path / "shape.h").write_text(
+        "namespace geo {\nclass Shape {\npublic:\n  int area();\n};\n}\n"
+    )
+    (tmp_path / "app.cpp").write_text('#include "shape.h"\nint geo::Shape::area() { return 1; }\n')
+    analyze(tmp_path, IndexConfig(), RunOptions(workers=1))
+    want = {"lib.h": "c", "shape.h": "cpp", "app.cpp": "cpp"}
+    assert _file_languages(tmp_path) == want
+    analyze(tmp_path, IndexConfig(), RunOptions(workers=1))
+    assert _file_languages(tmp_path) == want
+    (tmp_path / "shape.h").write_text("struct shape { int w; };\nint area(struct shape *s);\n")
+    report = analyze(tmp_path, IndexConfig(), RunOptions(workers=1))
+    assert report.mode == "incremental"
+    assert _file_languages(tmp_path) == {**want, "shape.h": "c"}

@@ -44,6 +44,25 @@ LANGUAGES: dict[str, LanguageSpec] = {
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES.values() for ext in spec.extensions}
 
 
+def content_language(discovered: str, data: bytes | None) -> str:
+    """The language of a file its extension gave `discovered`, once its bytes are read
+    (LanguageSpec.language_of: a `.h` holding C++ is `cpp`)."""
+    spec = LANGUAGES[discovered]
+    if spec.language_of is None or data is None:
+        return discovered
+    return spec.language_of(data)
+
+
+def same_spec(recorded: str, discovered: str) -> bool:
+    """Whether a file recorded as `recorded` is still one when its extension says
+    `discovered` (its bytes unchanged: the content gave the recorded one)."""
+    if recorded == discovered:
+        return True
+    spec = LANGUAGES[discovered]
+    other = LANGUAGES.get(recorded)
+    return spec.language_of is not None and other is not None and other.group == spec.group
+
+
 def language_for(path: str, enabled: frozenset[str] | None = None) -> LanguageSpec | None:
     dot = path.rfind(".")
     if dot < 0:

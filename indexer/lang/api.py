@@ -175,6 +175,7 @@ class Language(Protocol):
     extract_version: int  # EXTRACT_VERSION
     resolve_version: int  # RESOLVE_VERSION
     config_files: tuple[str, ...]  # project files the resolver reads (tsconfig.json, go.mod)
+    language_of: Callable[[bytes], str] | None  # File.language by content (a C++ `.h`)
     package: str  # the language's package: its query files and hooks (identity digests)
 
     def extract(self, source: bytes) -> FileFacts: ...
@@ -218,6 +219,10 @@ class LanguageSpec:
     # Basenames of project files the resolver reads (tsconfig.json, go.mod, ...); discovery
     # hands their text to the resolver as `configs` (path -> text), so resolution stays pure.
     config_files: tuple[str, ...] = ()
+    # The language of one of its files by the file's bytes, where the extension does not
+    # decide (a `.h` holding C++ is `cpp`): File.language; None: the spec's own name. It
+    # returns a language of the same resolver group.
+    language_of: Callable[[bytes], str] | None = None
     # Languages with the same group share one resolver project (TS files import JS files);
     # "" means the language's own name.
     resolver_group: str = ""

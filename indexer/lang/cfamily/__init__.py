@@ -25,6 +25,7 @@ C_SPEC = LanguageSpec(
     is_test_path=extract.is_test_path,
     resolver="codeimpact.indexer.lang.cfamily.resolve:CProject",
     config_files=("compile_commands.json",),
+    language_of=detect.language_of,
     resolver_group=GROUP,
     package=__name__,
 )
