@@ -187,6 +187,8 @@ class DartProject(JavaProject):
         if rest and "." not in rest and head in self.prefixes.get(fi.path, {}):
             return self.attr_pkg(("pkg", f"{fi.path}\n{head}"), rest, False, "import")
         r = super()._resolve_type(fi, scope, chain)
+        if r is not None and r[0][0] == "xsym" and r[0][1].startswith("<"):
+            return None  # a name `show`n from a repository library that declares no such type
         outside = self.outside.get(fi.path, ())
         if r is None and not rest and head[:1].isupper() and len(outside) == 1:
             return ("xsym", f"{outside[0]}.{head}"), "import"  # the one place left to look
@@ -222,9 +224,11 @@ class DartProject(JavaProject):
         targets = super().call_head(fi, scope, name, line, argc, depth)
         if targets and any(t[0][0] != "xsym" for t in targets):
             return targets
+        if any(self.scoped_entry(fi, s, name, None) for s in fi.outward(scope) if s):
+            return targets  # a local or parameter holding a function: its value is not known
         r = self.resolve_type(fi, scope, name)
-        if r is not None and r[0][0] == "sym":
-            return [(r[0], r[1], None)]
+        if r is not None and r[0][0] in ("sym", "xsym"):
+            return [(r[0], r[1], None)]  # a construction (of dart:core's types too)
         top = self._top(fi, name)
         if top is not None:
             return [(top[0], top[1], None)]

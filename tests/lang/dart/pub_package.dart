@@ -7,7 +7,8 @@
 // IMPLEMENTS, its method inherited), `super.save`; constructors: `Cart(repo)` (the class and
 // its unnamed constructor), named `Order.empty` redirecting to `this(...)`, factory
 // `Order.single`, `const Line(3)`; package:test's group/test blocks as test functions named
-// by their descriptions, test/setUp/expect belonging to package:test; print is dart:core's.
+// by their descriptions, test/setUp/expect belonging to package:test; print is dart:core's;
+// a call of a function-typed parameter stays unresolved.
 // (Unnamed constructors `Cart.<init>` and tests named with spaces are defined too; the
 // harness reads a definition's name at its column, so only their calls are asserted.)
 // exact: calls, imports, references, extends, implements
@@ -166,6 +167,9 @@ mixin Audit {
   void record(int id) => seen.add(id);
                       // ^ calls: <external>::dart.core.List.add (local-type)
     // ^ defines: shop.src.repo.Audit.record method
+  // a parameter holding a function: not a library of the one import from outside
+  int count(int Function(int) by) => by(seen.length);
+                                  // ^ unresolved: by
 }
 // path: lib/src/util.dart
 int clamp(int v, int lo, int hi) => v < lo ? lo : (v > hi ? hi : v);
