@@ -279,6 +279,31 @@ def test_a_conftest_fixture_change_re_resolves_its_tests(tmp_path):
     assert_same_as_full(repo, tmp_path)
 
 
+def test_an_override_a_library_base_calls_back_reaches_callers_that_never_name_it(tmp_path):
+    """client.get() on a subclass of werkzeug's Client runs the subclass's open() (the
+    entry-point table: Client.get calls self.open). Adding open() to the subclass re-resolves
+    the test, which names neither the subclass nor open."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/web.py": "from werkzeug.test import Client\n\nclass AppClient(Client):\n"
+        "    pass\n\ndef make():\n    return AppClient(None)\n",
+        "tests/test_web.py": "from pkg.web import make\n\ndef test_get():\n    make().get('/')\n",
+        "pkg/far.py": "def far():\n    return 1\n",
+    }
+    repo = make(tmp_path, files)
+    web = repo / "pkg/web.py"
+    web.write_text(
+        web.read_text().replace("    pass", "    def open(self, *args):\n        return 1")
+    )
+    report = run(repo)
+    assert report.resolved == 2  # web.py and the test that gets an AppClient from make()
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (a:Symbol)-[c:CALLS]->(b:Symbol) WHERE a.uid = "
+                            "'tests/test_web.py::test_get' RETURN b.uid, c.reason").rows  # fmt: skip
+    assert ("pkg/web.py::AppClient.open", "entry-point") in set(map(tuple, rows))
+    assert_same_as_full(repo, tmp_path)
+
+
 def test_a_class_hierarchy_change_reaches_callers_that_never_name_the_base(tmp_path):
     files = {
         "pkg/__init__.py": "",

@@ -20,6 +20,7 @@ CONFIDENCE: dict[str, float] = {
     "value-flow": 0.8,  # a function passed as a value and called by the callee (or its closure)
     "decorator": 0.8,  # what a decorator returned runs for the decorated name (`@d def f`)
     "dispatch": 0.7,  # an override in a subclass of the receiver's declared class
+    "entry-point": 0.7,  # a library calls back into the repository (lang/*/entrypoints.py)
     "unique-name": 0.5,  # the only method of that name anywhere, receiver unknown
 }
 

@@ -17,7 +17,8 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 3: reading a property (or cached_property) is a call of its getter (issue 25).
 # 4: pytest fixtures (issue 26): tests call the fixtures they request, fixture-typed
 #    parameters (fixtures.py); the change plan reads tests' parameter names.
-RESOLVE_VERSION = 4
+# 5: library entry points (issue 26): the table of entrypoints.py (library_calls.py).
+RESOLVE_VERSION = 5
 
 SPEC = LanguageSpec(
     name=NAME,

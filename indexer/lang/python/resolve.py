@@ -32,6 +32,7 @@ from codeimpact.indexer.lang.python.index import (
     index_file,
     parse_steps,
 )
+from codeimpact.indexer.lang.python.library_calls import LibraryCalls
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.values import Values
@@ -58,7 +59,7 @@ _COMMON_METHODS = frozenset(
 IMPLICIT = ("__init__", "__call__", "__getitem__", "__iter__", "__enter__")
 
 
-class PythonProject(Fixtures, Decorators, Values, Names, Project):
+class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
     """Resolution context for all Python files of one index."""
 
     SUPPORTS_PRIOR = True
@@ -136,6 +137,10 @@ class PythonProject(Fixtures, Decorators, Values, Names, Project):
             bases, unknown = self._bases_info(path, local)
             members = fi.members.get(local, {})
             implicit = tuple(m for m in IMPLICIT if m in members)
+            if unknown:  # what a library base calls back (entrypoints.py) is looked up unnamed
+                names = fi.names.get(local, {})
+                implicit += tuple(sorted(n for n in self.entry_table.hooked_names
+                                         if n in members or n in names))  # fmt: skip
             clean = ("bases", path, local) in self.memo.table
             classes.append((local, bases, unknown, implicit, clean))
         return fi.module, methods, classes
@@ -324,6 +329,8 @@ class PythonProject(Fixtures, Decorators, Values, Names, Project):
         if r is None:
             if receiver is not None and self._dispatch_only(receiver, last, edges, src, call.line):
                 return
+            if receiver is not None and self.library_method(fi, call, receiver, last, src, edges):
+                return
             if receiver is None or receiver[0][0] in ("param", "unknown"):
                 if len(steps) > 1 and self._unique_name(last, edges, src, call.line):
                     return
@@ -333,9 +340,13 @@ class PythonProject(Fixtures, Decorators, Values, Names, Project):
         k = ent[0]
         if k == "builtin" or k == "view":
             out.calls_builtin += 1
+            if k == "builtin" and call.args:  # `sorted(xs, key=f)` calls f
+                self.library_call(fi, call, f"builtins.{ent[1]}", src, edges, reason)
             return
         if k == "ext":
             edges.call(src, external_uid(ent[1]), reason, call.line)
+            if call.args:  # `Thread(target=f)`, `Client(app)`: the library calls back
+                self.library_call(fi, call, ent[1], src, edges, reason)
             return
         if k == "inst":
             m = self.class_member(ent[1], ent[2], "__call__", 0)
@@ -354,6 +365,8 @@ class PythonProject(Fixtures, Decorators, Values, Names, Project):
             init = self.class_member(ent[1], ent[2], "__init__", 0)
             if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
                 edges.call(src, self.ent_uid(init[0]), "constructor", call.line)
+            if call.args:  # a subclass of a library class: its constructor's arguments
+                self.library_construct(fi, call, ent, src, edges, reason)
         elif skind == "method" and receiver is not None:
             self._dispatch(receiver, ent, last, edges, src, call.line)
         if call.args:

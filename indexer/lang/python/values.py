@@ -250,6 +250,8 @@ class Values:
         if kind == "inst":
             m = self.class_member(ent[1], ent[2], "__call__", depth + 1)
             return self.call_result(m[0], depth + 1) if m is not None else None
+        if kind == "ext":  # an instance of a library class the entry-point table follows
+            return ent if ent[1] in self.entry_table.instances else None
         if kind != "sym":
             return None
         key = ("result", ent)
@@ -383,6 +385,8 @@ class Values:
         ent = r[0]
         if ent[0] == "sym" and self._kind(ent) == "class":
             return ("inst", ent[1], ent[2], False)
+        if ent[0] == "ext" and ent[1] in self.entry_table.instances:
+            return ent  # a library class the entry-point table follows (`ctx: click.Context`)
         return None
 
     # ------------------------------------------------------------------ classes

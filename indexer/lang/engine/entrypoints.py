@@ -1,0 +1,111 @@
+"""How libraries outside the repository call back into it: the shape of a language's table.
+
+A test client calls the application it was given, a thread runs its `target`, a library
+base class's method calls the methods a subclass overrides. No call site in the repository
+says so, so each language keeps a small table of these entry points, as data
+(`lang/<language>/entrypoints.py`, documented in docs/entrypoints.md), and its resolver
+applies it with the rule `entry-point` (rules.py). Two kinds of rows:
+
+- `CallsArgument`: calling the library callable `callee` calls the value passed at
+  `position` (or as `keyword`): a function is called; an object has its `members` called
+  (`__call__` when none is named).
+- `CallsSelf`: the library method `method` of class `cls` calls `calls` on its own
+  instance: on an instance of a repository subclass, the definitions found there run
+  (the subclass's overrides, a callable attribute it declares).
+
+Names are the library's dotted names as a repository imports them (every spelling in
+`names`); `bases` says which library classes extend which, so a row of a base class
+applies to its library subclasses too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CallsArgument:
+    """Calling `names` calls the argument at `position` (or passed as `keyword`)."""
+
+    names: tuple[str, ...]
+    position: int | None
+    keyword: str | None = None
+    members: tuple[str, ...] = ()  # called on the argument; none: the argument is called
+    # the argument may be a function that a library decorator made into an object (click's
+    # `@command` functions): calling `member` on it runs the function
+    function_stands_for_object: bool = False
+    why: str = ""
+
+    def argument(self, args: Iterable[tuple[int | str, str]]) -> str | None:
+        """The chain passed at this row's position or keyword, if any."""
+        for key, chain in args:
+            if key == self.keyword or (self.position is not None and key == self.position):
+                return chain
+        return None
+
+
+@dataclass(frozen=True)
+class CallsSelf:
+    """The library method `cls`.`method` calls each of `calls` on its own instance."""
+
+    cls: tuple[str, ...]
+    method: str
+    calls: tuple[str, ...]
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class EntryTable:
+    """A language's rows, indexed by the dotted name a call resolves to."""
+
+    arguments: tuple[CallsArgument, ...] = ()
+    hooks: tuple[CallsSelf, ...] = ()
+    # library class -> the library classes it extends (each spelling of each)
+    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # library classes whose instances the resolver follows (`CliRunner().invoke(cmd)`,
+    # a parameter declared `ctx: click.Context`), so the rows of their methods apply
+    instances: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        by_callee: dict[str, list[CallsArgument]] = {}
+        for row in self.arguments:
+            for name in row.names:
+                by_callee.setdefault(name, []).append(row)
+        by_method: dict[tuple[str, str], list[str]] = {}
+        for hook in self.hooks:
+            for cls in hook.cls:
+                by_method.setdefault((cls, hook.method), []).extend(hook.calls)
+        object.__setattr__(self, "_by_callee", {k: tuple(v) for k, v in by_callee.items()})
+        object.__setattr__(self, "_by_method", {k: tuple(v) for k, v in by_method.items()})
+        names = {n for hook in self.hooks for n in hook.calls}
+        names |= {m for r in self.arguments for m in r.members}
+        object.__setattr__(self, "hooked_names", frozenset(names))
+
+    def lineage(self, cls: str) -> tuple[str, ...]:
+        """`cls` and the library classes it extends, nearest first (breadth first)."""
+        out = [cls]
+        for c in out:
+            out.extend(b for b in self.bases.get(c, ()) if b not in out)
+        return tuple(out)
+
+    def argument_rows(self, callee: str) -> tuple[CallsArgument, ...]:
+        """The rows of a call that resolved to the library callable `callee` (a function, a
+        class, or a method, which its class's library bases may define)."""
+        rows = self._by_callee.get(callee)  # type: ignore[attr-defined]
+        if rows is not None or "." not in callee:
+            return rows or ()
+        cls, _, method = callee.rpartition(".")
+        return self.method_rows(cls, method)[0]
+
+    def method_rows(
+        self, cls: str, method: str
+    ) -> tuple[tuple[CallsArgument, ...], tuple[str, ...]]:
+        """(argument rows, names called on the instance) of `method` of the library class
+        `cls`, from the nearest of `cls` and its library bases that the table knows it of."""
+        for c in self.lineage(cls):
+            rows = self._by_callee.get(f"{c}.{method}", ())  # type: ignore[attr-defined]
+            calls = self._by_method.get((c, method), ())  # type: ignore[attr-defined]
+            if rows or calls:
+                return rows, calls
+        return (), ()

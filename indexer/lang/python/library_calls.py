@@ -1,0 +1,170 @@
+"""Calls that libraries outside the repository make back into it (a mixin of PythonProject).
+
+The table is data (entrypoints.py, shaped by lang/engine/entrypoints.py); this applies it:
+
+- a call that resolves to a library callable of the table (`Thread(target=work)`,
+  `Client(app)`, `atexit.register(f)`) calls the argument the row names: a function, or a
+  member of an instance (`__call__` by default: a WSGI application object);
+- a method that a repository class inherits from a library class (`client.get()` on a
+  `FlaskClient(werkzeug.test.Client)`, `super().open()` inside it) calls what the table
+  says the library method calls on its own instance: the subclass's overrides (`open`), a
+  callable attribute it declares (`application: Flask` -> `Flask.__call__`);
+- constructing a repository subclass of a library class passes the arguments to the
+  library's constructor (when no repository `__init__` on the way takes them otherwise).
+
+Each edge is from the call site's scope, rule `entry-point` (weakest with the rules the
+receiver and the argument were found by). The call of the library method itself is an
+edge to the external name (`<external>::werkzeug.test.Client.get`, rule `inheritance`).
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.entrypoints import EntryTable
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.python.entrypoints import TABLE
+from codeimpact.indexer.lang.python.index import Entity, FileIndex
+from codeimpact.indexer.resolved import external_uid
+
+_FUNCTIONS = ("function", "method")
+# library methods calling library methods calling hooks: a few steps cover every row
+_MAX_HOPS = 6
+
+
+class LibraryCalls:
+    """The entry-point table applied to calls, inherited library methods and constructors."""
+
+    entry_table: EntryTable = TABLE
+
+    def library_bases(self, path: str, cls: str) -> tuple[str, ...]:
+        """The library classes (dotted, as imported) that `cls` and its repository bases
+        extend, in MRO order."""
+        return self.memo.cached(
+            ("library bases", path, cls), lambda: self._library_bases(path, cls)
+        )
+
+    def _library_bases(self, path: str, cls: str) -> tuple[str, ...]:
+        out: list[str] = []
+        for p, c in self.mro(path, cls):
+            if not self.has_unknown_base(p, c):
+                continue
+            fi = self.files[p]
+            scope = fi.parent.get(c, "")
+            for h in fi.facts.heritage:
+                if h.scope == c:
+                    r = self.eval_chain(fi, scope, h.base, h.line, 0)
+                    if r is not None and r[0][0] == "ext" and r[0][1] not in out:
+                        out.append(r[0][1])
+        return tuple(out)
+
+    def library_call(self, fi: FileIndex, call, callee: str, src: str, edges, reason: str) -> None:
+        """A call resolved to the library callable `callee`: the arguments its rows name run."""
+        rows = self.entry_table.argument_rows(callee)
+        if rows:
+            self._apply_rows(fi, call, rows, src, edges, weakest(reason, "entry-point"))
+
+    def library_method(self, fi: FileIndex, call, receiver, name: str, src: str, edges) -> bool:
+        """`name` called on an instance (or `super()`) of a repository class whose
+        repository MRO does not define it: when a library base of the table does, the call
+        reaches that library method and what it calls back. Whether an edge was made."""
+        ent, reason = receiver
+        if ent[0] not in ("inst", "super"):
+            return False
+        path, cls = ent[1], ent[2]
+        for base in self.library_bases(path, cls):
+            rows, calls = self.entry_table.method_rows(base, name)
+            if not rows and not calls:
+                continue
+            edges.call(src, external_uid(f"{base}.{name}"), weakest(reason, "inheritance"),
+                       call.line)  # fmt: skip
+            rule = weakest(reason, "entry-point")
+            self._apply_rows(fi, call, rows, src, edges, rule)
+            instance = ("inst", path, cls, ent[3] if ent[0] == "inst" else False)
+            for hook in calls:
+                self.run_member(instance, hook, src, call.line, rule, edges, 0)
+            return True
+        return False
+
+    def library_construct(self, fi: FileIndex, call, cls: Entity, src: str, edges, reason) -> None:
+        """`C(...)` of a repository class C extending a library class of the table: the
+        library's constructor gets the arguments, unless a repository `__init__` on the way
+        takes them otherwise (one that does not forward `*args` first)."""
+        if not self.has_unknown_base(cls[1], cls[2]):
+            return
+        init = self.class_member(cls[1], cls[2], "__init__", 0)
+        if init is not None and init[0][0] == "sym":
+            params = self.files[init[0][1]].syms[init[0][2]].params
+            if len(params) < 2 or not params[1][0].startswith("*"):
+                return
+        for base in self.library_bases(cls[1], cls[2]):
+            rows = self.entry_table.argument_rows(base)
+            if rows:
+                self._apply_rows(fi, call, rows, src, edges, weakest(reason, "entry-point"))
+                return
+
+    def _apply_rows(self, fi: FileIndex, call, rows, src: str, edges, reason: str) -> None:
+        for row in rows:
+            chain = row.argument(call.args)
+            r = self.eval_chain(fi, call.scope, chain, call.line) if chain else None
+            if r is None:
+                continue
+            rule = weakest(reason, r[1])
+            value = r[0]
+            if value[0] == "sym" and self._kind(value) in _FUNCTIONS:
+                # a decorated function is what its decorators returned (a click Command)
+                value = self.decorated(value[1], value[2], 0) or value
+            if row.members and value[0] == "sym" and self._kind(value) in _FUNCTIONS:
+                if row.function_stands_for_object:  # `@click.command` (a library's) kept f
+                    self._call(src, value, rule, call.line, edges)
+                continue
+            self._run_value(value, row.members, src, call.line, rule, edges)
+
+    def _run_value(self, value: Entity, members: tuple[str, ...], src: str, line: int, rule: str,
+                   edges) -> None:  # fmt: skip
+        """What calling `value` (or its `members`) runs: a function, a class's constructor,
+        an instance's `__call__` (or members)."""
+        if value[0] == "inst":
+            for name in members or ("__call__",):
+                self.run_member(value, name, src, line, rule, edges, 0)
+        elif value[0] == "sym" and not members:
+            kind = self._kind(value)
+            if kind in _FUNCTIONS:
+                self._call(src, value, rule, line, edges)
+            elif kind == "class":
+                self._call(src, value, rule, line, edges)
+                init = self.class_member(value[1], value[2], "__init__", 0)
+                if init is not None and init[0][0] == "sym":
+                    self._call(src, init[0], weakest(rule, "constructor"), line, edges)
+
+    def run_member(self, inst: Entity, name: str, src: str, line: int, rule: str, edges,
+                   hops: int) -> None:  # fmt: skip
+        """`name` called on an instance of a repository class: the definition its MRO finds
+        (an override in a subclass may run instead, unless the instance was constructed
+        here), a callable attribute's `__call__`, or, for a method a library base provides,
+        what the table says that method calls on the instance."""
+        if hops > _MAX_HOPS:
+            return
+        path, cls = inst[1], inst[2]
+        m = self.class_member(path, cls, name, 0)
+        found = (m[0], m[2]) if m is not None else self.instance_attr(path, cls, name, 0)
+        if found is not None:
+            ent, how = found
+            rule = weakest(rule, how)
+            if ent[0] == "sym" and self._kind(ent) in _FUNCTIONS:
+                self._call(src, ent, rule, line, edges)
+                if not inst[3]:
+                    edges.dispatch(src, (self.uid(p, d) for p, d in self.overrides(path, cls, name)
+                                         if self.uid(p, d) != src), line)  # fmt: skip
+            elif ent[0] == "inst" and name != "__call__":
+                self.run_member(ent, "__call__", src, line, rule, edges, hops + 1)
+            return
+        for base in self.library_bases(path, cls):
+            _rows, calls = self.entry_table.method_rows(base, name)
+            for hook in calls:
+                self.run_member(inst, hook, src, line, rule, edges, hops + 1)
+            if calls:
+                return
+
+    def _call(self, src: str, ent: Entity, rule: str, line: int, edges) -> None:
+        dst = self.ent_uid(ent)
+        if dst is not None and dst != src:
+            edges.call(src, dst, rule, line)

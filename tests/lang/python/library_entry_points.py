@@ -1,0 +1,140 @@
+# Library entry points (issue 26 point 2; table: indexer/lang/python/entrypoints.py): a
+# library that is handed a function or an object calls back into the repository. The edge
+# runs from where it is handed over (rule entry-point, 0.7): a WSGI application handed to a
+# test client, the `application` a client subclass declares, the override a library base
+# class's method calls (`get` -> `open`), a thread's target, an atexit/signal handler, a
+# sorted() key, a click command handed to CliRunner.invoke. A function handed to a library
+# the table does not know is no call.
+# path: web.py
+from werkzeug.test import Client
+
+
+class App:
+    def __call__(self, environ, start_response):
+        return self.wsgi_app(environ, start_response)
+
+    def wsgi_app(self, environ, start_response):
+        return []
+
+    def test_client(self):
+        return AppClient(self)
+      #        ^ calls: web.AppClient (scope)
+      #        ^ calls: web.App.__call__ (entry-point)
+
+
+class AppClient(Client):
+    application: App
+
+    def open(self, *args):
+        return super().open(*args)
+      #                ^ calls: <external>::werkzeug.test.Client.open (super)
+      #                ^ calls: web.App.__call__ (entry-point)
+
+
+def serve(app: App):
+    client = Client(app)
+  #          ^ calls: <external>::werkzeug.test.Client (import)
+  #          ^ calls: web.App.__call__ (entry-point)
+    return client
+# path: jobs.py
+import atexit
+import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+
+def work():
+    return 1
+
+
+def on_term(signum, frame):
+    return signum
+
+
+def flush():
+    return 0
+
+
+def rank(n):
+    return -n
+
+
+def start():
+    t = threading.Thread(target=work)
+  #     ^ calls: <external>::threading.Thread (import)
+  #     ^ calls: jobs.work (entry-point)
+    t.start()
+    signal.signal(signal.SIGTERM, on_term)
+  # ^ calls: <external>::signal.signal (import)
+  # ^ calls: jobs.on_term (entry-point)
+    atexit.register(flush)
+  # ^ calls: <external>::atexit.register (import)
+  # ^ calls: jobs.flush (entry-point)
+    return sorted([3, 1], key=rank)
+         # ^ calls: jobs.rank (entry-point)
+
+
+def unknown_library(lib):
+    lib.later(flush)
+  # ^ calls: -
+
+
+def run_pool():
+    pool = ThreadPoolExecutor()
+    return pool.submit(work)
+  #             ^ calls: <external>::concurrent.futures.ThreadPoolExecutor.submit (local-type)
+  #             ^ calls: jobs.work (entry-point)
+
+
+class Worker(threading.Thread):
+    def run(self):
+        return work()
+
+
+def spawn():
+    w = Worker()
+    w.start()
+  # ^ calls: <external>::threading.Thread.start (local-type)
+  # ^ calls: jobs.Worker.run (entry-point)
+# path: cli.py
+import click
+from click.testing import CliRunner
+
+
+@click.command()
+def hello():
+    return click.echo("hi")
+
+
+class Session:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def with_session(ctx: click.Context):
+    session = Session()
+    ctx.with_resource(session)
+  #     ^ calls: <external>::click.Context.with_resource (local-type)
+  #     ^ calls: cli.Session.__enter__ (entry-point)
+  #     ^ calls: cli.Session.__exit__ (entry-point)
+
+
+def test_hello():
+    runner = CliRunner()
+    result = runner.invoke(hello)
+  #                 ^ calls: <external>::click.testing.CliRunner.invoke (local-type)
+  #                 ^ calls: cli.hello (entry-point)
+    return result
+# path: tests/__init__.py
+# path: tests/test_web.py
+from web import App
+
+
+def test_get():
+    client = App().test_client()
+    return client.get("/")
+  #               ^ calls: web.AppClient.open (entry-point)
+  #               ^ calls: <external>::werkzeug.test.Client.get (local-type)
