@@ -75,10 +75,10 @@ def pytest_configure(config) -> None:
         return
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    from codeimpact.indexer import build
+    from codeimpact.indexer import build, pipeline
     from codeimpact.indexer.config import IndexConfig
 
-    original = build.analyze
+    original = pipeline.analyze
 
     def analyze(path, config=None, options=None, progress=None):
         report = original(path, config, options, progress)
@@ -87,4 +87,5 @@ def pytest_configure(config) -> None:
                 _save(out_dir, Path(path).resolve())
         return report
 
-    build.analyze = analyze
+    # the CLI calls pipeline.analyze; tests import it from build too
+    build.analyze = pipeline.analyze = analyze

@@ -97,8 +97,8 @@ def analyze(
 ):
     """Index PATH (default: the current directory) into PATH/.codeimpact/, and record it in
     the user's registry (`graph list`) unless --index-only."""
-    from codeimpact.indexer.build import analyze as run
     from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE, IndexConfig, RunOptions
+    from codeimpact.indexer.pipeline import analyze as run
 
     config = IndexConfig(max_file_size=max_file_size or DEFAULT_MAX_FILE_SIZE)
     show_progress = not as_json and sys.stderr.isatty()
@@ -111,7 +111,7 @@ def analyze(
         lock_wait=lock_wait,
     )
     if watch:
-        from codeimpact.indexer.build import check_repo
+        from codeimpact.indexer.pipeline import check_repo
         from codeimpact.indexer.watch import watch as watch_loop
 
         options.progress = False

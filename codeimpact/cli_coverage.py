@@ -123,7 +123,7 @@ def clear(path):
     """Forget the observed coverage (the graph is left as it is)."""
     from codeimpact.graph import layout
     from codeimpact.graph.observed import remove_observed
-    from codeimpact.indexer.build import check_repo
+    from codeimpact.indexer.pipeline import check_repo
 
     repo = check_repo(path)
     idx = layout.index_dir(repo)

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
 from codeimpact import options
 from codeimpact.cli import emit_json, handle_errors, main, open_index
-from codeimpact.graph.errors import BadInput
+from codeimpact.graph.layout import check_repo
 from codeimpact.termout import escape, escaped
-
-
-def _repo(path: str) -> Path:
-    repo = Path(path)
-    if not repo.exists():
-        raise BadInput(f"no such directory: {repo}")
-    if not repo.is_dir():
-        raise BadInput(f"not a directory: {repo}")
-    return repo.resolve()
 
 
 @main.command()
@@ -32,7 +22,7 @@ def status(path, check, as_json):
     from codeimpact.graph.manifest import Damaged
     from codeimpact.query.status import collect, damaged_status
 
-    repo = _repo(path)
+    repo = check_repo(path)
     try:
         with open_index(str(repo)) as index:
             st = collect(index, exact=True)
@@ -144,7 +134,7 @@ def clean(path):
     """Remove the index of PATH (its .codeimpact/ folder)."""
     from codeimpact.graph import layout
 
-    repo = _repo(path)
+    repo = check_repo(path)
     if layout.remove_index(repo):
         click.echo(f"removed {escape(str(layout.index_dir(repo)))}")
     else:

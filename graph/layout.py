@@ -76,6 +76,16 @@ class WriteMarker:
     started_at: float | None
 
 
+def check_repo(path: str | os.PathLike) -> Path:
+    """The repository folder `path` names, resolved; BadInput when it is not one."""
+    repo = Path(path)
+    if not repo.exists():
+        raise BadInput(f"no such directory: {repo}")
+    if not repo.is_dir():
+        raise BadInput(f"not a directory: {repo}")
+    return repo.resolve()
+
+
 def index_dir(repo: Path) -> Path:
     return repo / INDEX_DIRNAME
 

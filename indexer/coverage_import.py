@@ -24,7 +24,6 @@ from codeimpact.graph import layout
 from codeimpact.graph.errors import BadInput, CorruptIndex
 from codeimpact.graph.observed import Observation, ObservedTest, read_observed, write_observed
 from codeimpact.graph.store import Reader
-from codeimpact.indexer.build import check_repo
 from codeimpact.indexer.coverage_commit import MeasuredAt, checked_at, functions_at, lines_in
 from codeimpact.indexer.coverage_data import RECIPE, CoverageRun, is_static_label, parse_context
 from codeimpact.indexer.coverage_map import (
@@ -38,6 +37,7 @@ from codeimpact.indexer.coverage_map import (
 )
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.lang import language_for
+from codeimpact.indexer.pipeline import check_repo
 from codeimpact.indexer.reading import content_hash
 from codeimpact.indexer.resolved import SymbolRow
 

@@ -48,7 +48,7 @@ from codeimpact.indexer.gitinfo import try_git
 from codeimpact.indexer.lang import language_for
 
 SIGNATURE_VERSION = 1
-RACY_NS = 2_000_000_000  # as indexer.build's: generous for coarse (FAT, NFS) timestamps
+RACY_NS = 2_000_000_000  # as indexer.scanning's: generous for coarse (FAT, NFS) timestamps
 MAX_ENTRIES = 400_000  # beyond this a stat pass is no longer cheap: record nothing
 GITIGNORE = ".gitignore"
 NOT_TRUSTED = -1  # a folder mtime that never matches: check its listing

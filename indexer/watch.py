@@ -17,8 +17,9 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from codeimpact.graph.layout import INDEX_DIRNAME
-from codeimpact.indexer.build import AnalyzeReport, analyze
 from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.pipeline import analyze
+from codeimpact.indexer.report import AnalyzeReport
 
 IGNORED_PARTS = frozenset({INDEX_DIRNAME, ".git", "__pycache__", "node_modules"})
 

@@ -232,10 +232,10 @@ def test_a_folder_removed_and_made_again_is_still_watched(repo):
 def test_settled_stamps_are_trusted_and_a_same_size_edit_is_still_seen(repo, monkeypatch):
     """With a short racy window (files older than it), the signature trusts stamps, not
     content; an edit that keeps the size and even restores the mtime changes ctime."""
-    from codeimpact.indexer import build
+    from codeimpact.indexer import build, scanning
     from codeimpact.indexer.config import IndexConfig, RunOptions
 
-    monkeypatch.setattr(build, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(scanning, "RACY_NS", 50_000_000)
     monkeypatch.setattr(treesig, "RACY_NS", 50_000_000)
     time.sleep(0.2)
     build.analyze(repo, IndexConfig(), RunOptions(workers=1, force=True))
@@ -304,9 +304,9 @@ def test_the_freshness_block_says_how_it_was_decided(repo):
 def short_racy_window(monkeypatch):
     """Stamps older than 50 ms are trusted (the real window is 2 s): folders and files
     settle within a test, so the signature keeps mtimes rather than listings."""
-    from codeimpact.indexer import build
+    from codeimpact.indexer import scanning
 
-    monkeypatch.setattr(build, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(scanning, "RACY_NS", 50_000_000)
     monkeypatch.setattr(treesig, "RACY_NS", 50_000_000)
 
 

@@ -1,0 +1,169 @@
+"""The full run: extract (or take from the cache) every file's facts, resolve every file
+(in worker processes when large), and write a new generation from scratch."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from codeimpact.graph import layout, spare
+from codeimpact.graph.arrow import malloc_pool
+from codeimpact.indexer import worktree
+from codeimpact.indexer.forked_job import ForkedJob
+from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lazy_facts import LazyFacts
+from codeimpact.indexer.plan import lookup_keys_blob
+from codeimpact.indexer.report import AnalyzeReport
+from codeimpact.indexer.resolution import (
+    _resolve_encoded,
+    make_projects,
+    module_names,
+    summaries_of,
+)
+from codeimpact.indexer.resolve_workers import resolve_parallel
+from codeimpact.indexer.run import (
+    Run,
+    generation_meta,
+    release_when,
+    resident_mb,
+    resolve_workers,
+    room_for_two,
+    run_stats,
+)
+from codeimpact.indexer.tables import file_table, write_full_generation
+
+if TYPE_CHECKING:
+    from codeimpact.indexer import full_graph
+
+
+def full(run: Run, reason: str) -> AnalyzeReport:
+    # git runs while the files are parsed (they were read by the scan): not after the write
+    probe = worktree.StatusProbe(run.repo)
+    try:
+        return _full(run, reason, probe)
+    finally:
+        probe.close()
+
+
+def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
+    with contextlib.ExitStack() as arrow_scope:
+
+        @functools.cache  # once
+        def start_arrow() -> None:
+            # the full build's graph needs pyarrow (incremental runs go without its
+            # import time): imported, set up and started while the workers extract
+            importlib.import_module("codeimpact.indexer.full_graph").warm_up()
+            arrow_scope.enter_context(malloc_pool())
+
+        return _full_graph(run, reason, probe, start_arrow)
+
+
+def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
+                start_arrow: Callable[[], None]) -> AnalyzeReport:  # fmt: skip
+    t = time.perf_counter()
+    facts, parsed = run.facts_for(run.records, start_arrow)
+    start_arrow()  # when every file's facts came from the cache
+    run.data.clear()  # every source file's bytes (shared with the caller): last used here
+    run.phase("extract", t)
+    from codeimpact.indexer import full_graph
+
+    t = time.perf_counter()
+    graph = full_graph.FullGraph(run.idx)
+    try:
+        modules, summaries, used, resolvers = _resolve_all(run, facts, graph)
+        # Millions of small objects: freeing them took 0.09 s on Django and gives the OS
+        # no memory back. When memory allows they are freed by a thread during Kùzu's
+        # write, which leaves the GIL and one core to it (see `run.release_when`).
+        held = [facts, resolvers]
+        del facts, resolvers
+        if not room_for_two(run.options):
+            held.clear()
+        content = graph.finish()
+    except BaseException:
+        graph.abandon()
+        raise
+    del graph
+    run.phase("resolve", t)
+    t = time.perf_counter()
+    incomplete = run.incomplete_files()
+    gen = layout.next_generation(run.idx)
+    try:
+        st = full_graph.full_state(content, used, modules, summaries, gen)
+        stats = run_stats(run.records, st.totals, parsed)
+        meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "full",
+                              run.config, run.records, run.scanned_at, probe)  # fmt: skip
+        flags, kinds = full_graph.node_arrays(content)
+        n_resolved = content.n_resolved
+        # the sidecars are written by a forked child while this process writes Kùzu, when
+        # both fit the memory budget (pages either writes get copied: a large tree's
+        # build writes them in turn)
+        sidecars = ForkedJob(
+            lambda: run.save_sidecars(
+                gen,
+                st,
+                flags,
+                kinds,
+                full_graph.unresolved_sites(gen.path, st.resolved_refs),
+                meta,
+            ),
+            fork=run.options.processes() > 1 and room_for_two(run.options),
+            name="the sidecar writer",
+        )
+        release = release_when(sidecars, held)
+        del held
+        try:
+            tables = full_graph.symbol_tables(content, file_table(run.records))
+            rows = write_full_generation(gen, tables, meta, run.options.buffer_pool)
+            del content, tables
+            run.phase("write", t)
+            t = time.perf_counter()
+            run.cache.flush({r.content_hash for r in run.records})
+            sidecars.wait()
+            run.phase("sidecars", t)
+        finally:
+            sidecars.cancel()
+            release.join()
+    except BaseException:
+        layout.discard(gen)
+        raise
+    layout.publish(run.idx, gen, rows, run.cache.sealed_files())
+    spare.seed(run.idx, gen)  # the first edit writes there instead of copying
+    return run.report("full", gen.number, stats, incomplete, reason, n_resolved)
+
+
+def _resolve_all(run: Run, facts: dict[str, FileFacts], graph: full_graph.FullGraph) -> tuple:
+    """Resolve every file into `graph`; returns the module names, the resolvers'
+    summaries and each file's lookup keys."""
+    lang_of = {r.path: r.language for r in run.records}
+    projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, run.configs)
+    used: dict[str, bytes] = {}
+    order = sorted(facts)
+    workers = resolve_workers(run.options, len(order), resident_mb())
+
+    def tick(i: int) -> None:
+        if run.progress and (i % 64 == 0 or i == len(order)):
+            run.progress("resolve", i, len(order))
+
+    if workers > 1:
+        one = functools.partial(_resolve_encoded, projects, lang_of, facts)
+        for i, (path, blob, keys) in enumerate(resolve_parallel(order, one, workers), 1):
+            graph.add_blob(path, blob)
+            used[path] = keys
+            tick(i)
+        del one
+    else:
+        for i, path in enumerate(order, 1):
+            project = projects[lang_of[path]]
+            graph.add(project.resolve_file(path))
+            used[path] = lookup_keys_blob(facts[path])
+            release = getattr(project, "release", None)
+            if release is not None:
+                release(path)
+            tick(i)
+    # the collector is paused for the run: the resolvers' indexes (every file's facts
+    # among them) must be free of reference cycles to be freed when the caller drops them
+    return module_names(projects), summaries_of(projects), used, projects

@@ -1,0 +1,140 @@
+"""`graph analyze`: bring the index up to date, by a delta when it can and in full when it must.
+
+The pipeline: discover the files (indexer/discover.py), scan them (indexer/scanning.py:
+stat, read, hash), choose the mode, then the mode's run extracts, resolves and writes
+(indexer/full_run.py, indexer/incremental_run.py; what they share is indexer/run.py).
+
+Modes, chosen per run and reported as `mode` (with `reason`):
+- `unchanged`: no file's content changed and HEAD did not move: nothing is
+  parsed and nothing is written.
+- `incremental`: re-extract the changed files, re-resolve the files the change
+  plan names (indexer/plan.py says why that set is sufficient), and write the
+  difference as a new generation.
+- `full`: no usable previous index, another runner identity, changed project
+  config files, `--force`, or a change touching (or re-resolving) more than a
+  third of the files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from codeimpact.graph import layout, manifest
+from codeimpact.graph.layout import check_repo  # noqa: F401 (imported from here)
+from codeimpact.graph.storage_errors import storage_error
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.discover import discover
+from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.full_run import full
+from codeimpact.indexer.gitinfo import head_commit
+from codeimpact.indexer.identity import runner_identity
+from codeimpact.indexer.incremental_run import incremental
+from codeimpact.indexer.plan import plan_changes
+from codeimpact.indexer.report import AnalyzeReport, Progress
+from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused
+from codeimpact.indexer.scanning import scan
+from codeimpact.indexer.state import load_files_state
+
+
+def _configs_digest(configs: dict[str, str]) -> str:
+    h = hashlib.sha256()
+    for path in sorted(configs):
+        h.update(path.encode() + b"\0" + configs[path].encode() + b"\0")
+    return h.hexdigest()
+
+
+def _previous(idx: Path, digest: str, configs_digest: str) -> tuple[Previous | None, str]:
+    """The live generation to build on, or why there is none; a damaged file (by the
+    generation's manifest) has the run rebuild in full from the undamaged facts."""
+    try:
+        gen = layout.read_current(idx)
+        check = manifest.verify(gen.path, manifest.load(gen.path, gen.manifest, gen.number))
+    except manifest.Damaged as e:
+        return None, manifest.reasons(e.damage)[0]
+    except Exception:  # no index or an unreadable one: rebuild
+        return None, "no usable index"
+    if check.damage:
+        return None, "; ".join(manifest.reasons(check.damage)[:3])
+    manifest.write_stamp(gen.path, check.verified)  # what was hashed again is whole
+    st = load_files_state(gen.path)
+    if st is None:
+        return None, "no incremental state"
+    if st.identity != digest:
+        return None, "runner identity changed"
+    if st.configs_digest != configs_digest:
+        return None, "project config files changed"
+    return Previous(gen, st), ""
+
+
+def analyze(
+    path: str | os.PathLike,
+    config: IndexConfig | None = None,
+    options: RunOptions | None = None,
+    progress: Progress | None = None,
+) -> AnalyzeReport:
+    notes: list[str] = []  # what the user should know beside the result (a lock taken over)
+    try:
+        report = _analyze(path, config, options, progress, notes)
+    except (OSError, RuntimeError) as e:
+        # a full disk, a path that may not be written, a read-only file system: said as
+        # such (the failed generation is already gone, the previous one still live)
+        storage = storage_error(e, layout.index_dir(Path(path).resolve()))
+        if storage is None:
+            raise
+        raise storage from e
+    report.notes = notes
+    return report
+
+
+def _analyze(
+    path: str | os.PathLike,
+    config: IndexConfig | None,
+    options: RunOptions | None,
+    progress: Progress | None,
+    notes: list[str],
+) -> AnalyzeReport:
+    config = config or IndexConfig()
+    options = options or RunOptions()
+    t0 = time.perf_counter()
+    repo = layout.check_repo(path)
+    idx = layout.ensure_index_dir(repo)
+    with (
+        gc_paused(),
+        layout.writer_lock(idx, options.lock_wait, notes.append),
+        contextlib.ExitStack() as stack,
+    ):
+        digest, comps = runner_identity(config)
+        cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
+        if options.force:
+            cache.clear()
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        configs: dict[str, str] = {}
+        # before discover lists the files: the tree signature trusts a folder's mtime only
+        # when it is older than that (a file added while the run lists and reads is not indexed)
+        scanned_at = time.time_ns()
+        files = discover(repo, config, configs)
+        configs_digest = _configs_digest(configs)
+        prev, reason = (None, "forced") if options.force else _previous(idx, digest, configs_digest)
+        records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
+        timings["scan"] = time.perf_counter() - t
+        run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
+                  configs_digest, records, data, timings, t0, scanned_at)  # fmt: skip
+        if prev is not None:
+            old_hashes = {p: f.content_hash for p, f in prev.files.files.items()}
+            plan = plan_changes(old_hashes, {r.path: r.content_hash for r in records})
+            if plan.is_empty() and prev.files.commit == head_commit(repo):
+                return run.unchanged(prev)
+            if plan.size() > len(records) * FULL_REBUILD_SHARE:
+                reason = f"{plan.size()} of {len(records)} files changed"
+            else:
+                outcome = incremental(run, prev, plan, "HEAD moved" if plan.is_empty() else "")
+                if isinstance(outcome, AnalyzeReport):
+                    return outcome
+                reason = outcome
+        cache.prune_other_identities()
+        return full(run, reason)

@@ -1,0 +1,268 @@
+"""What the full and the incremental run share: the run's inputs and its bookkeeping
+(timings, memory, report, the generation's side files) and the memory rules both follow."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codeimpact.graph import layout
+from codeimpact.graph.schema import SCHEMA_VERSION
+from codeimpact.graph.sidecar import write_unresolved
+from codeimpact.indexer import scanning, worktree
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.extraction import facts_for
+from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.forked_job import ForkedJob
+from codeimpact.indexer.gitinfo import head_commit
+from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.plan import ChangePlan
+from codeimpact.indexer.report import AnalyzeReport, FileRecord, Progress, incomplete_record
+from codeimpact.indexer.state import (
+    FilesState,
+    FileState,
+    GraphState,
+    save_files_state,
+    save_graph_state,
+)
+from codeimpact.indexer.tables import write_snapshot_arrays
+
+# Below this many files a full build resolves in this process: forking costs more.
+PARALLEL_RESOLVE_MIN = 200
+# A change to more than this share of the files is cheaper as a full rebuild.
+FULL_REBUILD_SHARE = 1 / 3
+
+
+def resident_mb() -> int:
+    """This process's resident memory now (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def room_for_two(options: RunOptions) -> bool:
+    """Whether twice this process's resident memory fits the budget: a forked child, or
+    objects kept alive past their last use, may come to hold as much again."""
+    return 2 * resident_mb() <= options.memory_budget_mb
+
+
+def release_when(job: ForkedJob, held: list) -> threading.Thread:
+    """A started thread that empties `held` (the last references to what it holds) once
+    `job`'s child has exited. Before, freeing would write to pages the child shares, and
+    each would be copied; after, the thread frees while Kùzu's write, which runs without
+    the GIL on one core, leaves it the other."""
+
+    def run() -> None:
+        job.exited()
+        held.clear()
+
+    thread = threading.Thread(target=run, name="codeimpact-release", daemon=True)
+    thread.start()
+    return thread
+
+
+def resolve_workers(options: RunOptions, n_files: int, resident: int) -> int:
+    """Processes to resolve a full build in: one per core (or `--workers`), fewer when
+    (1 + workers) x `resident` MB would pass the memory budget (a forked worker may copy
+    every page it reads), 1 (this process) for a small build."""
+    workers = options.processes()
+    if n_files < PARALLEL_RESOLVE_MIN:
+        return 1
+    while workers > 1 and (1 + workers) * resident > options.memory_budget_mb:
+        workers -= 1
+    return workers
+
+
+def rss_mb() -> int:
+    """This process's peak resident memory so far (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The run allocates millions of small acyclic tuples; the cyclic GC only costs time here."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def run_stats(records, totals: dict, parsed: int) -> dict:
+    return {
+        "files": len(records),
+        "files_by_status": dict(Counter(r.status for r in records)),
+        "symbols": totals["symbols"],
+        "edges": dict(totals["edges"]),
+        "calls": dict(totals["calls"]),
+        "parsed": parsed,
+    }
+
+
+def generation_meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict,
+                    mode: str, config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
+          probe: worktree.StatusProbe | None = None) -> dict:  # fmt: skip
+    """What Meta records about this generation (read by `graph status`); `probe`: a
+    `git status` started once the files were read."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "identity_digest": digest,
+        "identity": comps,
+        "indexed_commit": head_commit(repo),
+        "indexed_at": time.time(),
+        "incomplete": incomplete,
+        "stats": stats,
+        "mode": mode,
+        # dirty digest + set: what freshness compares the working tree against
+        **worktree.index_fields(
+            repo,
+            config,
+            {r.path: (r.content_hash, r.size) for r in records},
+            {
+                r.path: (r.size, r.mtime_ns)
+                for r in records
+                if 0 < r.mtime_ns < scanned_at_ns - scanning.RACY_NS
+            },  # fmt: skip
+            probe,
+            scanned_at_ns=scanned_at_ns,
+        ),
+    }
+
+
+@dataclass
+class Previous:
+    gen: layout.Generation
+    files: FilesState
+
+
+@dataclass
+class Run:
+    """One analyze run: its inputs, what it measured so far, and the steps both modes take."""
+
+    repo: Path
+    idx: Path
+    config: IndexConfig
+    options: RunOptions
+    progress: Progress | None
+    digest: str
+    comps: dict
+    cache: FactsCache
+    configs: dict[str, str]
+    configs_digest: str
+    records: list[FileRecord]
+    data: dict[str, bytes]
+    timings: dict[str, float]
+    t0: float
+    scanned_at: int  # time.time_ns() when the scan began
+    memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
+
+    def report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
+               plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
+        changes = {}
+        if plan is not None:
+            changes = {"added": len(plan.added), "modified": len(plan.modified),
+                       "deleted": len(plan.deleted), "renamed": len(plan.renamed)}  # fmt: skip
+        return AnalyzeReport(
+            repo=str(self.repo),
+            mode=mode,
+            generation=gen_no,
+            files=len(self.records),
+            files_by_status=stats["files_by_status"],
+            symbols=stats["symbols"],
+            edges=stats["edges"],
+            calls=stats["calls"],
+            incomplete=incomplete,
+            seconds=time.perf_counter() - self.t0,
+            timings=self.timings,
+            memory_mb=self.memory_mb,
+            reason=reason,
+            changes=changes,
+            parsed=stats["parsed"],
+            resolved=n_resolved,
+            delta=delta or {},
+        )
+
+    def phase(self, name: str, started: float) -> None:
+        self.timings[name] = time.perf_counter() - started
+        self.memory_mb[name] = rss_mb()
+
+    def incomplete_files(self) -> list[dict]:
+        return [r for r in (incomplete_record(rec) for rec in self.records) if r]
+
+    def files_state(self, meta: dict) -> FilesState:
+        return FilesState(
+            self.digest,
+            self.configs_digest,
+            meta["indexed_commit"],
+            meta["stats"],
+            {
+                r.path: FileState(
+                    r.language,
+                    r.size,
+                    r.mtime_ns,
+                    r.content_hash,
+                    r.status,
+                    r.detail,
+                    r.lines,
+                    r.is_test,
+                )  # fmt: skip
+                for r in self.records
+            },
+        )
+
+    def facts_for(self, records: list[FileRecord],
+                  meanwhile: Callable[[], None] | None = None) -> tuple[dict[str, FileFacts], int]:  # fmt: skip
+        return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
+                         self.options, self.progress, self.config.parse_timeout_ms / 1000,
+                         meanwhile)  # fmt: skip
+
+    def save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta, rank) -> None:
+        t = time.perf_counter()
+        self.cache.flush({r.content_hash for r in self.records})
+        self.save_sidecars(gen, st, flags, kinds, unresolved, meta, rank)
+        self.phase("sidecars", t)
+
+    def save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta,
+                      rank=None) -> None:  # fmt: skip
+        """Every file of the generation but the database and the facts cache."""
+        write_snapshot_arrays(gen.path, gen.number, len(st.ids), st.codes, st.confs, flags,
+                              kinds, rank)  # fmt: skip
+        write_unresolved(gen.path, unresolved)
+        save_graph_state(gen.path, st, gen.number)
+        save_files_state(gen.path, self.files_state(meta))
+
+    def unchanged(self, prev: Previous) -> AnalyzeReport:
+        """Nothing parsed, nothing written: the live generation already says all of it."""
+        stats = prev.files.stats
+        return AnalyzeReport(
+            repo=str(self.repo),
+            mode="unchanged",
+            generation=prev.gen.number,
+            files=len(self.records),
+            files_by_status=stats.get("files_by_status", {}),
+            symbols=stats.get("symbols", 0),
+            edges=stats.get("edges", {}),
+            calls=stats.get("calls", {}),
+            incomplete=self.incomplete_files(),
+            seconds=time.perf_counter() - self.t0,
+            timings=self.timings,
+            reason="no file changed",
+        )
