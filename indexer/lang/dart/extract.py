@@ -14,7 +14,9 @@ Heritage: `extends` is "extends"; `with` mixins, `implements` and a mixin's `on`
 `Cart()` a call whose callee is a type (a construction), `new Cart()` / `const Cart()` kind
 "new", `Cart.empty()` / `new Cart.empty()` a call of the member `empty`; `list..add(x)`
 calls `list.add`; a constructor's `: super(x)` calls `super.<init>`. `var c = Cart()` is a
-BindingFact, `Cart c` types c Cart.
+BindingFact, `Cart c` types c Cart; `List<Cart>` (Iterable, Set) is the engine's container
+`[]Cart`, and `for (final c in carts)` binds c to an element (`carts[i]`); `await f()` is
+f's value (a Future<T> result is declared T). Chains and types are read by syntax.py.
 
 Directives: imports are ImportFacts with the URI as written (`package:shop/cart.dart`,
 `src/util.dart`, `dart:async`) as module, `*` or each `show` name as name and the `as`
@@ -29,117 +31,29 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
+from codeimpact.indexer.lang.dart.syntax import (
+    MEMBER_SELECTORS,
+    argv,
+    child,
+    declared_type,
+    receiver_start,
+    result_type,
+    seq_chain,
+    string_value,
+    toplevel_type,
+)
 from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 
 NAME = "dart"
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 # package:test and flutter_test: a call of these with a description and a closure is a test
 # (or a group of tests) the runner names by its description
 TEST_CALLS = frozenset({"test", "group", "testWidgets"})
 _TYPES = {"definition.class": "class", "definition.mixin": "mixin",
           "definition.extension": "extension", "definition.enum": "enum"}  # fmt: skip
-_MEMBER_SELECTORS = ("unconditional_assignable_selector", "conditional_assignable_selector")
 _BODIES = ("class_body", "extension_body", "enum_body")
-
-
-def _child(node: ts.Node | None, *types: str) -> ts.Node | None:
-    if node is None:
-        return None
-    return next((c for c in node.named_children if c.type in types), None)
-
-
-def string_value(node: ts.Node | None) -> str:
-    """The text of a string literal without its quotes (interpolations as written)."""
-    s = text(node).lstrip("r")
-    for q in ('"""', "'''", '"', "'"):
-        if s.startswith(q) and s.endswith(q) and len(s) >= 2 * len(q):
-            return s[len(q) : -len(q)]
-    return s
-
-
-# ---------------------------------------------------------------- chains
-
-
-def _primary(node: ts.Node) -> str | None:
-    t = node.type
-    if t == "identifier":
-        return text(node)
-    if t in ("this", "super"):
-        return t
-    if t in ("new_expression", "const_object_expression"):
-        tn = _child(node, "type_identifier")
-        return f"{text(tn)}{{}}" if tn is not None else None
-    if t == "parenthesized_expression" and node.named_children:
-        inner = node.named_children[0]
-        if inner.type == "type_cast_expression":
-            tn = _child(_child(inner, "type_cast"), "type_identifier")
-            return f"{text(tn)}{{}}" if tn is not None else None
-        return seq_chain(node.named_children)
-    if t == "string_literal":
-        return "String{}"
-    if t == "list_literal":
-        return "List{}"
-    if t == "set_or_map_literal":  # `{}` is a Map unless it holds single values
-        return "Map{}" if not node.named_children or ":" in text(node) else "Set{}"
-    return None
-
-
-def _step(node: ts.Node) -> str | None:
-    """What a selector adds to a chain ("" for `!`, a cascade returns its receiver)."""
-    t = node.type
-    if t in _MEMBER_SELECTORS:
-        name = _child(node, "identifier")
-        return f".{text(name)}" if name is not None else None
-    if t == "cascade_section":
-        return ""
-    if t == "selector":
-        if not node.named_children:
-            return ""  # `x!`
-        inner = node.named_children[0]
-        if inner.type == "argument_part":
-            return "()"
-        return _step(inner)
-    return None
-
-
-def seq_chain(nodes: list[ts.Node]) -> str | None:
-    """The chain of an expression the grammar writes flat: a primary and its selectors."""
-    if not nodes:
-        return None
-    head = _primary(nodes[0])
-    for n in nodes[1:]:
-        if head is None:
-            return None
-        step = _step(n)
-        if step is None:
-            return None
-        head += step
-    return head
-
-
-def _receiver_start(siblings: list[ts.Node], i: int, kinds: tuple[str, ...]) -> int:
-    """Index of the primary whose selectors run up to siblings[i] (exclusive)."""
-    j = i - 1
-    while j > 0 and siblings[j].type in kinds:
-        j -= 1
-    return j
-
-
-def _argv(arguments: ts.Node | None) -> list[ts.Node]:
-    if arguments is None:
-        return []
-    out = []
-    for a in arguments.named_children:
-        if a.type == "argument" and a.named_children:
-            out.append(a.named_children[0])
-        elif a.type == "named_argument" and a.named_children:
-            out.append(a.named_children[-1])
-    return out
-
-
-# ---------------------------------------------------------------- definitions
 
 
 class _File(ModelFile):
@@ -193,56 +107,12 @@ def _params(plist: ts.Node | None) -> tuple[tuple[str, str], ...]:
         if p.type != "formal_parameter":
             continue
         name = p.child_by_field_name("name")
-        ctor = _child(p, "constructor_param", "super_formal_parameter")
+        ctor = child(p, "constructor_param", "super_formal_parameter")
         if name is None and ctor is not None:
-            name = _child(ctor, "identifier")
+            name = child(ctor, "identifier")
         if name is not None:
-            out.append((text(name), type_text(_child(p, "type_identifier"))))
+            out.append((text(name), declared_type(p.named_children)))
     return tuple(out)
-
-
-def type_text(node: ts.Node | None) -> str:
-    """A type as written: `Cart`, or `p.Cart` through an import prefix (the grammar writes
-    the two names as siblings)."""
-    if node is None:
-        return ""
-    dot = node.next_sibling
-    after = dot.next_sibling if dot is not None and dot.type == "." else None
-    if after is not None and after.type == "type_identifier":
-        return f"{text(node)}.{text(after)}"
-    return text(node)
-
-
-def _declared_type(nodes) -> str:
-    """The type a declaration writes before its names (`final Cart c`, `List<Cart>? xs`)."""
-    for n in nodes:
-        if n.type == "type_identifier":
-            return type_text(n)
-        if n.type in ("identifier", "initialized_identifier_list", "static_final_declaration_list"):
-            return ""
-    return ""
-
-
-def _result_type(signature: ts.Node) -> str:
-    """A function's declared result; a Future's (FutureOr's) value type, which `await` gives."""
-    res = _declared_type(signature.named_children)
-    if res in ("Future", "FutureOr"):
-        args = _child(signature, "type_arguments")
-        inner = _child(args, "type_identifier")
-        return text(inner) if inner is not None else ""
-    return res
-
-
-def _toplevel_type(lst: ts.Node) -> str:
-    """A top-level declaration's type: the siblings before its list (the grammar is flat)."""
-    prev, found = lst.prev_sibling, ""
-    while prev is not None and prev.type in ("type_identifier", "type_arguments",
-                                             "nullable_type", "final_builtin", "const_builtin",
-                                             "late", "inferred_type"):  # fmt: skip
-        if prev.type == "type_identifier":
-            found = type_text(prev)
-        prev = prev.prev_sibling
-    return found
 
 
 class _Definitions:
@@ -284,23 +154,23 @@ class _Definitions:
     def package(self, node, first, last, parent) -> None:
         ex = self.f.facts.extra
         if node.type == "library_name":
-            ex["library"] = text(_child(node, "dotted_identifier_list"))
+            ex["library"] = text(child(node, "dotted_identifier_list"))
         else:
-            uri = _child(node, "uri")
-            ex["part_of"] = string_value(_child(uri, "string_literal")) if uri else text(
-                _child(node, "dotted_identifier_list"))  # fmt: skip
+            uri = child(node, "uri")
+            ex["part_of"] = string_value(child(uri, "string_literal")) if uri else text(
+                child(node, "dotted_identifier_list"))  # fmt: skip
 
     def _type(self, node, first, last, parent, kind) -> None:
         f = self.f
         on = node.child_by_field_name("class")
-        name = text(node.child_by_field_name("name") or _child(node, "identifier"))
+        name = text(node.child_by_field_name("name") or child(node, "identifier"))
         if not name:
             if kind != "extension" or on is None:
                 return
             name = f"<extension on {text(on)}>"
         prefix = f"{parent}." if parent else ""
         local = f.names.unique(prefix + name)
-        body = node.child_by_field_name("body") or _child(node, *_BODIES)
+        body = node.child_by_field_name("body") or child(node, *_BODIES)
         mods = " ".join(c.type for c in node.children if c.type in (
             "abstract", "sealed", "interface", "base", "final"))  # fmt: skip
         f.define(node, node, local, kind, name, body.start_byte if body else None, mods=mods)
@@ -314,10 +184,10 @@ class _Definitions:
         after_on = False
         for c in node.children:
             if c.type == "superclass":
-                base = _child(c, "type_identifier")
+                base = child(c, "type_identifier")
                 if base is not None:
                     f.facts.heritage.append(HeritageFact(local, text(base), line(c), "extends"))
-                for m in _child(c, "mixins").named_children if _child(c, "mixins") else ():
+                for m in child(c, "mixins").named_children if child(c, "mixins") else ():
                     if m.type == "type_identifier":
                         f.facts.heritage.append(HeritageFact(local, text(m), line(m), "implements"))
             elif c.type in ("interfaces", "mixins"):
@@ -363,10 +233,10 @@ class _Definitions:
             mods = (mods + " abstract").strip()  # declared without a body
         annotations = _annotations(first)
         is_test = "isTest" in annotations or "Test" in annotations
-        plist = _child(node, "formal_parameter_list")
+        plist = child(node, "formal_parameter_list")
         f.define(first, last, local, kind, name, last.start_byte if last is not first else None,
                  _params(plist), is_test, mods)  # fmt: skip
-        res = _result_type(node)
+        res = result_type(node)
         if res:
             f.facts.extra["results"][local] = res
         self.open(first, last, local, kind)
@@ -380,9 +250,9 @@ class _Definitions:
         mods = " ".join(c.type for c in first.children if c.type == "static")
         sig_end = last.start_byte if last is not first else None
         f.define(first, last, local, "property", name, sig_end,
-                 _params(_child(node, "formal_parameter_list")), mods=mods)  # fmt: skip
+                 _params(child(node, "formal_parameter_list")), mods=mods)  # fmt: skip
         if node.type == "getter_signature":
-            typ = _declared_type(node.named_children)
+            typ = declared_type(node.named_children)
             if typ:
                 f.facts.extra["types"][local] = typ
         self.open(first, last, local, "property")
@@ -396,7 +266,7 @@ class _Definitions:
         ]
         named = text(names[1]) if len(names) > 1 else ""
         local = f.names.unique(f"{parent}.{named or '<init>'}")
-        plist = _child(node, "formal_parameter_list")
+        plist = child(node, "formal_parameter_list")
         sig_end = last.start_byte if last is not first else None
         f.define(first, last, local, "constructor", named or "<init>", sig_end, _params(plist),
                  mods="static")  # fmt: skip
@@ -408,9 +278,9 @@ class _Definitions:
             if target:
                 callee, kind = ".".join(target), "call" if len(target) > 1 else "new"
                 f.calls.append((node.start_byte, CallFact(local, callee, line(node), kind, ()), 0))
-        for entry in (_child(first, "initializers") or node).named_children:
+        for entry in (child(first, "initializers") or node).named_children:
             self._initializer(entry, local)
-        redirection = _child(first, "redirection")
+        redirection = child(first, "redirection")
         if redirection is not None:
             self._initializer(redirection, local)
 
@@ -421,11 +291,11 @@ class _Definitions:
         kids = entry.named_children
         if not kids or kids[0].type not in ("super", "this"):
             return
-        member = _child(entry, "identifier")
+        member = child(entry, "identifier")
         callee = f"{kids[0].type}.{text(member) if member is not None else '<init>'}"
-        args = _child(entry, "arguments")
+        args = child(entry, "arguments")
         self.f.calls.append(
-            (entry.start_byte, CallFact(local, callee, line(entry), "call", ()), len(_argv(args)))
+            (entry.start_byte, CallFact(local, callee, line(entry), "call", ()), len(argv(args)))
         )
 
     def definition_field(self, node, first, last, parent) -> None:
@@ -436,13 +306,13 @@ class _Definitions:
             return
         f = self.f
         if holder.type == "program":
-            kind, typ, mods = "variable", _toplevel_type(lst), ""
+            kind, typ, mods = "variable", toplevel_type(lst), ""
         elif holder.type == "declaration" and self.in_type(parent):
-            kind, typ = "property", _declared_type(holder.named_children)
+            kind, typ = "property", declared_type(holder.named_children)
             mods = " ".join(c.type for c in holder.children if c.type == "static")
         else:
             return
-        ident = _child(node, "identifier")
+        ident = child(node, "identifier")
         if ident is None:
             return
         name = text(ident)
@@ -457,7 +327,7 @@ class _Definitions:
 
     def reference_call(self, node, first, last, parent) -> None:
         """A package:test block: `test('adds', () {...})` defines a test named 'adds'."""
-        args = _argv(_child(_child(node, "argument_part"), "arguments"))
+        args = argv(child(child(node, "argument_part"), "arguments"))
         if len(args) < 2 or args[0].type != "string_literal":
             return
         body = next((a for a in args[1:] if a.type == "function_expression"), None)
@@ -478,16 +348,14 @@ def _on_import(f: _File, caps) -> None:
     node = caps["import"]
     ex = f.facts.extra
     if node.type == "part_directive":
-        ex["parts"].append(
-            (string_value(_child(_child(node, "uri"), "string_literal")), line(node))
-        )
+        ex["parts"].append((string_value(child(child(node, "uri"), "string_literal")), line(node)))
         return
-    spec = _child(node, "library_import", "library_export")
+    spec = child(node, "library_import", "library_export")
     if spec is not None and spec.type == "library_import":
-        spec = _child(spec, "import_specification")
+        spec = child(spec, "import_specification")
     if spec is None:
         return
-    uri = string_value(_child(_child(_child(spec, "configurable_uri"), "uri"), "string_literal"))
+    uri = string_value(child(child(child(spec, "configurable_uri"), "uri"), "string_literal"))
     shown = tuple(
         text(i)
         for c in spec.named_children
@@ -510,67 +378,83 @@ def _on_call(f: _File, caps) -> None:
         return
     siblings = parent.named_children
     i = next(k for k, s in enumerate(siblings) if s.id == node.id)
-    argv = _argv(_child(_child(node, "argument_part"), "arguments"))
+    values = argv(child(child(node, "argument_part"), "arguments"))
     if node.type == "cascade_section":
-        sel = _child(node, "cascade_selector")
-        if sel is None or _child(node, "argument_part") is None:
+        sel = child(node, "cascade_selector")
+        if sel is None or child(node, "argument_part") is None:
             return
-        j = _receiver_start(siblings, i, ("selector", "cascade_section", *_MEMBER_SELECTORS))
+        j = receiver_start(siblings, i, ("selector", "cascade_section", *MEMBER_SELECTORS))
         k = next((m for m in range(j, i + 1) if siblings[m].type == "cascade_section"), i)
         recv = seq_chain(siblings[j:k])
-        callee = f"{recv or '?'}.{text(_child(sel, 'identifier'))}"
+        callee = f"{recv or '?'}.{text(child(sel, 'identifier'))}"
     else:
-        j = _receiver_start(siblings, i, ("selector", *_MEMBER_SELECTORS))
+        j = receiver_start(siblings, i, ("selector", *MEMBER_SELECTORS))
         callee = seq_chain(siblings[j:i])
         if callee is None:
             last = siblings[i - 1] if i > 0 else None
-            name = _child(last, "identifier") if last is not None else None
+            name = child(last, "identifier") if last is not None else None
             member = last is not None and (
-                last.type in _MEMBER_SELECTORS or _child(last, *_MEMBER_SELECTORS) is not None
+                last.type in MEMBER_SELECTORS or child(last, *MEMBER_SELECTORS) is not None
             )
             if not member:
                 return
-            callee = f"?.{text(name or _child(_child(last, *_MEMBER_SELECTORS), 'identifier'))}"
+            callee = f"?.{text(name or child(child(last, *MEMBER_SELECTORS), 'identifier'))}"
     plain = tuple(
         (n, text(a))
-        for n, a in enumerate(argv)
+        for n, a in enumerate(values)
         if a.type == "identifier" and a.next_named_sibling is None
     )
     scope = f.scopes.at(node.start_byte)
-    f.calls.append((node.start_byte, CallFact(scope, callee, line(node), "call", plain), len(argv)))
+    f.calls.append(
+        (node.start_byte, CallFact(scope, callee, line(node), "call", plain), len(values))
+    )
 
 
 def _on_new(f: _File, caps) -> None:
     node = caps.get("reference.new")
-    tn = _child(node, "type_identifier")
+    tn = child(node, "type_identifier")
     if tn is None:
         return
-    member = _child(node, "identifier")
-    argv = _argv(_child(node, "arguments"))
+    member = child(node, "identifier")
+    values = argv(child(node, "arguments"))
     scope = f.scopes.at(node.start_byte)
     if member is not None:
         call = CallFact(scope, f"{text(tn)}.{text(member)}", line(node), "call", ())
     else:
         call = CallFact(scope, text(tn), line(node), "new", ())
-    f.calls.append((node.start_byte, call, len(argv)))
+    f.calls.append((node.start_byte, call, len(values)))
+
+
+def _bind(f: _File, node, name, typ: str, value: str | None) -> None:
+    """A local: typed by its declaration, else by what it is given (lang/java bind_chain)."""
+    scope = f.scopes.at(node.start_byte)
+    if typ:
+        f.facts.extra["locals"].append((scope, text(name), typ, line(node)))
+    else:
+        bind_chain(f.facts, scope, text(name), value, line(node))
 
 
 def _on_local(f: _File, caps) -> None:
     node = caps["binding.local"]
     name = node.child_by_field_name("name")
+    if name is not None:
+        value = seq_chain(node.children_by_field_name("value"))
+        _bind(f, node, name, declared_type(node.named_children), value)
+
+
+def _on_loop(f: _File, caps) -> None:
+    """`for (final o in orders)`: o is an element of orders (`for (Order o in ...)` types it)."""
+    node = caps["binding.iteration"]
+    name = node.child_by_field_name("name")
     if name is None:
         return
-    scope = f.scopes.at(node.start_byte)
-    typ = _declared_type(node.named_children)
-    if typ:
-        f.facts.extra["locals"].append((scope, text(name), typ, line(node)))
-        return
-    value = node.children_by_field_name("value")
-    bind_chain(f.facts, scope, text(name), seq_chain(value), line(node))
+    typ = declared_type(c for c in node.named_children if c.start_byte < name.start_byte)
+    value = seq_chain(node.children_by_field_name("value"))
+    _bind(f, node, name, typ, f"{value}[i]" if value else None)
 
 
 _USES = {"import": _on_import, "reference.call": _on_call, "reference.new": _on_new,
-         "binding.local": _on_local}  # fmt: skip
+         "binding.local": _on_local, "binding.iteration": _on_loop}  # fmt: skip
 
 
 def _is_test_call(construct: str, caps) -> bool:

@@ -27,6 +27,7 @@
 
 ; ---- local bindings
 (initialized_variable_definition) @binding.local
+(for_loop_parts) @binding.iteration
 
 ; ---- uses
 (selector (argument_part)) @reference.call

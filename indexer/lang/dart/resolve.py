@@ -8,7 +8,9 @@ other's top-level names. `import 'x.dart'` makes the names of x and of what x ex
 Calls: `m()` is a local function, else a method of the enclosing classes (inherited ones
 too), else a type (`Cart()` constructs it, and its unnamed constructor when written), else a
 top-level function of the library or an imported one; `Cart.empty()` is a named (or factory)
-constructor, a member of Cart; `p.f()` a name of the libraries imported as p. An extension's
+constructor, a member of Cart; `p.f()` a name of the libraries imported as p. A List of
+repository values has them as elements (`first`, `last`, `single`, for-in); its other members
+are dart:core's. `final xs = load();` is what the called method or function returns. An extension's
 methods are members of the type it extends (found on any receiver of that type). Mixins
 (`with`), `implements` and a mixin's `on` types are IMPLEMENTS; their members are inherited.
 A name found nowhere: dart:core's functions (print, identical) are builtin, test/group/expect
@@ -25,7 +27,8 @@ import dataclasses
 from codeimpact.indexer.lang.api import FileFacts, ImportFact
 from codeimpact.indexer.lang.dart.libraries import Libraries, external_name
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.static import TYPE_KINDS
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.static import CALLABLE_KINDS, TYPE_KINDS
 from codeimpact.indexer.lang.java.resolve import JavaProject
 from codeimpact.indexer.resolved import external_uid, strip_dup
 
@@ -180,6 +183,10 @@ class DartProject(JavaProject):
             if top is not None:
                 return self.value_of(top[0], top[1], depth + 1) if self.kind(top[0]) in (
                     "variable", "property") else top  # fmt: skip
+            # `final xs = load();`: the binding names the method or function it calls
+            targets = self.call_head(fi, scope, name, line, None, depth)
+            if targets and self.kind(targets[0][0]) in CALLABLE_KINDS:
+                return targets[0][0], targets[0][1]
         return r
 
     def _resolve_type(self, fi, scope, chain):
@@ -246,6 +253,20 @@ class DartProject(JavaProject):
         if len(outside) == 1 and not name.startswith("_"):
             return [(("xsym", f"{outside[0]}.{name}"), "import", None)]
         return None
+
+    def attr(self, ent, name, call, reason, depth):
+        """A List, Iterable or Set of repository values: `first`, `last`, `single` are an
+        element; anything else is the container's (dart:core)."""
+        if ent[0] == "slice":
+            if name in ("first", "last", "single") and not call:
+                return ent[1], weakest("local-type", reason)
+            return ("xsym", f"dart.core.List.{name}"), reason
+        return super().attr(ent, name, call, reason, depth)
+
+    def member_targets(self, ent, reason, name, argc, depth):
+        if ent[0] == "slice":
+            return [(("xsym", f"dart.core.List.{name}"), reason, None)]
+        return super().member_targets(ent, reason, name, argc, depth)
 
     def type_call(self, fi, src, ent, reason, call, edges, out) -> None:
         """`Cart(...)`: the class, and its unnamed constructor when written."""

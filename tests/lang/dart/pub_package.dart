@@ -3,7 +3,8 @@
 // test imports lib/shop.dart, which exports cart.dart and repo.dart (their names are visible
 // through it); `import ... as store` (store.Repo, store.MemRepo()), `show clamp`; a part file
 // (`part of`) sharing its library's names (_sum); an extension method found on its type
-// (order.total()); an abstract class implemented (dispatch to overrides), a mixin (`with`,
+// (order.total()); elements of a List<Line> (a for-in loop's variable, `.first`) typed Line;
+// an abstract class implemented (dispatch to overrides), a mixin (`with`,
 // IMPLEMENTS, its method inherited), `super.save`; constructors: `Cart(repo)` (the class and
 // its unnamed constructor), named `Order.empty` redirecting to `this(...)`, factory
 // `Order.single`, `const Line(3)`; package:test's group/test blocks as test functions named
@@ -90,6 +91,8 @@ class Line {
   final int price;
          // ^ defines: shop.src.order.Line.price property
   const Line(this.price);
+  int cents() => price * 100;
+   // ^ defines: shop.src.order.Line.cents method
 }
 // path: lib/src/order_total.dart
 part of 'order.dart';
@@ -99,6 +102,15 @@ extension OrderTotal on Order {
   int total() => _sum(lines);
               // ^ calls: shop.src.order._sum (scope)
    // ^ defines: shop.src.order.OrderTotal.total method
+  int cents() {
+   // ^ defines: shop.src.order.OrderTotal.cents method
+    var c = 0;
+    for (final l in lines) {
+      c += l.cents();
+        // ^ calls: shop.src.order.Line.cents (local-type)
+    }
+    return c;
+  }
 }
 
 int _sum(List<Line> lines) {
@@ -220,6 +232,8 @@ void main() {
       expect(repo.find(1), order);
    // ^ calls: <external>::test.expect (import)
           // ^ calls: shop.src.repo.MemRepo.find (local-type)
+      expect(order.lines.first.cents(), 300);
+                         // ^ calls: shop.src.order.Line.cents (local-type)
     });
 
     test('empty order totals 0', () {
