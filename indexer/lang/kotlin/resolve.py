@@ -22,7 +22,9 @@ _KOTLIN = frozenset(
 _STDLIB_FUNCTIONS = frozenset(
     """println print require check error TODO listOf mutableListOf setOf mutableSetOf mapOf
     mutableMapOf arrayOf emptyList emptyMap emptySet lazy run let also apply with takeIf
-    repeat maxOf minOf requireNotNull checkNotNull buildList buildString""".split()
+    repeat maxOf minOf requireNotNull checkNotNull buildList buildString hashMapOf
+    arrayListOf hashSetOf linkedMapOf sortedMapOf intArrayOf floatArrayOf longArrayOf
+    booleanArrayOf mapOfNotNull listOfNotNull sequenceOf generateSequence""".split()
 )
 _COMMON_METHODS = frozenset(
     """get set add remove size isEmpty contains map filter forEach first last let also apply
@@ -69,11 +71,22 @@ class KotlinProject(JavaProject):
         if targets and any(t[0][0] != "xsym" for t in targets):
             return targets
         # nothing in the repository's classes (an external supertype "may declare" it): a
-        # class to construct, a top-level function, the standard library come first
+        # class to construct (imported or kotlin's too), a top-level function, the standard
+        # library, a function imported by name come first
+        if not name.isidentifier() or name in ("constructor", "init"):
+            return None  # no name to look up (`?`), or a declaration read as a call
         r = self.resolve_type(fi, scope, name)
         if r is not None and r[0][0] == "sym":
             return [(r[0], r[1], None)]
-        return self._function(fi, name) or targets
+        found = self._function(fi, name)
+        if found:
+            return found
+        if r is not None and name[:1].isupper():  # an outside type, constructed
+            return [(r[0], r[1], None)]
+        imported = next((i for i in fi.facts.imports if i.name == name), None)
+        if imported is not None:
+            return [(("xsym", f"{imported.module}.{name}"), "import", None)]
+        return targets
 
     def _function(self, fi, name):
         defs = self.functions.get(name, ())

@@ -64,6 +64,11 @@ class SwiftProject(PartialTypes, JavaProject):
             return [(("sym", *(own or defs)[0]), "scope", None)]
         if name in _STDLIB:
             return [(("builtin", name), "scope", None)]
+        if name[:1].isupper():  # a type from outside constructed, not a supertype's method
+            if r is not None:
+                return [(r[0], r[1], None)]
+            mods = [i.module for i in fi.facts.imports]
+            return [(("xsym", f"{mods[0]}.{name}"), "import", None)] if len(mods) == 1 else None
         return targets
 
     def type_call(self, fi, src, ent, reason, call, edges, out) -> None:
