@@ -7,7 +7,7 @@ from codeimpact.indexer.lang.ruby import extract
 
 NAME = "ruby"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
-RESOLVE_VERSION = 1
+RESOLVE_VERSION = 2
 
 SPEC = LanguageSpec(
     name=NAME,

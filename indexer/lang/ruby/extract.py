@@ -30,7 +30,7 @@ from codeimpact.indexer.lang.syntax_common import (
 )
 
 NAME = "ruby"
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 _MIXINS = frozenset({"include", "extend", "prepend"})
 _REQUIRES = {"require": 0, "require_relative": 1, "load": 0}
@@ -44,8 +44,11 @@ def const_chain(node: ts.Node | None) -> str:
     if node.type == "constant":
         return text(node)
     if node.type == "scope_resolution":
-        scope = const_chain(node.child_by_field_name("scope"))
+        scope_node = node.child_by_field_name("scope")
         name = text(node.child_by_field_name("name"))
+        if scope_node is None:  # `::Readline`: the top-level constant, whatever encloses it
+            return f"::{name}"
+        scope = const_chain(scope_node)
         return f"{scope}.{name}" if scope else name
     return ""
 

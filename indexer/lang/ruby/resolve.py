@@ -43,7 +43,11 @@ _KERNEL = frozenset(
 _COMMON_METHODS = frozenset(
     """call each map select reject find to_s to_h to_a to_json size length count first last
     push pop shift add delete include? empty? any? all? save update destroy create new build
-    run start stop get set read write close open render perform process handle""".split()
+    run start stop get set read write close open render perform process handle split join
+    strip chomp gsub sub to_sym to_i to_f inspect dup clone merge keys values fetch key? sort
+    sort_by uniq compact flatten each_with_index each_pair send respond_to? is_a? kind_of?
+    nil? freeze name downcase upcase start_with? end_with? match replace concat insert slice
+    format puts print message""".split()
 )
 
 
@@ -71,6 +75,9 @@ class RubyProject(PartialTypes, JavaProject):
         self.index_owners()
 
     def _type_head(self, fi, scope, name):
+        if name.startswith("::"):  # a top-level constant: the repository's, else Ruby's
+            hit = self.pkg_types.get(self.package_of[fi.path], {}).get(name[2:])
+            return (("sym", *hit), "scope") if hit is not None else (("xsym", name[2:]), "import")
         r = super()._type_head(fi, scope, name)
         if r is not None:
             return r
