@@ -16,7 +16,9 @@ from collections.abc import Iterable, Iterator
 
 from codeimpact.indexer.lang.api import CallFact, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.entrypoints import EntryTable
 from codeimpact.indexer.lang.engine.memo import Memo
+from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.resolved import ResolvedFile, SymbolRow, dedupe_edges, row_of
 
 # A name this short says too little to guess a method by it.
@@ -46,6 +48,8 @@ class Project:
     # method names that the language's builtin and common library types have too: an
     # unknown receiver is more likely one of those (never guessed at `unique-name`)
     common_methods: frozenset[str] = frozenset()
+    # how libraries call back into the repository (engine/entrypoints.py): none by default
+    entry_table: EntryTable = EntryTable()
 
     def __init__(self, is_test_path) -> None:
         self.is_test_path = is_test_path
@@ -159,3 +163,23 @@ class Project:
             s = self.files[r[0][1]].syms.get(r[0][2])
             if s is not None and s.kind in kinds:
                 self.value_references(edges, src, (self.uid(r[0][1], r[0][2]),), call.line)
+
+    def library_arguments(self, fi, call: CallFact, callee: str, src: str, edges: Edges,
+                          kinds: frozenset[str], reason: str) -> None:  # fmt: skip
+        """A call of the library callable `callee` (its dotted name): each argument the
+        language's entry-point table names that is a definition of one of `kinds` (a function
+        passed by name: Go's `t.Run(name, f)`) is called by the caller, rule `entry-point`.
+        Rows naming members of an object need the language's own values (Python's)."""
+        for row in self.entry_table.argument_rows(callee):
+            chain = row.argument(call.args)
+            r = (
+                self.eval_chain(fi, call.scope, chain, call.line)
+                if chain and not row.members
+                else None
+            )
+            if r is None or r[0][0] != "sym":
+                continue
+            s = self.files[r[0][1]].syms.get(r[0][2])
+            dst = self.uid(r[0][1], r[0][2])
+            if s is not None and s.kind in kinds and dst != src:
+                edges.call(src, dst, weakest(reason, "entry-point"), call.line)

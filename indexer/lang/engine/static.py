@@ -520,6 +520,8 @@ class StaticProject(TypedMembers, Project):
             elif k == "xsym":
                 edges.call(src, external_uid(ent[1]), reason, call.line)
                 emitted = True
+                if call.args:  # `t.Run(name, f)`: the library calls f (the entry-point table)
+                    self.library_arguments(fi, call, ent[1], src, edges, CALLABLE_KINDS, reason)
             elif k == "sym":
                 kind = self.kind(ent)
                 if kind in TYPE_KINDS and call.kind != "new":

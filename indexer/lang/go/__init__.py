@@ -6,7 +6,9 @@ from codeimpact.indexer.lang.go import extract
 
 NAME = "go"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
-RESOLVE_VERSION = 1
+# 2: library entry points (issue 26): t.Run(name, f), sort.Slice, sync.Once.Do... call f
+#    (go/entrypoints.py, engine Project.library_arguments).
+RESOLVE_VERSION = 2
 
 SPEC = LanguageSpec(
     name=NAME,

@@ -49,6 +49,7 @@ from codeimpact.indexer.lang.engine.static import (
     FileIndex,
     StaticProject,
 )
+from codeimpact.indexer.lang.go.entrypoints import TABLE as ENTRY_POINTS
 from codeimpact.indexer.lang.go.extract import BUILTIN_FUNCS, BUILTIN_TYPES
 from codeimpact.indexer.resolved import external_uid, strip_dup
 
@@ -106,6 +107,7 @@ def external_package_name(path: str) -> str:
 class GoProject(StaticProject):
     language = "go"
     common_methods = _COMMON_METHODS
+    entry_table = ENTRY_POINTS
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
         super().__init__(files, is_test_path, configs)

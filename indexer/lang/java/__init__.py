@@ -5,7 +5,9 @@ from codeimpact.indexer.lang.java import extract
 
 NAME = "java"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
-RESOLVE_VERSION = 1
+# 2: JUnit (issue 26): a @Test method calls the @BeforeEach/@AfterEach... set-ups of its
+#    class and same-file supertypes (java/junit.py, rule fixture).
+RESOLVE_VERSION = 2
 
 SPEC = LanguageSpec(
     name=NAME,

@@ -38,6 +38,7 @@ from codeimpact.indexer.lang.engine.static import (
     FileIndex,
     StaticProject,
 )
+from codeimpact.indexer.lang.java.junit import JUnit
 from codeimpact.indexer.resolved import external_uid, strip_dup
 
 # java.lang is imported implicitly; these are its public types (Java 21).
@@ -84,7 +85,7 @@ _COMMON_METHODS = frozenset(
 )
 
 
-class JavaProject(StaticProject):
+class JavaProject(JUnit, StaticProject):
     language = "java"
     common_methods = _COMMON_METHODS
     # The language's runtime, as class attributes so a language of the same model (C#: the
@@ -465,6 +466,9 @@ class JavaProject(StaticProject):
         return sorted(out)
 
     # ------------------------------------------------------------------ imports
+    def extra_edges(self, fi, edges: Edges) -> None:
+        self.junit_edges(fi, edges)  # a test calls the set-ups JUnit runs around it
+
     def import_edges(self, fi, edges: Edges) -> None:
         src = f"{fi.path}::"
         used = None

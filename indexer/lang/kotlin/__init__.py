@@ -6,7 +6,9 @@ from codeimpact.indexer.lang.kotlin import extract
 
 NAME = "kotlin"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
-RESOLVE_VERSION = 2
+# 2: a capitalized call found in no repository class is a type (b32df4b).
+# 3: JUnit set-ups as calls of the tests (java/junit.py, shared with Java).
+RESOLVE_VERSION = 3
 
 SPEC = LanguageSpec(
     name=NAME,
