@@ -64,7 +64,18 @@ def write_generated() -> None:
         target.write_text(text)
 
 
+def build_digest() -> dict:
+    """native/build_digest.py's lists and digest, run as plain code (it imports only the
+    standard library) so the build does not import the package it builds."""
+    namespace: dict = {}
+    source = (HERE / "native" / "build_digest.py").read_text()
+    exec(compile(source, "native/build_digest.py", "exec"), namespace)
+    return namespace
+
+
 write_generated()
+DIGEST = build_digest()
+SOURCE_DIGEST = DIGEST["source_digest"](HERE / "native")
 
 setup(
     ext_modules=[
@@ -75,27 +86,21 @@ setup(
         ),
         Extension(
             "codeimpact.native._syntax",
-            sources=[
-                "native/module.c",
-                "native/runner.c",
-                "native/walk.c",
-                "native/query_type.c",
-                "native/facts.c",
-                "native/facts_type.c",
-                "native/facts_defs.c",
-                "native/facts_bind.c",
-                "native/chains.c",
-                "native/ts_runtime.c",
-            ],
+            sources=[f"native/{name}" for name in DIGEST["SYNTAX_SOURCES"]],
             include_dirs=[str(GENERATED), "native", f"{TS}/include", f"{TS}/src"],
             depends=[
-                "native/runner.h",
-                "native/facts.h",
-                "native/vocabulary.py",
+                *(f"native/{name}" for name in DIGEST["SYNTAX_DEPENDS"]),
+                "native/build_digest.py",
                 *sorted(glob(f"{TS}/**/*.[ch]", recursive=True)),
             ],
             # _DEFAULT_SOURCE: the POSIX calls of the runtime (fdopen, clock_gettime) under c11
-            define_macros=[("_DEFAULT_SOURCE", None), ("TREE_SITTER_HIDE_SYMBOLS", None)],
+            # CODEIMPACT_SOURCE_DIGEST: what native/runner.py compares with the sources at
+            # import, so that an extension older than its sources is never used
+            define_macros=[
+                ("_DEFAULT_SOURCE", None),
+                ("TREE_SITTER_HIDE_SYMBOLS", None),
+                ("CODEIMPACT_SOURCE_DIGEST", f'"{SOURCE_DIGEST}"'),
+            ],
             extra_compile_args=["-O3", "-std=c11", "-fvisibility=hidden"],
         ),
     ]

@@ -99,6 +99,12 @@ def components(config: IndexConfig) -> dict:
         # the native extraction (native/runner.py) or the pure Python path: the same facts,
         # but an index is written by one of them, never by both
         "native_extraction": native_status().used,
+        # which build of it: the digest compiled into the extension and that of the sources
+        # beside the package (None when absent); a stale build is not used (native/runner.py)
+        "native_build": {
+            "extension": native_status().built,
+            "sources": native_status().sources,
+        },
         "tree_sitter_language_pack": _dist_version("tree-sitter-language-pack"),
         "kuzu": _dist_version("kuzu"),
         "interpreter": f"{sys.version_info.major}.{sys.version_info.minor}",

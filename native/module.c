@@ -8,6 +8,11 @@
 
 #include "tree_sitter/vendored.h"
 
+/* setup.py defines it: the digest of the sources this build compiled (native/build_digest.py) */
+#ifndef CODEIMPACT_SOURCE_DIGEST
+#define CODEIMPACT_SOURCE_DIGEST ""
+#endif
+
 static PyMethodDef syntax_methods[] = {
     {"chain_text", (PyCFunction)chain_text, METH_O, chain_text_doc},
     {"callee_chain_text", (PyCFunction)(void (*)(void))callee_chain_text, METH_FASTCALL,
@@ -29,6 +34,7 @@ PyMODINIT_FUNC PyInit__syntax(void) {
     if (m == NULL) return NULL;
     if (PyModule_AddStringConstant(m, "TREE_SITTER_VERSION", CODEIMPACT_VENDORED_PY_TREE_SITTER) <
             0 ||
+        PyModule_AddStringConstant(m, "SOURCE_DIGEST", CODEIMPACT_SOURCE_DIGEST) < 0 ||
         PyModule_AddObjectRef(m, "Query", (PyObject *)&QueryType) < 0 ||
         PyModule_AddObjectRef(m, "FactEngine", (PyObject *)&FactEngineType) < 0) {
         Py_DECREF(m);

@@ -10,6 +10,11 @@ its own copy of the tree-sitter runtime, which reads the trees py-tree-sitter bu
 used only when all of these hold, else py-tree-sitter's QueryCursor answers the same:
 
 - the extension is built;
+- it was built from the sources beside the package, when they are there (an editable
+  install builds it in place: a `native/` changed and not rebuilt would silently give the
+  old facts): setup.py compiles the digest of its sources into it (native/build_digest.py),
+  which is compared with theirs now; a stale build is not used, and a one-line warning on
+  stderr says to rebuild;
 - the installed `tree-sitter` distribution is the version whose C runtime the extension
   vendors (native/tree_sitter/vendored.h): its Node and Tree structs are read as that
   version lays them out, so another version (pyproject allows 0.25 and 0.26) must never
@@ -27,12 +32,15 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
+from pathlib import Path
 
 import tree_sitter as ts
 
+from codeimpact.native.build_digest import source_digest
 from codeimpact.native.vocabulary import CAPTURES, CONSTRUCTS
 
 __all__ = [
@@ -62,6 +70,8 @@ class NativeStatus:
     reason: str  # "" when used
     vendored: str | None  # the tree-sitter version the extension was built against
     installed: str | None  # the tree-sitter distribution installed
+    built: str | None = None  # the digest of the sources the extension was built from
+    sources: str | None = None  # the digest of the sources beside the package (None: absent)
 
     def as_json(self) -> dict:
         return {
@@ -69,6 +79,8 @@ class NativeStatus:
             "reason": self.reason,
             "tree_sitter_vendored": self.vendored,
             "tree_sitter_installed": self.installed,
+            "native_build": self.built,
+            "native_sources": self.sources,
         }
 
 
@@ -93,18 +105,27 @@ def native_status() -> NativeStatus:
     environment)."""
     ext = _extension()
     vendored = ext.TREE_SITTER_VERSION if ext is not None else None
+    built = (getattr(ext, "SOURCE_DIGEST", "") or None) if ext is not None else None
+    sources = source_digest(Path(__file__).parent)
     installed = _installed()
     if os.environ.get(NATIVE_ENV, "") == "0":
         reason = f"disabled by {NATIVE_ENV}=0"
     elif ext is None:
         reason = "the native extension is not built"
+    elif sources is not None and built != sources:
+        reason = (
+            f"the native extension was built from other sources ({built or 'unrecorded'}, "
+            f"native/ now {sources}): rebuild it (pip install -e .)"
+        )
+        # the one process-wide check: said once, on stderr (stdout may be JSON)
+        print(f"codeimpact: warning: {reason}; using the Python path", file=sys.stderr)
     elif installed != vendored:
         reason = f"tree-sitter {installed} is installed, the native path needs {vendored}"
     elif ts.Node.__basicsize__ != _NODE_SIZE:
         reason = "tree_sitter.Node has another layout"
     else:
         reason = ""
-    return NativeStatus(not reason, reason, vendored, installed)
+    return NativeStatus(not reason, reason, vendored, installed, built, sources)
 
 
 def native_syntax():

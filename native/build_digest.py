@@ -1,0 +1,59 @@
+"""The sources the `_syntax` extension is built from, and their digest.
+
+setup.py builds the extension from these lists and compiles their digest into it
+(`_syntax.SOURCE_DIGEST`); native/runner.py computes the digest again from the files beside
+the package when they are there (an editable install, a source checkout) and does not use an
+extension built from other sources: a `native/` changed and not rebuilt would silently give
+the old facts. Declared once, here, for both.
+
+This file imports only the standard library: setup.py runs it as plain code, before the
+package it builds can be imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+# The extension's C files, relative to the repository's (or the package's) native/ folder.
+SYNTAX_SOURCES = (
+    "module.c",
+    "runner.c",
+    "walk.c",
+    "query_type.c",
+    "facts.c",
+    "facts_type.c",
+    "facts_defs.c",
+    "facts_bind.c",
+    "chains.c",
+    "ts_runtime.c",
+)
+# What they include or are generated from: our headers, the capture vocabulary compiled in
+# (setup.py writes vocabulary.h from it) and the vendored tree-sitter runtime.
+SYNTAX_DEPENDS = ("runner.h", "facts.h", "vocabulary.py")
+VENDORED = "tree_sitter"
+
+
+def syntax_files(native: Path) -> list[str] | None:
+    """Every file the extension is built from, relative to `native` and sorted; None when
+    any is missing (an installed package ships no C sources: nothing to compare)."""
+    names = list(SYNTAX_SOURCES) + list(SYNTAX_DEPENDS)
+    if not all((native / n).is_file() for n in names) or not (native / VENDORED).is_dir():
+        return None
+    vendored = [
+        p.relative_to(native).as_posix()
+        for p in (native / VENDORED).rglob("*")
+        if p.suffix in (".c", ".h") and p.is_file()
+    ]
+    return sorted(names + vendored)
+
+
+def source_digest(native: Path) -> str | None:
+    """sha256 (first 16 hex digits) over the names and bytes of `syntax_files(native)`."""
+    files = syntax_files(native)
+    if files is None:
+        return None
+    h = hashlib.sha256()
+    for name in files:
+        h.update(name.encode() + b"\0" + (native / name).read_bytes() + b"\0")
+    return h.hexdigest()[:16]
