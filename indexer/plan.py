@@ -122,10 +122,11 @@ def used_names(facts: FileFacts) -> set[str]:
     for sym in facts.symbols:
         texts.update(ann for _, ann in sym.params)
         texts.update(sym.decorators)
-        if sym.is_test or any(d.removesuffix("()").endswith("fixture") for d in sym.decorators):
-            # a test's (or a pytest fixture's) parameters are looked up as fixtures by name
-            texts.update(name for name, _ in sym.params)
-    return set(_NAME.findall(" ".join(texts)))
+    names = set(_NAME.findall(" ".join(texts)))
+    spec = LANGUAGES.get(facts.language)
+    if spec is not None and spec.implicit_names is not None:
+        names |= spec.implicit_names(facts)[0]  # read by names no expression writes
+    return names
 
 
 def _module_names(path: str) -> set[str]:
@@ -214,6 +215,9 @@ def changed_names(
         for facts in (old, new):
             if facts is not None:
                 values.update(s.name for s in facts.symbols if s.name)
+                spec = LANGUAGES.get(facts.language)
+                if spec is not None and spec.implicit_names is not None:
+                    values |= spec.implicit_names(facts)[1]  # bound by names of their own
     imports = _import_bindings(old) ^ _import_bindings(new)
     for _scope, module, _level, name, alias in imports:
         if name == "*":

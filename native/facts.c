@@ -8,7 +8,7 @@
  * source, facts, module_vars) runs the query over the tree and appends to `facts`' lists:
  *
  * 1. the arguments of every call (facts_bind.c: plain names and members by position or
- *    keyword), first, so that the chain hooks see the texts in the order the extraction
+ *    keyword, and the literals that name something), first, so that the chain hooks see the texts in the order the extraction
  *    this engine replaced asked for them (the blobs depend on what their caches hold);
  * 2. definitions (facts_defs.c): symbols with their local names (`A.f`, `f#2`), kinds,
  *    spans, signatures, parameters and decorators; heritage of classes; declared return
@@ -417,7 +417,7 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
         run.m.error_row == UINT32_MAX ? 0 : (unsigned long)run.m.error_row + 1);
 done:
     if (run.has_cursor) ts_tree_cursor_delete(&run.cursor);
-    for (size_t i = 0; run.arguments != NULL && i < run.n_calls; i++)
+    for (size_t i = 0; run.arguments != NULL && i < 2 * run.n_calls; i++)
         Py_XDECREF(run.arguments[i]);
     PyMem_Free(run.arguments);
     PyMem_Free(run.calls);

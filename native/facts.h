@@ -79,7 +79,7 @@ typedef struct {
     Py_ssize_t n_decs;
     TSTreeCursor cursor; /* over one argument list at a time */
     bool has_cursor;
-    PyObject **arguments; /* by match: a call's arguments, read before anything else */
+    PyObject **arguments; /* by call: its arguments, then (n_calls on) its literals */
     /* the matches' indices by what takes them, each in match order (one pass sorts them) */
     size_t *calls, *decorators, *scopes, *others;
     size_t n_calls, n_decorators, n_scopes, n_others;

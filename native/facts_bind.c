@@ -6,14 +6,41 @@
 
 /* ---- calls ---- */
 
-/* ((position or keyword, chain), ...) for the arguments that are plain names or members;
- * positions after a spread argument are unknown */
-static PyObject *call_args(Run *run, TSNode args) {
+/* A literal argument's text (CallFact.literals): a constant as written (`True`), or the content
+ * of a string quoted by one character each side (no prefix, no triple quotes) when it is a
+ * chain (a name or dotted name); None otherwise. A new reference, NULL with an exception. */
+static PyObject *literal_text(Run *run, TSNode a, uint8_t role) {
+    if (role == R_CONSTANT) return hook_on_text(run, H_CHAIN, a);
+    if (ts_node_child_count(a) != 3) return Py_NewRef(Py_None);
+    TSNode open = ts_node_child(a, 0);
+    if (ts_node_end_byte(open) - ts_node_start_byte(open) != 1) return Py_NewRef(Py_None);
+    return hook_on_text(run, H_CHAIN, ts_node_child(a, 1));
+}
+
+/* Appends (key, text) to `out` when `text` is a non-empty str; steals both. 0, -1 on error. */
+static int append_if_text(PyObject *out, PyObject *key, PyObject *text) {
+    int truthy = text == NULL ? -1 : PyObject_IsTrue(text);
+    if (truthy <= 0) {
+        Py_XDECREF(key);
+        Py_XDECREF(text);
+        return truthy;
+    }
+    return append_pair(out, key, text);
+}
+
+/* ((position or keyword, chain), ...) for the arguments that are plain names or members, and
+ * ((position or keyword, text), ...) for the literal ones (literal_text); positions after a
+ * spread argument are unknown. Sets both tuples (new references); -1 with an exception. */
+static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **literals_out) {
     if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0 ||
-        role_of(run, args) != R_ARGUMENTS)
-        return PyTuple_New(0);
+        role_of(run, args) != R_ARGUMENTS) {
+        *names_out = PyTuple_New(0);
+        *literals_out = PyTuple_New(0);
+        return *names_out && *literals_out ? 0 : -1;
+    }
     PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
+    PyObject *lits = PyList_New(0);
+    if (out == NULL || lits == NULL) goto error;
     long long pos = 0;
     if (!run->has_cursor) {
         run->cursor = ts_tree_cursor_new(args);
@@ -26,7 +53,8 @@ static PyObject *call_args(Run *run, TSNode args) {
         do {
             TSNode a = ts_tree_cursor_current_node(cursor);
             if (!ts_node_is_named(a)) continue;
-            switch (role_of(run, a)) {
+            uint8_t role = role_of(run, a);
+            switch (role) {
             case R_NAME:
             case R_MEMBER: {
                 PyObject *chain = hook_on_text(run, H_CHAIN, a);
@@ -44,11 +72,23 @@ static PyObject *call_args(Run *run, TSNode args) {
                 pos += 1;
                 break;
             }
+            case R_STRING:
+            case R_CONSTANT:
+                if (pos >= 0 && append_if_text(lits, PyLong_FromLongLong(pos),
+                                               literal_text(run, a, role)) < 0)
+                    goto error;
+                pos += 1;
+                break;
             case R_ARGUMENT_KEYWORD: {
                 TSNode name = field_of(run, a, F_NAME);
                 TSNode value = field_of(run, a, F_VALUE);
                 if (ts_node_is_null(name) || ts_node_is_null(value)) break;
                 uint8_t vr = role_of(run, value);
+                if (vr == R_STRING || vr == R_CONSTANT) {
+                    if (append_if_text(lits, decoded(run, name), literal_text(run, value, vr)) < 0)
+                        goto error;
+                    break;
+                }
                 if (vr != R_NAME && vr != R_MEMBER) break;
                 PyObject *chain = hook_on_text(run, H_CHAIN, value);
                 if (chain == NULL) goto error;
@@ -71,27 +111,34 @@ static PyObject *call_args(Run *run, TSNode args) {
             }
         } while (ts_tree_cursor_goto_next_sibling(cursor));
     }
-    PyObject *result = PyList_AsTuple(out);
+    *names_out = PyList_AsTuple(out);
+    *literals_out = *names_out ? PyList_AsTuple(lits) : NULL;
     Py_DECREF(out);
-    return result;
+    Py_DECREF(lits);
+    if (*literals_out != NULL) return 0;
+    Py_CLEAR(*names_out);
+    return -1;
 error:
-    Py_DECREF(out);
-    return NULL;
+    Py_XDECREF(out);
+    Py_XDECREF(lits);
+    return -1;
 }
 
 /* The arguments of every call first, in match order: the chain hooks' caches then see the
  * texts in the order the query path of the extraction before this engine asked for them,
  * so that the same strings stay shared between facts and caches (marshal writes a string
- * with other references as a reference, so the blobs depend on it). */
+ * with other references as a reference, so the blobs depend on it). A call's literals are
+ * at n_calls past its arguments. */
 int call_arguments(Run *run) {
-    run->arguments = PyMem_Calloc(run->n_calls ? run->n_calls : 1, sizeof(PyObject *));
+    size_t n = run->n_calls;
+    run->arguments = PyMem_Calloc(n ? 2 * n : 1, sizeof(PyObject *));
     if (run->arguments == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    for (size_t i = 0; i < run->n_calls; i++) {
-        run->arguments[i] = call_args(run, part_of(run, run->calls[i], V_ARGUMENTS));
-        if (run->arguments[i] == NULL) return -1;
+    for (size_t i = 0; i < n; i++) {
+        TSNode args = part_of(run, run->calls[i], V_ARGUMENTS);
+        if (call_args(run, args, &run->arguments[i], &run->arguments[n + i]) < 0) return -1;
     }
     return 0;
 }
@@ -151,8 +198,11 @@ int call_fact(Run *run, size_t i) {
     TSNode callee = part_of(run, match, V_CALLEE);
     if (ts_node_is_null(callee)) callee = part_of(run, match, V_REFERENCE_CALL);
     PyObject *args = run->arguments[i]; /* (call_arguments's, stolen) */
-    run->arguments[i] = NULL;
-    if (args == NULL) {
+    PyObject *literals = run->arguments[run->n_calls + i];
+    run->arguments[i] = run->arguments[run->n_calls + i] = NULL;
+    if (args == NULL || literals == NULL) {
+        Py_XDECREF(args);
+        Py_XDECREF(literals);
         PyErr_SetString(PyExc_SystemError, "a call without its arguments");
         return -1;
     }
@@ -160,6 +210,7 @@ int call_fact(Run *run, size_t i) {
     Py_ssize_t end = (Py_ssize_t)ts_node_end_byte(callee);
     if (start > end || end > run->src_len) {
         Py_DECREF(args);
+        Py_DECREF(literals);
         PyErr_SetString(PyExc_ValueError, "a callee span outside of the source");
         return -1;
     }
@@ -191,10 +242,12 @@ int call_fact(Run *run, size_t i) {
     Py_XDECREF(text);
     if (chain == NULL) {
         Py_DECREF(args);
+        Py_DECREF(literals);
         return -1;
     }
-    PyObject *items[5] = {Py_NewRef(scope), chain, line_of(callee), Py_NewRef(kind), args};
-    return append_fact(run, T_CALL, 5, items);
+    PyObject *items[6] = {Py_NewRef(scope), chain,         line_of(callee),
+                          Py_NewRef(kind),  args,          literals};
+    return append_fact(run, T_CALL, 6, items);
 }
 
 /* ---- imports ---- */

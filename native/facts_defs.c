@@ -348,9 +348,9 @@ int decorators(Run *run) {
             if (ok < 0) return -1;
             continue;
         }
-        PyObject *items[5] = {Py_NewRef(scope), chain, line_of(expr), Py_NewRef(S_DECORATOR),
-                              PyTuple_New(0)};
-        if (append_fact(run, T_CALL, 5, items) < 0) return -1;
+        PyObject *items[6] = {Py_NewRef(scope), chain,          line_of(expr),
+                              Py_NewRef(S_DECORATOR), PyTuple_New(0), PyTuple_New(0)};
+        if (append_fact(run, T_CALL, 6, items) < 0) return -1;
     }
     qsort(run->decs, (size_t)n, sizeof(Interval), compare_intervals);
     run->n_decs = n;

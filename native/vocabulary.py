@@ -79,6 +79,7 @@ CONSTRUCTS: tuple[tuple[str, str], ...] = (
     ("binding.catch", "the exception variable of a catch clause"),
     ("scope.lambda", "an anonymous function, whose @parameters are local to it"),
     ("return", "a return statement with a @value"),
+    ("yield", "a yield of a @value: an item of the generator, not what a call returns"),
     ("error", "a syntax error node"),
 )
 
@@ -106,6 +107,8 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("call", "a call expression (its callee is the `callee` field)"),
     ("subscript", "a generic or indexed expression `A[T]` (its base is the `value` field)"),
     ("sequence", "a list or tuple literal"),
+    ("string", "a string literal: its middle child is its content when one character quotes it"),
+    ("constant", "a literal constant kept as written (`True`, `False`)"),
     ("assignment", "an assignment expression (`a = b = c`: its value is the `right` field)"),
     ("statement", "an expression statement (the span of a module variable)"),
     # ---- calls

@@ -214,6 +214,28 @@ EDGE_CASES = {
             return lambda: (yield)
         return x
         """,
+    "yields": """
+        def f():
+            yield
+            yield x
+            yield a.b
+            yield C(d)
+            yield a, b
+            yield from g()
+            y = yield z
+            lambda: (yield w)
+        yield x
+        class K:
+            yield k
+        """,
+    "literal_arguments": """
+        f("a", 'b.c', "a b", r"d", f"{e}", \"\"\"g\"\"\", "", "h\\n", "i" "j", b"k", True, None)
+        @pytest.fixture(autouse=True, name="x", params=["p", q], scope=f"s")
+        def fx(request):
+            request.getfixturevalue("db")
+        f(*a, "after_splat", k="kw", **d)
+        pytestmark = [pytest.mark.usefixtures("u1", "u2"), mark(x="é", y="名前", z="1a")]
+        """,
     "returns_with_errors": """
         def f():
             return a b

@@ -304,6 +304,51 @@ def test_an_override_a_library_base_calls_back_reaches_callers_that_never_name_i
     assert_same_as_full(repo, tmp_path)
 
 
+def test_fixtures_a_test_never_names_are_re_resolved(tmp_path):
+    """Tests reach fixtures by names no expression of theirs writes: an autouse fixture added
+    to the conftest above (test_a requests nothing), a string in `usefixtures`, a fixture
+    renamed by `name=` (its function's name stays), a yield fixture whose item changes."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/r.py": "class Runner:\n    def invoke(self):\n        return 1\n",
+        "tests/conftest.py": "import pytest\nfrom pkg.r import Runner\n\n"
+        "@pytest.fixture\ndef env():\n    return 2\n\n"
+        "@pytest.fixture\ndef served():\n    yield None\n",
+        "tests/test_a.py": "def test_plain():\n    pass\n",
+        "tests/test_b.py": "import pytest\n\n@pytest.mark.usefixtures('db')\n"
+        "def test_marked():\n    pass\n",
+        "tests/test_c.py": "def test_served(served):\n    served.invoke()\n",
+        "pkg/far.py": "def far():\n    return 1\n",
+    }
+    repo = make(tmp_path, files)
+    conftest = repo / "tests/conftest.py"
+    conftest.write_text(
+        conftest.read_text()
+        .replace("@pytest.fixture\ndef env", "@pytest.fixture(name='db')\ndef env")
+        .replace("yield None", "yield Runner()")
+        + "\n\n@pytest.fixture(autouse=True)\ndef clean():\n    pass\n"
+    )
+    report = run(repo)
+    assert report.resolved == 4  # conftest.py and the three tests, not pkg/
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (a:Symbol)-[c:CALLS]->(b) WHERE a.uid STARTS WITH "
+                            "'tests/test_' AND c.reason = 'fixture' "
+                            "RETURN a.uid, b.uid, c.reason").rows  # fmt: skip
+    assert sorted(map(tuple, rows)) == [
+        ("tests/test_a.py::test_plain", "tests/conftest.py::clean", "fixture"),
+        ("tests/test_b.py::test_marked", "tests/conftest.py::clean", "fixture"),
+        ("tests/test_b.py::test_marked", "tests/conftest.py::env", "fixture"),
+        ("tests/test_c.py::test_served", "pkg/r.py::Runner.invoke", "fixture"),
+        ("tests/test_c.py::test_served", "tests/conftest.py::clean", "fixture"),
+        ("tests/test_c.py::test_served", "tests/conftest.py::served", "fixture"),
+    ]
+    assert_same_as_full(repo, tmp_path)
+    # autouse switched off: the tests lose the edge, though none of them names `clean`
+    conftest.write_text(conftest.read_text().replace("(autouse=True)", "(autouse=False)"))
+    run(repo)
+    assert_same_as_full(repo, tmp_path)
+
+
 def test_a_class_hierarchy_change_reaches_callers_that_never_name_the_base(tmp_path):
     files = {
         "pkg/__init__.py": "",

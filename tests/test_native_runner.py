@@ -223,7 +223,8 @@ def test_the_vocabulary_is_declared_once():
     names = [name for name, _ in CONSTRUCTS]
     assert len(set(CAPTURES)) == len(CAPTURES)
     assert all(name.split(".")[0] in {"definition", "reference", "binding", "scope", "import",
-               "assignment", "decorator", "export", "package", "attribute", "return", "error"}
+               "assignment", "decorator", "export", "package", "attribute", "return", "yield",
+               "error"}
                for name in names)  # fmt: skip
     header = Path(__file__).resolve().parent.parent / "build/codeimpact-generated/vocabulary.h"
     if header.is_file():  # built in place: the C enum follows the Python tuple

@@ -55,6 +55,11 @@ class CallFact(NamedTuple):
     line: int
     kind: str  # "call" or "decorator"
     args: tuple  # ((position or keyword, chain), ...) for arguments that are plain names
+    # ((position or keyword, text), ...) for literal arguments whose text names something: a
+    # string holding a name or dotted name (quotes dropped: `usefixtures("db")`,
+    # `import_module("a.b")`), a constant (`autouse=True`). Apart from `args`, which resolve
+    # as expressions: a string's name is only text until a rule reads it (fixtures.py).
+    literals: tuple = ()
 
 
 class HeritageFact(NamedTuple):
@@ -86,7 +91,9 @@ class ReturnFact(NamedTuple):
     line: int
 
 
-FACTS_FORMAT = 2
+# 3: CallFact.literals (from_bytes builds the tuples without their defaults: older blobs would
+#    lack the field)
+FACTS_FORMAT = 3
 
 
 @dataclass
@@ -231,6 +238,11 @@ class LanguageSpec:
     # no rule for this edit); without it the change plan counts every definition's name
     # (indexer/plan.py says why that suffices)
     changed_names: Callable[[FileFacts, FileFacts], tuple[set[str], set[str]] | None] | None = None
+    # facts -> (names the file's lookups read that none of its expressions writes, names other
+    # files read of it that no definition of it is named): Python's pytest fixtures, which a
+    # test requests by a parameter's name or a string and a conftest.py binds by a name of
+    # its own (`fixture(name=...)`, autouse); the change plan counts them
+    implicit_names: Callable[[FileFacts], tuple[set[str], set[str]]] | None = None
     # source -> every function definition's body (None when it does not parse); for
     # languages whose observed coverage can be imported (`graph coverage import`: Python)
     function_bodies: Callable[[bytes], list[FunctionBody] | None] | None = None

@@ -8,6 +8,7 @@ Where function bodies start (bodies.py) is what observed coverage maps lines wit
 from codeimpact.indexer.lang.api import LanguageSpec
 from codeimpact.indexer.lang.python import extract, paths, plan
 from codeimpact.indexer.lang.python.bodies import function_bodies
+from codeimpact.indexer.lang.python.pytest_names import implicit_names
 
 NAME = "python"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
@@ -18,7 +19,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 4: pytest fixtures (issue 26): tests call the fixtures they request, fixture-typed
 #    parameters (fixtures.py); the change plan reads tests' parameter names.
 # 5: library entry points (issue 26): the table of entrypoints.py (library_calls.py).
-RESOLVE_VERSION = 5
+# 6: pytest autouse fixtures, usefixtures marks, getfixturevalue literals, fixture(name=),
+#    yield fixtures by what they yield (fixtures.py); the plan counts pytest's names.
+RESOLVE_VERSION = 6
 
 SPEC = LanguageSpec(
     name=NAME,
@@ -32,6 +35,7 @@ SPEC = LanguageSpec(
     package=__name__,
     changed_names=plan.changed_names,
     function_bodies=function_bodies,
+    implicit_names=implicit_names,
 )
 
 __all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]

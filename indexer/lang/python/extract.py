@@ -25,6 +25,9 @@ resolver understands:
   for a plain name;
 - `enter:chain`: what `__enter__` returns (`with chain(...) as x`).
 
+A `yield` is a ReturnFact whose value is `yield:chain` (an item of the generator, read by
+pytest's yield fixtures: fixtures.py), kept apart from what a call returns (index.py).
+
 Annotations of parameters are kept as TYPE text too, and a return annotation
 is a ReturnFact whose value is `ann:TYPE`. `extra["all"]` holds a module's
 literal `__all__` (the names `from m import *` binds).
@@ -72,7 +75,8 @@ NAME = "python"
 #    5: comprehension variables renamed `x$<start>`; calls on lambda parameters unresolved.
 #    6: extra["guarded_imports"]: imports under `if TYPE_CHECKING:` / `if __name__ == "__main__":`.
 #    7: a decorator that is a call is marked `()` in SymbolFact.decorators (`app.route()`).
-EXTRACTOR_VERSION = 7
+#    8: CallFact.literals (`usefixtures("db")`, `autouse=True`); `yield:` returns (yield values).
+EXTRACTOR_VERSION = 8
 
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
@@ -321,12 +325,13 @@ def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
         if expr.type != "call":
             chain = callee_chain(source[expr.start_byte : expr.end_byte])
             if chain:
-                facts.calls.append(CallFact(scope, chain, expr.start_point[0] + 1, "decorator", ()))
+                line = expr.start_point[0] + 1
+                facts.calls.append(CallFact(scope, chain, line, "decorator", (), ()))
     dec_iv.sort()
     dec_starts = [d[0] for d in dec_iv]
     local_scopes = _LocalScopes(local_matches)
 
-    def call_fact(start: int, end: int, line: int, args: tuple) -> CallFact:
+    def call_fact(start: int, end: int, line: int, args: tuple, literals: tuple) -> CallFact:
         """The call whose callee spans source[start:end] (the call starts there too), on
         `line`."""
         kind = "call"
@@ -345,14 +350,15 @@ def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
             # keep the name so the site is counted as unresolved, never guessed
             m = re.search(rb"([A-Za-z_]\w*)\s*$", text)
             chain = "?." + m.group(1).decode() if m else "?"
-        return CallFact(scope, chain, line, kind, args)
+        return CallFact(scope, chain, line, kind, args, literals)
 
     for construct, caps in others:
         node = caps[construct]
         if construct == "reference.call":
-            args = _args(caps["arguments"], source)
+            args, literals = _args(caps["arguments"], source)
             fn = caps["callee"]
-            facts.calls.append(call_fact(fn.start_byte, fn.end_byte, fn.start_point[0] + 1, args))
+            line = fn.start_point[0] + 1
+            facts.calls.append(call_fact(fn.start_byte, fn.end_byte, line, args, literals))
         elif construct in ("import", "import.from"):
             _imports(node, construct, scopes.at(node.start_byte), source, facts)
         elif construct == "assignment":
@@ -362,21 +368,30 @@ def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
             node = caps["value"]
             scope = scopes.at(node.start_byte)
             if kind_of.get(scope) in ("function", "method"):
-                line = node.start_point[0] + 1
-                if node.type == "call":
-                    fn = node.child_by_field_name("function")
-                    chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
-                    if chain:
-                        facts.returns.append(ReturnFact(scope, chain, True, line))
-                else:
-                    chain = _chain(source[node.start_byte : node.end_byte])
-                    if chain:
-                        facts.returns.append(ReturnFact(scope, chain, False, line))
+                _returned(scope, node, "", source, facts)
         else:
             # a type in a signature belongs to the definition it is written in
             iv = sig_scopes if construct == "reference.type" else scopes
             _other(
                 facts, source, module_vars, local_scopes, construct, caps, iv.at(node.start_byte)
+            )
+
+
+def _returned(scope: str, node: ts.Node, prefix: str, source: bytes, facts: FileFacts) -> None:
+    """The ReturnFact of a returned (or, `prefix` "yield:", a yielded) value: a call's callee
+    chain with is_call, or the chain of a name; nothing for any other expression."""
+    # native/facts_bind.c (return_fact) makes the same for a return on the native path
+    line = node.start_point[0] + 1
+    if node.type == "call":
+        fn = node.child_by_field_name("function")
+        chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
+        if chain:
+            facts.returns.append(ReturnFact(scope, prefix + chain if prefix else chain, True, line))
+    else:
+        chain = _chain(source[node.start_byte : node.end_byte])
+        if chain:
+            facts.returns.append(
+                ReturnFact(scope, prefix + chain if prefix else chain, False, line)
             )
 
 
@@ -410,6 +425,10 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         _with_binding(scope, caps["value"], caps["name"], node, source, facts)
     elif construct == "assignment.expression":
         _bind_value(scope, caps["left"].text.decode(), caps["right"], node, source, facts)
+    elif construct == "yield":
+        # `yield from g()` hands on g's items, not g's result: not read yet
+        if scope and node.child_count == 2:
+            _returned(scope, caps["value"], "yield:", source, facts)
 
 
 DECORATED = "decorated_definition"
@@ -492,11 +511,13 @@ def _heritage(node: ts.Node, local: str, source: bytes, facts: FileFacts) -> Non
             facts.heritage.append(HeritageFact(local, chain, arg.start_point[0] + 1, "extends"))
 
 
-def _args(args: ts.Node, source: bytes) -> tuple:
-    # native/syntax.c (call_args) computes the same for the native path: change both
+def _args(args: ts.Node, source: bytes) -> tuple[tuple, tuple]:
+    """(CallFact.args, CallFact.literals) of an argument list."""
+    # native/facts_bind.c (call_args) computes the same for the native path: change both
     if args.named_child_count == 0 or args.type != "argument_list":
-        return ()  # `()` is 15% of Django's calls
+        return (), ()  # `()` is 15% of Django's calls
     out = []
+    literals = []
     pos = 0
     for a in _named(args):
         t = a.type
@@ -505,10 +526,21 @@ def _args(args: ts.Node, source: bytes) -> tuple:
             if chain and pos >= 0:
                 out.append((pos, chain))
             pos += 1
+        elif t in _LITERALS:
+            text = _literal(a, source) if pos >= 0 else None
+            if text:
+                literals.append((pos, text))
+            pos += 1
         elif t == "keyword_argument":
             name = a.child_by_field_name("name")
             value = a.child_by_field_name("value")
-            if name is not None and value is not None and value.type in ("identifier", "attribute"):
+            if name is None or value is None:
+                continue
+            if value.type in _LITERALS:
+                text = _literal(value, source)
+                if text:
+                    literals.append((name.text.decode(), text))
+            elif value.type in ("identifier", "attribute"):
                 chain = _chain(source[value.start_byte : value.end_byte])
                 if chain:
                     out.append((name.text.decode(), chain))
@@ -516,7 +548,22 @@ def _args(args: ts.Node, source: bytes) -> tuple:
             pos = -(1 << 30)  # positions after a *args splat are unknown
         elif t != "dictionary_splat":
             pos += 1
-    return tuple(out)
+    return tuple(out), tuple(literals)
+
+
+_LITERALS = frozenset(("string", "true", "false"))
+
+
+def _literal(node: ts.Node, source: bytes) -> str | None:
+    """A literal argument's text (CallFact.literals): `True`/`False`, or the content of a
+    string quoted by one character each side (no prefix, no triple quotes) that is a name or
+    dotted name (`"db"`, `'a.b'`)."""
+    if node.type != "string":
+        return _chain(source[node.start_byte : node.end_byte])
+    parts = node.children
+    if len(parts) != 3 or parts[0].end_byte - parts[0].start_byte != 1:
+        return None
+    return _chain(source[parts[1].start_byte : parts[1].end_byte])
 
 
 def _imports(node: ts.Node, construct: str, scope: str, source: bytes, facts: FileFacts) -> None:
@@ -570,6 +617,9 @@ RULES = FactRules(
         "subscript": "subscript",
         "list": "sequence",
         "tuple": "sequence",
+        "string": "string",
+        "true": "constant",
+        "false": "constant",
         "assignment": "assignment",
         "expression_statement": "statement",
         "argument_list": "arguments",

@@ -1,33 +1,40 @@
 """pytest fixtures as the language they are (a mixin of PythonProject).
 
-A parameter of a test function or of a fixture names a fixture, found by pytest's rules: a
-method fixture of the test's class, then a fixture bound at the test module's top level
-(defined or imported there), then the `conftest.py` files of the folders above, nearest
-first. A fixture requesting its own name (an override) starts past itself. The test depends
-on the fixture (a CALLS edge, rule `fixture`) and the parameter holds what the fixture
-returns (`runner` from `return CliRunner()` makes `runner.invoke` CliRunner.invoke).
+A fixture is known by the name pytest binds it to: `@pytest.fixture(name="db")`'s literal, or
+the function's name. A test (or a fixture) requests fixtures by its parameters' names,
+`request.getfixturevalue("db")` with a literal, and a test also by
+`@pytest.mark.usefixtures("db")` (on it, on its class, or a `pytestmark` of its class or
+module) and by every `autouse=True` fixture of its class, its module and the `conftest.py`
+files above. A requested name binds by pytest's rules: a fixture method of the test's class,
+then a fixture of the test module's top level (defined or imported there), then the
+conftest.py files of the folders above, nearest first; a fixture requesting its own name (an
+override) starts past itself. The test depends on the fixture (a CALLS edge, rule `fixture`)
+and a requesting parameter holds what the fixture gives: what it returns, or for a
+generator fixture what it yields (`runner` from `return CliRunner()` makes `runner.invoke`
+CliRunner.invoke; `yield ctx` in `with app.app_context() as ctx` the AppContext).
 
-Not covered (the facts do not hold them yet): `yield` values of unannotated fixtures (no fact
-for a yield; an `Iterator[T]`/`Generator[T, ...]` annotation types the parameter as T),
-`autouse=True` (decorator arguments are not facts), `usefixtures("name")` and
-`request.getfixturevalue("name")` (string arguments are not facts), `@pytest.fixture(name=)`.
+Not covered: `request.param` of a parametrised fixture (the edge is made; the value is one of
+the `params=` list's items, which the facts do not hold), fixtures of plugins
+(`pytest_plugins`, installed packages: external).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from codeimpact.indexer.lang.api import SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.python.index import FileIndex, split_top
+from codeimpact.indexer.lang.python.pytest_names import (
+    fixture_names,
+    is_fixture,
+    literal_arguments,
+)
 
 _FUNCTION_KINDS = ("function", "method")
 _GENERATORS = frozenset(("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator"))
-
-
-def is_fixture(sym: SymbolFact | None) -> bool:
-    """`@pytest.fixture`, `@pytest.fixture(...)`, `@fixture`, `@pytest_asyncio.fixture`."""
-    return sym is not None and any(
-        d.removesuffix("()").rpartition(".")[2] == "fixture" for d in sym.decorators
-    )
+_VALUE_KINDS = frozenset(("inst", "sym", "seq", "map", "tup"))
 
 
 def requests_fixtures(sym: SymbolFact) -> bool:
@@ -46,43 +53,91 @@ def conftests_above(path: str) -> list[str]:
         folder = folder.rpartition("/")[0]
 
 
+@dataclass
+class FixtureTable:
+    """A file's fixtures as pytest collects them."""
+
+    # (enclosing scope: "" or a class, the name pytest binds) -> the fixture's local
+    by_name: dict[tuple[str, str], str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # local -> the name pytest binds
+    autouse: dict[str, list[str]] = field(default_factory=dict)  # enclosing scope -> locals
+
+
+def fixture_table(fi: FileIndex) -> FixtureTable:
+    """The fixtures defined at the top level of `fi` or in its classes (made once per file)."""
+    if fi.fixture_table is not None:
+        return fi.fixture_table
+    table = FixtureTable()
+    calls = [c for cs in fi.literal_calls.values() for c in cs]
+    for local, (name, autouse) in fixture_names(fi.syms.values(), calls).items():
+        parent = fi.parent.get(local, "")
+        if parent and fi.syms[parent].kind != "class":
+            continue  # a fixture nested in a function is no attribute pytest collects
+        table.by_name[(parent, name)] = local  # the later definition wins, as at runtime
+        table.names[local] = name
+        if autouse:
+            table.autouse.setdefault(parent, []).append(local)
+    fi.fixture_table = table
+    return table
+
+
 class Fixtures:
     """Fixture lookup by pytest's rules, the fixture edges, and fixture-typed parameters."""
 
     def fixture_of(self, fi: FileIndex, scope: str, name: str) -> tuple[str, str] | None:
-        """The fixture a parameter `name` of `scope` (a test or a fixture) is bound to."""
+        """The fixture a name requested by `scope` (a test or a fixture) is bound to."""
         sym = fi.syms.get(scope)
         if sym is None or not requests_fixtures(sym) or not self.is_test_path(fi.path):
             return None
         me = (fi.path, scope)
-        cls = fi.parent.get(scope, "")
-        if cls and fi.syms[cls].kind == "class":
-            local = fi.members.get(cls, {}).get(name)
-            if local is not None and (fi.path, local) != me and is_fixture(fi.syms.get(local)):
-                return fi.path, local
+        for cls in fi.enclosing(scope, ()):
+            if cls and fi.syms[cls].kind == "class":
+                local = fixture_table(fi).by_name.get((cls, name))
+                if local is not None and (fi.path, local) != me:
+                    return fi.path, local
         paths = [fi.path] + [p for p in conftests_above(fi.path) if p != fi.path]
         for path in paths:
             if path not in self._module_of:
                 continue
-            r = self.module_name_entity(path, name, True, 1)
+            local = fixture_table(self.files[path]).by_name.get(("", name))
+            if local is not None and (path, local) != me:
+                return path, local
+            r = self.module_name_entity(path, name, True, 1)  # imported into the module
             if r is None or r[0][0] != "sym":
                 continue
             found = (r[0][1], r[0][2])
-            if found != me and is_fixture(self.files[found[0]].syms.get(found[1])):
+            ffi = self.files[found[0]]
+            if found != me and fixture_table(ffi).names.get(found[1]) == name:
                 return found
         return None
 
     def fixture_value(self, fi: FileIndex, scope: str, name: str, depth: int):
-        """What a fixture-bound parameter holds: the fixture's return value."""
+        """What a fixture-bound parameter holds: what the fixture returns, or yields."""
         found = self.fixture_of(fi, scope, name)
         if found is None:
             return None
-        value = self.call_result(("sym", *found), depth + 1)
         ffi = self.files[found[0]]
-        if all(r.value[:4] == "ann:" for r in ffi.returns.get(found[1], ())):
-            # no `return`: a yield fixture declared `-> Iterator[T]` gives its parameter a T
-            value = self._yielded(ffi, found[1], depth) or value
+        yields = ffi.yields.get(found[1])
+        if yields:  # a generator fixture: the parameter holds its item
+            value = self._yielded(ffi, found[1], depth) or returned_value(
+                self, ffi, [r._replace(value=r.value[6:]) for r in yields], "ann:",
+                lambda text, r: self.eval_type(ffi, r.scope, text, depth + 1),
+                _VALUE_KINDS, depth,
+            )  # fmt: skip
+        else:
+            value = self.call_result(("sym", *found), depth + 1)
+            if all(r.value[:4] == "ann:" for r in ffi.returns.get(found[1], ())):
+                # no `return`: a fixture declared `-> Iterator[T]` gives its parameter a T
+                value = self._yielded(ffi, found[1], depth) or value
         return (value, "fixture") if value is not None else None
+
+    def requested_value(self, fi: FileIndex, b, depth: int):
+        """`x = request.getfixturevalue("db")`: x holds what the fixture db gives."""
+        for c in fi.literal_calls.get(b.scope, ()):
+            if c.line == b.line and c.callee == b.value:
+                names = literal_arguments((c,), "getfixturevalue", 0)
+                return self.fixture_value(fi, b.scope, names[0], depth) if names else None
+        return None
 
     def _yielded(self, fi: FileIndex, local: str, depth: int):
         for r in fi.returns.get(local, ()):
@@ -92,17 +147,39 @@ class Fixtures:
         return None
 
     def fixture_edges(self, fi: FileIndex, edges: Edges) -> None:
-        """A test (or fixture) calls the fixtures its parameters request."""
+        """A test (or fixture) calls the fixtures it requests."""
         if not self.is_test_path(fi.path):
             return
         for local, sym in fi.syms.items():
-            if not sym.params or not requests_fixtures(sym):
+            if not requests_fixtures(sym):
                 continue
             src = self.uid(fi.path, local)
-            bound = sym.kind == "method" and "staticmethod" not in sym.decorators
-            for i, (pname, _ann) in enumerate(sym.params):
-                if (bound and i == 0) or pname.startswith("*"):
-                    continue
-                found = self.fixture_of(fi, local, pname)
+            line = sym.start_line
+            for name in self._requested(fi, local, sym):
+                found = self.fixture_of(fi, local, name)
                 if found is not None:
-                    edges.call(src, self.uid(*found), "fixture", sym.start_line)
+                    edges.call(src, self.uid(*found), "fixture", line)
+            for c in fi.literal_calls.get(local, ()):
+                for name in literal_arguments((c,), "getfixturevalue", 0):
+                    found = self.fixture_of(fi, local, name)
+                    if found is not None:
+                        edges.call(src, self.uid(*found), "fixture", c.line)
+
+    def _requested(self, fi: FileIndex, local: str, sym: SymbolFact) -> list[str]:
+        """The names a test or fixture requests by its parameters; a test also by the
+        usefixtures marks on it, its classes and its module, and by the autouse fixtures of
+        its classes, its module and the conftest.py files above."""
+        bound = sym.kind == "method" and "staticmethod" not in sym.decorators
+        out = [n for i, (n, _) in enumerate(sym.params) if not (bound and i == 0) and n[0] != "*"]
+        if not sym.is_test or is_fixture(sym):  # a fixture named test_x is no test
+            return out
+        scopes = [local, *fi.enclosing(local, ())]
+        for s in scopes:
+            out += literal_arguments(fi.literal_calls.get(s, ()), "usefixtures", None)
+        tables = [(fi, s) for s in scopes[1:] if not s or fi.syms[s].kind == "class"]
+        tables += [(self.files[p], "") for p in conftests_above(fi.path)
+                   if p != fi.path and p in self._module_of]  # fmt: skip
+        for tfi, s in tables:
+            table = fixture_table(tfi)
+            out += [table.names[a] for a in table.autouse.get(s, ())]
+        return list(dict.fromkeys(out))

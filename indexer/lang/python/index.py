@@ -59,6 +59,9 @@ class FileIndex(Lexical):
     names: ScopeTable = field(default_factory=ScopeTable)
     params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
     returns: dict[str, list] = field(default_factory=dict)
+    # function -> its `yield:` facts: the items of the generator it makes, which no call of it
+    # returns (read by pytest's yield fixtures, fixtures.py)
+    yields: dict[str, list] = field(default_factory=dict)
     # class -> attr -> bindings of self.attr in its methods
     self_attrs: dict[str, dict[str, list]] = field(default_factory=dict)
     # function -> parameter -> the scopes that call it (the function or a closure inside it)
@@ -70,6 +73,12 @@ class FileIndex(Lexical):
     # (`cast(T, x)`, `update_wrapper(w, f)`, `wraps(f)(w)`): kept past `release`, since a
     # function returning such a call returns that argument (values.py, PASS_THROUGH)
     pass_through: dict[tuple[str, int], list[tuple[str, tuple]]] = field(default_factory=dict)
+    # scope -> its calls with literal arguments (`usefixtures("db")`, `fixture(autouse=True)`):
+    # kept past `release`, since another file's tests read a conftest's (fixtures.py)
+    literal_calls: dict[str, list] = field(default_factory=dict)
+    # what fixtures.py made of this file once: fixtures by the name pytest knows them by,
+    # autouse fixtures, by enclosing scope
+    fixture_table: object = None
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -156,9 +165,12 @@ def index_file(fi: FileIndex) -> None:
             continue
         names.add(b.scope, b.name, (b.line, "bind", b))
     for r in f.returns:
-        fi.returns.setdefault(r.scope, []).append(r)
+        held = fi.yields if r.value.startswith("yield:") else fi.returns
+        held.setdefault(r.scope, []).append(r)
     param_names = {n for ps in fi.params.values() for n in ps}
     for c in f.calls:
+        if c.literals:
+            fi.literal_calls.setdefault(c.scope, []).append(c)
         if c.args and c.callee.rpartition(".")[2] in PASS_THROUGH_NAMES:
             fi.pass_through.setdefault((c.scope, c.line), []).append((c.callee, c.args))
         # a plain name that is some function's parameter: a call of what it was passed

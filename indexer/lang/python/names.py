@@ -176,6 +176,10 @@ class Names:
                 return None
             item = self.iter_item(r[0], int(index), depth + 1)
             return (item, weakest(r[1], "local-type")) if item is not None else None
+        if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
+            r = self.requested_value(fi, b, depth)
+            if r is not None:
+                return r
         r = self.eval_chain(fi, b.scope, value, b.line, depth + 1)
         if r is None:
             return None

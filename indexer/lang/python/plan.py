@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.api import FileFacts
 from codeimpact.indexer.lang.python.exports import function_view
+from codeimpact.indexer.lang.python.pytest_names import AUTOUSE, fixture_names
 
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
 
@@ -104,4 +105,25 @@ def changed_names(old: FileFacts, new: FileFacts) -> tuple[set[str], set[str]] |
             edges |= names
         else:
             values |= names
-    return values, edges
+    return values | _fixtures_changed(old, new, values | edges), edges
+
+
+def _fixtures_changed(old: FileFacts, new: FileFacts, names: set[str]) -> set[str]:
+    """The names pytest binds of the fixtures whose binding or value may have changed: those
+    defined, removed, renamed (`name=`) or switched to or from autouse, and those whose
+    function's name counts already (a test reaches a `name=` fixture by that name only);
+    AUTOUSE when any of them is (or was) autouse."""
+    before = fixture_names(old.symbols, old.calls)
+    after = fixture_names(new.symbols, new.calls)
+    symbols = {s.local: s.name for f in (old, new) for s in f.symbols}
+    out: set[str] = set()
+    for local in before.keys() | after.keys():
+        was, now = before.get(local), after.get(local)
+        if was == now and symbols[local] not in names:
+            continue
+        for entry in (was, now):
+            if entry is not None:
+                out.add(entry[0])
+                if entry[1]:
+                    out.add(AUTOUSE)
+    return out

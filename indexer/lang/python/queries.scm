@@ -11,6 +11,7 @@
 (assignment left: (_) @left right: (_) @right) @assignment
 (assignment left: (_) @left type: (type) @type) @binding.typed
 (return_statement (_) @value) @return
+(yield (_) @value) @yield
 (type) @reference.type
 (for_statement left: (_) @left right: (_) @right) @binding.iteration
 (named_expression name: (identifier) @left value: (_) @right) @assignment.expression

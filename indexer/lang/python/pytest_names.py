@@ -1,0 +1,73 @@
+"""The names pytest binds and requests in one file's facts: what the change plan needs of
+fixtures (the resolver's rules are in fixtures.py).
+
+A test file's lookups read fixtures by names no expression of it writes: the parameters of
+its tests and fixtures, the literals of `usefixtures("db")` / `getfixturevalue("db")`, and
+the autouse fixtures of the conftest.py files above (named here `AUTOUSE`). A file defines
+its fixtures under the names pytest binds (`@pytest.fixture(name="db")`), and AUTOUSE when
+it has autouse fixtures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
+
+AUTOUSE = "<autouse>"  # the change plan's name for "the autouse fixtures of a file"
+_FUNCTION_KINDS = ("function", "method")
+
+
+def is_fixture(sym: SymbolFact | None) -> bool:
+    """`@pytest.fixture`, `@pytest.fixture(...)`, `@fixture`, `@pytest_asyncio.fixture`."""
+    return sym is not None and any(
+        d.removesuffix("()").rpartition(".")[2] == "fixture" for d in sym.decorators
+    )
+
+
+def literal_arguments(calls, last: str, key) -> list[str]:
+    """The literal arguments at `key` (a keyword, or any position when None) of the calls
+    whose callee's last name is `last`."""
+    return [
+        text
+        for c in calls
+        if c.callee.rpartition(".")[2] == last
+        for k, text in c.literals
+        if (isinstance(k, int) if key is None else k == key)
+    ]
+
+
+def fixture_names(symbols: Iterable[SymbolFact], calls: Iterable[CallFact]) -> dict[str, tuple]:
+    """local -> (the name pytest binds, autouse) of each fixture function among `symbols`,
+    given the file's calls (those with literal arguments suffice)."""
+    decorator_calls: dict[str, list] = {}
+    for c in calls:
+        if c.kind == "decorator" and c.literals:
+            decorator_calls.setdefault(c.scope, []).append(c)
+    out = {}
+    for s in symbols:
+        if s.kind in _FUNCTION_KINDS and is_fixture(s):
+            calls = decorator_calls.get(s.local, ())
+            name = (literal_arguments(calls, "fixture", "name") or [s.name])[-1]
+            out[s.local] = (name, "True" in literal_arguments(calls, "fixture", "autouse"))
+    return out
+
+
+def implicit_names(facts: FileFacts) -> tuple[set[str], set[str]]:
+    """(names the file's lookups read that none of its expressions writes, names other files
+    read of it that are not the names of its definitions): LanguageSpec.implicit_names."""
+    uses: set[str] = set()
+    for s in facts.symbols:
+        if s.kind in _FUNCTION_KINDS and (s.is_test or is_fixture(s)):
+            uses.update(name.lstrip("*") for name, _ in s.params)
+            if s.is_test:
+                uses.add(AUTOUSE)
+    for c in facts.calls:
+        if c.literals and c.callee.rpartition(".")[2] in ("usefixtures", "getfixturevalue"):
+            uses.update(text for k, text in c.literals if isinstance(k, int))
+    defines: set[str] = set()
+    for name, autouse in fixture_names(facts.symbols, facts.calls).values():
+        defines.add(name)
+        if autouse:
+            defines.add(AUTOUSE)
+    return uses, defines
