@@ -338,11 +338,16 @@ class StaticProject(TypedMembers, Project):
         k = ent[0]
         if k == "inst":
             tkey = (ent[1], ent[2])
+            # a value `x.m` (a field, else a method: the callee of a bound call `y = x.m()`)
+            # is "what an external supertype may declare" only when no member is found
+            outside = None
             for want in ("method", "field") if call else ("field", "method"):
                 found = self.find_member(tkey, name, want)
-                if found is not None and (found.targets or want == "field" or call):
+                if found is not None and (found.targets or call):
                     return self._member_hit(found, name, reason)
-            return None
+                if found is not None and want == "field":
+                    outside = found
+            return self._member_hit(outside, name, reason) if outside is not None else None
         if k == "sym":
             s = self.files[ent[1]].syms.get(ent[2])
             if s is None:
