@@ -38,7 +38,7 @@ from codeimpact.indexer.lang.syntax_common import (
 )
 
 NAME = "csharp"
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 _TEST_ATTRIBUTES = frozenset({"Test", "Fact", "Theory", "TestMethod", "TestCase", "DataTestMethod"})
 _INTERFACE_NAME = re.compile(r"^I[A-Z]")
@@ -144,6 +144,16 @@ def _params(node: ts.Node | None) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _extended(plist: ts.Node | None) -> str:
+    """The type an extension method extends: its first parameter's, when marked `this`."""
+    first = (
+        next((p for p in plist.named_children if p.type == "parameter"), None) if plist else None
+    )
+    if first is None or not any(c.type == "modifier" and text(c) == "this" for c in first.children):
+        return ""
+    return type_chain(first.child_by_field_name("type"))
+
+
 class _File(ModelFile):
     def __init__(self, source: bytes, root: ts.Node):
         super().__init__(NAME, source, root)
@@ -230,6 +240,9 @@ def _definitions(f: _File, defs) -> None:
         local = f.names.unique(prefix + ("<init>" if ctor else name))
         body = node.child_by_field_name("body")
         params = _params(node.child_by_field_name("parameters"))
+        receiver = _extended(node.child_by_field_name("parameters"))
+        if receiver and kind == "method":  # `static int Total(this Cart c)`: Cart's member too
+            f.facts.extra.setdefault("extends", {})[local] = receiver
         is_test = bool(set(_attributes(node)) & _TEST_ATTRIBUTES)
         f.add(node, local, kind, "<init>" if ctor else name, body.start_byte if body else None,
               params, is_test, mods)  # fmt: skip

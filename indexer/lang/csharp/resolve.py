@@ -52,6 +52,24 @@ class CSharpProject(PartialTypes, JavaProject):
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
         super().__init__(files, is_test_path, configs)
         self.merge_parts()
+        # extension methods are members of the type they extend: `cart.Total()`
+        self.extensions: set[tuple[str, str]] = set()
+        for path, fi in self.files.items():
+            for local, typ in fi.extra.get("extends", {}).items():
+                r = self.resolve_type(fi, fi.parent.get(local, ""), typ)
+                if r is not None and r[0][0] == "sym":
+                    key = self.canonical((r[0][1], r[0][2]))
+                    names = self.members.setdefault(key, {})  # (add_member would count the
+                    names.setdefault(fi.syms[local].name, []).append((path, local))  # method twice)
+                    self.extensions.add((path, local))
+        self.index_owners()
+
+    def arity_fits(self, target, argc) -> bool:
+        """An extension method called on its receiver takes one argument fewer."""
+        fits = super().arity_fits(target, argc)
+        if not fits and argc is not None and target in self.extensions:
+            return super().arity_fits(target, argc + 1)
+        return fits
 
     def is_part(self, fi, s) -> bool:
         return "partial" in fi.extra.get("modifiers", {}).get(s.local, "").split()

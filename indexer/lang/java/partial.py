@@ -41,6 +41,10 @@ class PartialTypes:
                 self.parts[k] = keys
         self.index_owners()
 
+    def find_member(self, tkey, name, want, argc=None, supers_only=False):
+        """Members of any part are the type's: a lookup from a part starts at the first."""
+        return super().find_member(self.canonical(tkey), name, want, argc, supers_only)
+
     def canonical(self, tkey, depth=0):
         keys = self.parts.get(tkey)
         return keys[0] if keys else tkey

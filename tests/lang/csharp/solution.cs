@@ -1,9 +1,11 @@
 // A C# solution laid out as .NET projects are (src/Acme/..., tests/Acme.Tests/...): a namespace
 // spans files and folders, `using` imports a namespace, a file-scoped namespace, a record with
 // positional properties, a partial class whose parts (two files) are one class with the
-// members and bases of both, constructors chained with `: base(...)`, receivers typed by
+// members and bases of both (Audit, declared in the other part, called from this one),
+// constructors chained with `: base(...)`, receivers typed by
 // declarations, `var` locals and fields, `this`, interface dispatch to the implementation and
-// virtual dispatch to an override; `System` and other libraries' names are external.
+// virtual dispatch to an override, an extension method called on its receiver
+// (order.IsFree()); `System` and other libraries' names are external.
 // exact: calls, imports, references, extends, implements
 // path: src/Acme/Models/Order.cs
 namespace Acme.Models
@@ -18,6 +20,13 @@ namespace Acme.Models
     {
         void Save(Order order);
           // ^ defines: Acme.Models.IRepo.Save method
+    }
+
+    public static class OrderExtensions
+                     // ^ defines: Acme.Models.OrderExtensions class
+    {
+        public static bool IsFree(this Order order) => order.Total == 0m;
+                         // ^ defines: Acme.Models.OrderExtensions.IsFree method
     }
 }
 // path: src/Acme/Services/BaseService.cs
@@ -116,7 +125,7 @@ namespace Acme.Services
             this.Log("placed");
          // ^ calls: Acme.Services.BaseService.Log (inheritance)
             Audit(order);
-         // ^ calls: <external>::System.IDisposable.Audit (inheritance)
+         // ^ calls: Acme.Services.OrderService.Audit (self)
             Count++;
             return order;
         }
@@ -148,6 +157,9 @@ namespace Acme.Tests
                      // ^ calls: Acme.Services.OrderService.Place (local-type)
             Assert.Equal(7, order.Id);
          // ^ calls: <external>::Xunit.Assert.Equal (import)
+            Assert.False(order.IsFree());
+         // ^ calls: <external>::Xunit.Assert.False (import)
+                      // ^ calls: Acme.Models.OrderExtensions.IsFree (local-type)
         }
     }
 }
