@@ -228,6 +228,8 @@ class JavaProject(JUnit, StaticProject):
 
     def call_head(self, fi, scope, name, line, argc, depth):
         """`m(...)`: the enclosing classes (and what they inherit), then static imports."""
+        if name == "?":  # a callee with no name (a value called): nothing to look up
+            return None
         external = ""
         t = self.enclosing_type(fi, scope)
         while t is not None:

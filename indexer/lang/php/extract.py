@@ -16,6 +16,8 @@ are in extra["argc"], one per CallFact, as Java's.
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
@@ -25,7 +27,7 @@ from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 
 NAME = "php"
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 _TYPE_KINDS = {
     "definition.class": "class",
@@ -56,6 +58,30 @@ def _names_in(node: ts.Node):
             yield c
         elif c.type in ("namespace_name", "namespace_name_as_prefix"):
             yield from _names_in(c)
+
+
+_DOC_TAG = re.compile(r"@(var|param|return)\s+([^\s*]+)(?:\s+\$(\w+))?")
+_NOT_CLASSES = frozenset(
+    "null false true mixed void never array string int float bool callable iterable object "
+    "self static resource".split()
+)
+
+
+def doc_types(node: ts.Node) -> dict[tuple[str, str], str]:
+    """The class types a docblock before a declaration gives (`@var Logger`, `@param
+    Handler $h`, `@return Formatter`), keyed (tag, variable): for code written before PHP
+    had declared types, the docblock is where they are."""
+    prev = node.prev_named_sibling
+    if prev is None or prev.type != "comment" or not text(prev).startswith("/**"):
+        return {}
+    out: dict[tuple[str, str], str] = {}
+    for tag, written, var in _DOC_TAG.findall(text(prev)):
+        for part in written.split("|"):
+            t = part.lstrip("?\\")
+            if t.lower() not in _NOT_CLASSES and re.fullmatch(r"[A-Za-z_][\w\\]*", t):
+                out.setdefault((tag, "" if tag == "var" else var), t.replace("\\", "."))
+                break
+    return out
 
 
 def _var(node: ts.Node) -> str:
@@ -138,7 +164,9 @@ def _definitions(f: _File, defs) -> None:
         if construct == "definition.field":
             if not parent:
                 continue
-            typ = type_chain(node.child_by_field_name("type"))
+            typ = type_chain(node.child_by_field_name("type")) or doc_types(node).get(
+                ("var", ""), ""
+            )
             for el in node.named_children:
                 if el.type == "property_element":
                     nm = _var(el.child_by_field_name("name"))
@@ -150,12 +178,16 @@ def _definitions(f: _File, defs) -> None:
         name = text(caps["name"])
         kind = "method" if parent else "function"
         local = f.names.unique(prefix + name)
-        params = _params(node.child_by_field_name("parameters"))
+        doc = doc_types(node)
+        params = tuple(
+            (pn, pt or doc.get(("param", pn.lstrip("*")), ""))
+            for pn, pt in _params(node.child_by_field_name("parameters"))
+        )
         body = node.child_by_field_name("body")
         is_test = name.startswith("test")
         f.add(node, local, kind, name, body.start_byte if body else None, params, is_test,
               mods or "public")  # fmt: skip
-        res = type_chain(node.child_by_field_name("return_type"))
+        res = type_chain(node.child_by_field_name("return_type")) or doc.get(("return", ""), "")
         if res in ("self", "static") and parent:  # `: static` returns the class itself
             res = parent.rpartition(".")[2]
         if res:
@@ -220,7 +252,8 @@ def _call(f: _File, node: ts.Node, callee: str, kind: str) -> None:
 def _on_call(f: _File, caps) -> None:
     node = caps["reference.call"]
     if "callee" in caps:
-        c = chain(caps["callee"])
+        # `$fn(...)` calls the value a variable holds, not a function of that name
+        c = chain(caps["callee"]) if caps["callee"].type != "variable_name" else None
         _call(f, node, c or "?", "call")
         return
     recv = chain(caps["receiver"])
