@@ -21,7 +21,7 @@ from codeimpact.cli import (
 )
 from codeimpact.cli_query import check_tests_only, more, print_run_ids, table, where
 from codeimpact.graph.errors import BadInput, NoIndex
-from codeimpact.termout import escaped
+from codeimpact.termout import escaped, plural
 
 
 def _with_schema(schema: str, obj) -> dict:
@@ -40,15 +40,19 @@ def _range(r: list[int] | None) -> str:
 @options.of("detect-changes")
 @handle_errors
 def detect_changes(
-    scope, base, depth, min_confidence, limit, path, as_json, require_fresh, tests_only
-):
+    scope, base, depth, min_confidence, limit, if_incomplete, path, as_json, require_fresh,
+    tests_only,
+):  # fmt: skip
     """Map the git diff of a scope to changed symbols, and give their blast radius."""
     from codeimpact.query.changes import detect_changes as run
 
     check_tests_only(tests_only, as_json)
     scope = scope or ("compare" if base else "unstaged")
     with open_index(path, require_fresh) as index:
-        rep = run(index, scope, base, depth=depth, min_confidence=min_confidence, limit=limit)
+        rep = run(
+            index, scope, base, depth=depth, min_confidence=min_confidence, limit=limit,
+            if_incomplete=if_incomplete,
+        )  # fmt: skip
     if tests_only:
         print_run_ids(rep.run_ids)
         return
@@ -118,6 +122,14 @@ def print_changes(rep, limit: int | None) -> None:
         click.echo(f"completeness: lower-bound{'' if comp.reasons else ' (unresolved calls)'}")
         for reason in comp.reasons:
             click.echo(f"  {reason}")
+    fb = rep.fallback
+    if fb is not None and fb.applied:
+        click.echo(
+            f"fallback (--if-incomplete {fb.mode}): {plural(fb.tests_added, 'test file')} "
+            "added that import a changed module (why=imports)"
+        )
+    elif fb is not None:
+        click.echo(f"fallback (--if-incomplete {fb.mode}) not needed: {fb.reason}")
     for note in rep.notes:
         click.echo(f"note: {note}")
 

@@ -171,6 +171,16 @@ COMMANDS: dict[str, list[Decorator]] = {
             help="Items listed per list: changed symbols, dependents per depth group, broken "
             "dependents, tests (0: all); counts are always complete.",
         ),
+        click.option(
+            "--if-incomplete",
+            type=click.Choice(["keep", "importers"]),
+            default="keep",
+            show_default=True,
+            help="When the tests to run may miss some (completeness lower-bound): keep the "
+            "graph's selection, or add the tests of the test files that import a changed "
+            "module, directly or through other modules or a conftest.py above them (each "
+            "marked why=imports): more tests, fewer missed.",
+        ),
         *query_common,
         tests_only,
     ],

@@ -339,6 +339,8 @@ def detect_changes(data: Json, max_items: int) -> Json:
                                "unresolved_sites": comp.get("unresolved_sites")}  # fmt: skip
         if comp.get("reasons"):
             out["completeness"]["reasons"] = comp["reasons"]
+    if data.get("fallback"):  # if_incomplete="importers": whether it added tests, and why
+        out["fallback"] = data["fallback"]
     return _tail(out, data, max_items)
 
 

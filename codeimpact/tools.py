@@ -300,6 +300,7 @@ def _detect_changes(index, a):
         depth=a["depth"],
         min_confidence=a["min_confidence"],
         limit=a["limit"],
+        if_incomplete=a["if_incomplete"],
     )
     return body("codeimpact.detect-changes/1", rep)
 

@@ -27,6 +27,7 @@ from codeimpact.query.change_map import (  # noqa: F401 - the shapes are part of
 )
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.impact import RISK_LEVELS
+from codeimpact.query.importers import importing_tests
 from codeimpact.query.module_members import list_callers_in_changed_modules
 from codeimpact.query.observed import ObservedCoverage, as_of
 from codeimpact.query.selection import hit_run_id
@@ -42,8 +43,9 @@ DEFAULT_LIMIT = 50  # dependents listed per blast-radius depth group
 class TestToRun:
     uid: str
     file: str
-    # "changed" (the test itself changed), "reaches" (a graph path to a changed symbol) or
-    # "covered" (observed coverage saw it run one): the first of `reasons`
+    # "changed" (the test itself changed), "reaches" (a graph path to a changed symbol),
+    # "covered" (observed coverage saw it run one) or "imports" (its file imports a changed
+    # module: the `if_incomplete="importers"` fallback): the first of `reasons`
     why: str
     run_id: str = ""  # the id its runner accepts (pytest `path::Class::test`, ...)
     reasons: list[str] = field(default_factory=list)  # every reason, in that order
@@ -62,6 +64,19 @@ class ChangeImpact:
     # them: broken (query/broken.py); cut by `limit`, `broken_total` is the complete number
     broken: list[BrokenDependent] = field(default_factory=list)
     broken_total: int = 0
+
+
+@dataclass
+class Fallback:
+    """`--if-incomplete importers`: what the selection fell back to, and whether it had to."""
+
+    mode: str  # "importers": the test files importing a changed file's module, transitively
+    applied: bool  # the graph's answer was a lower bound, so the fallback's tests were added
+    reason: str  # why it applied, or why not
+    tests_added: int = 0  # test files added (each stands for its tests in `run_ids`)
+
+
+IF_INCOMPLETE = ("keep", "importers")
 
 
 @dataclass
@@ -84,6 +99,7 @@ class ChangeReport:
     # the complete lengths of `symbols` and `tests`, which `limit` cuts
     symbols_total: int = 0
     tests_total: int = 0
+    fallback: Fallback | None = None  # asked for with if_incomplete="importers"
 
 
 # ----------------------------------------------------------------------------- impact
@@ -223,8 +239,37 @@ def report(
     depth: int = 3,
     min_confidence: float = 0.0,
     limit: int | None = DEFAULT_LIMIT,
+    *,
+    if_incomplete: str = "keep",
 ) -> ChangeReport:
-    return assess(index, diff, depth, min_confidence, limit).report
+    return assess(index, diff, depth, min_confidence, limit, if_incomplete=if_incomplete).report
+
+
+def fall_back(
+    index, mapped: Mapped, impact: ChangeImpact | None, tests: list[TestToRun],
+    ids: dict[str, RunId],
+) -> Fallback:  # fmt: skip
+    """Adds the tests of the test files that import a changed module (query/importers.py)
+    when the graph's selection is a lower bound: a CI that must not miss a test runs more."""
+    comp = impact.completeness if impact is not None else None
+    if comp is None or comp.status != "lower-bound":
+        why = "the selection is exact" if comp is not None else "no indexed symbol changed"
+        return Fallback("importers", False, why)
+    view = index.graph
+    runs = RunIds(view)
+    paths = {p for f in mapped.files for p in (f.path, f.old_path) if p}
+    held = {t.file for t in tests}
+    added = 0
+    for i in importing_tests(view, paths):
+        uid, file = view.symbols.uid[i], view.symbols.file[i]
+        if uid in ids:
+            continue
+        ids[uid] = runs.of_id(i)
+        tests.append(TestToRun(uid, file, "imports", ids[uid].run_id, ["imports"]))
+        added += file not in held
+    tests.sort(key=lambda t: (t.file, t.uid, t.run_id))
+    why = "completeness lower-bound: " + ("; ".join(comp.reasons) or "unresolved call sites")
+    return Fallback("importers", True, why, added)
 
 
 def assess(
@@ -233,7 +278,11 @@ def assess(
     depth: int = 3,
     min_confidence: float = 0.0,
     limit: int | None = DEFAULT_LIMIT,
+    *,
+    if_incomplete: str = "keep",
 ) -> Assessment:
+    if if_incomplete not in IF_INCOMPLETE:
+        raise BadInput(f"if_incomplete must be one of {', '.join(IF_INCOMPLETE)}")
     mapped = map_changes(index, diff)
     files, symbols = mapped.files, mapped.symbols
     observed = observed_as_of(index, mapped)
@@ -247,6 +296,9 @@ def assess(
         observed=observed,
     )
     tests, test_ids = tests_to_run(index, mapped, br, impact.broken)
+    fallback = None
+    if if_incomplete == "importers":
+        fallback = fall_back(index, mapped, impact, tests, test_ids)
     notes = list(diff.notes)
     # Under compare / review the old side is another commit, which the index rarely holds.
     if diff.scope in ("unstaged", "staged", "all") and any(
@@ -283,6 +335,7 @@ def assess(
         notes=notes,
         freshness=freshness(index),
         run_ids=RunIds(index.graph).select(test_ids.values()),
+        fallback=fallback,
     )
     _cut(rep, limit)
     return Assessment(rep, test_ids, observed)
@@ -309,8 +362,14 @@ def detect_changes(
     depth: int = 3,
     min_confidence: float = 0.0,
     limit: int | None = DEFAULT_LIMIT,
+    *,
+    if_incomplete: str = "keep",
 ) -> ChangeReport:
     """What the diff of `scope` touched (symbols added / modified / deleted) and what it reaches.
+
+    `if_incomplete="importers"`: when the completeness of the answer is a lower bound, the
+    tests of the test files that import a changed module (transitively, conftest.py files
+    included) are added, with why "imports" (`fallback` says whether it applied).
 
     `limit` caps every list: the changed symbols, the dependents per depth group, the broken
     dependents and the tests to run (0: no cap); the complete numbers stay beside them
@@ -319,4 +378,5 @@ def detect_changes(
     """
     if limit is not None and limit < 0:
         raise BadInput(f"--limit must be >= 0, got {limit}")
-    return report(index, gitdiff.diff(index.repo, scope, base), depth, min_confidence, limit)
+    diff = gitdiff.diff(index.repo, scope, base)
+    return report(index, diff, depth, min_confidence, limit, if_incomplete=if_incomplete)

@@ -26,6 +26,7 @@ from codeimpact.query import hops as hopsmod
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.graphview import GraphView, SymbolRef, SymbolTable
 from codeimpact.query.observed import ObservedCoverage
+from codeimpact.query.outside import entered_from_outside
 from codeimpact.query.selection import Selection, covered_entries, select, stale_note
 from codeimpact.query.target import Target, resolve_target, resolve_targets
 from codeimpact.query.test_runs import RunIds
@@ -141,6 +142,9 @@ class Completeness:
     sites: list[UnresolvedSite] = field(default_factory=list)  # the first SAMPLE_SITES
     # what else may leave it short (e.g. tests selected only by stale observed coverage)
     reasons: list[str] = field(default_factory=list)
+    # definitions on the way that code outside the repository may call with no caller in the
+    # graph (query/outside.py): a special method, an override of a library base
+    entered_from_outside: int = 0
 
 
 @dataclass
@@ -487,13 +491,25 @@ def assess_completeness(
         answered[sources] = True
         answered[entries] = True
         idx = idx[~answered[sites.caller[idx]]]
+        outside = entered_from_outside(view, frontier.tolist())
     else:
         in_frontier = np.zeros(view.n_nodes + 1, dtype=bool)
         in_frontier[frontier] = True
         idx = np.flatnonzero(in_frontier[sites.caller])
-    return Completeness(
-        "lower-bound" if idx.size else "exact", int(idx.size), _first_sites(view, idx)
+        outside = []
+    comp = Completeness(
+        "lower-bound" if idx.size or outside else "exact", int(idx.size), _first_sites(view, idx)
     )
+    if outside:
+        comp.entered_from_outside = len(outside)
+        first = min(outside, key=lambda i: s.uid[i])
+        comp.reasons.append(
+            f"{len(outside)} definition{'s' if len(outside) > 1 else ''} on the way may be "
+            "called from outside the "
+            f"repository with no caller in the graph (a special method, an override of a "
+            f"library base), e.g. {s.uid[first]}: the tests entering there are not listed"
+        )
+    return comp
 
 
 def _first_sites(view: GraphView, idx: np.ndarray) -> list[UnresolvedSite]:

@@ -1,0 +1,64 @@
+"""Definitions code outside the repository may call with no caller in the graph: why a
+selection of tests can be a lower bound although no call site is unresolved (issue 26).
+
+A library calls back into the repository: a WSGI server or a test client calls the app
+object (`Flask.__call__`), `with` and `for` call `__enter__`/`__iter__`, a base class from a
+library calls the methods a subclass overrides (`JSONEncoder.default`). Where the resolver
+knows the call (the entry-point table, `with` statements) the definition has a caller; one
+with none may still be entered that way, and the tests running it through the library are
+then missing from any selection that passes through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from codeimpact.graph import csr as csrmod
+from codeimpact.query.graphview import GraphView
+
+_CALLABLE = frozenset(("function", "method"))
+# dunders the graph follows as plain calls or constructions, not library callbacks
+_CALLED_BY_NAME = frozenset(("__init__", "__new__", "__post_init__"))
+EXTERNAL = "<external>::"
+
+
+def entered_from_outside(view: GraphView, ids: Iterable[int]) -> list[int]:
+    """Of `ids`, the functions and methods with no CALLS edge in that are special methods
+    (`__call__`, `__enter__`, ...) or methods of a class with a base outside the repository
+    (directly or through the repository's own bases)."""
+    s = view.symbols
+    up, down = view.csr("upstream"), view.csr("downstream")
+    calls, extends = csrmod.EDGE_TYPES["CALLS"], csrmod.EDGE_TYPES["EXTENDS"]
+    memo: dict[int, bool] = {}
+
+    def outside_base(cls: int, seen: set[int]) -> bool:
+        if cls in memo:
+            return memo[cls]
+        seen.add(cls)
+        lo, hi = down.indptr[cls], down.indptr[cls + 1]
+        bases = down.indices[lo:hi][down.edge_type[lo:hi] == extends].tolist()
+        memo[cls] = any(
+            s.uid[b].startswith(EXTERNAL) or (b not in seen and outside_base(b, seen))
+            for b in bases
+        )
+        return memo[cls]
+
+    out = []
+    for i in ids:
+        if s.kind[i] not in _CALLABLE or s.is_test[i] or s.uid[i].startswith(EXTERNAL):
+            continue  # a test is the runner's to call
+        lo, hi = up.indptr[i], up.indptr[i + 1]
+        if np.any(up.edge_type[lo:hi] == calls):
+            continue
+        name = s.name[i]
+        if name.startswith("__") and name.endswith("__") and len(name) > 4:
+            if name not in _CALLED_BY_NAME:
+                out.append(i)
+            continue
+        if s.kind[i] == "method":
+            cls = s.by_uid.get(s.uid[i].rpartition(".")[0])
+            if cls is not None and s.kind[cls] == "class" and outside_base(cls, set()):
+                out.append(i)
+    return out

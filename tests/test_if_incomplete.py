@@ -1,0 +1,141 @@
+"""`detect-changes --if-incomplete importers` (issue 26 point 6): when the graph's tests to run
+are a lower bound, the tests of the test files importing a changed module are added.
+
+A real git repository: `pkg/core.py::Engine.step` is called only through a receiver the
+graph cannot type (`make()` returns what `getattr` gives; another class has a `step`), an
+unresolved call site named `step`, so the graph's selection is a lower bound. Test files import pkg.core directly, or
+pkg.app (which imports it), or sit below a conftest.py that imports it; one imports neither.
+"""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from codeimpact.cli import main
+from codeimpact.indexer.build import analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.query.changes import detect_changes
+from codeimpact.query.index import Index
+from conftest import committed_repo
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "class Engine:\n    def step(self):\n        return 1\n\n"
+    "    def stop(self):\n        return 0\n\n\ndef make(name):\n"
+    "    return getattr(Engine, name)()\n",
+    "pkg/app.py": "from pkg.core import make\n\n\ndef run():\n    return make('e').step()\n",
+    "pkg/other.py": "def alone():\n    return 2\n\n\nclass Walker:\n    def step(self):\n"
+    "        return 0\n",
+    "tests/__init__.py": "",
+    "tests/test_core.py": "from pkg.core import Engine\n\n\ndef test_stop():\n"
+    "    assert Engine().stop() == 0\n",
+    "tests/test_app.py": "import pkg.app\n\n\ndef test_run():\n    assert pkg.app.run()\n",
+    "tests/test_other.py": "from pkg.other import alone\n\n\ndef test_alone():\n"
+    "    assert alone() == 2\n",
+    "tests/sub/__init__.py": "",
+    "tests/sub/conftest.py": "import pytest\n\nfrom pkg.core import Engine\n\n\n"
+    "@pytest.fixture\ndef engine():\n    return Engine()\n",
+    "tests/sub/test_fixture.py": "def test_engine(request):\n    assert request\n",
+}
+
+
+def _edited(tmp_path):
+    repo = committed_repo(tmp_path / "repo", FILES)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    core = repo / "pkg/core.py"
+    core.write_text(core.read_text().replace("return 1", "return 3"))  # Engine.step changes
+    return repo
+
+
+def test_a_lower_bound_falls_back_to_the_importing_test_files(tmp_path):
+    repo = _edited(tmp_path)
+    with Index.open(repo) as index:
+        kept = detect_changes(index, limit=0)
+        wider = detect_changes(index, limit=0, if_incomplete="importers")
+    assert kept.impact.completeness.status == "lower-bound"
+    assert kept.fallback is None
+    assert wider.fallback.applied and wider.fallback.tests_added == 3
+    assert "lower-bound" in wider.fallback.reason
+    why = {t.run_id: t.why for t in wider.tests}
+    assert why == {
+        "tests/test_app.py": "imports",  # through pkg.app
+        "tests/test_core.py": "imports",
+        "tests/sub/test_fixture.py": "imports",  # below a conftest.py importing pkg.core
+    }
+    assert wider.run_ids == [
+        "tests/sub/test_fixture.py::test_engine",
+        "tests/test_app.py::test_run",
+        "tests/test_core.py::test_stop",
+    ]
+    assert set(kept.run_ids) < set(wider.run_ids)  # test_other.py imports neither
+
+
+def test_an_exact_answer_keeps_the_graphs_selection(tmp_path):
+    repo = _edited(tmp_path)
+    other = repo / "pkg/other.py"
+    other.write_text(other.read_text().replace("return 2", "return 4"))
+    core = repo / "pkg/core.py"
+    core.write_text(FILES["pkg/core.py"])
+    with Index.open(repo) as index:
+        rep = detect_changes(index, limit=0, if_incomplete="importers")
+    assert rep.impact.completeness.status == "exact"
+    assert not rep.fallback.applied and rep.fallback.reason == "the selection is exact"
+    assert rep.run_ids == ["tests/test_other.py::test_alone"]
+
+
+def test_the_cli_and_json_say_so(tmp_path):
+    repo = _edited(tmp_path)
+    runner = CliRunner()
+    ids = runner.invoke(main, ["detect-changes", "--repo", str(repo), "--tests-only",
+                               "--if-incomplete", "importers"])  # fmt: skip
+    assert ids.exit_code == 0, ids.output
+    assert ids.output.split() == [
+        "tests/sub/test_fixture.py::test_engine",
+        "tests/test_app.py::test_run",
+        "tests/test_core.py::test_stop",
+    ]
+    text = runner.invoke(
+        main, ["detect-changes", "--repo", str(repo), "--if-incomplete", "importers"]
+    )
+    assert "fallback (--if-incomplete importers): 3 test files added" in text.output
+    out = runner.invoke(main, ["detect-changes", "--repo", str(repo), "--json", "--if-incomplete",
+                               "importers"])  # fmt: skip
+    fallback = json.loads(out.output)["fallback"]
+    assert fallback["mode"] == "importers" and fallback["applied"] is True
+    bad = runner.invoke(main, ["detect-changes", "--repo", str(repo), "--if-incomplete", "all"])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+OUTSIDE = {
+    "pkg/__init__.py": "",
+    "pkg/web.py": "import json\n\n\nclass App:\n    def __call__(self, environ):\n"
+    "        return self.handle(environ)\n\n    def handle(self, environ):\n        return 1\n\n\n"
+    "class Encoder(json.JSONEncoder):\n    def default(self, o):\n        return helper(o)\n\n\n"
+    "def helper(o):\n    return 2\n\n\ndef alone():\n    return App().handle(None)\n",
+    "tests/__init__.py": "",
+    "tests/test_web.py": "from pkg.web import alone\n\n\ndef test_alone():\n"
+    "    assert alone() == 1\n",
+}
+
+
+def test_a_way_in_from_outside_the_repository_makes_a_lower_bound(tmp_path):
+    """App.__call__ (a WSGI server calls it) and Encoder.default (json's encoder calls it)
+    have no caller in the graph: the tests entering there are missing from any answer
+    through them, so handle's and helper's answers are lower bounds that say why; alone's,
+    which passes through neither, stays exact."""
+    repo = committed_repo(tmp_path / "repo", OUTSIDE)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    with Index.open(repo) as index:
+        handle = index.impact("pkg.web.App.handle", limit=0).completeness
+        helper = index.impact("pkg.web.helper", limit=0).completeness
+        alone = index.impact("pkg.web.alone", limit=0).completeness
+    assert (handle.status, handle.entered_from_outside) == ("lower-bound", 1)
+    assert "pkg/web.py::App.__call__" in handle.reasons[0]
+    assert (helper.status, helper.entered_from_outside) == ("lower-bound", 1)
+    assert "pkg/web.py::Encoder.default" in helper.reasons[0]
+    assert (alone.status, alone.entered_from_outside, alone.reasons) == ("exact", 0, [])
+    runner = CliRunner()
+    text = runner.invoke(main, ["impact", "pkg.web.helper", "--repo", str(repo)]).output
+    assert "completeness: lower-bound" in text and "Encoder.default" in text
