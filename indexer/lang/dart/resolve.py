@@ -231,7 +231,7 @@ class DartProject(JavaProject):
         targets = super().call_head(fi, scope, name, line, argc, depth)
         if targets and any(t[0][0] != "xsym" for t in targets):
             return targets
-        if any(self.scoped_entry(fi, s, name, None) for s in fi.outward(scope) if s):
+        if self.holds_value(fi, scope, name):
             return targets  # a local or parameter holding a function: its value is not known
         r = self.resolve_type(fi, scope, name)
         if r is not None and r[0][0] in ("sym", "xsym"):

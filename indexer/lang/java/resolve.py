@@ -264,6 +264,11 @@ class JavaProject(JUnit, StaticProject):
             return [(("xsym", f"{self.root_object}.{name}"), "inheritance", None)]
         return None
 
+    def holds_value(self, fi, scope, name) -> bool:
+        """Whether `name` is a local or parameter in scope: in a language whose functions are
+        values (Kotlin, Swift, Dart), `name(...)` then calls what it holds, unknown here."""
+        return any(self.scoped_entry(fi, s, name, None) for s in fi.outward(scope) if s)
+
     def member_targets(self, ent, reason, name, argc, depth):
         targets = super().member_targets(ent, reason, name, argc, depth)
         if targets is None and name == "<init>" and ent[0] == "super":

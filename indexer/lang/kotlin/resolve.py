@@ -75,6 +75,8 @@ class KotlinProject(JavaProject):
         # library, a function imported by name come first
         if not name.isidentifier() or name in ("constructor", "init"):
             return None  # no name to look up (`?`), or a declaration read as a call
+        if self.holds_value(fi, scope, name):
+            return None  # a parameter or local holding a function: what it holds is not known
         r = self.resolve_type(fi, scope, name)
         if r is not None and r[0][0] == "sym":
             return [(r[0], r[1], None)]

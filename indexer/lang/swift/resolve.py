@@ -55,6 +55,8 @@ class SwiftProject(PartialTypes, JavaProject):
         targets = super().call_head(fi, scope, name, line, argc, depth)
         if targets and any(t[0][0] != "xsym" for t in targets):
             return targets
+        if self.holds_value(fi, scope, name):
+            return None  # a closure in a parameter or local (completionHandler(...)): not known
         r = self.resolve_type(fi, scope, name)
         if r is not None and r[0][0] == "sym":
             return [(r[0], r[1], None)]
