@@ -27,7 +27,7 @@ from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 
 NAME = "php"
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 
 _TYPE_KINDS = {
     "definition.class": "class",
@@ -78,8 +78,11 @@ def doc_types(node: ts.Node) -> dict[tuple[str, str], str]:
     for tag, written, var in _DOC_TAG.findall(text(prev)):
         for part in written.split("|"):
             t = part.lstrip("?\\")
+            many = t.endswith("[]")  # `Handler[]`: an array of them (the engine's `[]T`)
+            t = t[:-2] if many else t
             if t.lower() not in _NOT_CLASSES and re.fullmatch(r"[A-Za-z_][\w\\]*", t):
-                out.setdefault((tag, "" if tag == "var" else var), t.replace("\\", "."))
+                typ = ("[]" if many else "") + t.replace("\\", ".")
+                out.setdefault((tag, "" if tag == "var" else var), typ)
                 break
     return out
 
@@ -282,7 +285,22 @@ def _on_assignment(f: _File, caps) -> None:
     bind_chain(f.facts, scope, name, value, line(node))
 
 
+def _on_foreach(f: _File, caps) -> None:
+    """`foreach ($handlers as $h)` (or `as $k => $h`): $h is an element of $handlers."""
+    node = caps["binding.iteration"]
+    kids = [c for c in node.named_children if c != node.child_by_field_name("body")]
+    if len(kids) < 2:
+        return
+    target = kids[1].named_children[-1] if kids[1].type == "pair" else kids[1]
+    scope = f.scopes.at(node.start_byte)
+    if target.type != "variable_name" or not scope:
+        return
+    value = chain(kids[0])
+    bind_chain(f.facts, scope, _var(target), f"{value}[i]" if value else None, line(node))
+
+
 _USES = {
+    "binding.iteration": _on_foreach,
     "import": _on_import,
     "reference.call": _on_call,
     "reference.new": _on_new,

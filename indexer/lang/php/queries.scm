@@ -20,3 +20,4 @@
 (function_call_expression function: (_) @callee) @reference.call
 (object_creation_expression) @reference.new
 (assignment_expression left: (variable_name) @left right: (_) @right) @assignment
+(foreach_statement) @binding.iteration

@@ -56,9 +56,9 @@ class PhpProject(JavaProject):
         self.index_owners()
 
     def call_head(self, fi, scope, name, line, argc, depth):
-        targets = super().call_head(fi, scope, name, line, argc, depth)
-        if targets:
-            return targets
+        """`f(...)`: a function (PHP never calls a method by its bare name: `$this->m()`,
+        `self::m()` and `static::m()` are how a class calls its own)."""
+        targets = None
         pkg = self.package_of[fi.path]
         for key, reason in (((pkg, name), "scope"), (("", name), "import")):
             defs = self.functions.get(key)
