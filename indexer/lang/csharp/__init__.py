@@ -6,7 +6,7 @@ from codeimpact.indexer.lang.csharp import extract
 
 NAME = "csharp"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
-RESOLVE_VERSION = 2
+RESOLVE_VERSION = 3
 
 SPEC = LanguageSpec(
     name=NAME,

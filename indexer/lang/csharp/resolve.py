@@ -78,6 +78,9 @@ class CSharpProject(PartialTypes, JavaProject):
         r = super()._type_head(fi, scope, name)
         if r is not None:
             return r
+        for imp in fi.facts.imports:  # `using Repo = Acme.Models.IRepo;` names the type Repo
+            if imp.alias == name and imp.name not in ("", "*"):
+                return self.resolve_fqn(f"{imp.module}.{imp.name}"), "import"
         pkg = self.package_of[fi.path]
         while "." in pkg:  # `namespace A.B` sees the types of A
             pkg = pkg.rpartition(".")[0]

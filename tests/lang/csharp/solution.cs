@@ -5,7 +5,8 @@
 // constructors chained with `: base(...)`, receivers typed by
 // declarations, `var` locals and fields, `this`, interface dispatch to the implementation and
 // virtual dispatch to an override, an extension method called on its receiver
-// (order.IsFree()); `System` and other libraries' names are external.
+// (order.IsFree()), a `using` alias naming a type (Mem); `System` and other libraries'
+// names are external.
 // exact: calls, imports, references, extends, implements
 // path: src/Acme/Models/Order.cs
 namespace Acme.Models
@@ -140,6 +141,7 @@ using Acme.Services;
 // ^ imports: src/Acme/Services/OrderService.Audit.cs::OrderService
 using Xunit;
    // ^ imports: <external>::Xunit
+using Mem = Acme.Services.MemoryRepo;
 
 namespace Acme.Tests
 {
@@ -160,6 +162,14 @@ namespace Acme.Tests
             Assert.False(order.IsFree());
          // ^ calls: <external>::Xunit.Assert.False (import)
                       // ^ calls: Acme.Models.OrderExtensions.IsFree (local-type)
+        }
+
+        [Fact]
+        public void SavesThroughAnAlias()
+        {
+            new Mem().Save(null);
+             // ^ calls: Acme.Services.MemoryRepo (import)
+         // ^ calls: Acme.Services.MemoryRepo.Save (local-type)
         }
     }
 }
