@@ -7,6 +7,13 @@ is evaluated through values.py.
 
 from __future__ import annotations
 
+from codeimpact.indexer.lang.engine.imports import (
+    MODULE,
+    UNBOUND,
+    exported,
+    through_reexports,
+    via_import,
+)
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import in_effect
@@ -64,37 +71,37 @@ class Names:
             return ("ext", sub), "import"
         if depth > MAX_DEPTH:
             return self._cut()
-        r = self.module_name_entity(base_path, imp.name, follow, depth + 1)
-        if r is None:
-            return None
-        return r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
+        return via_import(self.module_name_entity(base_path, imp.name, follow, depth + 1))
 
     def module_name_entity(self, path: str, name: str, follow: bool, depth: int):
-        """A top-level name of a module, as another module importing it sees it."""
-        key = ("modname", path, name, follow)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)  # a cycle of re-exports resolves to nothing
-        cuts = self.memo.begin(key)
-        fi = self.files[path]
-        r = self._lookup_in_scope(fi, "", name, None, follow, depth)
-        if r is None:
-            r = self._star_lookup(fi, name, follow, depth)
-        return self.memo.store(key, r, cuts)
+        """A top-level name of a module, as another module importing it sees it (the
+        engine's walk, engine/imports.py: a module here is (path, follow))."""
+        return exported(self, ("modname", path, name, follow), (path, follow), name, depth)
 
-    def _star_lookup(self, fi: FileIndex, name: str, follow: bool, depth: int):
-        """`name` bound by one of the module's `from m import *`."""
-        for imp in fi.star_imports:
-            target = self.module_file.get(self._import_base(fi, imp))
-            if target is None or target == fi.path:
-                continue
-            exported = self.files[target].facts.extra.get("all")
-            if name not in exported if exported is not None else name.startswith("_"):
-                continue
-            r = self.module_name_entity(target, name, follow, depth + 1)
-            if r is not None:
-                return r[0], "import" if r[1] == "scope" else weakest(r[1], "import")
-        return None
+    # the engine's export walk: its hooks
+    def exported(self, module: tuple[str, bool], name: str, depth: int):
+        return self.module_name_entity(module[0], name, module[1], depth)
+
+    def own_binding(self, module: tuple[str, bool], name: str, depth: int):
+        path, follow = module
+        r = self._lookup_in_scope(self.files[path], "", name, None, follow, depth)
+        return UNBOUND if r is None else r
+
+    def reexports(self, module: tuple[str, bool], name: str):
+        return self.files[module[0]].star_imports  # `from m import *`, in source order
+
+    def reexport_target(self, module: tuple[str, bool], imp, name: str, depth: int):
+        path, follow = module
+        fi = self.files[path]
+        target = self.module_file.get(self._import_base(fi, imp))
+        if target is None or target == path:
+            return None
+        exported_names = self.files[target].facts.extra.get("all")
+        if name not in exported_names if exported_names is not None else name.startswith("_"):
+            return None
+        return MODULE, (target, follow)
+
+    via_reexport = staticmethod(via_import)
 
     def _pick(self, cands: list, line: int | None) -> list:
         """The candidates of the binding in effect: the last at or before `line`, else the last.
@@ -225,7 +232,7 @@ class Names:
             for s in fi.enclosing(scope, _CLASS_BODY):
                 if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
                     return self._lookup_in_scope(fi, s, name, None, True, depth)
-        r = self._star_lookup(fi, name, True, depth)
+        r = through_reexports(self, (fi.path, True), name, depth)
         if r is not None:
             return r
         if name in BUILTINS:

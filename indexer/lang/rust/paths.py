@@ -4,6 +4,13 @@ mixin of RustProject)."""
 from __future__ import annotations
 
 from codeimpact.indexer.lang.api import ImportFact
+from codeimpact.indexer.lang.engine.imports import (
+    FOUND,
+    MODULE,
+    UNBOUND,
+    exported,
+    through_reexports,
+)
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import outward
 from codeimpact.indexer.lang.rust.index import (
@@ -96,9 +103,35 @@ class Paths:
         return None  # not reached: the walk ends at the module
 
     def _scope_member(self, fi: File, s: str, name: str, depth: int):
+        """A name of a module or function scope: its own items, modules and `use`s, then
+        its globs (the engine's walk, engine/imports.py; a module here is (path, scope))."""
+        r = self.own_binding((fi.path, s), name, depth)
+        return r if r is not UNBOUND else through_reexports(self, (fi.path, s), name, depth)
+
+    def _memoized(self, key, depth: int, compute):
+        """Memoised lookups through `use`s and globs, which may form cycles (a lookup that
+        meets itself gets None); past the depth bound, nothing is looked up."""
+        if depth > MAX_DEPTH:
+            return None
+        return self.memo.get(key, compute)
+
+    def module_member(self, path: str, mlocal: str, name: str, depth: int = 0):
+        if depth > MAX_DEPTH:
+            return None
+        return exported(self, ("m", path, mlocal, name), (path, mlocal), name, depth + 1)
+
+    # the engine's export walk: its hooks. The depths are those the lookups counted before
+    # the shared walk (a glob one step, its base path another), so depth bounds cut where
+    # they did.
+    def exported(self, module: tuple[str, str], name: str, depth: int):
+        return self.module_member(module[0], module[1], name, depth + 1)
+
+    def own_binding(self, module: tuple[str, str], name: str, depth: int):
+        path, s = module
+        fi = self.files[path]
         sc = fi.scopes.get(s)
         if sc is None:
-            return None
+            return UNBOUND
         local = sc.items.get(name)
         if local is not None:
             sym = fi.syms[local]
@@ -111,41 +144,32 @@ class Paths:
             r = self.import_target(fi, imp, depth + 1)
             if r is not None:
                 return r[0], weakest(r[1], "import") if r[1] != "scope" else "import"
-        for imp in sc.globs:
-            r = self._glob_member(fi, imp, name, depth + 1)
-            if r is not None:
-                return r
-        return None
+        return UNBOUND
 
-    def _memoized(self, key, depth: int, compute):
-        """Memoised lookups through `use`s and globs, which may form cycles (a lookup that
-        meets itself gets None); past the depth bound, nothing is looked up."""
-        if depth > MAX_DEPTH:
-            return None
-        return self.memo.get(key, compute)
+    def reexports(self, module: tuple[str, str], name: str):
+        sc = self.files[module[0]].scopes.get(module[1])
+        return sc.globs if sc is not None else ()
 
-    def module_member(self, path: str, mlocal: str, name: str, depth: int = 0):
-        return self._memoized(
-            ("m", path, mlocal, name),
-            depth,
-            lambda: self._scope_member(self.files[path], mlocal, name, depth + 1),
-        )
-
-    def _glob_member(self, fi: File, imp: ImportFact, name: str, depth: int):
-        base = self.resolve_path(fi, imp.scope, imp.module.split("::"), depth + 1)
+    def reexport_target(self, module: tuple[str, str], imp: ImportFact, name: str, depth: int):
+        """`use m::*` leads to module m; `use E::*` answers with E's variant `name`."""
+        fi = self.files[module[0]]
+        base = self.resolve_path(fi, imp.scope, imp.module.split("::"), depth + 2)
         if base is None:
             return None
         ent, _ = base
         ent = self._follow_alias(ent)
         if ent[0] == "mod":
-            if (ent[1], ent[2]) == (fi.path, imp.scope):
+            if (ent[1], ent[2]) == module:
                 return None
-            r = self.module_member(ent[1], ent[2], name, depth + 1)
-            return (r[0], "import") if r is not None else None
+            return MODULE, (ent[1], ent[2])
         if ent[0] == "sym" and self._kind(ent) == "enum":
-            r = self.member(ent, name, "import", depth + 1)
-            return r if r is not None and r[0][0] == "variant" else None
+            r = self.member(ent, name, "import", depth + 2)
+            return (FOUND, r) if r is not None and r[0][0] == "variant" else None
         return None
+
+    @staticmethod
+    def via_reexport(found):
+        return found[0], "import"  # a glob's name is an import step, whatever it was there
 
     def import_target(self, fi: File, imp: ImportFact, depth: int = 0):
         """What a `use` leaf (or `extern crate`) binds."""

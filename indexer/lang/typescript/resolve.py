@@ -29,6 +29,13 @@ from codeimpact.indexer.lang.engine.hierarchy import (
     first_member,
     subtypes,
 )
+from codeimpact.indexer.lang.engine.imports import (
+    MODULE,
+    OUTSIDE,
+    UNBOUND,
+    exported,
+    via_import,
+)
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
@@ -102,14 +109,6 @@ def _inherited(reason: str) -> str:
     if reason == "super":
         return reason
     return "inheritance" if CONFIDENCE[reason] >= CONFIDENCE["inheritance"] else reason
-
-
-def _via_import(r):
-    """A binding reached through an import is an `import` step, unless a weaker one came first."""
-    if r is None:
-        return None
-    ent, reason = r
-    return ent, "import" if CONFIDENCE[reason] >= CONFIDENCE["import"] else reason
 
 
 def _split_call(part: str) -> tuple[str, bool]:
@@ -234,59 +233,67 @@ class TsProject(Project):
         self.memo.cut()
 
     def export_lookup(self, path: str, name: str, depth: int = 0):
-        """The definition a module exports under `name` (through re-export chains), or None."""
+        """The definition a module exports under `name` (through re-export chains), or None
+        (the engine's walk, engine/imports.py; memoised: a barrel of `export *` would
+        otherwise be searched per use)."""
         if depth > _MAX_DEPTH:
             return self._cut()
-        # a barrel of `export *` would otherwise be searched per use
-        return self.memo.get(
-            ("exports", path, name), lambda: self._export_lookup(path, name, depth)
-        )
+        return exported(self, ("exports", path, name), path, name, depth)
 
-    def _export_lookup(self, path: str, name: str, depth: int):
+    # the engine's export walk: its hooks
+    def exported(self, path: str, name: str, depth: int):
+        return self.export_lookup(path, name, depth)
+
+    def own_binding(self, path: str, name: str, depth: int):
+        """`export`, `export default`, `export =`, `exports.x`, `export {x} from`: a name the
+        module exports itself is answered here, resolved or not."""
         fi = self.files[path]
         e = fi.exports.get(name)
-        if e is not None:
-            if e[0] == "local":
-                if e[1] in fi.unbound:
-                    return ("sym", path, e[1]), "scope"
-                return self.eval_chain(fi, "", e[1], None, depth + 1, deref_last=False)
-            t = self._target(fi, e[1])
-            if t.kind == "external":
-                return ("ext", t.path if e[0] == "ns" else f"{t.path}.{e[2]}"), "import"
-            if t.kind != "file":
-                return None
-            if e[0] == "ns":
-                return self.module_value(t.path, depth + 1)
-            return self._imported(t.path, e[2], depth + 1)
-        if name != "default":
-            outside = []
-            for spec in fi.stars:
-                t = self._target(fi, spec)
-                if t.kind == "file" and t.path != path:
-                    r = self.export_lookup(t.path, name, depth + 1)
-                    if r is not None:
-                        return r
-                elif t.kind == "external":
-                    outside.append(t.path)
-            if len(outside) == 1:
-                # `export * from "pkg"` is the only place left the name can come from
-                return ("ext", f"{outside[0]}.{name}"), "import"
+        if e is None:
+            return UNBOUND
+        if e[0] == "local":
+            if e[1] in fi.unbound:
+                return ("sym", path, e[1]), "scope"
+            return self.eval_chain(fi, "", e[1], None, depth + 1, deref_last=False)
+        t = self._target(fi, e[1])
+        if t.kind == "external":
+            return ("ext", t.path if e[0] == "ns" else f"{t.path}.{e[2]}"), "import"
+        if t.kind != "file":
+            return None
+        if e[0] == "ns":
+            return self.module_value(t.path, depth + 1)
+        return self._imported(t.path, e[2], depth + 1)
+
+    def reexports(self, path: str, name: str):
+        # `export *` never re-exports a module's default export
+        return self.files[path].stars if name != "default" else ()
+
+    def reexport_target(self, path: str, spec: str, name: str, depth: int):
+        t = self._target(self.files[path], spec)
+        if t.kind == "file" and t.path != path:
+            return MODULE, t.path
+        if t.kind == "external":
+            return OUTSIDE, t.path
         return None
+
+    @staticmethod
+    def via_reexport(found):
+        return found  # as the source module exports it: importers apply the import step
 
     def _imported(self, path: str, name: str, depth: int):
         """`import {name}` / `import name` (name "default") from a repository module."""
         r = self.export_lookup(path, name, depth + 1)
         if r is not None:
-            return _via_import(r)
+            return via_import(r)
         if "=" in self.files[path].exports:
             # CommonJS interop: the default import is module.exports, named ones its members
             v = self.export_lookup(path, "=", depth + 1)
             if v is not None:
                 if name == "default":
-                    return _via_import(v)
+                    return via_import(v)
                 m = self.getattr(self.deref(v[0], v[1], depth + 1), name, depth + 1)
                 if m is not None:
-                    return _via_import(m)
+                    return via_import(m)
         if name == "default":
             return ("mod", path), "import"
         return None
@@ -299,7 +306,7 @@ class TsProject(Project):
         if t.kind != "file":
             return None
         if imp.name == "":
-            return _via_import(self.module_value(t.path, depth + 1))
+            return via_import(self.module_value(t.path, depth + 1))
         return self._imported(t.path, imp.name, depth + 1)
 
     # ------------------------------------------------------------------ names
