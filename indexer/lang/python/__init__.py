@@ -21,7 +21,8 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 5: library entry points (issue 26): the table of entrypoints.py (library_calls.py).
 # 6: pytest autouse fixtures, usefixtures marks, getfixturevalue literals, fixture(name=),
 #    yield fixtures by what they yield (fixtures.py); the plan counts pytest's names.
-RESOLVE_VERSION = 6
+# 7: entry points through library classmethods and super().__init__ (library_calls.py).
+RESOLVE_VERSION = 7
 
 SPEC = LanguageSpec(
     name=NAME,

@@ -64,6 +64,9 @@ ARGUMENTS = (
                          "itsdangerous.url_safe.URLSafeTimedSerializer"), 2, "serializer",
                   members=("dumps", "loads"),
                   why="the signer serializes payloads with the serializer given"),
+    CallsArgument(_names("werkzeug.datastructures.CallbackDict",
+                         "werkzeug.datastructures.structures.CallbackDict"), 1, "on_update",
+                  why="the dict calls on_update after each change"),
     # ---------------------------------------------------------------- WSGI/ASGI applications
     CallsArgument(_WERKZEUG_CLIENT, 0, "application",
                   why="the test client calls the WSGI application for each request"),
@@ -92,6 +95,8 @@ HOOKS = (
               why="open() runs the WSGI application with the request's environ"),
     *(CallsSelf(_WERKZEUG_CLIENT, m, ("open",), why=f"{m}() is open(method=...)")
       for m in (*_HTTP_METHODS, "resolve_redirect")),
+    CallsSelf(_names("werkzeug.test.EnvironBuilder"), "from_environ", ("__init__",),
+              why="the classmethod constructs the class it is called on"),
     CallsSelf(_names("threading.Thread"), "start", ("run",), why="the thread runs run()"),
     CallsSelf(_names("json.JSONEncoder"), "encode", ("iterencode", "default"),
               why="default() encodes what json cannot"),

@@ -6,8 +6,9 @@ The table is data (entrypoints.py, shaped by lang/engine/entrypoints.py); this a
   `Client(app)`, `atexit.register(f)`) calls the argument the row names: a function, or a
   member of an instance (`__call__` by default: a WSGI application object);
 - a method that a repository class inherits from a library class (`client.get()` on a
-  `FlaskClient(werkzeug.test.Client)`, `super().open()` inside it) calls what the table
-  says the library method calls on its own instance: the subclass's overrides (`open`), a
+  `FlaskClient(werkzeug.test.Client)`, `super().open()` inside it, a library classmethod
+  on the class, `super().__init__(...)` handing the library constructor its arguments)
+  calls what the table says the library method calls on its own instance: the subclass's overrides (`open`), a
   callable attribute it declares (`application: Flask` -> `Flask.__call__`);
 - constructing a repository subclass of a library class passes the arguments to the
   library's constructor (when no repository `__init__` on the way takes them otherwise).
@@ -67,18 +68,20 @@ class LibraryCalls:
         repository MRO does not define it: when a library base of the table does, the call
         reaches that library method and what it calls back. Whether an edge was made."""
         ent, reason = receiver
-        if ent[0] not in ("inst", "super"):
-            return False
+        if ent[0] not in ("inst", "super") and (ent[0] != "sym" or self._kind(ent) != "class"):
+            return False  # an instance, super(), or a class (a library classmethod)
         path, cls = ent[1], ent[2]
         for base in self.library_bases(path, cls):
             rows, calls = self.entry_table.method_rows(base, name)
+            if name == "__init__" and not rows:  # super().__init__(...): the constructor's
+                rows = self.entry_table.argument_rows(base)
             if not rows and not calls:
                 continue
             edges.call(src, external_uid(f"{base}.{name}"), weakest(reason, "inheritance"),
                        call.line)  # fmt: skip
             rule = weakest(reason, "entry-point")
             self._apply_rows(fi, call, rows, src, edges, rule)
-            instance = ("inst", path, cls, ent[3] if ent[0] == "inst" else False)
+            instance = ("inst", path, cls, ent[0] == "inst" and ent[3])
             for hook in calls:
                 self.run_member(instance, hook, src, call.line, rule, edges, 0)
             return True

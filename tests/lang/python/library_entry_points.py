@@ -6,7 +6,8 @@
 # sorted() key, a click command handed to CliRunner.invoke. A function handed to a library
 # the table does not know is no call.
 # path: web.py
-from werkzeug.test import Client
+from werkzeug.datastructures import CallbackDict
+from werkzeug.test import Client, EnvironBuilder
 
 
 class App:
@@ -29,6 +30,27 @@ class AppClient(Client):
         return super().open(*args)
       #                ^ calls: <external>::werkzeug.test.Client.open (super)
       #                ^ calls: web.App.__call__ (entry-point)
+
+
+class Builder(EnvironBuilder):
+    def __init__(self, app, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+def from_environ(environ):
+    return Builder.from_environ(environ)
+  #                ^ calls: <external>::werkzeug.test.EnvironBuilder.from_environ (inheritance)
+  #                ^ calls: web.Builder.__init__ (entry-point)
+
+
+class Session(CallbackDict):
+    def __init__(self, initial=None):
+        def on_update(self):
+            self.modified = True
+
+        super().__init__(initial, on_update)
+      #                ^ calls: <external>::werkzeug.datastructures.CallbackDict.__init__ (super)
+      #                ^ calls: web.Session.__init__.on_update (entry-point)
 
 
 def serve(app: App):
