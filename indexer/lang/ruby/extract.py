@@ -30,7 +30,7 @@ from codeimpact.indexer.lang.syntax_common import (
 )
 
 NAME = "ruby"
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 
 _MIXINS = frozenset({"include", "extend", "prepend"})
 _REQUIRES = {"require": 0, "require_relative": 1, "load": 0}
@@ -62,6 +62,8 @@ def chain(node: ts.Node | None) -> str | None:
         return text(node)
     if t == "self":
         return "this"
+    if t == "instance_variable":  # `@repo`: the object's field repo
+        return f"this.{text(node)[1:]}"
     if t == "scope_resolution":
         return const_chain(node) or None
     if t == "call":
@@ -82,6 +84,25 @@ def chain(node: ts.Node | None) -> str | None:
 class _File(ModelFile):
     def __init__(self, source: bytes, root: ts.Node):
         super().__init__(NAME, source, root)
+        self.fields: set[str] = set()  # `Cart.@repo`: instance variables and attr_* names
+        self.typed: set[str] = set()  # the fields typed by their first assignment
+        self._kinds: dict[str, str] | None = None
+
+    def kind_of(self, local: str) -> str:
+        if self._kinds is None:  # the definitions are all known once the uses are read
+            self._kinds = {s.local: s.kind for s in self.facts.symbols}
+        return self._kinds.get(local, "")
+
+    def field(self, node: ts.Node, owner: str, name: str) -> str | None:
+        """The field `owner.@name` of a class (defined at its first mention; named `@name`
+        beside the methods, which may have its name); None outside a class."""
+        if self.kind_of(owner) not in ("class", "module"):
+            return None
+        local = f"{owner}.@{name}"
+        if local not in self.fields:
+            self.fields.add(local)
+            self.add(node, local, "variable", name)
+        return local
 
 
 def _params(node: ts.Node | None) -> tuple[tuple[str, str], ...]:
@@ -156,6 +177,10 @@ def _on_call(f: _File, caps) -> None:
         if path:
             f.facts.imports.append(ImportFact(scope, path, _REQUIRES[method], "", "", line(node)))
         return
+    if recv is None and method in _ATTRS and f.kind_of(scope) in ("class", "module"):
+        for a in args:  # `attr_reader :repo`: the field repo, read and written by name
+            if a.type == "simple_symbol":
+                f.field(a, scope, text(a).lstrip(":"))
     if recv is None and method in _MIXINS:
         owner = scope if scope and f.facts.extra["modifiers"].get(scope) != "def" else ""
         for a in args:
@@ -198,12 +223,27 @@ def _on_assignment(f: _File, caps) -> None:
     node = caps["assignment"]
     left, right = caps["left"], caps["right"]
     scope = f.scopes.at(node.start_byte)
+    if left.type == "instance_variable" and f.kind_of(scope) == "method":
+        # `@repo = Repo.new` in a method: the class's field repo holds what it is given first
+        owner, name = scope.rpartition(".")[0], text(left)[1:]
+        local = f.field(left, owner, name)
+        value = chain(right)
+        if local is None or not value or local in f.typed:
+            return
+        f.typed.add(local)
+        if value.endswith("{}"):
+            f.facts.extra["types"][local] = value[:-2]
+        else:
+            bind_chain(f.facts, owner, name, value, line(node))
+        return
     if left.type != "identifier" or not scope:
         return
     name = text(left)
     value = chain(right)
     bind_chain(f.facts, scope, name, value, line(node))
 
+
+_ATTRS = frozenset({"attr_reader", "attr_accessor", "attr_writer"})
 
 _USES = {
     "reference.call": _on_call,

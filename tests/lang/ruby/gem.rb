@@ -3,8 +3,8 @@
 # live in one namespace (a module reopened in every file is one module, a class reopened in
 # another file keeps the methods of both); `include` is IMPLEMENTS and the mixin's methods
 # are found on the class; `Foo.new` and a class method's `new` run `initialize`; `super`
-# reaches the superclass's method; receivers typed by `x = Foo.new`; Kernel's methods are
-# external.
+# reaches the superclass's method; receivers typed by `x = Foo.new` and `@x = Foo.new` (an
+# instance variable is the class's field `@x`); Kernel's methods are external.
 # exact: calls, imports, references, extends, implements
 # path: lib/shop/base.rb
 module Shop
@@ -54,6 +54,9 @@ module Shop
     # ^ calls: Shop.Base.initialize (super)
       @repo = repo
       @items = []
+      @last = Order.new(nil)
+            # ^ calls: Shop.Order.initialize (constructor)
+            # ^ calls: lib/shop/order.rb::Shop.Order (scope)
     end
 
     def add(item)
@@ -72,6 +75,8 @@ module Shop
 
     def total
       # ^ defines: Shop.Cart.total method
+      @last.place
+     # ^ calls: Shop.Order.place (local-type)
      # v unresolved: size
       @items.size
     end
