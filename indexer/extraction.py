@@ -5,43 +5,65 @@ blob kept for the cache and the state."""
 from __future__ import annotations
 
 import contextlib
+import marshal
 from collections.abc import Callable
 from pathlib import Path
 
 from codeimpact.indexer.config import RunOptions
 from codeimpact.indexer.facts_cache import FactsCache
-from codeimpact.indexer.lang.api import FileFacts
-from codeimpact.indexer.reading import extract_many, extract_source, read_source
+from codeimpact.indexer.lang.api import FACTS_FORMAT, FileFacts
+from codeimpact.indexer.lazy_facts import LazyFacts
+from codeimpact.indexer.reading import extract_source, read_source
 from codeimpact.indexer.report import FileRecord, Progress
-from codeimpact.indexer.workers import extract_parallel
+from codeimpact.indexer.workers import (
+    Item,
+    OnRead,
+    Unread,
+    extract_item,
+    extract_parallel,
+    item_size,
+)
 
 # Below this, worker start-up costs more than it saves (and no file is big enough to hang).
 PARALLEL_MIN_BYTES = 256 * 1024
 
 
 def extract_files(
-    todo: list[tuple[str, str, bytes]],
+    todo: list[Item],
     options: RunOptions,
     progress: Progress | None,
     timeout_s: float,
     on_blob: Callable[[str, bytes], None],
+    *,
+    root: str = "",
+    max_size: int = 0,
+    on_read: OnRead | None = None,
 ) -> tuple[int, dict[str, str]]:
     """Extract the given files, handing each facts blob to `on_blob(path, blob)` as it is
     made (nothing keeps it here); returns how many were extracted and the files that failed
-    (path -> reason).
+    (path -> reason). Unread items are read under `root` by whoever extracts them.
 
     Worker processes do the work (with the per-file time limit) unless there is too
     little of it to pay for them."""
-    nbytes = sum(len(d) for _, _, d in todo)
+    nbytes = sum(map(item_size, todo))
     workers = options.processes()
     if nbytes < PARALLEL_MIN_BYTES and (workers <= 1 or len(todo) < 8):
+        failed: dict[str, str] = {}
         for i, item in enumerate(todo):
-            for path, blob in extract_many([item]):
-                on_blob(path, blob)
+            kind, payload = extract_item(item, root, max_size)
+            if kind == "skipped":
+                failed[item[0]] = payload
+            else:
+                if isinstance(payload, tuple):  # read anew, and not what the scan saw
+                    payload, size, digest = payload
+                    if on_read is not None:
+                        on_read(item[0], size, digest)
+                on_blob(item[0], payload)
             if progress and (i % 16 == 0 or i + 1 == len(todo)):
                 progress("extract", i + 1, len(todo))
-        return len(todo), {}
-    return extract_parallel(todo, workers, timeout_s, progress, on_blob)
+        return len(todo) - len(failed), failed
+    return extract_parallel(todo, workers, timeout_s, progress, on_blob, root=root,
+                            max_size=max_size, on_read=on_read)  # fmt: skip
 
 
 def facts_for(
@@ -54,22 +76,29 @@ def facts_for(
     progress: Progress | None,
     timeout_s: float,
     meanwhile: Callable[[], None] | None = None,
-) -> tuple[dict[str, FileFacts], int]:
+) -> tuple[LazyFacts, int]:
     """Facts of every parseable record, from the cache or by extraction; each record takes
     the status its facts report. Returns the facts and how many files were extracted.
     `meanwhile` runs once here when the first file is extracted, while the workers go on.
 
-    A blob is decoded as it arrives, while the workers go on, and not kept: no file's facts
-    are held twice."""
-    facts: dict[str, FileFacts] = {}
-    todo: list[tuple[str, str, bytes]] = []
+    Each file's facts are kept as their blob and decoded when first asked for (LazyFacts;
+    `forget` drops the decoded form again): decoded, a file's facts take ~6x its blob, and
+    a kernel tree's blobs are ~1 GB. A file whose bytes the scan did not keep (`data`) is
+    read again by the worker that extracts it."""
+    blobs: dict[str, bytes] = {}
+    todo: list[Item] = []
     by_path = {r.path: r for r in records}
 
     def take(path: str, blob: bytes) -> None:
         rec = by_path[path]
-        f = facts[path] = facts_of_blob(rec, blob, repo, max_size, cache)
-        if f.status != "ok":
-            rec.status, rec.detail = f.status, f.error
+        status = _status_of(blob)
+        if status is None:  # another format: extracted again
+            f = facts_of_blob(rec, None, repo, max_size, cache)
+            blob = f.to_bytes()
+            status = (f.status, f.error)
+        blobs[path] = blob
+        if status[0] != "ok":
+            rec.status, rec.detail = status
 
     for rec in records:
         if rec.status.startswith("skipped:"):
@@ -79,13 +108,12 @@ def facts_for(
             take(rec.path, blob)
         elif rec.path in data:
             todo.append((rec.path, rec.language, data[rec.path]))
-        else:  # taken as unchanged by the scan, but its facts are not cached: read it now
-            rr = read_source(str(repo), rec.path, max_size)
-            rec.size, rec.content_hash, rec.status, rec.detail = (
-                rr.size, rr.content_hash, rr.status, rr.detail
-            )  # fmt: skip
-            if rr.data is not None:
-                todo.append((rec.path, rec.language, rr.data))
+        else:  # not kept by the scan (or taken as unchanged, facts not cached): read anew
+            todo.append((rec.path, rec.language, Unread(rec.size, rec.content_hash)))
+
+    def read_anew(path: str, size: int, digest: str) -> None:
+        rec = by_path[path]
+        rec.size, rec.content_hash = size, digest
 
     def extracted(path: str, blob: bytes) -> None:
         nonlocal meanwhile
@@ -95,13 +123,23 @@ def facts_for(
             job, meanwhile = meanwhile, None
             job()
 
-    n, failed = extract_files(todo, options, progress, timeout_s, extracted)
+    n, failed = extract_files(todo, options, progress, timeout_s, extracted, root=str(repo),
+                              max_size=max_size, on_read=read_anew)  # fmt: skip
     for path, why in failed.items():
         code, _, detail = why.partition(": ")
         # recorded like an unreadable file: kept in the File table, no symbols
         by_path[path].status = f"skipped:{code}"
         by_path[path].detail = detail
-    return facts, n
+    return LazyFacts(blobs, lambda path: FileFacts.from_bytes(blobs[path])), n
+
+
+def _status_of(blob: bytes) -> tuple[str, str] | None:
+    """(status, error) of a facts blob; None for one of another format."""
+    with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
+        t = marshal.loads(blob)
+        if t[0] == FACTS_FORMAT:
+            return t[2], t[11]
+    return None
 
 
 def facts_of_blob(

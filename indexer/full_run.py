@@ -14,7 +14,6 @@ from codeimpact.graph import layout, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
 from codeimpact.indexer.forked_job import ForkedJob
-from codeimpact.indexer.lang.api import FileFacts
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import lookup_keys_blob
 from codeimpact.indexer.report import AnalyzeReport
@@ -135,11 +134,11 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     return run.report("full", gen.number, stats, incomplete, reason, n_resolved)
 
 
-def _resolve_all(run: Run, facts: dict[str, FileFacts], graph: full_graph.FullGraph) -> tuple:
+def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph) -> tuple:
     """Resolve every file into `graph`; returns the module names, the resolvers'
     summaries and each file's lookup keys."""
     lang_of = {r.path: r.language for r in run.records}
-    projects = make_projects(LazyFacts(facts, facts.__getitem__), lang_of, run.configs)
+    projects = make_projects(facts, lang_of, run.configs)
     used: dict[str, bytes] = {}
     order = sorted(facts)
     workers = resolve_workers(run.options, len(order), resident_mb())
@@ -163,6 +162,7 @@ def _resolve_all(run: Run, facts: dict[str, FileFacts], graph: full_graph.FullGr
             release = getattr(project, "release", None)
             if release is not None:
                 release(path)
+            facts.forget(path)  # decoded for this file's resolution: not needed again
             tick(i)
     # the collector is paused for the run: the resolvers' indexes (every file's facts
     # among them) must be free of reference cycles to be freed when the caller drops them

@@ -38,6 +38,11 @@ class LazyFacts(Mapping[str, FileFacts]):
     def __len__(self) -> int:
         return len(self._paths)
 
+    def forget(self, path: str) -> None:
+        """Drop the decoded facts of `path` (asked for again, they are loaded again): a
+        resolver that keeps a slim copy of each file frees the rest (cfamily/slim.py)."""
+        self._memo.pop(path, None)
+
     def subset(self, paths: Iterable[str]) -> LazyFacts:
         """A view of some of the paths that shares the decoded facts."""
         return LazyFacts([p for p in paths if p in self._known], self._load, self._memo)

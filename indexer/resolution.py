@@ -7,7 +7,7 @@ from __future__ import annotations
 import marshal
 
 from codeimpact.indexer.lang import LANGUAGES
-from codeimpact.indexer.lang.api import FileFacts, Prior
+from codeimpact.indexer.lang.api import Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
     lookup_keys_blob,
@@ -37,11 +37,18 @@ def make_projects(
 
 
 def _resolve_encoded(
-    projects: dict[str, object], lang_of: dict[str, str], facts: dict[str, FileFacts], path: str
+    projects: dict[str, object], lang_of: dict[str, str], facts: LazyFacts, path: str
 ) -> tuple[bytes, bytes]:
-    """One file's resolved output and lookup keys, encoded to travel from a worker."""
-    rf = projects[lang_of[path]].resolve_file(path)
-    return resolved_blob(rf), lookup_keys_blob(facts[path])
+    """One file's resolved output and lookup keys, encoded to travel from a worker (which
+    then forgets the file's decoded facts, as the serial loop does)."""
+    project = projects[lang_of[path]]
+    rf = project.resolve_file(path)
+    keys = lookup_keys_blob(facts[path])
+    release = getattr(project, "release", None)
+    if release is not None:
+        release(path)
+    facts.forget(path)
+    return resolved_blob(rf), keys
 
 
 def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:

@@ -22,7 +22,7 @@ from codeimpact.indexer.extraction import facts_for
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
-from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import ChangePlan
 from codeimpact.indexer.report import AnalyzeReport, FileRecord, Progress, incomplete_record
 from codeimpact.indexer.state import (
@@ -229,7 +229,7 @@ class Run:
         )
 
     def facts_for(self, records: list[FileRecord],
-                  meanwhile: Callable[[], None] | None = None) -> tuple[dict[str, FileFacts], int]:  # fmt: skip
+                  meanwhile: Callable[[], None] | None = None) -> tuple[LazyFacts, int]:  # fmt: skip
         return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
                          self.options, self.progress, self.config.parse_timeout_ms / 1000,
                          meanwhile)  # fmt: skip

@@ -16,6 +16,9 @@ from codeimpact.indexer.state import FileState
 # A file modified this close to the last scan may have changed within one mtime tick.
 # (read at call time, here and by run.meta: tests shorten it)
 RACY_NS = 2_000_000_000
+# Source bytes the scan keeps for extraction; past this the extracting worker reads a file
+# again (page cache) instead of the parent holding a large tree's source (Linux: 1.2 GB).
+SCAN_KEEP_BYTES = 256 << 20
 
 
 def scan(
@@ -27,10 +30,12 @@ def scan(
 ) -> tuple[list[FileRecord], dict[str, bytes]]:
     """Stat, read and hash the files; a file whose size and mtime match the previous run (and
     was not modified within a tick of it) is taken as unchanged without reading it.
-    Returns the records and the bytes of the files that were read and can be parsed."""
+    Returns the records and the bytes of the files that were read and can be parsed, up to
+    SCAN_KEEP_BYTES (extraction reads the others again)."""
     root = str(repo)
     records: list[FileRecord] = []
     data: dict[str, bytes] = {}
+    kept = 0
     for sf in files:
         full = os.path.join(root, sf.path)
         try:
@@ -71,6 +76,8 @@ def scan(
         rec.is_test = LANGUAGES[sf.language].is_test_path(sf.path)
         if rr.data is not None:
             rec.lines = rr.data.count(b"\n") + (0 if rr.data.endswith(b"\n") or not rr.data else 1)
-            data[sf.path] = rr.data
+            if kept + len(rr.data) <= SCAN_KEEP_BYTES:
+                data[sf.path] = rr.data
+                kept += len(rr.data)
         records.append(rec)
     return records, data

@@ -7,7 +7,8 @@ and since when; a worker still on one file after the limit is killed, the file
 is recorded as `timeout`, and a fresh worker carries on with the rest.
 
 Workers are forked and inherit the list of work, so only batches of indices
-travel to them (a worker holds at least BATCH_BYTES of source, so it never
+travel to them (a file the parent did not keep the bytes of, `Unread`, is read by the
+worker that extracts it: a kernel tree's 1.2 GB of source is never held by the parent) (a worker holds at least BATCH_BYTES of source, so it never
 waits for the parent between files) and only compact facts blobs travel back,
 each over its own pipe. A worker reads the batches sent to it between files
 (the parent sends one per answer), so its pipe never fills while both wait.
@@ -23,11 +24,22 @@ import time
 from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import wait
+from typing import NamedTuple
 
 from codeimpact.indexer.lifeline import die_with_parent
-from codeimpact.indexer.reading import extract_source
+from codeimpact.indexer.reading import extract_source, read_source
 
-Item = tuple[str, str, bytes]  # (path, language, bytes)
+
+class Unread(NamedTuple):
+    """A file the scan read and hashed but did not keep: the worker reads it again."""
+
+    size: int
+    content_hash: str
+
+
+Item = tuple[str, str, "bytes | Unread"]  # (path, language, bytes or what the scan saw)
+# what a worker read anew: (path, size, content hash) when it differs from the scan's
+OnRead = Callable[[str, int, str], None]
 
 BATCH_BYTES = 256 * 1024  # source a worker holds before it is handed more
 MIN_HELD = 2  # files a worker holds, however big: the next one is there when it finishes
@@ -37,13 +49,35 @@ TIMEOUT_BYTES = 1024 * 1024
 MAX_HELD = 256  # files a worker holds, however small: a batch message stays small
 
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
+_READ = ("", 0)  # (repository root, max file size) for Unread items; set with _ITEMS
+
+
+def item_size(item: Item) -> int:
+    data = item[2]
+    return data.size if isinstance(data, Unread) else len(data)
+
+
+def extract_item(item: Item, root: str, max_size: int) -> tuple[str, object]:
+    """("done", blob) or ("done", (blob, size, hash)) when an Unread file's bytes are not
+    those the scan hashed (changed since: the blob is of what was parsed), or
+    ("skipped", "code: detail") when the file can no longer be read."""
+    path, language, data = item
+    if not isinstance(data, Unread):
+        return "done", extract_source(language, data)
+    rr = read_source(root, path, max_size)
+    if rr.data is None:
+        return "skipped", f"{rr.status.partition(':')[2] or 'unreadable'}: {rr.detail}"
+    blob = extract_source(language, rr.data)
+    if rr.content_hash != data.content_hash:
+        return "done", (blob, rr.size, rr.content_hash)
+    return "done", blob
 
 
 def _size_factor(items, queue) -> float:
     """How many timeouts the item a worker is on may take: one per TIMEOUT_BYTES of it."""
     if not queue:
         return 1.0
-    return max(1.0, len(items[queue[0]][2]) / TIMEOUT_BYTES)
+    return max(1.0, item_size(items[queue[0]]) / TIMEOUT_BYTES)
 
 
 def _worker(conn, _wid: int, parent_pid: int) -> None:
@@ -64,9 +98,9 @@ def _worker(conn, _wid: int, parent_pid: int) -> None:
                 return
             held.extend(batch)
         idx = held.popleft()
-        _path, language, data = _ITEMS[idx]
         try:
-            conn.send(("done", idx, extract_source(language, data)))
+            kind, payload = extract_item(_ITEMS[idx], *_READ)
+            conn.send((kind, idx, payload))
         except Exception as e:  # an extractor bug must not stop the run
             conn.send(("error", idx, f"{type(e).__name__}: {e}"))
 
@@ -77,19 +111,26 @@ def extract_parallel(
     timeout_s: float,
     progress: Callable[[str, int, int], None] | None,
     on_blob: Callable[[str, bytes], None],
+    *,
+    root: str = "",
+    max_size: int = 0,
+    on_read: OnRead | None = None,
 ) -> tuple[int, dict[str, str]]:
     """How many files were extracted, and the files that failed (path -> `timeout: ...`/
-    `error: ...`). `on_blob(path, blob)` takes each blob as it arrives, in the time the
-    parent would spend waiting for the workers anyway; nothing here keeps it.
+    `error: ...`, or the skip code of an Unread file no longer readable). `on_blob(path,
+    blob)` takes each blob as it arrives, in the time the parent would spend waiting for the
+    workers anyway; nothing here keeps it. Unread items are read under `root` (at most
+    `max_size` bytes); `on_read` hears of one whose bytes changed since the scan, before its
+    blob.
 
     Each worker has its own pipe, so killing one can never leave a lock held that the
     others need (a shared multiprocessing.Queue can)."""
-    global _ITEMS
+    global _ITEMS, _READ
     ctx = mp.get_context("fork")
     # biggest first, so a large file does not finish last
-    todo = sorted(range(len(items)), key=lambda i: -len(items[i][2]))
+    todo = sorted(range(len(items)), key=lambda i: -item_size(items[i]))
     todo.reverse()  # pop() from the end takes the biggest first
-    _ITEMS = items
+    _ITEMS, _READ = items, (root, max_size)
     procs: dict[int, tuple[mp.Process, object]] = {}
     # worker -> the items it holds, in the order it works on them (see BATCH_BYTES, MIN_HELD)
     held: dict[int, list[int]] = {}
@@ -111,13 +152,13 @@ def extract_parallel(
             started[wid] = time.monotonic()
         if wid not in procs:
             return
-        nbytes = sum(len(items[i][2]) for i in queue)
+        nbytes = sum(item_size(items[i]) for i in queue)
         batch = []
         while todo and len(queue) < MAX_HELD and (len(queue) < MIN_HELD or nbytes < BATCH_BYTES):
             idx = todo.pop()
             batch.append(idx)
             queue.append(idx)
-            nbytes += len(items[idx][2])
+            nbytes += item_size(items[idx])
         if batch:
             procs[wid][1].send(batch)
 
@@ -167,7 +208,13 @@ def extract_parallel(
                 started[wid] = time.monotonic()  # the worker is on its next item now
                 feed(wid)
                 if kind == "done":
+                    if isinstance(payload, tuple):  # read anew, and not what the scan saw
+                        payload, size, digest = payload
+                        if on_read is not None:
+                            on_read(items[idx][0], size, digest)
                     on_blob(items[idx][0], payload)
+                elif kind == "skipped":
+                    failed[items[idx][0]] = payload
                 else:
                     failed[items[idx][0]] = f"error: {payload}"
                 finish(idx)
@@ -191,5 +238,5 @@ def extract_parallel(
                 p.kill()
                 p.join()
             conn.close()
-        _ITEMS = []
+        _ITEMS, _READ = [], ("", 0)
     return finished - len(failed), failed

@@ -31,6 +31,7 @@ namespace for external names; a file's module symbol is named by its path.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import posixpath
 
@@ -51,6 +52,9 @@ class CProject(CppNames, StaticProject):
     language = "c"
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
+        # the facts as given: a file's calls and references are read from here again when it
+        # is resolved (`file_index`), and only then (`_index_file` keeps the rest)
+        self._source = files
         super().__init__(files, is_test_path, configs)
         self.includer = IncludeResolver.of(self.files, self.configs)
         self.includes: dict[str, list[tuple[str | None, str, int]]] = {}
@@ -103,6 +107,31 @@ class CProject(CppNames, StaticProject):
                 self.defs_by_name.setdefault(name, []).append(path)
             for name in self.files[path].extra.get("protos", ()):
                 self.protos_by_name.setdefault(name, []).append(path)
+
+    # ------------------------------------------------------------------ memory
+    def _index_file(self, path: str, facts: FileFacts) -> FileIndex:
+        """The index keeps what other files' lookups read (symbols, includes, prototypes,
+        types, locals); calls and references, half of a file's facts and read only when the
+        file itself is resolved, are not held: a kernel tree's facts did not fit in 6 GB."""
+        fi = super()._index_file(path, facts)
+        fi.facts = dataclasses.replace(facts, calls=[], references=[])
+        forget = getattr(self._source, "forget", None)
+        if forget is not None:
+            forget(path)  # a LazyFacts decodes it again when asked
+        return fi
+
+    def file_index(self, path: str) -> FileIndex:
+        """The file's index with its whole facts, for resolving it."""
+        return dataclasses.replace(self.files[path], facts=self._source[path])
+
+    def release(self, path: str) -> None:
+        """The whole facts `file_index` decoded, and the file's include ranks (a thousand
+        headers for a kernel file; only resolving the file reads them), are not needed once
+        the file is resolved."""
+        self._rank.pop(path, None)
+        forget = getattr(self._source, "forget", None)
+        if forget is not None:
+            forget(path)
 
     # ------------------------------------------------------------------ includes
     def closure(self, path: str) -> tuple[str, ...]:
