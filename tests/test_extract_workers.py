@@ -50,3 +50,53 @@ def test_workers_give_the_same_blob_as_extracting_in_this_process():
     assert n == len(items) and not failed
     for path, language, data in items:
         assert blobs[path] == extract_source(language, data), path
+
+
+def test_workers_read_files_the_parent_did_not_keep(tmp_path):
+    """A file the scan hashed but did not keep is read by its worker: the same blob as from
+    bytes; one changed since the scan is reported with its new hash (its blob is of what
+    was parsed); one gone since is a skipped file, not a failed run."""
+    from codeimpact.indexer.reading import read_source
+    from codeimpact.indexer.workers import Unread
+
+    items = []
+    for i in range(40):
+        (tmp_path / f"m{i}.c").write_bytes(f"int f{i}(int x) {{ return g(x) + {i}; }}\n".encode())
+        rr = read_source(str(tmp_path), f"m{i}.c", 1 << 20)
+        items.append((f"m{i}.c", "c", Unread(rr.size, rr.content_hash)))
+    (tmp_path / "m3.c").write_bytes(b"int changed(void) { return 0; }\n")
+    (tmp_path / "m5.c").unlink()
+    blobs: dict[str, bytes] = {}
+    reread: dict[str, tuple[int, str]] = {}
+    n, failed = extract_parallel(items, 2, 60.0, None, blobs.__setitem__, root=str(tmp_path),
+                                 max_size=1 << 20,
+                                 on_read=lambda p, size, h: reread.__setitem__(p, (size, h)))  # fmt: skip
+    assert n == len(items) - 1 and list(failed) == ["m5.c"]
+    assert failed["m5.c"].startswith("unreadable: ")
+    now = read_source(str(tmp_path), "m3.c", 1 << 20)
+    assert reread == {"m3.c": (now.size, now.content_hash)}
+    for path, _language, _unread in items:
+        if path != "m5.c":
+            assert blobs[path] == extract_source("c", (tmp_path / path).read_bytes()), path
+
+
+def test_a_scan_that_keeps_no_bytes_indexes_the_same_graph(tmp_path, monkeypatch):
+    """Past SCAN_KEEP_BYTES the scan drops the bytes it read and extraction reads the files
+    again (a kernel tree's source is not held): the index is the same."""
+    from codeimpact.indexer import scanning
+    from codeimpact.indexer.build import analyze
+
+    reports = []
+    for keep in (scanning.SCAN_KEEP_BYTES, 0):
+        repo = tmp_path / f"keep{keep}"
+        repo.mkdir()
+        (repo / "util.h").write_bytes(b"int helper(int x);\n")
+        (repo / "util.c").write_bytes(b'#include "util.h"\nint helper(int x) { return x; }\n')
+        (repo / "main.c").write_bytes(b'#include "util.h"\nint main(void) { return helper(1); }\n')
+        (repo / "app.py").write_bytes(b"def f():\n    return g()\n\ndef g():\n    return 1\n")
+        monkeypatch.setattr(scanning, "SCAN_KEEP_BYTES", keep)
+        reports.append(analyze(repo))
+    full, reread = reports
+    assert reread.parsed == full.parsed == 4
+    assert (reread.symbols, reread.edges, reread.calls) == (full.symbols, full.edges, full.calls)
+    assert full.edges["CALLS"] >= 2
