@@ -47,7 +47,7 @@ from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 
 NAME = "dart"
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 # package:test and flutter_test: a call of these with a description and a closure is a test
 # (or a group of tests) the runner names by its description
 TEST_CALLS = frozenset({"test", "group", "testWidgets"})
@@ -336,7 +336,7 @@ class _Definitions:
         desc = string_value(args[0])
         safe = desc.replace(".", "_") or "_"
         local = self.f.names.unique(f"{parent}.{safe}" if parent else safe)
-        self.f.define(first, last, local, "function", desc, is_test=True)
+        self.f.define(first, last, local, "function", desc, body.start_byte, is_test=True)
         # the call itself and its description run in the enclosing code, the closure is the test
         self.open(first, last, local, "function", body.start_byte)
 
