@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from codeimpact.graph import layout, manifest
+from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.layout import check_repo  # noqa: F401 (imported from here)
 from codeimpact.graph.storage_errors import storage_error
 from codeimpact.indexer.config import IndexConfig, RunOptions
@@ -79,9 +80,10 @@ def analyze(
     notes: list[str] = []  # what the user should know beside the result (a lock taken over)
     try:
         report = _analyze(path, config, options, progress, notes)
-    except (OSError, RuntimeError) as e:
+    except (OSError, RuntimeError, CorruptIndex) as e:
         # a full disk, a path that may not be written, a read-only file system: said as
-        # such (the failed generation is already gone, the previous one still live)
+        # such (the failed generation is already gone, the previous one still live). A new
+        # database Kùzu cannot write is a CorruptIndex over Kùzu's error (store._open)
         storage = storage_error(e, layout.index_dir(Path(path).resolve()))
         if storage is None:
             raise
