@@ -11,6 +11,7 @@ points at them (`GraphState.ext_refs`).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -305,3 +306,26 @@ def node_arrays(res: DeltaResult, n: int, old_flags: np.ndarray,
         flags[i] = csr.FLAG_TEST if row.is_test else 0
         kinds[i] = csr.KIND_CODES.get(row.kind, 255)
     return flags, kinds
+
+
+def patch_unresolved(sites: dict[str, list[tuple[str, int]]], old: GraphState,
+                     new_out: dict[str, ResolvedFile], removed: set[str]) -> None:  # fmt: skip
+    """Bring the unresolved call sites (callee name -> [(calling symbol uid, line)], the
+    live generation's) to this run's, in place: the touched files' sites as the old state
+    resolved them go, their new ones are appended. Only the touched files' sites are read
+    (a pass filtering every site by its file cost Django 40 ms per run)."""
+    for p in sorted(set(new_out) | removed):
+        rf = old.resolved(p)
+        if rf is None:
+            continue
+        for site in rf.unresolved:
+            kept = sites.get(site.name)
+            if kept is None:
+                continue
+            with contextlib.suppress(ValueError):
+                kept.remove((site.scope, site.line))
+            if not kept:
+                del sites[site.name]
+    for rf in new_out.values():
+        for site in rf.unresolved:
+            sites.setdefault(site.name, []).append((site.scope, site.line))

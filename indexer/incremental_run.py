@@ -16,10 +16,16 @@ from codeimpact.graph import csr, layout
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.sidecar import read_unresolved
 from codeimpact.graph.store import count_mismatches
-from codeimpact.indexer import worktree
+from codeimpact.indexer import cutoff, worktree
 from codeimpact.indexer.delta_write import salvager, write_delta
 from codeimpact.indexer.extraction import facts_of_blob
-from codeimpact.indexer.incremental import DeltaResult, compute_delta, node_arrays, node_ranks
+from codeimpact.indexer.incremental import (
+    DeltaResult,
+    compute_delta,
+    node_arrays,
+    node_ranks,
+    patch_unresolved,
+)
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
@@ -75,6 +81,7 @@ class _Resolved:
     modules: dict[str, dict[str, str] | None]  # per language, path -> module name
     summaries: dict[str, bytes]  # path -> the resolver's summary of the file
     lookup_keys: dict[str, bytes]  # the lookup keys of the files whose facts changed
+    cut_off: bool = False  # nothing resolved again: the changed files' facts did not change
 
 
 @dataclass
@@ -158,6 +165,9 @@ def _facts(run: Run, prev: Previous, plan: ChangePlan) -> _Facts | str:
 def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
              f: _Facts) -> _Resolved | str:  # fmt: skip
     """Re-resolve the files a change reaches, or say why a full build is cheaper."""
+    cut = _cut_off(plan, old_state, f)
+    if cut is not None:
+        return cut
     changed = plan.changed
     present, facts = f.present, f.every
     lang_of = {r.path: r.language for r in run.records}
@@ -198,6 +208,11 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
     # names, whose users are summarised in turn, until no name is added
     affected = affected_by(touched)
     before = {p: marshal.loads(b) for p, b in old_state.summaries.items()}
+    # only the resolver groups of the changed files: no name of another group's files
+    # changed, so nothing there is resolved again and their summaries and module names
+    # stand (a Python edit of Django decoded and indexed every TypeScript file before)
+    groups = {group_of[p] for p in changed}
+    facts = facts.subset(p for p in present if group_of[p] in groups)
     while True:
         projects = make_projects(facts, lang_of, run.configs, Prior(before, affected))
         grew = False
@@ -210,7 +225,9 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         if grown <= affected:
             break
         affected = grown
-    modules = module_names(projects)
+    kept_langs = {lang_of[p] for p in present if group_of[p] not in groups}
+    modules = {lang: old_state.modules.get(lang) for lang in kept_langs}
+    modules.update(module_names(projects))
     changed_langs = {lang_of.get(p) or old_lang.get(p) for p in changed}
     module_changed = changed_modules(modules, old_state.modules, lang_of, present,
                                      changed_langs)  # fmt: skip
@@ -219,7 +236,28 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         # a delta over most of the graph costs more than writing it anew (facts are cached)
         return f"{len(affected)} of {len(present)} files to re-resolve"
     new_out = resolve_paths(projects, lang_of, affected)
-    return _Resolved(new_out, modules, summaries_of(projects), new_used)
+    summaries = {p: b for p, b in old_state.summaries.items() if group_of.get(p) not in groups}
+    summaries.update(summaries_of(projects))
+    return _Resolved(new_out, modules, summaries, new_used)
+
+
+def _cut_off(plan: ChangePlan, old_state: GraphState, f: _Facts) -> _Resolved | None:
+    """Early cut-off (indexer/cutoff.py): when every changed file was modified and its facts
+    moved at most in its symbols' byte offsets, nothing is resolved again; None otherwise."""
+    if not plan.modified or plan.added or plan.deleted or plan.renamed:
+        return None
+    out: dict[str, ResolvedFile] = {}
+    for p in plan.changed:
+        now = f.now.get(p)
+        if not cutoff.same_but_offsets(f.before.get(p), now):
+            return None
+        moved = cutoff.moved(old_state.resolved(p), now, p)
+        if moved is None:
+            return None
+        out[p] = moved
+    # their lookup keys anew: a local keyed by its offset is among the names a file uses
+    keys = {p: lookup_keys_blob(f.now[p]) for p in out}
+    return _Resolved(out, old_state.modules, old_state.summaries, keys, cut_off=True)
 
 
 def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f: _Facts,
@@ -234,15 +272,7 @@ def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f
     flags, kinds = node_arrays(res, len(st.ids), snap.node_flags, snap.node_kind)
     rank = node_ranks(res, snap.node_rank)
     unresolved = read_unresolved(prev.gen.path)
-    touched = set(new_out) | removed
-    unresolved = {
-        name: kept
-        for name, sites in unresolved.items()
-        if (kept := [s for s in sites if s[0].split("::", 1)[0] not in touched])
-    }
-    for rf in new_out.values():
-        for site in rf.unresolved:
-            unresolved.setdefault(site.name, []).append((site.scope, site.line))
+    patch_unresolved(unresolved, old_state, new_out, removed)
     return _Diff(res, flags, kinds, rank, unresolved)
 
 
@@ -284,8 +314,10 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
         return f"the delta lost database rows ({', '.join(lost)})"
     layout.publish(run.idx, gen, rows, run.cache.sealed_files(),
                    salvage=salvager(run.idx, prev.gen))  # fmt: skip
-    return run.report("incremental", gen.number, stats, incomplete, reason, len(resolved.out),
-                      plan, {**delta.counts(), **written.counts()})  # fmt: skip
+    n_resolved = 0 if resolved.cut_off else len(resolved.out)
+    return run.report("incremental", gen.number, stats, incomplete, reason, n_resolved,
+                      plan, {**delta.counts(), **written.counts(),
+                             "cut_off": int(resolved.cut_off)})  # fmt: skip
 
 
 def _record_of(path: str, fs: FileState) -> FileRecord:

@@ -246,6 +246,10 @@ class LanguageSpec:
     # source -> every function definition's body (None when it does not parse); for
     # languages whose observed coverage can be imported (`graph coverage import`: Python)
     function_bodies: Callable[[bytes], list[FunctionBody] | None] | None = None
+    # facts -> the facts without what depends on byte offsets besides the symbols' own offsets
+    # (a local keyed by where it starts), for the early cut-off (indexer/cutoff.py); None:
+    # nothing does
+    without_offsets: Callable[[FileFacts], FileFacts] | None = None
 
     @property
     def group(self) -> str:

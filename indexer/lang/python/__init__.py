@@ -37,6 +37,7 @@ SPEC = LanguageSpec(
     changed_names=plan.changed_names,
     function_bodies=function_bodies,
     implicit_names=implicit_names,
+    without_offsets=plan.without_offsets,
 )
 
 __all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]

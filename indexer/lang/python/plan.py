@@ -7,6 +7,9 @@ Python's scopes let it say more precisely (see `changed_names`).
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from codeimpact.indexer.lang.api import FileFacts
 from codeimpact.indexer.lang.python.exports import function_view
 from codeimpact.indexer.lang.python.pytest_names import AUTOUSE, fixture_names
@@ -127,3 +130,29 @@ def _fixtures_changed(old: FileFacts, new: FileFacts, names: set[str]) -> set[st
                 if entry[1]:
                     out.add(AUTOUSE)
     return out
+
+
+# a comprehension's local, named `name$<byte offset of the comprehension>` by extraction
+# (bindings.LocalScopes): Python names cannot hold `$`, so the suffix is only ever that
+_LOCAL_KEY = re.compile(r"\$\d+")
+
+
+def without_offsets(f: FileFacts) -> FileFacts:
+    """`f` without what depends on byte offsets besides the symbols' own (early cut-off,
+    indexer/cutoff.py): the comprehension locals' suffixes. Two files whose facts are equal
+    this way resolve alike: the suffix only keys a local within its file."""
+
+    def plain(items: list) -> list:
+        return [
+            x._replace(
+                **{
+                    k: _LOCAL_KEY.sub("$", v)
+                    for k, v in x._asdict().items()
+                    if isinstance(v, str) and "$" in v
+                }
+            )  # fmt: skip
+            for x in items
+        ]
+
+    return replace(f, calls=plain(f.calls), references=plain(f.references),
+                   bindings=plain(f.bindings), returns=plain(f.returns))  # fmt: skip
