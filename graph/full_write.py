@@ -112,9 +112,9 @@ def _feed(proc: subprocess.Popen, tables: Iterable[tuple[str, pa.Table]],
         pass  # the writer failed (or died): its answer says why
     with contextlib.suppress(BrokenPipeError):
         proc.stdin.close()
-    line = proc.stdout.readline()
+    said = proc.stdout.read().strip().splitlines()  # the answer is the last line
     proc.wait()
-    return line
+    return said[-1] if said else b""
 
 
 # ------------------------------------------------------------------------- the child
