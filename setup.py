@@ -81,8 +81,15 @@ setup(
     ext_modules=[
         Extension(
             "codeimpact.native._core",
-            sources=["native/_core.c"],
-            extra_compile_args=["-O3", "-std=c99"],
+            sources=[
+                "native/_core.c",
+                "native/core_support.c",
+                "native/core_bfs.c",
+                "native/core_paths.c",
+            ],
+            depends=["native/core.h"],
+            # the helpers shared between its files stay out of the dynamic symbol table
+            extra_compile_args=["-O3", "-std=c99", "-fvisibility=hidden"],
         ),
         Extension(
             "codeimpact.native._syntax",

@@ -1,0 +1,86 @@
+/*
+ * The native traversal core's shared declarations: buffers taken through the buffer
+ * protocol, the CSR they make, scalar arguments, errors found with the GIL released and
+ * the reusable visit marks (native/core_support.c), and the entry points of the other
+ * translation units (native/_core.c registers them).
+ */
+#ifndef CODEIMPACT_CORE_H
+#define CODEIMPACT_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { KIND_INT = 'i', KIND_UINT = 'u', KIND_FLOAT = 'f', KIND_MASK = 'm' };
+
+typedef struct {
+    Py_buffer view;
+    int held;
+    Py_ssize_t len; /* number of items */
+} buf_t;
+
+typedef struct {
+    buf_t bp, bi, be, bc;
+    const int64_t *indptr;
+    const int32_t *indices;
+    const uint8_t *etype;
+    const float *conf;
+    int64_t n, nnz;
+} csr_t;
+
+/* Errors found with the GIL released; reported after it is re-acquired. */
+enum { E_OK = 0, E_NOMEM, E_INDPTR, E_INDEX, E_CHANGED };
+
+static inline int row_ok(const csr_t *c, int64_t u) {
+    int64_t a = c->indptr[u], b = c->indptr[u + 1];
+    return a >= 0 && a <= b && b <= c->nnz;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch((const void *)(p))
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+#ifndef PF_PTR
+#define PF_PTR 32 /* queue positions ahead: prefetch indptr[node] */
+#endif
+#ifndef PF_ROW
+#define PF_ROW 16 /* queue positions ahead: prefetch the node's edge data */
+#endif
+
+/* Visit marks. A traversal marks node v as reached by writing the call's stamp
+ * into mark[v], so a buffer can be reused without clearing it: one buffer is
+ * cached between calls (taken and given back with the GIL held; a concurrent
+ * call gets a fresh one), and it is zeroed only when the 8-bit stamp wraps (every 255 calls).
+ * Small traversals on big graphs then cost nothing per node of the graph. */
+typedef struct {
+    uint8_t *mark;
+    size_t size;
+    uint8_t stamp;
+    int cached;
+} visit_t;
+
+int buf_get(PyObject *obj, buf_t *b, const char *name, const char *dtype, int kind,
+            Py_ssize_t itemsize, int writable);
+void buf_release(buf_t *b);
+int check_outputs(const buf_t *const *outs, int n_outs, const buf_t *const *ins, int n_ins);
+int arg_ll(PyObject *obj, const char *name, long long *out);
+int arg_mask(PyObject *obj, uint32_t *out);
+int arg_conf(PyObject *obj, double *out);
+void csr_close(csr_t *c);
+int csr_open(csr_t *c, PyObject *ip, PyObject *ix, PyObject *et, PyObject *cf);
+void set_traversal_error(int err, int64_t where);
+void mask_table(uint32_t mask, uint8_t allowed[256]);
+int visit_begin(visit_t *v, int64_t n);
+void visit_end(visit_t *v);
+int open_node_mask(PyObject *obj, buf_t *b, int64_t n, const uint8_t **out);
+
+/* entry points */
+PyObject *core_bfs(PyObject *self, PyObject *args);
+PyObject *core_shortest_path(PyObject *self, PyObject *args);
+PyObject *core_scc(PyObject *self, PyObject *args);
+
+#endif
