@@ -29,6 +29,7 @@ enum {
     O_NONE_TYPE,       /* a declared return type that says nothing (`None`) */
     O_EXPORTS_NAME,    /* the module variable listing the exported names (`__all__`) */
     O_HERITAGE_KIND,   /* the kind of a base's heritage fact (`extends`) */
+    O_CLASS_MEMBER,    /* `cls.`: a classmethod's member binding, kept as a self_member one */
     OPTION_COUNT
 };
 

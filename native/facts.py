@@ -40,6 +40,8 @@ OPTIONS = {
     "none_type": "a declared return type that says nothing (`None`)",
     "exports_name": "the module variable that lists the exported names (`__all__`)",
     "heritage_kind": "the kind of a base's heritage fact (`extends`)",
+    "class_member": "the receiver prefix of a classmethod's member bindings, named as "
+    "self_member's (`cls.x` binds `self.x`: the class's attribute)",
 }
 
 

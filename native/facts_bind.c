@@ -425,8 +425,20 @@ static int bind_value(Run *run, PyObject *scope, PyObject *name, TSNode rhs, TSN
     return rc;
 }
 
+/* Whether `chain` is `prefix` and one more name (`self.x` for the prefix `self.`). */
+static bool one_member_of(PyObject *chain, PyObject *prefix) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chain), start = PyUnicode_GET_LENGTH(prefix);
+    if (start == 0 || !starts_with_str(chain, prefix)) return false;
+    for (Py_ssize_t i = start; i < n; i++) {
+        if (PyUnicode_READ_CHAR(chain, i) == '.') return false;
+    }
+    return true;
+}
+
 /* the name an assignment target binds: a name, or `self.x` (the option's member prefix
- * and one name); a new reference, Py_None, or NULL */
+ * and one name); `cls.x` (the class_member prefix: a classmethod's, such as unittest's
+ * setUpClass) binds the same attribute, so it is named `self.x` too; a new reference,
+ * Py_None, or NULL */
 static PyObject *target_name(Run *run, TSNode lhs) {
     uint8_t t = role_of(run, lhs);
     if (t == R_NAME) return decoded(run, lhs);
@@ -438,14 +450,17 @@ static PyObject *target_name(Run *run, TSNode lhs) {
         Py_XDECREF(chain);
         return ok < 0 ? NULL : Py_NewRef(Py_None);
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(chain);
-    bool self_attr = starts_with_str(chain, prefix);
-    for (Py_ssize_t i = PyUnicode_GET_LENGTH(prefix); self_attr && i < n; i++) {
-        if (PyUnicode_READ_CHAR(chain, i) == '.') self_attr = false;
+    if (one_member_of(chain, prefix)) return chain;
+    PyObject *class_prefix = run->e->options[O_CLASS_MEMBER];
+    PyObject *out = Py_NewRef(Py_None);
+    if (one_member_of(chain, class_prefix)) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(chain);
+        PyObject *attr = PyUnicode_Substring(chain, PyUnicode_GET_LENGTH(class_prefix), n);
+        Py_SETREF(out, attr ? PyUnicode_Concat(prefix, attr) : NULL);
+        Py_XDECREF(attr);
     }
-    if (self_attr) return chain;
     Py_DECREF(chain);
-    return Py_NewRef(Py_None);
+    return out;
 }
 
 int assignment(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {

@@ -8,7 +8,7 @@
 
 static const char *const OPTION_NAMES[OPTION_COUNT] = {
     "export_rule", "test_class",   "test_function", "signature_strip", "self_member",
-    "type_prefix", "none_type",    "exports_name",  "heritage_kind",
+    "type_prefix", "none_type",    "exports_name",  "heritage_kind",   "class_member",
 };
 
 /* ------------------------------------------------------------------------- */

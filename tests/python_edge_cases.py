@@ -228,6 +228,17 @@ EDGE_CASES = {
         class K:
             yield k
         """,
+    "class_members": """
+        class T:
+            @classmethod
+            def setUpClass(cls):
+                cls.store = Store()
+                cls.a.b = 1
+                cls.made: Made = make()
+                cls = 2
+        def deco(cls):
+            cls.x = y
+        """,
     "literal_arguments": """
         f("a", 'b.c', "a b", r"d", f"{e}", \"\"\"g\"\"\", "", "h\\n", "i" "j", b"k", True, None)
         @pytest.fixture(autouse=True, name="x", params=["p", q], scope=f"s")

@@ -57,13 +57,18 @@ def _module_var(name: str, node: ts.Node, source: bytes, facts: FileFacts, seen:
 
 
 def _target_name(lhs: ts.Node, source: bytes) -> str | None:
-    """`x` or `self.x` as a binding name; other targets bind nothing we follow."""
+    """`x` or `self.x` as a binding name; `cls.x` (in a classmethod: unittest's setUpClass)
+    sets the same attribute, which instances read as `self.x`, and is named so; other
+    targets bind nothing we follow."""
+    # native/facts_bind.c (target_name) computes the same for the native path
     if lhs.type == "identifier":
         return lhs.text.decode()
     if lhs.type == "attribute":
         name = _chain(source[lhs.start_byte : lhs.end_byte])
         if name and name.startswith("self.") and name.count(".") == 1:
             return name
+        if name and name.startswith("cls.") and name.count(".") == 1:
+            return "self." + name[4:]
     return None
 
 

@@ -76,7 +76,8 @@ NAME = "python"
 #    6: extra["guarded_imports"]: imports under `if TYPE_CHECKING:` / `if __name__ == "__main__":`.
 #    7: a decorator that is a call is marked `()` in SymbolFact.decorators (`app.route()`).
 #    8: CallFact.literals (`usefixtures("db")`, `autouse=True`); `yield:` returns (yield values).
-EXTRACTOR_VERSION = 8
+#    9: `cls.x = ...` binds `self.x` (a classmethod's class attribute: unittest's setUpClass).
+EXTRACTOR_VERSION = 9
 
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
@@ -665,6 +666,7 @@ RULES = FactRules(
         "none_type": "None",
         "exports_name": "__all__",
         "heritage_kind": "extends",
+        "class_member": "cls.",
     },
 )
 _HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)
