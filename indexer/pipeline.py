@@ -36,7 +36,7 @@ from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.incremental_run import incremental
 from codeimpact.indexer.plan import plan_changes
 from codeimpact.indexer.report import AnalyzeReport, Progress
-from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused
+from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused, process_cpu
 from codeimpact.indexer.scanning import scan
 from codeimpact.indexer.state import load_files_state
 
@@ -114,7 +114,7 @@ def _analyze(
         if options.force:
             cache.clear()
         timings: dict[str, float] = {}
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), process_cpu()
         configs: dict[str, str] = {}
         # before discover lists the files: the tree signature trusts a folder's mtime only
         # when it is older than that (a file added while the run lists and reads is not indexed)
@@ -126,6 +126,8 @@ def _analyze(
         timings["scan"] = time.perf_counter() - t
         run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
                   configs_digest, records, data, timings, t0, scanned_at)  # fmt: skip
+        run.cpu_mark = process_cpu()
+        run.cpu_seconds["scan"] = round(run.cpu_mark - cpu, 3)
         if prev is not None:
             old_hashes = {p: f.content_hash for p, f in prev.files.files.items()}
             plan = plan_changes(old_hashes, {r.path: r.content_hash for r in records})

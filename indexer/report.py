@@ -40,6 +40,8 @@ class AnalyzeReport:
     seconds: float
     timings: dict[str, float] = field(default_factory=dict)
     memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
+    # phase -> CPU seconds (user+sys) of this process and the workers it waited for in it
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
     reason: str = ""  # why this mode was chosen
     changes: dict[str, int] = field(default_factory=dict)  # added/modified/deleted/renamed
     parsed: int = 0  # files extracted (not taken from a cache)

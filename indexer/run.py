@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import resource
 import threading
 import time
 from collections import Counter
@@ -80,6 +81,15 @@ def resolve_workers(options: RunOptions, n_files: int, resident: int) -> int:
     while workers > 1 and (1 + workers) * resident > options.memory_budget_mb:
         workers -= 1
     return workers
+
+
+def process_cpu() -> float:
+    """User+sys CPU seconds of this process and of the children it has waited for (the
+    extraction and resolution workers, once joined): on a shared machine a phase's wall
+    time is mostly waiting for a core, its CPU time is its cost."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def rss_mb() -> int:
@@ -173,6 +183,8 @@ class Run:
     t0: float
     scanned_at: int  # time.time_ns() when the scan began
     memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
+    cpu_seconds: dict[str, float] = field(default_factory=dict)  # CPU of each phase
+    cpu_mark: float = 0.0  # process_cpu() when the last phase ended
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
@@ -193,6 +205,7 @@ class Run:
             seconds=time.perf_counter() - self.t0,
             timings=self.timings,
             memory_mb=self.memory_mb,
+            cpu_seconds=self.cpu_seconds,
             reason=reason,
             changes=changes,
             parsed=stats["parsed"],
@@ -203,6 +216,9 @@ class Run:
     def phase(self, name: str, started: float) -> None:
         self.timings[name] = time.perf_counter() - started
         self.memory_mb[name] = rss_mb()
+        now = process_cpu()
+        self.cpu_seconds[name] = round(now - self.cpu_mark, 3)
+        self.cpu_mark = now
 
     def incomplete_files(self) -> list[dict]:
         return [r for r in (incomplete_record(rec) for rec in self.records) if r]
