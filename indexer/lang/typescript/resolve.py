@@ -29,17 +29,12 @@ from codeimpact.indexer.lang.engine.hierarchy import (
     first_member,
     subtypes,
 )
-from codeimpact.indexer.lang.engine.imports import (
-    MODULE,
-    OUTSIDE,
-    UNBOUND,
-    exported,
-    via_import,
-)
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect, innermost
+from codeimpact.indexer.lang.typescript.exports import MAX_DEPTH as _MAX_DEPTH
+from codeimpact.indexer.lang.typescript.exports import Entity, Exports
 from codeimpact.indexer.lang.typescript.modules import ModuleResolver, module_path
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
@@ -93,14 +88,12 @@ _COMMON_METHODS = frozenset(
 # never guessed by unique-name: builtin method names, and the constructor (called by `new`)
 _NOT_UNIQUE = _COMMON_METHODS | {"constructor"}
 
-Entity = tuple  # ("sym", path, local) ("inst", path, local) ("mod", path) ("ext", dotted)
 #                 ("builtin", name) ("param", path, scope, name)
 _TYPE_KINDS = frozenset(["class", "interface"])
 _CLASS = frozenset(["class"])
 _PASSED = frozenset(["function", "method", "class"])  # referenced when passed as a value
 _INSTANCE = frozenset(["inst"])  # what a call result must be for members to be found
 NO_MEMBERS: dict = {}  # read-only: the members of a type that has none
-_MAX_DEPTH = 24
 
 
 def _inherited(reason: str) -> str:
@@ -191,7 +184,7 @@ def _reexport(fi: _FileIndex, spec: str, name: str, alias: str) -> None:
         fi.exports.setdefault(alias or name, ("re", spec, name))
 
 
-class TsProject(Project):
+class TsProject(Exports, Project):
     """Resolution context for all TypeScript, TSX and JavaScript files of one index."""
 
     common_methods = _NOT_UNIQUE
@@ -214,100 +207,6 @@ class TsProject(Project):
     def module_names(self) -> dict[str, str]:
         """path -> module path; incremental runs re-resolve files whose module name changed."""
         return {p: fi.module for p, fi in self.files.items()}
-
-    # ------------------------------------------------------------------ modules
-    def _target(self, fi: _FileIndex, spec: str):
-        return self.modules.resolve(fi.path, spec)
-
-    def module_value(self, path: str, depth: int) -> tuple[Entity, str]:
-        """What `require(path)` / `import * as ns` gives: `module.exports =`, or the namespace."""
-        if "=" in self.files[path].exports:
-            r = self.export_lookup(path, "=", depth + 1)
-            if r is not None:
-                return r
-        return ("mod", path), "import"
-
-    # ------------------------------------------------------------------ memo
-    def _cut(self):
-        """A lookup stopped short (too deep): what depends on it is not memoised."""
-        self.memo.cut()
-
-    def export_lookup(self, path: str, name: str, depth: int = 0):
-        """The definition a module exports under `name` (through re-export chains), or None
-        (the engine's walk, engine/imports.py; memoised: a barrel of `export *` would
-        otherwise be searched per use)."""
-        if depth > _MAX_DEPTH:
-            return self._cut()
-        return exported(self, ("exports", path, name), path, name, depth)
-
-    # the engine's export walk: its hooks
-    def exported(self, path: str, name: str, depth: int):
-        return self.export_lookup(path, name, depth)
-
-    def own_binding(self, path: str, name: str, depth: int):
-        """`export`, `export default`, `export =`, `exports.x`, `export {x} from`: a name the
-        module exports itself is answered here, resolved or not."""
-        fi = self.files[path]
-        e = fi.exports.get(name)
-        if e is None:
-            return UNBOUND
-        if e[0] == "local":
-            if e[1] in fi.unbound:
-                return ("sym", path, e[1]), "scope"
-            return self.eval_chain(fi, "", e[1], None, depth + 1, deref_last=False)
-        t = self._target(fi, e[1])
-        if t.kind == "external":
-            return ("ext", t.path if e[0] == "ns" else f"{t.path}.{e[2]}"), "import"
-        if t.kind != "file":
-            return None
-        if e[0] == "ns":
-            return self.module_value(t.path, depth + 1)
-        return self._imported(t.path, e[2], depth + 1)
-
-    def reexports(self, path: str, name: str):
-        # `export *` never re-exports a module's default export
-        return self.files[path].stars if name != "default" else ()
-
-    def reexport_target(self, path: str, spec: str, name: str, depth: int):
-        t = self._target(self.files[path], spec)
-        if t.kind == "file" and t.path != path:
-            return MODULE, t.path
-        if t.kind == "external":
-            return OUTSIDE, t.path
-        return None
-
-    @staticmethod
-    def via_reexport(found):
-        return found  # as the source module exports it: importers apply the import step
-
-    def _imported(self, path: str, name: str, depth: int):
-        """`import {name}` / `import name` (name "default") from a repository module."""
-        r = self.export_lookup(path, name, depth + 1)
-        if r is not None:
-            return via_import(r)
-        if "=" in self.files[path].exports:
-            # CommonJS interop: the default import is module.exports, named ones its members
-            v = self.export_lookup(path, "=", depth + 1)
-            if v is not None:
-                if name == "default":
-                    return via_import(v)
-                m = self.getattr(self.deref(v[0], v[1], depth + 1), name, depth + 1)
-                if m is not None:
-                    return via_import(m)
-        if name == "default":
-            return ("mod", path), "import"
-        return None
-
-    def import_target(self, fi: _FileIndex, imp, depth: int = 0):
-        t = self._target(fi, imp.module)
-        if t.kind == "external":
-            dotted = t.path if imp.name in ("", "default") else f"{t.path}.{imp.name}"
-            return ("ext", dotted), "import"
-        if t.kind != "file":
-            return None
-        if imp.name == "":
-            return via_import(self.module_value(t.path, depth + 1))
-        return self._imported(t.path, imp.name, depth + 1)
 
     # ------------------------------------------------------------------ names
     def _lookup_in_scope(self, fi: _FileIndex, scope: str, name: str, line, depth: int):
