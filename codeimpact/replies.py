@@ -91,7 +91,12 @@ def tests_why(tests: list[Json], shown: list[str]) -> Json:
         held = reasons.setdefault(rid, [])
         held += [r for r in t.get("reasons") or ["reaches"] if r not in held]
         stale[rid] = stale.get(rid, True) and bool(t.get("stale"))
-    order = {r: i for i, r in enumerate(("changed", "reaches", "covered"))}
+    order = {r: i for i, r in enumerate(("changed", "reaches", "covered", "imports"))}
+    for rid in shown:  # a file selected whole (`imports`) stands for the tests shown in it
+        whole = rid.partition("::")[0]
+        if whole != rid and whole in reasons:
+            held = reasons.setdefault(rid, [])
+            held += [r for r in reasons[whole] if r not in held]
     why = {
         rid: "+".join(sorted(reasons[rid], key=lambda r: order.get(r, 9)))
         for rid in shown

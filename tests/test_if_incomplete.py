@@ -13,6 +13,7 @@ import json
 
 from click.testing import CliRunner
 
+from codeimpact import replies
 from codeimpact.cli import main
 from codeimpact.indexer.build import analyze
 from codeimpact.indexer.config import IndexConfig, RunOptions
@@ -104,6 +105,13 @@ def test_the_cli_and_json_say_so(tmp_path):
                                "importers"])  # fmt: skip
     fallback = json.loads(out.output)["fallback"]
     assert fallback["mode"] == "importers" and fallback["applied"] is True
+    reply = replies.detect_changes(json.loads(out.output), 50)  # what an MCP agent reads
+    assert reply["fallback"]["tests_added"] == 3
+    assert reply["tests_why"] == {
+        "tests/sub/test_fixture.py::test_engine": "imports",
+        "tests/test_app.py::test_run": "imports",
+        "tests/test_core.py::test_stop": "imports",
+    }
     bad = runner.invoke(main, ["detect-changes", "--repo", str(repo), "--if-incomplete", "all"])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
 
