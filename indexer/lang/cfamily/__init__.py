@@ -2,7 +2,7 @@
 resolution (resolve.py) in one resolver group, since C++ calls C and headers are shared."""
 
 from codeimpact.indexer.lang.api import FileFacts, LanguageSpec
-from codeimpact.indexer.lang.cfamily import detect, extract, extract_cpp
+from codeimpact.indexer.lang.cfamily import detect, extract, extract_cpp, plan
 
 NAME = "c"
 GROUP = "cfamily"
@@ -27,6 +27,7 @@ C_SPEC = LanguageSpec(
     config_files=("compile_commands.json",),
     language_of=detect.language_of,
     resolver_group=GROUP,
+    changed_names=plan.changed_names,
     package=__name__,
 )
 
