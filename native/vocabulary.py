@@ -70,11 +70,12 @@ CONSTRUCTS: tuple[tuple[str, str], ...] = (
     # ---- local bindings
     ("assignment", "an assignment statement: @left = @right"),
     ("assignment.expression", "an assignment inside an expression (`(x := f())`)"),
+    ("assignment.member", "an assignment to a member (`obj.attr = v`: a setter may run)"),
     ("binding.local", "a local declaration (`let`, `const`, `x := ...`, `T x = ...`)"),
     ("binding.typed", "a name declared with a @type (`x: T`)"),
     ("binding.iteration", "the variable(s) of a loop over @right"),
     ("binding.comprehension", "the variable(s) of a comprehension, local to it"),
-    ("binding.context", "a name bound to a context manager or resource (`with ... as x`)"),
+    ("binding.context", "a context manager or resource entered (`with @value [as x]`)"),
     ("binding.pattern", "names bound by a pattern match (`if let`, `instanceof T x`)"),
     ("binding.catch", "the exception variable of a catch clause"),
     ("scope.lambda", "an anonymous function, whose @parameters are local to it"),

@@ -14,6 +14,7 @@ never writes a snapshot back (`graph analyze` does). `GraphView.rebuilt` says so
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,6 +222,27 @@ class GraphView:
     repo: Path | None = None  # the repository (its test runners' settings: query/test_runs.py)
     _edge_keys: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _sites: UnresolvedSites | None = field(default=None, repr=False)
+    # reads the relay edges (value-flow CALLS: query/relays.py) from the index on first use
+    relay_source: Callable[[], tuple[np.ndarray, np.ndarray]] | None = field(
+        default=None, repr=False
+    )
+    _derived: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def relay_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """(relay ids, callee ids) of the value-flow CALLS edges; none without a source."""
+        edges = self._derived.get("relay_edges")
+        if edges is None:
+            empty = np.empty(0, np.int64)
+            source = self.relay_source
+            edges = self._derived["relay_edges"] = source() if source else (empty, empty)
+        return edges
+
+    def cached(self, key: str):
+        """A structure derived from this generation's graph (None before `cache`)."""
+        return self._derived.get(key)
+
+    def cache(self, key: str, value) -> None:
+        self._derived[key] = value
 
     def sites(self) -> UnresolvedSites:
         """The unresolved call sites as arrays over symbol ids (built on first use)."""
@@ -297,4 +319,29 @@ def load_view(index) -> GraphView:
         snapshot = snapshot_from_db(index.reader, index.generation, symbols)
         rebuilt = True
     unresolved = read_unresolved(gen_dir) if (gen_dir / UNRESOLVED_FILE).is_file() else None
-    return GraphView(index.generation, snapshot, symbols, rebuilt, unresolved, Path(index.repo))
+    return GraphView(
+        index.generation,
+        snapshot,
+        symbols,
+        rebuilt,
+        unresolved,
+        Path(index.repo),
+        relay_source=_relay_loader(index.reader),
+    )
+
+
+_RELAY_QUERY = (
+    "MATCH (a:Symbol)-[r:CALLS]->(b:Symbol) WHERE r.reason = 'value-flow' "
+    "RETURN a.id AS s, b.id AS d"
+)
+
+
+def _relay_loader(reader) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """Reads the value-flow CALLS edges (the relays of query/relays.py) when first asked."""
+
+    def load() -> tuple[np.ndarray, np.ndarray]:
+        table = reader.conn.execute(_RELAY_QUERY).get_as_arrow()
+        cols = [table.column(c).to_numpy(zero_copy_only=False) for c in ("s", "d")]
+        return cols[0].astype(np.int64), cols[1].astype(np.int64)
+
+    return load

@@ -23,6 +23,7 @@ from codeimpact import native
 from codeimpact.graph import csr as csrmod
 from codeimpact.graph.errors import BadInput
 from codeimpact.query import hops as hopsmod
+from codeimpact.query import relays
 from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.graphview import GraphView, SymbolRef, SymbolTable
 from codeimpact.query.observed import ObservedCoverage
@@ -289,6 +290,10 @@ def _test_ids(view: GraphView, closure: native.BfsResult) -> tuple[np.ndarray, n
     return nodes[order], depths[order]
 
 
+def _plain_bfs(view: GraphView, sources, hops, **kw) -> hopsmod.Reached:
+    return hopsmod.bfs(view.csr("downstream"), sources, hops, **kw)
+
+
 def _traverse(
     view: GraphView,
     sources: np.ndarray,
@@ -305,16 +310,17 @@ def _traverse(
     first_hops = list(first_hops) if direction == "upstream" else []
     # Every symbol upstream of the sources, at any depth: where the tests are found
     # and the domain that decides which dependents a test runs through.
-    closure = hopsmod.bfs(
-        view.csr("upstream"), sources, first_hops, type_mask=mask, min_confidence=min_confidence
+    closure = relays.upstream_bfs(
+        view, sources, first_hops, type_mask=mask, min_confidence=min_confidence
     )
     if direction == "upstream" and include_tests:
         # A depth-limited BFS discovers the same nodes, depths and parents.
         keep = closure.depths <= depth
         nodes, depths, parents = closure.nodes[keep], closure.depths[keep], closure.parents[keep]
     else:
-        reach = hopsmod.bfs(
-            view.csr(direction),
+        bfs = relays.upstream_bfs if direction == "upstream" else _plain_bfs
+        reach = bfs(
+            view,
             sources,
             first_hops,
             max_depth=depth,
@@ -433,8 +439,8 @@ def tests_reaching(
     running them, the first `limit` of them)."""
     mask = csrmod.type_mask(parse_relations(relation))
     sources = with_members(view, target_ids)
-    closure = native.bfs(
-        view.csr("upstream"), sources, type_mask=mask, min_confidence=float(min_confidence)
+    closure = relays.upstream_bfs(
+        view, sources, type_mask=mask, min_confidence=float(min_confidence)
     )
     nodes, depths = _test_ids(view, closure)
     parent_of = _parent_array(view.n_nodes, closure.nodes, closure.parents)

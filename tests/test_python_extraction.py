@@ -195,6 +195,7 @@ def test_facts_for_resolution():
         ("", "current_app", "ann:Flask", False),
         ("A", "kind", "Flask", False),
         ("A", "kind", "ann:type[Flask]", False),
+        ("A.run", "", "set:self.app", False),  # a member written: its setter may run
         ("A.run", "found", "lookup", True),
         ("A.run", "i", "iter:0:self.pairs()", False),
         ("A.run", "self.app", "Flask", True),

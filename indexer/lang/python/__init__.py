@@ -22,7 +22,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 6: pytest autouse fixtures, usefixtures marks, getfixturevalue literals, fixture(name=),
 #    yield fixtures by what they yield (fixtures.py); the plan counts pytest's names.
 # 7: entry points through library classmethods and super().__init__ (library_calls.py).
-RESOLVE_VERSION = 7
+# 8: implicit calls (issue 25, implicit.py): `with` (__enter__/__exit__), `for` (__iter__,
+#    __next__), builtins' protocol methods (len -> __len__), __new__, __post_init__, setters
+#    and descriptors' __get__/__set__; property reads dispatch to subclasses' properties.
+RESOLVE_VERSION = 8
 
 SPEC = LanguageSpec(
     name=NAME,

@@ -1,8 +1,8 @@
 """What Python statements bind: module variables, assignments, annotated names, `for` and
 `with` targets, and the names local to comprehensions and lambdas (`_LocalScopes`).
 
-Each binding is a BindingFact whose value is a chain (`enter:`/`iter:` prefixed for a
-`with` target and an iteration item, `ann:` for a declared type).
+Each binding is a BindingFact whose value is a chain (`enter:`/`aenter:`/`iter:` prefixed
+for a `with` item and an iteration item, `ann:` for a declared type).
 """
 
 from __future__ import annotations
@@ -237,20 +237,45 @@ def _lambda_params(params: ts.Node) -> list[str]:
 
 
 def _with_binding(
-    scope: str, value: ts.Node, name_node: ts.Node, node: ts.Node, source: bytes, facts: FileFacts
+    scope: str, value: ts.Node, node: ts.Node, source: bytes, facts: FileFacts
 ) -> None:
-    """`with EXPR as name`: name is what EXPR's __enter__ returns."""
-    name = name_node.text.decode()
+    """`with EXPR as name`: name is what EXPR's __enter__ returns. Every item is a binding,
+    the name "" when nothing plain is bound (`with lock:`, `with f() as (a, b):`): the
+    resolver reads the managers entered from these (their __enter__ and __exit__ run)."""
+    name = ""
+    if value.type == "as_pattern":
+        target = value.child_by_field_name("alias")
+        inner = target.named_child(0) if target is not None else None
+        if inner is not None and inner.type == "identifier":
+            name = inner.text.decode()
+        value = value.named_child(0)
+        if value is None:
+            return
+    stmt = node.parent.parent if node.parent is not None else None
+    is_async = stmt is not None and stmt.child_count > 0 and stmt.children[0].type == "async"
+    prefix = "aenter:" if is_async else "enter:"
     line = node.start_point[0] + 1
     if value.type == "call":
         fn = value.child_by_field_name("function")
         chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None
         if chain:
-            facts.bindings.append(BindingFact(scope, name, "enter:" + chain, True, line))
+            facts.bindings.append(BindingFact(scope, name, prefix + chain, True, line))
     elif value.type in ("identifier", "attribute"):
         chain = _chain(source[value.start_byte : value.end_byte])
         if chain:
-            facts.bindings.append(BindingFact(scope, name, "enter:" + chain, False, line))
+            facts.bindings.append(BindingFact(scope, name, prefix + chain, False, line))
+
+
+def _member_assignment(
+    scope: str, lhs: ts.Node, node: ts.Node, source: bytes, facts: FileFacts
+) -> None:
+    """`obj.attr = v`: a binding named "" whose value `set:obj.attr` says a member is
+    written (the resolver finds the setter or descriptor that runs)."""
+    chain = _chain(source[lhs.start_byte : lhs.end_byte])
+    if chain and "." in chain:
+        facts.bindings.append(
+            BindingFact(scope, "", "set:" + chain, False, node.start_point[0] + 1)
+        )
 
 
 def _exports(facts: FileFacts, rhs: ts.Node, source: bytes) -> None:

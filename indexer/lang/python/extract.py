@@ -23,7 +23,11 @@ resolver understands:
   too, whose variables are named `x$<start byte of the comprehension>` so that they
   bind inside it only), N being the position of the name in a tuple target (`for a, b in ...`), -1
   for a plain name;
-- `enter:chain`: what `__enter__` returns (`with chain(...) as x`).
+- `enter:chain`: what `__enter__` returns (`with chain(...) as x`); `aenter:chain` for
+  `async with`. Every `with` item is such a binding: one without `as x` (or whose target
+  is a pattern) has the name "" and binds nothing, but says that the manager is entered;
+- `set:chain`: an assignment to the member `chain` (`obj.attr = v`), name "": a property's
+  setter or a descriptor's `__set__` may run.
 
 A `yield` is a ReturnFact whose value is `yield:chain` (an item of the generator, read by
 pytest's yield fixtures: fixtures.py), kept apart from what a call returns (index.py).
@@ -60,6 +64,7 @@ from codeimpact.indexer.lang.python.bindings import (
     _exports,
     _for_binding,
     _LocalScopes,
+    _member_assignment,
     _with_binding,
 )
 from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain, type_text
@@ -77,7 +82,10 @@ NAME = "python"
 #    7: a decorator that is a call is marked `()` in SymbolFact.decorators (`app.route()`).
 #    8: CallFact.literals (`usefixtures("db")`, `autouse=True`); `yield:` returns (yield values).
 #    9: `cls.x = ...` binds `self.x` (a classmethod's class attribute: unittest's setUpClass).
-EXTRACTOR_VERSION = 9
+#   10: every `with` item is a binding (name "" without `as` or with a pattern target), so the
+#       resolver sees the context managers entered; `async with` binds `aenter:`; an
+#       assignment to a member is a binding `set:chain` named "" (a setter may run).
+EXTRACTOR_VERSION = 10
 
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
@@ -423,7 +431,9 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         suffix = f"${node.parent.start_byte}" if node.parent is not None else ""
         _for_binding(scope, caps["left"], caps["right"], source, facts, suffix, local_scopes)
     elif construct == "binding.context":
-        _with_binding(scope, caps["value"], caps["name"], node, source, facts)
+        _with_binding(scope, caps["value"], node, source, facts)
+    elif construct == "assignment.member":
+        _member_assignment(scope, caps["left"], node, source, facts)
     elif construct == "assignment.expression":
         _bind_value(scope, caps["left"].text.decode(), caps["right"], node, source, facts)
     elif construct == "yield":

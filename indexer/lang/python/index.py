@@ -20,6 +20,7 @@ MAX_DEPTH = 120
 
 
 _ACCESSORS = (".setter", ".deleter", ".getter")
+_ENTERS = ("enter:", "aenter:")
 
 # Entities a name or chain can evaluate to (plain tuples: cheap and hashable):
 #   ("sym", path, local)           a definition in the repository (a class object, a function)
@@ -79,6 +80,12 @@ class FileIndex(Lexical):
     # what fixtures.py made of this file once: fixtures by the name pytest knows them by,
     # autouse fixtures, by enclosing scope
     fixture_table: object = None
+    # the `with` items (enter:/aenter: bindings, named or not): managers entered and exited
+    contexts: list = field(default_factory=list)
+    # the `for` loops (iter: bindings, one per loop): iterables whose __iter__ runs
+    loops: list = field(default_factory=list)
+    # assignments to members (set: bindings): setters and descriptors' __set__ may run
+    writes: list = field(default_factory=list)
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -157,7 +164,20 @@ def index_file(fi: FileIndex) -> None:
         else:
             bound = imp.alias or imp.module.split(".", 1)[0]
         names.add(imp.scope, bound, (imp.line, "import", imp))
+    looped = set()
     for b in f.bindings:
+        if b.value.startswith("iter:"):
+            loop = (b.scope, b.line, b.value.split(":", 2)[2])
+            if loop not in looped:
+                looped.add(loop)
+                fi.loops.append(b)
+        elif b.value.startswith("set:"):
+            fi.writes.append(b)
+            continue
+        elif b.value.startswith(_ENTERS):
+            fi.contexts.append(b)
+            if not b.name:
+                continue  # `with lock:` binds nothing
         if b.name.startswith("self."):
             cls = fi.parent.get(b.scope)
             if cls is not None and cls in syms and syms[cls].kind == "class":

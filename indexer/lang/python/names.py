@@ -166,14 +166,11 @@ class Names:
         if value.startswith("ann:"):
             r = self.eval_type(fi, b.scope, value[4:], depth + 1)
             return (r, "local-type") if r is not None else None
-        if value.startswith("enter:"):
-            r = self.eval_chain(fi, b.scope, value[6:], b.line, depth + 1)
-            ent = r[0] if r is not None else None
-            if ent is not None and b.is_call:
-                ent = self.call_result(ent, depth + 1)
-            if ent is None or ent[0] != "inst":
+        if value.startswith(("enter:", "aenter:")):
+            r = self.entered(fi, b, depth + 1)
+            if r is None:
                 return None
-            m = self.class_member(ent[1], ent[2], "__enter__", depth + 1)
+            m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
             res = self.call_result(m[0], depth + 1) if m is not None else None
             return (res, weakest(r[1], "local-type")) if res is not None else None
         if value.startswith("iter:"):

@@ -14,7 +14,8 @@
 (yield (_) @value) @yield
 (type) @reference.type
 (for_statement left: (_) @left right: (_) @right) @binding.iteration
+(assignment left: (attribute) @left) @assignment.member
 (named_expression name: (identifier) @left value: (_) @right) @assignment.expression
-(with_item value: (as_pattern . (_) @value alias: (as_pattern_target (identifier) @name))) @binding.context
+(with_item value: (_) @value) @binding.context
 (for_in_clause left: (_) @left right: (_) @right) @binding.comprehension
 (lambda parameters: (lambda_parameters) @parameters) @scope.lambda

@@ -25,6 +25,7 @@ from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.fixtures import Fixtures
+from codeimpact.indexer.lang.python.implicit import IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
     Entity,
     FileIndex,
@@ -56,10 +57,12 @@ _COMMON_METHODS = frozenset(
 )
 
 # Methods the resolver looks up although no call site names them.
-IMPLICIT = ("__init__", "__call__", "__getitem__", "__iter__", "__enter__")
+IMPLICIT = tuple(
+    dict.fromkeys(("__init__", "__call__", "__getitem__", "__iter__", "__enter__", *IMPLICIT_NAMES))
+)
 
 
-class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
+class PythonProject(Implicit, LibraryCalls, Fixtures, Decorators, Values, Names, Project):
     """Resolution context for all Python files of one index."""
 
     SUPPORTS_PRIOR = True
@@ -175,9 +178,10 @@ class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
         hierarchy changed since `before` (the previous run's summaries).
 
         A lookup walks the bases of classes the caller never names (`Child().m()` finds m
-        in a base of a base) and finds `__init__`, `__call__`, `__getitem__`, `__iter__`
-        and `__enter__`, names no call site spells. But it reaches a class only by a name:
-        the class's own, or one that returns or holds an instance of it (the change plan
+        in a base of a base) and finds `__init__`, `__call__`, `__getitem__`, `__iter__`,
+        `__enter__` and the other names of implicit.py's calls, names no call site spells.
+        But it reaches a class only by a name: the class's own, or one that returns or
+        holds an instance of it (the change plan
         follows those). So for every class whose bases, unknown bases or implicit members
         changed (or that came or went), the value names are its name and those of its
         subclasses, old and new (whose MROs changed), and the edge names the methods of
@@ -249,6 +253,9 @@ class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
 
         self.decorator_edges(fi, edges)
         self.fixture_edges(fi, edges)
+        self.context_edges(fi, edges)
+        self.loop_edges(fi, edges)
+        self.write_edges(fi, edges)
 
         for h in f.heritage:
             r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
@@ -342,6 +349,7 @@ class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
             out.calls_builtin += 1
             if k == "builtin" and call.args:  # `sorted(xs, key=f)` calls f
                 self.library_call(fi, call, f"builtins.{ent[1]}", src, edges, reason)
+                self.builtin_edges(fi, call, ent[1], edges, src)  # `len(x)`: x.__len__
             return
         if k == "ext":
             edges.call(src, external_uid(ent[1]), reason, call.line)
@@ -359,6 +367,10 @@ class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
         run = self._callable_of(wrapper) if wrapper is not None else None
         if run is not None:  # a decorated name: what its decorators returned runs
             edges.call(src, self.ent_uid(run), weakest("decorator", reason), call.line)
+            # the caller still names the definition: impact follows this reference upstream,
+            # not the wrapper's value-flow call, which it makes for every caller of every
+            # definition it wraps (query/relays.py)
+            edges.add("REFERENCES", src, self.ent_uid(ent), reason, call.line)
         else:
             edges.call(src, self.ent_uid(ent), reason, call.line)
         if skind == "class":
@@ -367,6 +379,7 @@ class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
                 edges.call(src, self.ent_uid(init[0]), "constructor", call.line)
             if call.args:  # a subclass of a library class: its constructor's arguments
                 self.library_construct(fi, call, ent, src, edges, reason)
+            self.construction_edges(ent, edges, src, call.line)
         elif skind == "method" and receiver is not None:
             self._dispatch(receiver, ent, last, edges, src, call.line)
         if call.args:
@@ -383,7 +396,14 @@ class PythonProject(LibraryCalls, Fixtures, Decorators, Values, Names, Project):
         return None
 
     def _dispatch(self, receiver, ent, name, edges, src, line) -> None:
-        """A method called on a receiver of static class C may run an override in a subclass."""
+        """A method called on a receiver of static class C may run an override in a subclass;
+        `super().m()` in C runs the m after C in the MRO of the instance's class, which for
+        a subclass with several bases may be another base's (a diamond)."""
+        if receiver[0][0] == "super":
+            _, path, cls = receiver[0]
+            edges.dispatch(src, (self.uid(*m) for m in self.super_members(path, cls, name)
+                                 if m != (ent[1], ent[2])), line)  # fmt: skip
+            return
         cls = self._polymorphic(receiver)
         if cls is None:
             return

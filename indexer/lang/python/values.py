@@ -216,12 +216,25 @@ class Values:
         return None
 
     def property_read(self, receiver, name: str, depth: int, reads: list) -> None:
-        """Reading `name` on an instance runs its property's getter: (getter, rule) to
-        `reads`, the rule the member was found by."""
+        """Reading `name` on an instance runs its property's getter or its descriptor's
+        `__get__`: (getter, rule) to `reads`, the rule the member was found by. On an
+        instance that may be of a subclass (declared, `self`), the properties subclasses
+        define under that name may run instead (`dispatch`)."""
         ent, reason = receiver
         m = self.class_member(ent[1], ent[2], name, depth + 1)
-        if m is not None and self._is_property(m[0]):
-            reads.append((m[0], _member_rule(reason, m)))
+        if m is not None:
+            if self._is_property(m[0]):
+                reads.append((m[0], _member_rule(reason, m)))
+            elif m[0][0] == "inst":  # a descriptor stored on the class
+                get = self.class_member(m[0][1], m[0][2], "__get__", depth + 1)
+                if get is not None and self._kind(get[0]) == "method":
+                    reads.append((get[0], weakest(_member_rule(reason, m), "local-type")))
+        if not ent[3]:
+            found = m[0] if m is not None else None
+            for p, local in self.overrides(ent[1], ent[2], name):
+                getter = ("sym", p, local)
+                if getter != found and self._is_property(getter):
+                    reads.append((getter, "dispatch"))
 
     def _is_property(self, ent: Entity) -> bool:
         if ent[0] != "sym":
@@ -433,6 +446,23 @@ class Values:
     def _c3(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """C3 over the bases we can resolve (engine/hierarchy.py)."""
         return c3((path, local), self._bases(path, local), lambda b: self.mro(*b))
+
+    def super_members(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
+        """The definitions `super().name` in class `cls` reaches in the MRO of each subclass
+        of `cls` (the MRO after `cls`), in a stable order."""
+        if (path, cls) not in self.subclasses:
+            return []
+        files = self.files
+        found = []
+        for sub in self.descendants(path, cls):
+            order = self.mro(*sub)
+            if (path, cls) not in order:
+                continue
+            rest = order[order.index((path, cls)) + 1 :]
+            hit = first_member(rest, lambda k: files[k[0]].members.get(k[1], NO_NAMES).get(name))
+            if hit is not None and (hit[1][0], hit[2]) not in found:
+                found.append((hit[1][0], hit[2]))
+        return found
 
     def descendants(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
         """Every subclass of `cls` in the repository, transitively, in a stable order."""

@@ -2,7 +2,8 @@
 # (was test_python_resolution.py: test_super_follows_the_mro)
 #
 # test_super_follows_the_mro:
-#   super() inside Both starts after Both in its MRO: Left
+#   super() inside Both starts after Both in its MRO: Left; inside Left, for a Both
+#   instance, after Left in Both's MRO: Right (issue 25: a dispatch edge)
 # exact: calls, imports, references, extends, implements
 # path: m.py
 class Base:
@@ -17,6 +18,7 @@ class Left(Base):
     def save(self):
         super().save()
       # ^ calls: m.Base.save (super)
+      # ^ calls: m.Right.save (dispatch)
 
 class Right(Base):
           # ^ extends: m.Base

@@ -3,7 +3,7 @@
 #
 # test_context_managers_comprehensions_and_properties:
 #   reading a property runs its getter (a call of it, issue 25): its value is typed by the
-#   getter's return
+#   getter's return; entering `with Pool()` runs Pool.__enter__ and Pool.__exit__
 # exact: calls, imports, references, extends, implements
 # path: m.py
 from functools import cached_property
@@ -46,6 +46,8 @@ def work(pool: Pool):
              # ^ references: m.Pool (scope)
     with Pool() as conn:
        # ^ calls: m.Pool (scope)
+       # ^ calls: m.Pool.__enter__ (local-type)
+       # ^ calls: m.Pool.__exit__ (local-type)
         conn.query()
       # ^ calls: m.Conn.query (local-type)
     pool.first.close()

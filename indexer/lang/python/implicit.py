@@ -1,0 +1,172 @@
+"""Calls no call site spells (a mixin of PythonProject): the methods Python runs for a
+statement or an operation on an instance of a repository class.
+
+- `with m:` / `with m as x:` runs `m.__enter__` and `m.__exit__` (`async with`: the
+  `__aenter__` / `__aexit__` pair), from the scope of the `with`.
+- `for x in it` (and a comprehension's `for`) runs `it.__iter__` and the `__next__` of
+  the iterator it returns.
+- a builtin given an instance runs its protocol method: `len(x)` `x.__len__`, `str(x)`
+  `x.__str__` (else `__repr__`), `iter`, `next`, `hash`, `bool`, `repr`, `abs`, ...
+- `obj.attr = v` runs the setter of a property `attr` (the definition decorated
+  `@attr.setter`) or the `__set__` of a descriptor stored on the class as `attr`.
+- `C(...)` runs `C.__new__` when a repository class of its MRO defines one, and a
+  dataclass's `__post_init__` (the generated `__init__` calls it), beside `C.__init__`.
+
+An implicit call is made only where the instance's class is known (constructed, declared,
+returned, `self`), by the rule that typed it; the method is looked up through the MRO
+(`inheritance` when a base defines it). Nothing is guessed for an unknown receiver.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.python.index import FileIndex
+from codeimpact.indexer.lang.python.values import _member_rule
+
+# builtin -> the methods of its first argument's class it calls (the first one defined)
+_BUILTIN_PROTOCOL = {
+    "len": ("__len__",),
+    "str": ("__str__", "__repr__"),
+    "repr": ("__repr__",),
+    "bool": ("__bool__", "__len__"),
+    "iter": ("__iter__",),
+    "next": ("__next__",),
+    "hash": ("__hash__",),
+    "abs": ("__abs__",),
+    "reversed": ("__reversed__",),
+    "format": ("__format__",),
+    "int": ("__int__", "__index__"),
+    "float": ("__float__",),
+    "bytes": ("__bytes__",),
+    "round": ("__round__",),
+    "dir": ("__dir__",),
+}
+_CONTEXT = {"enter:": ("__enter__", "__exit__"), "aenter:": ("__aenter__", "__aexit__")}
+# Every method name this module calls: a class gaining or losing one changes the edges of
+# code that names the class (PythonProject.hierarchy_changes reads this).
+IMPLICIT_NAMES = tuple(
+    sorted(
+        {m for ms in (*_BUILTIN_PROTOCOL.values(), *_CONTEXT.values()) for m in ms}
+        | {"__iter__", "__next__", "__new__", "__post_init__"}
+    )
+)
+
+
+class Implicit:
+    """The implicit calls of statements on typed instances."""
+
+    def entered(self, fi: FileIndex, b, depth: int):
+        """(instance, rule, (enter, exit) method names) of the manager a `with` item's binding
+        `b` enters, or None when its class is not a known repository class."""
+        prefix, _, chain = b.value.partition(":")
+        r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+        if r is None:
+            return None
+        ent, rule = r
+        if b.is_call:
+            ent = self.call_result(ent, depth + 1)
+            rule = weakest(rule, "local-type")
+        if ent is None or ent[0] != "inst":
+            return None
+        return ent, rule, _CONTEXT[prefix + ":"]
+
+    def context_edges(self, fi: FileIndex, edges: Edges) -> None:
+        """`with` items: CALLS to the manager's enter and exit methods."""
+        for b in fi.contexts:
+            r = self.entered(fi, b, 0)
+            if r is None:
+                continue
+            (_, path, cls, _exact), rule, methods = r
+            src = self.uid(fi.path, b.scope)
+            for name in methods:
+                self._implicit_call(path, cls, name, rule, edges, src, b.line)
+
+    def loop_edges(self, fi: FileIndex, edges: Edges) -> None:
+        """`for` loops over instances: CALLS to `__iter__` and the iterator's `__next__`."""
+        for b in fi.loops:
+            _, _, chain = b.value.split(":", 2)
+            r = self.eval_chain(fi, b.scope, chain, b.line, 0)
+            if r is None or r[0][0] != "inst":
+                continue
+            (_, path, cls, _exact), rule = r
+            src = self.uid(fi.path, b.scope)
+            m = self.class_member(path, cls, "__iter__", 0)
+            if m is None or not self._implicit_call(
+                path, cls, "__iter__", rule, edges, src, b.line
+            ):
+                continue
+            it = self.call_result(m[0], 0)
+            if it is not None and it[0] == "inst":
+                self._implicit_call(it[1], it[2], "__next__", weakest(rule, "local-type"), edges,
+                                    src, b.line)  # fmt: skip
+
+    def builtin_edges(self, fi: FileIndex, call, name: str, edges: Edges, src: str) -> None:
+        """`len(x)` and its kin on an instance: CALLS to the protocol method they run."""
+        methods = _BUILTIN_PROTOCOL.get(name)
+        chain = next((c for k, c in call.args if k == 0), None) if methods else None
+        if chain is None:
+            return
+        r = self.eval_chain(fi, call.scope, chain, call.line, 0)
+        if r is None or r[0][0] != "inst":
+            return
+        (_, path, cls, _exact), rule = r
+        for method in methods:
+            if self._implicit_call(path, cls, method, rule, edges, src, call.line):
+                return
+
+    def write_edges(self, fi: FileIndex, edges: Edges) -> None:
+        """Assignments to members of typed instances: CALLS to setters and `__set__`."""
+        for b in fi.writes:
+            receiver, _, attr = b.value[4:].rpartition(".")
+            r = self.eval_chain(fi, b.scope, receiver, b.line, 0)
+            if r is None or r[0][0] != "inst":
+                continue
+            (_, path, cls, _exact), rule = r
+            m = self.class_member(path, cls, attr, 0)
+            if m is None:
+                continue
+            src = self.uid(fi.path, b.scope)
+            target = m[0]
+            if self._is_property(target):
+                setter = self._setter(target, attr)
+                if setter is not None:
+                    edges.call(src, self.ent_uid(setter), _member_rule(rule, m), b.line)
+            elif target[0] == "inst":  # a descriptor stored on the class
+                self._implicit_call(target[1], target[2], "__set__",
+                                    weakest(_member_rule(rule, m), "local-type"), edges, src,
+                                    b.line)  # fmt: skip
+
+    def _setter(self, getter, name: str):
+        """The definition decorated `@name.setter` beside a property's getter (`m#2`)."""
+        _, path, local = getter
+        syms = self.files[path].syms
+        n = 2
+        while f"{local}#{n}" in syms:
+            s = syms[f"{local}#{n}"]
+            if f"{name}.setter" in s.decorators:
+                return ("sym", path, s.local)
+            n += 1
+        return None
+
+    def construction_edges(self, cls_ent, edges: Edges, src: str, line: int) -> None:
+        """What constructing `cls_ent` runs beside `__init__`: a repository `__new__`, a
+        dataclass's `__post_init__`."""
+        _, path, cls = cls_ent
+        self._implicit_call(path, cls, "__new__", "constructor", edges, src, line)
+        if any(self._is_dataclass(p, c) for p, c in self.mro(path, cls)):
+            self._implicit_call(path, cls, "__post_init__", "constructor", edges, src, line)
+
+    def _is_dataclass(self, path: str, cls: str) -> bool:
+        sym = self.files[path].syms.get(cls)
+        return sym is not None and any(
+            d.rstrip("()").rpartition(".")[2] == "dataclass" for d in sym.decorators
+        )
+
+    def _implicit_call(self, path, cls, name, rule, edges, src, line) -> bool:
+        """A CALLS edge to method `name` of class `cls` (through its MRO), if it has one."""
+        m = self.class_member(path, cls, name, 0)
+        if m is None or m[0][0] != "sym" or self._kind(m[0]) != "method":
+            return False
+        edges.call(src, self.ent_uid(m[0]), _member_rule(rule, m), line)
+        return True

@@ -1,0 +1,140 @@
+"""Upstream impact through relays (query/relays.py): a shared decorator wrapper calls every
+function it wraps, and a callee calls the callbacks it is passed, on behalf of the callers
+that named or passed them; upstream impact lists the wrapper but does not follow it to the
+callers of the other functions it wraps (Flask's `setupmethod`: 21 dependents of
+Scaffold.route, not 75). Real index on disk."""
+
+from __future__ import annotations
+
+import pytest
+from test_impact import build
+
+from codeimpact.query.index import Index
+from conftest import edges
+
+FILES = {
+    "app/__init__.py": "",
+    "app/setup.py": """\
+import functools
+
+
+def setupmethod(f):
+    @functools.wraps(f)
+    def wrapper_func(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+
+    return wrapper_func
+
+
+def apply(fn):
+    return fn()
+""",
+    "app/scaffold.py": """\
+from app.setup import setupmethod, apply
+
+
+class Scaffold:
+    @setupmethod
+    def route(self, rule):
+        return rule
+
+    @setupmethod
+    def before_request(self, f):
+        return f
+
+
+def add_routes(s: Scaffold):
+    return s.route("/")
+
+
+def add_hooks(s: Scaffold):
+    return s.before_request(None)
+
+
+def ping():
+    return 1
+
+
+def pong():
+    return 2
+
+
+def run_ping():
+    return apply(ping)
+
+
+def run_pong():
+    return apply(pong)
+""",
+    "tests/test_app.py": """\
+from app.scaffold import Scaffold, add_hooks, add_routes, run_ping, run_pong
+
+
+def test_routes():
+    add_routes(Scaffold())
+
+
+def test_hooks():
+    add_hooks(Scaffold())
+
+
+def test_ping():
+    run_ping()
+
+
+def test_pong():
+    run_pong()
+""",
+}
+S = "app/scaffold.py::"
+W = "app/setup.py::setupmethod.wrapper_func"
+APPLY = "app/setup.py::apply"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    repo = build(tmp_path_factory.mktemp("relays") / "proj", FILES)
+    with Index.open(repo) as ix:
+        yield ix
+
+
+def dependents(result) -> set[str]:
+    return {e.uid for g in result.groups for e in g.entries}
+
+
+def selected_tests(result) -> set[str]:
+    return {t.uid.rpartition("::")[2] for t in result.tests}
+
+
+def test_the_graph_has_the_relay_edges(index):
+    calls = {(a, b): reason for a, b, _, reason in edges(index.repo, "CALLS")}
+    assert calls[(W, S + "Scaffold.route")] == "value-flow"
+    assert calls[(W, S + "Scaffold.before_request")] == "value-flow"
+    assert calls[(S + "add_hooks", W)] == "decorator"
+    assert calls[(APPLY, S + "ping")] == "value-flow"
+    refs = {(a, b) for a, b, *_ in edges(index.repo, "REFERENCES")}
+    assert (S + "add_routes", S + "Scaffold.route") in refs  # the caller names route
+
+
+def test_a_shared_wrapper_is_a_dependent_but_not_followed_to_other_callers(index):
+    r = index.impact(S + "Scaffold.route", include_tests=True, limit=None, check_freshness=False)
+    got = dependents(r)
+    assert W in got and S + "add_routes" in got
+    assert S + "add_hooks" not in got  # it calls before_request, not route
+    assert selected_tests(r) == {"test_routes"}
+    # the class whose body applies the decorator is listed, its users are not reached by it
+    assert S + "Scaffold" in got
+
+
+def test_a_callee_calling_a_callback_is_not_followed_to_other_passers(index):
+    r = index.impact(S + "ping", include_tests=True, limit=None, check_freshness=False)
+    got = dependents(r)
+    assert APPLY in got and S + "run_ping" in got
+    assert S + "run_pong" not in got
+    assert selected_tests(r) == {"test_ping"}
+
+
+def test_the_wrapper_as_target_still_reaches_all_its_callers(index):
+    r = index.impact(W, include_tests=True, limit=None, check_freshness=False)
+    assert {S + "add_routes", S + "add_hooks"} <= dependents(r)
+    assert selected_tests(r) == {"test_routes", "test_hooks"}
