@@ -129,6 +129,7 @@ def outputs(tmp_path_factory) -> list[tuple[list[str], dict]]:
     cmd("cycles", *q)
     cmd("detect-changes", *q)
     cmd("detect-changes", "--base", "main", *q)
+    cmd("detect-changes", "--if-incomplete", "importers", *q)
     cmd("drift", str(record), *q, code=1)
     cmd("gate", "--require-fresh", "--files", "pkg/app.py", "--allow", "pkg/**", *q, code=1)
     cmd("review", "--base", "main", *q)
