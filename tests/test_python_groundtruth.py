@@ -7,7 +7,8 @@ written by reading the source (its `rules` say what counts), not from our output
 What is measured: our CALLS edges whose source is a symbol of those modules and
 whose target is under `src/flask/`, at every confidence — `dispatch` (0.7) and
 `unique-name` (0.5) edges count like the others, so a guess that is wrong costs
-precision. The sdist is fetched the way CI can (`pip download`); the test skips
+precision. `entry-point` edges (calls a library makes on the caller's behalf) are set
+aside: the truth's rules list only what the caller's own code calls. The sdist is fetched the way CI can (`pip download`); the test skips
 when PyPI is unreachable.
 """
 
@@ -54,7 +55,11 @@ def test_flask_calls_precision_and_recall(flask_repo, index_repo):
     # every caller of the ground truth is a symbol we extracted
     assert set(truth_doc["calls"]) <= syms, sorted(set(truth_doc["calls"]) - syms)[:10]
 
-    ours = {(a, b): reason for a, b, reason in rows}
+    # The truth lists what the caller's own call expressions run; an `entry-point` edge is a
+    # call a library makes later on the caller's behalf (click's callback=, a test client
+    # calling the app: issue 26 point 2), which the truth's rules leave out by design.
+    library_made = {(a, b) for a, b, reason in rows if reason == "entry-point"}
+    ours = {(a, b): reason for a, b, reason in rows if (a, b) not in library_made}
     hits = set(ours) & truth
     precision = len(hits) / len(ours)
     recall = len(hits) / len(truth)
