@@ -10,15 +10,22 @@ would mix edges of two resolvers).
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
+import codeimpact
 from codeimpact.cli import main
 from codeimpact.indexer.build import analyze
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.identity import component_changes, package_digest
 from codeimpact.indexer.lang import LANGUAGES
 
+ROOT = Path(codeimpact.__file__).resolve().parent.parent  # the checkout (editable install)
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    return 1\n"}
 
 
@@ -81,3 +88,67 @@ def test_package_digest_covers_the_query_files():
     assert package_digest(LANGUAGES["tsx"].package, ".scm") == package_digest(
         LANGUAGES["typescript"].package, ".scm"
     )
+
+
+# The languages whose extraction and resolution are the Java model's (java/extract.py's
+# run_model, java/resolve.py's JavaProject) under their own hooks.
+JAVA_MODEL = {"csharp", "dart", "kotlin", "php", "ruby", "swift"}
+
+
+def installed_with_own_lang(tmp: Path) -> Path:
+    """The package laid out as installed, indexer/lang a copy (to be edited), the rest links."""
+    pkg = tmp / "codeimpact"
+    (pkg / "indexer").mkdir(parents=True)
+    for entry in (ROOT / "codeimpact").iterdir():
+        if entry.suffix == ".py":
+            (pkg / entry.name).symlink_to(entry)
+    for name in ("graph", "query", "native"):
+        (pkg / name).symlink_to(ROOT / name, target_is_directory=True)
+    for entry in (ROOT / "indexer").iterdir():
+        if entry.name != "lang":
+            (pkg / "indexer" / entry.name).symlink_to(entry)
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "indexer" / "lang", pkg / "indexer" / "lang", ignore=ignore)
+    return tmp
+
+
+def components_in(layout: Path) -> dict:
+    code = (
+        "import json, codeimpact.indexer.identity as i;"
+        "from codeimpact.indexer.config import IndexConfig;"
+        "print(json.dumps([i.__file__, i.flatten(i.components(IndexConfig()))]))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(layout)}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=layout)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    where, comps = json.loads(res.stdout)
+    assert where.startswith(str(layout))  # the copy ran, not the checkout
+    return comps
+
+
+def changed_by(layout: Path, module: str) -> set[str]:
+    before = components_in(layout)
+    path = layout / "codeimpact" / "indexer" / "lang" / module
+    path.write_bytes(path.read_bytes() + b"\n# edited\n")
+    after = components_in(layout)
+    return {key for key in before if before[key] != after[key]}
+
+
+def test_a_shared_module_edited_changes_every_language_that_uses_it(tmp_path):
+    # the Java-model languages run java/resolve.py (and java/extract.py) through their own
+    # hooks: an edit there is an edit of their resolution, found from the imports
+    layout = installed_with_own_lang(tmp_path)
+    assert changed_by(layout, "java/resolve.py") == {"java.hooks"} | {
+        f"{lang}.uses" for lang in JAVA_MODEL
+    }
+    assert changed_by(layout, "java/extract.py") == {"java.hooks"} | {
+        f"{lang}.uses" for lang in JAVA_MODEL
+    }
+    # the typed engine: every language on it, not Python, TypeScript or Rust
+    typed = {"go", "java", "c", "cpp"} | JAVA_MODEL
+    assert changed_by(layout, "engine/static.py") == {"engine.code"} | {
+        f"{lang}.uses" for lang in typed
+    }
+    # a language's own module is its hooks, nobody else's
+    assert changed_by(layout, "kotlin/extract.py") == {"kotlin.hooks"}
