@@ -90,8 +90,8 @@ def test_package_digest_covers_the_query_files():
     )
 
 
-# The languages whose extraction and resolution are the Java model's (java/extract.py's
-# run_model, java/resolve.py's JavaProject) under their own hooks.
+# The languages whose extraction and resolution are the Java model's (java/model.py's
+# helpers, java/resolve.py's JavaProject) under their own hooks.
 JAVA_MODEL = {"csharp", "dart", "kotlin", "php", "ruby", "swift"}
 
 
@@ -136,15 +136,17 @@ def changed_by(layout: Path, module: str) -> set[str]:
 
 
 def test_a_shared_module_edited_changes_every_language_that_uses_it(tmp_path):
-    # the Java-model languages run java/resolve.py (and java/extract.py) through their own
+    # the Java-model languages run java/resolve.py (and java/model.py) through their own
     # hooks: an edit there is an edit of their resolution, found from the imports
     layout = installed_with_own_lang(tmp_path)
     assert changed_by(layout, "java/resolve.py") == {"java.hooks"} | {
         f"{lang}.uses" for lang in JAVA_MODEL
     }
-    assert changed_by(layout, "java/extract.py") == {"java.hooks"} | {
+    assert changed_by(layout, "java/model.py") == {"java.hooks"} | {
         f"{lang}.uses" for lang in JAVA_MODEL
     }
+    # Java's own extractor is Java's alone
+    assert changed_by(layout, "java/extract.py") == {"java.hooks"}
     # the typed engine: every language on it, not Python, TypeScript or Rust
     typed = {"go", "java", "c", "cpp"} | JAVA_MODEL
     assert changed_by(layout, "engine/static.py") == {"engine.code"} | {

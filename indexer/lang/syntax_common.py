@@ -31,6 +31,13 @@ def text(node: ts.Node | None) -> str:
     return node.text.decode(errors="replace") if node is not None else ""
 
 
+def child(node: ts.Node | None, *types: str) -> ts.Node | None:
+    """The first named child of one of those node types (None when none or no node)."""
+    if node is None:
+        return None
+    return next((c for c in node.named_children if c.type in types), None)
+
+
 def count_lines(source: bytes) -> int:
     return source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
 

@@ -25,15 +25,12 @@ from __future__ import annotations
 import re
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
-from codeimpact.indexer.lang.queries import query_runner
+from codeimpact.indexer.lang.java.model import ModelFile, bind_chain, model_extract
 from codeimpact.indexer.lang.syntax_common import (
     Scopes,
     line,
-    symbol_fact,
     text,
 )
 
@@ -159,29 +156,18 @@ class _File(ModelFile):
         super().__init__(NAME, source, root)
         self.kind_of: dict[str, str] = {"": "module"}
 
-    def add(self, node, local, kind, name, sig_end=None, params=(), is_test=False, mods=""):
+    def exported(self, local: str, kind: str, mods: str) -> bool:
+        """`public`, an interface's members and an enum's constants."""
         parent_kind = self.kind_of.get(local.rpartition(".")[0] if "." in local else "", "")
-        exported = (
+        return (
             "public" in mods.split()
             or parent_kind == "interface"
             or kind == "variable"
             and parent_kind == "enum"
         )
-        self.facts.symbols.append(
-            symbol_fact(
-                self.source,
-                node,
-                local,
-                kind,
-                name,
-                exported=exported,
-                sig_end=sig_end,
-                params=params,
-                is_test=is_test,
-            )  # fmt: skip
-        )
-        if mods:
-            self.facts.extra["modifiers"][local] = mods
+
+    def add(self, node, local, kind, name, sig_end=None, params=(), is_test=False, mods=""):
+        super().add(node, local, kind, name, sig_end, params, is_test, mods)
         self.kind_of[local] = kind
 
 
@@ -362,9 +348,7 @@ _USES = {
 
 
 def extract(source: bytes) -> FileFacts:
-    root = get_parser(NAME).parse(source).root_node
-    matches = query_runner(NAME, __package__, "queries.scm").matches(root)
-    return run_model(_File(source, root), root, NAME, matches, _definitions, _USES)
+    return model_extract(NAME, __package__, source, _File, _definitions, _USES)
 
 
 def is_test_path(path: str) -> bool:

@@ -2,24 +2,18 @@
 resolution (resolve.py) as hooks on Java's: a library (a file and its parts) is a package,
 imports name libraries by URI (relative, `package:` from pubspec.yaml, `dart:`)."""
 
-from codeimpact.indexer.lang.api import LanguageSpec
 from codeimpact.indexer.lang.dart import extract
+from codeimpact.indexer.lang.java.model import java_model_spec
 
-NAME = "dart"
-EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 RESOLVE_VERSION = 2
 
-SPEC = LanguageSpec(
-    name=NAME,
-    grammar=NAME,
+SPEC = java_model_spec(
+    __name__,
+    extract,
     extensions=(".dart",),
-    extract_version=EXTRACT_VERSION,
     resolve_version=RESOLVE_VERSION,
-    extract=extract.extract,
-    is_test_path=extract.is_test_path,
-    resolver="codeimpact.indexer.lang.dart.resolve:DartProject",
+    resolver="DartProject",
     config_files=("pubspec.yaml",),
-    package=__name__,
 )
 
-__all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]
+__all__ = ["RESOLVE_VERSION", "SPEC"]

@@ -42,7 +42,7 @@ from codeimpact.indexer.lang.dart.syntax import (
     string_value,
     toplevel_type,
 )
-from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
+from codeimpact.indexer.lang.java.model import ModelFile, bind_chain, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 

@@ -6,16 +6,10 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from codeimpact.indexer.lang.syntax_common import text
+from codeimpact.indexer.lang.syntax_common import child, text
 
 MEMBER_SELECTORS = ("unconditional_assignable_selector", "conditional_assignable_selector")
 _CONTAINERS = frozenset({"List", "Iterable", "Set"})
-
-
-def child(node: ts.Node | None, *types: str) -> ts.Node | None:
-    if node is None:
-        return None
-    return next((c for c in node.named_children if c.type in types), None)
 
 
 def string_value(node: ts.Node | None) -> str:

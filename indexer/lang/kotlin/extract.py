@@ -18,21 +18,19 @@ counts are in extra["argc"], one per CallFact, as Java's.
 from __future__ import annotations
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
-from codeimpact.indexer.lang.queries import query_runner
-from codeimpact.indexer.lang.syntax_common import Scopes, line, text
+from codeimpact.indexer.lang.java.model import (
+    ChainForm,
+    ModelFile,
+    bind_chain,
+    member_chain,
+    model_extract,
+)
+from codeimpact.indexer.lang.syntax_common import Scopes, child, line, text
 
 NAME = "kotlin"
 EXTRACTOR_VERSION = 1
-
-
-def _child(node: ts.Node | None, *types: str) -> ts.Node | None:
-    if node is None:
-        return None
-    return next((c for c in node.named_children if c.type in types), None)
 
 
 def type_chain(node: ts.Node | None) -> str:
@@ -51,28 +49,19 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
+def _member(node: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
+    obj = node.named_children[0] if node.named_children else None
+    return obj, child(child(node, "navigation_suffix"), "simple_identifier")
+
+
+_CHAIN = ChainForm(frozenset({"simple_identifier"}), "this_expression", "super_expression",
+                   "navigation_expression", _member, "call_expression",
+                   frozenset({"parenthesized_expression"}))  # fmt: skip
+
+
 def chain(node: ts.Node | None) -> str | None:
     """The chain of a value expression (lang/syntax_common.py); None when it has no such form."""
-    if node is None:
-        return None
-    t = node.type
-    if t == "simple_identifier":
-        return text(node)
-    if t == "this_expression":
-        return "this"
-    if t == "super_expression":
-        return "super"
-    if t == "navigation_expression":
-        op = chain(node.named_children[0]) if node.named_children else None
-        suffix = _child(node, "navigation_suffix")
-        name = _child(suffix, "simple_identifier")
-        return f"{op}.{text(name)}" if op and name is not None else None
-    if t == "call_expression":
-        fn = chain(node.named_children[0]) if node.named_children else None
-        return f"{fn}()" if fn else None
-    if t == "parenthesized_expression" and node.named_children:
-        return chain(node.named_children[0])
-    return None
+    return member_chain(_CHAIN, node)
 
 
 class _File(ModelFile):
@@ -82,7 +71,7 @@ class _File(ModelFile):
 
 
 def _mods(node: ts.Node) -> str:
-    m = _child(node, "modifiers")
+    m = child(node, "modifiers")
     return " ".join(text(c) for c in m.named_children) if m is not None else ""
 
 
@@ -90,8 +79,8 @@ def _params(node: ts.Node | None) -> tuple[tuple[str, str], ...]:
     out = []
     for p in node.named_children if node is not None else ():
         if p.type in ("parameter", "class_parameter"):
-            name = _child(p, "simple_identifier")
-            typ = _child(p, "user_type", "nullable_type")
+            name = child(p, "simple_identifier")
+            typ = child(p, "user_type", "nullable_type")
             if name is not None:
                 out.append((text(name), type_chain(typ)))
     return tuple(out)
@@ -112,17 +101,17 @@ def _definitions(f: _File, defs) -> None:
         prefix = f"{parent}." if parent else ""
         mods = _mods(node)
         if construct == "package":
-            f.facts.extra["package"] = type_chain(_child(node, "identifier"))
+            f.facts.extra["package"] = type_chain(child(node, "identifier"))
             continue
         if construct in ("definition.class", "definition.object"):
-            name = text(_child(node, "type_identifier"))
+            name = text(child(node, "type_identifier"))
             if not name:
                 continue
             kw = next((c.type for c in node.children if not c.is_named), "class")
             kind = "object" if construct == "definition.object" else (
                 "interface" if kw == "interface" else "class")  # fmt: skip
             local = f.names.unique(prefix + name)
-            body = _child(node, "class_body", "enum_class_body")
+            body = child(node, "class_body", "enum_class_body")
             f.add(node, local, kind, name, body.start_byte if body else None, mods=mods)
             _supertypes(f, node, local)
             stack.append((node.end_byte, local))
@@ -132,45 +121,45 @@ def _definitions(f: _File, defs) -> None:
             if not parent:
                 continue
             local = f.names.unique(f"{prefix}<init>")
-            plist = _child(node, "class_parameters", "function_value_parameters") or node
+            plist = child(node, "class_parameters", "function_value_parameters") or node
             f.add(node, local, "method", "<init>", params=_params(plist), mods=mods)
             for p in plist.named_children:
-                if p.type == "class_parameter" and _child(p, "binding_pattern_kind") is not None:
-                    pname = text(_child(p, "simple_identifier"))
+                if p.type == "class_parameter" and child(p, "binding_pattern_kind") is not None:
+                    pname = text(child(p, "simple_identifier"))
                     plocal = f.names.unique(prefix + pname)
                     f.add(p, plocal, "property", pname)
-                    ptype = type_chain(_child(p, "user_type", "nullable_type"))
+                    ptype = type_chain(child(p, "user_type", "nullable_type"))
                     if ptype:
                         f.facts.extra["types"][plocal] = ptype
             if node.type == "secondary_constructor":
                 intervals.append((node.start_byte, node.end_byte, local))
             continue
         if construct == "definition.property":
-            var = _child(node, "variable_declaration")
-            name = _child(var, "simple_identifier")
+            var = child(node, "variable_declaration")
+            name = child(var, "simple_identifier")
             if name is None or not parent:
                 continue
             if f.facts.extra["modifiers"].get(parent, "").startswith("fun"):  # a local
-                typ = type_chain(_child(var, "user_type", "nullable_type"))
+                typ = type_chain(child(var, "user_type", "nullable_type"))
                 if typ:
                     f.facts.extra["locals"].append((parent, text(name), typ, line(node)))
                 continue
             local = f.names.unique(prefix + text(name))
             f.add(node, local, "property", text(name), mods=mods)
-            typ = type_chain(_child(var, "user_type", "nullable_type"))
+            typ = type_chain(child(var, "user_type", "nullable_type"))
             if typ:
                 f.facts.extra["types"][local] = typ
             continue
         # a function
-        name = text(_child(node, "simple_identifier"))
+        name = text(child(node, "simple_identifier"))
         if not name:
             continue
         receiver = node.child_by_field_name("receiver")
         in_fun = f.facts.extra["modifiers"].get(parent, "").startswith("fun")
         kind = "method" if parent and not in_fun else "function"
         local = f.names.unique(prefix + name)
-        params = _params(_child(node, "function_value_parameters"))
-        body = _child(node, "function_body")
+        params = _params(child(node, "function_value_parameters"))
+        body = child(node, "function_body")
         is_test = "Test" in mods.split() or "@Test" in mods
         f.add(node, local, kind, name, body.start_byte if body else None, params, is_test,
               ("fun " + mods).strip())  # fmt: skip
@@ -178,9 +167,9 @@ def _definitions(f: _File, defs) -> None:
                                and c != receiver), None))  # fmt: skip
         if res:
             f.facts.extra["results"][local] = res
-        if receiver is not None and type_chain(_child(receiver, "user_type", "nullable_type")):
+        if receiver is not None and type_chain(child(receiver, "user_type", "nullable_type")):
             f.facts.extra["extends"][local] = type_chain(
-                _child(receiver, "user_type", "nullable_type")
+                child(receiver, "user_type", "nullable_type")
             )
         stack.append((node.end_byte, local))
         intervals.append((node.start_byte, node.end_byte, local))
@@ -191,33 +180,33 @@ def _supertypes(f: _File, node: ts.Node, local: str) -> None:
     for d in node.named_children:
         if d.type != "delegation_specifier":
             continue
-        inv = _child(d, "constructor_invocation")
+        inv = child(d, "constructor_invocation")
         if inv is not None:
-            base = type_chain(_child(inv, "user_type"))
+            base = type_chain(child(inv, "user_type"))
             if base:
                 f.facts.heritage.append(HeritageFact(local, base, line(d), "extends"))
-                args = _child(inv, "value_arguments")
+                args = child(inv, "value_arguments")
                 n = len(args.named_children) if args is not None else 0
                 f.calls.append(
                     (d.start_byte, CallFact(local, "super.<init>", line(d), "call", ()), n)
                 )
             continue
-        base = type_chain(_child(d, "user_type"))
+        base = type_chain(child(d, "user_type"))
         if base:
             f.facts.heritage.append(HeritageFact(local, base, line(d), "implements"))
 
 
 def _on_import(f: _File, caps) -> None:
     node = caps["import"]
-    dotted = type_chain(_child(node, "identifier"))
+    dotted = type_chain(child(node, "identifier"))
     if not dotted:
         return
-    if _child(node, "wildcard_import") is not None:
+    if child(node, "wildcard_import") is not None:
         f.facts.imports.append(ImportFact("", dotted, 0, "*", "", line(node)))
         return
-    alias = _child(node, "import_alias")
+    alias = child(node, "import_alias")
     module, _, name = dotted.rpartition(".")
-    f.facts.imports.append(ImportFact("", module, 0, name, text(_child(alias, "type_identifier")),
+    f.facts.imports.append(ImportFact("", module, 0, name, text(child(alias, "type_identifier")),
                                       line(node)))  # fmt: skip
 
 
@@ -225,16 +214,16 @@ def _on_call(f: _File, caps) -> None:
     node = caps["reference.call"]
     callee = node.named_children[0] if node.named_children else None
     c = chain(callee) or "?"
-    suffix = _child(node, "call_suffix")
-    args = _child(suffix, "value_arguments")
+    suffix = child(node, "call_suffix")
+    args = child(suffix, "value_arguments")
     argv = [a.named_children[0] for a in args.named_children if a.named_children] if args else []
     plain = tuple((i, text(a)) for i, a in enumerate(argv) if a.type == "simple_identifier")
     scope = f.scopes.at(node.start_byte)
     f.calls.append((node.start_byte, CallFact(scope, c, line(node), "call", plain), len(argv)))
     parent = node.parent
     if parent is not None and parent.type == "property_declaration" and scope:
-        name = _child(_child(parent, "variable_declaration"), "simple_identifier")
-        if name is not None and _child(_child(parent, "variable_declaration"), "user_type") is None:
+        name = child(child(parent, "variable_declaration"), "simple_identifier")
+        if name is not None and child(child(parent, "variable_declaration"), "user_type") is None:
             bind_chain(f.facts, scope, text(name), chain(node), line(node))
 
 
@@ -242,9 +231,7 @@ _USES = {"import": _on_import, "reference.call": _on_call}
 
 
 def extract(source: bytes) -> FileFacts:
-    root = get_parser(NAME).parse(source).root_node
-    matches = query_runner(NAME, __package__, "queries.scm").matches(root)
-    return run_model(_File(source, root), root, NAME, matches, _definitions, _USES)
+    return model_extract(NAME, __package__, source, _File, _definitions, _USES)
 
 
 def is_test_path(path: str) -> bool:

@@ -1,23 +1,17 @@
 """PHP: extraction (extract.py, queries.scm) into the facts of the Java model (a namespace is
 a package, `use A\\B\\C` a single-type import), and resolution (resolve.py) as hooks on Java's."""
 
-from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.java.model import java_model_spec
 from codeimpact.indexer.lang.php import extract
 
-NAME = "php"
-EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 RESOLVE_VERSION = 3
 
-SPEC = LanguageSpec(
-    name=NAME,
-    grammar=NAME,
+SPEC = java_model_spec(
+    __name__,
+    extract,
     extensions=(".php",),
-    extract_version=EXTRACT_VERSION,
     resolve_version=RESOLVE_VERSION,
-    extract=extract.extract,
-    is_test_path=extract.is_test_path,
-    resolver="codeimpact.indexer.lang.php.resolve:PhpProject",
-    package=__name__,
+    resolver="PhpProject",
 )
 
-__all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]
+__all__ = ["RESOLVE_VERSION", "SPEC"]

@@ -19,11 +19,9 @@ from __future__ import annotations
 import re
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
-from codeimpact.indexer.lang.queries import query_runner
+from codeimpact.indexer.lang.java.model import ModelFile, bind_chain, model_extract
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 
 NAME = "php"
@@ -309,9 +307,7 @@ _USES = {
 
 
 def extract(source: bytes) -> FileFacts:
-    root = get_parser(NAME).parse(source).root_node
-    matches = query_runner(NAME, __package__, "queries.scm").matches(root)
-    return run_model(_File(source, root), root, NAME, matches, _definitions, _USES)
+    return model_extract(NAME, __package__, source, _File, _definitions, _USES)
 
 
 def is_test_path(path: str) -> bool:

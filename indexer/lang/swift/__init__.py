@@ -1,23 +1,17 @@
 """Swift: extraction (extract.py, queries.scm) into the facts of the Java model (a module's
 files share one scope), and resolution (resolve.py) as hooks on Java's."""
 
-from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.java.model import java_model_spec
 from codeimpact.indexer.lang.swift import extract
 
-NAME = "swift"
-EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 RESOLVE_VERSION = 2
 
-SPEC = LanguageSpec(
-    name=NAME,
-    grammar=NAME,
+SPEC = java_model_spec(
+    __name__,
+    extract,
     extensions=(".swift",),
-    extract_version=EXTRACT_VERSION,
     resolve_version=RESOLVE_VERSION,
-    extract=extract.extract,
-    is_test_path=extract.is_test_path,
-    resolver="codeimpact.indexer.lang.swift.resolve:SwiftProject",
-    package=__name__,
+    resolver="SwiftProject",
 )
 
-__all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]
+__all__ = ["RESOLVE_VERSION", "SPEC"]

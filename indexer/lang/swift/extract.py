@@ -13,23 +13,21 @@ a BindingFact, `let c: T` types c T.
 from __future__ import annotations
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.extract import ModelFile, bind_chain, run_model
-from codeimpact.indexer.lang.queries import query_runner
-from codeimpact.indexer.lang.syntax_common import Scopes, line, text
+from codeimpact.indexer.lang.java.model import (
+    ChainForm,
+    ModelFile,
+    bind_chain,
+    member_chain,
+    model_extract,
+)
+from codeimpact.indexer.lang.syntax_common import Scopes, child, line, text
 
 NAME = "swift"
 EXTRACTOR_VERSION = 1
 _KINDS = {"class": "class", "struct": "struct", "enum": "enum", "extension": "class",
           "actor": "class"}  # fmt: skip
-
-
-def _child(node: ts.Node | None, *types: str) -> ts.Node | None:
-    if node is None:
-        return None
-    return next((c for c in node.named_children if c.type in types), None)
 
 
 def type_chain(node: ts.Node | None) -> str:
@@ -45,25 +43,19 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
+def _member(node: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
+    suffix = node.child_by_field_name("suffix")
+    name = suffix.child_by_field_name("suffix") if suffix is not None else None
+    return node.child_by_field_name("target"), name
+
+
+_CHAIN = ChainForm(frozenset({"simple_identifier"}), "self_expression", "super_expression",
+                   "navigation_expression", _member, "call_expression")  # fmt: skip
+
+
 def chain(node: ts.Node | None) -> str | None:
-    if node is None:
-        return None
-    t = node.type
-    if t == "simple_identifier":
-        return text(node)
-    if t == "self_expression":
-        return "this"
-    if t == "super_expression":
-        return "super"
-    if t == "navigation_expression":
-        op = chain(node.child_by_field_name("target"))
-        suffix = node.child_by_field_name("suffix")
-        name = suffix.child_by_field_name("suffix") if suffix is not None else None
-        return f"{op}.{text(name)}" if op and name is not None else None
-    if t == "call_expression":
-        fn = chain(node.named_children[0]) if node.named_children else None
-        return f"{fn}()" if fn else None
-    return None
+    """The chain of a value expression (lang/syntax_common.py); None when it has no such form."""
+    return member_chain(_CHAIN, node)
 
 
 class _File(ModelFile):
@@ -116,7 +108,7 @@ def _definitions(f: _File, defs) -> None:
             ident = pat.child_by_field_name("bound_identifier") if pat is not None else None
             if ident is None:
                 continue
-            typ = type_chain(_child(node, "type_annotation"))
+            typ = type_chain(child(node, "type_annotation"))
             if in_fun:
                 if typ:
                     f.facts.extra["locals"].append((parent, text(ident), typ, line(node)))
@@ -155,7 +147,7 @@ def _definitions(f: _File, defs) -> None:
 
 def _on_import(f: _File, caps) -> None:
     node = caps["import"]
-    ident = _child(node, "identifier")
+    ident = child(node, "identifier")
     if ident is not None:
         dotted = ".".join(text(c) for c in ident.named_children)
         f.facts.imports.append(ImportFact("", dotted, 0, "*", "", line(node)))
@@ -167,7 +159,7 @@ def _on_call(f: _File, caps) -> None:
     c = chain(callee)
     if c is None:
         return  # `.number(x)`: an implicit member of a type we do not know, no call to name
-    args = _child(_child(node, "call_suffix"), "value_arguments")
+    args = child(child(node, "call_suffix"), "value_arguments")
     argv = [a for a in args.named_children if a.type == "value_argument"] if args else []
     scope = f.scopes.at(node.start_byte)
     f.calls.append((node.start_byte, CallFact(scope, c, line(node), "call", ()), len(argv)))
@@ -175,7 +167,7 @@ def _on_call(f: _File, caps) -> None:
     if parent is not None and parent.type == "property_declaration" and scope:
         pat = parent.child_by_field_name("name")
         ident = pat.child_by_field_name("bound_identifier") if pat is not None else None
-        if ident is not None and _child(parent, "type_annotation") is None:
+        if ident is not None and child(parent, "type_annotation") is None:
             bind_chain(f.facts, scope, text(ident), chain(node), line(node))
 
 
@@ -183,9 +175,7 @@ _USES = {"import": _on_import, "reference.call": _on_call}
 
 
 def extract(source: bytes) -> FileFacts:
-    root = get_parser(NAME).parse(source).root_node
-    matches = query_runner(NAME, __package__, "queries.scm").matches(root)
-    return run_model(_File(source, root), root, NAME, matches, _definitions, _USES)
+    return model_extract(NAME, __package__, source, _File, _definitions, _USES)
 
 
 def is_test_path(path: str) -> bool:
