@@ -33,15 +33,14 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
-    BindingFact,
-    CallFact,
     FileFacts,
     HeritageFact,
-    ImportFact,
     ReferenceFact,
     SymbolFact,
 )
 from codeimpact.indexer.lang.java.model import model_facts
+from codeimpact.indexer.lang.java.syntax import type_chain
+from codeimpact.indexer.lang.java.uses import USES
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Scopes,
@@ -68,71 +67,13 @@ _TYPE_KINDS = {
 }
 
 
-# ---------------------------------------------------------------- expressions
-
-
-def type_chain(node: ts.Node | None) -> str:
-    """The class a type expression names (type arguments dropped); "" for arrays, primitives."""
-    while node is not None:
-        t = node.type
-        if t in ("type_identifier", "identifier"):
-            name = text(node)
-            return "" if name == "var" else name
-        if t in ("scoped_type_identifier", "scoped_identifier"):
-            parts = [type_chain(c) for c in node.named_children if c.type != "annotation"]
-            return ".".join(parts) if all(parts) else ""
-        if t == "generic_type" and node.named_children:
-            node = node.named_children[0]
-        elif t == "annotated_type" and node.named_children:
-            node = node.named_children[-1]
-        else:
-            return ""
-    return ""
-
-
-def chain(node: ts.Node | None) -> str | None:
-    """The chain of a value expression (see lang/syntax_common.py); None when it has no such form."""
-    if node is None:
-        return None
-    t = node.type
-    if t in ("identifier", "this", "super"):
-        return text(node)
-    if t == "field_access":
-        obj = chain(node.child_by_field_name("object"))
-        return f"{obj}.{text(node.child_by_field_name('field'))}" if obj else None
-    if t == "method_invocation":
-        head = callee_chain(node)
-        return f"{head}()" if head and not head.startswith("?") else None
-    if t in ("object_creation_expression", "cast_expression"):
-        tc = type_chain(node.child_by_field_name("type"))
-        return f"{tc}{{}}" if tc else None
-    if t == "parenthesized_expression" and node.named_children:
-        return chain(node.named_children[0])
-    if t == "string_literal":
-        return "String{}"
-    if t == "class_literal":
-        return "Class{}"
-    if t == "assignment_expression":  # `(x = expr).m()` calls m on the assigned value
-        return chain(node.child_by_field_name("right"))
-    if t == "scoped_identifier":
-        return type_chain(node) or None
-    return None
-
-
-def callee_chain(node: ts.Node) -> str:
-    """`a.b.m` of a method_invocation; `?.m` when the receiver has no chain form."""
-    name = text(node.child_by_field_name("name"))
-    obj = node.child_by_field_name("object")
-    if obj is None:
-        return name
-    head = chain(obj)
-    return f"{head}.{name}" if head else f"?.{name}"
-
-
 # ---------------------------------------------------------------- context
 
 
-class _File:
+class JavaFile:
+    """What Java's extraction holds while it walks one file: the facts, the scopes of its
+    definitions, each definition's kind, the references made (one per scope and target)."""
+
     def __init__(self, source: bytes, root: ts.Node):
         self.source = source
         self.facts = model_facts(NAME, source, root)
@@ -218,7 +159,7 @@ def _params(node: ts.Node | None) -> tuple:
     return tuple(out)
 
 
-def _type_params(f: _File, node: ts.Node, local: str) -> None:
+def _type_params(f: JavaFile, node: ts.Node, local: str) -> None:
     tp = node.child_by_field_name("type_parameters")
     if tp is None:
         return
@@ -266,7 +207,7 @@ def _collect_def(defs: list, construct: str, caps: dict) -> None:
     defs.append(_Def(node, key, caps, span))
 
 
-def _name_defs(f: _File, defs: list[_Def]) -> None:
+def _name_defs(f: JavaFile, defs: list[_Def]) -> None:
     """Lexical locals for every definition, scopes for the later phases."""
     defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
     stack: list[tuple[int, str]] = []  # (scope end, local) of the enclosing scopes
@@ -307,7 +248,7 @@ def _name_defs(f: _File, defs: list[_Def]) -> None:
     f.scopes = Scopes(intervals)
 
 
-def _definition(f: _File, d: _Def, local: str, name: str, parent: str) -> None:
+def _definition(f: JavaFile, d: _Def, local: str, name: str, parent: str) -> None:
     node, key = d.node, d.key
     mods, annots = _modifiers(node)
     if mods:
@@ -367,7 +308,7 @@ def _definition(f: _File, d: _Def, local: str, name: str, parent: str) -> None:
         f.facts.extra["results"][local] = result
 
 
-def _field(f: _File, node: ts.Node, parent: str, unique) -> None:
+def _field(f: JavaFile, node: ts.Node, parent: str, unique) -> None:
     mods, annots = _modifiers(node)
     typ = type_chain(node.child_by_field_name("type"))
     for decl in node.children_by_field_name("declarator"):
@@ -387,7 +328,7 @@ def _type_list(node: ts.Node | None) -> list[ts.Node]:
     return list(lst.named_children) if lst is not None else list(node.named_children)
 
 
-def _heritage(f: _File, node: ts.Node, key: str, local: str) -> None:
+def _heritage(f: JavaFile, node: ts.Node, key: str, local: str) -> None:
     if key == "anonymous":
         # `new T() {...}`: T may be a class or an interface; the resolver tells them apart
         tc = type_chain(node.child_by_field_name("type"))
@@ -407,194 +348,6 @@ def _heritage(f: _File, node: ts.Node, key: str, local: str) -> None:
             f.facts.heritage.append(HeritageFact(local, tc, line(t), kind))
 
 
-# ---------------------------------------------------------------- uses
-
-
-def _on_package(f: _File, caps) -> None:
-    node = caps["package"]
-    name = next(
-        (c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None
-    )
-    f.facts.extra["package"] = type_chain(name)
-
-
-def _on_import(f: _File, caps) -> None:
-    node = caps["import"]
-    target = next(
-        (c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None
-    )
-    dotted = type_chain(target)
-    if not dotted:
-        return
-    star = any(c.type == "asterisk" for c in node.children)
-    if star:
-        module, name = dotted, "*"
-    else:
-        module, _, name = dotted.rpartition(".")
-    if any(c.type == "static" for c in node.children):
-        f.facts.extra["static"].append(len(f.facts.imports))
-    f.facts.imports.append(ImportFact("", module, 0, name, "", line(node)))
-
-
-def _call(f: _File, node: ts.Node, callee: str, kind: str, args: ts.Node) -> None:
-    plain = []
-    for i, a in enumerate(args.named_children):
-        if a.type in ("identifier", "field_access"):
-            c = chain(a)
-            if c:
-                plain.append((i, c))
-    scope = f.scopes.at(node.start_byte)
-    f.facts.calls.append(CallFact(scope, callee, line(node), kind, tuple(plain)))
-    f.facts.extra["argc"].append(args.named_child_count)
-
-
-def _on_call(f: _File, caps) -> None:
-    node = caps["reference.call"]
-    _call(f, node, callee_chain(node), "call", caps["arguments"])
-
-
-def _on_new(f: _File, caps) -> None:
-    node = caps["reference.new"]
-    tc = type_chain(caps["type"])
-    if tc:
-        _call(f, node, tc, "new", caps["arguments"])
-
-
-def _on_ctor_call(f: _File, caps) -> None:
-    node = caps["reference.constructor"]
-    who = caps["callee"].type  # this | super
-    if who in ("this", "super"):
-        _call(f, node, f"{who}.<init>", "call", caps["arguments"])
-
-
-def _on_method_ref(f: _File, caps) -> None:
-    node = caps["reference.method"]
-    kids = node.named_children
-    if not kids:
-        return
-    target = kids[0]
-    if node.children[-1].type == "new":  # Foo::new
-        tc = type_chain(target)
-        if tc:
-            f.reference(node, tc)
-        return
-    if len(kids) < 2 or kids[-1].type != "identifier":
-        return
-    head = chain(target) or type_chain(target)
-    if head:
-        f.reference(node, f"{head}.{text(kids[-1])}", "value")
-
-
-def _on_typeref(f: _File, caps) -> None:
-    node = caps["reference.type"]
-    if node.type == "scoped_type_identifier":
-        _on_scoped_typeref(f, node)
-        return
-    parent = node.parent
-    if parent is not None and parent.type == "scoped_type_identifier":
-        return
-    name = text(node)
-    if name != "var":
-        f.reference(node, name)
-
-
-def _on_scoped_typeref(f: _File, node: ts.Node) -> None:
-    parent = node.parent
-    if parent is not None and parent.type == "scoped_type_identifier":
-        return
-    tc = type_chain(node)
-    if tc:
-        f.reference(node, tc)
-
-
-def _on_annotation(f: _File, caps) -> None:
-    tc = type_chain(caps["name"])
-    if tc:
-        f.reference(caps["reference.annotation"], tc)
-
-
-def _bind(f: _File, scope: str, name: str, declared: str, value, lineno: int) -> None:
-    """A local's type: declared, or evident from `var x = new T()` / a cast / a call result."""
-    if declared:
-        f.local_name(scope, name, lineno, declared)
-        return
-    if value is not None:
-        c = chain(value)
-        if c and c.endswith("{}"):
-            f.local_name(scope, name, lineno, c[:-2])
-            return
-        if c and c.endswith("()"):
-            f.facts.bindings.append(BindingFact(scope, name, c[:-2], True, lineno))
-            return
-        if c and value.type in ("identifier", "field_access"):
-            f.facts.bindings.append(BindingFact(scope, name, c, False, lineno))
-            return
-    f.local_name(scope, name, lineno, "")
-
-
-def _on_local_var(f: _File, caps) -> None:
-    node = caps["binding.local"]
-    scope = f.scopes.at(node.start_byte)
-    typ = type_chain(caps["type"])
-    for decl in node.children_by_field_name("declarator"):
-        name = text(decl.child_by_field_name("name"))
-        declared = typ if decl.child_by_field_name("dimensions") is None else ""
-        if not typ and text(caps["type"]) != "var":
-            declared = ""  # an array or a primitive: nothing to call methods on
-            _bind(f, scope, name, "", None, line(node))
-            continue
-        _bind(f, scope, name, declared, decl.child_by_field_name("value"), line(node))
-
-
-def _on_typed_name(key: str):
-    def handler(f: _File, caps) -> None:
-        node = caps[key]
-        scope = f.scopes.at(node.start_byte)
-        typ = type_chain(caps["type"]) if "type" in caps else ""
-        f.local_name(scope, text(caps["name"]), line(node), typ)
-
-    return handler
-
-
-def _on_catch(f: _File, caps) -> None:
-    node = caps["binding.catch"]
-    ctype = next((c for c in node.named_children if c.type == "catch_type"), None)
-    types = [type_chain(t) for t in ctype.named_children] if ctype is not None else []
-    typ = types[0] if len(types) == 1 else ""  # a multi-catch is only its common supertype
-    f.local_name(f.scopes.at(node.start_byte), text(caps["name"]), line(node), typ)
-
-
-def _on_lambda(f: _File, caps) -> None:
-    node = caps["scope.lambda"]
-    params = caps["parameters"]
-    scope = f.scopes.at(node.start_byte)
-    if params.type == "identifier":
-        f.local_name(scope, text(params), line(node), "")
-        return
-    for p in params.named_children:
-        if p.type == "identifier":
-            f.local_name(scope, text(p), line(node), "")
-        elif p.type == "formal_parameter":
-            name = text(p.child_by_field_name("name"))
-            f.local_name(scope, name, line(node), type_chain(p.child_by_field_name("type")))
-
-
-_USES = {
-    "package": _on_package,
-    "import": _on_import,
-    "reference.call": _on_call,
-    "reference.new": _on_new,
-    "reference.constructor": _on_ctor_call,
-    "reference.method": _on_method_ref,
-    "reference.type": _on_typeref,
-    "reference.annotation": _on_annotation,
-    "binding.local": _on_local_var,
-    "binding.iteration": _on_typed_name("binding.iteration"),
-    "binding.context": _on_typed_name("binding.context"),
-    "binding.pattern": _on_typed_name("binding.pattern"),
-    "binding.catch": _on_catch,
-    "scope.lambda": _on_lambda,
-}
 # the definitions' constructs -> the handlers' kind of definition; where one construct covers
 # two node types (a record's compact constructor, an annotation type's element), the node's
 _DEF_KEYS = {
@@ -621,7 +374,7 @@ def _runner() -> QueryRunner:
 
 def extract(source: bytes) -> FileFacts:
     root = get_parser(NAME).parse(source).root_node
-    f = _File(source, root)
+    f = JavaFile(source, root)
     defs: list[_Def] = []
     uses = []
     # definitions first: every use needs the scopes they make
@@ -629,7 +382,7 @@ def extract(source: bytes) -> FileFacts:
         if construct in _DEF_KEYS:
             _collect_def(defs, construct, caps)
         else:
-            uses.append((_USES[construct], caps))
+            uses.append((USES[construct], caps))
     _name_defs(f, defs)
     for handler, caps in uses:
         handler(f, caps)
