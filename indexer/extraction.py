@@ -81,22 +81,31 @@ def facts_for(
     the status its facts report. Returns the facts and how many files were extracted.
     `meanwhile` runs once here when the first file is extracted, while the workers go on.
 
-    Each file's facts are kept as their blob and decoded when first asked for (LazyFacts;
-    `forget` drops the decoded form again): decoded, a file's facts take ~6x its blob, and
-    a kernel tree's blobs are ~1 GB. A file whose bytes the scan did not keep (`data`) is
-    read again by the worker that extracts it."""
-    blobs: dict[str, bytes] = {}
+    Each file's facts are decoded when first asked for (LazyFacts; `forget` drops the
+    decoded form again): decoded, a file's facts take ~6x its blob. The blobs stay in the
+    facts cache's pack on disk and are read back by content hash (`os.pread`: fork-safe, so
+    resolution workers read them too): a kernel tree's blobs are ~760 MB that the process
+    (and, copied page by page, its workers) held through resolution. A blob the cache could
+    not take is kept here. A file whose bytes the scan did not keep (`data`) is read again
+    by the worker that extracts it."""
+    cached: dict[str, str] = {}  # path -> the content hash its blob is cached under
+    kept: dict[str, bytes] = {}  # path -> its blob, when the cache does not hold it
+    order: list[str] = []  # the paths in the order their facts came
     todo: list[Item] = []
     by_path = {r.path: r for r in records}
 
     def take(path: str, blob: bytes) -> None:
         rec = by_path[path]
         status = _status_of(blob)
-        if status is None:  # another format: extracted again
+        if status is None:  # another format: extracted again (the cache keeps the old one)
             f = facts_of_blob(rec, None, repo, max_size, cache)
-            blob = f.to_bytes()
+            kept[path] = f.to_bytes()
             status = (f.status, f.error)
-        blobs[path] = blob
+        elif cache.holds(rec.content_hash):
+            cached[path] = rec.content_hash
+        else:
+            kept[path] = blob
+        order.append(path)
         if status[0] != "ok":
             rec.status, rec.detail = status
 
@@ -130,7 +139,15 @@ def facts_for(
         # recorded like an unreadable file: kept in the File table, no symbols
         by_path[path].status = f"skipped:{code}"
         by_path[path].detail = detail
-    return LazyFacts(blobs, lambda path: FileFacts.from_bytes(blobs[path])), n
+    cache.settle()  # nothing left in the writer's buffer: a forked reader never writes
+
+    def load(path: str) -> FileFacts:
+        blob = kept.get(path)
+        if blob is None:
+            blob = cache.get(cached[path])  # None when damaged since: extracted again
+        return facts_of_blob(by_path[path], blob, repo, max_size, cache)
+
+    return LazyFacts(order, load), n
 
 
 def _status_of(blob: bytes) -> tuple[str, str] | None:

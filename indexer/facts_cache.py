@@ -73,9 +73,7 @@ class FactsCache:
         except (TypeError, ValueError):
             offset = length = digest = -1
         try:
-            if self._buffered:  # put in this run and still in the writer's buffer
-                self._writer.flush()
-                self._buffered = False
+            self.settle()  # a blob put in this run may still be in the writer's buffer
             if self._reader is None:
                 self._reader = open(self.root / self._pack, "rb")  # noqa: SIM115 - kept open
             data = os.pread(self._reader.fileno(), length, offset) if length >= 0 else b""
@@ -87,6 +85,18 @@ class FactsCache:
         del self._index[content_hash]
         self._dirty = True
         return None
+
+    def holds(self, content_hash: str) -> bool:
+        return content_hash in self._load()
+
+    def settle(self) -> None:
+        """Hand the blobs put so far to the file (not durable: `flush` is). A process forked
+        after it may read the cache: a buffered writer in a child would write those bytes a
+        second time through the file offset it shares with this process."""
+        if self._buffered:
+            with contextlib.suppress(OSError):
+                self._writer.flush()
+            self._buffered = False
 
     # ------------------------------------------------------------------ writing
     def put(self, content_hash: str, blob: bytes) -> None:

@@ -85,7 +85,9 @@ def test_resolution_forks_only_while_the_workers_would_fit_in_the_memory_budget(
     opts = RunOptions(workers=2, memory_budget_mb=3072)
     assert resolve_workers(opts, 3000, 300) == 2  # Django: the parent holds ~300 MB
     assert resolve_workers(opts, 50000, 2000) == 1  # 50,000 files: one copy would not fit
-    assert resolve_workers(RunOptions(workers=4, memory_budget_mb=3072), 9000, 700) == 3
+    # each worker counts COW_SHARE of the parent (what it copies), not a whole copy
+    assert resolve_workers(RunOptions(workers=4, memory_budget_mb=3072), 9000, 700) == 4
+    assert resolve_workers(RunOptions(workers=4, memory_budget_mb=3072), 9000, 1000) == 3
     assert resolve_workers(opts, PARALLEL_RESOLVE_MIN - 1, 10) == 1  # too small to pay a fork
 
 
