@@ -43,3 +43,26 @@ def test_a_c_interface_edit_re_resolves_the_users(tmp_path):
     report = run(repo)
     assert report.mode == "incremental" and report.resolved >= 7
     assert_same_as_full(repo, tmp_path)
+
+
+def test_an_include_added_deep_in_a_cycle_re_resolves_the_files_that_reach_it(tmp_path):
+    # a.h and b.h include each other (guards): one include cycle, one module-name digest
+    files = {
+        "include/a.h": '#ifndef A_H\n#define A_H\n#include "b.h"\n#endif\n',
+        "include/b.h": '#ifndef B_H\n#define B_H\n#include "a.h"\n#endif\n',
+        "include/decl.h": "#ifndef DECL_H\n#define DECL_H\nint more(void);\n#endif\n",
+        "lib/more.c": '#include "decl.h"\nint more(void)\n{\n\treturn 1;\n}\n',
+        "lib/user.c": '#include "a.h"\nint user(void)\n{\n\treturn more();\n}\n',
+        "lib/other.c": "int other(void)\n{\n\treturn 2;\n}\n",
+    }
+    repo = make(tmp_path, files)
+    b = repo / "include/b.h"
+    # user.c now reaches more()'s prototype through a.h -> b.h: its call becomes `import`
+    b.write_text(b.read_text().replace('#include "a.h"\n', '#include "a.h"\n#include "decl.h"\n'))
+    report = run(repo)
+    assert report.mode == "incremental"
+    # b.h, a.h (its cycle: one digest), more.c (it includes decl.h, a name b.h now binds) and
+    # user.c, which reaches them: no name it uses is written in b.h, only its module name
+    # (the digest of what it reaches) says so; not other.c
+    assert report.resolved == 4
+    assert_same_as_full(repo, tmp_path)

@@ -7,7 +7,7 @@ from codeimpact.indexer.lang.cfamily import detect, extract, extract_cpp, plan
 NAME = "c"
 GROUP = "cfamily"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
-RESOLVE_VERSION = 1
+RESOLVE_VERSION = 2  # 2: module names by include_digest.py
 
 
 def extract_c_or_cpp(source: bytes) -> FileFacts:
