@@ -17,7 +17,7 @@ Ratios are against the floor measured in the same run. The machine is shared: th
 average is printed beside each figure, and CPU time is the figure to compare.
 
     flock /work/wt/.bench.lock python benchmarks/bench_kernel.py [--src DIR | --tarball F]
-        [--only DIR ...] [--work DIR] [--keep]
+        [--only DIR ...] [--work DIR] [--keep] [--repo GIT_COPY]
     pytest benchmarks/bench_kernel.py --benchmark-only -s   # skips without the source
 
 Without a tree or tarball it says so and exits 0 (`--fetch` runs apt-get install first).
@@ -142,11 +142,16 @@ def line(name: str, report: dict, floor_cpu: float | None = None) -> str:
     )
 
 
-def run(source: Path, work: Path, only: list[str]) -> list[str]:
+def run(source: Path, work: Path, only: list[str], repo: Path | None = None) -> list[str]:
+    """The figures, as lines; `repo`: a committed git copy made before (indexed in place,
+    `--force`), instead of copying `source` into `work`."""
     out: list[str] = []
     t = time.perf_counter()
-    repo = git_copy(source, work, only)
-    out.append(f"git copy: {time.perf_counter() - t:.0f}s ({repo})")
+    if repo is None:
+        repo = git_copy(source, work, only)
+        out.append(f"git copy: {time.perf_counter() - t:.0f}s ({repo})")
+    else:
+        out.append(f"git copy made before: {repo}")
     cores = os.cpu_count() or 1
     before, at = children_cpu(), load()
     floor_wall, n_files, size = parse_only(repo, cores)
@@ -179,7 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=[], help="index only these top folders")
     ap.add_argument("--work", help="where the git copy goes (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the git copy and its index")
+    ap.add_argument("--repo", help="a committed git copy of a kernel tree (one a --keep run "
+                    "left): indexed in place instead of copying the tree again")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.repo:
+        repo = Path(args.repo)
+        if not (repo / ".git").exists() or not (repo / EDIT_FILE).exists():
+            print(f"bench_kernel: {repo} is not a git copy of a kernel tree", file=sys.stderr)
+            return 2
+        for text in run(repo, repo.parent, [], repo):
+            print(text, flush=True)
+        return 0
     source = find_source(args.src, args.tarball, args.fetch)
     if isinstance(source, str):
         print(f"bench_kernel: skipped: {source}")
