@@ -47,23 +47,14 @@ def signature(source: bytes, start: int, end: int) -> str:
     return _WS.sub(" ", source[start:end].decode(errors="replace")).strip()[:300]
 
 
-class Scopes:
-    """Innermost enclosing definition of a byte offset.
+class NestedScopes:
+    """Innermost enclosing definition of a byte offset, over intervals (start, end, local,
+    index of the parent interval) sorted by start that nest properly (tree-sitter nodes
+    do): a lookup is one bisect plus a short walk outwards."""
 
-    Intervals must nest properly (tree-sitter nodes do); each keeps the index
-    of its parent, so a lookup is one bisect plus a short walk outwards.
-    """
-
-    def __init__(self, intervals: list[tuple[int, int, str]]):
-        intervals = sorted(intervals, key=lambda iv: (iv[0], -iv[1]))
-        self.starts = [iv[0] for iv in intervals]
-        self.items: list[tuple[int, int, str, int]] = []
-        stack: list[int] = []
-        for start, end, local in intervals:
-            while stack and self.items[stack[-1]][1] <= start:
-                stack.pop()
-            self.items.append((start, end, local, stack[-1] if stack else -1))
-            stack.append(len(self.items) - 1)
+    def __init__(self, items: list[tuple[int, int, str, int]]):
+        self.starts = [iv[0] for iv in items]
+        self.items = items
 
     def at(self, pos: int) -> str:
         i = bisect.bisect_right(self.starts, pos) - 1
@@ -73,6 +64,20 @@ class Scopes:
                 return local
             i = parent
         return ""
+
+
+class Scopes(NestedScopes):
+    """NestedScopes of (start, end, local) intervals in any order (the parents found here)."""
+
+    def __init__(self, intervals: list[tuple[int, int, str]]):
+        items: list[tuple[int, int, str, int]] = []
+        stack: list[int] = []
+        for start, end, local in sorted(intervals, key=lambda iv: (iv[0], -iv[1])):
+            while stack and items[stack[-1]][1] <= start:
+                stack.pop()
+            items.append((start, end, local, stack[-1] if stack else -1))
+            stack.append(len(items) - 1)
+        super().__init__(items)
 
 
 class Names:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import FileFacts, ImportFact, SymbolFact
-from codeimpact.indexer.lang.rust.extract import EXPR_MACROS
+from codeimpact.indexer.lang.rust.matching import EXPR_MACROS
 from codeimpact.indexer.lang.rust.syntax import words
 
 STD_CRATES = words("std core alloc proc_macro test")

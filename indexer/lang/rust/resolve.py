@@ -42,7 +42,6 @@ from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import innermost
 from codeimpact.indexer.lang.rust.crates import module_tree
-from codeimpact.indexer.lang.rust.extract import MACROS
 from codeimpact.indexer.lang.rust.index import (
     PATH,
     PRELUDE,
@@ -57,6 +56,7 @@ from codeimpact.indexer.lang.rust.index import (
     head,
     std_trait,
 )
+from codeimpact.indexer.lang.rust.matching import MACROS
 from codeimpact.indexer.lang.rust.paths import Paths
 from codeimpact.indexer.lang.rust.values import Values
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup

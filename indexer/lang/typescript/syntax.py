@@ -7,7 +7,6 @@ declaration sits (exported, at module level, an overload signature).
 
 from __future__ import annotations
 
-import bisect
 import re
 
 import tree_sitter as ts
@@ -30,23 +29,6 @@ _PROMISE_TYPES = frozenset(["Promise", "PromiseLike", "Awaited", "Readonly"])
 _NULL_TYPES = frozenset(["null", "undefined", "void", "never"])
 WS = re.compile(r"\s+")
 _MAX_CHAIN = 48
-
-
-class Scopes:
-    """Innermost enclosing definition of a byte offset, by binary search over nested intervals."""
-
-    def __init__(self, intervals: list[tuple[int, int, str, int]]):
-        self.starts = [iv[0] for iv in intervals]
-        self.intervals = intervals  # (start, end, local, parent index), sorted by start
-
-    def at(self, pos: int) -> str:
-        i = bisect.bisect_right(self.starts, pos) - 1
-        while i >= 0:
-            start, end, local, parent = self.intervals[i]
-            if start <= pos < end:
-                return local
-            i = parent
-        return ""
 
 
 # ---------------------------------------------------------------- node helpers
