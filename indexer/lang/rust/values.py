@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from codeimpact.indexer.lang.engine.chains import evaluate
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import in_effect
 from codeimpact.indexer.lang.rust.index import (
@@ -74,50 +75,67 @@ class Values:
             return self.type_value(fi, self._container(fi, ent[2]), enc, None, depth + 1)
         return None
 
-    def eval_value(self, fi: File, scope: str, chain: str, line: int, depth: int = 0):
-        """(value, reason) of an expression chain, or None when its type is not evident."""
-        if depth > MAX_DEPTH or chain.startswith("?"):
-            return None
+    # `a::b(x)?.c.d()[i]` on the engine's evaluator (engine/chains.py): the head is a path
+    # (followed by `()`: its value is ("callable", entity) for that step to call), then one
+    # step a token: `()`, `?` (unwraps an Option/Result), `[]` (a sequence's item), `.f` a
+    # field, `.m()` a method's result. Too deep: None, no memo cut (nothing partial is kept).
+    chain_depth = MAX_DEPTH
+
+    def chain_cut(self):
+        return None
+
+    def chain_steps(self, chain: str) -> list[tuple]:
         tokens = CHAIN_TOKEN.findall(chain)
+        if not tokens:
+            return []
         head = [tokens[0]]
         i = 1
         while i + 1 < len(tokens) and tokens[i] == "::":
             head.append(tokens[i + 1])
             i += 2
-        r = self._head_value(fi, scope, head, line, depth, calls=tokens[i : i + 1] == ["()"])
-        if r is None:
-            return None
-        val, reason = r
+        steps: list[tuple] = [(head, tokens[i : i + 1] == ["()"])]
         while i < len(tokens):
-            tok = tokens[i]
-            if tok == "()":
-                if val is None or val[0] != "callable":
-                    return None
-                val, reason = self._call_result(val[1], reason, depth)
-                i += 1
-            elif tok == "?":
-                val = val[1] if val is not None and val[0] == "wrap" else val
-                i += 1
-            elif tok == "[]":
-                val = val[1] if val is not None and val[0] == "seq" else None
-                i += 1
-            elif tok == ".":
-                name = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if tokens[i] == ".":
                 is_call = tokens[i + 2 : i + 3] == ["()"]
-                if is_call:
-                    val, reason = self._method_result(val, name, reason, depth)
-                    i += 3
-                else:
-                    val = self._field(val, name, depth)
-                    reason = weakest(reason, "local-type")
-                    i += 2
+                steps.append((".", tokens[i + 1] if i + 1 < len(tokens) else "", is_call))
+                i += 3 if is_call else 2
             else:
+                steps.append((tokens[i],))
+                i += 1
+        return steps
+
+    def eval_value(self, fi: File, scope: str, chain: str, line: int, depth: int = 0):
+        """(value, reason) of an expression chain, or None when its type is not evident."""
+        return evaluate(self, fi, scope, chain, line, depth)
+
+    def chain_head(self, fi: File, scope: str, step, line: int, depth: int, _option):
+        head, calls = step
+        return self._head_value(fi, scope, head, line, depth, calls=calls)
+
+    def chain_step(self, found, step, depth: int, _option):
+        val, reason = found
+        tok = step[0]
+        if tok == "()":
+            if val is None or val[0] != "callable":
                 return None
-            if val is None:
-                return None
-        if val is None or val[0] == "callable":
+            val, reason = self._call_result(val[1], reason, depth)
+        elif tok == "?":
+            val = val[1] if val is not None and val[0] == "wrap" else val
+        elif tok == "[]":
+            val = val[1] if val is not None and val[0] == "seq" else None
+        elif tok == ".":
+            _, name, is_call = step
+            if is_call:
+                val, reason = self._method_result(val, name, reason, depth)
+            else:
+                val = self._field(val, name, depth)
+                reason = weakest(reason, "local-type")
+        else:
             return None
-        return val, reason
+        return None if val is None else (val, reason)
+
+    def chain_end(self, found, depth: int, _option):
+        return None if found[0] is None or found[0][0] == "callable" else found
 
     def _head_value(
         self, fi: File, scope: str, head: list[str], line: int, depth: int, calls: bool

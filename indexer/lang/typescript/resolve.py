@@ -22,6 +22,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+from codeimpact.indexer.lang.engine.chains import evaluate
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.hierarchy import (
     descendants,
@@ -304,13 +305,23 @@ class TsProject(Exports, Project):
             return ent, reason
         return r[0], weakest(reason, r[1])
 
+    # ------------------------------------------------------------------ chains
+    # `a.b().c` on the engine's evaluator (engine/chains.py): steps are (name, called); every
+    # member step dereferences the value so far first (a module variable's value,
+    # `module.exports`), and so does the end unless `deref_last` is false
+    chain_depth = _MAX_DEPTH
+
+    def chain_cut(self):
+        return self._cut()
+
+    def chain_steps(self, chain: str) -> list[tuple[str, bool]]:
+        return [_split_call(part) for part in chain.split(".")]
+
     def eval_chain(self, fi, scope, chain, line, depth=0, deref_last=True):
-        if not chain or chain.startswith("?"):
-            return None
-        if depth > _MAX_DEPTH:
-            return self._cut()
-        parts = chain.split(".")
-        head, called = _split_call(parts[0])
+        return evaluate(self, fi, scope, chain, line, depth, deref_last)
+
+    def chain_head(self, fi, scope, step, line, depth, _deref_last):
+        head, called = step
         if head == "this":
             cls = fi.innermost(scope, _CLASS)
             if cls is not None:
@@ -327,29 +338,19 @@ class TsProject(Exports, Project):
             r = (base, "super")
         else:
             r = self.lookup_name(fi, scope, head, line, depth + 1)
-        if r is None:
-            return None
-        ent, reason = r
-        if called:
-            r = self._call_value(ent, reason, depth)
-            if r is None:
-                return None
-            ent, reason = r
-        for part in parts[1:]:
-            attr, called = _split_call(part)
-            ent, reason = self.deref(ent, reason, depth + 1)
-            r = self.getattr((ent, reason), attr, depth + 1)
-            if r is None:
-                return None
-            ent, reason = r
-            if called:
-                r = self._call_value(ent, reason, depth)
-                if r is None:
-                    return None
-                ent, reason = r
-        if deref_last:
-            ent, reason = self.deref(ent, reason, depth + 1)
-        return ent, reason
+        if r is None or not called:
+            return r
+        return self._call_value(r[0], r[1], depth)
+
+    def chain_step(self, found, step, depth, _deref_last):
+        attr, called = step
+        r = self.getattr(self.deref(found[0], found[1], depth + 1), attr, depth + 1)
+        if r is None or not called:
+            return r
+        return self._call_value(r[0], r[1], depth)
+
+    def chain_end(self, found, depth, deref_last):
+        return self.deref(found[0], found[1], depth + 1) if deref_last else found
 
     def _this_owner(self, fi: _FileIndex, scope: str):
         """`this` in `A.prototype.m = function` is an A; in `obj.m = function` it is obj."""

@@ -1,0 +1,55 @@
+"""The one chain evaluator of the dynamic languages (Python, TypeScript/JavaScript, Rust).
+
+A chain is a value expression written as its steps (syntax_common.py's chain form): a head
+(a name, `self`/`this`, `super`, a path) and member steps, each with what follows it (a
+call, a subscript, Rust's `?`). Evaluating one is the same fold in every language: the
+head's value, then each step applied to the value so far, stopping at the first step whose
+value is not evident; what a value is and what a step does to it are the language's (its
+entity tuples, its member lookup, its call results), given by four hooks:
+
+- `chain_steps(chain)`: the chain split into steps (None: not a chain this language reads);
+- `chain_head(fi, scope, step, line, depth, option)`: (value, rule) of the first step;
+- `chain_step(found, step, depth, option)`: (value, rule) after one more step;
+- `chain_end(found, depth, option)`: the result (a last dereference, or None when what is
+  left is not a value).
+
+and two settings: `chain_depth` (deeper evaluations stop) and `chain_cut()` (what a
+stopped one returns: a memo cut where the language memoises partial results, else None).
+`option` is the caller's per-call parameter, passed through untouched (Python's list of
+property reads, TypeScript's `deref_last`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class ChainLanguage(Protocol):
+    chain_depth: int
+
+    def chain_cut(self) -> Any: ...
+
+    def chain_steps(self, chain: str) -> list | None: ...
+
+    def chain_head(self, fi, scope: str, step, line, depth: int, option) -> tuple | None: ...
+
+    def chain_step(self, found: tuple, step, depth: int, option) -> tuple | None: ...
+
+    def chain_end(self, found: tuple, depth: int, option) -> tuple | None: ...
+
+
+def evaluate(lang: ChainLanguage, fi, scope: str, chain: str, line, depth: int, option=None):
+    """(value, rule) of `chain` in `scope` at `line`, or None when its value is not evident."""
+    if not chain or chain.startswith("?"):
+        return None
+    if depth > lang.chain_depth:
+        return lang.chain_cut()
+    steps = lang.chain_steps(chain)
+    if not steps:
+        return None
+    found = lang.chain_head(fi, scope, steps[0], line, depth, option)
+    for step in steps[1:]:
+        if found is None:
+            return None
+        found = lang.chain_step(found, step, depth, option)
+    return None if found is None else lang.chain_end(found, depth, option)
