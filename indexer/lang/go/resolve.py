@@ -50,7 +50,7 @@ from codeimpact.indexer.lang.engine.static import (
     StaticProject,
 )
 from codeimpact.indexer.lang.go.entrypoints import TABLE as ENTRY_POINTS
-from codeimpact.indexer.lang.go.extract import BUILTIN_FUNCS, BUILTIN_TYPES
+from codeimpact.indexer.lang.go.syntax import BUILTIN_FUNCS, BUILTIN_TYPES
 from codeimpact.indexer.resolved import external_uid, strip_dup
 
 _MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
