@@ -14,6 +14,12 @@ killed analyze takes it along). What it raised is sent back and raised again her
 same type with the same text (storage_errors reads Kùzu's message; an OSError keeps its
 errno).
 
+A full build may start its writer early (`prestart`): forked while the builder is still
+small, after it imported pyarrow and Kùzu, so the writer needs no interpreter start-up nor
+imports of its own (0.25-0.3 s of CPU on Django, the most of what a process of its own
+cost over a write in the builder) and is ready when the tables are. It waits for a first
+line naming the generation, `{"folder": path, "number": n, "buffer_pool": bytes}`.
+
 Protocol, parent to child: per table a line `{"table": name, "bytes": n}` and n bytes of an
 Arrow IPC stream; then a line `{"meta": ...}`. Child to parent, at the end: one line, `{"rows":
 {table: count}}` or `{"error": type, "errno": n, "message": text}`.
@@ -25,12 +31,14 @@ import builtins
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from codeimpact.graph import layout
 from codeimpact.graph.errors import CorruptIndex
@@ -68,9 +76,13 @@ def _raise_answer(answer: dict) -> None:
 
 
 def write_generation(gen: layout.Generation, tables: Iterable[tuple[str, pa.Table]],
-                     meta: dict[str, Any], buffer_pool: int) -> dict[str, int]:  # fmt: skip
+                     meta: dict[str, Any], buffer_pool: int, *,
+                     writer: Prestarted | None = None) -> dict[str, int]:  # fmt: skip
     """Create `gen`'s database: the schema, each table by COPY (in the order given), then
-    Meta = `meta`; checkpointed. Returns its row counts."""
+    Meta = `meta`; checkpointed. Returns its row counts. `writer`: a `prestart`ed writer
+    (taken over: it is waited for here), else a fresh interpreter is started now."""
+    if writer is not None:
+        return writer.write(gen, tables, meta, buffer_pool)
     with tempfile.TemporaryFile() as err:  # what Kùzu prints as it aborts: not for the user
         proc = subprocess.Popen(
             [sys.executable, "-m", __name__, str(gen.path), str(gen.number), str(buffer_pool)],
@@ -78,52 +90,137 @@ def write_generation(gen: layout.Generation, tables: Iterable[tuple[str, pa.Tabl
             cwd=gen.path,  # not the caller's folder: `-m` would import a checkout found there
         )  # fmt: skip
         try:
-            line = _feed(proc, tables, meta)
+            line = _feed(proc.stdin, proc.stdout, tables, meta)
+            proc.wait()
         except BaseException:
             proc.kill()
             proc.wait()
             raise
         finally:
             proc.stdout.close()
-        err.seek(0)
-        said = err.read().decode("utf-8", "replace").strip().splitlines()
+        return _rows(line, proc.returncode, err)
+
+
+def _rows(line: bytes, status: int | None, err: IO[bytes]) -> dict[str, int]:
+    """The row counts the writer answered, or what it raised raised here."""
+    err.seek(0)
+    said = err.read().decode("utf-8", "replace").strip().splitlines()
     if not line:
         last = f": {said[-1]}" if said else ""
         raise WriterDied(f"the database writer exited without an answer (status "
-                         f"{proc.returncode}){last}")  # fmt: skip
+                         f"{status}){last}")  # fmt: skip
     answer = json.loads(line)
     if "rows" not in answer:
         _raise_answer(answer)
     return {k: int(v) for k, v in answer["rows"].items()}
 
 
-def _feed(proc: subprocess.Popen, tables: Iterable[tuple[str, pa.Table]],
-          meta: dict[str, Any]) -> bytes:  # fmt: skip
-    """Send the tables and meta to the writer; returns its answer line (b"": none)."""
+@dataclass
+class Prestarted:
+    """A writer forked by `prestart`, waiting for its generation; `write` or `cancel` it."""
+
+    pid: int
+    to_child: IO[bytes]
+    from_child: IO[bytes]
+    err: IO[bytes]  # the child's stderr
+
+    def write(self, gen: layout.Generation, tables: Iterable[tuple[str, pa.Table]],
+              meta: dict[str, Any], buffer_pool: int) -> dict[str, int]:  # fmt: skip
+        try:
+            head = {"folder": str(gen.path), "number": gen.number, "buffer_pool": buffer_pool}
+            line = _feed(self.to_child, self.from_child, tables, meta, head)
+            status = self._reap()
+        except BaseException:
+            self.cancel()
+            raise
+        return _rows(line, status, self.err)
+
+    def _reap(self) -> int | None:
+        pid, self.pid = self.pid, 0
+        for f in (self.to_child, self.from_child):
+            with contextlib.suppress(OSError):
+                f.close()
+        if not pid:
+            return None
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status)
+
+    def cancel(self) -> None:
+        """Stop the writer if it is still there (the build failed, or wrote no database)."""
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._reap()
+        self.err.close()
+
+
+def prestart(after_fork: Callable[[int], None]) -> Prestarted:
+    """A writer forked now (see the module docstring): call it while this process is small
+    and runs no other thread. `after_fork(parent_pid)` runs first in the child (the
+    builder's lifeline: the writer dies with it)."""
+    import pyarrow.ipc  # noqa: F401 - the child reads the tables with it: imported once, here
+
+    from codeimpact.graph import store  # noqa: F401 - Kùzu, likewise
+
+    down_r, down_w = os.pipe()
+    up_r, up_w = os.pipe()
+    err = tempfile.TemporaryFile()  # noqa: SIM115 - closed by Prestarted.cancel
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the builder's code
+        try:
+            after_fork(parent)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
+            os.dup2(err.fileno(), 2)
+            os.dup2(down_r, 0)
+            os.dup2(up_w, 1)
+            # every other descriptor is the builder's (its lock file, its workers' pipes)
+            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+            _prestarted_child(os.fdopen(0, "rb"), os.fdopen(1, "wb"))
+        finally:
+            os._exit(1)  # what _prestarted_child did not end: never back into the builder
+    os.close(down_r)
+    os.close(up_w)
+    return Prestarted(pid, os.fdopen(down_w, "wb"), os.fdopen(up_r, "rb"), err)
+
+
+def _prestarted_child(source: IO[bytes], out: IO[bytes]) -> None:
+    line = source.readline()
+    if not line:
+        os._exit(0)  # cancelled: the builder wrote no database
+    head = json.loads(line)
+    gen = layout.Generation(int(head["number"]), Path(head["folder"]))
+    _run(gen, int(head["buffer_pool"]), source, out)
+
+
+def _feed(to_child: IO[bytes], from_child: IO[bytes], tables: Iterable[tuple[str, pa.Table]],
+          meta: dict[str, Any], head: dict | None = None) -> bytes:  # fmt: skip
+    """Send the tables and meta (after `head`, a prestarted writer's generation) to the
+    writer; returns its answer line (b"": none)."""
     try:
+        if head is not None:
+            to_child.write(json.dumps(head).encode() + b"\n")
         for name, table in tables:
             data = _ipc_bytes(table)
             del table
-            proc.stdin.write(json.dumps({"table": name, "bytes": data.size}).encode() + b"\n")
-            proc.stdin.write(memoryview(data))
+            to_child.write(json.dumps({"table": name, "bytes": data.size}).encode() + b"\n")
+            to_child.write(memoryview(data))
             del data
-        proc.stdin.write(json.dumps({"meta": meta}).encode() + b"\n")
+        to_child.write(json.dumps({"meta": meta}).encode() + b"\n")
     except BrokenPipeError:
         pass  # the writer failed (or died): its answer says why
     with contextlib.suppress(BrokenPipeError):
-        proc.stdin.close()
-    said = proc.stdout.read().strip().splitlines()  # the answer is the last line
-    proc.wait()
+        to_child.close()
+    said = from_child.read().strip().splitlines()  # the answer is the last line
     return said[-1] if said else b""
 
 
 # ------------------------------------------------------------------------- the child
-def _serve(gen: layout.Generation, buffer_pool: int) -> dict[str, int]:
+def _serve(gen: layout.Generation, buffer_pool: int, source: IO[bytes]) -> dict[str, int]:
     import pyarrow as pa
 
     from codeimpact.graph.store import Writer
 
-    source = sys.stdin.buffer
     w = Writer(gen, buffer_pool)
     try:
         w.create_schema()
@@ -149,17 +246,11 @@ def _serve(gen: layout.Generation, buffer_pool: int) -> dict[str, int]:
         raise
 
 
-def _answer(answer: dict, code: int) -> None:
-    """Send the answer and end here: no destructor runs (see `_serve`)."""
-    sys.stdout.write(json.dumps(answer) + "\n")
-    sys.stdout.flush()
-    os._exit(code)
-
-
-def main(argv: list[str]) -> None:
-    folder, number, buffer_pool = argv
+def _run(gen: layout.Generation, buffer_pool: int, source: IO[bytes], out: IO[bytes]) -> None:
+    """Write `gen` from `source`, answer on `out`, and end the process here: no destructor
+    of a failed write runs (see `_serve`)."""
     try:
-        rows = _serve(layout.Generation(int(number), Path(folder)), int(buffer_pool))
+        rows = _serve(gen, buffer_pool, source)
     except BaseException as e:  # everything goes to the parent, which raises it
         answer = {"error": type(e).__name__, "message": str(e)}
         if e.__cause__ is not None:
@@ -167,8 +258,20 @@ def main(argv: list[str]) -> None:
         if isinstance(e, OSError) and e.errno:
             answer.update(errno=e.errno, strerror=e.strerror,
                           filename=None if e.filename is None else str(e.filename))  # fmt: skip
-        _answer(answer, 1)  # inside the handler: the failed write's objects are still held
-    _answer({"rows": rows}, 0)
+        _answer(out, answer, 1)  # inside the handler: the failed write's objects are still held
+    _answer(out, {"rows": rows}, 0)
+
+
+def _answer(out: IO[bytes], answer: dict, code: int) -> None:
+    out.write(json.dumps(answer).encode() + b"\n")
+    out.flush()
+    os._exit(code)
+
+
+def main(argv: list[str]) -> None:
+    folder, number, buffer_pool = argv
+    _run(layout.Generation(int(number), Path(folder)), int(buffer_pool), sys.stdin.buffer,
+         sys.stdout.buffer)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -6,15 +6,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from codeimpact.graph import layout, spare
+from codeimpact.graph import full_write, layout, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.lazy_facts import LazyFacts
+from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.plan import lookup_keys_blob
 from codeimpact.indexer.report import AnalyzeReport
 from codeimpact.indexer.resolution import (
@@ -38,6 +40,11 @@ from codeimpact.indexer.tables import file_table, write_full_generation
 if TYPE_CHECKING:
     from codeimpact.indexer import full_graph
 
+# Source bytes held (every file's, read by the scan) up to which the database writer is
+# forked early: Django's 2,900 files are ~40 MB; a tree of ~70,000 (the Linux kernel) starts
+# its writer when it writes instead, from a fresh interpreter.
+PRESTART_MAX_BYTES = 128 << 20
+
 
 def full(run: Run, reason: str) -> AnalyzeReport:
     # git runs while the files are parsed (they were read by the scan): not after the write
@@ -50,19 +57,33 @@ def full(run: Run, reason: str) -> AnalyzeReport:
 
 def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
     with contextlib.ExitStack() as arrow_scope:
+        writer: list[full_write.Prestarted] = []
 
         @functools.cache  # once
         def start_arrow() -> None:
             # the full build's graph needs pyarrow (incremental runs go without its
             # import time): imported, set up and started while the workers extract
-            importlib.import_module("codeimpact.indexer.full_graph").warm_up()
+            full_graph = importlib.import_module("codeimpact.indexer.full_graph")
+            if _may_prestart(run):  # before Arrow starts its threads: a fork copies one
+                writer.append(full_write.prestart(die_with_parent))
+                arrow_scope.callback(writer[0].cancel)
+            full_graph.warm_up()
             arrow_scope.enter_context(malloc_pool())
 
-        return _full_graph(run, reason, probe, start_arrow)
+        return _full_graph(run, reason, probe, start_arrow, writer)
+
+
+def _may_prestart(run: Run) -> bool:
+    """Whether the database writer is forked now (graph/full_write.py `prestart`): it keeps
+    what this process holds at the fork (pages this process frees later stay the writer's
+    until it ends), so only while that is small, and only when no other thread runs."""
+    held = sum(map(len, run.data.values()))
+    return held <= PRESTART_MAX_BYTES and threading.active_count() == 1
 
 
 def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
-                start_arrow: Callable[[], None]) -> AnalyzeReport:  # fmt: skip
+                start_arrow: Callable[[], None],
+                writer: list[full_write.Prestarted]) -> AnalyzeReport:  # fmt: skip
     t = time.perf_counter()
     facts, parsed = run.facts_for(run.records, start_arrow)
     start_arrow()  # when every file's facts came from the cache
@@ -116,7 +137,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         del held
         try:
             tables = full_graph.symbol_tables(content, file_table(run.records))
-            rows = write_full_generation(gen, tables, meta, run.options.buffer_pool)
+            rows = write_full_generation(gen, tables, meta, run.options.buffer_pool,
+                                         writer=writer.pop() if writer else None)  # fmt: skip
             del content, tables
             run.phase("write", t)
             t = time.perf_counter()

@@ -17,7 +17,7 @@ import numpy as np
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.errors import CorruptIndex
-from codeimpact.graph.full_write import write_generation
+from codeimpact.graph.full_write import Prestarted, write_generation
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, column_names
 from codeimpact.graph.store import count_mismatches
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, SymbolRow
@@ -81,11 +81,14 @@ def expected_counts(stats: dict) -> dict[str, int]:
 
 
 def write_full_generation(gen: layout.Generation, tables: Iterator[tuple[str, pa.Table]],
-                          meta: dict, buffer_pool: int) -> dict[str, int]:  # fmt: skip
+                          meta: dict, buffer_pool: int, *,
+                          writer: Prestarted | None = None) -> dict[str, int]:  # fmt: skip
     """A new database: the schema, every table by COPY (one at a time), then Meta; returns
     its row counts, checked against the figures in `meta`. Written by a process of its own
-    (graph/full_write.py: Kùzu's COPY would add its 130-170 MB to this process's peak)."""
-    counts = write_generation(gen, tables, {**meta, "generation": gen.number}, buffer_pool)
+    (graph/full_write.py: Kùzu's COPY would add its 130-170 MB to this process's peak):
+    `writer` when one was prestarted."""
+    counts = write_generation(gen, tables, {**meta, "generation": gen.number}, buffer_pool,
+                              writer=writer)  # fmt: skip
     lost = count_mismatches(counts, expected_counts(meta["stats"]))
     if lost:
         raise CorruptIndex(

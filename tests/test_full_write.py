@@ -1,5 +1,7 @@
 """The full build's database written by a process of its own (graph/full_write.py): what it
-raised comes back as such, and a writer that dies is an error, never a half-written answer."""
+raised comes back as such, and a writer that dies is an error, never a half-written answer.
+Each test runs with a writer started at the write (a fresh interpreter) and with one forked
+beforehand (`prestart`, as a full build does while its workers extract)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ import pytest
 
 from codeimpact.graph import layout
 from codeimpact.graph.arrow import arrow_table
-from codeimpact.graph.full_write import WriterDied, write_generation
+from codeimpact.graph.full_write import WriterDied, prestart, write_generation
 from codeimpact.graph.schema import NODE_TABLES
 from codeimpact.graph.store import count_rows
+from codeimpact.indexer.lifeline import die_with_parent
 
 FILE_ROW = ("a.py", "python", "0" * 16, 10, 1, False, "ok")
 
@@ -32,10 +35,22 @@ def _children() -> list[int]:
     return pids
 
 
-def test_the_tables_and_meta_are_written_and_counted(tmp_path):
+@pytest.fixture(params=["at the write", "prestarted"])
+def writer(request):
+    """The `writer=` argument: None (started by write_generation) or a prestarted one."""
+    if request.param == "at the write":
+        yield None
+        return
+    w = prestart(die_with_parent)
+    yield w
+    w.cancel()
+
+
+def test_the_tables_and_meta_are_written_and_counted(tmp_path, writer):
     gen = _gen(tmp_path)
     rows = write_generation(gen, [("File", arrow_table(NODE_TABLES["File"], [FILE_ROW]))],
-                            {"generation": 1, "mode": "full"}, 64 << 20)  # fmt: skip
+                            {"generation": 1, "mode": "full"}, 64 << 20,
+                            writer=writer)  # fmt: skip
     assert rows["File"] == 1 and rows["Symbol"] == 0
     import kuzu
 
@@ -44,15 +59,25 @@ def test_the_tables_and_meta_are_written_and_counted(tmp_path):
     assert count_rows(conn) == rows
     res = conn.execute("MATCH (m:Meta {key: 'mode'}) RETURN m.value")
     assert res.get_next()[0] == '"full"'
-
-
-def test_what_the_writer_raised_is_raised_here(tmp_path):
-    with pytest.raises(ValueError, match=r"File: columns \['x'\] != schema"):
-        write_generation(_gen(tmp_path), [("File", pa.table({"x": [1]}))], {}, 64 << 20)
     assert _children() == []  # waited for
 
 
-def test_a_killed_writer_is_an_error(tmp_path):
+def test_what_the_writer_raised_is_raised_here(tmp_path, writer):
+    with pytest.raises(ValueError, match=r"File: columns \['x'\] != schema"):
+        write_generation(_gen(tmp_path), [("File", pa.table({"x": [1]}))], {}, 64 << 20,
+                         writer=writer)  # fmt: skip
+    assert _children() == []  # waited for
+
+
+def test_a_prestarted_writer_that_is_not_used_is_stopped(tmp_path):
+    w = prestart(die_with_parent)
+    assert _children() == [w.pid]
+    w.cancel()
+    assert _children() == []  # stopped and waited for
+    assert list(tmp_path.iterdir()) == []  # it wrote nothing
+
+
+def test_a_killed_writer_is_an_error(tmp_path, writer):
     def tables():
         yield "File", arrow_table(NODE_TABLES["File"], [FILE_ROW])
         for pid in _children():  # the writer, started before the first table was taken
@@ -60,5 +85,5 @@ def test_a_killed_writer_is_an_error(tmp_path):
         yield "File", arrow_table(NODE_TABLES["File"], [])
 
     with pytest.raises(WriterDied, match="without an answer"):
-        write_generation(_gen(tmp_path), tables(), {}, 64 << 20)
+        write_generation(_gen(tmp_path), tables(), {}, 64 << 20, writer=writer)
     assert _children() == []
