@@ -128,7 +128,8 @@ def extract_parallel(
     global _ITEMS, _READ
     ctx = mp.get_context("fork")
     # biggest first, so a large file does not finish last
-    todo = sorted(range(len(items)), key=lambda i: -item_size(items[i]))
+    sizes = [item_size(item) for item in items]  # read per file at every hand-out: once here
+    todo = sorted(range(len(items)), key=lambda i: -sizes[i])
     todo.reverse()  # pop() from the end takes the biggest first
     _ITEMS, _READ = items, (root, max_size)
     procs: dict[int, tuple[mp.Process, object]] = {}
@@ -152,13 +153,13 @@ def extract_parallel(
             started[wid] = time.monotonic()
         if wid not in procs:
             return
-        nbytes = sum(item_size(items[i]) for i in queue)
+        nbytes = sum(map(sizes.__getitem__, queue))
         batch = []
         while todo and len(queue) < MAX_HELD and (len(queue) < MIN_HELD or nbytes < BATCH_BYTES):
             idx = todo.pop()
             batch.append(idx)
             queue.append(idx)
-            nbytes += item_size(items[idx])
+            nbytes += sizes[idx]
         if batch:
             procs[wid][1].send(batch)
 
