@@ -1,4 +1,5 @@
-"""The one chain evaluator of the dynamic languages (Python, TypeScript/JavaScript, Rust).
+"""The one chain evaluator: TypeScript/JavaScript, Rust and the typed engine (Go, Java, C,
+C++, C#, Dart, Kotlin, PHP, Ruby, Swift) evaluate their chains with it.
 
 A chain is a value expression written as its steps (syntax_common.py's chain form): a head
 (a name, `self`/`this`, `super`, a path) and member steps, each with what follows it (a
@@ -45,8 +46,12 @@ def evaluate(lang: ChainLanguage, fi, scope: str, chain: str, line, depth: int, 
     if depth > lang.chain_depth:
         return lang.chain_cut()
     steps = lang.chain_steps(chain)
-    if not steps:
-        return None
+    return evaluate_steps(lang, fi, scope, steps, line, depth, option) if steps else None
+
+
+def evaluate_steps(lang: ChainLanguage, fi, scope: str, steps: list, line, depth: int, option=None):
+    """The fold itself, over steps already split (the typed engine evaluates a callee's
+    receiver, all its steps but the last, this way)."""
     found = lang.chain_head(fi, scope, steps[0], line, depth, option)
     for step in steps[1:]:
         if found is None:

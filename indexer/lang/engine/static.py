@@ -35,10 +35,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
+from codeimpact.indexer.lang.engine.chains import evaluate, evaluate_steps
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect
+from codeimpact.indexer.lang.engine.typed_edges import TypedEdges
 from codeimpact.indexer.lang.engine.typed_members import (  # noqa: F401 (Found: re-exported)
     CALLABLE_KINDS,
     FIELD_KINDS,
@@ -92,7 +94,7 @@ class FileIndex(Lexical):
         return self.facts.extra
 
 
-class StaticProject(TypedMembers, Project):
+class StaticProject(TypedMembers, TypedEdges, Project):
     """Resolution of one language's files; subclasses supply the language's scoping rules."""
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
@@ -421,25 +423,37 @@ class StaticProject(TypedMembers, Project):
             return ent, reason
         return (ent[1], weakest("local-type", reason)) if ent[0] == "slice" else None
 
-    def eval_segments(self, fi, scope, segs, line, depth):
-        name, suf = segs[0]
+    # the engine's evaluator (engine/chains.py): steps are split_chain's (name, suffixes);
+    # the head is looked up as a type, a callee or a value by its first suffix, each member
+    # step is `attr`, and the suffixes apply after each; too deep: None, no memo cut
+    chain_depth = MAX_DEPTH
+
+    def chain_cut(self):
+        return None
+
+    def chain_steps(self, chain: str) -> list[tuple[str, tuple[str, ...]]]:
+        return split_chain(chain)
+
+    def chain_head(self, fi, scope, step, line, depth, _option):
+        name, suf = step
         mode = (
             "type" if suf[:1] == ("{}",) else "call" if suf[:1] in (("()",), ("[]",)) else "value"
         )
-        r = self.lookup_head(fi, scope, name, line, mode, depth)
-        r = self.apply_suffixes(r, suf, depth)
-        for name, suf in segs[1:]:
-            if r is None:
-                return None
-            call = suf[:1] in (("()",), ("[]",))
-            r = self.attr(r[0], name, call, r[1], depth + 1)
-            r = self.apply_suffixes(r, suf, depth)
-        return r
+        return self.apply_suffixes(self.lookup_head(fi, scope, name, line, mode, depth), suf, depth)
+
+    def chain_step(self, found, step, depth, _option):
+        name, suf = step
+        call = suf[:1] in (("()",), ("[]",))
+        return self.apply_suffixes(self.attr(found[0], name, call, found[1], depth + 1), suf, depth)
+
+    def chain_end(self, found, depth, _option):
+        return found
+
+    def eval_segments(self, fi, scope, segs, line, depth):
+        return evaluate_steps(self, fi, scope, segs, line, depth)
 
     def eval_chain(self, fi: FileIndex, scope: str, chain: str, line: int | None, depth: int = 0):
-        if depth > MAX_DEPTH or not chain or chain.startswith("?"):
-            return None
-        return self.eval_segments(fi, scope, split_chain(chain), line, depth)
+        return evaluate(self, fi, scope, chain, line, depth)
 
     # ------------------------------------------------------------------ calls
     def member_targets(self, ent, reason: str, name: str, argc: int | None, depth: int):
@@ -569,37 +583,3 @@ class StaticProject(TypedMembers, Project):
         if ent[0] in ("xsym", "xinst", "xpkg"):
             return external_uid(ent[1])
         return None
-
-    def file_edges(self, fi: FileIndex, edges: Edges) -> None:
-        self.import_edges(fi, edges)
-        self.heritage_edges(fi, edges)
-        self.extra_edges(fi, edges)
-        self.reference_edges(fi, edges)
-
-    def heritage_edges(self, fi: FileIndex, edges: Edges) -> None:
-        for h in fi.facts.heritage:
-            r = self.resolve_type(fi, fi.parent.get(h.scope, ""), h.base)
-            if r is None or r[0][0] not in ("sym", "xsym"):
-                continue
-            if r[0][0] == "sym" and self.kind(r[0]) not in TYPE_KINDS:
-                continue
-            rel = self.heritage_rel(fi, h, r[0])
-            dst = self.ent_uid(r[0])
-            src = f"{fi.path}::{h.scope}"
-            if dst != src:
-                edges.add(rel, src, dst, r[1], h.line)
-
-    def reference_edges(self, fi: FileIndex, edges: Edges) -> None:
-        for ref in fi.facts.references:
-            if ref.kind == "annotation":
-                r = self.resolve_type(fi, ref.scope, ref.target)
-                ok = r is not None and r[0][0] == "sym" and self.kind(r[0]) in TYPE_KINDS
-            else:
-                r = self.eval_chain(fi, ref.scope, ref.target, ref.line)
-                ok = r is not None and r[0][0] == "sym"
-            if not ok:
-                continue
-            src = f"{fi.path}::{ref.scope}"
-            dst = self.ent_uid(r[0])
-            if dst != src:
-                edges.add("REFERENCES", src, dst, r[1], ref.line)
