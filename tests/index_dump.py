@@ -165,8 +165,10 @@ def answers(index: Index, uids: list[str] | None = None, graph: dict | None = No
     return out
 
 
-def dump(repo: Path, with_answers: bool = True) -> dict:
-    """Everything above for the index of `repo`."""
+def dump(repo: Path, with_answers: bool = True, pick=None) -> dict:
+    """Everything above for the index of `repo`; `answers` of every symbol if `with_answers`,
+    or of the uids `pick(index, graph)` chooses (one opening, one uid graph: on Django each
+    costs seconds)."""
     with Index.open(repo) as index:
         graph = uid_graph(index)
         out = {
@@ -174,8 +176,9 @@ def dump(repo: Path, with_answers: bool = True) -> dict:
             "csr": csr_dump(index, graph),
             "unresolved": unresolved(index),
         }
-        if with_answers:
-            out["answers"] = answers(index, graph=graph)
+        if with_answers or pick is not None:
+            uids = None if pick is None else pick(index, graph)
+            out["answers"] = answers(index, uids, graph)
     return out
 
 
