@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -142,38 +143,37 @@ def line(name: str, report: dict, floor_cpu: float | None = None) -> str:
     )
 
 
-def run(source: Path, work: Path, only: list[str], repo: Path | None = None) -> list[str]:
-    """The figures, as lines; `repo`: a committed git copy made before (indexed in place,
-    `--force`), instead of copying `source` into `work`."""
-    out: list[str] = []
+def run(source: Path, work: Path, only: list[str], repo: Path | None = None) -> Iterator[str]:
+    """The figures, line by line as each step ends (a run stopped midway keeps what it
+    printed); `repo`: a committed git copy made before (indexed in place, `--force`), instead of
+    copying `source` into `work`."""
     t = time.perf_counter()
     if repo is None:
         repo = git_copy(source, work, only)
-        out.append(f"git copy: {time.perf_counter() - t:.0f}s ({repo})")
+        yield f"git copy: {time.perf_counter() - t:.0f}s ({repo})"
     else:
-        out.append(f"git copy made before: {repo}")
+        yield f"git copy made before: {repo}"
     cores = os.cpu_count() or 1
     before, at = children_cpu(), load()
     floor_wall, n_files, size = parse_only(repo, cores)
     floor_cpu = children_cpu() - before
-    out.append(f"parse-only floor: {n_files} files, {size / 1e9:.2f} GB: wall {floor_wall:.1f}s "
-               f"on {cores} cores, CPU {floor_cpu:.1f}s; load {at}")  # fmt: skip
+    yield (f"parse-only floor: {n_files} files, {size / 1e9:.2f} GB: wall {floor_wall:.1f}s "
+           f"on {cores} cores, CPU {floor_cpu:.1f}s; load {at}")  # fmt: skip
     full = analyze(repo, "--force")
-    out.append(line("full index", full, floor_cpu))
-    out.append(f"    {full['files']} files, {full['symbols']} symbols, edges {full['edges']}, "
-               f"calls {full['calls']}")  # fmt: skip
+    yield line("full index", full, floor_cpu)
+    yield (f"    {full['files']} files, {full['symbols']} symbols, edges {full['edges']}, "
+           f"calls {full['calls']}")  # fmt: skip
     b = full["_bench"]
-    out.append(f"    targets: wall {b['wall']:.0f}s vs {TARGET_FULL_S}s, peak {b['pss_mb']} MB "
-               f"(tree PSS) vs {TARGET_PEAK_MB} MB")  # fmt: skip
+    yield (f"    targets: wall {b['wall']:.0f}s vs {TARGET_FULL_S}s, peak {b['pss_mb']} MB "
+           f"(tree PSS) vs {TARGET_PEAK_MB} MB")  # fmt: skip
     runs = [("no-op", None), ("edit strscpy", True), ("revert", False)]
     for name, on in runs:
         if on is not None:
             edit(repo, on)
         r = analyze(repo)
-        out.append(line(name, r))
-        out.append(f"    vs target {TARGET_EDIT_S:.0f}s: {r['_bench']['wall']:.1f}s wall; "
-                   f"parsed {r.get('parsed')}, resolved {r.get('resolved')}")  # fmt: skip
-    return out
+        yield line(name, r)
+        yield (f"    vs target {TARGET_EDIT_S:.0f}s: {r['_bench']['wall']:.1f}s wall; "
+               f"parsed {r.get('parsed')}, resolved {r.get('resolved')}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,7 +216,9 @@ def test_kernel(benchmark):
     if isinstance(source, str):
         pytest.skip(source)
     with tempfile.TemporaryDirectory(prefix="bench-kernel-") as work:
-        lines = benchmark.pedantic(run, args=(source, Path(work), []), rounds=1, iterations=1)
+        lines = benchmark.pedantic(
+            lambda: list(run(source, Path(work), [])), rounds=1, iterations=1
+        )
     print("\n".join(lines))
 
 
