@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codeimpact.indexer.config import RunOptions
-from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.lang.api import FACTS_FORMAT, FileFacts
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.reading import extract_source, read_source
@@ -88,7 +88,7 @@ def facts_for(
     (and, copied page by page, its workers) held through resolution. A blob the cache could
     not take is kept here. A file whose bytes the scan did not keep (`data`) is read again
     by the worker that extracts it."""
-    cached: dict[str, str] = {}  # path -> the content hash its blob is cached under
+    cached: dict[str, str] = {}  # path -> the key its blob is cached under
     kept: dict[str, bytes] = {}  # path -> its blob, when the cache does not hold it
     order: list[str] = []  # the paths in the order their facts came
     todo: list[Item] = []
@@ -101,8 +101,8 @@ def facts_for(
             f = facts_of_blob(rec, None, repo, max_size, cache)
             kept[path] = f.to_bytes()
             status = (f.status, f.error)
-        elif cache.holds(rec.content_hash):
-            cached[path] = rec.content_hash
+        elif cache.holds(key := facts_key(rec.language, rec.content_hash)):
+            cached[path] = key
         else:
             kept[path] = blob
         order.append(path)
@@ -112,7 +112,7 @@ def facts_for(
     for rec in records:
         if rec.status.startswith("skipped:"):
             continue
-        blob = cache.get(rec.content_hash)
+        blob = cache.get(facts_key(rec.language, rec.content_hash))
         if blob is not None:
             take(rec.path, blob)
         elif rec.path in data:
@@ -126,7 +126,8 @@ def facts_for(
 
     def extracted(path: str, blob: bytes) -> None:
         nonlocal meanwhile
-        cache.put(by_path[path].content_hash, blob)
+        rec = by_path[path]
+        cache.put(facts_key(rec.language, rec.content_hash), blob)
         take(path, blob)
         if meanwhile is not None:
             job, meanwhile = meanwhile, None
@@ -170,7 +171,7 @@ def facts_of_blob(
     rr = read_source(str(repo), rec.path, max_size)
     blob = extract_source(rec.language, rr.data or b"")
     if rr.content_hash == rec.content_hash:
-        cache.put(rec.content_hash, blob)
+        cache.put(facts_key(rec.language, rec.content_hash), blob)
     return FileFacts.from_bytes(blob)
 
 

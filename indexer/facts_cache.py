@@ -1,4 +1,4 @@
-"""Extraction results by content hash, for one runner identity: one pack of blobs and an index.
+"""Extraction results by language and content hash, for one runner identity: one pack of blobs and an index.
 
 A run appends the blobs it extracted to the pack and rewrites the small index
 once (`flush`). A file per blob cost more than it saved: creating three thousand
@@ -28,6 +28,16 @@ import xxhash
 from codeimpact.graph.layout import atomic_write
 
 FORMAT = 2  # 2: (offset, length, xxh3-64) per blob
+
+
+def facts_key(language: str, content_hash: str) -> str:
+    """The key a file's facts are cached under. Extraction reads only the language and the
+    bytes, so files of one language with the same bytes share a blob; the same bytes in
+    another language do not (an empty .js file is no empty .py file: keyed by the hash
+    alone, Django's empty vendor/module.js took an empty __init__.py's Python facts)."""
+    return f"{language}:{content_hash}"
+
+
 SLACK = 1 << 20  # dead bytes always tolerated before the pack is rewritten
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from codeimpact.graph import full_write, layout, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
+from codeimpact.indexer.facts_cache import facts_key
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.lifeline import die_with_parent
@@ -142,7 +143,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             del content, tables
             run.phase("write", t)
             t = time.perf_counter()
-            run.cache.flush({r.content_hash for r in run.records})
+            run.cache.flush({facts_key(r.language, r.content_hash) for r in run.records})
             sidecars.wait()
             run.phase("sidecars", t)
         finally:

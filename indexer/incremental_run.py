@@ -19,6 +19,7 @@ from codeimpact.graph.store import count_mismatches
 from codeimpact.indexer import cutoff, worktree
 from codeimpact.indexer.delta_write import salvager, write_delta
 from codeimpact.indexer.extraction import facts_of_blob
+from codeimpact.indexer.facts_cache import facts_key
 from codeimpact.indexer.incremental import (
     DeltaResult,
     compute_delta,
@@ -144,7 +145,7 @@ def _facts(run: Run, prev: Previous, plan: ChangePlan) -> _Facts | str:
         fs = prev.files.files.get(p)
         if fs is None or fs.status.startswith("skipped:"):
             continue
-        blob = run.cache.get(fs.content_hash)
+        blob = run.cache.get(facts_key(fs.language, fs.content_hash))
         if blob is None:
             return "the previous facts of a changed file are not cached"
         with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
@@ -156,7 +157,7 @@ def _facts(run: Run, prev: Previous, plan: ChangePlan) -> _Facts | str:
         if path in new_facts:
             return new_facts[path]
         rec = by_path[path]
-        blob = run.cache.get(rec.content_hash)
+        blob = run.cache.get(facts_key(rec.language, rec.content_hash))
         return facts_of_blob(rec, blob, run.repo, run.config.max_file_size, run.cache)
 
     return _Facts(new_facts, parsed, old_facts, present, LazyFacts(present, load))

@@ -20,7 +20,7 @@ from codeimpact.graph.sidecar import write_unresolved
 from codeimpact.indexer import scanning, worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.extraction import facts_for
-from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.lazy_facts import LazyFacts
@@ -258,7 +258,7 @@ class Run:
 
     def save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta, rank) -> None:
         t = time.perf_counter()
-        self.cache.flush({r.content_hash for r in self.records})
+        self.cache.flush({facts_key(r.language, r.content_hash) for r in self.records})
         self.save_sidecars(gen, st, flags, kinds, unresolved, meta, rank)
         self.phase("sidecars", t)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import discover
-from codeimpact.indexer.facts_cache import FactsCache
+from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.lang import LANGUAGES, language_for
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
@@ -126,7 +126,7 @@ class _Tree:
         """The facts the index was built from (cached by content; else the file, when it
         still has that content; else none)."""
         fs = self.present[path]
-        blob = self.cache.get(fs.content_hash)
+        blob = self.cache.get(facts_key(fs.language, fs.content_hash))
         if blob is None:
             read = read_source(str(self.repo), path, max(fs.size, 1))
             if read.data is not None and content_hash(read.data) == fs.content_hash:

@@ -395,6 +395,36 @@ def test_a_lost_facts_cache_loses_no_file(tmp_path):
     assert_same_as_full(repo, tmp_path)
 
 
+def _symbol_languages(repo: Path) -> dict[str, set[str]]:
+    with Index.open(repo) as index:
+        rows = index.cypher("MATCH (s:Symbol) WHERE s.file <> '' RETURN s.file, s.language").rows
+    out: dict[str, set[str]] = {}
+    for path, language in rows:
+        out.setdefault(path, set()).add(language)
+    return out
+
+
+def test_the_same_bytes_in_two_languages_keep_their_own_facts(tmp_path):
+    """Facts are cached by content; extraction reads the language too, so the same bytes in
+    another language are other facts: an empty .js beside empty .py files (Django's
+    vendor/module.js), a .js with a .d.ts's bytes, an empty .h beside an empty .ts."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write_files(repo, {"pkg/__init__.py": "", "vendor/module.js": "", "types.d.ts": "export {};\n",
+                       "types.js": "export {};\n", "empty.ts": "", "empty.h": ""})  # fmt: skip
+    run(repo)  # a full build: blobs read back from the cache by their key
+    want = {"pkg/__init__.py": {"python"}, "vendor/module.js": {"javascript"},
+            "types.d.ts": {"typescript"}, "types.js": {"javascript"}, "empty.ts": {"typescript"},
+            "empty.h": {"c"}}  # fmt: skip
+    assert _symbol_languages(repo) == want
+    # an incremental run takes a new file's facts from the warm cache
+    write_files(repo, {"other/empty.js": "", "other/empty.py": ""})
+    assert run(repo).mode == "incremental"
+    assert _symbol_languages(repo) == want | {"other/empty.js": {"javascript"},
+                                              "other/empty.py": {"python"}}  # fmt: skip
+    assert_same_as_full(repo, tmp_path)
+
+
 def test_large_change_takes_the_full_path(tmp_path):
     repo = make(tmp_path)
     for path in ("pkg/core.py", "pkg/app.py"):
