@@ -159,8 +159,9 @@ def _value_bindings(facts: FileFacts | None) -> set[tuple]:
     if facts is None:
         return set()
     local = _function_scopes(facts)
+    # `x[k] = v` in a function stores into a module's or an instance's container
     return {(b.scope, b.name, b.value, b.is_call) for b in facts.bindings
-            if "." in b.name or b.scope not in local}  # fmt: skip
+            if "." in b.name or "[" in b.name or b.scope not in local}  # fmt: skip
 
 
 def _without_positions(f: FileFacts) -> tuple:
@@ -224,8 +225,14 @@ def changed_names(
             return None
         values.add(alias or name or module.split(".", 1)[0])
     for _scope, name, _value, _is_call in _value_bindings(old) ^ _value_bindings(new):
-        values.add(name.rpartition(".")[2])
+        values.add(_container_name(name).rpartition(".")[2])
     return values, edges
+
+
+def _container_name(name: str) -> str:
+    """The name a binding's value is reached by: `x` for the items stored in `x` (`x[]`,
+    `x[k]`: lang/python/items.py)."""
+    return name.split("[", 1)[0]
 
 
 _FUNCTION_KINDS = frozenset({"function", "method"})
@@ -241,7 +248,9 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     - what a function returns: by the function's name (a call reaches it; `make().go()`
       changes when what `make` returns changes, though its caller never names that);
     - what a decorated definition is (`@d def f` is f = d(f)): by its name (a call of `f`
-      reaches what `d` returns).
+      reaches what `d` returns);
+    - where a function's parameter passed on to another call ends up called: by the
+      function's name (value flow follows `outer(fn)` -> `middle(fn)` -> `fn()`).
 
     A value's names include those of the local bindings and the parameter annotations it
     reads, in its function and the functions enclosing it.
@@ -286,15 +295,24 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
         if i.alias and local_of.get(i.scope) is not None and local_of[i.scope].kind == "module":
             out.append((tuple(sorted(set(_NAME.findall(i.name or i.module)))), i.alias))
     for b in facts.bindings:
-        if b.name.startswith("self."):
-            out.append((reads(b.value, b.scope), b.name[5:]))
-        elif "." not in b.name and b.scope in local_of:
-            if local_of[b.scope].kind not in _FUNCTION_KINDS:  # module or class level
-                out.append((reads(b.value, b.scope), b.name))
+        name = _container_name(b.name)
+        if name.startswith("self."):
+            out.append((reads(b.value, b.scope), name[5:]))
+        elif "." not in name and b.scope in local_of:
+            # module or class level; an item stored into a container from anywhere
+            if local_of[b.scope].kind not in _FUNCTION_KINDS or name != b.name:
+                out.append((reads(b.value, b.scope), name))
     for r in facts.returns:
         sym = local_of.get(r.scope)
         if sym is not None and sym.kind in _FUNCTION_KINDS:
             out.append((reads(r.value, r.scope), sym.name))
+    params = {s.local: {n.lstrip("*") for n, _ in s.params} for s in facts.symbols if s.params}
+    for c in facts.calls:
+        # a parameter passed on: what the callee does with it is what the function does
+        passed = [a for _, a in c.args if a in params.get(c.scope, ())]
+        sym = local_of.get(c.scope)
+        if passed and sym is not None:
+            out.append((reads(c.callee, c.scope), sym.name))
     for sym in facts.symbols:
         if sym.decorators:
             scope = sym.local.rpartition(".")[0]

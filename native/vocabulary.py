@@ -78,6 +78,11 @@ CONSTRUCTS: tuple[tuple[str, str], ...] = (
     ("binding.context", "a context manager or resource entered (`with @value [as x]`)"),
     ("binding.pattern", "names bound by a pattern match (`if let`, `instanceof T x`)"),
     ("binding.catch", "the exception variable of a catch clause"),
+    (
+        "binding.item",
+        "items stored in or taken from a collection: a literal collection assigned"
+        " to @left, `@left[k] = @right`, unpacking into a pattern @left",
+    ),
     ("scope.lambda", "an anonymous function, whose @parameters are local to it"),
     ("return", "a return statement with a @value"),
     ("yield", "a yield of a @value: an item of the generator, not what a call returns"),

@@ -325,6 +325,12 @@ EDGE_CASES = {
         import
         from import x
         """,
+    # containers and unpacking (binding.item)
+    "containers": (
+        "H = {'a': f, 'b': [g, (h, i)], k: C()}\nT = (f,)\nS = {f, *g}\nself.x = [f]\n"
+        "o.y = (g,)\nz.w = {g}\nself.d = {'a': f}\nH['c'] = j\nself.x[0] = k\n"
+        "a, *b = f, g, h\n(c, d) = e()\n[m, n] = o.p\nq, r = s, [t]\n"
+    ),
     "match": "match f(x):\n    case A(b=c):\n        g(c)\n    case _:\n        pass\n",
     # broken input
     "syntax_errors": "f(a, b\ng(c)\ndef x(:\n    h(y)\nf(,)\nf(a b)\nprint x.y(z)\nk(l))\n",

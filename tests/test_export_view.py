@@ -62,9 +62,15 @@ def _edit(repo: Path, old: str, new: str) -> None:
 
 def test_a_statement_added_to_a_widely_called_function_resolves_one_file(tmp_path):
     repo = make(tmp_path, LIB)
-    _edit(repo, "    if strings_only:", "    checked = is_safe(s)\n    if strings_only:")
+    _edit(repo, "    if strings_only:", "    checked = is_safe(0)\n    if strings_only:")
     report = run(repo)
     assert (report.mode, report.resolved) == ("incremental", 1)
+    assert_same_as_full(repo, tmp_path)
+    # a parameter passed on: where the callee calls it, it calls what conv's callers pass
+    # (value flow, owned by their call sites): they are resolved again
+    _edit(repo, "    checked = is_safe(0)", "    checked = is_safe(s)")
+    report = run(repo)
+    assert (report.mode, report.resolved) == ("incremental", 3)  # lib.py, a.py, b.py
     assert_same_as_full(repo, tmp_path)
     # the return now reads another binding: the callers of conv are resolved again
     _edit(repo, "    return str(s)", "    out = K()\n    return out")

@@ -246,6 +246,44 @@ def test_a_decorator_change_reaches_callers_of_the_decorated_function(tmp_path):
     assert_same_as_full(repo, tmp_path)
 
 
+def test_value_flow_changes_reach_the_call_sites_that_pass_the_values(tmp_path):
+    """main() passes save to Button, which stores it on self; Button.click calls it through
+    two files' calls (outer -> inner). The call sites in main own the value-flow edges, so
+    edits of the class's methods, of a function a parameter is passed on to, and of what a
+    module container holds reach them although main names none of what changed."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/b.py": "class Button:\n    def __init__(self, cb):\n        self.cb = cb\n\n"
+        "    def click(self):\n        return 1\n",
+        "pkg/f.py": "from pkg.g import inner\n\ndef outer(fn):\n    return inner(fn)\n",
+        "pkg/g.py": "def inner(fn):\n    return 1\n",
+        "pkg/h.py": "HOOKS = {}\n\ndef add(name, f):\n    return f\n\ndef fire(k):\n"
+        "    return HOOKS[k]()\n",
+        "pkg/main.py": "from pkg.b import Button\nfrom pkg.f import outer\n\ndef save():\n"
+        "    return 2\n\ndef main():\n    Button(save)\n    outer(save)\n",
+    }
+    repo = make(tmp_path, files)
+
+    def callers_of_save():
+        with Index.open(repo) as index:
+            rows = index.cypher(
+                "MATCH (a)-[:CALLS]->(:Symbol {uid: 'pkg/main.py::save'}) RETURN a.uid"
+            )
+        return sorted(r[0] for r in rows.rows)
+
+    assert callers_of_save() == []
+    for path, old, new in (
+        ("pkg/b.py", "return 1", "return self.cb()"),
+        ("pkg/g.py", "return 1", "return fn()"),
+        ("pkg/h.py", "return f\n", "HOOKS[name] = f\n"),
+    ):
+        p = repo / path
+        p.write_text(p.read_text().replace(old, new))
+        run(repo)
+        assert_same_as_full(repo, tmp_path)
+    assert callers_of_save() == ["pkg/b.py::Button.click", "pkg/g.py::inner"]
+
+
 def test_a_conftest_fixture_change_re_resolves_its_tests(tmp_path):
     """test_invoke's `runner` is the conftest fixture of that name: the parameter holds what it
     returns. The fixture starts returning a Runner (the test file names neither Runner nor

@@ -213,3 +213,39 @@ def test_syntax_errors_give_partial_facts():
     assert facts.status == "partial"
     assert facts.error == "syntax error at line 4"
     assert {s.local for s in facts.symbols} >= {"", "ok", "After"}
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_container_items_and_unpacking(native):
+    """Literal collections bind their items under their keys, `x[k] = v` stores one more,
+    unpacking binds each target (lang/python/items.py); both extraction paths alike."""
+    facts = extract(
+        b"H = {'a': on_a, 'b': [f, g], k: C()}\n"
+        b"first, *rest = head, middle, tail\n"
+        b"x, y = pair()\n"
+        b"H['c'] = on_c\n"
+        b"S = {p, q}\n"
+        b"__all__ = ['H']\n",
+        native=native,
+    )
+    assert [(b.name, b.value, b.is_call) for b in facts.bindings] == [
+        ("H", "lit:", False),
+        ("H", "item:a:on_a", False),
+        ("H", "item:b:[]", False),
+        ("H[b]", "lit:", False),
+        ("H[b]", "item:0:f", False),
+        ("H[b]", "item:1:g", False),
+        ("H", "item:*:C", True),
+        ("first", "head", False),
+        ("rest", "lit:", False),
+        ("rest", "item:0:middle", False),
+        ("rest", "item:1:tail", False),
+        ("x", "at:0:pair", True),
+        ("y", "at:1:pair", True),
+        ("H[]", "item:c:on_c", False),
+        ("S", "lit:", False),
+        ("S", "item:*:p", False),
+        ("S", "item:*:q", False),
+    ]
+    # a definition stored in a container is referenced where it is stored
+    assert {r.target for r in facts.references} >= {"on_a", "f", "g", "head", "tail", "on_c"}

@@ -25,7 +25,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 8: implicit calls (issue 25, implicit.py): `with` (__enter__/__exit__), `for` (__iter__,
 #    __next__), builtins' protocol methods (len -> __len__), __new__, __post_init__, setters
 #    and descriptors' __get__/__set__; property reads dispatch to subclasses' properties.
-RESOLVE_VERSION = 8
+# 9: containers and unpacking (issue 25): the items of literal collections, `x[k] = v`,
+#    `x.append(v)`, unpacking (containers.py).
+RESOLVE_VERSION = 9
 
 SPEC = LanguageSpec(
     name=NAME,

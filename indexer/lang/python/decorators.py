@@ -169,18 +169,13 @@ class Decorators:
         calls `value`."""
         if value[0] != "sym":
             return
-        tfi = self.files[target[1]]
-        tsym = tfi.syms[target[2]]
-        # a method (`@app.errorhandler`, a class's __init__ or __call__) takes self first
-        shift = 1 if tsym.kind == "method" and "staticmethod" not in tsym.decorators else 0
-        params = tfi.params.get(target[2], {})
-        pname = next((n for n, (i, _) in params.items() if i - shift == 0), None)
-        called = tfi.param_calls.get(target[2], {}).get(pname, ()) if pname else ()
+        landing = self.parameter_of(target, 0, True, 0)
+        called = self.sinks(landing[0][1], landing[0][2], landing[1]) if landing else ()
         if not called:
             return
         dst = self.ent_uid(value)
         edges.add("REFERENCES", src, dst, "value-flow", line)
-        for caller in sorted(called):
-            caller_uid = self.uid(target[1], caller)
+        for path, caller in sorted(called):
+            caller_uid = self.uid(path, caller)
             if caller_uid != dst:
                 edges.call(caller_uid, dst, "value-flow", line)

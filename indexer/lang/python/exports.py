@@ -7,9 +7,10 @@ only through
 - `call_result` (values.py): the function's returns, evaluated in its scope: each name a return
   value names is looked up there (the bindings in effect at the return's line, local
   imports, parameters and their annotations) and followed through what it finds;
-- value flow (resolve.py's `_value_flow`, index.py's `param_calls`): the calls whose callee is
-  a parameter name, owned by the function whose parameter it is unless a scope on the
-  way rebinds the name (closures);
+- value flow (resolve.py's `_value_flow`, flows.py's `sinks`): the calls whose callee is
+  a parameter name or that pass one on as an argument, owned by the function whose
+  parameter it is unless a scope on the way rebinds the name (closures); what a class's
+  methods do with the parameters stored on `self` is the class's (python/plan.py);
 - `instance_attr` (values.py): the `self.x = ...` bindings of a method, evaluated in its scope;
 - the definitions nested in it, which a return hands out by name.
 
@@ -94,8 +95,8 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
     for i in facts.imports:
         if i.scope == scope and _bound_name(i) in wanted:
             kept.append((scope, i.line, i._replace(line=0)))
-    for c in facts.calls:
-        if c.callee in params and c.scope in inside:
+    for c in facts.calls:  # a parameter called, or passed on (flows.py `sinks`)
+        if c.scope in inside and (c.callee in params or any(a in params for _, a in c.args)):
             kept.append((c.scope, c.line, c._replace(line=0)))
     ranks: dict[str, dict[int, int]] = {}
     for s in {s for s, _, _ in kept}:

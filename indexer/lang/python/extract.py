@@ -68,6 +68,7 @@ from codeimpact.indexer.lang.python.bindings import (
     _with_binding,
 )
 from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain, type_text
+from codeimpact.indexer.lang.python.items import item_facts
 from codeimpact.indexer.lang.queries import load_query, query_runner, query_text
 from codeimpact.native.facts import FactRules, fact_engine
 from codeimpact.native.runner import QueryRunner
@@ -85,7 +86,8 @@ NAME = "python"
 #   10: every `with` item is a binding (name "" without `as` or with a pattern target), so the
 #       resolver sees the context managers entered; `async with` binds `aenter:`; an
 #       assignment to a member is a binding `set:chain` named "" (a setter may run).
-EXTRACTOR_VERSION = 10
+#   11: binding.item: literal collections (lit:, item:K:v), `x[k] = v` (x[]), unpacking (at:N:).
+EXTRACTOR_VERSION = 11
 
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
@@ -434,6 +436,8 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         _with_binding(scope, caps["value"], node, source, facts)
     elif construct == "assignment.member":
         _member_assignment(scope, caps["left"], node, source, facts)
+    elif construct == "binding.item":
+        item_facts(scope, caps["left"], caps["right"], node, source, facts)
     elif construct == "assignment.expression":
         _bind_value(scope, caps["left"].text.decode(), caps["right"], node, source, facts)
     elif construct == "yield":

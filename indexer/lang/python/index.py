@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+from codeimpact.indexer.lang.api import BindingFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
 
 BUILTINS = frozenset(dir(builtins))
@@ -43,6 +43,7 @@ PASS_THROUGH = {
     "typing.cast": 1,
     "functools.update_wrapper": 0,
     "functools.wraps()": 0,  # wraps(f)(wrapper)
+    "functools.partial": 0,  # calling partial(f, ...) calls f
 }
 PASS_THROUGH_NAMES = frozenset(k.rpartition(".")[2] for k in PASS_THROUGH)
 NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
@@ -67,6 +68,13 @@ class FileIndex(Lexical):
     self_attrs: dict[str, dict[str, list]] = field(default_factory=dict)
     # function -> parameter -> the scopes that call it (the function or a closure inside it)
     param_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    # function -> parameter -> calls passing it on as an argument: (scope, callee, key, line)
+    param_passes: dict[str, dict[str, list[tuple]]] = field(default_factory=dict)
+    # class -> attribute -> the methods' parameters stored there (`self.cb = cb`): [(method,
+    # parameter)]; the scopes calling `self.attr(...)`, the calls passing `self.attr` on
+    param_attrs: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict)
+    attr_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    attr_passes: dict[str, dict[str, list[tuple]]] = field(default_factory=dict)
     star_imports: list = field(default_factory=list)
     # class -> name -> local of the member definition (the last one wins, as at runtime)
     members: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -86,6 +94,9 @@ class FileIndex(Lexical):
     loops: list = field(default_factory=list)
     # assignments to members (set: bindings): setters and descriptors' __set__ may run
     writes: list = field(default_factory=list)
+    # container name (`x`, `self.x`) -> the `item:` bindings storing into it: `x[k] = v`, and
+    # `x.append(v)` & co. as bindings (kept past `release`, like pass_through)
+    item_adds: dict[str, list[BindingFact]] = field(default_factory=dict)
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -166,6 +177,9 @@ def index_file(fi: FileIndex) -> None:
         names.add(imp.scope, bound, (imp.line, "import", imp))
     looped = set()
     for b in f.bindings:
+        if b.name.endswith("[]"):  # `x[k] = v`: an item stored into what x holds
+            fi.item_adds.setdefault(b.name[:-2], []).append(b)
+            continue
         if b.value.startswith("iter:"):
             loop = (b.scope, b.line, b.value.split(":", 2)[2])
             if loop not in looped:
@@ -184,6 +198,10 @@ def index_file(fi: FileIndex) -> None:
                 fi.self_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append(b)
             continue
         names.add(b.scope, b.name, (b.line, "bind", b))
+    for b in f.bindings:
+        if b.name.startswith("self.") and not b.is_call and b.value in fi.params.get(b.scope, ()):
+            cls = fi.parent.get(b.scope, "")
+            fi.param_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append((b.scope, b.value))
     for r in f.returns:
         held = fi.yields if r.value.startswith("yield:") else fi.returns
         held.setdefault(r.scope, []).append(r)
@@ -191,14 +209,59 @@ def index_file(fi: FileIndex) -> None:
     for c in f.calls:
         if c.literals:
             fi.literal_calls.setdefault(c.scope, []).append(c)
-        if c.args and c.callee.rpartition(".")[2] in PASS_THROUGH_NAMES:
-            fi.pass_through.setdefault((c.scope, c.line), []).append((c.callee, c.args))
+        if c.args:
+            head, _, last = c.callee.rpartition(".")
+            if last in PASS_THROUGH_NAMES:
+                fi.pass_through.setdefault((c.scope, c.line), []).append((c.callee, c.args))
+            elif last in ADDERS and head and "(" not in head and "[" not in head:
+                _stored_by_call(fi, c, head, ADDERS[last])
         # a plain name that is some function's parameter: a call of what it was passed
         if c.callee in param_names:
             owner = param_owner(fi, c.scope, c.callee)
             if owner is not None:
                 fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
+        elif c.callee.startswith("self.") and c.callee.count(".") == 1 and fi.param_attrs:
+            cls = _method_class(fi, c.scope)
+            if cls in fi.param_attrs:
+                fi.attr_calls.setdefault(cls, {}).setdefault(c.callee[5:], set()).add(c.scope)
+        for key, chain in c.args:
+            if chain in param_names:
+                owner = param_owner(fi, c.scope, chain)
+                if owner is not None:
+                    passes = fi.param_passes.setdefault(owner, {}).setdefault(chain, [])
+                    passes.append((c.scope, c.callee, key, c.line))
+            elif chain.startswith("self.") and chain.count(".") == 1 and fi.param_attrs:
+                cls = _method_class(fi, c.scope)
+                if cls in fi.param_attrs:
+                    passes = fi.attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
+                    passes.append((c.scope, c.callee, key, c.line))
     names.finish()
+
+
+# Methods storing an argument (its position) as an item of their receiver.
+ADDERS = {"append": 0, "add": 0, "appendleft": 0, "insert": 1}
+
+
+def _stored_by_call(fi: FileIndex, c, container: str, position: int) -> None:
+    """`x.append(v)`: v is an item of x (read by containers.py as `x[] = v`)."""
+    if container.count(".") > (1 if container.startswith("self.") else 0):
+        return
+    for key, chain in c.args:
+        if key == position:
+            b = BindingFact(c.scope, container + "[]", "item:*:" + chain, False, c.line)
+            fi.item_adds.setdefault(container, []).append(b)
+
+
+def _method_class(fi: FileIndex, scope: str) -> str | None:
+    """The class whose method `scope` is (or is a closure in), or None."""
+    s = scope
+    while s:
+        up = fi.parent.get(s, "")
+        sym = fi.syms.get(up)
+        if sym is not None and sym.kind == "class":
+            return up
+        s = up
+    return None
 
 
 def param_owner(fi: FileIndex, scope: str, name: str) -> str | None:

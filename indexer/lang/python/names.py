@@ -17,6 +17,7 @@ from codeimpact.indexer.lang.engine.imports import (
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import in_effect
+from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     BUILTINS,
     MAX_DEPTH,
@@ -26,6 +27,8 @@ from codeimpact.indexer.lang.python.index import (
     candidate_rank,
 )
 
+# Binding values of containers and unpacking (lang/python/items.py).
+_CONTAINER_FORMS = ("lit:", "item:", "at:")
 # Implicit classmethods: their first parameter is the class.
 _CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 # A class body's names are not visible in the functions nested in it.
@@ -179,7 +182,13 @@ class Names:
             if r is None:
                 return None
             item = self.iter_item(r[0], int(index), depth + 1)
-            return (item, weakest(r[1], "local-type")) if item is not None else None
+            if item is None:
+                return None
+            # one of a container's items: which one is not followed
+            rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
+            return item, weakest(r[1], rule)
+        if value.startswith(_CONTAINER_FORMS):
+            return self.container_binding(fi, b, depth)
         if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
             r = self.requested_value(fi, b, depth)
             if r is not None:
@@ -190,6 +199,9 @@ class Names:
         ent, reason = r
         if b.is_call:
             res = self.call_result(ent, depth + 1)
+            if res is None and ent[0] == "ext":  # `partial(f, x)`: f runs when it is called
+                res = self.passed_argument(fi, b.scope, b.line, ent, depth + 1)
+                return (res, weakest(reason, "value-flow")) if res is not None else None
             if res is None:
                 return None
             return res, weakest(reason, "local-type")

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from codeimpact.indexer.lang.api import FileFacts
 from codeimpact.indexer.lang.python.exports import function_view
+from codeimpact.indexer.lang.python.index import ADDERS
 from codeimpact.indexer.lang.python.pytest_names import AUTOUSE, fixture_names
 
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
@@ -41,6 +42,36 @@ def _scopes(f: FileFacts) -> dict[str, list]:
         if b.name.startswith("self.") and cls is not None:
             out.setdefault(cls, []).append(("self", b.name, b.value, b.is_call))
     return out
+
+
+def _stored_by_calls(f: FileFacts) -> dict[str, list]:
+    """Container name -> what `x.append(v)` & co. store into it, from any scope (the
+    container's items are read from elsewhere: containers.py)."""
+    out: dict[str, list] = {}
+    for c in f.calls:
+        head, _, last = c.callee.rpartition(".")
+        if c.args and last in ADDERS and head:
+            out.setdefault(head, []).append(repr((c.scope, last, c.args)))
+    return {name: sorted(v) for name, v in out.items()}
+
+
+def _attribute_flows(f: FileFacts) -> dict[str, list]:
+    """Class -> the calls of its methods that call an attribute of `self` or pass one on
+    (`self.cb()`, `ctx.invoke(self.cb)`): where a value stored on the instance is called
+    (flows.py). A caller passing a function to the class reads the class's or a method's
+    name, so a change here counts for those names."""
+    kinds = {s.local: s.kind for s in f.symbols}
+    out: dict[str, list] = {}
+    for c in f.calls:
+        attrs = [a for _, a in c.args if a.startswith("self.") and a.count(".") == 1]
+        if not attrs and not (c.callee.startswith("self.") and c.callee.count(".") == 1):
+            continue
+        s = c.scope
+        while s and kinds.get(s) != "class":
+            s = s.rpartition(".")[0]
+        if s:
+            out.setdefault(s, []).append(repr((c.scope, c.callee, c.args)))
+    return {cls: sorted(v) for cls, v in out.items()}
 
 
 def _scope_groups(f: FileFacts, scope: str) -> dict[str, list[str]]:
@@ -78,11 +109,21 @@ def changed_names(old: FileFacts, new: FileFacts) -> tuple[set[str], set[str]] |
     """
     if old.extra != new.extra:
         return None
+    stored = _stored_by_calls(old), _stored_by_calls(new)
+    values: set[str] = {
+        name.rpartition(".")[2]
+        for name in stored[0].keys() | stored[1].keys()
+        if stored[0].get(name) != stored[1].get(name)
+    }
+    flows = _attribute_flows(old), _attribute_flows(new)
+    for cls in flows[0].keys() | flows[1].keys():
+        if flows[0].get(cls) != flows[1].get(cls):  # what `self.cb` holds runs elsewhere now
+            values |= {s.name for f in (old, new) for s in f.symbols
+                       if s.local == cls or s.local.rpartition(".")[0] == cls}  # fmt: skip
     before, after = _scopes(old), _scopes(new)
     changed = {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
     old_symbols = {s.local: s for s in old.symbols if s.local}
     symbols = {s.local: s for f in (old, new) for s in f.symbols if s.local}
-    values: set[str] = set()
     edges: set[str] = set()
     for scope in changed:
         if scope:  # a function's view (None for any other scope)

@@ -18,4 +18,17 @@
 (named_expression name: (identifier) @left value: (_) @right) @assignment.expression
 (with_item value: (_) @value) @binding.context
 (for_in_clause left: (_) @left right: (_) @right) @binding.comprehension
+; binding.item: literal collections, `x[k] = v`, unpacking (no alternations: the native walk runs none)
+(assignment left: (identifier) @left right: (list) @right) @binding.item
+(assignment left: (identifier) @left right: (tuple) @right) @binding.item
+(assignment left: (identifier) @left right: (set) @right) @binding.item
+(assignment left: (identifier) @left right: (dictionary) @right) @binding.item
+(assignment left: (attribute) @left right: (list) @right) @binding.item
+(assignment left: (attribute) @left right: (tuple) @right) @binding.item
+(assignment left: (attribute) @left right: (set) @right) @binding.item
+(assignment left: (attribute) @left right: (dictionary) @right) @binding.item
+(assignment left: (pattern_list) @left right: (_) @right) @binding.item
+(assignment left: (tuple_pattern) @left right: (_) @right) @binding.item
+(assignment left: (list_pattern) @left right: (_) @right) @binding.item
+(assignment left: (subscript) @left right: (_) @right) @binding.item
 (lambda parameters: (lambda_parameters) @parameters) @scope.lambda

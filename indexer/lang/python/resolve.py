@@ -23,8 +23,11 @@ from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.values import ALTS
+from codeimpact.indexer.lang.python.containers import Containers
 from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.fixtures import Fixtures
+from codeimpact.indexer.lang.python.flows import Flows
 from codeimpact.indexer.lang.python.implicit import IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
     Entity,
@@ -62,7 +65,9 @@ IMPLICIT = tuple(
 )
 
 
-class PythonProject(Implicit, LibraryCalls, Fixtures, Decorators, Values, Names, Project):
+class PythonProject(
+    Implicit, LibraryCalls, Fixtures, Decorators, Flows, Containers, Values, Names, Project
+):
     """Resolution context for all Python files of one index."""
 
     SUPPORTS_PRIOR = True
@@ -338,31 +343,47 @@ class PythonProject(Implicit, LibraryCalls, Fixtures, Decorators, Values, Names,
                 return
             if receiver is not None and self.library_method(fi, call, receiver, last, src, edges):
                 return
-            if receiver is None or receiver[0][0] in ("param", "unknown"):
+            # (items of a container we follow only in part are no evidence against a guess)
+            if receiver is None or receiver[0][0] in ("param", "unknown", ALTS):
                 if len(steps) > 1 and self._unique_name(last, edges, src, call.line):
                     return
             out.unresolved.append(Unresolved(src, last, call.line))
             return
         ent, reason = r
+        if ent[0] == ALTS:  # one of several values (a container's items): each may run
+            made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True)
+                    for e in ent[1]]  # fmt: skip
+            if not any(made):
+                out.unresolved.append(Unresolved(src, last, call.line))
+            return
+        if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False):
+            out.unresolved.append(Unresolved(src, last, call.line))
+
+    def _call_value(self, fi, call, ent, reason, receiver, edges, src, out, alt: bool) -> bool:
+        """The edges of calling `ent` (found by `reason`) at `call`; False when it is no
+        callable we know (an alternative that is not callable is dropped silently)."""
         k = ent[0]
         if k == "builtin" or k == "view":
-            out.calls_builtin += 1
+            if not alt:
+                out.calls_builtin += 1
             if k == "builtin" and call.args:  # `sorted(xs, key=f)` calls f
                 self.library_call(fi, call, f"builtins.{ent[1]}", src, edges, reason)
                 self.builtin_edges(fi, call, ent[1], edges, src)  # `len(x)`: x.__len__
-            return
+            return True
         if k == "ext":
             edges.call(src, external_uid(ent[1]), reason, call.line)
             if call.args:  # `Thread(target=f)`, `Client(app)`: the library calls back
                 self.library_call(fi, call, ent[1], src, edges, reason)
-            return
+            return True
         if k == "inst":
             m = self.class_member(ent[1], ent[2], "__call__", 0)
+            if m is None and alt:
+                return False
             ent = m[0] if m is not None else ent
         skind = self._kind(ent) if ent[0] == "sym" else None
         if skind is None or skind == "variable":
-            out.unresolved.append(Unresolved(src, last, call.line))
-            return
+            return False
+        last = call.callee.rpartition(".")[2]
         wrapper = self.decorated(ent[1], ent[2], 0) if skind in ("function", "method") else None
         run = self._callable_of(wrapper) if wrapper is not None else None
         if run is not None:  # a decorated name: what its decorators returned runs
@@ -380,10 +401,11 @@ class PythonProject(Implicit, LibraryCalls, Fixtures, Decorators, Values, Names,
             if call.args:  # a subclass of a library class: its constructor's arguments
                 self.library_construct(fi, call, ent, src, edges, reason)
             self.construction_edges(ent, edges, src, call.line)
-        elif skind == "method" and receiver is not None:
+        elif skind == "method" and receiver is not None and not alt:
             self._dispatch(receiver, ent, last, edges, src, call.line)
         if call.args:
             self._value_flow(fi, call, ent, skind, edges, src)
+        return True
 
     @staticmethod
     def _polymorphic(receiver) -> tuple[str, str] | None:
@@ -445,40 +467,23 @@ class PythonProject(Implicit, LibraryCalls, Fixtures, Decorators, Values, Names,
         return self.ent_uid(run) if run is not None else self.uid(*found)
 
     def _value_flow(self, fi, call, ent, skind, edges, src) -> None:
-        """Functions passed as arguments: a reference from the caller, a call from the callee."""
-        target = ent
-        if skind == "class":
-            init = self.class_member(ent[1], ent[2], "__init__", 0)
-            if init is None or init[0][0] != "sym":
-                return
-            target = init[0]
-        tfi = self.files[target[1]]
-        target_local = target[2]
-        params = tfi.params.get(target_local, {})
-        called = tfi.param_calls.get(target_local, {})
-        tsym = tfi.syms.get(target_local)
-        bound = (
-            tsym is not None
-            and tsym.kind == "method"
-            and "staticmethod" not in tsym.decorators
-            and (skind == "class" or "." in call.callee)
-        )
-        shift = 1 if bound else 0
+        """Functions passed as arguments: a reference from the caller, a call from each scope
+        that calls what the parameter holds (flows.py `sinks`)."""
+        through_attribute = "." in call.callee
         for key, chain in call.args:
             r = self.eval_chain(fi, call.scope, chain, call.line)
             if r is None or r[0][0] != "sym":
                 continue
-            vk = self._kind(r[0])
-            if vk not in ("function", "method", "class"):
+            if self._kind(r[0]) not in ("function", "method", "class"):
                 continue
             dst = self.ent_uid(r[0])
             edges.add("REFERENCES", src, dst, "value-flow", call.line)
-            if isinstance(key, str):
-                pname = key
-            else:  # a position: the parameter there, past `self` when the call binds it
-                pname = next((n for n, (i, _) in params.items() if i - shift == key), None)
-            for caller in sorted(called.get(pname, ())) if pname is not None else ():
-                caller_uid = self.uid(target[1], caller)
+            landing = self.parameter_of(ent, key, through_attribute, 0)
+            if landing is None:
+                continue
+            target, pname = landing
+            for path, caller in sorted(self.sinks(target[1], target[2], pname)):
+                caller_uid = self.uid(path, caller)
                 if caller_uid != dst:
                     edges.call(caller_uid, dst, "value-flow", call.line)
 

@@ -13,6 +13,7 @@ from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_memb
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
+from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     MAX_DEPTH,
     NO_NAMES,
@@ -39,7 +40,7 @@ _MAP = frozenset(
 )
 _TYPE = frozenset(("type", "Type"))
 # What a call's result may be for members to be looked up on it.
-_RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup"))
+_RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup", *CONTAINER_KINDS))
 
 
 class Values:
@@ -85,7 +86,14 @@ class Values:
 
     def _apply_suffix(self, ent, reason, suffix, depth):
         while suffix:
-            if suffix.startswith("()"):
+            if ent[0] in CONTAINER_KINDS:  # which item or alternative: not followed
+                ent = (
+                    self.call_result(ent, depth + 1)
+                    if suffix.startswith("()")
+                    else (self.subscript_item(ent, depth + 1))
+                )
+                reason = weakest(reason, "value-flow")
+            elif suffix.startswith("()"):
                 ent = self.call_result(ent, depth + 1)
                 reason = weakest(reason, "local-type")
             elif ent[0] == "sym" and self._kind(ent) == "class":
@@ -150,7 +158,8 @@ class Values:
             # the most telling binding first, then in source order (sorted is stable)
             for b in sorted(binds, key=lambda b: candidate_rank((b.line, "bind", b))):
                 r = self._binding_value(cfi, b, depth + 1)
-                if r is not None:
+                # a parameter stored (`self.x, self.y = x, y`) says less than a later binding
+                if r is not None and r[0][0] != "param":
                     out = r
                     break
             if out is not None:
@@ -161,6 +170,8 @@ class Values:
         if depth > MAX_DEPTH:
             return self._cut()
         kind = ent[0]
+        if kind in CONTAINER_KINDS:
+            return self.container_attr(ent, attr, reason, depth)
         if kind == "mod":
             path = ent[1]
             fi = self.files[path]
@@ -251,6 +262,8 @@ class Values:
         if depth > MAX_DEPTH:
             return self._cut()
         kind = ent[0]
+        if kind in CONTAINER_KINDS:
+            return self.container_call(ent, depth)
         if kind == "view":
             _, path, scope, k, v, m = ent
             if m == "items":
@@ -294,6 +307,22 @@ class Values:
             return rets
         return tuple(self._passed_through(fi, r) if r.is_call else r for r in rets)
 
+    def passed_argument(self, fi: FileIndex, scope: str, line: int, ent: Entity, depth: int):
+        """What the call of library function `ent` at (scope, line) hands back of its
+        arguments (PASS_THROUGH: `partial(f, x)` stands for f when called), or None."""
+        position = PASS_THROUGH.get(ent[1], -1)
+        if position < 0:
+            return None
+        for callee, args in fi.pass_through.get((scope, line), ()):
+            found = self.eval_chain(fi, scope, callee, line, depth + 1)
+            if found is None or found[0] != ent:
+                continue
+            chain = next((c for k, c in args if k == position), None)
+            r = self.eval_chain(fi, scope, chain, line, depth + 1) if chain else None
+            if r is not None and r[0][0] in ("sym", "inst"):
+                return r[0]
+        return None
+
     def _passed_through(self, fi: FileIndex, r):
         for callee, args in reversed(fi.pass_through.get((r.scope, r.line), ())):
             called = callee.endswith("()")
@@ -309,6 +338,9 @@ class Values:
     def subscript_item(self, ent: Entity, depth: int) -> Entity | None:
         """`x[...]`: an item of a declared container; a generic class (`A[int]`) is the class."""
         kind = ent[0]
+        if kind in CONTAINER_KINDS:
+            r = self.item_of(ent, "scope", None, depth + 1)
+            return r[0] if r is not None else None
         if kind == "seq":
             return self.eval_type(self.files[ent[1]], ent[2], ent[3], depth + 1)
         if kind == "map":
@@ -323,6 +355,8 @@ class Values:
     def iter_item(self, ent: Entity, index: int, depth: int) -> Entity | None:
         """An element of `for x in ent` (index >= 0: position in a tuple target)."""
         kind = ent[0]
+        if kind in CONTAINER_KINDS:
+            return self.container_iter(ent, index, depth)
         item = None
         if kind == "seq" or kind == "map":
             item = ("type", ent[1], ent[2], ent[3])

@@ -17,8 +17,7 @@ def register(callback):
     return wrapper
 
 def store(callback):
-    HANDLERS.append(callback)
-  # ^ unresolved: append
+    HANDLERS.append(callback)  # a list's method: a builtin call (HANDLERS = [] below)
 
 HANDLERS = []
 # path: use.py

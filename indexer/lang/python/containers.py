@@ -1,0 +1,176 @@
+"""Python containers and unpacking (a mixin of PythonProject): what items hold.
+
+Extraction binds a literal collection to its name (`lit:`) and its items under their keys
+(`item:KEY:VALUE`, lang/python/items.py); `x[k] = v` and `x.append(v)` / `.add(v)` /
+`.insert(i, v)` / `.appendleft(v)` in the same file store more items (index.py gathers
+them as `item_adds`). A container is the entity `("lit", path, scope, name, line)`:
+
+- `x[k]` is the item stored under literal key k when only literal keys were stored, else
+  one of all its items (`alts`, engine/values.py: a chain does not keep the key);
+- iterating it gives one of its items; `.values()` too, `.items()` pairs each key with one;
+  `.get(k)` / `.pop(k)` / `.setdefault(k, v)` one of its items;
+- unpacking (`a, b = value`, `at:N:chain`) takes the item at position N.
+
+Items evaluate like any value (a function, a class, an instance of `C()`), under the rule
+`value-flow` at most: which item is taken depends on data the resolver does not follow.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.values import ALTS, alternatives, each
+from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity, FileIndex
+
+LIT, VIEW = "lit", "litview"
+CONTAINER_KINDS = frozenset((LIT, VIEW, ALTS))
+# Values that say nothing (a parameter, a name bound to what we cannot follow): an item that
+# is one of them is an unknown alternative, so a method that no known item has may still be
+# guessed on the receiver (unique-name, resolve.py).
+_UNKNOWN = frozenset(("param", "unknown"))
+_VIEWS = frozenset(("get", "pop", "setdefault", "values", "items", "copy"))
+
+
+class Containers:
+    """Items of literal containers and of unpacked values."""
+
+    def container_items(self, lit: Entity, depth: int) -> tuple:
+        """((key, entity, rule), ...) of the items a container holds."""
+        key = ("items", lit)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, ())
+        cuts = self.memo.begin(key)
+        out = []
+        if depth <= MAX_DEPTH:
+            _, path, scope, name, line = lit
+            fi = self.files[path]
+            for b in self._stored(fi, lit, depth):
+                k, _, chain = b.value[5:].partition(":")
+                if chain == "[]":  # a nested literal, bound to its slot
+                    out.append((k, (LIT, path, b.scope, f"{b.name}[{k}]", b.line), "scope"))
+                    continue
+                r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+                ent = r[0] if r is not None else None
+                if ent is not None and b.is_call:
+                    ent = self.call_result(ent, depth + 1)
+                if ent is None or ent[0] in _UNKNOWN:  # kept: the items are not all known
+                    out.append((k, ("unknown", path, b.scope, chain), "value-flow"))
+                else:
+                    out.append((k, ent, r[1]))
+        else:
+            self._cut()
+        return self.memo.store(key, tuple(out), cuts)
+
+    def _stored(self, fi: FileIndex, lit: Entity, depth: int) -> list:
+        """The `item:` bindings of a container: its literal's, then those stored into it."""
+        _, _, scope, name, line = lit
+        if name.startswith("self."):
+            cls = fi.parent.get(scope, "")
+            binds = fi.self_attrs.get(cls, NO_NAMES).get(name[5:], ())
+        else:
+            binds = [c[2] for c in fi.names.get(scope, NO_NAMES).get(name, ()) if c[1] == "bind"]
+        out = [b for b in binds
+               if b.line == line and b.scope == scope and b.value.startswith("item:")]  # fmt: skip
+        for b in fi.item_adds.get(name, ()):
+            if name.startswith("self."):
+                if fi.parent.get(b.scope) == fi.parent.get(scope):  # a method of the class
+                    out.append(b)
+                continue
+            r = self.lookup_name(fi, b.scope, name, b.line, depth + 1)
+            if r is not None and r[0] == lit:
+                out.append(b)
+        return out
+
+    def item_of(self, ent: Entity, reason: str, key: str | None, depth: int):
+        """(entity, rule) of the item under `key` (None: any item) of a container."""
+        if ent[0] == ALTS:
+            found = [self.item_of(e, reason, key, depth) for e in ent[1]]
+            return _joined([f for f in found if f is not None])
+        if ent[0] != LIT:
+            return None
+        items = self.container_items(ent, depth + 1)
+        if key is not None and all(k != "*" for k, _, _ in items):
+            exact = [(e, r) for k, e, r in items if k == key]
+            if exact:
+                return _joined(exact, "alias")
+        return _joined([(e, r) for _, e, r in items])
+
+    def container_attr(self, ent: Entity, attr: str, reason: str, depth: int):
+        """`container.attr`: a view for the methods that hand out items, else a builtin."""
+        if ent[0] == ALTS:
+            found = [self.getattr(e, attr, reason, depth + 1) for e in ent[1]]
+            return _joined([f for f in found if f is not None], reason)
+        if ent[0] == LIT and attr in _VIEWS:
+            return (VIEW, *ent[1:], attr), reason
+        return ("builtin", attr), reason
+
+    def container_call(self, ent: Entity, depth: int):
+        """The value of calling a container view or one of several values."""
+        if ent[0] == ALTS:
+            return each(ent, lambda e: self.call_result(e, depth + 1))
+        if ent[0] == VIEW:
+            lit, method = (LIT, *ent[1:5]), ent[5]
+            if method in ("values", "copy"):
+                return lit
+            if method == "items":
+                return (VIEW, *ent[1:5], "items()")
+            r = self.item_of(lit, "scope", None, depth + 1)
+            return r[0] if r is not None else None
+        return None
+
+    def container_iter(self, ent: Entity, index: int, depth: int):
+        """An element of `for x in ent` (index >= 0: its position in a tuple target)."""
+        if ent[0] == ALTS:
+            return each(ent, lambda e: self.iter_item(e, index, depth + 1))
+        if ent[0] == VIEW:
+            if ent[5] != "items()":
+                return None
+            if index != 1:  # the key: a string or number, nothing we follow
+                return None
+            r = self.item_of((LIT, *ent[1:5]), "scope", None, depth + 1)
+            return r[0] if r is not None else None
+        r = self.item_of(ent, "scope", None, depth + 1)
+        if r is None:
+            return None
+        if index < 0:
+            return r[0]
+        return each((ALTS, (r[0],)), lambda e: self.unpacked(e, index, depth + 1))
+
+    def unpacked(self, ent: Entity, index: int, depth: int):
+        """The item at `index` of a value unpacked into a tuple of names."""
+        if ent[0] == LIT:
+            r = self.item_of(ent, "scope", str(index), depth + 1)
+            return r[0] if r is not None else None
+        if ent[0] == ALTS:
+            return each(ent, lambda e: self.unpacked(e, index, depth + 1))
+        if ent[0] == "tup" and index < len(ent[3]):
+            return self.eval_type(self.files[ent[1]], ent[2], ent[3][index], depth + 1)
+        if ent[0] == "seq":
+            return self.eval_type(self.files[ent[1]], ent[2], ent[3], depth + 1)
+        return None
+
+    def container_binding(self, fi: FileIndex, b, depth: int):
+        """The value of a binding of a container form (`lit:`, `item:`, `at:N:`), or None."""
+        value = b.value
+        if value == "lit:":
+            return (LIT, fi.path, b.scope, b.name, b.line), "scope"
+        if value.startswith("at:"):
+            _, index, chain = value.split(":", 2)
+            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+            if r is None:
+                return None
+            ent = self.call_result(r[0], depth + 1) if b.is_call else r[0]
+            item = self.unpacked(ent, int(index), depth + 1) if ent is not None else None
+            return (item, weakest(r[1], "value-flow")) if item is not None else None
+        return None  # `item:` bindings are read through their container
+
+
+def _joined(found: list, rule: str = "value-flow"):
+    """(entity, rule) of one of the values found, under `rule` at most; None for none."""
+    ent = alternatives(e for e, _ in found)
+    if ent is None:
+        return None
+    for _, r in found:
+        rule = weakest(rule, r)
+    return ent, rule

@@ -1,0 +1,165 @@
+"""What Python stores in containers and takes out by unpacking: the `binding.item` facts.
+
+A literal collection assigned to a name (`HANDLERS = {"a": on_a}`, `steps = [load, save]`,
+`self.hooks = (f, g)`) binds the name to the container (value `lit:`, one fact) and each
+item to it under its key (value `item:KEY:VALUE`): KEY is the position in a list or tuple,
+a dict's literal key (a plain string or an integer), `*` when it is unknown (a set, a key
+written as an expression, an item after a `*spread`). VALUE is a chain (`is_call` when the
+item is a call: `Square()` holds an instance), or `[]` for a nested literal, whose own items
+are bound to the slot `NAME[KEY]` on the same line (no identifier can be spelled so).
+
+`x[k] = v` stores an item into what `x` holds: a binding of `x[]` (`self.x[]`) with value
+`item:KEY:VALUE`. Unpacking binds each target: `a, b = f, g` as `a = f` and `b = g`; a
+starred target takes the rest as a literal list; `a, b = value` binds `at:N:chain`, the
+N-th item of the value (of the call's result with `is_call`).
+
+The resolver (values.py, containers.py) reads the items of a container when it is
+subscripted, iterated or read through `.get`/`.values()`/`.items()`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from codeimpact.indexer.lang.api import BindingFact, FileFacts, ReferenceFact
+from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain
+
+_LITERALS = frozenset(("list", "tuple", "set", "dictionary"))
+_PATTERNS = frozenset(("pattern_list", "tuple_pattern", "list_pattern"))
+_KEY = re.compile(r"[\w.\-]{1,64}")  # a dict key kept as written; others are `*`
+
+
+def item_facts(scope: str, lhs: ts.Node, rhs: ts.Node, node: ts.Node, source: bytes,
+               facts: FileFacts) -> None:  # fmt: skip
+    """The facts of one assignment matched as `binding.item` (queries.scm)."""
+    line = node.start_point[0] + 1
+    if lhs.type in _PATTERNS:
+        _unpack(scope, lhs, rhs, line, source, facts)
+    elif lhs.type == "subscript":
+        target = lhs.child_by_field_name("value")
+        name = _target(target, source) if target is not None else None
+        if name is not None:
+            key = _key(lhs.child_by_field_name("subscript"), source)
+            _item(scope, name + "[]", key, rhs, line, source, facts)
+    elif rhs.type in _LITERALS and node.child_by_field_name("type") is None:
+        # (a declared type, `x: list[T] = []`, says more than the literal's items)
+        name = _target(lhs, source)
+        if name is not None and not name.endswith("__"):  # `__all__`, `__slots__`: names
+            _literal(scope, name, rhs, line, source, facts)
+
+
+def _target(node: ts.Node, source: bytes) -> str | None:
+    """`x` or `self.x`: the names whose values the resolver follows."""
+    if node.type == "identifier":
+        return node.text.decode()
+    if node.type == "attribute":
+        chain = _chain(source[node.start_byte : node.end_byte])
+        if chain and chain.startswith("self.") and chain.count(".") == 1:
+            return chain
+    return None
+
+
+def _literal(scope, name, lit, line, source, facts) -> None:
+    facts.bindings.append(BindingFact(scope, name, "lit:", False, line))
+    if lit.type == "dictionary":
+        for pair in _named(lit):
+            if pair.type == "pair":
+                key = _key(pair.child_by_field_name("key"), source)
+                value = pair.child_by_field_name("value")
+                if value is not None:
+                    _item(scope, name, key, value, line, source, facts)
+        return
+    known = lit.type != "set"
+    for pos, item in enumerate(c for c in _named(lit) if c.type != "comment"):
+        if item.type == "list_splat":
+            known = False  # the items after a spread are at unknown positions
+            continue
+        _item(scope, name, str(pos) if known else "*", item, line, source, facts)
+
+
+def _item(scope, name, key, value, line, source, facts) -> None:
+    """One item stored under `key` in the container bound to `name`."""
+    if value.type in _LITERALS:
+        facts.bindings.append(BindingFact(scope, name, f"item:{key}:[]", False, line))
+        _literal(scope, f"{name}[{key}]", value, line, source, facts)
+        return
+    chain, is_call = _value(value, source)
+    if chain is None:
+        return
+    facts.bindings.append(BindingFact(scope, name, f"item:{key}:{chain}", is_call, line))
+    if not is_call:  # a definition stored in a container is referenced from here
+        facts.references.append(ReferenceFact(scope, chain, line, "value"))
+
+
+def _value(node: ts.Node, source: bytes) -> tuple[str | None, bool]:
+    if node.type in ("identifier", "attribute"):
+        return _chain(source[node.start_byte : node.end_byte]), False
+    if node.type == "call":
+        fn = node.child_by_field_name("function")
+        chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn is not None else None
+        return chain, True
+    return None, False
+
+
+def _key(node: ts.Node | None, source: bytes) -> str:
+    if node is None:
+        return "*"
+    if node.type == "integer":
+        text = node.text.decode()
+        return text if text.isdigit() else "*"
+    if node.type == "string" and node.named_child_count == 3:  # start, content, end
+        content = node.named_children[1]
+        if content.type == "string_content":
+            text = content.text.decode(errors="replace")
+            if _KEY.fullmatch(text):
+                return text
+    return "*"
+
+
+def _unpack(scope, lhs, rhs, line, source, facts) -> None:
+    targets = [t for t in _named(lhs) if t.type != "comment"]
+    star = next((i for i, t in enumerate(targets) if t.type == "list_splat_pattern"), None)
+    if rhs.type in ("expression_list", "tuple", "list"):
+        values = [v for v in _named(rhs) if v.type != "comment"]
+        if any(v.type in ("list_splat", "parenthesized_list_splat") for v in values):
+            return  # positions on the right are not known
+        if len(values) != len(targets) and (star is None or len(values) < len(targets) - 1):
+            return  # would raise at run time
+        after = len(targets) - 1 - star if star is not None else 0
+        for i, t in enumerate(targets):
+            if i == star:
+                rest = values[i : len(values) - after]
+                name = _target(t.named_children[0], source) if t.named_children else None
+                if name is not None:
+                    facts.bindings.append(BindingFact(scope, name, "lit:", False, line))
+                    for pos, v in enumerate(rest):
+                        _item(scope, name, str(pos), v, line, source, facts)
+                continue
+            v = (
+                values[i]
+                if star is None or i < star
+                else values[len(values) - after + i - star - 1]
+            )
+            name = _target(t, source)
+            if name is None:
+                continue
+            if v.type in _LITERALS:
+                _literal(scope, name, v, line, source, facts)
+                continue
+            chain, is_call = _value(v, source)
+            if chain is not None:
+                facts.bindings.append(BindingFact(scope, name, chain, is_call, line))
+                if not is_call:
+                    facts.references.append(ReferenceFact(scope, chain, line, "value"))
+        return
+    chain, is_call = _value(rhs, source)
+    if chain is None:
+        return
+    for i, t in enumerate(targets):
+        if star is not None and i >= star:
+            break  # the positions from the end are not known without the length
+        name = _target(t, source)
+        if name is not None:
+            facts.bindings.append(BindingFact(scope, name, f"at:{i}:{chain}", is_call, line))
