@@ -138,3 +138,62 @@ def test_the_wrapper_as_target_still_reaches_all_its_callers(index):
     r = index.impact(W, include_tests=True, limit=None, check_freshness=False)
     assert {S + "add_routes", S + "add_hooks"} <= dependents(r)
     assert selected_tests(r) == {"test_routes", "test_hooks"}
+
+
+VALUE_FILES = {
+    "p/__init__.py": "",
+    "p/m.py": """\
+from functools import partial
+
+
+def f(x):
+    return x
+
+
+g = partial(f, 1)
+
+
+def h():
+    return g()
+
+
+def top_h():
+    return h()
+
+
+HANDLERS = {"a": f}
+
+
+def dispatch(k):
+    return HANDLERS[k]()
+
+
+def top_dispatch():
+    return dispatch("a")
+
+
+def middle(fn):
+    return fn()
+
+
+def passer():
+    return middle(f)
+
+
+def top_passer():
+    return passer()
+""",
+}
+
+
+def test_a_function_calling_a_value_itself_is_followed_to_its_callers(tmp_path):
+    # `g()` (g = partial(f)) and `HANDLERS[k]()` are value-flow calls made by the caller
+    # itself, not on behalf of a passer: the caller also references f, so its callers
+    # depend on f; `middle`, called with f by passer, stays a leaf
+    repo = build(tmp_path / "proj", VALUE_FILES)
+    with Index.open(repo) as ix:
+        r = ix.impact("p/m.py::f", include_tests=True, limit=None, check_freshness=False)
+    got = dependents(r)
+    m = "p/m.py::"
+    assert {m + "h", m + "top_h", m + "dispatch", m + "top_dispatch"} <= got
+    assert {m + "middle", m + "passer", m + "top_passer"} <= got

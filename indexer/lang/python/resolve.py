@@ -394,6 +394,10 @@ class PythonProject(
             edges.add("REFERENCES", src, self.ent_uid(ent), reason, call.line)
         else:
             edges.call(src, self.ent_uid(ent), reason, call.line)
+            if reason == "value-flow":  # `g()` for g = partial(f), `HANDLERS[k]()`: src itself
+                # calls f, but impact takes a value-flow call for a relay (query/relays.py)
+                # and would not follow src's callers; its reference is followed
+                edges.add("REFERENCES", src, self.ent_uid(ent), reason, call.line)
         if skind == "class":
             init = self.class_member(ent[1], ent[2], "__init__", 0)
             if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
