@@ -48,6 +48,12 @@ from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.python.exports import (
+    container_of,
+    function_locals,
+    passes_on,
+    value_parameters,
+)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.
@@ -158,10 +164,12 @@ def _value_bindings(facts: FileFacts | None) -> set[tuple]:
     (`self.x = ...`); a function's local variables are seen only through the function."""
     if facts is None:
         return set()
-    local = _function_scopes(facts)
-    # `x[k] = v` in a function stores into a module's or an instance's container
+    local = function_locals(facts)
+    # `x[k] = v` in a function stores into a module's or an instance's container, unless
+    # the function binds `x` itself
     return {(b.scope, b.name, b.value, b.is_call) for b in facts.bindings
-            if "." in b.name or "[" in b.name or b.scope not in local}  # fmt: skip
+            if b.scope not in local or "." in b.name
+            or ("[" in b.name and container_of(b.name) not in local[b.scope])}  # fmt: skip
 
 
 def _without_positions(f: FileFacts) -> tuple:
@@ -225,14 +233,8 @@ def changed_names(
             return None
         values.add(alias or name or module.split(".", 1)[0])
     for _scope, name, _value, _is_call in _value_bindings(old) ^ _value_bindings(new):
-        values.add(_container_name(name).rpartition(".")[2])
+        values.add(container_of(name).rpartition(".")[2])
     return values, edges
-
-
-def _container_name(name: str) -> str:
-    """The name a binding's value is reached by: `x` for the items stored in `x` (`x[]`,
-    `x[k]`: lang/python/items.py)."""
-    return name.split("[", 1)[0]
 
 
 _FUNCTION_KINDS = frozenset({"function", "method"})
@@ -294,21 +296,24 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     for i in facts.imports:
         if i.alias and local_of.get(i.scope) is not None and local_of[i.scope].kind == "module":
             out.append((tuple(sorted(set(_NAME.findall(i.name or i.module)))), i.alias))
+    own = function_locals(facts)
     for b in facts.bindings:
-        name = _container_name(b.name)
+        name = container_of(b.name)
         if name.startswith("self."):
             out.append((reads(b.value, b.scope), name[5:]))
         elif "." not in name and b.scope in local_of:
-            # module or class level; an item stored into a container from anywhere
-            if local_of[b.scope].kind not in _FUNCTION_KINDS or name != b.name:
+            # module or class level; an item stored into a module's container from a function
+            if b.scope not in own or (name != b.name and name not in own[b.scope]):
                 out.append((reads(b.value, b.scope), name))
     for r in facts.returns:
         sym = local_of.get(r.scope)
         if sym is not None and sym.kind in _FUNCTION_KINDS:
             out.append((reads(r.value, r.scope), sym.name))
-    params = {s.local: {n.lstrip("*") for n, _ in s.params} for s in facts.symbols if s.params}
+    params = {s.local: value_parameters(s) for s in facts.symbols if s.params}
     for c in facts.calls:
         # a parameter passed on: what the callee does with it is what the function does
+        if not passes_on(c.callee):
+            continue
         passed = [a for _, a in c.args if a in params.get(c.scope, ())]
         sym = local_of.get(c.scope)
         if passed and sym is not None:

@@ -49,8 +49,8 @@ class RelayCSR:
         return np.concatenate([node_mask, node_mask[self.relays]])
 
     def real(self, reached: hopsmod.Reached) -> hopsmod.Reached:
-        """The traversal's nodes in the real graph: a shadow becomes its relay, kept once at
-        the first (shallowest) depth it was reached at."""
+        """The traversal's nodes in the real graph: a shadow becomes its relay, kept once:
+        where it was reached for real if it was, else at its shadow's first depth."""
         if not self.relays.size:
             return reached
         nodes = reached.nodes.astype(np.int64)
@@ -59,8 +59,13 @@ class RelayCSR:
             return reached
         nodes = nodes.copy()
         nodes[shadow] = self.relays[nodes[shadow] - self.n]
-        _, first = np.unique(nodes, return_index=True)
-        keep = np.sort(first)  # BFS order: the first occurrence is the shallowest
+        # a relay reached both ways is kept where it was reached for real, even when its
+        # shadow came first: its callers were followed from there, and their parent chains
+        # pass through it (keeping the shadow's shallower entry gave them paths shorter than
+        # their depths). A relay reached only as a shadow keeps that entry.
+        order = np.lexsort((np.arange(nodes.size), shadow))  # real entries first, BFS order
+        _, first = np.unique(nodes[order], return_index=True)
+        keep = np.sort(order[first])  # back to BFS order (depths stay non-decreasing)
         return hopsmod.Reached(nodes[keep], reached.depths[keep], reached.parents[keep])
 
 

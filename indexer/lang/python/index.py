@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from codeimpact.indexer.lang.api import BindingFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
+from codeimpact.indexer.lang.python.exports import passes_on, value_parameters
 
 BUILTINS = frozenset(dir(builtins))
 # Every recursive lookup passes through a memoized step that detects cycles, so the depth
@@ -226,8 +227,10 @@ def index_file(fi: FileIndex) -> None:
                 fi.attr_calls.setdefault(cls, {}).setdefault(c.callee[5:], set()).add(c.scope)
         for key, chain in c.args:
             if chain in param_names:
+                if not passes_on(c.callee):
+                    continue
                 owner = param_owner(fi, c.scope, chain)
-                if owner is not None:
+                if owner is not None and chain in value_parameters(fi.syms[owner]):
                     passes = fi.param_passes.setdefault(owner, {}).setdefault(chain, [])
                     passes.append((c.scope, c.callee, key, c.line))
             elif chain.startswith("self.") and chain.count(".") == 1 and fi.param_attrs:

@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 
 from codeimpact.indexer.lang.api import FileFacts
-from codeimpact.indexer.lang.python.exports import function_view
+from codeimpact.indexer.lang.python.exports import function_locals, function_view
 from codeimpact.indexer.lang.python.index import ADDERS
 from codeimpact.indexer.lang.python.pytest_names import AUTOUSE, fixture_names
 
@@ -48,9 +48,10 @@ def _stored_by_calls(f: FileFacts) -> dict[str, list]:
     """Container name -> what `x.append(v)` & co. store into it, from any scope (the
     container's items are read from elsewhere: containers.py)."""
     out: dict[str, list] = {}
+    own = function_locals(f)
     for c in f.calls:
         head, _, last = c.callee.rpartition(".")
-        if c.args and last in ADDERS and head:
+        if c.args and last in ADDERS and head and head not in own.get(c.scope, ()):
             out.setdefault(head, []).append(repr((c.scope, last, c.args)))
     return {name: sorted(v) for name, v in out.items()}
 
