@@ -9,6 +9,7 @@ chain takes its weakest rule's confidence.
 
 from __future__ import annotations
 
+from codeimpact.indexer.lang.engine.chains import evaluate, evaluate_steps
 from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_member
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.receivers import returned_value
@@ -51,17 +52,25 @@ class Values:
     ):
         """(entity, rule) of a chain; `reads` (a list) collects the property getters its
         attribute reads run."""
-        if not chain or chain.startswith("?"):
-            return None
-        if depth > MAX_DEPTH:
-            return self._cut()
-        steps = parse_steps(chain)
-        if steps is None:
-            return None
-        return self._eval_steps(fi, scope, steps, line, depth, reads)
+        return evaluate(self, fi, scope, chain, line, depth, reads)
 
     def _eval_steps(self, fi, scope, steps, line, depth, reads=None):
-        name, suffix = steps[0]
+        return evaluate_steps(self, fi, scope, steps, line, depth, reads)
+
+    # the engine's evaluator (engine/chains.py): steps are parse_steps' (name, suffix); the
+    # head is `super()` or a name, each step a member (a property read recorded in the
+    # option `reads` when the value is an instance), and a suffix's calls and subscripts
+    # apply after each; too deep is a memo cut
+    chain_depth = MAX_DEPTH
+
+    def chain_cut(self):
+        return self._cut()
+
+    def chain_steps(self, chain: str):
+        return parse_steps(chain)
+
+    def chain_head(self, fi, scope, step, line, depth, _reads):
+        name, suffix = step
         if name == "super" and suffix.startswith("()"):
             cls = self.enclosing_class(fi, scope)
             if cls is None:
@@ -72,17 +81,17 @@ class Values:
             r = self.lookup_name(fi, scope, name, line, depth)
             if r is None:
                 return None
-        if suffix:
-            r = self._apply_suffix(r[0], r[1], suffix, depth)
-        for name, suffix in steps[1:]:
-            if r is None:
-                return None
-            if reads is not None and r[0][0] == "inst":
-                self.property_read(r, name, depth, reads)
-            r = self.getattr(r[0], name, r[1], depth + 1)
-            if r is not None and suffix:
-                r = self._apply_suffix(r[0], r[1], suffix, depth)
-        return r
+        return self._apply_suffix(r[0], r[1], suffix, depth) if suffix else r
+
+    def chain_step(self, found, step, depth, reads):
+        name, suffix = step
+        if reads is not None and found[0][0] == "inst":
+            self.property_read(found, name, depth, reads)
+        r = self.getattr(found[0], name, found[1], depth + 1)
+        return self._apply_suffix(r[0], r[1], suffix, depth) if r is not None and suffix else r
+
+    def chain_end(self, found, depth, _reads):
+        return found
 
     def _apply_suffix(self, ent, reason, suffix, depth):
         while suffix:
