@@ -76,6 +76,11 @@ CONSTRUCTS: tuple[tuple[str, str], ...] = (
     ("binding.iteration", "the variable(s) of a loop over @right"),
     ("binding.comprehension", "the variable(s) of a comprehension, local to it"),
     ("binding.context", "a context manager or resource entered (`with @value [as x]`)"),
+    (
+        "binding.parameter",
+        "values a decorator's @arguments bind to the parameters of the "
+        "definition it decorates (pytest's parametrize, a fixture's params)",
+    ),
     ("binding.pattern", "names bound by a pattern match (`if let`, `instanceof T x`)"),
     ("binding.catch", "the exception variable of a catch clause"),
     (

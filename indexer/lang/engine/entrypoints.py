@@ -13,6 +13,9 @@ applies it with the rule `entry-point` (rules.py). Two kinds of rows:
   instance: on an instance of a repository subclass, the definitions found there run
   (the subclass's overrides, a callable attribute it declares).
 
+A `DecoratorMakes` row says which class a library decorator makes of a function when the
+class is passed by keyword (`@click.group(cls=FlaskGroup)`).
+
 Names are the library's dotted names as a repository imports them (every spelling in
 `names`); `bases` says which library classes extend which, so a row of a base class
 applies to its library subclasses too.
@@ -56,6 +59,18 @@ class CallsSelf:
 
 
 @dataclass(frozen=True)
+class DecoratorMakes:
+    """The library decorator factory `names` makes the decorated function into an instance
+    of the class passed as `keyword` (`@click.group(cls=FlaskGroup)`): the library calls that
+    class's methods where it would call its own (CallsSelf rows of the class's library
+    bases)."""
+
+    names: tuple[str, ...]
+    keyword: str
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class EntryTable:
     """A language's rows, indexed by the dotted name a call resolves to."""
 
@@ -66,6 +81,7 @@ class EntryTable:
     # library classes whose instances the resolver follows (`CliRunner().invoke(cmd)`,
     # a parameter declared `ctx: click.Context`), so the rows of their methods apply
     instances: frozenset[str] = frozenset()
+    decorators: tuple[DecoratorMakes, ...] = ()
 
     def __post_init__(self) -> None:
         by_callee: dict[str, list[CallsArgument]] = {}
@@ -81,6 +97,12 @@ class EntryTable:
         names = {n for hook in self.hooks for n in hook.calls}
         names |= {m for r in self.arguments for m in r.members}
         object.__setattr__(self, "hooked_names", frozenset(names))
+        makes = {n: row.keyword for row in self.decorators for n in row.names}
+        object.__setattr__(self, "_makes", makes)
+
+    def class_keyword(self, decorator: str) -> str | None:
+        """The keyword naming the class the library decorator `decorator` makes, if any."""
+        return self._makes.get(decorator)  # type: ignore[attr-defined]
 
     def lineage(self, cls: str) -> tuple[str, ...]:
         """`cls` and the library classes it extends, nearest first (breadth first)."""

@@ -27,7 +27,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #    and descriptors' __get__/__set__; property reads dispatch to subclasses' properties.
 # 9: containers and unpacking (issue 25): the items of literal collections, `x[k] = v`,
 #    `x.append(v)`, unpacking (containers.py).
-RESOLVE_VERSION = 9
+# 10: pytest parametrize values and fixture params (request.param) type parameters, a test
+#    helper's parameter holds what its callers pass, getattr with a known name is the call,
+#    `@click.group(cls=G)` functions are G instances for the entry-point table.
+RESOLVE_VERSION = 10
 
 SPEC = LanguageSpec(
     name=NAME,

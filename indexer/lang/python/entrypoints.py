@@ -10,7 +10,12 @@ that depends on data (a URL routed to a view, `getattr(self, "do_" + method)`).
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang.engine.entrypoints import CallsArgument, CallsSelf, EntryTable
+from codeimpact.indexer.lang.engine.entrypoints import (
+    CallsArgument,
+    CallsSelf,
+    DecoratorMakes,
+    EntryTable,
+)
 
 
 def _names(*dotted: str) -> tuple[str, ...]:
@@ -140,4 +145,10 @@ INSTANCES = frozenset((
     "concurrent.futures.Executor",
 ))  # fmt: skip
 
-TABLE = EntryTable(ARGUMENTS, HOOKS, BASES, INSTANCES)
+DECORATORS = (
+    DecoratorMakes(_names("click.command", "click.group", "click.decorators.command",
+                          "click.decorators.group"), "cls",
+                   why="`@click.group(cls=FlaskGroup)` makes the function a FlaskGroup"),
+)  # fmt: skip
+
+TABLE = EntryTable(ARGUMENTS, HOOKS, BASES, INSTANCES, DECORATORS)

@@ -69,6 +69,7 @@ from codeimpact.indexer.lang.python.bindings import (
 )
 from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain, type_text
 from codeimpact.indexer.lang.python.items import item_facts
+from codeimpact.indexer.lang.python.parametrize import parametrize_facts
 from codeimpact.indexer.lang.queries import load_query, query_runner, query_text
 from codeimpact.native.facts import FactRules, fact_engine
 from codeimpact.native.runner import QueryRunner
@@ -87,7 +88,8 @@ NAME = "python"
 #       resolver sees the context managers entered; `async with` binds `aenter:`; an
 #       assignment to a member is a binding `set:chain` named "" (a setter may run).
 #   11: binding.item: literal collections (lit:, item:K:v), `x[k] = v` (x[]), unpacking (at:N:).
-EXTRACTOR_VERSION = 11
+#   12: pytest's parametrize values and fixture params as `param:` bindings (parametrize.py).
+EXTRACTOR_VERSION = 12
 
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
@@ -440,6 +442,8 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         item_facts(scope, caps["left"], caps["right"], node, source, facts)
     elif construct == "assignment.expression":
         _bind_value(scope, caps["left"].text.decode(), caps["right"], node, source, facts)
+    elif construct == "binding.parameter":
+        parametrize_facts(scope, caps, source, facts)
     elif construct == "yield":
         # `yield from g()` hands on g's items, not g's result: not read yet
         if scope and node.child_count == 2:

@@ -13,9 +13,12 @@ and a requesting parameter holds what the fixture gives: what it returns, or for
 generator fixture what it yields (`runner` from `return CliRunner()` makes `runner.invoke`
 CliRunner.invoke; `yield ctx` in `with app.app_context() as ctx` the AppContext).
 
-Not covered: `request.param` of a parametrised fixture (the edge is made; the value is one of
-the `params=` list's items, which the facts do not hold), fixtures of plugins
-(`pytest_plugins`, installed packages: external).
+A parameter that a parametrize mark binds holds the mark's value (a class, a function, an
+instance constructed in the mark) when the values agree; `request.param` in a fixture with
+`params=` likewise; such a parameter is no fixture request. A parameter of a test helper holds
+what its callers in the file pass it (`common_test(app)`), when they all pass one value.
+
+Not covered: fixtures of plugins (`pytest_plugins`, installed packages: external).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field
 from codeimpact.indexer.lang.api import SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.receivers import returned_value
+from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import FileIndex, split_top
 from codeimpact.indexer.lang.python.pytest_names import (
     fixture_names,
@@ -131,6 +135,75 @@ class Fixtures:
                 value = self._yielded(ffi, found[1], depth) or value
         return (value, "fixture") if value is not None else None
 
+    def pytest_value(self, fi: FileIndex, scope: str, name: str, depth: int):
+        """What an unannotated parameter holds: a parametrize mark's value (which overrides
+        a fixture of the same name), else the fixture's value, else for a test helper what
+        its callers pass."""
+        if self.parametrized(fi, scope, name):
+            return self.parametrized_value(fi, scope, name, depth)
+        return self.fixture_value(fi, scope, name, depth) or self.passed_value(
+            fi, scope, name, depth
+        )
+
+    def parametrized(self, fi: FileIndex, scope: str, name: str) -> list[str]:
+        """What pytest binds the parameter `name` of the test or fixture `scope` to, by its
+        parametrize marks (`name` "request.param": a fixture's params=): `str:text` and
+        `val:chain` values (parametrize.py), the decorators' lines being the definition's."""
+        sym = fi.syms.get(scope)
+        facts = fi.parametrized.get(fi.parent.get(scope, "")) if sym is not None else None
+        if not facts:
+            return []
+        key = "@" + name
+        return [b.value[6:] for b in facts
+                if b.name == key and sym.start_line <= b.line <= sym.end_line]  # fmt: skip
+
+    def parametrized_value(self, fi: FileIndex, scope: str, name: str, depth: int):
+        """The value a parametrised parameter holds: its one value (a class, a function, an
+        instance constructed in the mark), when the values the facts name agree."""
+        values = self.parametrized(fi, scope, name)
+        if not values:
+            return None
+        outer = fi.parent.get(scope, "")
+        line = fi.syms[scope].start_line
+        found, rule = None, "local-type"
+        for v in values:
+            r = self.eval_chain(fi, outer, v[4:], line, depth + 1) if v[:4] == "val:" else None
+            if r is None or found not in (None, r[0]):
+                return None  # a string, a value we cannot follow, or several
+            found, rule = r[0], weakest(rule, r[1])
+        return found, rule
+
+    def request_param(self, path: str, scope: str, depth: int):
+        """`request.param` in the fixture `scope`: a value of its params= list."""
+        fi = self.files[path]
+        sym = fi.syms.get(scope)
+        if sym is None or not is_fixture(sym):
+            return None
+        return self.parametrized_value(fi, scope, "request.param", depth)
+
+    def passed_value(self, fi: FileIndex, scope: str, name: str, depth: int):
+        """A parameter of a test helper (a top-level function of a test file, no test, no
+        fixture) holds what the helper's callers in the file pass it, when they all pass one
+        value: `common_test(app)` from tests requesting the fixture `app` (rule local-type: the
+        receiver is typed by what is passed, as by an assignment)."""
+        sym = fi.syms.get(scope)
+        calls = fi.name_calls.get(scope)
+        if not calls or sym.is_test or is_fixture(sym) or not self.is_test_path(fi.path):
+            return None
+        return self.memo.get(("passed", fi.path, scope, name),
+                             lambda: self._passed(fi, calls, scope, name, depth))  # fmt: skip
+
+    def _passed(self, fi: FileIndex, calls, scope: str, name: str, depth: int):
+        idx = fi.params[scope][name][0]
+        value, rule = None, "local-type"
+        for c in calls:
+            chain = next((ch for k, ch in c.args if k in (idx, name)), None)
+            r = self.eval_chain(fi, c.scope, chain, c.line, depth + 1) if chain else None
+            if r is None or r[0][0] in ("param", "unknown") or value not in (None, r[0]):
+                return None  # a caller passes something else, or nothing we know
+            value, rule = r[0], weakest(rule, r[1])
+        return value, rule
+
     def requested_value(self, fi: FileIndex, b, depth: int):
         """`x = request.getfixturevalue("db")`: x holds what the fixture db gives."""
         for c in fi.literal_calls.get(b.scope, ()):
@@ -170,7 +243,9 @@ class Fixtures:
         usefixtures marks on it, its classes and its module, and by the autouse fixtures of
         its classes, its module and the conftest.py files above."""
         bound = sym.kind == "method" and "staticmethod" not in sym.decorators
-        out = [n for i, (n, _) in enumerate(sym.params) if not (bound and i == 0) and n[0] != "*"]
+        out = [n for i, (n, _) in enumerate(sym.params)
+               if not (bound and i == 0) and n[0] != "*"
+               and not self.parametrized(fi, local, n)]  # parametrize overrides a fixture  # fmt: skip
         if not sym.is_test or is_fixture(sym):  # a fixture named test_x is no test
             return out
         scopes = [local, *fi.enclosing(local, ())]

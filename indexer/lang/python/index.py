@@ -86,6 +86,18 @@ class FileIndex(Lexical):
     # scope -> its calls with literal arguments (`usefixtures("db")`, `fixture(autouse=True)`):
     # kept past `release`, since another file's tests read a conftest's (fixtures.py)
     literal_calls: dict[str, list] = field(default_factory=dict)
+    # top-level function -> the calls of it by its plain name in this file that pass names
+    # (`common_test(app)`): kept past `release`, since a test helper's parameter holds what
+    # they pass (fixtures.py passed_value)
+    name_calls: dict[str, list] = field(default_factory=dict)
+    # decorated definition -> its decorator calls passing names (`@click.group(cls=G)`):
+    # kept past `release`, read where the definition is passed (library_calls.py)
+    decorator_calls: dict[str, list] = field(default_factory=dict)
+    # scope -> the `param:` bindings of the definitions decorated in it: what pytest's
+    # parametrize marks and fixtures' params= bind to their parameters (parametrize.py)
+    parametrized: dict[str, list] = field(default_factory=dict)
+    # names bound to what a getattr call returns (`m = getattr(c, "get")`: named_getattr.py)
+    getattr_bound: set[str] = field(default_factory=set)
     # what fixtures.py made of this file once: fixtures by the name pytest knows them by,
     # autouse fixtures, by enclosing scope
     fixture_table: object = None
@@ -181,6 +193,9 @@ def index_file(fi: FileIndex) -> None:
         if b.name.endswith("[]"):  # `x[k] = v`: an item stored into what x holds
             fi.item_adds.setdefault(b.name[:-2], []).append(b)
             continue
+        if b.value.startswith("param:"):  # pytest's parametrize values (fixtures.py)
+            fi.parametrized.setdefault(b.scope, []).append(b)
+            continue
         if b.value.startswith("iter:"):
             loop = (b.scope, b.line, b.value.split(":", 2)[2])
             if loop not in looped:
@@ -199,6 +214,8 @@ def index_file(fi: FileIndex) -> None:
                 fi.self_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append(b)
             continue
         names.add(b.scope, b.name, (b.line, "bind", b))
+        if b.is_call and b.value == "getattr":
+            fi.getattr_bound.add(b.name)
     for b in f.bindings:
         if b.name.startswith("self.") and not b.is_call and b.value in fi.params.get(b.scope, ()):
             cls = fi.parent.get(b.scope, "")
@@ -210,6 +227,10 @@ def index_file(fi: FileIndex) -> None:
     for c in f.calls:
         if c.literals:
             fi.literal_calls.setdefault(c.scope, []).append(c)
+        if c.args and c.kind == "decorator":
+            fi.decorator_calls.setdefault(c.scope, []).append(c)
+        if c.args and c.callee in syms and syms[c.callee].kind == "function":
+            fi.name_calls.setdefault(c.callee, []).append(c)
         if c.args:
             head, _, last = c.callee.rpartition(".")
             if last in PASS_THROUGH_NAMES:

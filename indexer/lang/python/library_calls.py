@@ -104,6 +104,20 @@ class LibraryCalls:
                 self._apply_rows(fi, call, rows, src, edges, weakest(reason, "entry-point"))
                 return
 
+    def decorator_instance(self, path: str, local: str) -> Entity | None:
+        """An instance of the repository class that a library decorator of the table made
+        the function `local` into (`@click.group(cls=FlaskGroup)`), if any."""
+        fi = self.files[path]
+        scope = fi.parent.get(local, "")
+        for c in fi.decorator_calls.get(local, ()):
+            r = self.eval_chain(fi, scope, c.callee, c.line)
+            keyword = self.entry_table.class_keyword(r[0][1]) if r and r[0][0] == "ext" else None
+            chain = next((ch for k, ch in c.args if k == keyword), None) if keyword else None
+            cls = self.eval_chain(fi, scope, chain, c.line) if chain else None
+            if cls is not None and cls[0][0] == "sym" and self._kind(cls[0]) == "class":
+                return ("inst", cls[0][1], cls[0][2], False)
+        return None
+
     def _apply_rows(self, fi: FileIndex, call, rows, src: str, edges, reason: str) -> None:
         for row in rows:
             chain = row.argument(call.args)
@@ -113,8 +127,10 @@ class LibraryCalls:
             rule = weakest(reason, r[1])
             value = r[0]
             if value[0] == "sym" and self._kind(value) in _FUNCTIONS:
-                # a decorated function is what its decorators returned (a click Command)
-                value = self.decorated(value[1], value[2], 0) or value
+                # a decorated function is what its decorators returned (a click Command), or
+                # an instance of the class a library decorator was given (`cls=FlaskGroup`)
+                value = (self.decorated(value[1], value[2], 0)
+                         or self.decorator_instance(value[1], value[2]) or value)  # fmt: skip
             if row.members and value[0] == "sym" and self._kind(value) in _FUNCTIONS:
                 if row.function_stands_for_object:  # `@click.command` (a library's) kept f
                     self._call(src, value, rule, call.line, edges)

@@ -221,8 +221,8 @@ class Names:
             r = self.eval_type(fi, scope, ann, depth + 1)
             if r is not None:
                 return r, "local-type"
-        else:  # a test's parameter holds what the fixture of its name returns (fixtures.py)
-            r = self.fixture_value(fi, scope, name, depth)
+        else:  # a test's parameter holds what pytest binds it to (fixtures.py)
+            r = self.pytest_value(fi, scope, name, depth)
             if r is not None:
                 return r
         return ("param", fi.path, scope, name), "scope"

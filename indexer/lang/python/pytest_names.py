@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
+from codeimpact.indexer.lang.python.named_getattr import getattr_names
 
 AUTOUSE = "<autouse>"  # the change plan's name for "the autouse fixtures of a file"
 _FUNCTION_KINDS = ("function", "method")
@@ -65,6 +66,7 @@ def implicit_names(facts: FileFacts) -> tuple[set[str], set[str]]:
     for c in facts.calls:
         if c.literals and c.callee.rpartition(".")[2] in ("usefixtures", "getfixturevalue"):
             uses.update(text for k, text in c.literals if isinstance(k, int))
+    uses |= getattr_names(facts)  # `getattr(c, "get")` reads get
     defines: set[str] = set()
     for name, autouse in fixture_names(facts.symbols, facts.calls).values():
         defines.add(name)

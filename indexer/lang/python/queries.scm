@@ -5,6 +5,7 @@
 (class_definition name: (identifier) @name body: (block) @body) @definition.class
 (function_definition name: (identifier) @name body: (block) @body) @definition.function
 (decorator) @decorator
+(decorator (call function: (_) @callee arguments: (argument_list) @arguments)) @binding.parameter
 (call function: (_) @callee arguments: (_) @arguments) @reference.call
 (import_statement) @import
 (import_from_statement) @import.from

@@ -37,6 +37,7 @@ from codeimpact.indexer.lang.python.index import (
     parse_steps,
 )
 from codeimpact.indexer.lang.python.library_calls import LibraryCalls
+from codeimpact.indexer.lang.python.named_getattr import NamedGetattr
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.values import Values
@@ -66,7 +67,16 @@ IMPLICIT = tuple(
 
 
 class PythonProject(
-    Implicit, LibraryCalls, Fixtures, Decorators, Flows, Containers, Values, Names, Project
+    Implicit,
+    LibraryCalls,
+    NamedGetattr,
+    Fixtures,
+    Decorators,
+    Flows,
+    Containers,
+    Values,
+    Names,
+    Project,
 ):
     """Resolution context for all Python files of one index."""
 
@@ -314,6 +324,12 @@ class PythonProject(
             # a decorator (and what its arguments call) runs where the definition stands: it
             # is called from the enclosing scope, whose names it sees (`@d def f` is f = d(f))
             call = call._replace(scope=fi.parent.get(call.scope, ""))
+        if call.callee.startswith("getattr()") or call.callee.partition(".")[0] in fi.getattr_bound:
+            alts = self.getattr_calls(fi, call)  # `getattr(c, "get")()` is `c.get()`
+            for alt in alts:  # (the scope is the decorator's already)
+                self._resolve_call(fi, alt._replace(kind="call"), edges, out)
+            if alts:
+                return
         src = self.uid(fi.path, call.scope)
         steps = parse_steps(call.callee) if not call.callee.startswith("?") else None
         if steps is None:

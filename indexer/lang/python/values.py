@@ -179,6 +179,9 @@ class Values:
         if depth > MAX_DEPTH:
             return self._cut()
         kind = ent[0]
+        if kind == "param" and attr == "param" and ent[3] == "request":  # pytest's params=
+            r = self.request_param(ent[1], ent[2], depth + 1)
+            return (r[0], weakest(reason, r[1])) if r is not None else None
         if kind in CONTAINER_KINDS:
             return self.container_attr(ent, attr, reason, depth)
         if kind == "mod":

@@ -3,7 +3,8 @@
 # runs from where it is handed over (rule entry-point, 0.7): a WSGI application handed to a
 # test client, the `application` a client subclass declares, the override a library base
 # class's method calls (`get` -> `open`), a thread's target, an atexit/signal handler, a
-# sorted() key, a click command handed to CliRunner.invoke. A function handed to a library
+# sorted() key, a click command handed to CliRunner.invoke (a `@click.group(cls=AppGroup)`
+# function is an AppGroup: click's main calls its make_context). A function handed to a library
 # the table does not know is no call.
 # path: web.py
 from werkzeug.datastructures import CallbackDict
@@ -150,6 +151,23 @@ def test_hello():
   #                 ^ calls: <external>::click.testing.CliRunner.invoke (local-type)
   #                 ^ calls: cli.hello (entry-point)
     return result
+
+
+class AppGroup(click.Group):
+    def make_context(self, info_name, args, parent=None, **extra):
+        return super().make_context(info_name, args, parent, **extra)
+
+
+@click.group(cls=AppGroup)
+def grouped():
+    pass
+
+
+def test_grouped():
+    runner = CliRunner()
+    runner.invoke(grouped)
+  #        ^ calls: <external>::click.testing.CliRunner.invoke (local-type)
+  #        ^ calls: cli.AppGroup.make_context (entry-point)
 # path: tests/__init__.py
 # path: tests/test_web.py
 from web import App
