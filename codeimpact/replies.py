@@ -187,6 +187,8 @@ def _traversal(data: Json, max_items: int, schema: str) -> Json:
     }
     if comp.get("reasons"):
         out["completeness"]["reasons"] = comp["reasons"]
+    if comp.get("unbound_fixtures"):
+        out["completeness"]["unbound_fixtures"] = comp["unbound_fixtures"]
     if data.get("direction") != "upstream":
         out["direction"] = data.get("direction")
     out["freshness"] = freshness(data.get("freshness"))

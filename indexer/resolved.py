@@ -47,6 +47,11 @@ Edge = edge_type("Edge")
 Edge.__module__ = __name__
 
 
+# The name of an unresolved site that is a request of a fixture no definition of the
+# repository binds (pytest: a plugin's fixture): `fixture:client` (query/impact.py)
+UNBOUND_FIXTURE = "fixture:"
+
+
 class Unresolved(NamedTuple):
     scope: str  # uid of the calling symbol
     name: str  # the last name of the callee expression

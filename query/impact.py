@@ -22,6 +22,7 @@ import numpy as np
 from codeimpact import native
 from codeimpact.graph import csr as csrmod
 from codeimpact.graph.errors import BadInput
+from codeimpact.indexer.resolved import UNBOUND_FIXTURE
 from codeimpact.query import hops as hopsmod
 from codeimpact.query import relays
 from codeimpact.query.freshness import Freshness, freshness
@@ -146,6 +147,10 @@ class Completeness:
     # definitions on the way that code outside the repository may call with no caller in the
     # graph (query/outside.py): a special method, an override of a library base
     entered_from_outside: int = 0
+    # requests of fixtures no fixture of the repository binds (a plugin's: pytest-flask's
+    # `client`), whose code may run this one: upstream, by tests not in the answer;
+    # downstream, by the answer's own tests and fixtures (unresolved sites `fixture:NAME`)
+    unbound_fixtures: int = 0
 
 
 @dataclass
@@ -499,6 +504,7 @@ def assess_completeness(
         idx = idx[~answered[sites.caller[idx]]]
         outside = entered_from_outside(view, frontier.tolist())
     else:
+        answered = None
         in_frontier = np.zeros(view.n_nodes + 1, dtype=bool)
         in_frontier[frontier] = True
         idx = np.flatnonzero(in_frontier[sites.caller])
@@ -506,6 +512,21 @@ def assess_completeness(
     comp = Completeness(
         "lower-bound" if idx.size or outside else "exact", int(idx.size), _first_sites(view, idx)
     )
+    unbound = unbound_fixture_sites(view, answered, idx)
+    if unbound.size:
+        comp.status = "lower-bound"
+        comp.unbound_fixtures = int(unbound.size)
+        first = _first_sites(view, unbound)[0]
+        comp.reasons.append(
+            f"{unbound.size} request{'s' if unbound.size > 1 else ''} of a fixture the "
+            f"repository does not define (a plugin's), e.g. "
+            f"{first.name.removeprefix(UNBOUND_FIXTURE)!r} by {first.caller}: its code may "
+            + (
+                "run this one; the tests requesting it are not listed"
+                if direction == "upstream"
+                else "call what is not listed"
+            )
+        )
     if outside:
         comp.entered_from_outside = len(outside)
         first = min(outside, key=lambda i: s.uid[i])
@@ -516,6 +537,23 @@ def assess_completeness(
             f"library base), e.g. {s.uid[first]}: the tests entering there are not listed"
         )
     return comp
+
+
+def unbound_fixture_sites(view: GraphView, answered, idx: np.ndarray) -> np.ndarray:
+    """The sites (indices) that are requests of unbound fixtures: upstream (`answered`: the
+    answer's ids) every such request made outside the answer, since a plugin's fixture may
+    call anything; downstream those among the answer's own sites `idx`."""
+    sites = view.sites()
+    if answered is None:
+        names = sites.names
+        return np.array([i for i in idx.tolist()
+                         if names[int(sites.name_index[i])].startswith(UNBOUND_FIXTURE)],
+                        dtype=np.int64)  # fmt: skip
+    chunks = [v for k, v in sites.by_name.items() if k.startswith(UNBOUND_FIXTURE)]
+    if not chunks:
+        return np.empty(0, dtype=np.int64)
+    found = np.concatenate(chunks)
+    return found[~answered[sites.caller[found]]]
 
 
 def _first_sites(view: GraphView, idx: np.ndarray) -> list[UnresolvedSite]:

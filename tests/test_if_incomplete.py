@@ -147,3 +147,44 @@ def test_a_way_in_from_outside_the_repository_makes_a_lower_bound(tmp_path):
     runner = CliRunner()
     text = runner.invoke(main, ["impact", "pkg.web.helper", "--repo", str(repo)]).output
     assert "completeness: lower-bound" in text and "Encoder.default" in text
+
+
+PLUGIN = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def f():\n    return 1\n\n\ndef g():\n    return f()\n",
+    "tests/__init__.py": "",
+    "tests/test_core.py": "from pkg.core import g\n\n\ndef test_g():\n    assert g()\n",
+    "tests/test_plugin.py": "def test_client(client, tmp_path):\n    assert client.get('/')\n",
+    "tests/test_both.py": "from pkg.core import f\n\n\ndef test_both(client):\n"
+    "    assert f() and client\n",
+}
+
+
+def test_a_fixture_no_definition_binds_makes_a_lower_bound(tmp_path):
+    """`client` binds to no fixture of the repository (a plugin's, pytest-flask's): its code
+    may run f, so f's tests are a lower bound naming it, counted once per request outside
+    the answer (test_both's is in it; tmp_path is pytest's own); test_client's own
+    dependencies are a lower bound too."""
+    repo = committed_repo(tmp_path / "repo", PLUGIN)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    with Index.open(repo) as index:
+        up = index.impact("pkg.core.f", include_tests=True, limit=0)
+        down = index.impact("tests/test_plugin.py::test_client", direction="downstream")
+    comp = up.completeness
+    assert {t.uid for t in up.tests} >= {
+        "tests/test_core.py::test_g",
+        "tests/test_both.py::test_both",
+    }
+    assert (comp.status, comp.unbound_fixtures, comp.unresolved_sites) == ("lower-bound", 1, 0)
+    assert "'client' by tests/test_plugin.py::test_client" in comp.reasons[0]
+    assert (down.completeness.status, down.completeness.unbound_fixtures) == ("lower-bound", 1)
+    runner = CliRunner()
+    args = ["impact", "pkg.core.f", "--repo", str(repo), "--include-tests"]
+    text = runner.invoke(main, args).output
+    assert "completeness: lower-bound" in text and "'client'" in text
+    out = runner.invoke(main, [*args, "--json"]).output
+    data = json.loads(out)
+    assert data["completeness"]["unbound_fixtures"] == 1
+    reply = replies.impact(data, 50)  # what an MCP agent reads
+    assert reply["completeness"]["unbound_fixtures"] == 1
+    assert "a fixture the repository does not define" in reply["summary"]

@@ -35,8 +35,16 @@ from codeimpact.indexer.lang.python.pytest_names import (
     is_fixture,
     literal_arguments,
 )
+from codeimpact.indexer.resolved import UNBOUND_FIXTURE, Unresolved
 
 _FUNCTION_KINDS = ("function", "method")
+# the fixtures pytest itself provides (docs: "Fixtures reference"): never a plugin's call-back
+PYTEST_FIXTURES = frozenset(
+    """cache capsys capsysbinary capfd capfdbinary caplog
+    doctest_namespace monkeypatch pytestconfig record_property record_testsuite_property
+    record_xml_attribute recwarn request testdir pytester tmp_path tmp_path_factory tmpdir
+    tmpdir_factory subtests""".split()
+)  # noqa: SIM905 - a word list
 _GENERATORS = frozenset(("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator"))
 _VALUE_KINDS = frozenset(("inst", "sym", "seq", "map", "tup"))
 
@@ -129,7 +137,9 @@ class Fixtures:
                 _VALUE_KINDS, depth,
             )  # fmt: skip
         else:
-            value = self.call_result(("sym", *found), depth + 1)
+            value = self.call_result(("sym", *found), depth + 1) or self._library_instance(
+                ffi, found[1], depth
+            )
             if all(r.value[:4] == "ann:" for r in ffi.returns.get(found[1], ())):
                 # no `return`: a fixture declared `-> Iterator[T]` gives its parameter a T
                 value = self._yielded(ffi, found[1], depth) or value
@@ -204,6 +214,15 @@ class Fixtures:
             value, rule = r[0], weakest(rule, r[1])
         return value, rule
 
+    def _library_instance(self, fi: FileIndex, local: str, depth: int):
+        """What a fixture returns when it is an instance of a library class the entry-point
+        table follows (`return CliRunner()`: runner.invoke(cli) runs cli)."""
+        value = returned_value(
+            self, fi, fi.returns.get(local, ()), "ann:",
+            lambda text, r: self.eval_type(fi, r.scope, text, depth + 1), ("ext",), depth,
+        )  # fmt: skip
+        return value if value is not None and value[1] in self.entry_table.instances else None
+
     def requested_value(self, fi: FileIndex, b, depth: int):
         """`x = request.getfixturevalue("db")`: x holds what the fixture db gives."""
         for c in fi.literal_calls.get(b.scope, ()):
@@ -221,22 +240,33 @@ class Fixtures:
 
     def fixture_edges(self, fi: FileIndex, edges: Edges) -> None:
         """A test (or fixture) calls the fixtures it requests."""
+        for src, _name, line, found in self._requests(fi):
+            if found is not None:
+                edges.call(src, self.uid(*found), "fixture", line)
+
+    def unbound_fixtures(self, fi: FileIndex) -> list[Unresolved]:
+        """The fixtures tests and fixtures request that no fixture of the repository binds
+        and pytest does not provide (a plugin's, or a misspelling): unresolved sites named
+        `fixture:NAME` at the request's line. A plugin's fixture may call into the
+        repository: the query side says so (query/impact.py, completeness)."""
+        return [Unresolved(src, f"{UNBOUND_FIXTURE}{name}", line)
+                for src, name, line, found in self._requests(fi)
+                if found is None and name not in PYTEST_FIXTURES]  # fmt: skip
+
+    def _requests(self, fi: FileIndex):
+        """(requesting uid, name, line, the fixture it binds to or None) of every fixture
+        request of the file's tests and fixtures."""
         if not self.is_test_path(fi.path):
             return
         for local, sym in fi.syms.items():
             if not requests_fixtures(sym):
                 continue
             src = self.uid(fi.path, local)
-            line = sym.start_line
             for name in self._requested(fi, local, sym):
-                found = self.fixture_of(fi, local, name)
-                if found is not None:
-                    edges.call(src, self.uid(*found), "fixture", line)
+                yield src, name, sym.start_line, self.fixture_of(fi, local, name)
             for c in fi.literal_calls.get(local, ()):
                 for name in literal_arguments((c,), "getfixturevalue", 0):
-                    found = self.fixture_of(fi, local, name)
-                    if found is not None:
-                        edges.call(src, self.uid(*found), "fixture", c.line)
+                    yield src, name, c.line, self.fixture_of(fi, local, name)
 
     def _requested(self, fi: FileIndex, local: str, sym: SymbolFact) -> list[str]:
         """The names a test or fixture requests by its parameters; a test also by the

@@ -248,6 +248,11 @@ class PythonProject(
     def module_symbol_name(self, fi: FileIndex) -> str:
         return fi.module.rpartition(".")[2] if fi.module else PurePosixPath(fi.path).stem
 
+    def resolve_file(self, path: str) -> ResolvedFile:
+        out = super().resolve_file(path)
+        out.unresolved += self.unbound_fixtures(self.files[path])  # plugins' fixtures
+        return out
+
     def file_edges(self, fi: FileIndex, edges: Edges) -> None:
         path, f = fi.path, fi.facts
         module_uid = self.uid(path, "")

@@ -4,7 +4,8 @@
 # test client, the `application` a client subclass declares, the override a library base
 # class's method calls (`get` -> `open`), a thread's target, an atexit/signal handler, a
 # sorted() key, a click command handed to CliRunner.invoke (a `@click.group(cls=AppGroup)`
-# function is an AppGroup: click's main calls its make_context). A function handed to a library
+# function is an AppGroup: click's main calls its make_context; a fixture returning
+# `CliRunner()` gives the runner to the tests requesting it). A function handed to a library
 # the table does not know is no call.
 # path: web.py
 from werkzeug.datastructures import CallbackDict
@@ -178,3 +179,19 @@ def test_get():
     return client.get("/")
   #               ^ calls: web.AppClient.open (entry-point)
   #               ^ calls: <external>::werkzeug.test.Client.get (local-type)
+# path: tests/test_cli.py
+import pytest
+from click.testing import CliRunner
+
+from cli import grouped
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_grouped_by_fixture(runner):
+    runner.invoke(grouped)
+  #        ^ calls: <external>::click.testing.CliRunner.invoke (fixture)
+  #        ^ calls: cli.AppGroup.make_context (entry-point)
