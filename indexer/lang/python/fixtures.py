@@ -49,9 +49,13 @@ _GENERATORS = frozenset(("Iterator", "Generator", "Iterable", "AsyncIterator", "
 _VALUE_KINDS = frozenset(("inst", "sym", "seq", "map", "tup"))
 
 
-def requests_fixtures(sym: SymbolFact) -> bool:
-    """A test function or a fixture: pytest binds its parameters to fixtures."""
-    return sym.kind in _FUNCTION_KINDS and (sym.is_test or is_fixture(sym))
+def requests_fixtures(fi: FileIndex, sym: SymbolFact) -> bool:
+    """A test function or a fixture that pytest collects (defined at the top level or in a
+    class, not nested in a function): pytest binds its parameters to fixtures."""
+    if sym.kind not in _FUNCTION_KINDS or not (sym.is_test or is_fixture(sym)):
+        return False
+    parent = fi.parent.get(sym.local, "")
+    return not parent or fi.syms[parent].kind == "class"
 
 
 def conftests_above(path: str) -> list[str]:
@@ -99,7 +103,7 @@ class Fixtures:
     def fixture_of(self, fi: FileIndex, scope: str, name: str) -> tuple[str, str] | None:
         """The fixture a name requested by `scope` (a test or a fixture) is bound to."""
         sym = fi.syms.get(scope)
-        if sym is None or not requests_fixtures(sym) or not self.is_test_path(fi.path):
+        if sym is None or not requests_fixtures(fi, sym) or not self.is_test_path(fi.path):
             return None
         me = (fi.path, scope)
         for cls in fi.enclosing(scope, ()):
@@ -157,8 +161,9 @@ class Fixtures:
 
     def parametrized(self, fi: FileIndex, scope: str, name: str) -> list[str]:
         """What pytest binds the parameter `name` of the test or fixture `scope` to, by its
-        parametrize marks (`name` "request.param": a fixture's params=): `str:text` and
-        `val:chain` values (parametrize.py), the decorators' lines being the definition's."""
+        parametrize marks (`name` "request.param": a fixture's params=): `str:text`,
+        `val:chain` and `?` values (parametrize.py), the decorators' lines being the
+        definition's."""
         sym = fi.syms.get(scope)
         facts = fi.parametrized.get(fi.parent.get(scope, "")) if sym is not None else None
         if not facts:
@@ -206,13 +211,17 @@ class Fixtures:
     def _passed(self, fi: FileIndex, calls, scope: str, name: str, depth: int):
         idx = fi.params[scope][name][0]
         value, rule = None, "local-type"
+        me = ("sym", fi.path, scope)
         for c in calls:
+            callee = self.lookup_name(fi, c.scope, c.callee, c.line, depth + 1)
+            if callee is None or callee[0] != me:
+                continue  # a local function of the same name
             chain = next((ch for k, ch in c.args if k in (idx, name)), None)
             r = self.eval_chain(fi, c.scope, chain, c.line, depth + 1) if chain else None
             if r is None or r[0][0] in ("param", "unknown") or value not in (None, r[0]):
                 return None  # a caller passes something else, or nothing we know
             value, rule = r[0], weakest(rule, r[1])
-        return value, rule
+        return (value, rule) if value is not None else None
 
     def _library_instance(self, fi: FileIndex, local: str, depth: int):
         """What a fixture returns when it is an instance of a library class the entry-point
@@ -249,9 +258,23 @@ class Fixtures:
         and pytest does not provide (a plugin's, or a misspelling): unresolved sites named
         `fixture:NAME` at the request's line. A plugin's fixture may call into the
         repository: the query side says so (query/impact.py, completeness)."""
+        base = fi.path.rpartition("/")[2]
+        if not (base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"):
+            return []  # a file pytest does not collect (django/test/runner.py)
         return [Unresolved(src, f"{UNBOUND_FIXTURE}{name}", line)
                 for src, name, line, found in self._requests(fi)
-                if found is None and name not in PYTEST_FIXTURES]  # fmt: skip
+                if found is None and name not in PYTEST_FIXTURES
+                and self._pytest_binds(fi, src.partition("::")[2])]  # fmt: skip
+
+    def _pytest_binds(self, fi: FileIndex, local: str) -> bool:
+        """Whether pytest binds every parameter of `local` to a fixture: not a method of a
+        class with bases (unittest's TestCase runs its methods itself), not under a
+        decorator that passes arguments of its own (`mock.patch`)."""
+        sym = fi.syms[local]
+        if any("patch" in d for d in sym.decorators):
+            return False
+        parent = fi.parent.get(local, "")
+        return not parent or not any(h.scope == parent for h in fi.facts.heritage)
 
     def _requests(self, fi: FileIndex):
         """(requesting uid, name, line, the fixture it binds to or None) of every fixture
@@ -259,7 +282,7 @@ class Fixtures:
         if not self.is_test_path(fi.path):
             return
         for local, sym in fi.syms.items():
-            if not requests_fixtures(sym):
+            if not requests_fixtures(fi, sym):
                 continue
             src = self.uid(fi.path, local)
             for name in self._requested(fi, local, sym):

@@ -10,9 +10,10 @@ is how the resolver finds them: fixtures.py `parametrized`):
     value "param:str:get"  a string literal that is a name (quoted by one character)
           "param:val:A"    a name or dotted name
           "param:val:A()"  a call: what the callee returns (a class: an instance of it)
+          "param:?"        any other value (a number, a dict): the name is bound all the same
 
 Rows of several names are tuples (`("obj, expect", [(A(), 1), pytest.param(B(), 2)])`): item
-j binds name j. A value of any other kind (a number, a dict) is no fact. Both extraction
+j binds name j. Each (name, value) is one fact. Both extraction
 paths reach this through `_other` (queries.scm: `binding.parameter`).
 """
 
@@ -25,6 +26,7 @@ from codeimpact.indexer.lang.python.chains import _chain, _named
 
 PREFIX = "param:"
 REQUEST_PARAM = "request.param"
+UNKNOWN = "?"  # a value that is no fact (a number, a dict): the name is bound all the same
 _MAX_VALUES = 256  # values past this many in one decorator are data, not types
 
 
@@ -51,11 +53,14 @@ def parametrize_facts(scope: str, caps: dict, source: bytes, facts: FileFacts) -
         items = [row] if len(names) == 1 else _row_items(row, source)
         if len(names) == 1 and _is_param_call(row, source):
             items = _row_items(row, source)[:1]
+        items += [None] * (len(names) - len(items))
         for name, item in zip(names, items, strict=False):
-            value = _value(item, source)
-            if value is not None and (name, value) not in seen:
-                seen.add((name, value))
-                facts.bindings.append(BindingFact(scope, "@" + name, PREFIX + value, False, line))
+            value = _value(item, source) if item is not None else None
+            if (name, value or UNKNOWN) not in seen:
+                seen.add((name, value or UNKNOWN))
+                facts.bindings.append(
+                    BindingFact(scope, "@" + name, PREFIX + (value or UNKNOWN), False, line)
+                )
 
 
 def _text(node: ts.Node, source: bytes) -> bytes:
