@@ -153,6 +153,7 @@ PLUGIN = {
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n\n\ndef g():\n    return f()\n",
     "tests/__init__.py": "",
+    "tests/conftest.py": "pytest_plugins = ['pytest_flask.plugin']\n",
     "tests/test_core.py": "from pkg.core import g\n\n\ndef test_g():\n    assert g()\n",
     "tests/test_plugin.py": "def test_client(client, tmp_path):\n    assert client.get('/')\n",
     "tests/test_both.py": "from pkg.core import f\n\n\ndef test_both(client):\n"
@@ -164,7 +165,8 @@ def test_a_fixture_no_definition_binds_makes_a_lower_bound(tmp_path):
     """`client` binds to no fixture of the repository (a plugin's, pytest-flask's): its code
     may run f, so f's tests are a lower bound naming it, counted once per request outside
     the answer (test_both's is in it; tmp_path is pytest's own); test_client's own
-    dependencies are a lower bound too."""
+    dependencies are a lower bound too. (Only tests written for pytest count: below a
+    conftest.py, or importing pytest.)"""
     repo = committed_repo(tmp_path / "repo", PLUGIN)
     analyze(repo, IndexConfig(), RunOptions(workers=1))
     with Index.open(repo) as index:

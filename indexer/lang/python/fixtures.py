@@ -261,6 +261,10 @@ class Fixtures:
         base = fi.path.rpartition("/")[2]
         if not (base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"):
             return []  # a file pytest does not collect (django/test/runner.py)
+        if not any(p in self._module_of for p in conftests_above(fi.path)) and not any(
+            i.module.partition(".")[0] in ("pytest", "_pytest") for i in fi.facts.imports
+        ):
+            return []  # not written for pytest (Django's suite): no fixtures to bind
         return [Unresolved(src, f"{UNBOUND_FIXTURE}{name}", line)
                 for src, name, line, found in self._requests(fi)
                 if found is None and name not in PYTEST_FIXTURES

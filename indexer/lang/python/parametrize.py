@@ -45,9 +45,13 @@ def parametrize_facts(scope: str, caps: dict, source: bytes, facts: FileFacts) -
     else:
         rows = keywords.get("params")
         names = [REQUEST_PARAM]
-    if not names or rows is None or rows.type not in ("list", "tuple"):
+    if not names:
         return
     line = caps["binding.parameter"].start_point[0] + 1
+    if rows is None or rows.type not in ("list", "tuple"):  # `range(3)`, a module constant
+        for name in names:
+            facts.bindings.append(BindingFact(scope, "@" + name, PREFIX + UNKNOWN, False, line))
+        return
     seen: set[tuple[str, str]] = set()
     for row in _named(rows)[:_MAX_VALUES]:
         items = [row] if len(names) == 1 else _row_items(row, source)
