@@ -29,6 +29,7 @@ from codeimpact.indexer.lang.api import SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.values import ALTS, alternatives
 from codeimpact.indexer.lang.python.index import FileIndex, split_top
 from codeimpact.indexer.lang.python.pytest_names import (
     fixture_names,
@@ -47,6 +48,7 @@ PYTEST_FIXTURES = frozenset(
 )  # noqa: SIM905 - a word list
 _GENERATORS = frozenset(("Iterator", "Generator", "Iterable", "AsyncIterator", "AsyncGenerator"))
 _VALUE_KINDS = frozenset(("inst", "sym", "seq", "map", "tup"))
+_UNKNOWN = frozenset(("param", "unknown"))
 
 
 def requests_fixtures(fi: FileIndex, sym: SymbolFact) -> bool:
@@ -173,20 +175,24 @@ class Fixtures:
                 if b.name == key and sym.start_line <= b.line <= sym.end_line]  # fmt: skip
 
     def parametrized_value(self, fi: FileIndex, scope: str, name: str, depth: int):
-        """The value a parametrised parameter holds: its one value (a class, a function, an
-        instance constructed in the mark), when the values the facts name agree."""
+        """The value a parametrised parameter holds: one of the mark's values (a class, a
+        function, an instance constructed in the mark), as alternatives when they differ; a
+        value the facts do not name (a string, a number) is an unknown alternative."""
         values = self.parametrized(fi, scope, name)
         if not values:
             return None
         outer = fi.parent.get(scope, "")
         line = fi.syms[scope].start_line
-        found, rule = None, "local-type"
+        unknown = ("unknown", fi.path, scope, name)
+        found, rule = [], "local-type"
         for v in values:
             r = self.eval_chain(fi, outer, v[4:], line, depth + 1) if v[:4] == "val:" else None
-            if r is None or found not in (None, r[0]):
-                return None  # a string, a value we cannot follow, or several
-            found, rule = r[0], weakest(rule, r[1])
-        return found, rule
+            if r is None or r[0][0] in _UNKNOWN:
+                found.append(unknown)
+            else:
+                found.append(r[0])
+                rule = weakest(rule, r[1])
+        return _one_of(found, rule)
 
     def request_param(self, path: str, scope: str, depth: int):
         """`request.param` in the fixture `scope`: a value of its params= list."""
@@ -210,7 +216,8 @@ class Fixtures:
 
     def _passed(self, fi: FileIndex, calls, scope: str, name: str, depth: int):
         idx = fi.params[scope][name][0]
-        value, rule = None, "local-type"
+        unknown = ("unknown", fi.path, scope, name)
+        found, rule = [], "local-type"
         me = ("sym", fi.path, scope)
         for c in calls:
             callee = self.lookup_name(fi, c.scope, c.callee, c.line, depth + 1)
@@ -218,10 +225,12 @@ class Fixtures:
                 continue  # a local function of the same name
             chain = next((ch for k, ch in c.args if k in (idx, name)), None)
             r = self.eval_chain(fi, c.scope, chain, c.line, depth + 1) if chain else None
-            if r is None or r[0][0] in ("param", "unknown") or value not in (None, r[0]):
-                return None  # a caller passes something else, or nothing we know
-            value, rule = r[0], weakest(rule, r[1])
-        return (value, rule) if value is not None else None
+            if r is None or r[0][0] in _UNKNOWN:
+                found.append(unknown)  # a caller passes something else, or what we cannot know
+            else:
+                found.append(r[0])
+                rule = weakest(rule, r[1])
+        return _one_of(found, rule)
 
     def _library_instance(self, fi: FileIndex, local: str, depth: int):
         """What a fixture returns when it is an instance of a library class the entry-point
@@ -315,3 +324,13 @@ class Fixtures:
             table = fixture_table(tfi)
             out += [table.names[a] for a in table.autouse.get(s, ())]
         return list(dict.fromkeys(out))
+
+
+def _one_of(found: list, rule: str):
+    """(value, rule) of a parameter given the values it may hold: the one value, or its
+    alternatives (rule value-flow at most: which one runs depends on data); None when
+    nothing known is among them."""
+    value = alternatives(found)
+    if value is None or value[0] in _UNKNOWN:
+        return None
+    return value, weakest(rule, "value-flow") if value[0] == ALTS else rule

@@ -5,8 +5,9 @@
 # to it, or a parameter a parametrize mark binds to strings (each). A parameter a parametrize
 # mark binds holds its value (a class, an instance constructed in the mark; rows of several
 # names by position, pytest.param too) and requests no fixture of its name; `request.param`
-# in a fixture with params= holds a params value. Values that disagree (two classes), a helper
-# whose callers pass different values, or a name we do not know, stay open.
+# in a fixture with params= holds a params value. Values that differ (two classes) are
+# alternatives; a helper whose callers pass nothing we know, or a getattr
+# name we do not know, stay open.
 # path: app.py
 class App:
     def test_client(self):
@@ -120,4 +121,4 @@ def test_kind(kind):
 def test_two_kinds(obj, n):
   #  ^ calls: -
     obj.put()
-  #     ^ unresolved: put
+  #     ^ calls: app.Client.put (local-type)
