@@ -282,9 +282,10 @@ class Fixtures:
     def _pytest_binds(self, fi: FileIndex, local: str) -> bool:
         """Whether pytest binds every parameter of `local` to a fixture: not a method of a
         class with bases (unittest's TestCase runs its methods itself), not under a
-        decorator that passes arguments of its own (`mock.patch`)."""
+        decorator other than pytest's own, which may pass arguments (`mock.patch`,
+        hypothesis's `given`, a helper returning a parametrize mark)."""
         sym = fi.syms[local]
-        if any("patch" in d for d in sym.decorators):
+        if not all(_pytest_decorator(d) for d in sym.decorators):
             return False
         parent = fi.parent.get(local, "")
         return not parent or not any(h.scope == parent for h in fi.facts.heritage)
@@ -324,6 +325,12 @@ class Fixtures:
             table = fixture_table(tfi)
             out += [table.names[a] for a in table.autouse.get(s, ())]
         return list(dict.fromkeys(out))
+
+
+def _pytest_decorator(text: str) -> bool:
+    """`pytest.fixture`, `pytest.mark.x(...)`, `fixture`, `mark.x`: pytest's own."""
+    head = text.removesuffix("()")
+    return head.startswith(("pytest.", "mark.")) or head in ("fixture", "pytest_asyncio.fixture")
 
 
 def _one_of(found: list, rule: str):
