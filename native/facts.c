@@ -32,7 +32,7 @@
 enum { FAMILY_OTHER, FAMILY_DEFINITION, FAMILY_SCOPE };
 static uint8_t FAMILY[V_CONSTRUCT_COUNT];
 
-PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNKNOWN;
+PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNKNOWN, *S_READ;
 
 static const char *const LIST_NAMES[TYPE_COUNT] = {
     "symbols", "imports", "calls", "heritage", "references", "bindings", "returns",
@@ -51,7 +51,9 @@ int facts_init(void) {
     S_VALUE = PyUnicode_InternFromString("value");
     S_STAR = PyUnicode_FromStringAndSize("*", 1);
     S_UNKNOWN = PyUnicode_FromStringAndSize("?", 1);
-    return S_EMPTY && S_CALL && S_DECORATOR && S_VARIABLE && S_VALUE && S_STAR && S_UNKNOWN
+    S_READ = PyUnicode_InternFromString("read");
+    return S_EMPTY && S_CALL && S_DECORATOR && S_VARIABLE && S_VALUE && S_STAR && S_UNKNOWN &&
+                   S_READ
                ? 0
                : -1;
 }
@@ -300,6 +302,11 @@ static int other(Run *run, size_t k, uint16_t v) {
  * others (each kind of fact has its own list, so only the chain hooks' caches see this
  * order, and it is the one of the extraction before this engine) */
 static int the_rest(Run *run) {
+    run->callees = PyMem_Malloc((run->n_calls ? run->n_calls : 1) * 2 * sizeof(Py_ssize_t));
+    if (run->callees == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
     for (size_t i = 0; i < run->n_calls; i++) {
         if (call_fact(run, i) < 0) return -1;
     }
@@ -318,6 +325,8 @@ static int the_rest(Run *run) {
                 rc = assignment(run, scope_at(run->body_iv, run->n_defs, ts_node_start_byte(node)),
                                 node, lhs, rhs);
             }
+        } else if (v == V_REFERENCE_MEMBER) {
+            rc = member_read(run, construct_node(run, k));
         } else if (v == V_RETURN) {
             TSNode value = part_of(run, k, V_VALUE);
             rc = ts_node_is_null(value) ? other(run, k, v) : return_fact(run, value);
@@ -392,6 +401,7 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
         return NULL;
     }
     Run run = {0};
+    run.member_start = -1;
     run.e = self;
     run.like = argv[0];
     run.source = argv[1];
@@ -421,6 +431,7 @@ done:
         Py_XDECREF(run.arguments[i]);
     PyMem_Free(run.arguments);
     PyMem_Free(run.calls);
+    PyMem_Free(run.callees);
     runner_matches_free(&run.m);
     for (Py_ssize_t i = 0; i < run.n_defs; i++) Py_XDECREF(run.defs[i].local);
     PyMem_Free(run.defs);

@@ -84,11 +84,15 @@ typedef struct {
     /* the matches' indices by what takes them, each in match order (one pass sorts them) */
     size_t *calls, *decorators, *scopes, *others;
     size_t n_calls, n_decorators, n_scopes, n_others;
+    Py_ssize_t member_start, member_end; /* the last member read examined (facts_bind.c) */
+    Py_ssize_t *callees; /* by call: its callee's start and end bytes (in match order) */
+    size_t next_callee;  /* the first call whose callee a member read may still be */
 } Run;
 
 /* Strings every rule shares: "" (the runtime's empty singleton, as the Python extractor's constants
  * are) and the interned kinds of the facts; set by facts_init. */
-extern PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNKNOWN;
+extern PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNKNOWN,
+    *S_READ;
 
 /* what every rule uses */
 
@@ -169,5 +173,6 @@ int call_fact(Run *run, size_t i); /* the i-th call (run->calls[i]) */
 int imports_of(Run *run, TSNode node, bool from);
 int assignment(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 int return_fact(Run *run, TSNode value);
+int member_read(Run *run, TSNode node); /* a reference.member match */
 
 #endif

@@ -191,6 +191,22 @@ static PyObject *unknown_chain(const char *text, Py_ssize_t len) {
     return chain;
 }
 
+/* `chain` (stolen; NULL or None pass through) as the local scopes' `rename(chain, start)`
+ * gives it where one of them binds its head (a comprehension's variable) */
+static PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start) {
+    if (chain == NULL || chain == Py_None) return chain;
+    int renamed = may_rename(chain, run->scope_names);
+    if (renamed > 0) {
+        PyObject *at = PyLong_FromSsize_t(start);
+        PyObject *argv[2] = {chain, at};
+        Py_SETREF(chain, at ? PyObject_Vectorcall(run->rename, argv, 2, NULL) : NULL);
+        Py_XDECREF(at);
+    } else if (renamed < 0) {
+        Py_CLEAR(chain);
+    }
+    return chain;
+}
+
 /* a call: its scope (a decorator's when inside one), its callee's chain (renamed where a
  * local scope binds its head), its line and its arguments */
 int call_fact(Run *run, size_t i) {
@@ -208,6 +224,8 @@ int call_fact(Run *run, size_t i) {
     }
     Py_ssize_t start = (Py_ssize_t)ts_node_start_byte(callee);
     Py_ssize_t end = (Py_ssize_t)ts_node_end_byte(callee);
+    run->callees[2 * i] = start;
+    run->callees[2 * i + 1] = end;
     if (start > end || end > run->src_len) {
         Py_DECREF(args);
         Py_DECREF(literals);
@@ -225,17 +243,7 @@ int call_fact(Run *run, size_t i) {
     }
     PyObject *text = PyBytes_FromStringAndSize(run->src + start, end - start);
     PyObject *chain = text ? PyObject_CallOneArg(run->e->hooks[H_CALLEE_CHAIN], text) : NULL;
-    if (chain != NULL && chain != Py_None) {
-        int renamed = may_rename(chain, run->scope_names);
-        if (renamed > 0) {
-            PyObject *at = PyLong_FromSsize_t(start);
-            PyObject *argv[2] = {chain, at};
-            Py_SETREF(chain, at ? PyObject_Vectorcall(run->rename, argv, 2, NULL) : NULL);
-            Py_XDECREF(at);
-        } else if (renamed < 0) {
-            Py_CLEAR(chain);
-        }
-    }
+    chain = local_chain(run, chain, start);
     if (chain == Py_None) {
         Py_SETREF(chain, unknown_chain(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)));
     }
@@ -537,4 +545,62 @@ int return_fact(Run *run, TSNode value) {
     PyObject *items[4] = {Py_NewRef(run->defs[i].local), chain, Py_NewRef(is_call),
                           line_of(value)};
     return append_fact(run, T_RETURN, 4, items);
+}
+
+/* ---- member reads ---- */
+
+/* Whether a member read as a value is read by no other fact: not the operand of a longer
+ * chain or the callee of a call (the call's chain reads it), not an assignment's target (a
+ * setter runs) or the value a name is bound to (the binding's reference reads it), not an
+ * argument (the call's arguments are read with it), a decorator or a type. */
+static bool read_elsewhere(const Run *run, TSNode node, TSNode parent) {
+    switch (role_of(run, parent)) {
+    case R_MEMBER:
+    case R_ARGUMENTS:
+    case R_ARGUMENT_KEYWORD:
+    case R_DECORATOR:
+    case R_TYPE:
+        return true;
+    case R_CALL:
+        return ts_node_eq(field_of(run, parent, F_CALLEE), node);
+    case R_ASSIGNMENT: {
+        TSNode right = field_of(run, parent, F_RIGHT);
+        if (!ts_node_eq(right, node)) return true; /* the target (or its type) */
+        TSNode left = field_of(run, parent, F_LEFT);
+        return !ts_node_is_null(left) && role_of(run, left) == R_NAME;
+    }
+    default:
+        return false;
+    }
+}
+
+/* a member read as a value (`if obj.p:`, `f"{obj.p}"`, `obj.p + 1`): a reference of kind
+ * "read" to its chain (a property's getter may run), in the scope it is read in */
+int member_read(Run *run, TSNode node) {
+    Py_ssize_t start = (Py_ssize_t)ts_node_start_byte(node);
+    Py_ssize_t end = (Py_ssize_t)ts_node_end_byte(node);
+    /* a member at the start of the one before it (in match order, outer first) is inside
+     * its chain (`a.b` in `a.b.c`, `a.b[k].c`, `a.b().c`), which reads it: no parent lookup
+     * for most of them */
+    if (start == run->member_start && end < run->member_end) return 0;
+    run->member_start = start;
+    run->member_end = end;
+    /* a callee (most members are): the call's chain reads it, as read_elsewhere finds
+     * through the parent, without the parent lookup */
+    const Py_ssize_t *c = run->callees;
+    while (run->next_callee < run->n_calls && c[2 * run->next_callee] < start) run->next_callee++;
+    for (size_t j = run->next_callee; j < run->n_calls && c[2 * j] == start; j++) {
+        if (c[2 * j + 1] == end) return 0;
+    }
+    TSNode parent = ts_node_parent(node);
+    if (ts_node_is_null(parent) || read_elsewhere(run, node, parent)) return 0;
+    PyObject *chain = local_chain(run, hook_on_text(run, H_CALLEE_CHAIN, node), start);
+    int ok = usable(chain);
+    if (ok <= 0) {
+        Py_XDECREF(chain);
+        return ok;
+    }
+    PyObject *scope = scope_at(run->body_iv, run->n_defs, start);
+    PyObject *items[4] = {Py_NewRef(scope), chain, line_of(node), Py_NewRef(S_READ)};
+    return append_fact(run, T_REFERENCE, 4, items);
 }

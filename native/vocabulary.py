@@ -122,6 +122,7 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("constant", "a literal constant kept as written (`True`, `False`)"),
     ("assignment", "an assignment expression (`a = b = c`: its value is the `right` field)"),
     ("statement", "an expression statement (the span of a module variable)"),
+    ("type", "a type annotation: a member in it names a type, it is not read as a value"),
     # ---- calls
     ("arguments", "an argument list"),
     ("argument.keyword", "a keyword argument (its `name` and `value` fields)"),
@@ -153,6 +154,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("module", "the module of an import.from"),
     ("definition", "the definition inside a decorated wrapper"),
     ("right", "an assignment's value"),
+    ("left", "an assignment's target"),
     ("callee", "a call's callee"),
     ("name", "a keyword argument's, parameter's or aliased import's name"),
     ("value", "a keyword argument's value, a subscript's base"),

@@ -249,3 +249,37 @@ def test_container_items_and_unpacking(native):
     ]
     # a definition stored in a container is referenced where it is stored
     assert {r.target for r in facts.references} >= {"on_a", "f", "g", "head", "tail", "on_c"}
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_member_reads(native):
+    """A member read as a value is a `read` reference when no other fact reads it: not inside
+    a longer chain, a callee, an argument, an assignment's target, the value bound to a name,
+    a decorator or a type (the getter of a property may run: lang/python/reads.py); a
+    comprehension's variable is renamed as in calls. Both extraction paths alike."""
+    source = (
+        b"@app.route\n"
+        b"def f(s: mod.Settings, xs):\n"
+        b"    if s.debug and not s.ready:\n"
+        b"        g(s.arg, key=s.kw)\n"
+        b"    name = s.name\n"
+        b"    s.target = s.value\n"
+        b"    s.reg.items[s.key] = f'{s.prefix}'\n"
+        b"    assert s.level > 1\n"
+        b"    s.get_app().debug.x\n"
+        b"    return [y.total for y in xs], s.out\n"
+    )
+    facts = extract(source, native=native)
+    reads = [(r.scope, r.target, r.line) for r in facts.references if r.kind == "read"]
+    assert reads == [
+        ("f", "s.debug", 3),
+        ("f", "s.ready", 3),
+        ("f", "s.value", 6),
+        ("f", "s.reg.items", 7),
+        ("f", "s.key", 7),
+        ("f", "s.prefix", 7),
+        ("f", "s.level", 8),
+        ("f", "s.get_app().debug.x", 9),
+        ("f", f"y${source.index(b'[y.total')}.total", 10),
+        ("f", "s.out", 10),
+    ]

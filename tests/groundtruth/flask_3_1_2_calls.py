@@ -681,7 +681,34 @@ PROPERTY_READS = {
     TPL + "DispatchingJinjaLoader._iter_loaders": [S + "jinja_loader"],
     TPL + "DispatchingJinjaLoader.list_templates": [S + "jinja_loader"],
 }
-for _caller, _getters in PROPERTY_READS.items():
+# Reads inside other expressions (a condition, `or`, `not`, a comparison, an f-string, the
+# base of a subscript assignment, the value assigned to another object's attribute) run the
+# getter too; `Scaffold.__repr__` reads `self.name`, App's cached_property on an App.
+EXPRESSION_READS = {
+    F + "__init__": [A + "name", S + "has_static_folder", S + "static_url_path"],
+    F + "handle_exception": [A + "debug"],
+    F + "handle_user_exception": [A + "debug"],
+    F + "make_response": [WRP + "Request.endpoint"],
+    F + "raise_routing_exception": [A + "debug"],
+    F + "send_static_file": [S + "has_static_folder"],
+    BP + "Blueprint.send_static_file": [S + "has_static_folder"],
+    CTX + "RequestContext.__repr__": [A + "name"],
+    PRV + "DefaultJSONProvider.response": [A + "debug"],
+    A + "add_template_filter": [A + "jinja_env"],
+    A + "add_template_global": [A + "jinja_env"],
+    A + "add_template_test": [A + "jinja_env"],
+    A + "auto_find_instance_path": [A + "name"],
+    A + "trap_http_exception": [A + "debug"],
+    B + "add_app_template_filter.register_template": [A + "jinja_env"],
+    B + "add_app_template_global.register_template": [A + "jinja_env"],
+    B + "add_app_template_test.register_template": [A + "jinja_env"],
+    B + "register": [S + "has_static_folder", S + "static_url_path"],
+    S + "__repr__": [A + "name"],
+    S + "has_static_folder": [S + "static_folder"],
+    SES + "SessionInterface.get_expiration_time": [SES + "SessionMixin.permanent"],
+    SES + "SessionInterface.should_set_cookie": [SES + "SessionMixin.permanent"],
+}
+for _caller, _getters in [*PROPERTY_READS.items(), *EXPRESSION_READS.items()]:
     calls[_caller] = sorted({*calls[_caller], *_getters})
 
 modules = sorted({k.split("::")[0] for k in calls})
@@ -715,8 +742,8 @@ doc = {
         "(click's ctx.ensure_object(ScriptInfo) returns the ScriptInfo)",
         "calls of values from containers (for func in funcs: func()), of parameters with "
         "no evident value, and of implicit protocol methods (__enter__, descriptors) are "
-        "not listed; reading a property or cached_property is a call of its getter where "
-        "the read is in a call's receiver or arguments, an assignment or a return (issue 25)",
+        "not listed; reading a property or cached_property is a call of its getter, wherever "
+        "the read is in an expression (issue 25)",
     ],
     "modules": modules,
     "calls": calls,

@@ -30,7 +30,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 10: pytest parametrize values and fixture params (request.param) type parameters, a test
 #    helper's parameter holds what its callers pass, getattr with a known name is the call,
 #    `@click.group(cls=G)` functions are G instances for the entry-point table.
-RESOLVE_VERSION = 10
+# 11: attribute reads inside expressions run property getters and descriptors' __get__
+#     (reads.py), evaluated only for the repository's property and descriptor names.
+RESOLVE_VERSION = 11
 
 SPEC = LanguageSpec(
     name=NAME,

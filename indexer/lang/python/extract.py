@@ -89,7 +89,9 @@ NAME = "python"
 #       assignment to a member is a binding `set:chain` named "" (a setter may run).
 #   11: binding.item: literal collections (lit:, item:K:v), `x[k] = v` (x[]), unpacking (at:N:).
 #   12: pytest's parametrize values and fixture params as `param:` bindings (parametrize.py).
-EXTRACTOR_VERSION = 12
+#   13: reference.member: a member read as a value that no other fact reads is a ReferenceFact
+#       of kind `read` (`if obj.p:`, `f"{obj.p}"`, `obj.p == 1`): a getter may run.
+EXTRACTOR_VERSION = 13
 
 _ANNOT_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
@@ -365,6 +367,7 @@ def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
             chain = "?." + m.group(1).decode() if m else "?"
         return CallFact(scope, chain, line, kind, args, literals)
 
+    member = (-1, -1)  # the last member read examined (native/facts_bind.c member_read)
     for construct, caps in others:
         node = caps[construct]
         if construct == "reference.call":
@@ -382,12 +385,54 @@ def _query_facts(root: ts.Node, source: bytes, facts: FileFacts) -> None:
             scope = scopes.at(node.start_byte)
             if kind_of.get(scope) in ("function", "method"):
                 _returned(scope, node, "", source, facts)
+        elif construct == "reference.member":
+            # a member at the start of the one before it is inside its chain, which reads it
+            if node.start_byte == member[0] and node.end_byte < member[1]:
+                continue
+            member = node.start_byte, node.end_byte
+            if not _read_elsewhere(node):
+                _member_read(node, source, scopes.at(node.start_byte), local_scopes, facts)
         else:
             # a type in a signature belongs to the definition it is written in
             iv = sig_scopes if construct == "reference.type" else scopes
             _other(
                 facts, source, module_vars, local_scopes, construct, caps, iv.at(node.start_byte)
             )
+
+
+# Roles of the parents under which a member is read by another fact (or not read): the
+# operand of a longer chain, an argument, a decorator, a type.
+_READ_BY_PARENT = frozenset(("attribute", "argument_list", "keyword_argument", "decorator", "type"))
+
+
+def _read_elsewhere(node: ts.Node) -> bool:
+    """Whether a member read as a value is read by no fact but its own `read` reference:
+    not inside a longer chain, a call's callee (the call's chain reads it), an assignment's
+    target (a setter runs) or the value a name is bound to (the binding's reference reads
+    it), an argument (read with the call's), a decorator or a type."""
+    # native/facts_bind.c (read_elsewhere) decides the same for the native path
+    parent = node.parent
+    if parent is None or parent.type in _READ_BY_PARENT:
+        return True
+    if parent.type == "call":
+        return parent.child_by_field_name("function") == node
+    if parent.type == "assignment":
+        if parent.child_by_field_name("right") != node:
+            return True
+        left = parent.child_by_field_name("left")
+        return left is not None and left.type == "identifier"
+    return False
+
+
+def _member_read(node: ts.Node, source: bytes, scope: str, local_scopes: _LocalScopes,
+                 facts: FileFacts) -> None:  # fmt: skip
+    """A member read as a value (`if obj.p:`, `f"{obj.p}"`, `obj.p + 1`): a `read`
+    reference to its chain, renamed where a comprehension binds its head."""
+    chain = callee_chain(source[node.start_byte : node.end_byte])
+    if chain and local_scopes:
+        chain = local_scopes.rename(chain, node.start_byte)
+    if chain:
+        facts.references.append(ReferenceFact(scope, chain, node.start_point[0] + 1, "read"))
 
 
 def _returned(scope: str, node: ts.Node, prefix: str, source: bytes, facts: FileFacts) -> None:
@@ -641,6 +686,7 @@ RULES = FactRules(
         "false": "constant",
         "assignment": "assignment",
         "expression_statement": "statement",
+        "type": "type",
         "argument_list": "arguments",
         "keyword_argument": "argument.keyword",
         "list_splat": "argument.splat",
@@ -670,6 +716,7 @@ RULES = FactRules(
         "module": "module_name",
         "definition": "definition",
         "right": "right",
+        "left": "left",
         "callee": "function",
         "name": "name",
         "value": "value",

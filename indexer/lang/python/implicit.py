@@ -9,6 +9,9 @@ statement or an operation on an instance of a repository class.
   `x.__str__` (else `__repr__`), `iter`, `next`, `hash`, `bool`, `repr`, `abs`, ...
 - `obj.attr = v` runs the setter of a property `attr` (the definition decorated
   `@attr.setter`) or the `__set__` of a descriptor stored on the class as `attr`.
+- a class statement runs a base's `__init_subclass__` and the `__set_name__` of descriptors
+  stored in its body (from the scope around it); `obj.attr = v` runs a repository
+  `__setattr__` of the instance's class.
 - `C(...)` runs `C.__new__` when a repository class of its MRO defines one, and a
   dataclass's `__post_init__` (the generated `__init__` calls it), beside `C.__init__`.
 
@@ -48,7 +51,15 @@ _CONTEXT = {"enter:": ("__enter__", "__exit__"), "aenter:": ("__aenter__", "__ae
 IMPLICIT_NAMES = tuple(
     sorted(
         {m for ms in (*_BUILTIN_PROTOCOL.values(), *_CONTEXT.values()) for m in ms}
-        | {"__iter__", "__next__", "__new__", "__post_init__"}
+        | {
+            "__iter__",
+            "__next__",
+            "__new__",
+            "__post_init__",
+            "__setattr__",
+            "__init_subclass__",
+            "__set_name__",
+        }
     )
 )
 
@@ -116,17 +127,21 @@ class Implicit:
                 return
 
     def write_edges(self, fi: FileIndex, edges: Edges) -> None:
-        """Assignments to members of typed instances: CALLS to setters and `__set__`."""
+        """Assignments to members of typed instances: CALLS to a repository `__setattr__`,
+        setters and `__set__`."""
+        setattr_defined = "__setattr__" in self.methods_by_name
         for b in fi.writes:
             receiver, _, attr = b.value[4:].rpartition(".")
             r = self.eval_chain(fi, b.scope, receiver, b.line, 0)
             if r is None or r[0][0] != "inst":
                 continue
             (_, path, cls, _exact), rule = r
+            src = self.uid(fi.path, b.scope)
+            if setattr_defined:  # it runs for every assignment, and may run the setter next
+                self._implicit_call(path, cls, "__setattr__", rule, edges, src, b.line)
             m = self.class_member(path, cls, attr, 0)
             if m is None:
                 continue
-            src = self.uid(fi.path, b.scope)
             target = m[0]
             if self._is_property(target):
                 setter = self._setter(target, attr)
@@ -136,6 +151,31 @@ class Implicit:
                 self._implicit_call(target[1], target[2], "__set__",
                                     weakest(_member_rule(rule, m), "local-type"), edges, src,
                                     b.line)  # fmt: skip
+
+    def class_creation_edges(self, fi: FileIndex, edges: Edges) -> None:
+        """Class statements: the `__init_subclass__` of a base and the `__set_name__` of the
+        descriptors stored in the body run in the scope around the class statement."""
+        methods = self.methods_by_name
+        path = fi.path
+        if "__init_subclass__" in methods:
+            lines = {}
+            for h in fi.facts.heritage:
+                lines.setdefault(h.scope, h.line)
+            for cls, line in lines.items():
+                r = self.getattr(("super", path, cls), "__init_subclass__", "inheritance", 0)
+                if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "method":
+                    src = self.uid(path, fi.parent.get(cls, ""))
+                    edges.call(src, self.ent_uid(r[0]), "inheritance", line)
+        if "__set_name__" in methods:
+            for b in fi.facts.bindings:
+                sym = fi.syms.get(b.scope)
+                if not b.is_call or sym is None or sym.kind != "class" or "." in b.name:
+                    continue
+                r = self.eval_chain(fi, b.scope, b.value, b.line, 0)
+                if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
+                    src = self.uid(path, fi.parent.get(b.scope, ""))
+                    self._implicit_call(r[0][1], r[0][2], "__set_name__", r[1], edges, src,
+                                        b.line)  # fmt: skip
 
     def _setter(self, getter, name: str):
         """The definition decorated `@name.setter` beside a property's getter (`m#2`)."""

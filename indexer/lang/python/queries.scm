@@ -33,3 +33,6 @@
 (assignment left: (list_pattern) @left right: (_) @right) @binding.item
 (assignment left: (subscript) @left right: (_) @right) @binding.item
 (lambda parameters: (lambda_parameters) @parameters) @scope.lambda
+; a member read as a value: kept for the outermost member of a chain that no other fact reads
+; (extract.py `member_read`, native facts_bind.c `member_read`)
+(attribute) @reference.member

@@ -40,6 +40,7 @@ from codeimpact.indexer.lang.python.library_calls import LibraryCalls
 from codeimpact.indexer.lang.python.named_getattr import NamedGetattr
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
+from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
 from codeimpact.indexer.lang.python.values import Values
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
@@ -67,6 +68,7 @@ IMPLICIT = tuple(
 
 
 class PythonProject(
+    Reads,
     Implicit,
     LibraryCalls,
     NamedGetattr,
@@ -121,7 +123,7 @@ class PythonProject(
         # whatever order files are resolved in (incremental == full rebuild relies on that)
         memo = self.memo.table
         # per file: (module, methods [(name, local)], classes [(local, bases, unknown,
-        # implicit members)]) in definition order
+        # implicit members)] in definition order, what its attribute reads may run (reads.py))
         self._summary: dict[str, tuple] = {}
         fresh = []
         for path in self.paths:
@@ -138,12 +140,13 @@ class PythonProject(
         self._fresh = fresh
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for path in self.paths:
-            _, methods, classes = self._summary[path]
+            _, methods, classes, _reads = self._summary[path]
             for name, local in methods:
                 self.methods_by_name.setdefault(name, []).append((path, local))
             for local, bases, *_ in classes:
                 for base in bases:
                     self.subclasses.setdefault(base, []).append((path, local))
+        self.read_names = read_names(self._summary.values(), self.methods_by_name)
 
     def _summarise(self, path: str) -> tuple:
         fi = self.files[path]
@@ -161,7 +164,7 @@ class PythonProject(
                                          if n in members or n in names))  # fmt: skip
             clean = ("bases", path, local) in self.memo.table
             classes.append((local, bases, unknown, implicit, clean))
-        return fi.module, methods, classes
+        return fi.module, methods, classes, read_summary(fi)
 
     def release(self, path: str) -> None:
         """Drop the calls and references of a resolved file (from the facts this project was
@@ -276,6 +279,7 @@ class PythonProject(
         self.context_edges(fi, edges)
         self.loop_edges(fi, edges)
         self.write_edges(fi, edges)
+        self.class_creation_edges(fi, edges)
 
         for h in f.heritage:
             r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
@@ -285,8 +289,10 @@ class PythonProject(
             if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
                 edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), reason, h.line)
 
-        self._value_reads(fi, edges)
+        self.read_edges(fi, edges)
         for ref in f.references:
+            if ref.kind == "read":
+                continue  # read_edges
             reads: list = []
             r = self.eval_chain(fi, ref.scope, ref.target, ref.line, 0, reads)
             for getter, rule in reads:
@@ -299,20 +305,6 @@ class PythonProject(
                 dst = self.ent_uid(ent)
                 if src != dst:
                     edges.add("REFERENCES", src, dst, reason, ref.line)
-
-    def _value_reads(self, fi: FileIndex, edges: Edges) -> None:
-        """Property getters run by attribute reads that are values: `x = obj.prop`,
-        `return obj.prop` (call sites and their arguments read theirs in _resolve_call)."""
-        sites = [(b.scope, b.value.rpartition(":")[2], b.line) for b in fi.facts.bindings
-                 if not b.is_call and "." in b.value
-                 and (":" not in b.value or b.value.startswith("iter:"))]  # fmt: skip
-        sites += [(r.scope, r.value, r.line) for r in fi.facts.returns
-                  if not r.is_call and "." in r.value and ":" not in r.value]  # fmt: skip
-        for scope, chain, line in sites:
-            reads: list = []
-            self.eval_chain(fi, scope, chain, line, 0, reads)
-            for getter, rule in reads:
-                edges.call(self.uid(fi.path, scope), self.ent_uid(getter), rule, line)
 
     def resolve_call(self, fi: FileIndex, index: int, call, edges: Edges,
                      out: ResolvedFile) -> None:  # fmt: skip

@@ -198,6 +198,8 @@ class Values:
             return ("ext", f"{ent[1]}.{attr}"), reason
         if kind == "builtin":
             return ("builtin", f"{ent[1]}.{attr}"), reason
+        if kind == "seq" and attr == "pop":  # `list.pop()` hands out an item
+            return ("view", ent[1], ent[2], "int", ent[3], "get"), reason
         if kind in ("seq", "tup"):
             return ("builtin", attr), reason
         if kind == "map":

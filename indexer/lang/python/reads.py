@@ -1,0 +1,73 @@
+"""Attribute reads inside expressions (a mixin of PythonProject): `if obj.p:`, `f"{obj.p}"`,
+`obj.p + 1`, `x[obj.p]`, `assert r.output == ...` run the getter of a property (or of a
+`cached_property`) `p`, or the `__get__` of a descriptor stored on the class as `p`.
+
+Extraction keeps every such read as a ReferenceFact of kind `read` (the outermost member of
+a chain that no other fact reads: extract.py `_member_read`). Most of them read plain
+attributes, so resolution evaluates a read only when one of its chain's names is a
+*read name* of the repository: the name of a property or cached_property method, or of a
+class attribute bound to an instance of a class defining `__get__`. The names come from
+each file's summary (`read_summary`), so an incremental run has them without indexing every
+file. A read evaluated is followed like a call's receiver (values.py `property_read`): the
+getter is called by the rule that typed the receiver.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
+
+
+def property_decorated(decorators: tuple) -> bool:
+    """A method whose reading runs it: `@property`, `@cached_property` (functools',
+    werkzeug's, Django's...)."""
+    return any(d == "property" or d.endswith("cached_property") for d in decorators)
+
+
+def read_summary(fi: FileIndex) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(names of the file's property methods, (attribute, class name) of the class
+    attributes bound to a call of a class name: descriptor instances when that class defines
+    `__get__`). Plain tuples: summaries are marshalled for the next run."""
+    props = sorted({s.name for s in fi.syms.values()
+                    if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
+    stored = set()
+    for b in fi.facts.bindings:
+        sym = fi.syms.get(b.scope)
+        if b.is_call and sym is not None and sym.kind == "class" and "." not in b.name:
+            steps = parse_steps(b.value)
+            if steps:
+                stored.add((b.name, steps[-1][0]))
+    return tuple(props), tuple(sorted(stored))
+
+
+def read_names(summaries, methods_by_name) -> frozenset[str]:
+    """The read names of a project, from its files' summaries (element 3: `read_summary`)
+    and the methods by name (which classes define `__get__`)."""
+    getters = {local.rpartition(".")[0].rpartition(".")[2].partition("#")[0]
+               for _, local in methods_by_name.get("__get__", ())}  # fmt: skip
+    out: set[str] = set()
+    for summary in summaries:
+        props, stored = summary[3]
+        out.update(props)
+        out.update(attr for attr, cls in stored if cls in getters)
+    return frozenset(out)
+
+
+class Reads:
+    """The getters run by the attribute reads of a file."""
+
+    def read_edges(self, fi: FileIndex, edges: Edges) -> None:
+        names = self.read_names
+        if not names:
+            return
+        path = fi.path
+        for ref in fi.facts.references:
+            if ref.kind != "read":
+                continue
+            steps = parse_steps(ref.target)
+            if steps is None or not any(name in names for name, _ in steps[1:]):
+                continue
+            reads: list = []
+            self.eval_chain(fi, ref.scope, ref.target, ref.line, 0, reads)
+            for getter, rule in reads:
+                edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
