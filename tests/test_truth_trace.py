@@ -266,7 +266,10 @@ def test_scorers_on_a_real_index(traced, index_repo):
         if a.startswith("src/") and b.startswith("src/")
     }
     assert ("measure", "helper") in found  # a plain call the graph must have
-    assert calls["misses_by_construct"].get("property / cached_property", 0) >= 2
+    # the property's getter (read inside an expression) and setter are calls the graph has
+    # (issue 25: attribute reads, setters); what it still misses is labelled
+    assert {("run", "Child.size"), ("run", "Child.size#2")} <= found
+    assert calls["misses_by_construct"].get("property / cached_property", 0) == 0
 
     rows = {r["row"]: r for r in tests["rows"]}
     dynamic = rows["smallest safe selection (dynamic)"]
