@@ -29,6 +29,7 @@ from codeimpact.query.freshness import Freshness, freshness
 from codeimpact.query.graphview import GraphView, SymbolRef, SymbolTable
 from codeimpact.query.observed import ObservedCoverage
 from codeimpact.query.outside import entered_from_outside
+from codeimpact.query.running_modules import runs_on_import
 from codeimpact.query.selection import Selection, covered_entries, select, stale_note
 from codeimpact.query.target import Target, resolve_target, resolve_targets
 from codeimpact.query.test_runs import RunIds
@@ -278,11 +279,11 @@ def _parent_array(n: int, nodes: np.ndarray, parents: np.ndarray) -> np.ndarray:
     return out
 
 
-def _test_ids(view: GraphView, closure: native.BfsResult) -> tuple[np.ndarray, np.ndarray]:
+def _test_ids(view: GraphView, closure, sources, mask, min_confidence) -> tuple:
     """The test symbols of an upstream closure, in uid order, with their depths.
 
     A test module is left out when something inside it is listed too (the module
-    would only repeat its file).
+    would only repeat its file), or when importing it runs nothing of the closure.
     """
     s = view.symbols
     sel = s.is_test[closure.nodes]
@@ -290,6 +291,7 @@ def _test_ids(view: GraphView, closure: native.BfsResult) -> tuple[np.ndarray, n
     is_module = view.snapshot.node_kind[nodes] == csrmod.KIND_CODES["module"]
     inner_modules = s.module_id[nodes[~is_module]]
     keep = ~(is_module & np.isin(nodes, inner_modules))
+    keep &= ~is_module | runs_on_import(view, nodes, closure.nodes, sources, mask, min_confidence)
     nodes, depths = nodes[keep], depths[keep]
     order = np.argsort(view.snapshot.node_rank[nodes], kind="stable")
     return nodes[order], depths[order]
@@ -345,7 +347,7 @@ def _traverse(
     types, confs = view.edges_between(direction, e_parents, e_nodes, mask, min_confidence)
     hopsmod.patch_first_hops(first_hops, e_nodes, e_parents, types, confs)
 
-    t_nodes, t_depths = _test_ids(view, closure)
+    t_nodes, t_depths = _test_ids(view, closure, sources, mask, min_confidence)
     if direction == "upstream":
         in_closure = np.zeros(n, dtype=np.uint8)
         in_closure[closure.nodes] = 1
@@ -447,7 +449,7 @@ def tests_reaching(
     closure = relays.upstream_bfs(
         view, sources, type_mask=mask, min_confidence=float(min_confidence)
     )
-    nodes, depths = _test_ids(view, closure)
+    nodes, depths = _test_ids(view, closure, sources, mask, float(min_confidence))
     parent_of = _parent_array(view.n_nodes, closure.nodes, closure.parents)
     sel = select(view, nodes, depths, observed=observed, sources=sources, mask=mask)
     return sel.total, test_hits(view, sel, parent_of, limit)

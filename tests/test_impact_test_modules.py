@@ -1,0 +1,101 @@
+"""A test module is a test to run only when importing it runs the target: its top-level
+code calls into the closure, or it imports a module whose top-level code does. Importing
+a name (directly or through a package that re-exports it) runs nothing, and a test module
+stands for every test in its file (query/running_modules.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeimpact.indexer.build import analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.query.index import Index
+from conftest import committed_repo
+
+FILES = {
+    "pkg/__init__.py": "from pkg.util import helper, used_at_import\n",
+    "pkg/util.py": """
+        def helper():
+            return None
+
+
+        def used_at_import():
+            return 1
+        """,
+    "pkg/settings.py": """
+        from pkg.util import used_at_import
+
+        VALUE = used_at_import()
+        """,
+    "tests/test_package_import.py": """
+        import pkg
+
+
+        def test_other():
+            assert pkg
+        """,
+    "tests/test_name_import.py": """
+        from pkg.util import helper, used_at_import
+
+
+        def test_nothing():
+            assert helper and used_at_import
+        """,
+    "tests/test_top_level.py": """
+        from pkg.util import helper
+
+        RESULT = helper()
+
+
+        def test_result():
+            assert RESULT is None
+        """,
+    "tests/test_settings.py": """
+        from pkg import settings
+
+
+        def test_value():
+            assert settings.VALUE == 1
+        """,
+    "tests/test_calls.py": """
+        import pkg
+
+
+        def test_call():
+            assert pkg.helper() is None
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    root = committed_repo(tmp_path_factory.mktemp("test-modules") / "repo", FILES)
+    analyze(root, IndexConfig(), RunOptions(workers=1))
+    with Index.open(root) as ix:
+        yield ix
+
+
+def selected(index, target):
+    return {t.uid for t in index.impact(target, include_tests=True, limit=None).tests}
+
+
+def test_modules_that_only_import_the_name_are_not_tests_of_it(index):
+    # test_package_import.py and test_name_import.py import helper (through pkg's
+    # re-export, by name) and never run it: their files were listed before
+    assert selected(index, "pkg/util.py::helper") == {
+        "tests/test_top_level.py::",  # its top-level code calls helper() at import
+        "tests/test_calls.py::test_call",
+    }
+
+
+def test_importing_a_module_whose_top_level_runs_the_target_runs_it(index):
+    # settings.py calls used_at_import() at import; test_settings.py imports settings
+    assert selected(index, "pkg/util.py::used_at_import") == {"tests/test_settings.py::"}
+    # a change to a module's top-level code runs in every module importing it
+    assert "tests/test_settings.py::" in selected(index, "pkg/settings.py::")
+
+
+def test_the_tests_list_agrees_with_tests_reaching(index):
+    r = index.impact("pkg/util.py::helper", include_tests=True, limit=None)
+    assert r.counts.tests == 2
+    assert sorted(r.test_files) == ["tests/test_calls.py", "tests/test_top_level.py"]
