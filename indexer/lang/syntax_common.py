@@ -1,9 +1,11 @@
-"""Extraction helpers shared by the statically typed languages (Go, Java).
+"""Extraction helpers shared by the languages whose extractors walk query matches in Python
+(all but Python's native path).
 
-Both extractors run one query over the tree and hand each match to a handler
-chosen by its capture name; these helpers hold what the handlers have in
-common: lexical scopes by binary search over sorted intervals, `#n` names for
-redefinitions and overloads, and the "chain" text of an expression.
+Those extractors run one query over the tree and hand each match to a handler chosen by
+its capture name; these helpers hold what the handlers have in common: lexical scopes by
+binary search over sorted intervals, `#n` names for redefinitions and overloads, symbol
+facts, and the "chain" text of an expression: one walker (`chain_of`) driven by each
+grammar's table of node types (`ChainForm`, declared once in the language's module).
 
 Chains are the dotted form the resolvers read: `a.b.c`; a segment ending in
 `()` is the result of calling it (`NewFoo().Run`), a segment ending in `{}` is
@@ -15,6 +17,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import tree_sitter as ts
 
@@ -133,3 +138,141 @@ def first_error_line(root: ts.Node) -> int | None:
             return line(node)
         stack.extend(reversed([c for c in node.children if c.has_error]))
     return None
+
+
+# ---------------------------------------------------------------- the chain of an expression
+
+
+@dataclass(frozen=True, slots=True)
+class Child:
+    """In a Pick: the first named child of this node type (for grammars without fields)."""
+
+    type: str
+
+
+# Where a sub-node of a node is: a field name, an index among the named children (-1 the
+# last), a Child, or a tuple of those followed one after the other.
+Pick = str | int | Child | tuple
+
+
+def pick(node: ts.Node | None, where: Pick) -> ts.Node | None:
+    """The sub-node of `node` at `where` (None when it is not there)."""
+    if node is None:
+        return None
+    if isinstance(where, str):
+        return node.child_by_field_name(where)
+    if isinstance(where, int):
+        kids = node.named_children
+        return kids[where] if -len(kids) <= where < len(kids) else None
+    if isinstance(where, Child):
+        return child(node, where.type)
+    for step in where:
+        node = pick(node, step)
+    return node
+
+
+@dataclass(frozen=True, slots=True)
+class ChainForm:
+    """How one grammar writes the value expressions of the chain form: node type -> rule.
+    Data, declared once per language; `chain_of` is the one walker over it.
+
+    names: the node's text is the chain (`x`, Java's `this`). fixed: a set chain (`this`,
+    `super`, Java's `"s"` -> `String{}`). texts: a node whose whole text is this key (C#'s
+    anonymous `this`/`base` keywords). members: (object, name) of `a.b`; a name node of a
+    type in member_names holds the plain name there (C++ `x.As<T>`). calls: the callee of
+    `f()`; a callee of a type in callee_index is `F[]` (Go's `F[int](x)`: an instantiated
+    generic or an element of a map of functions; the resolver tells them apart).
+    member_calls: (object, name) of a call that names its method itself (Java's
+    `a.m()`; `m()` without an object). constructions: where the type of `T{}` is (a
+    construction, a cast, a type assertion). inner: the sub-expression whose chain this is
+    (parentheses, `&x`), when `operators` has the node type only after one of those first
+    tokens. indexed: the operand of `a[i]`. types: the node's type chain is its chain
+    (C++ `ns::f`, Java's `a.b.C`)."""
+
+    type_chain: Callable[[ts.Node | None], str] = lambda node: ""  # noqa: E731 - no types
+    names: frozenset[str] = frozenset()
+    fixed: Mapping[str, str] = field(default_factory=dict)
+    texts: Mapping[str, str] = field(default_factory=dict)
+    members: Mapping[str, tuple[Pick, Pick]] = field(default_factory=dict)
+    member_names: Mapping[str, Pick] = field(default_factory=dict)
+    calls: Mapping[str, Pick] = field(default_factory=dict)
+    callee_index: Mapping[str, Pick] = field(default_factory=dict)
+    member_calls: Mapping[str, tuple[Pick, Pick]] = field(default_factory=dict)
+    constructions: Mapping[str, Pick] = field(default_factory=dict)
+    inner: Mapping[str, Pick] = field(default_factory=dict)
+    operators: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    indexed: Mapping[str, Pick] = field(default_factory=dict)
+    types: frozenset[str] = frozenset()
+    # node type -> (rule, its argument): one lookup a node (chains are walked per call site)
+    rules: Mapping[str, tuple[str, object]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        rules: dict[str, tuple[str, object]] = {}
+        for kind, table in (
+            ("fixed", self.fixed),
+            ("member", self.members),
+            ("call", self.calls),
+            ("member_call", self.member_calls),
+            ("construction", self.constructions),
+            ("inner", self.inner),
+            ("indexed", self.indexed),
+        ):
+            for t, arg in table.items():
+                rules[t] = (kind, arg)
+        rules.update({t: ("name", None) for t in self.names})
+        rules.update({t: ("type", None) for t in self.types})
+        object.__setattr__(self, "rules", MappingProxyType(rules))
+
+
+def chain_of(form: ChainForm, node: ts.Node | None) -> str | None:
+    """The chain of a value expression (`a.b().c`, `T{}.m`, `a[i]`); None when it has no such
+    form. A segment is never empty."""
+    if node is None:
+        return None
+    rule = form.rules.get(node.type)
+    if rule is None:
+        return form.texts.get(text(node)) if form.texts else None
+    kind, arg = rule
+    if kind == "name":
+        return text(node)
+    if kind == "fixed":
+        return arg
+    if kind == "member":
+        op = chain_of(form, pick(node, arg[0]))
+        if not op:
+            return None
+        name = pick(node, arg[1])
+        if name is not None and name.type in form.member_names:
+            name = pick(name, form.member_names[name.type])
+        segment = text(name)
+        return f"{op}.{segment}" if segment else None
+    if kind == "call":
+        fn = callee_of(form, pick(node, arg))
+        return f"{fn}()" if fn else None
+    if kind == "member_call":
+        segment = text(pick(node, arg[1]))
+        obj = pick(node, arg[0])
+        if obj is None:
+            return f"{segment}()" if segment else None
+        op = chain_of(form, obj)
+        return f"{op}.{segment}()" if op and segment else None
+    if kind == "construction":
+        tc = form.type_chain(pick(node, arg))
+        return f"{tc}{{}}" if tc else None
+    if kind == "inner":
+        ops = form.operators.get(node.type)
+        if ops is not None and not (node.children and node.children[0].type in ops):
+            return None
+        return chain_of(form, pick(node, arg))
+    if kind == "indexed":
+        op = chain_of(form, pick(node, arg))
+        return f"{op}[i]" if op else None
+    return form.type_chain(node) or None  # "type"
+
+
+def callee_of(form: ChainForm, node: ts.Node | None) -> str | None:
+    """The chain of a callee: `chain_of`, but an index expression of `callee_index` is `F[]`."""
+    if node is not None and node.type in form.callee_index:
+        op = chain_of(form, pick(node, form.callee_index[node.type]))
+        return f"{op}[]" if op else None
+    return chain_of(form, node)

@@ -28,11 +28,7 @@ import tree_sitter as ts
 
 from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact, ImportFact
 from codeimpact.indexer.lang.java.model import ModelFile, bind_chain, model_extract
-from codeimpact.indexer.lang.syntax_common import (
-    Scopes,
-    line,
-    text,
-)
+from codeimpact.indexer.lang.syntax_common import ChainForm, Child, Scopes, chain_of, line, text
 
 NAME = "csharp"
 EXTRACTOR_VERSION = 2
@@ -76,40 +72,24 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
+# C#'s value expressions in the chain form (syntax_common.ChainForm)
+_CHAIN = ChainForm(
+    type_chain,
+    names=frozenset({"identifier"}),
+    fixed={"this_expression": "this", "base_expression": "super"},
+    texts={"this": "this", "base": "super"},  # the grammar's anonymous `this`/`base` keywords
+    members={"member_access_expression": ("expression", "name")},
+    member_names={"generic_name": Child("identifier")},  # `x.M<int>`
+    calls={"invocation_expression": "function"},
+    constructions={"object_creation_expression": "type", "cast_expression": "type"},
+    inner={"parenthesized_expression": 0},
+    types=frozenset({"generic_name"}),
+)
+
+
 def chain(node: ts.Node | None) -> str | None:
-    """The chain of a value expression (lang/syntax_common.py); None when it has no such form."""
-    if node is None:
-        return None
-    t = node.type
-    if t == "identifier":
-        return text(node)
-    if t == "this_expression" or text(node) == "this":
-        return "this"
-    if t == "base_expression" or text(node) == "base":
-        return "super"
-    if t == "generic_name":
-        return type_chain(node) or None
-    if t == "member_access_expression":
-        expr = node.child_by_field_name("expression")
-        name = type_chain(node.child_by_field_name("name"))
-        if expr is None:  # `this.M` parses with the keyword as an anonymous child
-            head = node.children[0].type if node.children else ""
-            op = {"this": "this", "base": "super"}.get(head)
-        else:
-            op = chain(expr)
-        return f"{op}.{name}" if op and name else None
-    if t == "invocation_expression":
-        fn = chain(node.child_by_field_name("function"))
-        return f"{fn}()" if fn else None
-    if t == "object_creation_expression":
-        tc = type_chain(node.child_by_field_name("type"))
-        return f"{tc}{{}}" if tc else None
-    if t in ("parenthesized_expression",) and node.named_children:
-        return chain(node.named_children[0])
-    if t == "cast_expression":
-        tc = type_chain(node.child_by_field_name("type"))
-        return f"{tc}{{}}" if tc else None
-    return None
+    """The chain of a value expression; None when it has no such form."""
+    return chain_of(_CHAIN, node)
 
 
 def _modifiers(node: ts.Node) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from codeimpact.indexer.lang.syntax_common import text
+from codeimpact.indexer.lang.syntax_common import ChainForm, callee_of, chain_of, text
 
 BUILTIN_TYPES = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32"
@@ -50,39 +50,31 @@ def decl_chain(node: ts.Node | None) -> str:
     return f"[]{it}" if it else ""
 
 
+# Go's value expressions in the chain form (syntax_common.ChainForm)
+CHAIN = ChainForm(
+    type_chain,
+    names=frozenset({"identifier"}),
+    members={"selector_expression": ("operand", "field")},
+    calls={"call_expression": "function"},
+    callee_index={"index_expression": "operand"},
+    constructions={
+        t: "type"
+        for t in ("composite_literal", "type_assertion_expression", "type_conversion_expression")
+    },
+    inner={"unary_expression": "operand", "parenthesized_expression": 0},
+    operators={"unary_expression": frozenset({"&", "*"})},  # `&x`, `*p`: not `-x`, `!ok`
+    indexed={"index_expression": "operand"},  # an element of a slice, array or map
+)
+
+
 def chain(node: ts.Node | None) -> str | None:
-    """The chain of a value expression (see lang/syntax_common.py); None when it has no such form."""
-    if node is None:
-        return None
-    t = node.type
-    if t == "identifier":
-        return text(node)
-    if t == "selector_expression":
-        op = chain(node.child_by_field_name("operand"))
-        return f"{op}.{text(node.child_by_field_name('field'))}" if op else None
-    if t == "call_expression":
-        fn = callee_chain(node.child_by_field_name("function"))
-        return f"{fn}()" if fn else None
-    if t in ("composite_literal", "type_assertion_expression", "type_conversion_expression"):
-        tc = type_chain(node.child_by_field_name("type"))
-        return f"{tc}{{}}" if tc else None
-    if t == "unary_expression" and node.children and node.children[0].type in ("&", "*"):
-        return chain(node.child_by_field_name("operand"))
-    if t == "parenthesized_expression" and node.named_children:
-        return chain(node.named_children[0])
-    if t == "index_expression":  # an element of a slice, array or map
-        op = chain(node.child_by_field_name("operand"))
-        return f"{op}[i]" if op else None
-    return None
+    """The chain of a value expression; None when it has no such form."""
+    return chain_of(CHAIN, node)
 
 
 def callee_chain(node: ts.Node | None) -> str | None:
-    # `F[int](x)`: an instantiated generic (or an element of a map/slice of funcs); the resolver
-    # tells the two apart by what `F` is, so keep the mark.
-    if node is not None and node.type == "index_expression":
-        op = chain(node.child_by_field_name("operand"))
-        return f"{op}[]" if op else None
-    return chain(node)
+    """The chain of a callee; `F[]` for `F[int](x)` (see syntax_common.ChainForm)."""
+    return callee_of(CHAIN, node)
 
 
 def last_name(node: ts.Node) -> str:

@@ -1,13 +1,11 @@
 """The Java model's extraction helpers: what every extraction into the facts Java's resolver
 reads (java/resolve.py) shares, Java's own and those of the languages resolved through
 Java's hooks (C#, Dart, Kotlin, PHP, Ruby, Swift): the empty facts, the file being walked,
-the binding of a local to a chain, the driver over a language's query matches, the walk of
-a member-access chain, and the LanguageSpec such a language declares."""
+the binding of a local to a chain, the driver over a language's query matches and the
+LanguageSpec such a language declares."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from types import ModuleType
 
 import tree_sitter as ts
@@ -22,7 +20,6 @@ from codeimpact.indexer.lang.syntax_common import (
     mark_errors,
     module_symbol,
     symbol_fact,
-    text,
 )
 
 
@@ -116,45 +113,6 @@ def model_extract(language: str, package: str, source: bytes, new_file, definiti
     root = get_parser(language).parse(source).root_node
     matches = query_runner(language, package, "queries.scm").matches(root)
     return run_model(new_file(source, root), root, language, matches, definitions, uses)
-
-
-@dataclass(frozen=True)
-class ChainForm:
-    """How a grammar writes the value expressions of the chain form (syntax_common.py):
-    names, `this`/`super`, a member access (`member(node)` gives its object and its name
-    node), a call (its callee is the first named child) and, where the grammar has them,
-    parentheses around one expression."""
-
-    names: frozenset[str]
-    this: str
-    super: str
-    access: str
-    member: Callable[[ts.Node], tuple[ts.Node | None, ts.Node | None]]
-    call: str
-    parens: frozenset[str] = frozenset()
-
-
-def member_chain(form: ChainForm, node: ts.Node | None) -> str | None:
-    """The chain of a value expression (`a.b().c`); None when it has no such form."""
-    if node is None:
-        return None
-    t = node.type
-    if t in form.names:
-        return text(node)
-    if t == form.this:
-        return "this"
-    if t == form.super:
-        return "super"
-    if t == form.access:
-        obj, name = form.member(node)
-        op = member_chain(form, obj)
-        return f"{op}.{text(name)}" if op and name is not None else None
-    if t == form.call:
-        fn = member_chain(form, node.named_children[0]) if node.named_children else None
-        return f"{fn}()" if fn else None
-    if t in form.parens and node.named_children:
-        return member_chain(form, node.named_children[0])
-    return None
 
 
 def java_model_spec(

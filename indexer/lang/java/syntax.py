@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from codeimpact.indexer.lang.syntax_common import text
+from codeimpact.indexer.lang.syntax_common import ChainForm, chain_of, text
 
 
 def type_chain(node: ts.Node | None) -> str:
@@ -27,33 +27,23 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
+# Java's value expressions in the chain form (syntax_common.ChainForm)
+CHAIN = ChainForm(
+    type_chain,
+    names=frozenset({"identifier", "this", "super"}),
+    fixed={"string_literal": "String{}", "class_literal": "Class{}"},
+    members={"field_access": ("object", "field")},
+    member_calls={"method_invocation": ("object", "name")},
+    constructions={"object_creation_expression": "type", "cast_expression": "type"},
+    # `(x = expr).m()` calls m on the assigned value
+    inner={"parenthesized_expression": 0, "assignment_expression": "right"},
+    types=frozenset({"scoped_identifier"}),
+)
+
+
 def chain(node: ts.Node | None) -> str | None:
-    """The chain of a value expression (see lang/syntax_common.py); None when it has no such form."""
-    if node is None:
-        return None
-    t = node.type
-    if t in ("identifier", "this", "super"):
-        return text(node)
-    if t == "field_access":
-        obj = chain(node.child_by_field_name("object"))
-        return f"{obj}.{text(node.child_by_field_name('field'))}" if obj else None
-    if t == "method_invocation":
-        head = callee_chain(node)
-        return f"{head}()" if head and not head.startswith("?") else None
-    if t in ("object_creation_expression", "cast_expression"):
-        tc = type_chain(node.child_by_field_name("type"))
-        return f"{tc}{{}}" if tc else None
-    if t == "parenthesized_expression" and node.named_children:
-        return chain(node.named_children[0])
-    if t == "string_literal":
-        return "String{}"
-    if t == "class_literal":
-        return "Class{}"
-    if t == "assignment_expression":  # `(x = expr).m()` calls m on the assigned value
-        return chain(node.child_by_field_name("right"))
-    if t == "scoped_identifier":
-        return type_chain(node) or None
-    return None
+    """The chain of a value expression; None when it has no such form."""
+    return chain_of(CHAIN, node)
 
 
 def callee_chain(node: ts.Node) -> str:

@@ -20,14 +20,16 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.model import (
+from codeimpact.indexer.lang.java.model import ModelFile, bind_chain, model_extract
+from codeimpact.indexer.lang.syntax_common import (
     ChainForm,
-    ModelFile,
-    bind_chain,
-    member_chain,
-    model_extract,
+    Child,
+    Scopes,
+    chain_of,
+    child,
+    line,
+    text,
 )
-from codeimpact.indexer.lang.syntax_common import Scopes, child, line, text
 
 NAME = "kotlin"
 EXTRACTOR_VERSION = 1
@@ -49,19 +51,20 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
-def _member(node: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
-    obj = node.named_children[0] if node.named_children else None
-    return obj, child(child(node, "navigation_suffix"), "simple_identifier")
-
-
-_CHAIN = ChainForm(frozenset({"simple_identifier"}), "this_expression", "super_expression",
-                   "navigation_expression", _member, "call_expression",
-                   frozenset({"parenthesized_expression"}))  # fmt: skip
+_CHAIN = ChainForm(
+    names=frozenset({"simple_identifier"}),
+    fixed={"this_expression": "this", "super_expression": "super"},
+    members={
+        "navigation_expression": (0, (Child("navigation_suffix"), Child("simple_identifier")))
+    },
+    calls={"call_expression": 0},
+    inner={"parenthesized_expression": 0},
+)
 
 
 def chain(node: ts.Node | None) -> str | None:
     """The chain of a value expression (lang/syntax_common.py); None when it has no such form."""
-    return member_chain(_CHAIN, node)
+    return chain_of(_CHAIN, node)
 
 
 class _File(ModelFile):

@@ -15,14 +15,15 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
-from codeimpact.indexer.lang.java.model import (
+from codeimpact.indexer.lang.java.model import ModelFile, bind_chain, model_extract
+from codeimpact.indexer.lang.syntax_common import (
     ChainForm,
-    ModelFile,
-    bind_chain,
-    member_chain,
-    model_extract,
+    Scopes,
+    chain_of,
+    child,
+    line,
+    text,
 )
-from codeimpact.indexer.lang.syntax_common import Scopes, child, line, text
 
 NAME = "swift"
 EXTRACTOR_VERSION = 1
@@ -43,19 +44,17 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
-def _member(node: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
-    suffix = node.child_by_field_name("suffix")
-    name = suffix.child_by_field_name("suffix") if suffix is not None else None
-    return node.child_by_field_name("target"), name
-
-
-_CHAIN = ChainForm(frozenset({"simple_identifier"}), "self_expression", "super_expression",
-                   "navigation_expression", _member, "call_expression")  # fmt: skip
+_CHAIN = ChainForm(
+    names=frozenset({"simple_identifier"}),
+    fixed={"self_expression": "this", "super_expression": "super"},
+    members={"navigation_expression": ("target", ("suffix", "suffix"))},
+    calls={"call_expression": 0},
+)
 
 
 def chain(node: ts.Node | None) -> str | None:
     """The chain of a value expression (lang/syntax_common.py); None when it has no such form."""
-    return member_chain(_CHAIN, node)
+    return chain_of(_CHAIN, node)
 
 
 class _File(ModelFile):
