@@ -34,8 +34,10 @@ from codeimpact.indexer.lang.api import CallFact, FileFacts, ImportFact, Referen
 from codeimpact.indexer.lang.cfamily.decorations import blank_decorations
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
+    ChainForm,
     Names,
     Scopes,
+    chain_of,
     count_lines,
     line,
     mark_errors,
@@ -128,36 +130,25 @@ def type_chain(node: ts.Node | None) -> str:
     return ""
 
 
+# C's and C++'s value expressions in the chain form (syntax_common.ChainForm)
+_CHAIN = ChainForm(
+    type_chain,
+    names=frozenset({"identifier"}),
+    fixed={"this": "this"},
+    members={"field_expression": ("argument", "field")},
+    member_names={"template_method": "name"},  # C++ `x.As<T>()`
+    calls={"call_expression": "function"},
+    # `((struct foo *)p)->x`: a value of the cast's type
+    constructions={"cast_expression": ("type", "type")},
+    inner={"parenthesized_expression": -1, "pointer_expression": -1},
+    indexed={"subscript_expression": "argument"},
+    types=frozenset({"qualified_identifier", "template_function"}),  # C++ `ns::f`, `f<int>`
+)
+
+
 def chain(node: ts.Node | None) -> str | None:
-    """The chain of a value expression (lang/syntax_common.py); None when it has no such form."""
-    if node is None:
-        return None
-    t = node.type
-    if t == "identifier":
-        return text(node)
-    if t == "this":
-        return "this"
-    if t in ("qualified_identifier", "template_function"):  # C++ `ns::f`, `f<int>`
-        return type_chain(node) or None
-    if t == "field_expression":
-        op = chain(node.child_by_field_name("argument"))
-        name = node.child_by_field_name("field")
-        if name is not None and name.type == "template_method":  # C++ `x.As<T>()`
-            name = name.child_by_field_name("name")
-        return f"{op}.{text(name)}" if op and name is not None else None
-    if t == "call_expression":
-        fn = chain(node.child_by_field_name("function"))
-        return f"{fn}()" if fn else None
-    if t in ("parenthesized_expression", "pointer_expression") and node.named_children:
-        return chain(node.named_children[-1])
-    if t == "subscript_expression":
-        op = chain(node.child_by_field_name("argument"))
-        return f"{op}[i]" if op else None
-    if t == "cast_expression":  # `((struct foo *)p)->x`: a value of the cast's type
-        tn = node.child_by_field_name("type")
-        tc = type_chain(tn.child_by_field_name("type")) if tn is not None else ""
-        return f"{tc}{{}}" if tc else None
-    return None
+    """The chain of a value expression; None when it has no such form."""
+    return chain_of(_CHAIN, node)
 
 
 def _is_static(node: ts.Node) -> bool:
