@@ -99,16 +99,21 @@ class Names:
 
 def symbol_fact(source: bytes, node: ts.Node, local: str, kind: str, name: str, *,
                 exported: bool, sig_end: int | None = None, params: tuple = (),
-                is_test: bool = False) -> SymbolFact:  # fmt: skip
-    """The SymbolFact of a definition spanning `node`; its signature runs to `sig_end` (the
-    body's start), else to the end of its first line."""
-    end = node.end_byte if sig_end is None else sig_end
-    if sig_end is None:
-        nl = source.find(b"\n", node.start_byte, end)
-        end = nl if nl >= 0 else end
-    return SymbolFact(local, kind, name, line(node), node.end_point[0] + 1, node.start_byte,
-                      node.end_byte, signature(source, node.start_byte, end), exported, is_test,
-                      params, ())  # fmt: skip
+                is_test: bool = False, sig: str | None = None, start: ts.Node | None = None,
+                decorators: tuple = ()) -> SymbolFact:  # fmt: skip
+    """The SymbolFact of a definition spanning `node` (from `start` when given: Python's
+    decorators belong to what they decorate); its signature is `sig` when the language makes
+    its own, else it runs from `node` to `sig_end` (the body's start), else to the end of
+    its first line."""
+    if sig is None:
+        end = node.end_byte if sig_end is None else sig_end
+        if sig_end is None:
+            nl = source.find(b"\n", node.start_byte, end)
+            end = nl if nl >= 0 else end
+        sig = signature(source, node.start_byte, end)
+    first = node if start is None else start
+    return SymbolFact(local, kind, name, line(first), node.end_point[0] + 1, first.start_byte,
+                      node.end_byte, sig, exported, is_test, params, decorators)  # fmt: skip
 
 
 def module_symbol(root: ts.Node, source: bytes) -> SymbolFact:

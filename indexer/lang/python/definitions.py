@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from codeimpact.indexer.lang.api import FileFacts, HeritageFact, ReturnFact, SymbolFact
+from codeimpact.indexer.lang.api import FileFacts, HeritageFact, ReturnFact
 from codeimpact.indexer.lang.python.chains import _chain, _named, type_text
-from codeimpact.indexer.lang.syntax_common import NestedScopes
+from codeimpact.indexer.lang.syntax_common import NestedScopes, symbol_fact
 
 DECORATED = "decorated_definition"
 
@@ -70,20 +70,20 @@ def definitions(
             .rstrip(":")
             .strip()[:300]
         )
+        exported = not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
         facts.symbols.append(
-            SymbolFact(
+            symbol_fact(
+                source,
+                node,
                 local,
                 kind,
                 name,
-                outer.start_point[0] + 1,
-                node.end_point[0] + 1,
-                outer.start_byte,
-                node.end_byte,
-                signature,
-                not name.startswith("_") or (name.startswith("__") and name.endswith("__")),
-                _is_test_name(kind, name),
-                params,
-                decorators,
+                exported=exported,
+                params=params,
+                is_test=_is_test_name(kind, name),
+                sig=signature,
+                start=outer,
+                decorators=decorators,
             )
         )
         if kind == "class":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from codeimpact.indexer.lang.api import BindingFact, HeritageFact, ReturnFact, SymbolFact
-from codeimpact.indexer.lang.syntax_common import NestedScopes
+from codeimpact.indexer.lang.syntax_common import NestedScopes, symbol_fact
 from codeimpact.indexer.lang.typescript.syntax import (
     chain,
     clean_name,
@@ -223,19 +223,8 @@ class Definitions:
             signature = signature_text(source, node, body)
         params = params_of(fn) if kind in ("function", "method") else ()
         self.facts.symbols.append(
-            SymbolFact(
-                local,
-                kind,
-                name,
-                node.start_point[0] + 1,
-                node.end_point[0] + 1,
-                node.start_byte,
-                node.end_byte,
-                signature,
-                exported,
-                False,
-                params,
-                (),
+            symbol_fact(
+                source, node, local, kind, name, exported=exported, params=params, sig=signature
             )
         )
         if fn is not None and kind in ("function", "method"):
@@ -271,27 +260,22 @@ class Definitions:
 
     def _heritage(self, node: ts.Node, local: str) -> None:
         out = self.facts.heritage
+
+        def add(expr: ts.Node, target: str | None, kind: str) -> None:
+            if target:
+                out.append(HeritageFact(local, target, expr.start_point[0] + 1, kind))
+
         for child in node.named_children:
             if child.type == "class_heritage":
                 for h in child.named_children:
                     if h.type == "extends_clause":
                         for v in h.children_by_field_name("value"):
-                            c = chain(v)
-                            if c:
-                                out.append(HeritageFact(local, c, v.start_point[0] + 1, "extends"))
+                            add(v, chain(v), "extends")
                     elif h.type == "implements_clause":
                         for t in h.named_children:
-                            c = type_chain(t)
-                            if c:
-                                out.append(
-                                    HeritageFact(local, c, t.start_point[0] + 1, "implements")
-                                )
+                            add(t, type_chain(t), "implements")
                     else:  # javascript: `extends <expression>`
-                        c = chain(h)
-                        if c:
-                            out.append(HeritageFact(local, c, h.start_point[0] + 1, "extends"))
+                        add(h, chain(h), "extends")
             elif child.type == "extends_type_clause":
                 for t in child.named_children:
-                    c = type_chain(t)
-                    if c:
-                        out.append(HeritageFact(local, c, t.start_point[0] + 1, "extends"))
+                    add(t, type_chain(t), "extends")
