@@ -32,6 +32,7 @@ class DeltaWrite:
     replayed: int = 0
     compacted: bool = False
     edges_rewritten: int = 0  # by the compaction (graph/wal_store.py)
+    commit_path: str = ""  # "forked", or why the commit ran in this process (wal_commit.py)
 
     def counts(self) -> dict[str, int]:
         """For the run's report (`delta`)."""
@@ -54,18 +55,19 @@ def write_delta(idx: Path, live: layout.Generation, gen: layout.Generation, delt
     if taken is not None:
         compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
         try:
-            rows, rewritten = wal_commit.commit(
+            done = wal_commit.commit(
                 gen.db_path, taken.generation, taken.replay, delta, meta,
                 compact_after_replay=compact, buffer_pool=buffer_pool,
             )  # fmt: skip
-            result = DeltaWrite(rows, "spare", len(taken.replay), compact, rewritten)
+            result = DeltaWrite(done.rows, "spare", len(taken.replay), compact, done.rewritten,
+                                done.path)  # fmt: skip
         except Exception:  # a spare that cannot be brought forward: copy the live one instead
             _clear_db(gen)
     if result is None:
         clone_database(live, gen)
-        rows, _ = wal_commit.commit(gen.db_path, live.number, [], delta, meta,
-                                    compact_after_replay=False, buffer_pool=buffer_pool)  # fmt: skip
-        result = DeltaWrite(rows, "copy")
+        done = wal_commit.commit(gen.db_path, live.number, [], delta, meta,
+                                 compact_after_replay=False, buffer_pool=buffer_pool)  # fmt: skip
+        result = DeltaWrite(done.rows, "copy", commit_path=done.path)
     save_delta(gen.path, delta)
     return result
 

@@ -8,9 +8,8 @@ writes the sidecars while the parent writes the database.
 The child gets its inputs by fork (copy-on-write, nothing is serialised) and
 sends back only an exception, if it raised one, which `wait` raises in the
 parent. Forking is skipped when the run was asked to use one process, or when
-this process runs other Python threads (a fork copies only the calling thread,
-and a lock another thread holds would stay held in the child): the job then
-runs in the caller, in `start`, exactly as before.
+this process runs other Python threads (indexer/fork_guard.py): the job then
+runs in the caller, in `start`, exactly as before; `path` says which ran.
 """
 
 from __future__ import annotations
@@ -20,10 +19,10 @@ import multiprocessing as mp
 import os
 import pickle
 import signal
-import threading
 from collections.abc import Callable
 from multiprocessing.connection import wait as wait_ready
 
+from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.lifeline import die_with_parent
 
 
@@ -48,11 +47,15 @@ def _child(conn, job: Callable[[], None], parent_pid: int) -> None:
 class ForkedJob:
     """`job()` in a forked child (or at once in this process: see the module docstring)."""
 
-    def __init__(self, job: Callable[[], None], *, fork: bool, name: str = "the forked job"):
+    def __init__(self, job: Callable[[], None], *, fork: bool, name: str = "the forked job",
+                 why_not: str = "not asked to fork"):  # fmt: skip
         self.name = name
         self._proc = None
         self._conn = None
-        if not fork or threading.active_count() > 1:
+        unsafe = fork_unsafe_reason() if fork else why_not
+        # which path ran, for the run's report: "forked", or "in this process: why"
+        self.path = in_process(unsafe) if unsafe else FORKED
+        if self.path != FORKED:
             job()
             return
         ctx = mp.get_context("fork")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from codeimpact.graph import full_write, layout, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
 from codeimpact.indexer.facts_cache import facts_key
+from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.lifeline import die_with_parent
@@ -65,7 +65,9 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
             # the full build's graph needs pyarrow (incremental runs go without its
             # import time): imported, set up and started while the workers extract
             full_graph = importlib.import_module("codeimpact.indexer.full_graph")
-            if _may_prestart(run):  # before Arrow starts its threads: a fork copies one
+            not_now = _prestart_refusal(run)  # before Arrow starts its threads: a fork copies one
+            run.forks["database writer"] = not_now or FORKED
+            if not not_now:
                 writer.append(full_write.prestart(die_with_parent))
                 arrow_scope.callback(writer[0].cancel)
             full_graph.warm_up()
@@ -74,12 +76,27 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
         return _full_graph(run, reason, probe, start_arrow, writer)
 
 
-def _may_prestart(run: Run) -> bool:
-    """Whether the database writer is forked now (graph/full_write.py `prestart`): it keeps
-    what this process holds at the fork (pages this process frees later stay the writer's
-    until it ends), so only while that is small, and only when no other thread runs."""
+def _prestart_refusal(run: Run) -> str:
+    """Empty when the database writer is forked now (graph/full_write.py `prestart`), else why
+    not: it keeps what this process holds at the fork (pages this process frees later stay
+    the writer's until it ends), so only while that is small, and only when no other thread
+    runs. Otherwise it starts as a new interpreter when the tables are ready."""
     held = sum(map(len, run.data.values()))
-    return held <= PRESTART_MAX_BYTES and threading.active_count() == 1
+    if held > PRESTART_MAX_BYTES:
+        limit = PRESTART_MAX_BYTES >> 20
+        return f"a new interpreter later: {held >> 20} MB of sources held, over {limit} MB"
+    unsafe = fork_unsafe_reason()
+    return f"a new interpreter later: {unsafe}" if unsafe else ""
+
+
+def _sidecars_stay(run: Run) -> str:
+    """Empty when the sidecars may be written by a forked child; else why they are written
+    here: one process was asked for, or a child's copied pages would not fit the budget."""
+    if run.options.processes() <= 1:
+        return "one process asked for (--workers 1)"
+    if not room_for_two(run.options):
+        return f"no memory for two processes (budget {run.options.memory_budget_mb} MB)"
+    return ""
 
 
 def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
@@ -131,9 +148,11 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
                 full_graph.unresolved_sites(gen.path, st.resolved_refs),
                 meta,
             ),
-            fork=run.options.processes() > 1 and room_for_two(run.options),
+            fork=not (stay := _sidecars_stay(run)),
             name="the sidecar writer",
+            why_not=stay,
         )
+        run.forks["sidecar writer"] = sidecars.path
         release = release_when(sidecars, held)
         del held
         try:

@@ -302,6 +302,7 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     gen = layout.next_generation(run.idx)
     try:
         written = write_delta(run.idx, prev.gen, gen, delta, meta, run.options.buffer_pool)
+        run.forks["delta writer"] = written.commit_path
         rows = written.rows
         lost = count_mismatches(rows, expected_counts(stats))
         if not lost:

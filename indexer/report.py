@@ -50,6 +50,8 @@ class AnalyzeReport:
     # which extraction path this process runs (native/runner.py's NativeStatus)
     extraction: dict = field(default_factory=lambda: native_status().as_json())
     notes: list[str] = field(default_factory=list)  # e.g. a stale lock taken over
+    # job -> "forked", or the path it took instead and why (indexer/fork_guard.py)
+    forks: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         """One sentence, in every mode: what this run did, then what the index holds."""

@@ -191,6 +191,8 @@ class Run:
     memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
     cpu_seconds: dict[str, float] = field(default_factory=dict)  # CPU of each phase
     cpu_mark: float = 0.0  # process_cpu() when the last phase ended
+    # job -> the path it took: "forked", or why not (indexer/fork_guard.py)
+    forks: dict[str, str] = field(default_factory=dict)
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
@@ -217,6 +219,7 @@ class Run:
             parsed=stats["parsed"],
             resolved=n_resolved,
             delta=delta or {},
+            forks=self.forks,
         )
 
     def phase(self, name: str, started: float) -> None:

@@ -7,9 +7,9 @@ so no destructor runs: the WAL holds the committed delta and the file is as it w
 The child sends back the row counts (or the exception it raised) through a pipe and
 dies with its parent.
 
-When this process runs other threads a fork is unsafe (a lock another thread holds
-would stay held in the child); the write then runs here and the database is closed
-normally, checkpoint included (slower, same content).
+When this process runs other threads a fork is unsafe (indexer/fork_guard.py); the
+write then runs here and the database is closed normally, checkpoint included (slower,
+same content). `Committed.path` says which ran.
 """
 
 from __future__ import annotations
@@ -18,12 +18,20 @@ import contextlib
 import os
 import pickle
 import signal
-import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from codeimpact.graph import wal_store
 from codeimpact.graph.delta import GraphDelta
+from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
+
+
+@dataclass(frozen=True)
+class Committed:
+    rows: dict[str, int]  # the database's row counts after the commit
+    rewritten: int  # edges a compaction wrote again (0 without one)
+    path: str  # "forked", or "in this process: why" (the run's report says it)
 
 
 class DeltaChildDied(RuntimeError):
@@ -49,16 +57,16 @@ def _read_all(fd: int) -> bytes:
 
 def commit(db_path: Path, expected_generation: int | None, replay: list[GraphDelta],
            delta: GraphDelta, meta: dict[str, Any], *, compact_after_replay: bool,
-           buffer_pool: int) -> tuple[dict[str, int], int]:  # fmt: skip
+           buffer_pool: int) -> Committed:  # fmt: skip
     """Apply `replay`, `delta` and `meta` to the database at `db_path` (see
-    wal_store.write_deltas); returns its row counts and the edges a compaction wrote
-    again. Raises what the write raised."""
+    wal_store.write_deltas). Raises what the write raised."""
     args = (db_path, expected_generation, replay, delta, meta)
     kwargs = {"compact_after_replay": compact_after_replay, "buffer_pool": buffer_pool}
-    if threading.active_count() > 1:
+    unsafe = fork_unsafe_reason()
+    if unsafe:
         opened, counts, rewritten = wal_store.write_deltas(*args, **kwargs)
         opened.close_checkpointed()
-        return counts, rewritten
+        return Committed(counts, rewritten, in_process(unsafe))
     parent = os.getpid()
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -95,7 +103,7 @@ def commit(db_path: Path, expected_generation: int | None, replay: list[GraphDel
         raise DeltaChildDied(f"the database writer exited without an answer (status {status})")
     answer = pickle.loads(data)
     if answer[0] == "ok":
-        return answer[1]
+        return Committed(*answer[1], FORKED)
     error = None
     with contextlib.suppress(Exception):
         error = pickle.loads(answer[1]) if answer[1] is not None else None

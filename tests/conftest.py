@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+# a test that hangs ends the run with its traceback (tests/watchdog.py)
+pytest_plugins = ["watchdog"]
+
 # `graph analyze` (without --index-only) records repositories in the user's registry:
 # tests and the processes they start use a registry of their own, never the real home's.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="codeimpact-test-xdg-")

@@ -18,27 +18,28 @@ def _write_pid(path):
 def test_the_job_runs_in_a_child_while_the_parent_goes_on(tmp_path):
     out = tmp_path / "pid"
     job = ForkedJob(_write_pid(out), fork=True)
-    assert job.forked
+    assert job.forked and job.path == "forked"
     job.wait()
     assert int(out.read_text()) != os.getpid()
 
 
 def test_without_fork_the_job_is_done_before_start_returns(tmp_path):
     out = tmp_path / "pid"
-    job = ForkedJob(_write_pid(out), fork=False)
-    assert not job.forked
+    job = ForkedJob(_write_pid(out), fork=False, why_not="one process asked for")
+    assert not job.forked and job.path == "in this process: one process asked for"
     assert int(out.read_text()) == os.getpid()
     job.wait()  # nothing left to wait for
 
 
 def test_a_process_running_other_threads_does_not_fork(tmp_path):
     stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
+    other = threading.Thread(target=stop.wait, name="other")
     other.start()
     try:
         out = tmp_path / "pid"
         job = ForkedJob(_write_pid(out), fork=True)
         assert not job.forked
+        assert job.path.startswith("in this process: 1 other Python thread(s) running (other)")
         assert int(out.read_text()) == os.getpid()
     finally:
         stop.set()
