@@ -82,6 +82,9 @@ class EntryTable:
     # a parameter declared `ctx: click.Context`), so the rows of their methods apply
     instances: frozenset[str] = frozenset()
     decorators: tuple[DecoratorMakes, ...] = ()
+    # library callables binding arguments for a later call (`functools.partial(f, a)`): the
+    # rows of the callable bound apply to the bound arguments, from where they are bound
+    binders: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         by_callee: dict[str, list[CallsArgument]] = {}

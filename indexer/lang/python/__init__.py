@@ -32,7 +32,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #    `@click.group(cls=G)` functions are G instances for the entry-point table.
 # 11: attribute reads inside expressions run property getters and descriptors' __get__
 #     (reads.py), evaluated only for the repository's property and descriptor names.
-RESOLVE_VERSION = 11
+# 12: `functools.partial(f, a)` of a library callable f: f's entry-point rows apply to the
+#     bound arguments where they are bound (`partial(runner.invoke, cli)`).
+RESOLVE_VERSION = 12
 
 SPEC = LanguageSpec(
     name=NAME,

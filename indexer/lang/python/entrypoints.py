@@ -151,4 +151,7 @@ DECORATORS = (
                    why="`@click.group(cls=FlaskGroup)` makes the function a FlaskGroup"),
 )  # fmt: skip
 
-TABLE = EntryTable(ARGUMENTS, HOOKS, BASES, INSTANCES, DECORATORS)
+# `partial(runner.invoke, cli)`: the call of the partial later is `runner.invoke(cli, ...)`
+BINDERS = frozenset(("functools.partial",))
+
+TABLE = EntryTable(ARGUMENTS, HOOKS, BASES, INSTANCES, DECORATORS, BINDERS)

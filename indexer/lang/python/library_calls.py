@@ -62,6 +62,22 @@ class LibraryCalls:
         rows = self.entry_table.argument_rows(callee)
         if rows:
             self._apply_rows(fi, call, rows, src, edges, weakest(reason, "entry-point"))
+        elif callee in self.entry_table.binders:
+            self._bound_call(fi, call, src, edges, reason)
+
+    def _bound_call(self, fi: FileIndex, call, src: str, edges, reason: str) -> None:
+        """`partial(runner.invoke, cli)`: calling the partial calls the library callable
+        with the bound arguments first, so its rows apply to them here, where they are
+        bound (as a thread's target runs from where it is handed over)."""
+        chain = next((c for k, c in call.args if k == 0), None)
+        r = self.eval_chain(fi, call.scope, chain, call.line) if chain else None
+        if r is None or r[0][0] != "ext":
+            return
+        rows = self.entry_table.argument_rows(r[0][1])
+        if rows:
+            shifted = tuple((k - 1 if isinstance(k, int) else k, c) for k, c in call.args if k != 0)
+            rule = weakest(weakest(reason, r[1]), "entry-point")
+            self._apply_rows(fi, call._replace(args=shifted), rows, src, edges, rule)
 
     def library_method(self, fi: FileIndex, call, receiver, name: str, src: str, edges) -> bool:
         """`name` called on an instance (or `super()`) of a repository class whose

@@ -5,7 +5,8 @@
 # class's method calls (`get` -> `open`), a thread's target, an atexit/signal handler, a
 # sorted() key, a click command handed to CliRunner.invoke (a `@click.group(cls=AppGroup)`
 # function is an AppGroup: click's main calls its make_context; a fixture returning
-# `CliRunner()` gives the runner to the tests requesting it). A function handed to a library
+# `CliRunner()` gives the runner to the tests requesting it; `partial(runner.invoke, cli)`
+# binds the command: the rows apply where it is bound). A function handed to a library
 # the table does not know is no call.
 # path: web.py
 from werkzeug.datastructures import CallbackDict
@@ -180,10 +181,12 @@ def test_get():
   #               ^ calls: web.AppClient.open (entry-point)
   #               ^ calls: <external>::werkzeug.test.Client.get (local-type)
 # path: tests/test_cli.py
+from functools import partial
+
 import pytest
 from click.testing import CliRunner
 
-from cli import grouped
+from cli import AppGroup, grouped
 
 
 @pytest.fixture
@@ -194,4 +197,18 @@ def runner():
 def test_grouped_by_fixture(runner):
     runner.invoke(grouped)
   #        ^ calls: <external>::click.testing.CliRunner.invoke (fixture)
+  #        ^ calls: cli.AppGroup.make_context (entry-point)
+
+
+@pytest.fixture
+def invoke(runner):
+    group = AppGroup()
+    return partial(runner.invoke, group)
+  #        ^ calls: <external>::functools.partial (import)
+  #        ^ calls: cli.AppGroup.make_context (entry-point)
+
+
+def invoke_grouped(runner: CliRunner):
+    return partial(runner.invoke, grouped, catch_exceptions=False)
+  #        ^ calls: <external>::functools.partial (import)
   #        ^ calls: cli.AppGroup.make_context (entry-point)
