@@ -37,7 +37,8 @@ _EXPORTS = {
     "codeimpact.query.freshness": ("Freshness",),
     "codeimpact.query.graphview": ("SymbolRef",),
     "codeimpact.query.target": ("Target",),
-    "codeimpact.query.impact": (
+    "codeimpact.query.impact": ("blast_radius",),
+    "codeimpact.query.impact_shapes": (
         "RISK_THRESHOLDS",
         "BlastRadiusResult",
         "Completeness",
@@ -49,7 +50,6 @@ _EXPORTS = {
         "Risk",
         "TestHit",
         "UnresolvedSite",
-        "blast_radius",
     ),
     "codeimpact.query.deps": ("DepsResult", "Neighbour"),
     "codeimpact.query.context": ("ContextResult", "Definition"),

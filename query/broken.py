@@ -261,7 +261,7 @@ def unloadable_tests(view, broken: list[BrokenDependent]) -> list:
     """The tests that run code of a module importing a symbol the change removed (TestHits):
     that import fails when the module loads, so everything in the module breaks, not
     only what goes through the import (review counts them the same way)."""
-    from codeimpact.query.impact import tests_reaching
+    from codeimpact.query.reach import tests_reaching
 
     by_uid = view.symbols.by_uid
     modules = sorted(

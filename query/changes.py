@@ -26,7 +26,7 @@ from codeimpact.query.change_map import (  # noqa: F401 - the shapes are part of
     spans_of,
 )
 from codeimpact.query.freshness import Freshness, freshness
-from codeimpact.query.impact import RISK_LEVELS
+from codeimpact.query.impact_shapes import RISK_LEVELS
 from codeimpact.query.importers import importing_tests
 from codeimpact.query.module_members import list_callers_in_changed_modules
 from codeimpact.query.observed import ObservedCoverage, as_of

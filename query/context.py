@@ -12,16 +12,10 @@ from pathlib import Path
 
 from codeimpact.indexer.reading import content_hash
 from codeimpact.query.deps import Neighbour, neighbours
-from codeimpact.query.freshness import Freshness
+from codeimpact.query.freshness import Freshness, freshness_of
 from codeimpact.query.graphview import SymbolRef
-from codeimpact.query.impact import (
-    DEFAULT_LIMIT,
-    RELATIONS,
-    TestHit,
-    check_params,
-    freshness_of,
-    tests_reaching,
-)
+from codeimpact.query.impact_shapes import DEFAULT_LIMIT, RELATIONS, TestHit, check_params
+from codeimpact.query.reach import tests_reaching
 from codeimpact.query.source import OutsideRepo, read_repo_file
 from codeimpact.query.target import resolve_target
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codeimpact.graph.schema import REL_TABLES
-from codeimpact.query.freshness import Freshness
+from codeimpact.query.freshness import Freshness, freshness_of
 from codeimpact.query.graphview import SymbolRef
-from codeimpact.query.impact import DEFAULT_LIMIT, check_params, freshness_of, parse_relations
+from codeimpact.query.impact_shapes import DEFAULT_LIMIT, check_params, parse_relations
 from codeimpact.query.target import resolve_target
 
 

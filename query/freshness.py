@@ -37,6 +37,14 @@ def freshness(index) -> Freshness:
     return Freshness(fresh=st.fresh, reasons=st.reasons, method=st.drift.method)
 
 
+def freshness_of(index, check: bool) -> Freshness:
+    """The freshness block; `check=False` skips the check (it runs `git status`, ~0.1 s on
+    a large tree, far more than a traversal) and says so."""
+    if not check:
+        return Freshness(fresh=None, reasons=["freshness not checked (check_freshness=False)"])
+    return freshness(index)
+
+
 class TreeWatch:
     """One index's cheap tree check, kept for the life of the open index.
 

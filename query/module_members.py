@@ -14,14 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from codeimpact.graph import csr as csrmod
-from codeimpact.query.impact import (
-    RELATIONS,
-    DepthGroup,
-    ImpactEntry,
-    assess_risk,
-    depth_label,
-    with_members,
-)
+from codeimpact.query.impact import assess_risk
+from codeimpact.query.impact_shapes import RELATIONS, DepthGroup, ImpactEntry, depth_label
+from codeimpact.query.reach import with_members
 
 
 def _direct_callers(view, members: np.ndarray, changed: np.ndarray, mask: int) -> list[tuple]:

@@ -94,7 +94,7 @@ def _dependents(index, uid: str, changed: set[str]) -> list[Dependent]:
 def _removed_dependents(index, removed: list) -> tuple[list[Dependent], list[str]]:
     """The dependents outside the diff (not tests) of a removed symbol the index lacks, and
     the tests that reach them (those tests run the broken code)."""
-    from codeimpact.query.impact import tests_reaching
+    from codeimpact.query.reach import tests_reaching
 
     view = index.graph
     out: dict[str, Dependent] = {}

@@ -12,15 +12,10 @@ import numpy as np
 
 from codeimpact import native
 from codeimpact.graph import csr as csrmod
-from codeimpact.query.freshness import Freshness
+from codeimpact.query.freshness import Freshness, freshness_of
 from codeimpact.query.graphview import GraphView, SymbolRef
-from codeimpact.query.impact import (
-    DEFAULT_LIMIT,
-    check_params,
-    freshness_of,
-    parse_relations,
-    with_members,
-)
+from codeimpact.query.impact_shapes import DEFAULT_LIMIT, check_params, parse_relations
+from codeimpact.query.reach import with_members
 from codeimpact.query.source import guarded_import_lines
 from codeimpact.query.target import resolve_target
 

@@ -20,7 +20,8 @@ import pytest
 from codeimpact.graph.manifest import Damaged
 from codeimpact.indexer.build import analyze
 from codeimpact.indexer.config import IndexConfig, RunOptions
-from codeimpact.query.impact import RISK_THRESHOLDS, UnresolvedSite, assess_risk
+from codeimpact.query.impact import assess_risk
+from codeimpact.query.impact_shapes import RISK_THRESHOLDS, UnresolvedSite
 from codeimpact.query.index import Index
 from conftest import edges, git, write_files
 
