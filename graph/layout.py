@@ -20,7 +20,8 @@ Crash safety, step by step:
 
 Readers pin the generation they read (a shared `flock` on its folder), and a
 publish only deletes old generations nobody pins, so a query that started
-before a publish finishes on the generation it started with.
+before a publish finishes on the generation it started with. The lock file, the record of
+its holder and the takeover of a stale one are graph/lock.py.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codeimpact.graph import manifest, storage_errors
+from codeimpact.graph import lock, manifest, storage_errors
 from codeimpact.graph.errors import BadInput, CorruptIndex, IndexLocked, NoIndex
 from codeimpact.graph.manifest import Damaged
 
@@ -45,7 +46,6 @@ INDEX_DIRNAME = ".codeimpact"
 DB_FILENAME = "graph.kz"
 CURRENT = "CURRENT"
 WRITING = "writing.json"
-LOCK = "lock"
 GEN_PREFIX = "gen-"
 _GEN_DIR = re.compile(r"gen-(\d{6,})")
 
@@ -121,7 +121,7 @@ def _no_index(idx: Path) -> NoIndex | Damaged:
     if any((p / manifest.MANIFEST_NAME).is_file() for p in idx.glob(GEN_PREFIX + "*")):
         return Damaged(repo, [(CURRENT, "missing")])  # a published generation, unnamed
     if read_marker(idx) is not None:
-        holder = lock_holder(idx)
+        holder = lock.lock_holder(idx)
         if holder is not None:
             return NoIndex(
                 f"no index at {repo} yet: graph analyze (pid {holder.get('pid')}) is writing "
@@ -395,7 +395,7 @@ def interrupted_write(idx: Path) -> WriteMarker | None:
     live generation is a write that published but was killed before tidying up.
     """
     marker = read_marker(idx)
-    if marker is None or lock_holder(idx) is not None:
+    if marker is None or lock.lock_holder(idx) is not None:
         return None
     if marker.dir is not None:
         try:
@@ -425,141 +425,7 @@ def _tidy_after_writer(idx: Path) -> None:
 
 
 # -------------------------------------------------------------------- the lock
-# The lock is a `flock` on `.codeimpact/lock`, which the kernel drops when the holder dies.
-# The file also records who holds it: pid, start time (seconds since the epoch) and the
-# process's start in clock ticks since boot (`/proc/<pid>/stat`), so a pid reused by
-# another process is not taken for the holder.
-#
-# A forked child shares its parent's open file description, and with it the flock: workers
-# orphaned by a `kill -9` of analyze would keep the lock held forever. So every child closes
-# its copy right after the fork (`_HELD_LOCKS`, `os.register_at_fork`), and workers die with
-# their parent (`indexer/lifeline.py`). Should the flock still be held while the recorded
-# holder is gone (orphans of an older codeimpact, say), the lock is taken over: a fresh
-# lock file replaces the old one, whose stray holders then hold nothing anyone looks at.
-# `lock.takeover` serialises takeovers (exclusive) against writers recording themselves
-# as the holder (shared).
-LOCK_TAKEOVER = "lock.takeover"
-
-# flock fds this process holds as a writer; closed in every forked child (see above)
-_HELD_LOCKS: set[int] = set()
-
-
-def _close_held_locks_in_child() -> None:
-    for fd in _HELD_LOCKS:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _HELD_LOCKS.clear()
-
-
-os.register_at_fork(after_in_child=_close_held_locks_in_child)
-
-
-def process_start_ticks(pid: int) -> int | None:
-    """When process `pid` started (clock ticks since boot); None if it is gone or unknown."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    # the command name (field 2) may hold spaces and parentheses: count from the last ')'
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    try:
-        return int(fields[19])  # field 22, starttime
-    except (IndexError, ValueError):
-        return None
-
-
-def _holder_record() -> bytes:
-    pid = os.getpid()
-    return json.dumps(
-        {"pid": pid, "since": time.time(), "start": process_start_ticks(pid)}
-    ).encode()
-
-
-def holder_alive(holder: dict) -> bool | None:
-    """Whether the process a lock file names still runs (None: the record names none)."""
-    pid = holder.get("pid")
-    if not isinstance(pid, int) or pid <= 0:
-        return None
-    start = holder.get("start")
-    now = process_start_ticks(pid)
-    if now is not None:
-        return not isinstance(start, int) or now == start
-    if os.path.isdir("/proc/self"):
-        return False  # /proc works and has no entry for the pid: it is gone
-    try:
-        os.kill(pid, 0)  # no /proc: whether the pid exists at all
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists, owned by someone else
-    return True
-
-
-def _read_lock_record(fd: int) -> dict:
-    try:
-        data = json.loads(os.pread(fd, 4096, 0) or b"{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _held_record(path: Path) -> dict | None:
-    """The record in the lock file when its flock is held by someone, None when it is free."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            return _read_lock_record(fd)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
-
-
-def _take_over(idx: Path, path: Path) -> dict | None:
-    """Replace a lock file whose flock outlived its recorded holder; the old record, or None
-    when the lock is not stale after all (its holder runs, or it was freed or replaced).
-
-    Serialised by a second lock, so two analyzes cannot both replace the file."""
-    guard = os.open(idx / LOCK_TAKEOVER, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(guard, fcntl.LOCK_EX)
-        record = _held_record(path)
-        if record is None or holder_alive(record) is not False:
-            return None
-        fresh = path.with_name(f"{LOCK}.new{os.getpid()}")
-        fresh.write_bytes(b"")
-        os.replace(fresh, path)
-        return record
-    finally:
-        os.close(guard)
-
-
-def _claim(idx: Path, path: Path, fd: int) -> bool:
-    """Record this process as the holder of the flock on `fd`, if `fd` is still the lock
-    file on disk. Done under the takeover guard (shared), so a takeover never reads the
-    record of a dead holder that a live one is about to overwrite."""
-    try:
-        guard = os.open(idx / LOCK_TAKEOVER, os.O_RDWR | os.O_CREAT, 0o644)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(guard, fcntl.LOCK_SH)
-        try:
-            if os.fstat(fd).st_ino != os.stat(path).st_ino:
-                return False
-        except FileNotFoundError:
-            return False
-        os.ftruncate(fd, 0)
-        os.write(fd, _holder_record())
-        return True
-    finally:
-        os.close(guard)
+# (the lock file, its holder record and stale-lock takeover: graph/lock.py)
 
 
 @contextlib.contextmanager
@@ -567,7 +433,7 @@ def writer_lock(idx: Path, timeout: float = 0.0, note=None):
     """Hold the one-writer lock of an index; IndexLocked if another analyze holds it.
 
     `note(line)` is told when a stale lock (its holder gone) is taken over."""
-    path = idx / LOCK
+    path = idx / lock.LOCK
     deadline = time.monotonic() + max(timeout, LOCK_GRACE_SECONDS)
     while True:
         try:
@@ -582,7 +448,7 @@ def writer_lock(idx: Path, timeout: float = 0.0, note=None):
             os.close(fd)
             if e.errno not in (errno.EAGAIN, errno.EACCES):
                 raise
-            old = _take_over(idx, path)
+            old = lock.take_over(idx, path)
             if old is not None:
                 if note is not None:
                     note(
@@ -591,7 +457,7 @@ def writer_lock(idx: Path, timeout: float = 0.0, note=None):
                     )
                 continue
             if time.monotonic() >= deadline:
-                holder = lock_holder(idx)
+                holder = lock.lock_holder(idx)
                 who = f" (pid {holder['pid']})" if holder and holder.get("pid") else ""
                 raise IndexLocked(
                     f"another `graph analyze`{who} is writing the index at {idx.parent}; "
@@ -599,12 +465,12 @@ def writer_lock(idx: Path, timeout: float = 0.0, note=None):
                 ) from None
             time.sleep(0.05)
             continue
-        if _claim(idx, path, fd):
+        if lock.claim(idx, path, fd):
             break
         # `graph clean` removed the folder, or a takeover replaced the file, while we waited
         os.close(fd)
         ensure_index_dir(idx.parent)
-    _HELD_LOCKS.add(fd)
+    lock.HELD_LOCKS.add(fd)
     try:
         yield
         _tidy_after_writer(idx)
@@ -613,14 +479,8 @@ def writer_lock(idx: Path, timeout: float = 0.0, note=None):
             _tidy_after_writer(idx)
         raise
     finally:
-        _HELD_LOCKS.discard(fd)
+        lock.HELD_LOCKS.discard(fd)
         os.close(fd)
-
-
-def lock_holder(idx: Path) -> dict | None:
-    """`{"pid", "since"}` of the analyze holding the lock, or None when nobody does."""
-    data = _held_record(idx / LOCK)
-    return None if data is None else {"pid": data.get("pid"), "since": data.get("since")}
 
 
 def remove_index(repo: Path) -> bool:

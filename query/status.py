@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from codeimpact.graph import layout, manifest
+from codeimpact.graph import layout, lock, manifest
 from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.graph.store import check_rows
@@ -432,7 +432,7 @@ def _analyzing(index) -> dict | None:
 
 
 def _analyzing_at(repo) -> dict | None:
-    holder = layout.lock_holder(layout.index_dir(repo))
+    holder = lock.lock_holder(layout.index_dir(repo))
     if holder is None:
         return None
     since = holder.get("since")

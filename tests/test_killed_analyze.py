@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from codeimpact.graph import layout
+from codeimpact.graph import layout, lock
 from codeimpact.indexer.lifeline import die_with_parent
 
 GONE_WITHIN_S = 20  # a bound on waiting, not a timing assertion
@@ -213,7 +213,7 @@ def _hold_lock(idx: Path, record: dict) -> subprocess.Popen:
     """A process holding the flock of `idx`'s lock, whose file names `record` as holder
     (as an orphaned worker of a killed analyze would)."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(idx / layout.LOCK), json.dumps(record)],
+        [sys.executable, "-c", HOLDER, str(idx / lock.LOCK), json.dumps(record)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -253,7 +253,7 @@ def test_a_lock_whose_holder_is_gone_is_taken_over(small_repo, record):
         lines = out.stderr.splitlines()
         assert len(lines) == 1 and "took over the index lock" in lines[0], out.stderr
         assert _graph("status", "--check", str(small_repo)).returncode == 0
-        assert layout.lock_holder(idx) is None  # the stray holds only the replaced file
+        assert lock.lock_holder(idx) is None  # the stray holds only the replaced file
     finally:
         stray.kill()
         stray.wait()
@@ -264,7 +264,7 @@ def test_a_lock_whose_holder_runs_is_not_taken_over(small_repo):
     me = {
         "pid": os.getpid(),
         "since": time.time(),
-        "start": layout.process_start_ticks(os.getpid()),
+        "start": lock.process_start_ticks(os.getpid()),
     }
     stray = _hold_lock(idx, me)
     try:
