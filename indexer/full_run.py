@@ -14,7 +14,7 @@ from codeimpact.graph import full_write, layout, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
 from codeimpact.indexer.facts_cache import facts_key
-from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason
+from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.lifeline import die_with_parent
@@ -26,7 +26,7 @@ from codeimpact.indexer.resolution import (
     module_names,
     summaries_of,
 )
-from codeimpact.indexer.resolve_workers import resolve_parallel
+from codeimpact.indexer.resolve_host import Host
 from codeimpact.indexer.run import (
     Run,
     generation_meta,
@@ -180,32 +180,39 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph) -> tup
     """Resolve every file into `graph`; returns the module names, the resolvers'
     summaries and each file's lookup keys."""
     lang_of = {r.path: r.language for r in run.records}
-    projects = make_projects(facts, lang_of, run.configs)
     used: dict[str, bytes] = {}
     order = sorted(facts)
-    workers = resolve_workers(run.options, len(order), resident_mb())
 
     def tick(i: int) -> None:
         if run.progress and (i % 64 == 0 or i == len(order)):
             run.progress("resolve", i, len(order))
 
-    if workers > 1:
-        one = functools.partial(_resolve_encoded, projects, lang_of, facts)
-        for i, (path, blob, keys) in enumerate(resolve_parallel(order, one, workers), 1):
+    def workers(projects: dict | None = None) -> int:
+        return resolve_workers(run.options, len(order), resident_mb())
+
+    def encoder(projects: dict) -> Callable[[str], tuple[bytes, bytes]]:
+        return functools.partial(_resolve_encoded, projects, lang_of, facts)
+
+    build = functools.partial(make_projects, facts, lang_of, run.configs)
+    if workers() > 1:  # built, resolved and freed by a host process (indexer/resolve_host.py)
+        unsafe = fork_unsafe_reason()
+        run.forks["resolvers"] = in_process(unsafe) if unsafe else FORKED
+        host = Host(build, encoder, workers, order)
+        for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe), 1):
             graph.add_blob(path, blob)
             used[path] = keys
             tick(i)
-        del one
-    else:
-        for i, path in enumerate(order, 1):
-            project = projects[lang_of[path]]
-            graph.add(project.resolve_file(path))
-            used[path] = lookup_keys_blob(facts[path])
-            release = getattr(project, "release", None)
-            if release is not None:
-                release(path)
-            facts.forget(path)  # decoded for this file's resolution: not needed again
-            tick(i)
+        return host.modules, host.summaries, used, {}
+    projects = build()
+    for i, path in enumerate(order, 1):
+        project = projects[lang_of[path]]
+        graph.add(project.resolve_file(path))
+        used[path] = lookup_keys_blob(facts[path])
+        release = getattr(project, "release", None)
+        if release is not None:
+            release(path)
+        facts.forget(path)  # decoded for this file's resolution: not needed again
+        tick(i)
     # the collector is paused for the run: the resolvers' indexes (every file's facts
     # among them) must be free of reference cycles to be freed when the caller drops them
     return module_names(projects), summaries_of(projects), used, projects

@@ -10,6 +10,7 @@ from test_incremental import dump
 
 from codeimpact.indexer.build import PARALLEL_RESOLVE_MIN, analyze, resolve_workers
 from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.fork_guard import FORKED
 from codeimpact.indexer.resolve_workers import ResolveError, resolve_parallel
 from conftest import write_files
 
@@ -37,15 +38,23 @@ def _package(n: int) -> dict[str, str]:
 
 
 def test_a_build_resolved_by_workers_equals_a_serial_build(tmp_path):
-    one, two = tmp_path / "one", tmp_path / "two"
+    from test_fork_paths import OtherThread
+
+    one, two, three = tmp_path / "one", tmp_path / "two", tmp_path / "three"
     write_files(one, _package(PARALLEL_RESOLVE_MIN + 40))
     shutil.copytree(one, two)
+    shutil.copytree(one, three)
     serial = analyze(one, IndexConfig(), RunOptions(workers=1))
     parallel = analyze(two, IndexConfig(), RunOptions(workers=2))
-    assert serial.edges == parallel.edges
+    assert "resolvers" not in serial.forks and parallel.forks["resolvers"] == FORKED
+    with OtherThread():  # no host process: the resolvers are built in the builder
+        here = analyze(three, IndexConfig(), RunOptions(workers=2))
+    assert here.forks["resolvers"].startswith("in this process: 1 other Python thread")
+    assert serial.edges == parallel.edges == here.edges
     assert parallel.edges["CALLS"] > 3 * PARALLEL_RESOLVE_MIN
     assert parallel.edges["EXTENDS"] >= PARALLEL_RESOLVE_MIN
     assert dump(one, with_answers=False) == dump(two, with_answers=False)
+    assert dump(one, with_answers=False) == dump(three, with_answers=False)
 
 
 def _encode(path: str) -> tuple[bytes, bytes]:
@@ -111,3 +120,50 @@ def test_a_full_build_reports_the_progress_of_extraction_then_resolution(tmp_pat
     resolve = [(d, t) for p, d, t in seen if p == "resolve"]
     assert resolve[-1] == (report.files, report.files)
     assert [d for d, _ in resolve] == sorted(d for d, _ in resolve)
+
+
+# ------------------------------------------------- the host (indexer/resolve_host.py)
+_BUILDER = os.getpid()
+
+
+def _projects() -> dict:
+    return {"built in": os.getpid()}
+
+
+def _host_encoder(crash: str | None, error: str | None):
+    def encoder(projects: dict):
+        def one(path: str) -> tuple[bytes, bytes]:
+            if path == crash and os.getpid() != _BUILDER:
+                os._exit(3)  # the host or one of its workers crashes, not an exception
+            if path == error:
+                raise KeyError(path)
+            return _encode(path)
+
+        return one
+
+    return encoder
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("crash", [None, "f0000", "f0300"])
+def test_the_host_streams_every_output_in_order_and_the_builder_takes_over_when_it_dies(
+    workers, crash
+):
+    from codeimpact.indexer.resolve_host import Host
+
+    host = Host(_projects, _host_encoder(crash, None), lambda projects: workers, PATHS)
+    got = list(host.results())
+    assert got == [(p, p.encode(), str(len(p)).encode()) for p in PATHS]
+    # the module names and summaries come from whichever process built the projects last
+    assert host.modules == {"built in": None} and host.summaries == {}
+
+
+def test_a_resolver_bug_in_the_host_is_raised_in_the_builder_and_no_process_is_left():
+    import multiprocessing
+
+    from codeimpact.indexer.resolve_host import Host
+
+    host = Host(_projects, _host_encoder(None, "f0042"), lambda projects: 2, PATHS)
+    with pytest.raises(ResolveError, match="KeyError: 'f0042'"):
+        list(host.results())
+    assert multiprocessing.active_children() == []
