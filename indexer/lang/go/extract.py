@@ -63,6 +63,7 @@ from codeimpact.indexer.lang.syntax_common import (
     mark_errors,
     module_symbol,
     signature,
+    symbol_fact,
     text,
 )
 from codeimpact.native.runner import QueryRunner
@@ -103,25 +104,18 @@ class GoFile:
         ex["package"] = ""
 
     def symbol(self, node, local, kind, name, sig_end=None, params=(), is_test=False):
-        end = node.end_byte if sig_end is None else sig_end
-        first_nl = self.source.find(b"\n", node.start_byte, end)
-        if first_nl >= 0 and sig_end is None:
-            end = first_nl
         self.facts.symbols.append(
-            SymbolFact(
+            symbol_fact(
+                self.source,
+                node,
                 local,
                 kind,
                 name,
-                line(node),
-                node.end_point[0] + 1,
-                node.start_byte,
-                node.end_byte,
-                signature(self.source, node.start_byte, end),
-                name[:1].isupper(),
-                is_test,
-                params,
-                (),
-            )
+                exported=name[:1].isupper(),
+                sig_end=sig_end,
+                params=params,
+                is_test=is_test,
+            )  # fmt: skip
         )
 
     def local_name(self, scope: str, name: str, lineno: int, typ: str) -> None:

@@ -36,7 +36,6 @@ from codeimpact.indexer.lang.api import (
     FileFacts,
     HeritageFact,
     ReferenceFact,
-    SymbolFact,
 )
 from codeimpact.indexer.lang.java.model import model_facts
 from codeimpact.indexer.lang.java.syntax import type_chain
@@ -47,6 +46,7 @@ from codeimpact.indexer.lang.syntax_common import (
     line,
     mark_errors,
     signature,
+    symbol_fact,
     text,
 )
 from codeimpact.native.runner import QueryRunner
@@ -92,20 +92,18 @@ class JavaFile:
             and parent_kind == "enum"
         )
         self.facts.symbols.append(
-            SymbolFact(
+            symbol_fact(
+                self.source,
+                node,
                 local,
                 kind,
                 name,
-                line(node),
-                node.end_point[0] + 1,
-                node.start_byte,
-                node.end_byte,
-                signature(self.source, node.start_byte, sig_end),
-                exported,
-                is_test,
-                params,
-                decorators,
-            )
+                exported=exported,
+                params=params,
+                is_test=is_test,
+                decorators=decorators,
+                sig=signature(self.source, node.start_byte, sig_end),
+            )  # fmt: skip
         )
 
     def local_name(self, scope: str, name: str, lineno: int, typ: str) -> None:

@@ -63,7 +63,7 @@ from codeimpact.indexer.lang.rust.syntax import (
     path_of,
     type_of,
 )
-from codeimpact.indexer.lang.syntax_common import NestedScopes
+from codeimpact.indexer.lang.syntax_common import NestedScopes, module_symbol
 from codeimpact.native.runner import QueryRunner
 
 EXTRACTOR_VERSION = 1
@@ -160,22 +160,7 @@ def extract(source: bytes) -> FileFacts:
         "file_test": False,
     }
     facts.extra = extra
-    facts.symbols.append(
-        SymbolFact(
-            "",
-            "module",
-            "",
-            1,
-            max(1, root.end_point[0] + 1),
-            0,
-            len(source),
-            "",
-            True,
-            False,
-            (),
-            (),
-        )
-    )
+    facts.symbols.append(module_symbol(root, source))
     defs: list[tuple[ts.Node, str, dict]] = []
     sites: list[tuple[str, ts.Node, dict]] = []
     for kind, node, caps in matches(root):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from codeimpact.indexer.lang.api import BindingFact, HeritageFact, ReturnFact, SymbolFact
-from codeimpact.indexer.lang.syntax_common import NestedScopes, symbol_fact
+from codeimpact.indexer.lang.api import BindingFact, HeritageFact, ReturnFact
+from codeimpact.indexer.lang.syntax_common import NestedScopes, module_symbol, symbol_fact
 from codeimpact.indexer.lang.typescript.syntax import (
     chain,
     clean_name,
@@ -73,10 +73,7 @@ class Definitions:
             items = [it for it in items if not any(a <= it[0].start_byte < b for a, b in skip)]
         items.sort(key=lambda it: (it[0].start_byte, -it[0].end_byte))
         f = self.facts
-        f.symbols.append(
-            SymbolFact("", "module", "", 1, max(1, self.root.end_point[0] + 1), 0,
-                       len(self.source), "", True, False, (), ())
-        )  # fmt: skip
+        f.symbols.append(module_symbol(self.root, self.source))
         body_iv: list[tuple[int, int, str, int]] = []
         full_iv: list[tuple[int, int, str, int]] = []
         stack: list[tuple[int, str, int, int]] = []  # (end, local, body idx, full idx)
