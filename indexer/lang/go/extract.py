@@ -30,7 +30,6 @@ from tree_sitter_language_pack import get_parser
 from codeimpact.indexer.lang.api import (
     FileFacts,
     HeritageFact,
-    SymbolFact,
 )
 from codeimpact.indexer.lang.go.syntax import (
     decl_chain,
@@ -307,20 +306,9 @@ def _on_var_spec(f: GoFile, caps, key: str = "definition.variable") -> None:
         local = f.names.unique(name)
         sig = keyword + signature(f.source, spec.start_byte, spec.end_byte).split("\n")[0]
         f.facts.symbols.append(
-            SymbolFact(
-                local,
-                "variable",
-                name,
-                lineno,
-                spec.end_point[0] + 1,
-                spec.start_byte,
-                spec.end_byte,
-                sig[:300],
-                name[:1].isupper(),
-                False,
-                (),
-                (),
-            )
+            symbol_fact(
+                f.source, spec, local, "variable", name, exported=name[:1].isupper(), sig=sig[:300]
+            )  # fmt: skip
         )
         if typ:
             f.facts.extra["types"][local] = typ
