@@ -5,7 +5,7 @@ Django) in the builder left its allocator's arenas pinned by a few small objects
 meanwhile (memo entries, library tables imported on first use, the gathered graph's uid
 strings): freeing the indexes gave back ~20 MB of ~190, so the builder carried ~190 MB of
 dead arenas beside the database writer's process at the write. So a host forked from the
-builder builds them, forks the resolve workers from itself (indexer/resolve_workers.py)
+builder builds them, resolves beside the workers it forks (indexer/resolve_workers.py)
 and streams each file's encoded output, in path order, to the builder, then the module
 names and summaries the state keeps; when it ends, all of its memory goes back at once.
 
@@ -88,8 +88,8 @@ class Host:
 
     def _resolve(self, projects: Projects, paths: list[str]) -> Iterator[tuple[str, bytes, bytes]]:
         one, workers = self._encoder(projects), self._workers(projects)
-        if workers > 1:
-            yield from resolve_parallel(paths, one, workers)
+        if workers > 1:  # the host is one of them
+            yield from resolve_parallel(paths, one, workers - 1, help_here=True)
         else:
             yield from ((p, *one(p)) for p in paths)
 

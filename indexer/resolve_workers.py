@@ -75,9 +75,11 @@ def _send_all(conn, outbox: queue.SimpleQueue) -> None:
 
 
 def resolve_parallel(
-    paths: list[str], resolve_one: ResolveOne, workers: int
+    paths: list[str], resolve_one: ResolveOne, workers: int, *, help_here: bool = False
 ) -> Iterator[tuple[str, bytes, bytes]]:
-    """(path, resolved blob, keys blob) for every path, in the order of `paths`."""
+    """(path, resolved blob, keys blob) for every path, in the order of `paths`.
+    `help_here`: this process resolves chunks too while no answer is ready (beside
+    `workers` workers): one process fewer copies the pages of the project it touches."""
     global _JOB
     chunks = [paths[i : i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
     ctx = mp.get_context("fork")
@@ -130,6 +132,10 @@ def resolve_parallel(
                 if not procs:  # every worker gone: the parent resolves the rest itself
                     done[c] = [resolve_one(p) for p in files]
                     break
+                if help_here and next_chunk < len(chunks) and not wait(list(procs), 0):
+                    mine, next_chunk = next_chunk, next_chunk + 1
+                    done[mine] = [resolve_one(p) for p in chunks[mine]]
+                    continue
                 take(None)
             # answers that came while the consumer took the last chunk: a worker that ran
             # out of chunks while it waited for them to be read sat idle (12-15% of its time

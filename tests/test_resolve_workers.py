@@ -79,9 +79,10 @@ def _raises(path: str) -> tuple[bytes, bytes]:
 PATHS = [f"f{i:04d}" for i in range(500)]
 
 
+@pytest.mark.parametrize("help_here", [False, True])
 @pytest.mark.parametrize("resolve_one", [_encode, _dies_in_a_worker])
-def test_outputs_come_in_path_order_even_when_a_worker_dies(resolve_one):
-    got = list(resolve_parallel(PATHS, resolve_one, 2))
+def test_outputs_come_in_path_order_even_when_a_worker_dies(resolve_one, help_here):
+    got = list(resolve_parallel(PATHS, resolve_one, 1 if help_here else 2, help_here=help_here))
     assert got == [(p, p.encode(), str(len(p)).encode()) for p in PATHS]
 
 
