@@ -34,7 +34,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     (reads.py), evaluated only for the repository's property and descriptor names.
 # 12: `functools.partial(f, a)` of a library callable f: f's entry-point rows apply to the
 #     bound arguments where they are bound (`partial(runner.invoke, cli)`).
-RESOLVE_VERSION = 12
+# 13: a decorated name used as a receiver is the instance its decorators made
+#     (`@click.command() def cli`, then `cli.main()`; decorators.py made_instance).
+RESOLVE_VERSION = 13
 
 SPEC = LanguageSpec(
     name=NAME,

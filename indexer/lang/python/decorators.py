@@ -113,6 +113,19 @@ class Decorators:
                     out = res
         return self.memo.store(key, out, cuts)
 
+    def made_instance(self, value):
+        """(entity, rule) of a decorated function used as a value that its decorators made
+        into an instance (`@click.command() def cli`, then `cli.main()`), else None. The
+        class may be a subclass (`command(cls=Group)` is not read per application): its
+        overrides are dispatch."""
+        ent, reason = value
+        if ent[0] != "sym" or self._kind(ent) not in _FUNCTIONS:
+            return None
+        made = self.decorated(ent[1], ent[2], 0)
+        if made is None or made[0] != "inst":
+            return None
+        return ("inst", made[1], made[2], False), weakest(reason, "decorator")
+
     def decorator_edges(self, fi: FileIndex, edges) -> None:
         """The application of each decorator: a call of what `d(...)` returned, from the
         enclosing scope, and the decorated value passed to what is applied."""

@@ -340,6 +340,8 @@ class PythonProject(
             # a method call: resolve the receiver, then the method on it (with dispatch)
             receiver = self._eval_steps(fi, call.scope, steps[:-1], call.line, 0, reads)
             r = None
+            if receiver is not None and receiver[0][0] == "sym":
+                receiver = self.made_instance(receiver) or receiver
             if receiver is not None:
                 if receiver[0][0] == "inst":  # `obj.prop()` reads prop, then calls its value
                     self.property_read(receiver, last, 0, reads)

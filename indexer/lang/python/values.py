@@ -232,6 +232,9 @@ class Values:
         if kind == "sym":
             path, local = ent[1], ent[2]
             sym = self.files[path].syms.get(local)
+            if sym is not None and sym.decorators and sym.kind != "class":
+                made = self.made_instance((ent, reason))  # `cli.params` of a click command
+                return self.getattr(made[0], attr, made[1], depth + 1) if made else None
             if sym is None or sym.kind != "class":
                 return None
             r = self.class_member(path, local, attr, depth + 1)
