@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import marshal
+
 from test_incremental import assert_same_as_full, make, run
+
+from codeimpact.indexer.lang.api import FileFacts, Prior
+from codeimpact.indexer.lang.cfamily import C_SPEC
+from codeimpact.indexer.lang.cfamily.extract import is_test_path
+from codeimpact.indexer.lang.cfamily.resolve import CProject
+from codeimpact.indexer.lazy_facts import LazyFacts
 
 FILES = {
     "include/str.h": "#ifndef STR_H\n#define STR_H\nint str_len(const char *s);\n"
@@ -19,13 +27,19 @@ FILES = {
 }
 
 
-def test_a_body_edit_in_c_re_resolves_only_its_file(tmp_path):
-    repo = make(tmp_path, FILES)
+def _body_edit(tmp_path, files):
+    """A statement added to str_len's body: str.c alone is resolved again, as full."""
+    repo = make(tmp_path, files)
     body = repo / "lib/str.c"
     body.write_text(body.read_text().replace("\tint n = 0;\n", "\tint n = 0;\n\tint probe = n;\n"))
     report = run(repo)
     assert report.mode == "incremental" and report.resolved == 1
     assert_same_as_full(repo, tmp_path)
+    return repo
+
+
+def test_a_body_edit_in_c_re_resolves_only_its_file(tmp_path):
+    _body_edit(tmp_path, FILES)
 
 
 def test_a_c_interface_edit_re_resolves_the_users(tmp_path):
@@ -66,3 +80,81 @@ def test_an_include_added_deep_in_a_cycle_re_resolves_the_files_that_reach_it(tm
     # (the digest of what it reaches) says so; not other.c
     assert report.resolved == 4
     assert_same_as_full(repo, tmp_path)
+
+
+MIXED = {
+    **FILES,
+    # C++ beside C: its out-of-class definition joins a class of a header, and it calls C
+    "include/shape.h": "#ifndef SHAPE_H\n#define SHAPE_H\nstruct Shape {\n"
+    "  virtual int area();\n};\n#endif\n",
+    "src/shape.cpp": '#include "shape.h"\n#include "str.h"\nint Shape::area()\n{\n'
+    '  return str_len("ab");\n}\nint use(Shape *s)\n{\n  return s->area();\n}\n',
+}
+
+
+def test_a_c_edit_beside_cpp_is_the_same_as_full(tmp_path):
+    repo = _body_edit(tmp_path, MIXED)
+    # a prototype added to the header C and C++ both include: its includers are re-resolved
+    header = repo / "include/str.h"
+    header.write_text(header.read_text().replace("#endif", "int str_cap(void);\n#endif"))
+    report = run(repo)
+    assert report.mode == "incremental" and report.resolved >= 8
+    assert_same_as_full(repo, tmp_path)
+
+
+def _facts(files: dict[str, str]) -> dict[str, FileFacts]:
+    return {p: C_SPEC.extract(src.encode()) for p, src in files.items()}
+
+
+def test_a_project_from_summaries_decodes_only_what_lookups_reach():
+    """An incremental run builds CProject's name tables from the previous run's summaries
+    (cfamily/summary.py): resolving one file decodes its facts and those of the files whose
+    definitions its lookups read, not the rest of the tree, and resolves it as the project
+    built from every file's facts does."""
+    files = {
+        **FILES,
+        **{f"other/o{i}.c": f"int o{i}(void)\n{{\n\treturn {i};\n}}\n" for i in range(5)},
+    }
+    facts = _facts(files)
+    full = CProject(facts, is_test_path)
+    summaries = {p: marshal.loads(marshal.dumps(s)) for p, s in full.summaries().items()}
+    loaded: list[str] = []
+
+    def load(path: str) -> FileFacts:
+        loaded.append(path)
+        return facts[path]
+
+    lazy = CProject(LazyFacts(sorted(facts), load), is_test_path, {},
+                    Prior(summaries, {"drv/d0.c"}))  # fmt: skip
+    assert lazy.resolve_file("drv/d0.c") == full.resolve_file("drv/d0.c")
+    # d0.c itself (indexed, then its whole facts to resolve it), the header it reaches
+    # (the struct's field), lib/str.c (buf_new's and str_len's definitions)
+    assert set(loaded) <= {"drv/d0.c", "include/str.h", "lib/str.c"}
+    assert "drv/d0.c" in loaded
+    assert lazy.module_names() == full.module_names()
+    assert dict(lazy.summaries()) == summaries
+
+
+def test_each_file_resolves_from_summaries_as_from_every_file_facts():
+    """C and C++ together (a class of a C-detected header gains a C++ out-of-class
+    definition; struct members, enumerators, prototypes): every file resolved by a project
+    built from the others' summaries gives what the project built from all facts gives."""
+    files = {
+        **MIXED,
+        "include/kinds.h": "#ifndef KINDS_H\n#define KINDS_H\nenum color { RED, GREEN };\n"
+        "typedef struct node { struct node *next; int (*fn)(int); } node_t;\n"
+        "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nextern int counter;\n#endif\n",
+        "lib/kinds.c": '#include "kinds.h"\nint counter;\nstatic int twice(int x)\n{\n'
+        "\treturn MAX(x, 2 * x);\n}\nint walk(node_t *n)\n{\n\tenum color c = RED;\n"
+        "\tn->fn = twice;\n\treturn n->next ? walk(n->next) + c : counter;\n}\n",
+        "src/list.cpp": '#include "kinds.h"\nnamespace util {\nclass List {\npublic:\n'
+        "  List();\n  int size();\n};\nList::List() {}\nint List::size() { return counter; }\n}\n"
+        "int count(util::List &l) { return l.size(); }\n",
+    }
+    facts = _facts(files)
+    full = CProject(facts, is_test_path)
+    summaries = {p: marshal.loads(marshal.dumps(s)) for p, s in full.summaries().items()}
+    for path in sorted(files):
+        lazy = CProject(LazyFacts(sorted(facts), facts.__getitem__), is_test_path, {},
+                        Prior(summaries, {path}))  # fmt: skip
+        assert lazy.resolve_file(path) == full.resolve_file(path), path

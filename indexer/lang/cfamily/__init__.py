@@ -7,7 +7,7 @@ from codeimpact.indexer.lang.cfamily import detect, extract, extract_cpp, plan
 NAME = "c"
 GROUP = "cfamily"
 EXTRACT_VERSION = extract.EXTRACTOR_VERSION
-RESOLVE_VERSION = 2  # 2: module names by include_digest.py
+RESOLVE_VERSION = 3  # 2: module names by include_digest.py; 3: summaries (summary.py)
 
 
 def extract_c_or_cpp(source: bytes) -> FileFacts:

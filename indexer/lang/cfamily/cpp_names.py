@@ -25,13 +25,13 @@ LIBRARY_NAMESPACES = frozenset({"std", "boost", "absl", "v8", "node", "Napi", "f
 
 
 class CppNames:
-    """Needs CProject's tables (files, qualified_defs, namespaces, members, ...)."""
+    """Needs CProject's tables (files, qualified_defs, namespaces, members, ...) and
+    `_cpp_paths`, the C++ files in path order."""
 
     def index_cpp(self) -> None:
         """Out-of-class definitions join their class; constructors become `<init>`."""
-        for path, fi in self.files.items():
-            if fi.facts.language != "cpp":
-                continue
+        for path in self._cpp_paths:  # (every other file's index is built when a lookup asks)
+            fi = self.files[path]
             declared = set(fi.extra.get("declared", ()))
             for s in fi.facts.symbols:
                 if s.kind not in ("method", "constructor") or "." not in s.local:
@@ -52,9 +52,8 @@ class CppNames:
                     pass  # added with the class's members (by the C indexing) or just now
         classes = [
             (path, sym.local)
-            for path, fi in self.files.items()
-            if fi.facts.language == "cpp"
-            for sym in fi.facts.symbols
+            for path in self._cpp_paths
+            for sym in self.files[path].facts.symbols
             if sym.kind in CLASS_KINDS
         ]
         self.subclasses = subtypes(

@@ -112,6 +112,9 @@ class IncludeResolver:
     paths: set[str]
     dirs: list[str]
     by_tail: dict[str, list[str]] = field(default_factory=dict)
+    # written -> where the include directories lead it: the same for every includer (the
+    # kernel's 55,000 files include <linux/slab.h> and the like thousands of times each)
+    _in_dirs: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, paths, configs: dict[str, str]) -> IncludeResolver:
@@ -128,10 +131,13 @@ class IncludeResolver:
             hit = self._in(posixpath.dirname(includer), written)
             if hit is not None:
                 return hit
-        for d in self.dirs:
-            hit = self._in(d, written)
-            if hit is not None:
-                return hit
+        hit = self._in_dirs.get(written, "")
+        if hit == "":
+            hit = self._in_dirs[written] = next(
+                (h for d in self.dirs if (h := self._in(d, written)) is not None), None
+            )
+        if hit is not None:
+            return hit
         if system and written in STANDARD_HEADERS:
             return None
         # `<sqlite3.h>` built with `-Ideps/sqlite3`, which no file of the repository records

@@ -32,16 +32,26 @@ namespace for external names; a file's module symbol is named by its path.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import posixpath
+from collections.abc import Mapping
 
-from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.api import FileFacts, Prior
+from codeimpact.indexer.lang.cfamily import summary
 from codeimpact.indexer.lang.cfamily.cpp_names import CLASS_KINDS, CppNames
 from codeimpact.indexer.lang.cfamily.include_digest import include_digests
 from codeimpact.indexer.lang.cfamily.includes import IncludeResolver
 from codeimpact.indexer.lang.cfamily.stdlib import STDLIB_FUNCTIONS
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.static import TYPE_KINDS, FileIndex, StaticProject
+from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
+from codeimpact.indexer.lang.engine.project import Project
+from codeimpact.indexer.lang.engine.static import (
+    TYPE_KINDS,
+    FileIndex,
+    StaticProject,
+    index_facts,
+)
 from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
 
 _HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inl", ".ipp", ".tpp")
@@ -51,76 +61,101 @@ _LINKED_KINDS = frozenset({"function", "variable"})
 
 class CProject(CppNames, StaticProject):
     language = "c"
+    # an incremental run builds the name tables from the summaries of the files it does
+    # not re-resolve (summary.py) and indexes only the files its lookups reach
+    SUPPORTS_PRIOR = True
 
-    def __init__(self, files: dict[str, FileFacts], is_test_path, configs=None):
+    def __init__(self, files: Mapping[str, FileFacts], is_test_path, configs=None,
+                 prior: Prior | None = None):  # fmt: skip
         # the facts as given: a file's calls and references are read from here again when it
-        # is resolved (`file_index`), and only then (`_index_file` keeps the rest)
+        # is resolved (`file_index`), and only then (the index keeps the rest)
         self._source = files
-        super().__init__(files, is_test_path, configs)
-        self.includer = IncludeResolver.of(self.files, self.configs)
+        Project.__init__(self, is_test_path)  # StaticProject's: every file indexed up front
+        self.configs = configs or {}
+        self.paths = sorted(files)
+        kept = summary.standing(self.paths, prior)
+        # built from a closure over the facts, not a bound method: no reference cycle through
+        # the project (the collector is paused: dropping the project must free every index)
+        self.files: dict[str, FileIndex] = LazyIndexes(functools.partial(_slim_index, files))
+        self._owner_of: dict[tuple[str, str], tuple[str, str]] | None = {}
+        self._summaries = summary.Summaries(self.paths, kept, self.files)
+        # a file's members are entered when a lookup first reaches one of its types
+        self.members = _Members(self._summaries)
+        self.includer = IncludeResolver.of(self.paths, self.configs)
         self.includes: dict[str, list[tuple[str | None, str, int]]] = {}
         self.top: dict[str, dict[str, list[str]]] = {}
         self.linked: dict[str, list[tuple[str, str]]] = {}
         self.global_types: dict[str, list[tuple[str, str]]] = {}
-        self.qualified_defs: dict[str, list[tuple[str, str]]] = {}
+        self._qualified: dict[str, list[tuple[str, str]]] | None = None
         self.namespaces: set[str] = set()
-        for path, fi in self.files.items():
-            self.includes[path] = [
-                (self.includer.resolve(path, w, system), w, ln)
-                for w, system, ln in fi.extra.get("includes", ())
-            ]
-            top: dict[str, list[str]] = {}
-            for s in fi.facts.symbols:
-                if not s.local:
-                    continue
-                dotted = strip_dup(s.local)
-                self.qualified_defs.setdefault(dotted, []).append((path, s.local))
-                if s.kind == "namespace":
-                    self.namespaces.add(dotted)
-                parent = fi.parent[s.local]
-                ps = fi.syms.get(parent)
-                if parent and ps is not None and ps.kind in CLASS_KINDS:
-                    self.add_member((path, parent), s.name, (path, s.local))
-                    continue
-                if parent and not (ps is not None and ps.kind == "enum"):
-                    continue  # a nested function's own names
-                top.setdefault(s.name, []).append(s.local)
-                if s.kind in TYPE_KINDS:
-                    self.global_types.setdefault(s.name, []).append((path, s.local))
-                elif s.kind in _LINKED_KINDS and s.exported and not parent:
-                    self.linked.setdefault(s.name, []).append((path, s.local))
-            self.top[path] = top
+        self.protos_by_name: dict[str, list[str]] = {}
+        self.defs_by_name: dict[str, list[str]] = {}
+        self._protos: dict[str, tuple[str, ...]] = {}
+        self._cpp_paths: list[str] = []
+        for path in self.paths:
+            self._add_file(path)
         self._closure: dict[str, tuple[str, ...]] = {}
         self._rank: dict[str, dict[str, int]] = {}
         self._includers: dict[str, list[str]] | None = None
-        self.protos_by_name: dict[str, list[str]] = {}
-        self.defs_by_name: dict[str, list[str]] = {}
-        self._index_names()
         self.index_cpp()
-        self.index_owners()
+        # which type declares a method: asked only for a C++ call on an instance (C structs
+        # have no methods), so built when first asked
+        self._owner_of = None
 
-    def _index_names(self) -> None:
-        """name -> the files defining it at top level / declaring it with external linkage:
-        a lookup tests the few candidates against the includer's closure (kernel files
-        reach a thousand headers: walking the closure per name would not do)."""
-        for path, top in self.top.items():
-            for name in top:
-                self.defs_by_name.setdefault(name, []).append(path)
-            for name in self.files[path].extra.get("protos", ()):
-                self.protos_by_name.setdefault(name, []).append(path)
+    def _add_file(self, path: str) -> None:
+        """The file's entries in the name tables (from its summary when it stands)."""
+        language, includes, protos = self._summaries.head(path)
+        if language == "cpp":
+            self._cpp_paths.append(path)
+        self.includes[path] = [
+            (self.includer.resolve(path, w, system), w, ln) for w, system, ln in includes
+        ]
+        self._protos[path] = protos
+        for name in protos:
+            self.protos_by_name.setdefault(name, []).append(path)
+        defs = self._summaries.definitions(path)
+        kind_of = {local: kind for local, _name, kind, _exported in defs}
+        top: dict[str, list[str]] = {}
+        for local, name, kind, exported in defs:
+            if kind == "namespace":
+                self.namespaces.add(strip_dup(local))
+            parent = local.rpartition(".")[0]
+            parent_kind = kind_of.get(parent) if parent else None
+            if parent_kind in CLASS_KINDS:  # a member (entered into `members` when asked)
+                if kind == "method":
+                    self.methods_by_name.setdefault(name, []).append((path, local))
+                continue
+            if parent and parent_kind != "enum":
+                continue  # a nested function's own names
+            top.setdefault(name, []).append(local)
+            if kind in TYPE_KINDS:
+                self.global_types.setdefault(name, []).append((path, local))
+            elif kind in _LINKED_KINDS and exported and not parent:
+                self.linked.setdefault(name, []).append((path, local))
+        self.top[path] = top
+        # name -> the files defining it at top level / declaring it with external linkage:
+        # a lookup tests the few candidates against the includer's closure (kernel files
+        # reach a thousand headers: walking the closure per name would not do)
+        for name in top:
+            self.defs_by_name.setdefault(name, []).append(path)
+
+    @property
+    def qualified_defs(self) -> dict[str, list[tuple[str, str]]]:
+        """dotted name -> every definition so named, in path order: read by C++ lookups only,
+        so built when one first asks (never for a tree of C alone)."""
+        if self._qualified is None:
+            q: dict[str, list[tuple[str, str]]] = {}
+            for path in self.paths:
+                for local, _name, _kind, _exported in self._summaries.definitions(path):
+                    q.setdefault(strip_dup(local), []).append((path, local))
+            self._qualified = q
+        return self._qualified
+
+    def summaries(self) -> Mapping[str, tuple]:
+        """Per file, what `Prior` hands the next run (summary.py)."""
+        return self._summaries
 
     # ------------------------------------------------------------------ memory
-    def _index_file(self, path: str, facts: FileFacts) -> FileIndex:
-        """The index keeps what other files' lookups read (symbols, includes, prototypes,
-        types, locals); calls and references, half of a file's facts and read only when the
-        file itself is resolved, are not held: a kernel tree's facts did not fit in 6 GB."""
-        fi = super()._index_file(path, facts)
-        fi.facts = dataclasses.replace(facts, calls=[], references=[])
-        forget = getattr(self._source, "forget", None)
-        if forget is not None:
-            forget(path)  # a LazyFacts decodes it again when asked
-        return fi
-
     def file_index(self, path: str) -> FileIndex:
         """The file's index with its whole facts, for resolving it."""
         return dataclasses.replace(self.files[path], facts=self._source[path])
@@ -349,11 +384,62 @@ class CProject(CppNames, StaticProject):
         starts or stops including another, or declaring a prototype, re-resolves its
         includers (include_digest.py: one pass over the include graph, not one per closure)."""
         reached = {
-            p: [h for h, _w, _l in self.includes.get(p, ()) if h is not None] for p in self.files
+            p: [h for h, _w, _l in self.includes.get(p, ()) if h is not None] for p in self.paths
         }
 
         def own(p: str) -> str:
-            protos = repr(self.files[p].extra.get("protos", ()))
+            protos = repr(self._protos[p])
             return f"{p}:{hashlib.sha256(protos.encode()).hexdigest()[:8]}:{'|'.join(reached[p])}"
 
-        return include_digests(sorted(self.files), reached.__getitem__, own)
+        return include_digests(self.paths, reached.__getitem__, own)
+
+
+def _slim_index(source: Mapping[str, FileFacts], path: str) -> FileIndex:
+    """The index keeps what other files' lookups read (symbols, includes, prototypes, types,
+    locals); calls and references, half of a file's facts and read only when the file itself
+    is resolved, are not held: a kernel tree's facts did not fit in 6 GB."""
+    facts = source[path]
+    fi = index_facts(path, facts)
+    fi.facts = dataclasses.replace(facts, calls=[], references=[])
+    forget = getattr(source, "forget", None)
+    if forget is not None:
+        forget(path)  # a LazyFacts decodes it again when asked
+    return fi
+
+
+class _Members(dict):
+    """(path, type local) -> member name -> [(path, member local)], each file's entered when
+    a lookup first reaches one of its types (a kernel edit reads the members of a few
+    hundred of 55,000 files). A file's own members come first, as when every file is
+    entered up front: C++'s out-of-class definitions are added after (`index_cpp`)."""
+
+    def __init__(self, summaries: summary.Summaries):
+        super().__init__()
+        self._summaries = summaries
+        self._entered: set[str] = set()
+
+    def _enter(self, path: str) -> None:
+        if path in self._entered:
+            return
+        self._entered.add(path)
+        defs = self._summaries.definitions(path)
+        kind_of = {local: kind for local, _name, kind, _exported in defs}
+        for local, name, _kind, _exported in defs:
+            parent = local.rpartition(".")[0]
+            if parent and kind_of.get(parent) in CLASS_KINDS:
+                owner = dict.setdefault(self, (path, parent), {})
+                owner.setdefault(name, []).append((path, local))
+
+    def get(self, key, default=None):
+        if key[0] != "x":
+            self._enter(key[0])
+        return dict.get(self, key, default)
+
+    def setdefault(self, key, default=None):
+        self._enter(key[0])
+        return dict.setdefault(self, key, default)
+
+    def items(self):
+        for path in self._summaries:
+            self._enter(path)
+        return dict.items(self)

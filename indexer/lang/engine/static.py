@@ -94,6 +94,31 @@ class FileIndex(Lexical):
         return self.facts.extra
 
 
+def index_facts(path: str, facts: FileFacts) -> FileIndex:
+    """A file's index: its definitions by local, lexical parents and children, and the
+    declarations of each scope (parameters, typed locals, bindings)."""
+    fi = FileIndex(path, facts)
+    for s in facts.symbols:
+        fi.syms[s.local] = s
+        if s.local:
+            parent = s.local.rpartition(".")[0]
+            fi.parent[s.local] = parent
+            fi.children.setdefault(parent, {}).setdefault(s.name, []).append(s.local)
+        if s.kind in CALLABLE_KINDS:
+            for name, typ in s.params:
+                _add_local(fi, s.local, name.lstrip("*"), s.start_line, typ)
+    for scope, name, typ, line in facts.extra.get("locals", ()):
+        _add_local(fi, scope, name, line, typ)
+    for b in facts.bindings:
+        fi.scoped.add(b.scope, b.name, (b.line, "bind", b))
+    fi.scoped.finish()
+    return fi
+
+
+def _add_local(fi: FileIndex, scope: str, name: str, line: int, typ: str) -> None:
+    fi.scoped.add(scope, name, (line, "type", typ) if typ else (line, "unknown", None))
+
+
 class StaticProject(TypedMembers, TypedEdges, Project):
     """Resolution of one language's files; subclasses supply the language's scoping rules."""
 
@@ -108,26 +133,7 @@ class StaticProject(TypedMembers, TypedEdges, Project):
 
     # ------------------------------------------------------------------ indexing
     def _index_file(self, path: str, facts: FileFacts) -> FileIndex:
-        fi = FileIndex(path, facts)
-        for s in facts.symbols:
-            fi.syms[s.local] = s
-            if s.local:
-                parent = s.local.rpartition(".")[0]
-                fi.parent[s.local] = parent
-                fi.children.setdefault(parent, {}).setdefault(s.name, []).append(s.local)
-            if s.kind in CALLABLE_KINDS:
-                for name, typ in s.params:
-                    self._add_local(fi, s.local, name.lstrip("*"), s.start_line, typ)
-        for scope, name, typ, line in facts.extra.get("locals", ()):
-            self._add_local(fi, scope, name, line, typ)
-        for b in facts.bindings:
-            fi.scoped.add(b.scope, b.name, (b.line, "bind", b))
-        fi.scoped.finish()
-        return fi
-
-    @staticmethod
-    def _add_local(fi: FileIndex, scope: str, name: str, line: int, typ: str) -> None:
-        fi.scoped.add(scope, name, (line, "type", typ) if typ else (line, "unknown", None))
+        return index_facts(path, facts)
 
     # ------------------------------------------------------------------ language hooks
     def qualified(self, fi: FileIndex, local: str) -> str:

@@ -127,10 +127,13 @@ class TypedMembers:
 
     def owner_type(self, ent) -> tuple[str, str] | None:
         """The type that declares a method (its members table entry)."""
+        if self._owner_of is None:
+            self.index_owners()
         return self._owner_of.get((ent[1], ent[2]))
 
     def index_owners(self) -> None:
-        """Call once the members table is complete."""
+        """Call once the members table is complete (or set `_owner_of` to None then: it is
+        built on the first `owner_type`)."""
         self._owner_of = {
             t: owner for owner, names in self.members.items() for ts in names.values() for t in ts
         }

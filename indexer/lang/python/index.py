@@ -145,18 +145,6 @@ def parse_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(steps)
 
 
-class LazyIndexes(dict):
-    """path -> FileIndex, built on first use: an incremental run reads few of the files."""
-
-    def __init__(self, build):
-        super().__init__()
-        self._build = build
-
-    def __missing__(self, path: str) -> FileIndex:
-        fi = self[path] = self._build(path)
-        return fi
-
-
 def index_file(fi: FileIndex) -> None:
     f = fi.facts
     names = fi.names

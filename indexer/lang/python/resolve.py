@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.values import ALTS
@@ -32,7 +33,6 @@ from codeimpact.indexer.lang.python.implicit import IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
     Entity,
     FileIndex,
-    LazyIndexes,
     index_file,
     parse_steps,
 )
