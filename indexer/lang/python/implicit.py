@@ -23,6 +23,7 @@ returned, `self`), by the rule that typed it; the method is looked up through th
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import FileIndex
 from codeimpact.indexer.lang.python.values import _member_rule
@@ -190,12 +191,34 @@ class Implicit:
         return None
 
     def construction_edges(self, cls_ent, edges: Edges, src: str, line: int) -> None:
-        """What constructing `cls_ent` runs beside `__init__`: a repository `__new__`, a
+        """What constructing `cls_ent` runs: its `__init__`, a repository `__new__`, a
         dataclass's `__post_init__`."""
         _, path, cls = cls_ent
-        self._implicit_call(path, cls, "__new__", "constructor", edges, src, line)
+        # the same for every construction of the class (30K on Django): kept per class
+        key = ("construct", path, cls)
+        found = self.memo.table.get(key, MISSING)
+        if found is not MISSING:
+            found = self.memo.hit(found, ())
+        else:
+            cuts = self.memo.begin(key)
+            found = self.memo.store(key, self._constructor_calls(path, cls), cuts)
+        for dst, rule in found:
+            edges.call(src, dst, rule, line)
+
+    def _constructor_calls(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
+        """(target, rule) of the methods constructing an instance of `cls` runs."""
+        out = []
+        init = self.class_member(path, cls, "__init__", 0)
+        if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
+            out.append((self.ent_uid(init[0]), "constructor"))
+        names = ["__new__"]
         if any(self._is_dataclass(p, c) for p, c in self.mro(path, cls)):
-            self._implicit_call(path, cls, "__post_init__", "constructor", edges, src, line)
+            names.append("__post_init__")
+        for name in names:
+            m = self.class_member(path, cls, name, 0)
+            if m is not None and m[0][0] == "sym" and self._kind(m[0]) == "method":
+                out.append((self.ent_uid(m[0]), _member_rule("constructor", m)))
+        return tuple(out)
 
     def _is_dataclass(self, path: str, cls: str) -> bool:
         sym = self.files[path].syms.get(cls)

@@ -414,12 +414,9 @@ class PythonProject(
                 # and would not follow src's callers; its reference is followed
                 edges.add("REFERENCES", src, self.ent_uid(ent), reason, call.line)
         if skind == "class":
-            init = self.class_member(ent[1], ent[2], "__init__", 0)
-            if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
-                edges.call(src, self.ent_uid(init[0]), "constructor", call.line)
+            self.construction_edges(ent, edges, src, call.line)  # __init__, __new__, ...
             if call.args:  # a subclass of a library class: its constructor's arguments
                 self.library_construct(fi, call, ent, src, edges, reason)
-            self.construction_edges(ent, edges, src, call.line)
         elif skind == "method" and receiver is not None and not alt:
             self._dispatch(receiver, ent, last, edges, src, call.line)
         if call.args:
