@@ -87,21 +87,32 @@ class LibraryCalls:
         if ent[0] not in ("inst", "super") and (ent[0] != "sym" or self._kind(ent) != "class"):
             return False  # an instance, super(), or a class (a library classmethod)
         path, cls = ent[1], ent[2]
+        # the same for every call of `name` on the class (45K unresolved method calls on
+        # Django ask, mostly unittest's assert methods): kept per (class, name)
+        found = self.memo.cached(("library method", path, cls, name),
+                                 lambda: self._library_method(path, cls, name))  # fmt: skip
+        if found is None:
+            return False
+        base, rows, calls = found
+        edges.call(src, external_uid(f"{base}.{name}"), weakest(reason, "inheritance"),
+                   call.line)  # fmt: skip
+        rule = weakest(reason, "entry-point")
+        self._apply_rows(fi, call, rows, src, edges, rule)
+        instance = ("inst", path, cls, ent[0] == "inst" and ent[3])
+        for hook in calls:
+            self.run_member(instance, hook, src, call.line, rule, edges, 0)
+        return True
+
+    def _library_method(self, path: str, cls: str, name: str) -> tuple | None:
+        """(library base, its argument rows, the names it calls on the instance) of the
+        nearest library base of `cls` the table knows method `name` of, or None."""
         for base in self.library_bases(path, cls):
             rows, calls = self.entry_table.method_rows(base, name)
             if name == "__init__" and not rows:  # super().__init__(...): the constructor's
                 rows = self.entry_table.argument_rows(base)
-            if not rows and not calls:
-                continue
-            edges.call(src, external_uid(f"{base}.{name}"), weakest(reason, "inheritance"),
-                       call.line)  # fmt: skip
-            rule = weakest(reason, "entry-point")
-            self._apply_rows(fi, call, rows, src, edges, rule)
-            instance = ("inst", path, cls, ent[0] == "inst" and ent[3])
-            for hook in calls:
-                self.run_member(instance, hook, src, call.line, rule, edges, 0)
-            return True
-        return False
+            if rows or calls:
+                return base, rows, calls
+        return None
 
     def library_construct(self, fi: FileIndex, call, cls: Entity, src: str, edges, reason) -> None:
         """`C(...)` of a repository class C extending a library class of the table: the
