@@ -315,16 +315,30 @@ class Fixtures:
                and not self.parametrized(fi, local, n)]  # parametrize overrides a fixture  # fmt: skip
         if not sym.is_test or is_fixture(sym):  # a fixture named test_x is no test
             return out
-        scopes = [local, *fi.enclosing(local, ())]
+        own = fi.literal_calls.get(local)
+        if own:
+            out += literal_arguments(own, "usefixtures", None)
+        # what the scopes around the test request is the same for every test in them
+        parent = fi.parent.get(local, "")
+        above = self.memo.cached(("requested above", fi.path, parent),
+                                 lambda: self._requested_above(fi, parent))  # fmt: skip
+        return list(dict.fromkeys(out + above)) if above or own else out
+
+    def _requested_above(self, fi: FileIndex, parent: str) -> list[str]:
+        """The names the tests directly in `parent` request by the usefixtures marks of
+        `parent` and the scopes around it, and by the autouse fixtures of those classes,
+        the module and the conftest.py files above (in that order)."""
+        scopes = [parent, *fi.enclosing(parent, ())] if parent else [""]
+        out: list[str] = []
         for s in scopes:
             out += literal_arguments(fi.literal_calls.get(s, ()), "usefixtures", None)
-        tables = [(fi, s) for s in scopes[1:] if not s or fi.syms[s].kind == "class"]
+        tables = [(fi, s) for s in scopes if not s or fi.syms[s].kind == "class"]
         tables += [(self.files[p], "") for p in conftests_above(fi.path)
                    if p != fi.path and p in self._module_of]  # fmt: skip
         for tfi, s in tables:
             table = fixture_table(tfi)
             out += [table.names[a] for a in table.autouse.get(s, ())]
-        return list(dict.fromkeys(out))
+        return out
 
 
 def _pytest_decorator(text: str) -> bool:

@@ -21,8 +21,10 @@ _FUNCTION_KINDS = ("function", "method")
 
 def is_fixture(sym: SymbolFact | None) -> bool:
     """`@pytest.fixture`, `@pytest.fixture(...)`, `@fixture`, `@pytest_asyncio.fixture`."""
-    return sym is not None and any(
-        d.removesuffix("()").rpartition(".")[2] == "fixture" for d in sym.decorators
+    return (
+        sym is not None
+        and bool(sym.decorators)  # (most definitions have none)
+        and any(d.removesuffix("()").rpartition(".")[2] == "fixture" for d in sym.decorators)
     )
 
 
