@@ -267,7 +267,15 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
         if s.params
     }
 
+    known: dict[tuple[str, str], tuple[str, ...]] = {}  # values repeat (`self`, a call)
+
     def reads(value: str, scope: str) -> tuple[str, ...]:
+        found = known.get((value, scope))
+        if found is None:
+            found = known[(value, scope)] = _reads(value, scope)
+        return found
+
+    def _reads(value: str, scope: str) -> tuple[str, ...]:
         out: set[str] = set()
         todo = [(value, scope)]
         seen: set[tuple[str, str]] = set()
@@ -309,14 +317,20 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
         sym = local_of.get(r.scope)
         if sym is not None and sym.kind in _FUNCTION_KINDS:
             out.append((reads(r.value, r.scope), sym.name))
-    params = {s.local: value_parameters(s) for s in facts.symbols if s.params}
+    # (every call site passes here: most pass no parameter name of any function)
+    param_names = {n.lstrip("*") for s in facts.symbols for n, _ in s.params}
+    params: dict[str, set[str]] = {}
     for c in facts.calls:
         # a parameter passed on: what the callee does with it is what the function does
-        if not passes_on(c.callee):
+        if not c.args or not any(a in param_names for _, a in c.args):
             continue
-        passed = [a for _, a in c.args if a in params.get(c.scope, ())]
         sym = local_of.get(c.scope)
-        if passed and sym is not None:
+        if sym is None or not sym.params:
+            continue
+        own = params.get(c.scope)
+        if own is None:
+            own = params[c.scope] = value_parameters(sym)
+        if any(a in own for _, a in c.args) and passes_on(c.callee):
             out.append((reads(c.callee, c.scope), sym.name))
     for sym in facts.symbols:
         if sym.decorators:
