@@ -149,6 +149,7 @@ class PythonProject(
         self.read_names = read_names(self._summary.values(), self.methods_by_name)
 
     def _summarise(self, path: str) -> tuple:
+        self.forget_lookups()
         fi = self.files[path]
         methods = [(s.name, local) for local, s in fi.syms.items() if s.kind == "method"]
         classes = []
@@ -252,6 +253,7 @@ class PythonProject(
         return fi.module.rpartition(".")[2] if fi.module else PurePosixPath(fi.path).stem
 
     def resolve_file(self, path: str) -> ResolvedFile:
+        self.forget_lookups()
         out = super().resolve_file(path)
         out.unresolved += self.unbound_fixtures(self.files[path])  # plugins' fixtures
         return out
