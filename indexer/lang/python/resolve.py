@@ -350,9 +350,10 @@ class PythonProject(
                 r = self.getattr(receiver[0], last, receiver[1], 1)
         else:
             r = self._eval_steps(fi, call.scope, steps, call.line, 0, reads)
+        passed: dict = {}  # the values of the dotted arguments, for _value_flow
         for _, chain in call.args:  # `f(self.prop)` reads prop
             if "." in chain:
-                self.eval_chain(fi, call.scope, chain, call.line, 0, reads)
+                passed[chain] = self.eval_chain(fi, call.scope, chain, call.line, 0, reads)
         for getter, rule in reads:
             edges.call(src, self.ent_uid(getter), rule, call.line)
         if r is None:
@@ -368,17 +369,19 @@ class PythonProject(
             return
         ent, reason = r
         if ent[0] == ALTS:  # one of several values (a container's items): each may run
-            made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True)
+            made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True, passed)
                     for e in ent[1]]  # fmt: skip
             if not any(made):
                 out.unresolved.append(Unresolved(src, last, call.line))
             return
-        if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False):
+        if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False, passed):
             out.unresolved.append(Unresolved(src, last, call.line))
 
-    def _call_value(self, fi, call, ent, reason, receiver, edges, src, out, alt: bool) -> bool:
+    def _call_value(self, fi, call, ent, reason, receiver, edges, src, out, alt: bool,
+                    passed: dict) -> bool:  # fmt: skip
         """The edges of calling `ent` (found by `reason`) at `call`; False when it is no
-        callable we know (an alternative that is not callable is dropped silently)."""
+        callable we know (an alternative that is not callable is dropped silently).
+        `passed`: the values of arguments already evaluated."""
         k = ent[0]
         if k == "builtin" or k == "view":
             if not alt:
@@ -422,7 +425,7 @@ class PythonProject(
         elif skind == "method" and receiver is not None and not alt:
             self._dispatch(receiver, ent, last, edges, src, call.line)
         if call.args:
-            self._value_flow(fi, call, ent, skind, edges, src)
+            self._value_flow(fi, call, ent, skind, edges, src, passed)
         return True
 
     @staticmethod
@@ -484,12 +487,16 @@ class PythonProject(
         run = self._callable_of(wrapper) if wrapper is not None else None
         return self.ent_uid(run) if run is not None else self.uid(*found)
 
-    def _value_flow(self, fi, call, ent, skind, edges, src) -> None:
+    def _value_flow(self, fi, call, ent, skind, edges, src, passed: dict) -> None:
         """Functions passed as arguments: a reference from the caller, a call from each scope
         that calls what the parameter holds (flows.py `sinks`)."""
         through_attribute = "." in call.callee
         for key, chain in call.args:
-            r = self.eval_chain(fi, call.scope, chain, call.line)
+            r = (
+                passed[chain]
+                if chain in passed
+                else self.eval_chain(fi, call.scope, chain, call.line)
+            )
             if r is None or r[0][0] != "sym":
                 continue
             if self._kind(r[0]) not in ("function", "method", "class"):
