@@ -22,6 +22,7 @@ from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, Entity, FileIndex
 
 _FUNCTIONS = ("function", "method")
+_DECORATED = ("class", *_FUNCTIONS)
 
 
 class Decorators:
@@ -134,7 +135,7 @@ class Decorators:
             if c.kind == "decorator":
                 lines.setdefault((c.scope, c.callee), c.line)
         for local, sym in fi.syms.items():
-            if not sym.decorators or sym.kind not in ("class", *_FUNCTIONS):
+            if not sym.decorators or sym.kind not in _DECORATED:
                 continue
             scope = fi.parent.get(local, "")
             src = self.uid(fi.path, scope)

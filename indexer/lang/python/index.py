@@ -212,41 +212,43 @@ def index_file(fi: FileIndex) -> None:
         held = fi.yields if r.value.startswith("yield:") else fi.returns
         held.setdefault(r.scope, []).append(r)
     param_names = {n for ps in fi.params.values() for n in ps}
-    for c in f.calls:
+    param_attrs = fi.param_attrs  # (complete here; empty in most files)
+    for c in f.calls:  # (every call site of the project passes here: the cheap tests first)
+        callee, args = c.callee, c.args
         if c.literals:
             fi.literal_calls.setdefault(c.scope, []).append(c)
-        if c.args and c.kind == "decorator":
-            fi.decorator_calls.setdefault(c.scope, []).append(c)
-        if c.args and c.callee in syms and syms[c.callee].kind == "function":
-            fi.name_calls.setdefault(c.callee, []).append(c)
-        if c.args:
-            head, _, last = c.callee.rpartition(".")
+        if args:
+            if c.kind == "decorator":
+                fi.decorator_calls.setdefault(c.scope, []).append(c)
+            if callee in syms and syms[callee].kind == "function":
+                fi.name_calls.setdefault(callee, []).append(c)
+            head, _, last = callee.rpartition(".")
             if last in PASS_THROUGH_NAMES:
-                fi.pass_through.setdefault((c.scope, c.line), []).append((c.callee, c.args))
+                fi.pass_through.setdefault((c.scope, c.line), []).append((callee, args))
             elif last in ADDERS and head and "(" not in head and "[" not in head:
                 _stored_by_call(fi, c, head, ADDERS[last])
         # a plain name that is some function's parameter: a call of what it was passed
-        if c.callee in param_names:
-            owner = param_owner(fi, c.scope, c.callee)
+        if callee in param_names:
+            owner = param_owner(fi, c.scope, callee)
             if owner is not None:
-                fi.param_calls.setdefault(owner, {}).setdefault(c.callee, set()).add(c.scope)
-        elif c.callee.startswith("self.") and c.callee.count(".") == 1 and fi.param_attrs:
+                fi.param_calls.setdefault(owner, {}).setdefault(callee, set()).add(c.scope)
+        elif param_attrs and callee.startswith("self.") and callee.count(".") == 1:
             cls = _method_class(fi, c.scope)
-            if cls in fi.param_attrs:
-                fi.attr_calls.setdefault(cls, {}).setdefault(c.callee[5:], set()).add(c.scope)
-        for key, chain in c.args:
+            if cls in param_attrs:
+                fi.attr_calls.setdefault(cls, {}).setdefault(callee[5:], set()).add(c.scope)
+        for key, chain in args:
             if chain in param_names:
-                if not passes_on(c.callee):
+                if not passes_on(callee):
                     continue
                 owner = param_owner(fi, c.scope, chain)
                 if owner is not None and chain in value_parameters(fi.syms[owner]):
                     passes = fi.param_passes.setdefault(owner, {}).setdefault(chain, [])
-                    passes.append((c.scope, c.callee, key, c.line))
-            elif chain.startswith("self.") and chain.count(".") == 1 and fi.param_attrs:
+                    passes.append((c.scope, callee, key, c.line))
+            elif param_attrs and chain.startswith("self.") and chain.count(".") == 1:
                 cls = _method_class(fi, c.scope)
-                if cls in fi.param_attrs:
+                if cls in param_attrs:
                     passes = fi.attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
-                    passes.append((c.scope, c.callee, key, c.line))
+                    passes.append((c.scope, callee, key, c.line))
     names.finish()
 
 
