@@ -8,14 +8,17 @@ attributes, so resolution evaluates a read only when one of its chain's names is
 *read name* of the repository: the name of a property or cached_property method, or of a
 class attribute bound to an instance of a class defining `__get__`. The names come from
 each file's summary (`read_summary`), so an incremental run has them without indexing every
-file. A read evaluated is followed like a call's receiver (values.py `property_read`): the
+file. A read evaluated is followed like a call's receiver (`property_read` below): the
 getter is called by the rule that typed the receiver.
 """
 
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
+from codeimpact.indexer.lang.python.values import _member_rule
 
 
 def property_decorated(decorators: tuple) -> bool:
@@ -71,3 +74,47 @@ class Reads:
             self.eval_chain(fi, ref.scope, ref.target, ref.line, 0, reads)
             for getter, rule in reads:
                 edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
+
+    def property_read(self, receiver, name: str, depth: int, reads: list) -> None:
+        """Reading `name` on an instance runs its property's getter or its descriptor's
+        `__get__`: (getter, rule) to `reads`, the rule the member was found by. On an
+        instance that may be of a subclass (declared, `self`), the properties subclasses
+        define under that name may run instead (`dispatch`)."""
+        ent, reason = receiver
+        # what the class says is the same for every read of `name` on its instances (88K
+        # reads on Django, most of them of nothing): kept per (class, name, exactness),
+        # the receiver's rule applied after
+        key = ("reads", ent[1], ent[2], name, not ent[3])
+        found = self.memo.table.get(key, MISSING)
+        if found is not MISSING:
+            found = self.memo.hit(found, ())
+        else:
+            cuts = self.memo.begin(key)
+            found = self.memo.store(key, self._class_reads(ent[1], ent[2], name, not ent[3], depth),
+                                    cuts)  # fmt: skip
+        for getter, how, m in found:
+            if how == "dispatch":
+                reads.append((getter, "dispatch"))
+            elif how == "get":
+                reads.append((getter, weakest(_member_rule(reason, m), "local-type")))
+            else:
+                reads.append((getter, _member_rule(reason, m)))
+
+    def _class_reads(self, path: str, cls: str, name: str, subclasses: bool, depth: int) -> tuple:
+        """(getter, how, member) of reading `name` on an instance of `cls` (property_read)."""
+        out = []
+        m = self.class_member(path, cls, name, depth + 1)
+        if m is not None:
+            if self._is_property(m[0]):
+                out.append((m[0], "member", m))
+            elif m[0][0] == "inst":  # a descriptor stored on the class
+                get = self.class_member(m[0][1], m[0][2], "__get__", depth + 1)
+                if get is not None and self._kind(get[0]) == "method":
+                    out.append((get[0], "get", m))
+        if subclasses:
+            found = m[0] if m is not None else None
+            for p, local in self.overrides(path, cls, name):
+                getter = ("sym", p, local)
+                if getter != found and self._is_property(getter):
+                    out.append((getter, "dispatch", None))
+        return tuple(out)

@@ -42,6 +42,7 @@ _MAP = frozenset(
 _TYPE = frozenset(("type", "Type"))
 # What a call's result may be for members to be looked up on it.
 _RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup", *CONTAINER_KINDS))
+_NO_MEMBER = (None, None, None)  # an instance without that attribute (getattr)
 
 
 class Values:
@@ -224,17 +225,25 @@ class Values:
             path, local = ent[1], ent[2]
             if attr == "__class__":
                 return ("sym", path, local), reason
-            r = self.class_member(path, local, attr, depth + 1)
-            if r is not None:
-                if self._is_property(r[0]):  # reading it runs the getter
-                    value = self.call_result(r[0], depth + 1)
-                    if value is None:
-                        return ("unknown", path, local, attr), reason
-                    return value, weakest(_member_rule(reason, r), "local-type")
-                return r[0], _member_rule(reason, r)
-            r = self.instance_attr(path, local, attr, depth + 1)
-            if r is not None:
-                return r[0], weakest(reason, r[1])
+            # the member of the class is the same for every instance step (100K on Django):
+            # kept per (class, attribute), the receiver's rule applied after
+            key = ("instance member", path, local, attr)
+            found = self.memo.table.get(key, MISSING)
+            if found is not MISSING:
+                found = self.memo.hit(found, _NO_MEMBER)
+            else:
+                cuts = self.memo.begin(key)
+                found = self.memo.store(key, self._instance_member(path, local, attr, depth),
+                                        cuts)  # fmt: skip
+            value, how, m = found
+            if how == "member":
+                return value, _member_rule(reason, m)
+            if how == "property":
+                return value, weakest(_member_rule(reason, m), "local-type")
+            if how == "attribute":
+                return value, weakest(reason, m)
+            if how == "unknown":
+                return value, reason
             return None
         if kind == "sym":
             path, local = ent[1], ent[2]
@@ -250,49 +259,21 @@ class Values:
             return None
         return None
 
-    def property_read(self, receiver, name: str, depth: int, reads: list) -> None:
-        """Reading `name` on an instance runs its property's getter or its descriptor's
-        `__get__`: (getter, rule) to `reads`, the rule the member was found by. On an
-        instance that may be of a subclass (declared, `self`), the properties subclasses
-        define under that name may run instead (`dispatch`)."""
-        ent, reason = receiver
-        # what the class says is the same for every read of `name` on its instances (88K
-        # reads on Django, most of them of nothing): kept per (class, name, exactness),
-        # the receiver's rule applied after
-        key = ("reads", ent[1], ent[2], name, not ent[3])
-        found = self.memo.table.get(key, MISSING)
-        if found is not MISSING:
-            found = self.memo.hit(found, ())
-        else:
-            cuts = self.memo.begin(key)
-            found = self.memo.store(key, self._class_reads(ent[1], ent[2], name, not ent[3], depth),
-                                    cuts)  # fmt: skip
-        for getter, how, m in found:
-            if how == "dispatch":
-                reads.append((getter, "dispatch"))
-            elif how == "get":
-                reads.append((getter, weakest(_member_rule(reason, m), "local-type")))
-            else:
-                reads.append((getter, _member_rule(reason, m)))
-
-    def _class_reads(self, path: str, cls: str, name: str, subclasses: bool, depth: int) -> tuple:
-        """(getter, how, member) of reading `name` on an instance of `cls` (property_read)."""
-        out = []
-        m = self.class_member(path, cls, name, depth + 1)
-        if m is not None:
-            if self._is_property(m[0]):
-                out.append((m[0], "member", m))
-            elif m[0][0] == "inst":  # a descriptor stored on the class
-                get = self.class_member(m[0][1], m[0][2], "__get__", depth + 1)
-                if get is not None and self._kind(get[0]) == "method":
-                    out.append((get[0], "get", m))
-        if subclasses:
-            found = m[0] if m is not None else None
-            for p, local in self.overrides(path, cls, name):
-                getter = ("sym", p, local)
-                if getter != found and self._is_property(getter):
-                    out.append((getter, "dispatch", None))
-        return tuple(out)
+    def _instance_member(self, path: str, local: str, attr: str, depth: int) -> tuple:
+        """(value, how, member or rule) of `attr` on an instance of class `local` (getattr):
+        a member of the class (through its MRO), a property's value, a `self.attr` binding."""
+        r = self.class_member(path, local, attr, depth + 1)
+        if r is not None:
+            if self._is_property(r[0]):  # reading it runs the getter
+                value = self.call_result(r[0], depth + 1)
+                if value is None:
+                    return ("unknown", path, local, attr), "unknown", None
+                return value, "property", r
+            return r[0], "member", r
+        r = self.instance_attr(path, local, attr, depth + 1)
+        if r is not None:
+            return r[0], "attribute", r[1]
+        return _NO_MEMBER
 
     def _is_property(self, ent: Entity) -> bool:
         if ent[0] != "sym":
