@@ -323,7 +323,8 @@ class PythonProject(
             # a decorator (and what its arguments call) runs where the definition stands: it
             # is called from the enclosing scope, whose names it sees (`@d def f` is f = d(f))
             call = call._replace(scope=fi.parent.get(call.scope, ""))
-        if call.callee.startswith("getattr()") or call.callee.partition(".")[0] in fi.getattr_bound:
+        bound = fi.getattr_bound  # (empty in most files)
+        if call.callee.startswith("getattr()") or bound and call.callee.partition(".")[0] in bound:
             alts = self.getattr_calls(fi, call)  # `getattr(c, "get")()` is `c.get()`
             for alt in alts:  # (the scope is the decorator's already)
                 self._resolve_call(fi, alt._replace(kind="call"), edges, out)
