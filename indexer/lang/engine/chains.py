@@ -53,8 +53,14 @@ def evaluate_steps(lang: ChainLanguage, fi, scope: str, steps: list, line, depth
     """The fold itself, over steps already split (the typed engine evaluates a callee's
     receiver, all its steps but the last, this way)."""
     found = lang.chain_head(fi, scope, steps[0], line, depth, option)
-    for step in steps[1:]:
+    return None if found is None else fold(lang, found, steps[1:], depth, option)
+
+
+def fold(lang: ChainLanguage, found: tuple, steps, depth: int, option=None):
+    """The value of the steps after the head, from the head's value `found`: what no scope
+    or line changes any more (Python keeps it per value and steps while a file is resolved)."""
+    for step in steps:
+        found = lang.chain_step(found, step, depth, option)
         if found is None:
             return None
-        found = lang.chain_step(found, step, depth, option)
-    return None if found is None else lang.chain_end(found, depth, option)
+    return lang.chain_end(found, depth, option)

@@ -237,6 +237,7 @@ class Names:
 
     def forget_lookups(self) -> None:
         self._lookups = {}
+        self._folds = {}  # values.py: the steps after a chain's head
 
     def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
         seen = self._lookups

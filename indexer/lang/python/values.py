@@ -9,7 +9,7 @@ chain takes its weakest rule's confidence.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang.engine.chains import evaluate, evaluate_steps
+from codeimpact.indexer.lang.engine.chains import fold
 from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_member
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.receivers import returned_value
@@ -53,17 +53,52 @@ class Values:
     ):
         """(entity, rule) of a chain; `reads` (a list) collects the property getters its
         attribute reads run."""
-        if (depth <= MAX_DEPTH and chain and "." not in chain and "(" not in chain
-                and "[" not in chain and chain[0] != "?"):  # fmt: skip
+        if not chain or chain[0] == "?":  # (engine/chains.py evaluate, through _eval_steps)
+            return None
+        if depth > MAX_DEPTH:
+            return self._cut()
+        if "." not in chain and "(" not in chain and "[" not in chain:
             # a name alone (two thirds of the chains evaluated): the evaluator's fold would
-            # only look it up (engine/chains.py: the head, no step, no suffix)
+            # only look it up (the head, no step, no suffix)
             return self.lookup_name(fi, scope, chain, line, depth)
-        return evaluate(self, fi, scope, chain, line, depth, reads)
+        steps = parse_steps(chain)
+        return self._eval_steps(fi, scope, steps, line, depth, reads) if steps else None
 
     def _eval_steps(self, fi, scope, steps, line, depth, reads=None):
+        """engine/chains.py's evaluate_steps, with the steps after the head kept per value
+        while a file is resolved (_fold)."""
         if len(steps) == 1 and not steps[0][1]:  # a name alone (see eval_chain)
             return self.lookup_name(fi, scope, steps[0][0], line, depth)
-        return evaluate_steps(self, fi, scope, steps, line, depth, reads)
+        found = self.chain_head(fi, scope, steps[0], line, depth, reads)
+        if found is None:
+            return None
+        return self._fold(found, steps[1:], depth, reads) if len(steps) > 1 else found
+
+    # (head value, steps after the head, with reads) -> (value, reads): what the rest of a
+    # chain gives depends on the head's value alone, not on the scope or line it was looked
+    # up in: `self.client` of every test method of a class, `response.status_code` after
+    # each `response = self.client.get(...)`. Kept while one file is resolved, like
+    # names.py's lookups (`forget_lookups`); nothing met with a cut is kept.
+    _folds: dict | None = None
+
+    def _fold(self, found, steps, depth, reads):
+        seen = self._folds
+        if seen is None or depth >= MAX_DEPTH:
+            return fold(self, found, steps, depth, reads)
+        key = (found, steps, reads is not None)
+        hit = seen.get(key)
+        if hit is not None:
+            if hit[1]:
+                reads.extend(hit[1])
+            return hit[0]
+        cuts = self.memo.cuts
+        got: list | None = [] if reads is not None else None
+        value = fold(self, found, steps, depth, got)
+        if got:
+            reads.extend(got)
+        if self.memo.cuts == cuts:
+            seen[key] = (value, tuple(got) if got else ())
+        return value
 
     # the engine's evaluator (engine/chains.py): steps are parse_steps' (name, suffix); the
     # head is `super()` or a name, each step a member (a property read recorded in the
