@@ -43,6 +43,24 @@ def _bound_name(imp) -> str:
     return imp.alias or imp.name or imp.module.split(".", 1)[0]
 
 
+def _enclosing(syms: dict, scope: str) -> set[str]:
+    """The function scopes around `scope` (a closure's lookups pass through them)."""
+    out = set()
+    up = scope.rpartition(".")[0]
+    while up in syms and syms[up].kind in _FUNCTION_KINDS:
+        out.add(up)
+        up = up.rpartition(".")[0]
+    return out
+
+
+def _bound_here(facts: FileFacts, scopes: set[str]) -> set[str]:
+    """The plain names bound in `scopes`: assignments, local imports, nested definitions."""
+    names = {b.name for b in facts.bindings if b.scope in scopes}
+    names |= {_bound_name(i) for i in facts.imports if i.scope in scopes}
+    names |= {s.name for s in facts.symbols if s.local.rpartition(".")[0] in scopes}
+    return names
+
+
 def value_parameters(sym) -> set[str]:
     """The parameters of a function (a SymbolFact) that a caller's value can land in: all but
     a method's `self`/`cls`, which a call on an instance or class binds (flows.py
@@ -145,15 +163,28 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
     for i in facts.imports:
         if i.scope == scope and _bound_name(i) in wanted:
             kept.append((scope, i.line, i._replace(line=0)))
+    # Where a value flows (flows.py `sinks`) does not depend on the order of the function's
+    # own calls: a parameter called or passed on is found by its name at any line, and a
+    # callee looked up outside the function sees the same bindings from every line of the
+    # body. Such calls are kept as a set (no rank), so a statement that passes a parameter
+    # on the way an existing one does (Django's force_str gaining `is_protected_type(s)`)
+    # leaves the view as it was; a callee the function binds itself keeps its rank.
+    local_names = _bound_here(facts, inside | _enclosing(syms, scope)) - params
+    flow: set[tuple[str, str]] = set()
     for c in facts.calls:  # a parameter called, or passed on (flows.py `sinks`)
         if c.scope not in inside:
             continue
         if c.callee in params or (passes_on(c.callee) and any(a in params for _, a in c.args)):
-            kept.append((c.scope, c.line, c._replace(line=0)))
+            head = c.callee.split(".", 1)[0].removesuffix("()")
+            if c.scope == scope and head not in local_names:
+                flow.add((c.scope, repr(c._replace(line=0))))
+            else:
+                kept.append((c.scope, c.line, c._replace(line=0)))
     ranks: dict[str, dict[int, int]] = {}
     for s in {s for s, _, _ in kept}:
         ranks[s] = {line: i for i, line in enumerate(sorted({ln for sc, ln, _ in kept if sc == s}))}
     items = sorted((s, ranks[s][line], repr(item)) for s, line, item in kept)
+    items += sorted((s, -1, item) for s, item in flow)
     definitions = sorted(
         repr(syms[local]._replace(start_line=0, end_line=0, start_byte=0, end_byte=0))
         for local in nested
