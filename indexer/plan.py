@@ -54,6 +54,7 @@ from codeimpact.indexer.lang.python.exports import (
     passes_on,
     value_parameters,
 )
+from codeimpact.indexer.lang.python.registries import registry_binders, registry_store
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.
@@ -252,7 +253,10 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     - what a decorated definition is (`@d def f` is f = d(f)): by its name (a call of `f`
       reaches what `d` returns);
     - where a function's parameter passed on to another call ends up called: by the
-      function's name (value flow follows `outer(fn)` -> `middle(fn)` -> `fn()`).
+      function's name (value flow follows `outer(fn)` -> `middle(fn)` -> `fn()`);
+    - registries on the instance (lang/python/registries.py): a function storing into
+      `self.x` by its name, reading x (what calls x's items is where its values go); a
+      method handing out an item of `self.x` by x.
 
     A value's names include those of the local bindings and the parameter annotations it
     reads, in its function and the functions enclosing it.
@@ -309,6 +313,8 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
         name = container_of(b.name)
         if name.startswith("self."):
             out.append((reads(b.value, b.scope), name[5:]))
+            if name != b.name and b.scope in local_of:  # `self.x[k] = v`: a registry
+                out.append(((name[5:],), local_of[b.scope].name))
         elif "." not in name and b.scope in local_of:
             # module or class level; an item stored into a module's container from a function
             if b.scope not in own or (name != b.name and name not in own[b.scope]):
@@ -321,6 +327,10 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     param_names = {n.lstrip("*") for s in facts.symbols for n, _ in s.params}
     params: dict[str, set[str]] = {}
     for c in facts.calls:
+        if c.args and c.callee.startswith("self."):
+            attr = registry_store(c)  # `self.x.append(v)`: a registry
+            if attr is not None and c.scope in local_of:
+                out.append(((attr,), local_of[c.scope].name))
         # a parameter passed on: what the callee does with it is what the function does
         if not c.args or not any(a in param_names for _, a in c.args):
             continue
@@ -337,6 +347,7 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
             scope = sym.local.rpartition(".")[0]
             read = {n for d in sym.decorators for n in reads(d, scope)}
             out.append((tuple(sorted(read)), sym.name))
+    out += registry_binders(facts, local_of)
     return out
 
 

@@ -36,7 +36,11 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     bound arguments where they are bound (`partial(runner.invoke, cli)`).
 # 13: a decorated name used as a receiver is the instance its decorators made
 #     (`@click.command() def cli`, then `cli.main()`; decorators.py made_instance).
-RESOLVE_VERSION = 13
+# 14: registries on the instance (registries.py): a parameter stored into a `self.x`
+#     container is called where a method of the class, its bases or subclasses calls an
+#     item of self.x (or the value of a method handing one out); `self.m(fn)` also reaches
+#     the overrides of m; one of several values passed as an argument flows to the sinks.
+RESOLVE_VERSION = 14
 
 SPEC = LanguageSpec(
     name=NAME,

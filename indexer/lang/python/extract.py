@@ -81,7 +81,8 @@ NAME = "python"
 #   12: pytest's parametrize values and fixture params as `param:` bindings (parametrize.py).
 #   13: reference.member: a member read as a value that no other fact reads is a ReferenceFact
 #       of kind `read` (`if obj.p:`, `f"{obj.p}"`, `obj.p == 1`): a getter may run.
-EXTRACTOR_VERSION = 13
+#   14: `self.x[a][b] = v` stores v as an item of self.x (a registry of registries).
+EXTRACTOR_VERSION = 14
 
 
 def _runner() -> QueryRunner:

@@ -43,7 +43,26 @@ class Flows:
             for attr, stores in fi.param_attrs.get(cls, NO_NAMES).items():
                 if (fn, pname) in stores:
                     out |= self._attr_sinks(path, cls, attr, depth)
+            for attr, stores in fi.param_items.get(cls, NO_NAMES).items():
+                if (fn, pname) in stores:
+                    out |= self._item_sinks(path, cls, attr)
         return self.memo.store(key, frozenset(out), cuts)
+
+    def _item_sinks(self, path: str, cls: str, attr: str) -> set:
+        """The methods calling an item of the registry `self.attr` (registries.py), or the
+        value of a method handing one out, in the classes that share it: the storing class,
+        its bases and its subclasses."""
+        files = self.files
+        family = (*self.mro(path, cls), *self.descendants(path, cls))
+        keys = {attr}  # and `m()` for each method m handing out an item
+        for p, c in family:
+            keys.update(m + "()" for m in files[p].item_getters.get(c, NO_NAMES).get(attr, ()))
+        out: set = set()
+        for p, c in family:
+            calls = files[p].item_calls.get(c, NO_NAMES)
+            for k in keys:
+                out.update((p, s) for s in calls.get(k, ()))
+        return out
 
     def _attr_sinks(self, path: str, cls: str, attr: str, depth: int) -> set:
         fi = self.files[path]
@@ -58,11 +77,26 @@ class Flows:
         r = self.eval_chain(fi, scope, callee, line, depth + 1)
         if r is None or r[0][0] != "sym":
             return set()
-        landing = self.parameter_of(r[0], key, "." in callee, depth + 1)
-        if landing is None:
-            return set()
-        target, pname = landing
-        return set(self.sinks(target[1], target[2], pname, depth + 1))
+        out: set = set()
+        for ent in (r[0], *self._overriding(fi, callee, r[0])):
+            landing = self.parameter_of(ent, key, "." in callee, depth + 1)
+            if landing is not None:
+                target, pname = landing
+                out |= self.sinks(target[1], target[2], pname, depth + 1)
+        return out
+
+    def _overriding(self, fi, callee: str, ent: Entity) -> list:
+        """`self.m(fn)` in a base runs the m of the instance's class: the overrides of m in
+        the subclasses of the method's class (Flask's Scaffold.route hands the view to
+        `self.add_url_rule`, an abstract method App implements)."""
+        if not callee.startswith("self.") or callee.count(".") != 1:
+            return []
+        tfi = self.files[ent[1]]
+        sym = tfi.syms.get(ent[2])
+        if sym is None or sym.kind != "method":
+            return []
+        cls = tfi.parent.get(ent[2], "")
+        return [("sym", p, m) for p, m in self.overrides(ent[1], cls, sym.name)]
 
     def parameter_of(self, ent: Entity, key, through_attribute: bool, depth: int):
         """(function, parameter name) an argument `key` (a position or a keyword) binds when

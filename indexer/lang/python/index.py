@@ -13,6 +13,7 @@ from functools import lru_cache
 from codeimpact.indexer.lang.api import BindingFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
 from codeimpact.indexer.lang.python.exports import passes_on, value_parameters
+from codeimpact.indexer.lang.python.registries import item_callers, stored_attr
 
 BUILTINS = frozenset(dir(builtins))
 # Every recursive lookup passes through a memoized step that detects cycles, so the depth
@@ -110,6 +111,13 @@ class FileIndex(Lexical):
     # container name (`x`, `self.x`) -> the `item:` bindings storing into it: `x[k] = v`, and
     # `x.append(v)` & co. as bindings (kept past `release`, like pass_through)
     item_adds: dict[str, list[BindingFact]] = field(default_factory=dict)
+    # registries on the instance (registries.py): class -> attribute -> the (function,
+    # parameter) pairs stored as its items; class -> attribute -> the methods calling an item
+    param_items: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict)
+    # (keyed by `x` for the items of self.x, by `m()` for what `self.m(...)` returns), and
+    # class -> attribute -> the names of its methods returning an item of self.attribute
+    item_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    item_getters: dict[str, dict[str, set[str]]] = field(default_factory=dict)
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -208,6 +216,10 @@ def index_file(fi: FileIndex) -> None:
         if b.name.startswith("self.") and not b.is_call and b.value in fi.params.get(b.scope, ()):
             cls = fi.parent.get(b.scope, "")
             fi.param_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append((b.scope, b.value))
+    for name, adds in fi.item_adds.items():  # `self.x[k] = p`, `self.x.append(p)`
+        if name.startswith("self."):
+            for b in adds:
+                _register(fi, b.scope, name[5:], b.value.partition(":")[2].partition(":")[2])
     for r in f.returns:
         held = fi.yields if r.value.startswith("yield:") else fi.returns
         held.setdefault(r.scope, []).append(r)
@@ -227,6 +239,8 @@ def index_file(fi: FileIndex) -> None:
                 fi.pass_through.setdefault((c.scope, c.line), []).append((callee, args))
             elif last in ADDERS and head and "(" not in head and "[" not in head:
                 _stored_by_call(fi, c, head, ADDERS[last])
+            if last in ADDERS and head.startswith("self."):
+                _registered(fi, c, head, ADDERS[last])
         # a plain name that is some function's parameter: a call of what it was passed
         if callee in param_names:
             owner = param_owner(fi, c.scope, callee)
@@ -249,7 +263,35 @@ def index_file(fi: FileIndex) -> None:
                 if cls in param_attrs:
                     passes = fi.attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
                     passes.append((c.scope, callee, key, c.line))
+    callers, getters = item_callers(f, fi.loops)
+    for scope, key in callers:
+        cls = _method_class(fi, scope)
+        if cls is not None:
+            fi.item_calls.setdefault(cls, {}).setdefault(key, set()).add(scope)
+    for scope, attr in getters:
+        cls = fi.parent.get(scope)
+        if cls is not None and cls in syms and syms[cls].kind == "class":
+            fi.item_getters.setdefault(cls, {}).setdefault(attr, set()).add(syms[scope].name)
     names.finish()
+
+
+def _registered(fi: FileIndex, c, head: str, position: int) -> None:
+    """`self.x.setdefault(k, []).append(p)`, `self.x[k].append(p)`: p is an item of self.x
+    (`self.x.append(p)` is an item_adds binding, read by the loop over them)."""
+    attr = stored_attr(head)
+    if attr is None or head == "self." + attr:
+        return
+    for key, chain in c.args:
+        if key == position:
+            _register(fi, c.scope, attr, chain)
+
+
+def _register(fi: FileIndex, scope: str, attr: str, chain: str) -> None:
+    """A parameter stored as an item of `self.attr`: a registry of its class."""
+    owner = param_owner(fi, scope, chain)
+    cls = _method_class(fi, scope) if owner is not None else None
+    if cls is not None and chain in value_parameters(fi.syms[owner]):
+        fi.param_items.setdefault(cls, {}).setdefault(attr, []).append((owner, chain))
 
 
 # Methods storing an argument (its position) as an item of their receiver.

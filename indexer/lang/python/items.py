@@ -39,9 +39,17 @@ def item_facts(scope: str, lhs: ts.Node, rhs: ts.Node, node: ts.Node, source: by
         _unpack(scope, lhs, rhs, line, source, facts)
     elif lhs.type == "subscript":
         target = lhs.child_by_field_name("value")
+        key = _key(lhs.child_by_field_name("subscript"), source)
+        while target is not None and target.type == "subscript":
+            # `self.handlers[scope][code] = f`: a registry of registries; the value is one
+            # of self.handlers' items at some depth (registries.py), stored under no key
+            target, key = target.child_by_field_name("value"), "*"
+            if target is not None and target.type != "subscript":
+                name = _target(target, source)
+                if name is None or not name.startswith("self."):
+                    return
         name = _target(target, source) if target is not None else None
         if name is not None:
-            key = _key(lhs.child_by_field_name("subscript"), source)
             _item(scope, name + "[]", key, rhs, line, source, facts)
     elif rhs.type in _LITERALS and node.child_by_field_name("type") is None:
         # (a declared type, `x: list[T] = []`, says more than the literal's items)

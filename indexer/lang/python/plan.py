@@ -14,6 +14,7 @@ from codeimpact.indexer.lang.api import FileFacts
 from codeimpact.indexer.lang.python.exports import function_locals, function_view
 from codeimpact.indexer.lang.python.index import ADDERS
 from codeimpact.indexer.lang.python.pytest_names import AUTOUSE, fixture_names
+from codeimpact.indexer.lang.python.registries import registry_view
 
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
 
@@ -116,6 +117,12 @@ def changed_names(old: FileFacts, new: FileFacts) -> tuple[set[str], set[str]] |
         for name in stored[0].keys() | stored[1].keys()
         if stored[0].get(name) != stored[1].get(name)
     }
+    registries = registry_view(old), registry_view(new)
+    for scope in registries[0].keys() | registries[1].keys():
+        if registries[0].get(scope) != registries[1].get(scope):
+            # the attribute's name reaches the functions storing into it (registry_binders)
+            for entry in (*registries[0].get(scope, ()), *registries[1].get(scope, ())):
+                values.add(entry[1].removesuffix("()"))
     flows = _attribute_flows(old), _attribute_flows(new)
     for cls in flows[0].keys() | flows[1].keys():
         if flows[0].get(cls) != flows[1].get(cls):  # what `self.cb` holds runs elsewhere now

@@ -24,7 +24,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
-from codeimpact.indexer.lang.engine.values import ALTS
+from codeimpact.indexer.lang.engine.values import ALTS, members
 from codeimpact.indexer.lang.python.containers import Containers
 from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.fixtures import Fixtures
@@ -498,20 +498,34 @@ class PythonProject(
                 if chain in passed
                 else self.eval_chain(fi, call.scope, chain, call.line)
             )
-            if r is None or r[0][0] != "sym":
+            if r is None:
                 continue
-            if self._kind(r[0]) not in ("function", "method", "class"):
+            # one of several values (`for cls in self.default_tags: self.register(cls)`)
+            values = [e for e in members(r[0]) if e[0] == "sym"
+                      and self._kind(e) in ("function", "method", "class")]  # fmt: skip
+            if not values:
                 continue
-            dst = self.ent_uid(r[0])
-            edges.add("REFERENCES", src, dst, "value-flow", call.line)
             landing = self.parameter_of(ent, key, through_attribute, 0)
-            if landing is None:
-                continue
-            target, pname = landing
-            for path, caller in sorted(self.sinks(target[1], target[2], pname)):
-                caller_uid = self.uid(path, caller)
-                if caller_uid != dst:
-                    edges.call(caller_uid, dst, "value-flow", call.line)
+            sinks = sorted(self.sinks(landing[0][1], landing[0][2], landing[1])) if landing else ()
+            for value in values:
+                dst = self.ent_uid(value)
+                edges.add("REFERENCES", src, dst, "value-flow", call.line)
+                init = self._init_of(value) if sinks else None  # a class called constructs
+                for path, caller in sinks:
+                    caller_uid = self.uid(path, caller)
+                    if caller_uid != dst:
+                        edges.call(caller_uid, dst, "value-flow", call.line)
+                        if init is not None:
+                            edges.call(caller_uid, init, "value-flow", call.line)
+
+    def _init_of(self, ent) -> str | None:
+        """The uid of the repository `__init__` a call of class `ent` runs, else None."""
+        if self._kind(ent) != "class":
+            return None
+        init = self.class_member(ent[1], ent[2], "__init__", 0)
+        if init is None or init[0][0] != "sym" or self._kind(init[0]) != "method":
+            return None
+        return self.ent_uid(init[0])
 
 
 def _class_entries(summaries: dict[str, tuple], paths) -> dict[tuple[str, str], tuple]:
