@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_type
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
-from codeimpact.indexer.resolved import EXTERNAL_PREFIX, ResolvedFile, SymbolRow
+from codeimpact.indexer.resolved import EXTERNAL_PREFIX, RELAY_REASON, ResolvedFile, SymbolRow
 from codeimpact.indexer.state import ID_BITS, TYPE_BITS, GraphState, Ref, resolved_blob
 from codeimpact.indexer.tables import external_row
 
@@ -285,7 +285,8 @@ class FullGraph:
 
     def _edges(self, perm: np.ndarray) -> tuple:
         """Edges between nodes, one per (relation, source, target): the best by
-        `resolved.better` (most confident, earliest line, then reason), in key order."""
+        `resolved.better` (most confident, not a relay, earliest line, then reason), in key
+        order."""
         rel = np.frombuffer(self._rel, np.int8)
         src = perm[np.frombuffer(self._src, np.int32)]
         dst = perm[np.frombuffer(self._dst, np.int32)]
@@ -296,7 +297,8 @@ class FullGraph:
         reason = np.frombuffer(self._reason, np.int16)
         ok = np.flatnonzero((src >= 0) & (dst >= 0))
         rel, src, dst, conf, line, reason = (a[ok] for a in (rel, src, dst, conf, line, reason))
-        order = np.lexsort((rank[reason], line, -conf, dst, src, rel))
+        relay = np.array([r == RELAY_REASON for r in self._reasons] or [False])[reason]
+        order = np.lexsort((rank[reason], line, relay, -conf, dst, src, rel))
         rel, src, dst, conf, line, reason = (a[order] for a in (rel, src, dst, conf, line, reason))
         first = np.ones(len(rel), dtype=bool)
         first[1:] = (rel[1:] != rel[:-1]) | (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])

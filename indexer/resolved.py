@@ -68,11 +68,19 @@ class ResolvedFile:
     calls_builtin: int = 0
 
 
+# A `value-flow` edge W -> f is a relay (query/relays.py): W calls f on behalf of whoever
+# passed f, so an upstream walk stops at W. When W also reaches f by a rule of its own at the
+# same confidence (click's `command()` decorator constructs `cls(...)`, a Command, and is
+# handed classes too), W's callers do run f: the relay must not hide that edge.
+RELAY_REASON = "value-flow"
+
+
 def better(e: Edge, cur: Edge | None) -> bool:
-    """The one rule for duplicate edges: most confident, then earliest line, then reason (so
-    the choice never depends on the order edges are met in)."""
-    return cur is None or (-e.confidence, e.line, e.reason) < (
+    """The one rule for duplicate edges: most confident, then not a relay, then earliest
+    line, then reason (so the choice never depends on the order edges are met in)."""
+    return cur is None or (-e.confidence, e.reason == RELAY_REASON, e.line, e.reason) < (
         -cur.confidence,
+        cur.reason == RELAY_REASON,
         cur.line,
         cur.reason,
     )

@@ -197,3 +197,49 @@ def test_a_function_calling_a_value_itself_is_followed_to_its_callers(tmp_path):
     m = "p/m.py::"
     assert {m + "h", m + "top_h", m + "dispatch", m + "top_dispatch"} <= got
     assert {m + "middle", m + "passer", m + "top_passer"} <= got
+
+
+TAG_FILES = {
+    "j/__init__.py": "",
+    "j/tag.py": """\
+class JSONTag:
+    def __init__(self, serializer):
+        self.serializer = serializer
+
+
+class TagDict(JSONTag):
+    pass
+
+
+class Serializer:
+    default_tags = [TagDict, JSONTag]
+
+    def __init__(self):
+        for cls in self.default_tags:
+            self.register(cls)
+
+    def register(self, tag_class: type[JSONTag]):
+        tag = tag_class(self)
+        return tag
+
+
+def make():
+    return Serializer()
+""",
+}
+
+
+def test_a_relay_edge_does_not_hide_the_callers_own_call_of_the_same_target(tmp_path):
+    # register constructs JSONTag by its annotation (`constructor`) and is also handed
+    # JSONTag as a value (`value-flow`, an earlier line): one edge is kept per pair, and a
+    # relay kept there made register a leaf upstream, losing Serializer.__init__ and make
+    # (Flask's TaggedJSONSerializer.register; click's command() decorator, whose callers are
+    # most of Click's tests)
+    repo = build(tmp_path / "proj", TAG_FILES)
+    t = "j/tag.py::"
+    calls = {(a, b): reason for a, b, _, reason in edges(repo, "CALLS")}
+    assert calls[(t + "Serializer.register", t + "JSONTag.__init__")] == "constructor"
+    assert calls[(t + "Serializer.register", t + "TagDict")] == "value-flow"
+    with Index.open(repo) as ix:
+        r = ix.impact(t + "JSONTag.__init__", include_tests=True, limit=None, check_freshness=False)
+    assert {t + "Serializer.register", t + "Serializer.__init__", t + "make"} <= dependents(r)
