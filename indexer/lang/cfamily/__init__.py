@@ -1,7 +1,7 @@
 """C (and, joining it, C++): extraction (extract.py, c.scm), includes (includes.py) and
 resolution (resolve.py) in one resolver group, since C++ calls C and headers are shared."""
 
-from codeimpact.indexer.lang.api import FileFacts, LanguageSpec
+from codeimpact.indexer.lang.api import FileFacts, LanguageSpec, ResolverProject
 from codeimpact.indexer.lang.cfamily import detect, extract, extract_cpp, plan
 
 NAME = "c"
@@ -15,6 +15,13 @@ def extract_c_or_cpp(source: bytes) -> FileFacts:
     return extract_cpp.extract_cpp(source) if detect.is_cpp(source) else extract.extract_c(source)
 
 
+def resolver_class() -> type[ResolverProject]:
+    """The resolver class, imported when a run resolves these files (lang/api.py)."""
+    from codeimpact.indexer.lang.cfamily.resolve import CProject
+
+    return CProject
+
+
 C_SPEC = LanguageSpec(
     name=NAME,
     grammar=NAME,
@@ -23,7 +30,7 @@ C_SPEC = LanguageSpec(
     resolve_version=RESOLVE_VERSION,
     extract=extract_c_or_cpp,
     is_test_path=extract.is_test_path,
-    resolver="codeimpact.indexer.lang.cfamily.resolve:CProject",
+    resolver=resolver_class,
     config_files=("compile_commands.json",),
     language_of=detect.language_of,
     resolver_group=GROUP,
@@ -51,7 +58,7 @@ CPP_SPEC = LanguageSpec(
     resolve_version=RESOLVE_VERSION,
     extract=extract_cpp.extract_cpp,
     is_test_path=extract.is_test_path,
-    resolver="codeimpact.indexer.lang.cfamily.resolve:CProject",
+    resolver=resolver_class,
     config_files=("compile_commands.json",),
     resolver_group=GROUP,
     package=__name__,

@@ -6,12 +6,19 @@ LanguageSpec such a language declares."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
-from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, LanguageSpec
+from codeimpact.indexer.lang.api import (
+    BindingFact,
+    CallFact,
+    FileFacts,
+    LanguageSpec,
+    ResolverProject,
+)
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Names,
@@ -121,12 +128,12 @@ def java_model_spec(
     *,
     extensions: tuple[str, ...],
     resolve_version: int,
-    resolver: str,
+    resolver: Callable[[], type[ResolverProject]],
     config_files: tuple[str, ...] = (),
 ) -> LanguageSpec:
     """The LanguageSpec of a language extracted into the Java model and resolved by a
     JavaProject subclass: its extract module gives the name (= the grammar), the extractor
-    version, `extract` and `is_test_path`; `resolver` is the class in its resolve.py."""
+    version, `extract` and `is_test_path`; `resolver` returns the class (in its resolve.py)."""
     return LanguageSpec(
         name=extract.NAME,
         grammar=extract.NAME,
@@ -135,7 +142,7 @@ def java_model_spec(
         resolve_version=resolve_version,
         extract=extract.extract,
         is_test_path=extract.is_test_path,
-        resolver=f"{package}.resolve:{resolver}",
+        resolver=resolver,
         config_files=config_files,
         package=package,
     )

@@ -1,17 +1,26 @@
 """PHP: extraction (extract.py, queries.scm) into the facts of the Java model (a namespace is
 a package, `use A\\B\\C` a single-type import), and resolution (resolve.py) as hooks on Java's."""
 
+from codeimpact.indexer.lang.api import ResolverProject
 from codeimpact.indexer.lang.java.model import java_model_spec
 from codeimpact.indexer.lang.php import extract
 
 RESOLVE_VERSION = 3
+
+
+def resolver_class() -> type[ResolverProject]:
+    """The resolver class, imported when a run resolves these files (lang/api.py)."""
+    from codeimpact.indexer.lang.php.resolve import PhpProject
+
+    return PhpProject
+
 
 SPEC = java_model_spec(
     __name__,
     extract,
     extensions=(".php",),
     resolve_version=RESOLVE_VERSION,
-    resolver="PhpProject",
+    resolver=resolver_class,
 )
 
 __all__ = ["RESOLVE_VERSION", "SPEC"]

@@ -5,7 +5,7 @@ Project rules (paths.py): a module is named by its path below the outermost pack
 Where function bodies start (bodies.py) is what observed coverage maps lines with.
 """
 
-from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.api import LanguageSpec, ResolverProject
 from codeimpact.indexer.lang.python import extract, paths, plan
 from codeimpact.indexer.lang.python.bodies import function_bodies
 from codeimpact.indexer.lang.python.pytest_names import implicit_names
@@ -42,6 +42,14 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     the overrides of m; one of several values passed as an argument flows to the sinks.
 RESOLVE_VERSION = 14
 
+
+def resolver_class() -> type[ResolverProject]:
+    """The resolver class, imported when a run resolves these files (lang/api.py)."""
+    from codeimpact.indexer.lang.python.resolve import PythonProject
+
+    return PythonProject
+
+
 SPEC = LanguageSpec(
     name=NAME,
     grammar=NAME,
@@ -50,7 +58,7 @@ SPEC = LanguageSpec(
     resolve_version=RESOLVE_VERSION,
     extract=extract.extract,
     is_test_path=paths.is_test_path,
-    resolver="codeimpact.indexer.lang.python.resolve:PythonProject",
+    resolver=resolver_class,
     package=__name__,
     changed_names=plan.changed_names,
     function_bodies=function_bodies,

@@ -12,14 +12,13 @@ from __future__ import annotations
 from functools import partial
 from pathlib import PurePosixPath
 
-from codeimpact.indexer.lang.api import LanguageSpec
+from codeimpact.indexer.lang.api import LanguageSpec, ResolverProject
 from codeimpact.indexer.lang.typescript.extract import extract
 from codeimpact.indexer.lang.typescript.modules import CONFIG_NAMES, EXTENDED_NAMES
 
 EXTRACT_VERSION = 1
 RESOLVE_VERSION = 1
 GROUP = "typescript"
-RESOLVER = "codeimpact.indexer.lang.typescript.resolve:TsProject"
 
 # jest's __tests__ / __mocks__, mocha's and most runners' test/ folders, cypress and playwright
 # e2e suites
@@ -35,6 +34,13 @@ def is_test_path(path: str) -> bool:
     return any(part in _TEST_DIRS for part in p.parts[:-1])
 
 
+def resolver_class() -> type[ResolverProject]:
+    """The resolver class, imported when a run resolves these files (lang/api.py)."""
+    from codeimpact.indexer.lang.typescript.resolve import TsProject
+
+    return TsProject
+
+
 def _spec(name: str, extensions: tuple[str, ...]) -> LanguageSpec:
     return LanguageSpec(
         name=name,
@@ -44,7 +50,7 @@ def _spec(name: str, extensions: tuple[str, ...]) -> LanguageSpec:
         resolve_version=RESOLVE_VERSION,
         extract=partial(extract, name),
         is_test_path=is_test_path,
-        resolver=RESOLVER,
+        resolver=resolver_class,
         config_files=(*CONFIG_NAMES, *EXTENDED_NAMES, "package.json"),
         resolver_group=GROUP,
         package=__name__,
