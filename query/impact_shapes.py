@@ -130,9 +130,13 @@ class Completeness:
     unbound_fixtures: int = 0
 
 
-@dataclass
-class ImpactResult:
-    target: SymbolRef
+class Reached:
+    """What impact and blast radius both answer, in JSON order after their subject
+    (`target` / `targets`). Not a dataclass base: a base's fields would come first, and the
+    JSON lists the fields in declaration order (codeimpact/present.py), so `after_subject`
+    appends these to each result's own fields instead; subclassing it only tells readers
+    and type checkers the attributes are there."""
+
     members: int  # CONTAINS descendants used as extra sources
     direction: str
     depth: int
@@ -150,24 +154,22 @@ class ImpactResult:
     freshness: Freshness
 
 
+def after_subject(cls: type) -> type:
+    """`cls` with Reached's fields declared after its own (applied before @dataclass)."""
+    cls.__annotations__ = {**cls.__dict__.get("__annotations__", {}), **Reached.__annotations__}
+    return cls
+
+
 @dataclass
-class BlastRadiusResult:
+@after_subject
+class ImpactResult(Reached):
+    target: SymbolRef
+
+
+@dataclass
+@after_subject
+class BlastRadiusResult(Reached):
     targets: list[SymbolRef]
-    members: int
-    direction: str
-    depth: int
-    relations: list[str]
-    min_confidence: float
-    include_tests: bool
-    counts: Counts
-    risk: Risk
-    completeness: Completeness
-    groups: list[DepthGroup]
-    files: list[PathCount]
-    modules: list[PathCount]
-    tests: list[TestHit]  # the first `limit` (in uid order), with one path each
-    test_files: list[str]  # every file holding a test that reaches the target: what to run
-    freshness: Freshness
 
 
 # --------------------------------------------------------------------------- parameters

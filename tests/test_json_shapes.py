@@ -232,6 +232,19 @@ def test_schema_names_follow_the_command(outputs):
             assert data["schema"] == f"codeimpact.{name}/1"
 
 
+def test_impact_keys_keep_their_documented_order(outputs):
+    """impact and blast radius declare their shared fields once (query/impact_shapes.py
+    Reached): the JSON still lists the subject first and every key in the page's order."""
+    shapes = jsonshape.load()
+    seen = set()
+    for args, data in outputs:
+        if data["schema"] in ("codeimpact.impact/1", "codeimpact.blast-radius/1"):
+            assert list(data) == list(shapes.commands[data["schema"]]), args
+            seen.add(data["schema"])
+    assert len(seen) == 2
+    assert list(shapes.commands["codeimpact.impact/1"])[:3] == ["schema", "target", "members"]
+
+
 def test_the_checker_catches_drift(outputs):
     """Each kind of drift from the page is reported, with where it is."""
     shapes = jsonshape.load()
