@@ -16,6 +16,7 @@ import numpy as np
 from codeimpact.graph import csr as csrmod
 
 _IMPORTS = csrmod.EDGE_TYPES["IMPORTS"]
+_REFERENCES = csrmod.EDGE_TYPES["REFERENCES"]
 _MODULE = csrmod.KIND_CODES["module"]
 
 
@@ -34,8 +35,8 @@ def running_modules(
 ) -> np.ndarray:
     """Bool per node: importing the module runs code in the closure. Sources that are modules
     run (a change to a module's top-level code); a module of the closure runs when an edge
-    other than an import leaves it for the closure, or it imports a running module (or a
-    name defined in one)."""
+    other than an import (or a reference to its own definition) leaves it for the closure,
+    or it imports a running module (or a name defined in one)."""
     n = view.n_nodes
     kind = view.snapshot.node_kind
     in_closure = np.zeros(n, dtype=bool)
@@ -55,7 +56,10 @@ def running_modules(
     etype = c.edge_type[edge].astype(np.int64)
     ok = (((type_mask >> etype) & 1) == 1) & (c.confidence[edge] >= min_confidence)
     owner, dst, etype = owner[ok], dst[ok], etype[ok]
-    running[owner[(etype != _IMPORTS) & in_closure[dst]]] = True
+    # a module's body handing over its own function (`@repo_decorator def test_x`)
+    # references it but does not run it: the decorator does, and it is reached itself
+    own = (etype == _REFERENCES) & (view.symbols.module_id[dst] == owner)
+    running[owner[(etype != _IMPORTS) & ~own & in_closure[dst]]] = True
     # `from m import x` imports m: it runs when m's top-level code runs something (to a
     # fixed point: import chains are short)
     imp = etype == _IMPORTS

@@ -1,7 +1,8 @@
 """A test module is a test to run only when importing it runs the target: its top-level
 code calls into the closure, or it imports a module whose top-level code does. Importing
-a name (directly or through a package that re-exports it) runs nothing, and a test module
-stands for every test in its file (query/running_modules.py)."""
+a name (directly or through a package that re-exports it) runs nothing, nor does handing
+the module's own function to a decorator. A test module stands for every test in its
+file, so it is listed even when tests inside it are (query/running_modules.py)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,42 @@ FILES = {
         def test_call():
             assert pkg.helper() is None
         """,
+    "tests/test_both.py": """
+        from pkg.util import helper
+
+        RESULT = helper()
+
+
+        def test_direct():
+            assert helper() is None
+
+
+        def test_other():
+            assert RESULT is None
+        """,
+    "pkg/marks.py": """
+        def wrap(f):
+            def inner(*args):
+                return f(*args)
+
+            return inner
+
+
+        def checked():
+            return True
+        """,
+    "tests/test_wrapped.py": """
+        from pkg.marks import checked, wrap
+
+
+        @wrap
+        def test_wrapped():
+            assert checked()
+
+
+        def test_plain():
+            assert True
+        """,
 }
 
 
@@ -85,7 +122,22 @@ def test_modules_that_only_import_the_name_are_not_tests_of_it(index):
     assert selected(index, "pkg/util.py::helper") == {
         "tests/test_top_level.py::",  # its top-level code calls helper() at import
         "tests/test_calls.py::test_call",
+        "tests/test_both.py::",
+        "tests/test_both.py::test_direct",
     }
+
+
+def test_a_module_running_the_target_is_listed_beside_its_tests(index):
+    # importing test_both.py runs helper() before any of its tests: test_other runs it
+    # too, which listing test_direct alone missed
+    assert {"tests/test_both.py::", "tests/test_both.py::test_direct"} <= selected(
+        index, "pkg/util.py::helper"
+    )
+
+
+def test_a_module_handing_its_own_test_to_a_decorator_does_not_run_it(index):
+    # the module body passes test_wrapped to wrap (a reference), it does not call it
+    assert selected(index, "pkg/marks.py::checked") == {"tests/test_wrapped.py::test_wrapped"}
 
 
 def test_importing_a_module_whose_top_level_runs_the_target_runs_it(index):
@@ -97,5 +149,9 @@ def test_importing_a_module_whose_top_level_runs_the_target_runs_it(index):
 
 def test_the_tests_list_agrees_with_tests_reaching(index):
     r = index.impact("pkg/util.py::helper", include_tests=True, limit=None)
-    assert r.counts.tests == 2
-    assert sorted(r.test_files) == ["tests/test_calls.py", "tests/test_top_level.py"]
+    assert r.counts.tests == 4
+    assert sorted(r.test_files) == [
+        "tests/test_both.py",
+        "tests/test_calls.py",
+        "tests/test_top_level.py",
+    ]
