@@ -20,6 +20,8 @@ import json
 import posixpath
 from typing import NamedTuple
 
+from codeimpact.indexer.lang.engine.memo import Memo
+
 # Probe order per importer family: TS sources before their compiled JS, and the reverse
 # for a JS importer (node would load the .js).
 TS_ORDER = (
@@ -135,9 +137,20 @@ class _PathsConfig(NamedTuple):
 
 
 class ModuleResolver:
-    def __init__(self, paths: set[str] | frozenset[str], configs: dict[str, str]):
+    """Import specifiers -> files. What it computes (parsed config files, each folder's
+    paths config, each (folder, importer family, specifier)) is kept in the resolver
+    project's one memo (`memo`; a fresh one when used alone): pure functions of the paths
+    and config texts, so stored unconditionally (Memo.cached)."""
+
+    def __init__(
+        self,
+        paths: set[str] | frozenset[str],
+        configs: dict[str, str],
+        memo: Memo | None = None,
+    ):
         self.paths = paths
         self.texts = configs
+        self.memo = memo if memo is not None else Memo()
         dirs = set()
         for p in paths:
             d = posixpath.dirname(p)
@@ -147,7 +160,6 @@ class ModuleResolver:
                     break
                 d = posixpath.dirname(d)
         self.dirs = frozenset(dirs)  # every folder that holds an indexed file, at any depth
-        self._json: dict[str, dict] = {}
         self.config_dirs: dict[str, str] = {}  # folder -> its tsconfig/jsconfig path
         self.packages: dict[str, str] = {}  # workspace package name -> folder
         for path in sorted(configs):
@@ -161,14 +173,13 @@ class ModuleResolver:
                 name = self._load(path).get("name")
                 if isinstance(name, str) and name:
                     self.packages.setdefault(name, folder)
-        self._config_for_dir: dict[str, _PathsConfig | None] = {}
-        self._cache: dict[tuple[str, bool, str], Target] = {}
 
     def _load(self, path: str) -> dict:
-        if path not in self._json:
-            text = self.texts.get(path)
-            self._json[path] = parse_jsonc(text) if text is not None else {}
-        return self._json[path]
+        return self.memo.cached(("ts-json", path), lambda: self._parse(path))
+
+    def _parse(self, path: str) -> dict:
+        text = self.texts.get(path)
+        return parse_jsonc(text) if text is not None else {}
 
     # ---------------------------------------------------------------- tsconfig
     def _compiler_options(self, path: str, depth: int = 0) -> tuple[dict, dict]:
@@ -198,8 +209,9 @@ class ModuleResolver:
         return values, where
 
     def _config(self, folder: str) -> _PathsConfig | None:
-        if folder in self._config_for_dir:
-            return self._config_for_dir[folder]
+        return self.memo.cached(("ts-config", folder), lambda: self._find_config(folder))
+
+    def _find_config(self, folder: str) -> _PathsConfig | None:
         d = folder
         cfg_path = None
         while True:
@@ -231,7 +243,6 @@ class ModuleResolver:
             patterns.sort(key=lambda p: -len(p[0]))
             if base_url is not None or patterns:
                 result = _PathsConfig(base_url, paths_base, tuple(patterns), frozenset(exact))
-        self._config_for_dir[folder] = result
         return result
 
     # ---------------------------------------------------------------- probing
@@ -277,12 +288,9 @@ class ModuleResolver:
     def resolve(self, importer: str, spec: str) -> Target:
         folder = posixpath.dirname(importer)
         ts_first = is_ts_path(importer)
-        key = (folder, ts_first, spec)
-        hit = self._cache.get(key)
-        if hit is None:
-            hit = self._resolve(folder, ts_first, spec)
-            self._cache[key] = hit
-        return hit
+        return self.memo.cached(
+            ("ts-module", folder, ts_first, spec), lambda: self._resolve(folder, ts_first, spec)
+        )
 
     def _resolve(self, folder: str, ts_first: bool, spec: str) -> Target:
         if spec.startswith(("./", "../")) or spec in (".", ".."):

@@ -179,7 +179,7 @@ class TsProject(Exports, Members, Project):
 
     def __init__(self, files: dict[str, FileFacts], is_test_path, configs: dict[str, str] | None):
         super().__init__(is_test_path)
-        self.modules = ModuleResolver(frozenset(files), configs or {})
+        self.modules = ModuleResolver(frozenset(files), configs or {}, self.memo)
         self.files: dict[str, _FileIndex] = {}
         for path in sorted(files):
             fi = _FileIndex(path, files[path], module_path(path))
