@@ -4,7 +4,10 @@ Member lookup is the same in every language: walk the type's linearisation and t
 first type that has the name (`first_member`). Each language says which linearisation it
 uses: Python's C3 MRO (`c3`), TypeScript's extends-then-implements chain, the typed
 engine's breadth-first supertypes (`breadth_first`: Go embedding, Java extends/implements,
-C++ bases), Rust's impls then traits (rust/paths.py). Dispatch walks the other way: the
+C++ bases), Rust's supertraits depth first (`depth_first`). A Rust type's methods are its
+impls' own, else the defaults of every trait it implements, each found by that trait's
+walk (rust/paths.py methods_of: all of them, a call with several is dispatch, so not a
+first-found walk). Dispatch walks the other way: the
 `subtypes` table of the direct subtypes and everything `descendants` of a type, where an
 override may run instead of the method resolved.
 """
@@ -46,6 +49,21 @@ def breadth_first(me: K, supers: Callable[[K], Iterable[K]], *,
             if s not in seen:
                 seen.add(s)
                 todo.append((level + 1, s))
+
+
+def depth_first(
+    me: K, supers: Callable[[K], Iterable[K]], max_depth: int
+) -> Iterator[tuple[int, K]]:
+    """(depth, type) of `me` (depth 0) and its supertypes depth first, in declaration order;
+    a type reached twice (a diamond) is walked again and a cycle is cut by `max_depth` alone
+    (the types at `max_depth` are yielded, not expanded). Supertypes are asked for only
+    when the walk goes past a type."""
+    todo = [(0, me)]
+    while todo:
+        depth, key = todo.pop()
+        yield depth, key
+        if depth < max_depth:
+            todo.extend((depth + 1, s) for s in reversed(list(supers(key))))
 
 
 def subtypes(types: Iterable[K], supers: Callable[[K], Iterable[K]]) -> dict[K, list[K]]:

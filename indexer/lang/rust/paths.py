@@ -4,6 +4,7 @@ mixin of RustProject)."""
 from __future__ import annotations
 
 from codeimpact.indexer.lang.api import ImportFact
+from codeimpact.indexer.lang.engine.hierarchy import depth_first, first_member
 from codeimpact.indexer.lang.engine.imports import (
     FOUND,
     MODULE,
@@ -257,20 +258,20 @@ class Paths:
                     seen.append(m[0])
         return seen, "inheritance"
 
-    def trait_method(self, trait: tuple, name: str, depth: int = 0):
-        """((path, local), reason) of a method declared by a trait or one of its supertraits."""
-        fi = self.files[trait[0]]
-        local = f"{trait[1]}.{name}"
-        s = fi.syms.get(local)
-        if s is not None and s.kind == "method":
-            return (trait[0], local), "scope"
-        if depth > 8:
+    def trait_method(self, trait: tuple, name: str):
+        """((path, local), reason) of a method declared by a trait or, the first found
+        depth first, one of its supertraits (9 levels at most: cycles are cut there)."""
+
+        def declared(t: tuple) -> tuple[str, str] | None:
+            local = f"{t[1]}.{name}"
+            s = self.files[t[0]].syms.get(local)
+            return (t[0], local) if s is not None and s.kind == "method" else None
+
+        walk = (t for _depth, t in depth_first(trait, self.supertraits, max_depth=9))
+        hit = first_member(walk, declared)
+        if hit is None:
             return None
-        for sup in self.supertraits(trait):
-            r = self.trait_method(sup, name, depth + 1)
-            if r is not None:
-                return r[0], "inheritance"
-        return None
+        return hit[2], "scope" if hit[0] == 0 else "inheritance"
 
     def supertraits(self, trait: tuple) -> list[tuple]:
         key = ("sup", trait)
