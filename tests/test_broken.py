@@ -94,8 +94,10 @@ def test_detect_changes_base_keeps_a_deleted_functions_callers(deleted_and_index
     entry = next(e for g in rep.impact.groups for e in g.entries if e.uid == "pkg/app.py::main")
     assert (entry.depth, entry.relation, entry.confidence) == (1, "CALLS", 1.0)
     assert entry.path == ["pkg/app.py::main", "pkg/core.py::helper"]
-    # the test calling main runs the broken code: it is a test to run
-    assert [t.uid for t in rep.tests] == ["tests/test_app.py::test_main"]
+    # the test calling main runs the broken code: it is a test to run; so is its module,
+    # whose import (`from pkg.app import main` -> `from pkg.core import helper`) runs the
+    # changed top level of pkg/core.py first
+    assert [t.uid for t in rep.tests] == ["tests/test_app.py::", "tests/test_app.py::test_main"]
     assert rep.risk in ("HIGH", "CRITICAL")
     assert any(r.startswith("broken 2 >= 1 (HIGH)") for r in rep.risk_reasons)
     assert not any("new since" in n for n in rep.notes)
@@ -121,8 +123,11 @@ def test_a_module_importing_a_removed_symbol_no_longer_loads_so_all_its_tests_ru
         at_new = detect_changes(index, "compare", "main")
         r = review(index, "main")
     for rep in (at_old, at_new):
+        # each module too: importing it fails, so every test in its file breaks
         assert {t.uid for t in rep.tests} == {
+            "tests/test_app.py::",
             "tests/test_app.py::test_main",
+            "tests/test_shut.py::",
             "tests/test_shut.py::test_shut",
         }
     assert (
@@ -140,7 +145,7 @@ def test_review_lists_a_deleted_functions_callers_as_broken(deleted_and_indexed)
         ("pkg/app.py::main", "CALLS", True),
         ("pkg/app.py::", "IMPORTS", True),
     }
-    assert item.tests == ["tests/test_app.py::test_main"] and item.tested
+    assert item.tests == ["tests/test_app.py::", "tests/test_app.py::test_main"] and item.tested
     assert r.risk in ("HIGH", "CRITICAL")
     md = CliRunner().invoke(main, ["review", "--repo", str(deleted_and_indexed), "--base", "main",
                                    "--format", "markdown"])  # fmt: skip
@@ -249,7 +254,7 @@ def test_a_renamed_files_importers_that_still_name_the_old_module_are_broken(mak
     assert rep.risk in ("HIGH", "CRITICAL")
     item = next(i for i in r.symbols if i.symbol.uid == "pkg/engine.py::helper")
     assert ("pkg/app.py::main", True) in {(d.uid, d.broken) for d in item.dependents}
-    assert item.tests == ["tests/test_app.py::test_main"]
+    assert item.tests == ["tests/test_app.py::", "tests/test_app.py::test_main"]
 
 
 @pytest.mark.parametrize("scope", ["unstaged", "staged", "all"])
