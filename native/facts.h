@@ -15,7 +15,15 @@
 #include "vocabulary.h"
 
 /* the language's callables (FactEngine's `hooks`) */
-enum { H_CHAIN, H_CALLEE_CHAIN, H_LOCAL_SCOPES, H_OTHER, H_EXPORTS_VALUE, HOOK_COUNT };
+enum {
+    H_CHAIN,
+    H_CALLEE_CHAIN,
+    H_LOCAL_SCOPES,
+    H_OTHER,
+    H_EXPORTS_VALUE,
+    H_ITEMS,
+    HOOK_COUNT
+};
 /* the fact types (FactEngine's `types`) and FileFacts' lists, in the same order */
 enum { T_SYMBOL, T_IMPORT, T_CALL, T_HERITAGE, T_REFERENCE, T_BINDING, T_RETURN, TYPE_COUNT };
 /* the string options (FactEngine's `options`) */

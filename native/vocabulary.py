@@ -118,6 +118,8 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("call", "a call expression (its callee is the `callee` field)"),
     ("subscript", "a generic or indexed expression `A[T]` (its base is the `value` field)"),
     ("sequence", "a list or tuple literal"),
+    ("set", "a set literal: its items are at no known position"),
+    ("mapping", "a dictionary literal: its items are under keys"),
     ("string", "a string literal: its middle child is its content when one character quotes it"),
     ("constant", "a literal constant kept as written (`True`, `False`)"),
     ("assignment", "an assignment expression (`a = b = c`: its value is the `right` field)"),
@@ -134,6 +136,7 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("decorated", "a wrapper holding decorators and the definition they decorate"),
     ("decorator", "a decorator inside a decorated wrapper"),
     ("pattern.tuple", "an unpacking target (`a, b = ...`)"),
+    ("pattern.list", "a bracketed unpacking target (`[a, b] = ...`), not a module variable's"),
     # ---- imports
     ("import.aliased", "an imported name with an alias (its `name` and `alias` fields)"),
     ("import.relative", "a relative module path (an import.prefix and an import.path)"),

@@ -6,8 +6,8 @@ matches. When the native path runs (native/runner.py: the extension is built for
 installed tree-sitter and not switched off), the native fact engine (native/facts.c) does
 all of it instead, by the same rules, given this module's node roles and options (`RULES`)
 and its hooks: the chains from chains.py's cached `_chain` and `callee_chain`, the local
-scopes of comprehensions and lambdas, and `_other` for the rarer constructs, with Node
-objects in match order. The query path is the fallback and the reference
+scopes of comprehensions and lambdas, `_other` for the rarer constructs and items.py's
+`item_facts` for assignments into or out of containers, with Node objects in match order. The query path is the fallback and the reference
 (`extract(source, native=False)`); tests compare the two blob for blob. Scopes come from
 sorted body intervals, not from walking parents.
 
@@ -59,6 +59,7 @@ from codeimpact.indexer.lang.api import (
 from codeimpact.indexer.lang.python.bindings import _exports, _LocalScopes
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain
 from codeimpact.indexer.lang.python.guards import _guarded_imports
+from codeimpact.indexer.lang.python.items import item_facts
 from codeimpact.indexer.lang.python.query_facts import _other, query_facts
 from codeimpact.indexer.lang.queries import load_query, query_runner, query_text
 from codeimpact.native.facts import FactRules, fact_engine
@@ -160,6 +161,8 @@ RULES = FactRules(
         "subscript": "subscript",
         "list": "sequence",
         "tuple": "sequence",
+        "set": "set",
+        "dictionary": "mapping",
         "string": "string",
         "true": "constant",
         "false": "constant",
@@ -179,6 +182,7 @@ RULES = FactRules(
         "decorator": "decorator",
         "pattern_list": "pattern.tuple",
         "tuple_pattern": "pattern.tuple",
+        "list_pattern": "pattern.list",
         "aliased_import": "import.aliased",
         "relative_import": "import.relative",
         "import_prefix": "import.prefix",
@@ -213,5 +217,5 @@ RULES = FactRules(
         "class_member": "cls.",
     },
 )
-_HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)
+_HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports, item_facts)
 _TYPES = (SymbolFact, ImportFact, CallFact, HeritageFact, ReferenceFact, BindingFact, ReturnFact)

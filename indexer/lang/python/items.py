@@ -1,4 +1,4 @@
-"""What Python stores in containers and takes out by unpacking: the `binding.item` facts.
+"""What Python stores in containers and takes out by unpacking: the item bindings.
 
 A literal collection assigned to a name (`HANDLERS = {"a": on_a}`, `steps = [load, save]`,
 `self.hooks = (f, g)`) binds the name to the container (value `lit:`, one fact) and each
@@ -28,12 +28,22 @@ from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain
 
 _LITERALS = frozenset(("list", "tuple", "set", "dictionary"))
 _PATTERNS = frozenset(("pattern_list", "tuple_pattern", "list_pattern"))
+_TARGETS = frozenset(("identifier", "attribute"))
 _KEY = re.compile(r"[\w.\-]{1,64}")  # a dict key kept as written; others are `*`
+
+
+def holds_items(lhs: ts.Node, rhs: ts.Node) -> bool:
+    """Whether an assignment stores into or takes out of a container: a literal collection
+    assigned to a name or member, or any value to an unpacking pattern or a subscript."""
+    # native/facts.c (holds_items) decides the same for the native path, by node roles
+    t = lhs.type
+    return t in _PATTERNS or t == "subscript" or (t in _TARGETS and rhs.type in _LITERALS)
 
 
 def item_facts(scope: str, lhs: ts.Node, rhs: ts.Node, node: ts.Node, source: bytes,
                facts: FileFacts) -> None:  # fmt: skip
-    """The facts of one assignment matched as `binding.item` (queries.scm)."""
+    """The facts of one assignment that `holds_items` (the native fact engine's `items`
+    hook: it calls this right after the assignment's own facts)."""
     line = node.start_point[0] + 1
     if lhs.type in _PATTERNS:
         _unpack(scope, lhs, rhs, line, source, facts)

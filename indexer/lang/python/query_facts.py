@@ -1,7 +1,7 @@
 """Python facts from the query path's matches (`query_facts`: the reference the native fact
 engine, native/facts.c, is compared with) and the rarer constructs both paths hand to
-`_other` (annotations, typed, for, comprehension, with, walrus and item bindings, member
-assignments, parametrize values, yields); a member read as a value (`read` references) and
+`_other` (annotations, typed, for, comprehension, with and walrus bindings, member
+assignments, parametrize values, yields); items.py for assignments into or out of containers; a member read as a value (`read` references) and
 returned values."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from codeimpact.indexer.lang.python.bindings import (
 )
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain
 from codeimpact.indexer.lang.python.definitions import definitions
-from codeimpact.indexer.lang.python.items import item_facts
+from codeimpact.indexer.lang.python.items import holds_items, item_facts
 from codeimpact.indexer.lang.python.parametrize import parametrize_facts
 from codeimpact.indexer.lang.python.sites import _args, _imports
 
@@ -113,7 +113,10 @@ def query_facts(matches: Iterable[tuple[str, dict]], source: bytes, facts: FileF
             _imports(node, construct, scopes.at(node.start_byte), source, facts)
         elif construct == "assignment":
             scope = scopes.at(node.start_byte)
-            _assignment(scope, caps["left"], caps["right"], node, source, facts, module_vars)
+            lhs, rhs = caps["left"], caps["right"]
+            _assignment(scope, lhs, rhs, node, source, facts, module_vars)
+            if holds_items(lhs, rhs):
+                item_facts(scope, lhs, rhs, node, source, facts)
         elif construct == "return":
             node = caps["value"]
             scope = scopes.at(node.start_byte)
@@ -212,8 +215,6 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         _with_binding(scope, caps["value"], node, source, facts)
     elif construct == "assignment.member":
         _member_assignment(scope, caps["left"], node, source, facts)
-    elif construct == "binding.item":
-        item_facts(scope, caps["left"], caps["right"], node, source, facts)
     elif construct == "assignment.expression":
         _bind_value(scope, caps["left"].text.decode(), caps["right"], node, source, facts)
     elif construct == "binding.parameter":
