@@ -29,8 +29,10 @@ SYNTAX_SOURCES = (
     "ts_runtime.c",
 )
 # What they include or are generated from: our headers, the capture vocabulary compiled in
-# (setup.py writes vocabulary.h from it) and the vendored tree-sitter runtime.
-SYNTAX_DEPENDS = ("runner.h", "facts.h", "vocabulary.py")
+# (setup.py writes vocabulary.h from it), Python's chain syntax (chain_syntax.h, for
+# chains.c) and the vendored tree-sitter runtime.
+CHAIN_SYNTAX = "../indexer/lang/python/chain_syntax.py"
+SYNTAX_DEPENDS = ("runner.h", "facts.h", "vocabulary.py", CHAIN_SYNTAX)
 VENDORED = "tree_sitter"
 
 

@@ -1,18 +1,27 @@
-/* chain_text(text) is the Python extractor's uncached _chain (indexer/lang/python/extract.py):
- * `a.b.c` (whitespace allowed around the dots: the fullmatch of
- * rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*") -> "a.b.c", anything else -> None.
- * callee_chain_text(text, chain) is its uncached callee_chain: chain(text) when that is not
- * None (the extractor passes its cached _chain, so the string is the one the cache holds),
- * else the chain with `()`/`[]` step suffixes read by its tokenizer. The extractor caches
- * both; its Python versions stay the reference, which tests compare these with. */
+/* chain_text(text) and callee_chain_text(text, chain): a call's function expression as a
+ * chain, for the one language whose extraction reads chains from text (Python:
+ * indexer/lang/python/chains.py `_chain` and `callee_chain`, without their caches).
+ * chain_text: a plain chain `a . b.c` (space allowed around the member operator) -> "a.b.c",
+ * anything else -> None. callee_chain_text: chain(text) when that is not None (the extractor
+ * passes its cached _chain, so the string is the one the cache holds), else the chain with a
+ * `()`/`[]` step suffix per bracket group, string literals inside a group skipped whole.
+ * What the language's text looks like (which bytes make a name, space, the member operator,
+ * the brackets, the string literal forms) is not written here: setup.py generates
+ * chain_syntax.h from indexer/lang/python/chain_syntax.py at build time, the declaration
+ * the Python versions compile their regular expressions from too. The Python versions stay
+ * the reference, which tests compare these with. */
 
 #include "runner.h"
 
+#include "chain_syntax.h"
+
+static inline bool has(unsigned char c, unsigned char cls) { return (CHAIN_CLASS[c] & cls) != 0; }
+
 /* the end of the name starting at i, or i when none starts there */
 static Py_ssize_t name_end(const unsigned char *b, Py_ssize_t n, Py_ssize_t i) {
-    if (i >= n || !is_name_start(b[i])) return i;
+    if (i >= n || !has(b[i], CS_NAME_START)) return i;
     i++;
-    while (i < n && is_word_byte(b[i])) i++;
+    while (i < n && has(b[i], CS_NAME_REST)) i++;
     return i;
 }
 
@@ -21,10 +30,10 @@ static bool is_plain_chain(const unsigned char *b, Py_ssize_t n) {
     if (i == 0) return false;
     while (i < n) {
         Py_ssize_t j = i;
-        while (j < n && is_space_byte(b[j])) j++;
-        if (j >= n || b[j] != '.') return false;
+        while (j < n && has(b[j], CS_SPACE)) j++;
+        if (j >= n || !has(b[j], CS_MEMBER)) return false;
         j++;
-        while (j < n && is_space_byte(b[j])) j++;
+        while (j < n && has(b[j], CS_SPACE)) j++;
         Py_ssize_t e = name_end(b, n, j);
         if (e == j) return false;
         i = e;
@@ -34,8 +43,8 @@ static bool is_plain_chain(const unsigned char *b, Py_ssize_t n) {
 
 const char chain_text_doc[] = PyDoc_STR(
 "chain_text(text, /)\n--\n\n"
-"The Python extractor's _chain without its cache: the dotted chain `text` spells\n"
-"(whitespace around the dots dropped), or None.");
+"The chain extractor's _chain without its cache: the plain chain `text` spells\n"
+"(space around the member operators dropped), or None.");
 
 PyObject *chain_text(PyObject *Py_UNUSED(module), PyObject *text) {
     if (!PyBytes_Check(text)) {
@@ -49,7 +58,7 @@ PyObject *chain_text(PyObject *Py_UNUSED(module), PyObject *text) {
     if (kept == NULL) return PyErr_NoMemory();
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!is_space_byte(b[i])) kept[k++] = (char)b[i];
+        if (!has(b[i], CS_SPACE)) kept[k++] = (char)b[i];
     }
     /* decoded as bytes.decode() does (a one-character chain is the runtime's shared string:
        the facts' marshalled bytes depend on which strings are shared) */
@@ -58,42 +67,60 @@ PyObject *chain_text(PyObject *Py_UNUSED(module), PyObject *text) {
     return out;
 }
 
-/* The end of the token of the Python extractor's _TOKEN starting at i (i < n), trying its
- * alternatives in order as the regex does: whitespace, a name, a dot or a bracket, a
- * triple-quoted string, a one-line string with escapes, else any one byte. */
+/* The end of the string literal of `form` starting at i, or -1 when none does: a multiline
+ * form runs to the next quote (no escapes), a one-line form to the next quote before a
+ * newline, CHAIN_ESCAPE escaping the byte after it (the regular expressions of
+ * chain_syntax.StringForm.pattern). */
+static Py_ssize_t string_end(const unsigned char *b, Py_ssize_t n, Py_ssize_t i,
+                             const chain_string *form) {
+    Py_ssize_t q = form->length;
+    if (i + q > n || b[i] != (unsigned char)form->quote[0] ||
+        memcmp(b + i, form->quote, (size_t)q) != 0)
+        return -1;
+    if (form->multiline) {
+        for (Py_ssize_t j = i + q; j + q <= n; j++) {
+            if (memcmp(b + j, form->quote, (size_t)q) == 0) return j + q;
+        }
+        return -1;
+    }
+    unsigned char quote = (unsigned char)form->quote[0];
+    Py_ssize_t j = i + 1;
+    while (j < n) {
+        if (b[j] == CHAIN_ESCAPE && j + 1 < n) {
+            j += 2;
+        } else if (b[j] != quote && b[j] != CHAIN_ESCAPE && b[j] != '\n') {
+            j++;
+        } else {
+            break;
+        }
+    }
+    return j < n && b[j] == quote ? j + 1 : -1;
+}
+
+/* The end of the token starting at i (i < n), trying the alternatives of chain_syntax's
+ * TOKEN_PATTERN in order: space, a name, a string literal form (in CHAIN_STRINGS' order),
+ * else any one byte (a member operator, a bracket, or any other). */
 static Py_ssize_t token_end(const unsigned char *b, Py_ssize_t n, Py_ssize_t i) {
     unsigned char c = b[i];
-    if (is_space_byte(c)) {
+    if (has(c, CS_SPACE)) {
         Py_ssize_t j = i + 1;
-        while (j < n && is_space_byte(b[j])) j++;
+        while (j < n && has(b[j], CS_SPACE)) j++;
         return j;
     }
-    if (is_name_start(c)) return name_end(b, n, i);
-    if (c == '\'' || c == '"') {
-        if (i + 2 < n && b[i + 1] == c && b[i + 2] == c) { /* '''.*?''' (re.S) */
-            for (Py_ssize_t j = i + 3; j + 2 < n; j++) {
-                if (b[j] == c && b[j + 1] == c && b[j + 2] == c) return j + 3;
-            }
-        }
-        Py_ssize_t j = i + 1; /* '(?:\\.|[^'\\\n])*' */
-        while (j < n) {
-            if (b[j] == '\\' && j + 1 < n) {
-                j += 2;
-            } else if (b[j] != c && b[j] != '\\' && b[j] != '\n') {
-                j++;
-            } else {
-                break;
-            }
-        }
-        if (j < n && b[j] == c) return j + 1;
+    if (has(c, CS_NAME_START)) return name_end(b, n, i);
+    if (!has(c, CS_QUOTE)) return i + 1;
+    for (int f = 0; f < CHAIN_STRING_COUNT; f++) {
+        Py_ssize_t j = string_end(b, n, i, &CHAIN_STRINGS[f]);
+        if (j >= 0) return j;
     }
-    return i + 1; /* a dot, a bracket, or any other byte */
+    return i + 1;
 }
 
 const char callee_chain_text_doc[] = PyDoc_STR(
 "callee_chain_text(text, chain, /)\n--\n\n"
-"The Python extractor's callee_chain without its cache: chain(text) when not None, else\n"
-"the chain of names, dots and `()`/`[]` suffixes for balanced bracket groups, or None.");
+"The chain extractor's callee_chain without its cache: chain(text) when not None, else\n"
+"the chain of names, member operators and `()`/`[]` suffixes for balanced bracket groups,\n"
+"or None.");
 
 PyObject *callee_chain_text(PyObject *Py_UNUSED(module), PyObject *const *argv,
                                    Py_ssize_t argc) {
@@ -120,23 +147,23 @@ PyObject *callee_chain_text(PyObject *Py_UNUSED(module), PyObject *const *argv,
         unsigned char c = b[i];
         bool single = j == i + 1;
         if (depth) {
-            if (single && (c == '(' || c == '[')) {
+            if (single && has(c, CS_OPEN)) {
                 depth++;
-            } else if (single && (c == ')' || c == ']')) {
+            } else if (single && has(c, CS_CLOSE)) {
                 if (--depth == 0) {
-                    out[k++] = opener == '(' ? '(' : '[';
-                    out[k++] = opener == '(' ? ')' : ']';
+                    out[k++] = (char)opener;
+                    out[k++] = (char)CHAIN_CLOSER[opener];
                 }
             }
-        } else if (is_space_byte(c)) {
+        } else if (has(c, CS_SPACE)) {
             /* skipped */
-        } else if (single && c == '.') {
+        } else if (single && has(c, CS_MEMBER)) {
             if (expect_name) ok = false;
-            else out[k++] = '.', expect_name = true;
-        } else if (is_name_start(c)) {
+            else out[k++] = (char)c, expect_name = true;
+        } else if (has(c, CS_NAME_START)) {
             if (!expect_name) ok = false;
             else memcpy(out + k, b + i, (size_t)(j - i)), k += j - i, expect_name = false;
-        } else if (single && (c == '(' || c == '[')) {
+        } else if (single && has(c, CS_OPEN)) {
             if (expect_name) ok = false;
             else depth = 1, opener = c;
         } else {

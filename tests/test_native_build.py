@@ -112,10 +112,17 @@ def test_an_edited_source_is_a_stale_build_and_the_python_path_runs(tmp_path):
 
 def test_without_the_sources_nothing_is_compared(tmp_path):
     # an installed package ships no C sources: the digest is absent, the build is trusted
-    assert build_digest.source_digest(tmp_path) is None
-    (tmp_path / "tree_sitter").mkdir()
+    native = tmp_path / "codeimpact" / "native"
+    native.mkdir(parents=True)
+    assert build_digest.source_digest(native) is None
+    (native / "tree_sitter").mkdir()
     for name in build_digest.SYNTAX_SOURCES + build_digest.SYNTAX_DEPENDS:
-        (tmp_path / name).write_text("x")
-    assert build_digest.source_digest(tmp_path) is not None
-    (tmp_path / "facts.c").unlink()
-    assert build_digest.source_digest(tmp_path) is None
+        (native / name).parent.mkdir(parents=True, exist_ok=True)
+        (native / name).write_text("x")
+    digest = build_digest.source_digest(native)
+    assert digest is not None
+    # chains.c's tables are generated from Python's chain syntax: editing it is a new build
+    (native / build_digest.CHAIN_SYNTAX).write_text("y")
+    assert build_digest.source_digest(native) not in (None, digest)
+    (native / "facts.c").unlink()
+    assert build_digest.source_digest(native) is None

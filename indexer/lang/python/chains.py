@@ -12,17 +12,17 @@ from functools import lru_cache
 
 import tree_sitter as ts
 
+from codeimpact.indexer.lang.python import chain_syntax
 from codeimpact.native.runner import native_syntax
 
-_CHAIN = re.compile(rb"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
+_CHAIN = re.compile(chain_syntax.CHAIN_PATTERN)
 _WS = re.compile(rb"\s+")
 # Tokens of a call's function expression: names, dots, brackets and string literals (skipped
 # inside brackets so that a bracket in a string does not unbalance them).
-_TOKEN = re.compile(
-    rb"""\s+|[A-Za-z_]\w*|\.|[()\[\]]|'''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\\n])*'"""
-    rb"""|"(?:\\.|[^"\\\n])*"|.""",
-    re.S,
-)
+_TOKEN = re.compile(chain_syntax.TOKEN_PATTERN, re.S)
+_MEMBER = chain_syntax.MEMBER
+_GROUP_OF = {g[:1]: g.decode() for g in chain_syntax.GROUPS}  # opener -> its step suffix
+_CLOSERS = frozenset(g[1:] for g in chain_syntax.GROUPS)
 _MAX_TYPE = 200  # longer annotations are noise for resolution
 
 
@@ -32,7 +32,7 @@ def _named(node: ts.Node) -> list[ts.Node]:
     return [c for c in node.children if c.is_named]
 
 
-_SPACE = b" \t\n\r\x0b\x0c"  # what `\s` matches in a bytes pattern
+_SPACE = chain_syntax.SPACE
 
 
 # Chains repeat (`self.assertEqual`, `len`, `request`): over Django 86% of callee texts had
@@ -63,27 +63,27 @@ def _py_callee_chain(text: bytes) -> str | None:
     for m in _TOKEN.finditer(text):
         tok = m.group()
         if depth:
-            if tok in (b"(", b"["):
+            if tok in _GROUP_OF:
                 depth += 1
-            elif tok in (b")", b"]"):
+            elif tok in _CLOSERS:
                 depth -= 1
                 if depth == 0:
-                    out.append("()" if opener == b"(" else "[]")
+                    out.append(_GROUP_OF[opener])
             continue
         first = tok[:1]
-        if first.isspace():
+        if first in chain_syntax.SPACE:
             continue
-        if tok == b".":
+        if tok == _MEMBER:
             if expect_name:
                 return None
-            out.append(".")
+            out.append(_MEMBER.decode())
             expect_name = True
-        elif first.isalpha() or first == b"_":
+        elif first in chain_syntax.NAME_START:
             if not expect_name:
                 return None
             out.append(tok.decode())
             expect_name = False
-        elif tok in (b"(", b"["):
+        elif tok in _GROUP_OF:
             if expect_name:
                 return None
             depth, opener = 1, tok
