@@ -271,19 +271,20 @@ def _definitions(source, defs, facts: FileFacts, extra: dict):
         )
         params = _params(node, generics) if kind in ("function", "method") else ()
         facts.symbols.append(
+            # not symbol_fact: the span starts at the first attribute, the line at the item
             SymbolFact(
-                local,
-                kind,
-                name,
-                node.start_point[0] + 1,
-                node.end_point[0] + 1,
-                start,
-                node.end_byte,
-                _signature(source, node, body),
-                exported,
-                is_test,
-                params,
-                tuple(a[0] for a in attrs),
+                local=local,
+                kind=kind,
+                name=name,
+                start_line=node.start_point[0] + 1,
+                end_line=node.end_point[0] + 1,
+                start_byte=start,
+                end_byte=node.end_byte,
+                signature=_signature(source, node, body),
+                exported=exported,
+                is_test=is_test,
+                params=params,
+                decorators=tuple(a[0] for a in attrs),
             )
         )
         if ckind == "impl":
