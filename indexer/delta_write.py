@@ -4,8 +4,8 @@
 into the new generation's folder without touching the live one:
 - the spare database (graph/spare.py), moved in and brought level with the live
   generation by replaying the live generation's own delta, when there is one;
-- otherwise a copy of the live database (the first edit after an index made by an
-  older version, or when the previous generation was still read at publish time).
+- otherwise a copy of the live database (the first edit after a full build, which
+  makes no spare, or when the previous generation was still read at publish time).
 Either way the deltas are committed to the database's WAL by a child process
 (indexer/wal_commit.py), and the run's delta is recorded in the folder for the next
 run's replay. A spare that fails (damaged, another generation than its record says)

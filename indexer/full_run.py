@@ -172,7 +172,10 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         layout.discard(gen)
         raise
     layout.publish(run.idx, gen, rows, run.cache.sealed_files())
-    spare.seed(run.idx, gen)  # the first edit writes there instead of copying
+    # a new lineage: an older spare could not be brought to this generation. None is made
+    # here (37.5 MB on Django, every full build): the first edit copies this database, and
+    # the publish that replaces it keeps it as the spare of the edits after (graph/spare.py)
+    spare.drop(run.idx)
     return run.report("full", gen.number, stats, incomplete, reason, n_resolved)
 
 

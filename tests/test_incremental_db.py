@@ -11,7 +11,7 @@ from test_incremental import assert_same_as_full, run
 
 from codeimpact.cli import main
 from codeimpact.graph import delta as graph_delta
-from codeimpact.graph import wal_store
+from codeimpact.graph import layout, spare, wal_store
 from codeimpact.graph.store import COUNTED_TABLES, Reader, count_rows
 from codeimpact.indexer.tables import expected_counts
 from conftest import git, write_files
@@ -116,3 +116,26 @@ def test_a_checkpoint_that_loses_rows_is_never_published(externals_repo, tmp_pat
     assert have == want and set(have) == set(COUNTED_TABLES)
     assert have["CONTAINS"] == 5 and have["DEFINES"] == 10
     assert_same_as_full(externals_repo, tmp_path, with_answers=False)
+
+
+def test_a_full_build_keeps_no_spare_the_first_edit_makes_it(tmp_path):
+    """No second database beside a fresh index (37.5 MB of 133.5 on Django): the first edit
+    copies the live database, and the generation it replaces becomes the spare that the next
+    edit brings forward (graph/spare.py). Each generation answers as a full build does."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write_files(repo, SMALL)
+    idx = layout.index_dir(repo)
+    assert run(repo).mode == "full"
+    assert not spare.spare_dir(idx).exists()
+    (repo / "m.py").write_text(SMALL["m.py"] + ADDED)
+    first = run(repo)
+    assert first.mode == "incremental" and first.delta["spare_used"] == 0, first.delta
+    assert (spare.spare_dir(idx) / layout.DB_FILENAME).is_file()  # generation 1's database
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+    (repo / "m.py").write_text(SMALL["m.py"])
+    second = run(repo)
+    assert second.delta["spare_used"] == 1 and second.delta["deltas_replayed"] == 1
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+    assert run(repo, force=True).mode == "full"  # a new lineage: the old spare goes
+    assert not spare.spare_dir(idx).exists()

@@ -3,7 +3,9 @@ next plain analyze gets back to what a full build gives (real processes, really 
 
 The kill lands while a process of the run has the new generation's database open (the
 delta being committed into the spare database, graph/wal_store.py): the moment a crash
-could leave a half-written graph behind."""
+could leave a half-written graph behind. The first edit after the full build writes a copy
+of the live database (a full build makes no spare); the edits after a completed one bring
+the spare forward: the attempts below kill both kinds."""
 
 from __future__ import annotations
 
