@@ -229,26 +229,40 @@ def _one_direction(
     # Sort by (row, col, type, confidence desc); lexsort is stable so exact ties keep input order.
     key = row * np.int64(max(n_nodes, 1)) + col  # < 2**62 since n < 2**31
     order = np.lexsort((-conf, etype, key))
+    return _rows(n_nodes, row[order], col[order], etype[order], conf[order])
+
+
+def _rows(n_nodes: int, row: np.ndarray, col: np.ndarray, etype: np.ndarray,
+          conf: np.ndarray) -> CSR:  # fmt: skip
+    """The CSR of edges already in row order."""
     counts = np.bincount(row, minlength=n_nodes) if row.size else np.zeros(n_nodes, np.int64)
     indptr = np.zeros(n_nodes + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    return CSR(
-        indptr,
-        col[order].astype(np.int32),
-        etype[order],
-        conf[order],
-    )
+    return CSR(indptr, col.astype(np.int32), etype, conf)
 
 
-def build_csr(n_nodes: int, src: Any, dst: Any, etype: Any, conf: Any) -> tuple[CSR, CSR]:
+def build_csr(n_nodes: int, src: Any, dst: Any, etype: Any, conf: Any, *,
+              sorted_unique: bool = False) -> tuple[CSR, CSR]:  # fmt: skip
     """Forward (``src -> dst``) and reverse (``dst -> src``) CSR of an edge list.
 
     ``src``/``dst`` are node ids in ``[0, n_nodes)``, ``etype`` codes from
     :data:`EDGE_TYPES` (any code < 256 is stored), ``conf`` confidences. Duplicate
     edges are kept. Within a row edges are sorted by (neighbour, type, confidence
     descending), ties in input order.
+
+    ``sorted_unique``: the caller vouches that the edges come sorted by (src, dst, etype)
+    with no triple twice (the index state's edge codes): the same arrays, with no sort
+    forward and one argsort backward (Django's 186K edges: 19 -> 8 ms, every edit).
     """
     src, dst, etype, conf = _edge_arrays(n_nodes, src, dst, etype, conf)
+    if sorted_unique:
+        # no ties, so confidence never orders; a stable sort by (dst, src) keeps the
+        # etype order the input has within a pair
+        back = np.argsort(dst * np.int64(max(n_nodes, 1)) + src, kind="stable")
+        return (
+            _rows(n_nodes, src, dst, etype, conf),
+            _rows(n_nodes, dst[back], src[back], etype[back], conf[back]),
+        )
     return (
         _one_direction(n_nodes, src, dst, etype, conf),
         _one_direction(n_nodes, dst, src, etype, conf),

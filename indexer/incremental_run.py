@@ -53,6 +53,7 @@ from codeimpact.indexer.run import (
     FULL_REBUILD_SHARE,
     Previous,
     Run,
+    file_state,
     generation_meta,
     run_stats,
 )
@@ -279,14 +280,15 @@ def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f
 
 def _file_rows(run: Run, prev: Previous, delta: GraphDelta) -> None:
     """The File rows' part of `delta`: rows of files gone, new and changed."""
-    files_now = {r.path: file_row(r) for r in run.records}
-    files_before = {p: file_row(_record_of(p, fs)) for p, fs in prev.files.files.items()}
-    delta.files_delete = sorted(p for p in files_before if p not in files_now)
-    for p, row in sorted(files_now.items()):
-        if p not in files_before:
-            delta.files_upsert.append(row)
-        else:
-            delta.update("File", files_before[p], row)
+    before = prev.files.files
+    now = {r.path: r for r in run.records}
+    delta.files_delete = sorted(p for p in before if p not in now)
+    for p, r in sorted(now.items()):
+        fs = before.get(p)
+        if fs is None:
+            delta.files_upsert.append(file_row(r))
+        elif fs != file_state(r):  # a File row is made of these fields and the path
+            delta.update("File", file_row(_record_of(p, fs)), file_row(r))
 
 
 def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,

@@ -163,6 +163,12 @@ def generation_meta(repo: Path, digest: str, comps: dict, incomplete: list, stat
     }
 
 
+def file_state(r: FileRecord) -> FileState:
+    """What the state remembers of a file (all a File row holds but its path)."""
+    return FileState(r.language, r.size, r.mtime_ns, r.content_hash, r.status, r.detail,
+                     r.lines, r.is_test)  # fmt: skip
+
+
 @dataclass
 class Previous:
     gen: layout.Generation
@@ -238,19 +244,7 @@ class Run:
             self.configs_digest,
             meta["indexed_commit"],
             meta["stats"],
-            {
-                r.path: FileState(
-                    r.language,
-                    r.size,
-                    r.mtime_ns,
-                    r.content_hash,
-                    r.status,
-                    r.detail,
-                    r.lines,
-                    r.is_test,
-                )  # fmt: skip
-                for r in self.records
-            },
+            {r.path: file_state(r) for r in self.records},
         )
 
     def facts_for(self, records: list[FileRecord],

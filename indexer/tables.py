@@ -65,7 +65,9 @@ def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: np.nda
                           rank: np.ndarray | None = None) -> None:  # fmt: skip
     """`rank`: each node's rank in uid order (None: a full build's ids, which are)."""
     src, dst, etype = decode_codes(codes)
-    fwd, rev = csr.build_csr(n, src, dst, etype, confs)
+    # the state keeps its codes sorted and unique (checked: a cheap pass beside the sort)
+    ordered = codes.size < 2 or bool(np.all(codes[1:] > codes[:-1]))
+    fwd, rev = csr.build_csr(n, src, dst, etype, confs, sorted_unique=ordered)
     csr.write_snapshot(
         gen_path,
         csr.Snapshot(generation=generation, n_nodes=n, forward=fwd, reverse=rev,

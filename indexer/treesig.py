@@ -45,7 +45,7 @@ from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
 from codeimpact.indexer.fileset import config_rules, indexable_name
 from codeimpact.indexer.gitinfo import try_git
-from codeimpact.indexer.lang import language_for
+from codeimpact.indexer.lang import LANGUAGES, language_for
 
 SIGNATURE_VERSION = 1
 RACY_NS = 2_000_000_000  # as indexer.scanning's: generous for coarse (FAT, NFS) timestamps
@@ -54,6 +54,7 @@ GITIGNORE = ".gitignore"
 NOT_TRUSTED = -1  # a folder mtime that never matches: check its listing
 
 Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+_EXTENSIONS = {ext for spec in LANGUAGES.values() for ext in spec.extensions}
 
 
 def stamp_of(st: os.stat_result) -> Stamp:
@@ -89,6 +90,9 @@ class TreeSignature:
     git_index: str | None = None
     git_index_stamp: Stamp | None = None  # None: racy when taken, compare the paths
     tracked: str | None = None
+    # what `tracked` was taken under (tracked_key: the rules that decide what is indexable),
+    # so the next signature may reuse it while git's index file is the same one
+    tracked_key: str | None = None
     dirs: dict[str, tuple[int, int, str | None]] = field(default_factory=dict)
     # ^ folder -> (mtime_ns, inode, digest of its names; None: never trusted)
     # Paths are relative to the repository, or absolute for git's files outside it.
@@ -105,7 +109,7 @@ class TreeSignature:
                 "c": self.contents,
                 "a": self.absent,
                 "l": self.links,
-                "gi": [self.git_index, self.git_index_stamp, self.tracked],
+                "gi": [self.git_index, self.git_index_stamp, self.tracked, self.tracked_key],
                 "d": [[p, *d] for p, d in self.dirs.items()],
             },
             separators=(",", ":"),
@@ -118,6 +122,7 @@ class TreeSignature:
             raw = json.loads(text) if isinstance(text, str) else None
             if not isinstance(raw, dict) or raw.get("v") != SIGNATURE_VERSION:
                 return None
+            gi = [*raw.get("gi", ()), None, None, None, None][:4]
             return cls(
                 taken_at_ns=int(raw["t"]),
                 git=bool(raw["git"]),
@@ -128,6 +133,10 @@ class TreeSignature:
                 absent=[str(p) for p in raw["a"]],
                 links=[str(p) for p in raw["l"]],
                 dirs={p: (int(m), int(i), dg) for p, m, i, dg in raw["d"]},
+                git_index=None if gi[0] is None else str(gi[0]),
+                git_index_stamp=None if gi[1] is None else tuple(int(x) for x in gi[1]),
+                tracked=None if gi[2] is None else str(gi[2]),
+                tracked_key=None if gi[3] is None else str(gi[3]),
             )
         except (ValueError, TypeError, KeyError):
             return None
@@ -199,7 +208,8 @@ class _Recorder:
         return data
 
 
-def _record_git(rec: _Recorder, dirs: _GitDirs, repo: Path) -> None:
+def _record_git(rec: _Recorder, dirs: _GitDirs, repo: Path,
+                previous: TreeSignature | None) -> None:  # fmt: skip
     sig = rec.sig
     head = rec.add(os.path.join(dirs.git_dir, "HEAD"))
     text = head.decode("utf-8", "replace").strip() if head is not None else ""
@@ -214,7 +224,7 @@ def _record_git(rec: _Recorder, dirs: _GitDirs, repo: Path) -> None:
             sig.commit = _packed_ref(dirs.common_dir, ref)
     else:
         sig.commit = text or None
-    _record_git_index(sig, os.path.join(dirs.git_dir, "index"), repo, rec.config)
+    _record_git_index(sig, os.path.join(dirs.git_dir, "index"), repo, rec.config, previous)
     rec.add(os.path.join(dirs.common_dir, "info", "exclude"))
     # .gitignore files above the repository, when it is a folder inside the work tree
     top = Path(dirs.toplevel)
@@ -235,13 +245,35 @@ def tracked_digest(repo: Path, config: IndexConfig) -> str | None:
     return names_digest([p for p in out.split("\0") if p and indexable_name(p, config, rules)])
 
 
-def _record_git_index(sig: TreeSignature, path: str, repo: Path, config: IndexConfig) -> None:
+def tracked_key(config: IndexConfig) -> str:
+    """What decides which tracked paths count (`tracked_digest`): the config's ignore
+    patterns and languages, and this version's extensions and always-skipped folders."""
+    languages = sorted(config.languages) if config.languages is not None else None
+    rules = [list(config.ignore), languages, sorted(_EXTENSIONS), sorted(ALWAYS_SKIPPED)]
+    return xxhash.xxh3_64_hexdigest(json.dumps(rules).encode())
+
+
+def _record_git_index(sig: TreeSignature, path: str, repo: Path, config: IndexConfig,
+                      previous: TreeSignature | None = None) -> None:  # fmt: skip
     try:
         st = os.stat(path)
     except OSError:
         st = None  # no index file yet: the tracked set decides
     sig.git_index = path
     sig.git_index_stamp = stamp_of(st) if st and is_settled(st, sig.taken_at_ns) else None
+    sig.tracked_key = tracked_key(config)
+    if (
+        previous is not None
+        and sig.git_index_stamp is not None
+        and (previous.git_index, previous.git_index_stamp) == (path, sig.git_index_stamp)
+        and previous.tracked is not None
+        and previous.tracked_key == sig.tracked_key
+    ):
+        # the same index file (git writes a new one, another inode, for every change), settled
+        # both times: the same tracked set. Saves `git ls-files` and a pass over its ~7,000
+        # paths (Django) on every edit
+        sig.tracked = previous.tracked
+        return
     sig.tracked = tracked_digest(repo, config)
 
 
@@ -482,7 +514,7 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
         dirs = _git_dirs(repo)
         if dirs is None:
             return None
-        _record_git(rec, dirs, repo)
+        _record_git(rec, dirs, repo, previous)
         if sig.tracked is None:
             return None
     else:

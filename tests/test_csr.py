@@ -109,6 +109,24 @@ def test_build_csr_is_independent_of_input_order():
         assert np.all(np.diff(row) >= 0)
 
 
+def test_build_csr_of_sorted_unique_edges_skips_the_sort_and_gives_the_same_arrays():
+    """The index state's edges come sorted by (src, dst, type) with no triple twice: the
+    short path (no forward sort, one backward argsort) must give build_csr's arrays."""
+    from codeimpact.indexer.state import decode_codes, encode_codes
+
+    rng = np.random.default_rng(7)
+    n, m = 300, 5000
+    codes = np.unique(encode_codes(rng.integers(0, n, m), rng.integers(0, n, m),
+                                   rng.integers(0, 6, m)))  # fmt: skip
+    src, dst, et = decode_codes(codes)
+    conf = rng.choice([0.5, 0.7, 1.0], codes.size).astype(np.float32)
+    slow = build_csr(n, src, dst, et, conf)
+    fast = build_csr(n, src, dst, et, conf, sorted_unique=True)
+    for x, y in zip(slow, fast, strict=True):
+        for field in ("indptr", "indices", "edge_type", "confidence"):
+            assert np.array_equal(getattr(x, field), getattr(y, field)), field
+
+
 def test_build_csr_rejects_bad_edges():
     with pytest.raises(ValueError):
         build_csr(3, [0, 5], [1, 1], [0, 0], [1, 1])

@@ -351,3 +351,54 @@ def test_an_ignore_file_edited_between_analyzes_lists_every_folder_again(repo, s
     with Index.open(repo) as index:
         fresh, method = agree(index)
         assert fresh is False and method not in CHEAP
+
+
+def test_untracking_an_indexed_ignored_file_is_seen(make_repo, index_repo, short_racy_window):
+    """`git rm --cached` of a file .gitignore covers takes it out of what discover lists
+    without touching the work tree: only git's index file says so, and the stat pass
+    cannot decide then. (The signature read back used to drop git's index file, so
+    this stayed "fresh" by stat. The git-status method still says fresh here:
+    /work/notes/edits.md, for the freshness owner.)"""
+    root = make_repo({**FILES, "build/keep.py": "k = 1\n"}, commit=False)
+    git(root, "add", "-A")
+    git(root, "add", "-f", "build/keep.py")
+    git(root, "commit", "-q", "-m", "initial")
+    reanalyze(root, force=True)
+    with Index.open(root) as index:
+        assert agree(index) == (True, "stat")
+        sig = treesig.TreeSignature.from_text(index.meta["tree_signature"])
+        assert sig.git_index is not None and sig.tracked is not None
+    git(root, "rm", "-q", "--cached", "build/keep.py")
+    with Index.open(root) as index:
+        assert freshness(index).method not in CHEAP
+        assert collect(index, exact=True).fresh is False
+
+
+def test_the_tracked_digest_is_reused_only_for_the_same_git_index(repo, short_racy_window):
+    """An edit's signature takes the tracked set's digest from the last one while git's
+    index file is the same file (no `git ls-files`); once git wrote it anew, it is taken
+    again, and either way it is the digest of what git tracks now."""
+    from codeimpact.indexer.config import IndexConfig
+
+    def last() -> treesig.TreeSignature:
+        sig = treesig.load_last(repo / ".codeimpact")
+        assert sig is not None and sig.tracked is not None
+        return sig
+
+    def tracked_now() -> str | None:
+        return treesig.tracked_digest(repo, IndexConfig())
+
+    reanalyze(repo, force=True)
+    first = last()
+    (repo / "pkg/a.py").write_text("def f():\n    return 3\n")
+    reanalyze(repo)
+    second = last()
+    assert second.git_index_stamp == first.git_index_stamp  # the same index file
+    assert second.tracked == first.tracked == tracked_now()
+    (repo / "pkg/c.py").write_text("c = 1\n")
+    git(repo, "add", "pkg/c.py")
+    (repo / "pkg/a.py").write_text("def f():\n    return 4\n")
+    reanalyze(repo)
+    third = last()
+    assert third.git_index_stamp != first.git_index_stamp
+    assert third.tracked == tracked_now() != first.tracked
