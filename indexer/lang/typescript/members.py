@@ -153,13 +153,15 @@ class Members:
         return returned_value(self, fi, fi.returns.get(ent[2], ()), ":", declared, _INSTANCE, depth)
 
     def subtypes(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        """Type -> the classes and interfaces that extend or implement it directly."""
-        if self._subtypes is None:
-            types = (
-                (path, local)
-                for path, fi in self.files.items()
-                for local, s in fi.syms.items()
-                if s.kind in TYPE_KINDS
-            )
-            self._subtypes = subtypes(types, lambda k: [t for _kind, t in self._supertypes(k)])
-        return self._subtypes
+        """Type -> the classes and interfaces that extend or implement it directly (built
+        once, at the first dispatch, in the project's memo)."""
+        return self.memo.cached(("subtypes",), self._subtypes_table)
+
+    def _subtypes_table(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        types = (
+            (path, local)
+            for path, fi in self.files.items()
+            for local, s in fi.syms.items()
+            if s.kind in TYPE_KINDS
+        )
+        return subtypes(types, lambda k: [t for _kind, t in self._supertypes(k)])

@@ -190,7 +190,6 @@ class TsProject(Exports, Members, Project):
             for local, s in fi.syms.items():
                 if s.kind == "method" and fi.kind(fi.parent[local]) == "class":
                     self.methods_by_name.setdefault(s.name, []).append((path, local))
-        self._subtypes: dict[tuple[str, str], list[tuple[str, str]]] | None = None
 
     def module_names(self) -> dict[str, str]:
         """path -> module path; incremental runs re-resolve files whose module name changed."""
