@@ -32,8 +32,10 @@ from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
     ChangePlan,
+    FlowIndex,
     affected_files,
     flow_binders,
+    flow_reads,
     lookup_keys_blob,
     reachers_of,
     touched_names,
@@ -181,17 +183,25 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         members.setdefault(group_of[p], set()).add(p)
     new_used: dict[str, bytes] = {}
     used: dict[str, frozenset[str]] = {}
-    binders: dict[str, list] = {}
+    eager: dict[str, list] = {}  # group -> the changed files' flow binders, before and after
+    reads: dict[str, dict] = {}  # group -> path -> what FlowIndex reads of an unchanged file
     for p, ff in f.before.items():
-        binders.setdefault(group_of[p], []).append(flow_binders(ff))
+        eager.setdefault(group_of[p], []).append(flow_binders(ff))
     for p in present:
         keys = None if p in changed else old_state.lookup_keys(p)
         if keys is None:
             ff = facts[p]
             new_used[p] = lookup_keys_blob(ff)
-            keys = (frozenset(used_names(ff)), flow_binders(ff))
+            used[p] = frozenset(used_names(ff))
+            eager.setdefault(group_of[p], []).append(flow_binders(ff))
+            continue
         used[p] = keys[0]
-        binders.setdefault(group_of[p], []).append(keys[1])
+        reads.setdefault(group_of[p], {})[p] = flow_reads(keys)
+    every = f.every
+    binders = {
+        g: FlowIndex(eager.get(g, ()), reads.get(g), lambda p: flow_binders(every[p]))
+        for g in eager.keys() | reads.keys()
+    }
     touched = {
         g: touched_names(plan.within(members[g]), f.before, f.now, binders.get(g, []))
         for g in {group_of[p] for p in changed}
