@@ -151,8 +151,24 @@ def facts_for(
     return LazyFacts(order, load), n
 
 
+# How marshal (version 4) starts a facts blob of FileFacts.to_bytes: a 13-tuple, the format
+# number, then the language and status as short ASCII strings (type codes with or without
+# the reference flag, 0x80).
+_TUPLE13 = (b")\r", b"\xa9\r")
+_INT, _SHORT_ASCII = frozenset(b"i\xe9"), frozenset(b"zZ\xfa\xda")
+_FORMAT_BYTES = FACTS_FORMAT.to_bytes(4, "little", signed=True)
+
+
 def _status_of(blob: bytes) -> tuple[str, str] | None:
-    """(status, error) of a facts blob; None for one of another format."""
+    """(status, error) of a facts blob; None for one of another format. An "ok" blob (the
+    error is then empty) is told by its first bytes: decoding every blob whole to read its
+    status cost the builder ~0.1 s of CPU on Django."""
+    if blob[:2] in _TUPLE13 and blob[2] in _INT and blob[3:7] == _FORMAT_BYTES:
+        at = 7
+        if at + 1 < len(blob) and blob[at] in _SHORT_ASCII:  # the language
+            at += 2 + blob[at + 1]
+            if blob[at : at + 4] in (b"z\x02ok", b"\xfa\x02ok", b"Z\x02ok", b"\xda\x02ok"):
+                return "ok", ""
     with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
         t = marshal.loads(blob)
         if t[0] == FACTS_FORMAT:

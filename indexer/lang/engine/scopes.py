@@ -96,7 +96,16 @@ class ScopeTable(dict):
     """scope -> name -> [binding, ...], sorted by `finish` into the order they take effect."""
 
     def add(self, scope: str, name: str, binding: Any) -> None:
-        self.setdefault(scope, {}).setdefault(name, []).append(binding)
+        # (every definition, import and binding of a project passes here: no fresh dict and
+        # list made for each as `setdefault` would)
+        names = self.get(scope)
+        if names is None:
+            names = self[scope] = {}
+        held = names.get(name)
+        if held is None:
+            names[name] = [binding]
+        else:
+            held.append(binding)
 
     def finish(self, key: Callable[[Any], Any] = first) -> None:
         """Sort every list by `key` (stable: bindings on one line keep their fact order)."""

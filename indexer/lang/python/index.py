@@ -9,6 +9,7 @@ import builtins
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 
 from codeimpact.indexer.lang.api import BindingFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
@@ -49,6 +50,7 @@ PASS_THROUGH = {
 }
 PASS_THROUGH_NAMES = frozenset(k.rpartition(".")[2] for k in PASS_THROUGH)
 NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
+_SECOND = itemgetter(1)  # the chain of an argument (position or keyword, chain)
 
 
 @dataclass
@@ -185,35 +187,43 @@ def index_file(fi: FileIndex) -> None:
             bound = imp.alias or imp.module.split(".", 1)[0]
         names.add(imp.scope, bound, (imp.line, "import", imp))
     looped = set()
+    stored = []  # `self.x = v` (not a call): what may store a parameter (param_attrs below)
+    # (every binding of the project passes here: the prefixed values all hold a ":", and
+    # most bindings have none)
     for b in f.bindings:
-        if b.name.endswith("[]"):  # `x[k] = v`: an item stored into what x holds
-            fi.item_adds.setdefault(b.name[:-2], []).append(b)
+        name, value = b.name, b.value
+        mine = name.startswith("self.")
+        if mine and not b.is_call:
+            stored.append(b)
+        if "[" in name and name.endswith("[]"):  # `x[k] = v`: an item stored into what x holds
+            fi.item_adds.setdefault(name[:-2], []).append(b)
             continue
-        if b.value.startswith("param:"):  # pytest's parametrize values (fixtures.py)
-            fi.parametrized.setdefault(b.scope, []).append(b)
-            continue
-        if b.value.startswith("iter:"):
-            loop = (b.scope, b.line, b.value.split(":", 2)[2])
-            if loop not in looped:
-                looped.add(loop)
-                fi.loops.append(b)
-        elif b.value.startswith("set:"):
-            fi.writes.append(b)
-            continue
-        elif b.value.startswith(_ENTERS):
-            fi.contexts.append(b)
-            if not b.name:
-                continue  # `with lock:` binds nothing
-        if b.name.startswith("self."):
+        if ":" in value:
+            if value.startswith("param:"):  # pytest's parametrize values (fixtures.py)
+                fi.parametrized.setdefault(b.scope, []).append(b)
+                continue
+            if value.startswith("iter:"):
+                loop = (b.scope, b.line, value.split(":", 2)[2])
+                if loop not in looped:
+                    looped.add(loop)
+                    fi.loops.append(b)
+            elif value.startswith("set:"):
+                fi.writes.append(b)
+                continue
+            elif value.startswith(_ENTERS):
+                fi.contexts.append(b)
+                if not name:
+                    continue  # `with lock:` binds nothing
+        if mine:
             cls = fi.parent.get(b.scope)
             if cls is not None and cls in syms and syms[cls].kind == "class":
-                fi.self_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append(b)
+                fi.self_attrs.setdefault(cls, {}).setdefault(name[5:], []).append(b)
             continue
-        names.add(b.scope, b.name, (b.line, "bind", b))
-        if b.is_call and b.value == "getattr":
-            fi.getattr_bound.add(b.name)
-    for b in f.bindings:
-        if b.name.startswith("self.") and not b.is_call and b.value in fi.params.get(b.scope, ()):
+        names.add(b.scope, name, (b.line, "bind", b))
+        if b.is_call and value == "getattr":
+            fi.getattr_bound.add(name)
+    for b in stored:
+        if b.value in fi.params.get(b.scope, ()):
             cls = fi.parent.get(b.scope, "")
             fi.param_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append((b.scope, b.value))
     for name, adds in fi.item_adds.items():  # `self.x[k] = p`, `self.x.append(p)`
@@ -250,6 +260,9 @@ def index_file(fi: FileIndex) -> None:
             cls = _method_class(fi, c.scope)
             if cls in param_attrs:
                 fi.attr_calls.setdefault(cls, {}).setdefault(callee[5:], set()).add(c.scope)
+        # the arguments matter only when one is a parameter or `self.x` may hold one
+        if not args or not (param_attrs or not param_names.isdisjoint(map(_SECOND, args))):
+            continue
         for key, chain in args:
             if chain in param_names:
                 if not passes_on(callee):
