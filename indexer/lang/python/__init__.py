@@ -40,7 +40,11 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     container is called where a method of the class, its bases or subclasses calls an
 #     item of self.x (or the value of a method handing one out); `self.m(fn)` also reaches
 #     the overrides of m; one of several values passed as an argument flows to the sinks.
-RESOLVE_VERSION = 14
+# 15: import semantics (names.py): of several star imports the last one binding a name wins;
+#     a name imported in two branches of a try/except ImportError or an if/else holds either
+#     import's value (`value-flow`); `importlib.import_module("a.b")` / `__import__("a")`
+#     with a literal bind that module.
+RESOLVE_VERSION = 15
 
 
 def resolver_class() -> type[ResolverProject]:

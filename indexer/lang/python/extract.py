@@ -58,7 +58,7 @@ from codeimpact.indexer.lang.api import (
 )
 from codeimpact.indexer.lang.python.bindings import _exports, _LocalScopes
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain
-from codeimpact.indexer.lang.python.guards import _guarded_imports
+from codeimpact.indexer.lang.python.guards import _alternative_imports, _guarded_imports
 from codeimpact.indexer.lang.python.items import item_facts
 from codeimpact.indexer.lang.python.query_facts import _other, query_facts
 from codeimpact.indexer.lang.queries import load_query, query_runner, query_text
@@ -83,7 +83,9 @@ NAME = "python"
 #   13: reference.member: a member read as a value that no other fact reads is a ReferenceFact
 #       of kind `read` (`if obj.p:`, `f"{obj.p}"`, `obj.p == 1`): a getter may run.
 #   14: `self.x[a][b] = v` stores v as an item of self.x (a registry of registries).
-EXTRACTOR_VERSION = 14
+#   15: extra["alt_imports"]: imports of one name in the branches of a try/except ImportError
+#       or an if/else (either may bind it, guards.py).
+EXTRACTOR_VERSION = 15
 
 
 def _runner() -> QueryRunner:
@@ -136,6 +138,7 @@ def facts_of_tree(root: ts.Node, source: bytes, *, native: bool = True) -> FileF
     if error_line is None:
         query_facts(_runner().matches(root), source, facts)
     _guarded_imports(root, source, facts)
+    _alternative_imports(root, source, facts)
     if root.has_error:  # ERROR or MISSING nodes anywhere
         facts.status = "partial"
         err = _first_error(root) if error_line is None else error_line

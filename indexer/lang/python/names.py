@@ -17,6 +17,7 @@ from codeimpact.indexer.lang.engine.imports import (
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import in_effect
+from codeimpact.indexer.lang.engine.values import ALTS, alternatives
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     BUILTINS,
@@ -31,6 +32,9 @@ from codeimpact.indexer.lang.python.index import (
 _CONTAINER_FORMS = ("lit:", "item:", "at:")
 # Implicit classmethods: their first parameter is the class.
 _CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
+# The callables whose literal argument names the module they return (Names._imported_module).
+_IMPORT_MODULE = ("ext", "importlib.import_module")
+_DUNDER_IMPORT = ("builtin", "__import__")
 # A class body's names are not visible in the functions nested in it.
 _CLASS_BODY = frozenset(("class",))
 
@@ -91,7 +95,8 @@ class Names:
         return UNBOUND if r is None else r
 
     def reexports(self, module: tuple[str, bool], name: str):
-        return self.files[module[0]].star_imports  # `from m import *`, in source order
+        # `from m import *`, last first: a later star import rebinds the names of an earlier one
+        return reversed(self.files[module[0]].star_imports)
 
     def reexport_target(self, module: tuple[str, bool], imp, name: str, depth: int):
         path, follow = module
@@ -129,7 +134,14 @@ class Names:
             return self._cut()
         cands = fi.names.get(scope, NO_NAMES).get(name)
         if cands:
-            for c in self._pick(cands, line):
+            picked = self._pick(cands, line)
+            if follow and picked[0][1] == "import" and len(cands) > 1:
+                alt = fi.facts.extra.get("alt_imports")
+                if alt and picked[0][0] in alt:
+                    r = self._alternative_imports(fi, cands, alt, line, depth)
+                    if r is not None:
+                        return r
+            for c in picked:
                 r = self._candidate(fi, c, follow, depth)
                 if r is not None:
                     return r
@@ -143,6 +155,23 @@ class Names:
         if ps and name in ps:
             return self._param(fi, scope, name, depth)
         return None
+
+    def _alternative_imports(self, fi: FileIndex, cands: list, alt: list, line, depth: int):
+        """A name imported in two branches of a try/except ImportError or an if/else
+        (extra["alt_imports"]): either import may be the one that ran, so the name holds one
+        of their values, by the rule `value-flow` at most (which one runs depends on the
+        environment). Only the imports before `line` when there is one."""
+        found, rule = [], "import"
+        for c in cands:
+            if c[1] == "import" and c[0] in alt and (line is None or c[0] <= line):
+                r = self._candidate(fi, c, True, depth)
+                if r is not None:
+                    found.append(r[0])
+                    rule = weakest(rule, r[1])
+        ent = alternatives(found)
+        if ent is None:
+            return None
+        return ent, weakest(rule, "value-flow") if ent[0] == ALTS else rule
 
     def _candidate(self, fi: FileIndex, c, follow: bool, depth: int):
         kind = c[1]
@@ -200,14 +229,33 @@ class Names:
         if b.is_call:
             res = self.call_result(ent, depth + 1)
             if res is None and ent[0] == "ext":  # `partial(f, x)`: f runs when it is called
+                if ent == _IMPORT_MODULE:
+                    return self._imported_module(fi, b, ent)
                 res = self.passed_argument(fi, b.scope, b.line, ent, depth + 1)
                 return (res, weakest(reason, "value-flow")) if res is not None else None
             if res is None:
-                return None
+                return self._imported_module(fi, b, ent)
             return res, weakest(reason, "local-type")
         if ent == ("sym", fi.path, b.name):
             return None
         return ent, weakest(reason, "alias")
+
+    def _imported_module(self, fi: FileIndex, b, ent):
+        """`m = importlib.import_module("a.b")` binds module a.b, `__import__("a.b")` its top
+        package a (the facts do not hold a `fromlist=`, which would make it a.b): the
+        literal's module, by the rule `import`. Relative names are not followed (the facts
+        keep no literal starting with a dot)."""
+        if ent != _IMPORT_MODULE and ent != _DUNDER_IMPORT:
+            return None
+        for c in fi.literal_calls.get(b.scope, ()):
+            if c.line == b.line and c.callee == b.value:
+                dotted = next((text for k, text in c.literals if k == 0), None)
+                if not dotted:
+                    return None
+                if ent == _DUNDER_IMPORT:
+                    dotted = dotted.partition(".")[0]
+                return self.module_entity(dotted), "import"
+        return None
 
     def _param(self, fi: FileIndex, scope: str, name: str, depth: int):
         idx, ann = fi.params[scope][name]

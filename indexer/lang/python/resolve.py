@@ -287,9 +287,9 @@ class PythonProject(
             r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
             if r is None:
                 continue
-            ent, reason = r
-            if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
-                edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), reason, h.line)
+            for ent in members(r[0]):  # (a base imported in a try/except: either)
+                if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
+                    edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), r[1], h.line)
 
         self.read_edges(fi, edges)
         for ref in f.references:

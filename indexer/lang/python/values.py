@@ -14,6 +14,7 @@ from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_memb
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
+from codeimpact.indexer.lang.engine.values import members
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     MAX_DEPTH,
@@ -525,12 +526,13 @@ class Values:
             if h.scope != local:
                 continue
             r = self.eval_chain(fi, scope, h.base, h.line, 0)
-            if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
-                k = (r[0][1], r[0][2])
-                if k != (path, local):
-                    out.append(k)
-            elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
-                unknown = True
+            for ent in members(r[0]) if r is not None else (None,):  # (alternatives: each)
+                if ent is not None and ent[0] == "sym" and self._kind(ent) == "class":
+                    k = (ent[1], ent[2])
+                    if k != (path, local):
+                        out.append(k)
+                elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
+                    unknown = True
         return self.memo.store(key, (tuple(out), unknown), cuts)
 
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
