@@ -43,7 +43,8 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 15: import semantics (names.py): of several star imports the last one binding a name wins;
 #     a name imported in two branches of a try/except ImportError or an if/else holds either
 #     import's value (`value-flow`); `importlib.import_module("a.b")` / `__import__("a")`
-#     with a literal bind that module.
+#     with a literal bind that module; calling a library name written like a class makes
+#     an instance of it (`OrderedDict().move_to_end` is collections.OrderedDict.move_to_end).
 RESOLVE_VERSION = 15
 
 

@@ -46,6 +46,13 @@ _RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup", *CONTAINER_KINDS)
 _NO_MEMBER = (None, None, None)  # an instance without that attribute (getattr)
 
 
+def _class_named(dotted: str) -> bool:
+    """A library name written like a class (`Session`, `OrderedDict`; not `TIMEOUT`,
+    `loads`): calling it makes an instance of it."""
+    last = dotted.rpartition(".")[2]
+    return last[:1].isupper() and not last.isupper()
+
+
 class Values:
     """What chains, members, calls and annotations evaluate to."""
 
@@ -341,8 +348,10 @@ class Values:
         if kind == "inst":
             m = self.class_member(ent[1], ent[2], "__call__", depth + 1)
             return self.call_result(m[0], depth + 1) if m is not None else None
-        if kind == "ext":  # an instance of a library class the entry-point table follows
-            return ent if ent[1] in self.entry_table.instances else None
+        if kind == "ext":  # an instance of a library class: one the entry-point table
+            # follows, or one named like a class (`OrderedDict()`: its methods are named
+            # `collections.OrderedDict.move_to_end`, known external callees)
+            return ent if ent[1] in self.entry_table.instances or _class_named(ent[1]) else None
         if kind != "sym":
             return None
         key = ("result", ent)
