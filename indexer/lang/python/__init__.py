@@ -45,7 +45,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     import's value (`value-flow`); `importlib.import_module("a.b")` / `__import__("a")`
 #     with a literal bind that module; calling a library name written like a class makes
 #     an instance of it (`OrderedDict().move_to_end` is collections.OrderedDict.move_to_end).
-RESOLVE_VERSION = 15
+# 16: `pytest.raises(E, f, *args)`, `pytest.warns(W, f)`, `pytest.deprecated_call(f)` call f
+#     (entry-point table rows)
+RESOLVE_VERSION = 16
 
 
 def resolver_class() -> type[ResolverProject]:

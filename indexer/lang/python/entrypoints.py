@@ -41,6 +41,11 @@ ARGUMENTS = (
                   why="json calls `default` for objects it cannot encode"),
     CallsArgument(_names("json.loads", "json.load"), None, "object_hook",
                   why="json calls `object_hook` on every decoded object"),
+    CallsArgument(_names("pytest.raises", "pytest.warns", "_pytest.python_api.raises",
+                         "_pytest.raises.raises", "_pytest.recwarn.warns"), 1,
+                  why="`pytest.raises(E, f, *args)` (its old call form) calls f with the args"),
+    CallsArgument(_names("pytest.deprecated_call", "_pytest.recwarn.deprecated_call"), 0, "func",
+                  why="`pytest.deprecated_call(f, *args)` calls f with the args"),
     # ---------------------------------------------------------------- called later or elsewhere
     CallsArgument(_names("threading.Thread", "multiprocessing.Process"), None, "target",
                   why="the thread (process) runs its target"),

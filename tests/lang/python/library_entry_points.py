@@ -6,8 +6,8 @@
 # sorted() key, a click command handed to CliRunner.invoke (a `@click.group(cls=AppGroup)`
 # function is an AppGroup: click's main calls its make_context; a fixture returning
 # `CliRunner()` gives the runner to the tests requesting it; `partial(runner.invoke, cli)`
-# binds the command: the rows apply where it is bound). A function handed to a library
-# the table does not know is no call.
+# binds the command: the rows apply where it is bound; `pytest.raises(E, f, x)` calls f).
+# A function handed to a library the table does not know is no call.
 # path: web.py
 from werkzeug.datastructures import CallbackDict
 from werkzeug.test import Client, EnvironBuilder
@@ -212,3 +212,16 @@ def invoke_grouped(runner: CliRunner):
     return partial(runner.invoke, grouped, catch_exceptions=False)
   #        ^ calls: <external>::functools.partial (import)
   #        ^ calls: cli.AppGroup.make_context (entry-point)
+# path: tests/test_raises.py
+import pytest
+
+from jobs import flush, work
+
+
+def test_raises_calls_the_function():
+    pytest.raises(ValueError, work)
+  # ^ calls: <external>::pytest.raises (import)
+  # ^ calls: jobs.work (entry-point)
+    pytest.deprecated_call(flush)
+  # ^ calls: <external>::pytest.deprecated_call (import)
+  # ^ calls: jobs.flush (entry-point)
