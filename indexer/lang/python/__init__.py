@@ -46,7 +46,8 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     with a literal bind that module; calling a library name written like a class makes
 #     an instance of it (`OrderedDict().move_to_end` is collections.OrderedDict.move_to_end).
 # 16: `pytest.raises(E, f, *args)`, `pytest.warns(W, f)`, `pytest.deprecated_call(f)` call f
-#     (entry-point table rows)
+#     (entry-point table rows); a class passed to a callee that calls it: the caller
+#     references its __init__ too (impact follows the caller up from the constructor)
 RESOLVE_VERSION = 16
 
 

@@ -511,6 +511,8 @@ class PythonProject(
                 dst = self.ent_uid(value)
                 edges.add("REFERENCES", src, dst, "value-flow", call.line)
                 init = self._init_of(value) if sinks else None  # a class called constructs
+                if init is not None:  # the sink constructs it for src: impact follows src
+                    edges.add("REFERENCES", src, init, "value-flow", call.line)
                 for path, caller in sinks:
                     caller_uid = self.uid(path, caller)
                     if caller_uid != dst:
