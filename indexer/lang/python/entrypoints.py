@@ -29,6 +29,10 @@ _CLICK_COMMAND = _names("click.Command", "click.core.Command", "click.BaseComman
 _CLICK_GROUP = _names("click.Group", "click.core.Group", "click.MultiCommand",
                       "click.core.MultiCommand")  # fmt: skip
 _HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
+_WERKZEUG_REQUEST = _names("werkzeug.wrappers.Request", "werkzeug.wrappers.request.Request",
+                           "werkzeug.Request")  # fmt: skip
+_WERKZEUG_RESPONSE = _names("werkzeug.wrappers.Response", "werkzeug.wrappers.response.Response",
+                            "werkzeug.Response", "werkzeug.sansio.response.Response")  # fmt: skip
 
 
 ARGUMENTS = (
@@ -107,6 +111,19 @@ HOOKS = (
       for m in (*_HTTP_METHODS, "resolve_redirect")),
     CallsSelf(_names("werkzeug.test.EnvironBuilder"), "from_environ", ("__init__",),
               why="the classmethod constructs the class it is called on"),
+    CallsSelf(_names("werkzeug.test.EnvironBuilder"), "__init__", ("json_dumps",),
+              why="the builder serializes a `json=` body with json_dumps"),
+    CallsSelf(_WERKZEUG_REQUEST, "_load_form_data", ("make_form_data_parser",),
+              why="parsing the form makes the form data parser"),
+    CallsSelf(_WERKZEUG_REQUEST, "make_form_data_parser",
+              ("max_form_memory_size", "max_content_length", "max_form_parts"),
+              why="the parser is bounded by the request's limits"),
+    CallsSelf(_WERKZEUG_REQUEST, "get_data", ("max_content_length",),
+              why="the input stream is bounded by max_content_length"),
+    CallsSelf(_WERKZEUG_REQUEST, "get_json", ("get_data", "on_json_loading_failed"),
+              why="get_json reads the body and calls on_json_loading_failed on bad JSON"),
+    CallsSelf(_WERKZEUG_RESPONSE, "set_cookie", ("max_cookie_size",),
+              why="set_cookie bounds the cookie by max_cookie_size"),
     CallsSelf(_names("threading.Thread"), "start", ("run",), why="the thread runs run()"),
     CallsSelf(_names("json.JSONEncoder"), "encode", ("iterencode", "default"),
               why="default() encodes what json cannot"),

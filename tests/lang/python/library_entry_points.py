@@ -6,7 +6,8 @@
 # sorted() key, a click command handed to CliRunner.invoke (a `@click.group(cls=AppGroup)`
 # function is an AppGroup: click's main calls its make_context; a fixture returning
 # `CliRunner()` gives the runner to the tests requesting it; `partial(runner.invoke, cli)`
-# binds the command: the rows apply where it is bound; `pytest.raises(E, f, x)` calls f).
+# binds the command: the rows apply where it is bound; `pytest.raises(E, f, x)` calls f;
+# werkzeug's request/response/builder methods read the limits and hooks a subclass overrides).
 # A function handed to a library the table does not know is no call.
 # path: web.py
 from werkzeug.datastructures import CallbackDict
@@ -61,6 +62,50 @@ def serve(app: App):
   #          ^ calls: <external>::werkzeug.test.Client (import)
   #          ^ calls: web.App.__call__ (entry-point)
     return client
+# path: wrappers.py
+from werkzeug.test import EnvironBuilder as BuilderBase
+from werkzeug.wrappers import Request as RequestBase
+from werkzeug.wrappers import Response as ResponseBase
+
+
+class Request(RequestBase):
+    @property
+    def max_content_length(self):
+        return 10
+
+    def _load_form_data(self):
+        super()._load_form_data()
+      #         ^ calls: <external>::werkzeug.wrappers.Request._load_form_data (super)
+      #         ^ calls: wrappers.Request.max_content_length (entry-point)
+
+    def on_json_loading_failed(self, e):
+        return None
+
+
+class Response(ResponseBase):
+    @property
+    def max_cookie_size(self):
+        return 4093
+
+
+class Builder(BuilderBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+      #         ^ calls: <external>::werkzeug.test.EnvironBuilder.__init__ (super)
+      #         ^ calls: wrappers.Builder.json_dumps (entry-point)
+
+    def json_dumps(self, obj):
+        return str(obj)
+
+
+def save(response: Response, request: Request):
+    response.set_cookie("k", "v")
+  #          ^ calls: <external>::werkzeug.wrappers.Response.set_cookie (local-type)
+  #          ^ calls: wrappers.Response.max_cookie_size (entry-point)
+    return request.get_json()
+  #                ^ calls: <external>::werkzeug.wrappers.Request.get_json (local-type)
+  #                ^ calls: wrappers.Request.on_json_loading_failed (entry-point)
+  #                ^ calls: wrappers.Request.max_content_length (entry-point)
 # path: jobs.py
 import atexit
 import signal
