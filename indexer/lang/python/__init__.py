@@ -47,7 +47,7 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     an instance of it (`OrderedDict().move_to_end` is collections.OrderedDict.move_to_end).
 # 16: `pytest.raises(E, f, *args)`, `pytest.warns(W, f)`, `pytest.deprecated_call(f)` call f
 #     (entry-point table rows); a class passed to a callee that calls it: the caller
-#     references its __init__ too (impact follows the caller up from the constructor)
+#     references its __init__ too (impact follows the caller up from the constructor);
 #     werkzeug Request/Response/EnvironBuilder methods call the limits and hooks a
 #     subclass overrides (max_content_length, max_cookie_size, json_dumps, ...)
 RESOLVE_VERSION = 16
