@@ -1,6 +1,6 @@
 """The database of an incremental generation: the spare brought forward, or a copy.
 
-`write_delta` puts a database holding the live generation's content plus `delta`
+`start_delta` puts a database holding the live generation's content plus `delta`
 into the new generation's folder without touching the live one:
 - the spare database (graph/spare.py), moved in and brought level with the live
   generation by replaying the live generation's own delta, when there is one;
@@ -46,30 +46,64 @@ def _clear_db(gen: layout.Generation) -> None:
             (gen.path / name).unlink()
 
 
-def write_delta(idx: Path, live: layout.Generation, gen: layout.Generation, delta: GraphDelta,
-                meta: dict[str, Any], buffer_pool: int) -> DeltaWrite:  # fmt: skip
-    """Write `gen`'s database: `live`'s content plus `delta`, and Meta = `meta`."""
+class PendingWrite:
+    """A delta write under way (`start_delta`); `result()` waits for it, `cancel()` stops it
+    when the run failed meanwhile."""
+
+    def __init__(self, live: layout.Generation, gen: layout.Generation, delta: GraphDelta,
+                 meta: dict[str, Any], buffer_pool: int, source: str, replayed: int,
+                 compacted: bool, job: wal_commit.Pending) -> None:  # fmt: skip
+        self.live, self.gen, self.delta, self.meta = live, gen, delta, meta
+        self.buffer_pool = buffer_pool
+        self.source, self.replayed, self.compacted = source, replayed, compacted
+        self.job = job
+
+    def result(self) -> DeltaWrite:
+        try:
+            done = self.job.result()
+        except Exception:
+            if self.source != "spare":
+                raise
+            # a spare that cannot be brought forward: copy the live one instead
+            _clear_db(self.gen)
+            self.source, self.replayed, self.compacted = "copy", 0, False
+            self.job = _copy_and_start(self.live, self.gen, self.delta, self.meta,
+                                       self.buffer_pool)  # fmt: skip
+            done = self.job.result()
+        save_delta(self.gen.path, self.delta)
+        return DeltaWrite(done.rows, self.source, self.replayed, self.compacted,
+                          done.rewritten, done.path)  # fmt: skip
+
+    def cancel(self) -> None:
+        self.job.cancel()
+
+
+def _copy_and_start(live: layout.Generation, gen: layout.Generation, delta: GraphDelta,
+                    meta: dict[str, Any], buffer_pool: int) -> wal_commit.Pending:  # fmt: skip
+    clone_database(live, gen)
+    return wal_commit.start(gen.db_path, live.number, [], delta, meta,
+                            compact_after_replay=False, buffer_pool=buffer_pool)  # fmt: skip
+
+
+def start_delta(idx: Path, live: layout.Generation, gen: layout.Generation, delta: GraphDelta,
+                meta: dict[str, Any], buffer_pool: int) -> PendingWrite:  # fmt: skip
+    """Start writing `gen`'s database: `live`'s content plus `delta`, and Meta = `meta`.
+    The commit runs in a child (indexer/wal_commit.py) while the caller goes on."""
     meta = {**meta, "generation": gen.number}
     taken = spare.take(idx, live, gen)
-    result = None
     if taken is not None:
         compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
         try:
-            done = wal_commit.commit(
+            job = wal_commit.start(
                 gen.db_path, taken.generation, taken.replay, delta, meta,
                 compact_after_replay=compact, buffer_pool=buffer_pool,
             )  # fmt: skip
-            result = DeltaWrite(done.rows, "spare", len(taken.replay), compact, done.rewritten,
-                                done.path)  # fmt: skip
-        except Exception:  # a spare that cannot be brought forward: copy the live one instead
+            return PendingWrite(live, gen, delta, meta, buffer_pool, "spare",
+                                len(taken.replay), compact, job)  # fmt: skip
+        except Exception:  # (written in this process, and failed): copy instead
             _clear_db(gen)
-    if result is None:
-        clone_database(live, gen)
-        done = wal_commit.commit(gen.db_path, live.number, [], delta, meta,
-                                 compact_after_replay=False, buffer_pool=buffer_pool)  # fmt: skip
-        result = DeltaWrite(done.rows, "copy", commit_path=done.path)
-    save_delta(gen.path, delta)
-    return result
+    job = _copy_and_start(live, gen, delta, meta, buffer_pool)
+    return PendingWrite(live, gen, delta, meta, buffer_pool, "copy", 0, False, job)
 
 
 def salvager(idx: Path, live: layout.Generation):

@@ -17,7 +17,7 @@ from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.sidecar import read_unresolved
 from codeimpact.graph.store import count_mismatches
 from codeimpact.indexer import cutoff, worktree
-from codeimpact.indexer.delta_write import salvager, write_delta
+from codeimpact.indexer.delta_write import salvager, start_delta
 from codeimpact.indexer.extraction import facts_of_blob
 from codeimpact.indexer.facts_cache import facts_key
 from codeimpact.indexer.incremental import (
@@ -313,19 +313,25 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
                            run.config, run.records, run.scanned_at, probe)  # fmt: skip
     gen = layout.next_generation(run.idx)
     try:
-        written = write_delta(run.idx, prev.gen, gen, delta, meta, run.options.buffer_pool)
+        pending = start_delta(run.idx, prev.gen, gen, delta, meta, run.options.buffer_pool)
+        try:
+            run.phase("write", t)
+            # the side files while the child commits the delta (two cores: one each)
+            run.save_state(gen, st, diff.flags, diff.kinds, diff.unresolved, meta, diff.rank)
+            t = time.perf_counter()
+            written = pending.result()
+            run.phase("write", t, add=True)
+        finally:
+            pending.cancel()
         run.forks["delta writer"] = written.commit_path
         rows = written.rows
         lost = count_mismatches(rows, expected_counts(stats))
-        if not lost:
-            run.phase("write", t)
-            run.save_state(gen, st, diff.flags, diff.kinds, diff.unresolved, meta, diff.rank)
+        if lost:  # never published: the full build writes the graph anew
+            layout.discard(gen)
+            return f"the delta lost database rows ({', '.join(lost)})"
     except BaseException:
         layout.discard(gen)
         raise
-    if lost:  # never published: the full build writes the graph anew
-        layout.discard(gen)
-        return f"the delta lost database rows ({', '.join(lost)})"
     layout.publish(run.idx, gen, rows, run.cache.sealed_files(),
                    salvage=salvager(run.idx, prev.gen))  # fmt: skip
     n_resolved = 0 if resolved.cut_off else len(resolved.out)

@@ -228,11 +228,17 @@ class Run:
             forks=self.forks,
         )
 
-    def phase(self, name: str, started: float) -> None:
-        self.timings[name] = time.perf_counter() - started
-        self.memory_mb[name] = rss_mb()
+    def phase(self, name: str, started: float, *, add: bool = False) -> None:
+        """Record a phase's wall, CPU and memory; `add`: a second part of the same phase."""
+        wall = time.perf_counter() - started
         now = process_cpu()
-        self.cpu_seconds[name] = round(now - self.cpu_mark, 3)
+        cpu = now - self.cpu_mark
+        if add:
+            wall += self.timings.get(name, 0.0)
+            cpu += self.cpu_seconds.get(name, 0.0)
+        self.timings[name] = wall
+        self.memory_mb[name] = rss_mb()
+        self.cpu_seconds[name] = round(cpu, 3)
         self.cpu_mark = now
 
     def incomplete_files(self) -> list[dict]:

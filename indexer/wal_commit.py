@@ -7,9 +7,12 @@ so no destructor runs: the WAL holds the committed delta and the file is as it w
 The child sends back the row counts (or the exception it raised) through a pipe and
 dies with its parent.
 
+The run writes its side files while the child commits (`start`, then `Pending.result`):
+on two cores the database's write and the side files' no longer follow each other.
+
 When this process runs other threads a fork is unsafe (indexer/fork_guard.py); the
-write then runs here and the database is closed normally, checkpoint included (slower,
-same content). `Committed.path` says which ran.
+write then runs here, before `start` returns, and the database is closed normally,
+checkpoint included (slower, same content). `Committed.path` says which ran.
 """
 
 from __future__ import annotations
@@ -55,18 +58,65 @@ def _read_all(fd: int) -> bytes:
         chunks.append(chunk)
 
 
-def commit(db_path: Path, expected_generation: int | None, replay: list[GraphDelta],
-           delta: GraphDelta, meta: dict[str, Any], *, compact_after_replay: bool,
-           buffer_pool: int) -> Committed:  # fmt: skip
-    """Apply `replay`, `delta` and `meta` to the database at `db_path` (see
-    wal_store.write_deltas). Raises what the write raised."""
+class Pending:
+    """A commit running in a forked child (or done already, in this process): `result()`
+    waits for it and returns or raises what the write did; `cancel()` stops a child whose
+    result will not be read (the run failed meanwhile)."""
+
+    def __init__(self, pid: int = 0, read_end: int = -1, done: Committed | None = None):
+        self._pid = pid
+        self._read_end = read_end
+        self._done = done
+
+    def result(self) -> Committed:
+        if self._done is not None:
+            return self._done
+        try:
+            data = _read_all(self._read_end)
+        finally:
+            self._close()
+            _, status = os.waitpid(self._pid, 0)
+            self._pid = 0
+        if not data:
+            raise DeltaChildDied(f"the database writer exited without an answer (status {status})")
+        answer = pickle.loads(data)
+        if answer[0] == "ok":
+            self._done = Committed(*answer[1], FORKED)
+            return self._done
+        error = None
+        with contextlib.suppress(Exception):
+            error = pickle.loads(answer[1]) if answer[1] is not None else None
+        raise error if isinstance(error, BaseException) else RuntimeError(answer[2])
+
+    def cancel(self) -> None:
+        if self._pid:
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+            self._close()
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._pid, 0)
+            self._pid = 0
+
+    def _close(self) -> None:
+        if self._read_end >= 0:
+            os.close(self._read_end)
+            self._read_end = -1
+
+
+def start(db_path: Path, expected_generation: int | None, replay: list[GraphDelta],
+          delta: GraphDelta, meta: dict[str, Any], *, compact_after_replay: bool,
+          buffer_pool: int) -> Pending:  # fmt: skip
+    """Start applying `replay`, `delta` and `meta` to the database at `db_path` (see
+    wal_store.write_deltas) in a child; the caller goes on (its side files) meanwhile.
+    In this process (no fork: see the module docstring) the write is done before it
+    returns, and raises what it raised."""
     args = (db_path, expected_generation, replay, delta, meta)
     kwargs = {"compact_after_replay": compact_after_replay, "buffer_pool": buffer_pool}
     unsafe = fork_unsafe_reason()
     if unsafe:
         opened, counts, rewritten = wal_store.write_deltas(*args, **kwargs)
         opened.close_checkpointed()
-        return Committed(counts, rewritten, in_process(unsafe))
+        return Pending(done=Committed(counts, rewritten, in_process(unsafe)))
     parent = os.getpid()
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -94,17 +144,4 @@ def commit(db_path: Path, expected_generation: int | None, replay: list[GraphDel
         finally:
             os._exit(code)  # no destructor runs: Kùzu must not checkpoint
     os.close(write_end)
-    try:
-        data = _read_all(read_end)
-    finally:
-        os.close(read_end)
-        _, status = os.waitpid(pid, 0)
-    if not data:
-        raise DeltaChildDied(f"the database writer exited without an answer (status {status})")
-    answer = pickle.loads(data)
-    if answer[0] == "ok":
-        return Committed(*answer[1], FORKED)
-    error = None
-    with contextlib.suppress(Exception):
-        error = pickle.loads(answer[1]) if answer[1] is not None else None
-    raise error if isinstance(error, BaseException) else RuntimeError(answer[2])
+    return Pending(pid, read_end)
