@@ -90,8 +90,11 @@ class GraphDelta:
 
 
 def clone_database(src: layout.Generation, dst: layout.Generation) -> None:
-    """Copy a checkpointed database (one file; its WAL is empty after a clean close)."""
+    """Copy a database and its WAL (when it holds anything). The copy is synced: it becomes
+    the published generation's database, and Kùzu's commit syncs only the WAL it appends
+    to (the first edit after a full build writes this copy: graph/spare.py)."""
     shutil.copyfile(src.db_path, dst.db_path)
+    layout.fsync_file(dst.db_path)
     wal = src.db_path.with_name(src.db_path.name + ".wal")
     if wal.exists() and wal.stat().st_size:
         shutil.copyfile(wal, dst.db_path.with_name(dst.db_path.name + ".wal"))

@@ -275,6 +275,15 @@ def next_generation(idx: Path) -> Generation:
     return gen
 
 
+def fsync_file(path: Path) -> None:
+    """Make a file written without fsync durable (a copy, a file moved in unsynced)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _fsync_dir(path: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)

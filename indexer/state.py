@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from codeimpact.graph.layout import atomic_write
+from codeimpact.graph.layout import atomic_write, fsync_file
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
 STATE_FORMAT = 5
@@ -216,14 +216,6 @@ def _write_pack(path: Path, blobs: dict[str, bytes]) -> dict[str, Ref]:
     return refs
 
 
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _link_or_copy(src: Path, dst: Path) -> None:
     try:
         os.link(src, dst)
@@ -246,7 +238,7 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
         if st.pack_dir != gen_dir:
             _link_or_copy(st.pack_dir / name, gen_dir / name)
         else:  # a full build's pack, moved in unsynced: durable before the state naming it
-            _fsync_file(gen_dir / name)
+            fsync_file(gen_dir / name)
     if new_blobs:
         refs.update(_write_pack(gen_dir / f"pack-{number}.bin", new_blobs))
     data = (
