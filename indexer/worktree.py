@@ -293,7 +293,6 @@ def index_fields(
                                  treesig.load_last(idx))  # fmt: skip
         if signature is not None:
             text = signature.to_text()
-            treesig.save_last(idx, signature, text)
     return {
         "dirty_digest": dirty_digest(dirty),
         "dirty": dirty if wt.in_git else None,

@@ -329,6 +329,7 @@ def test_the_next_signature_lists_only_the_folders_that_changed(repo, short_racy
         second = treesig.TreeSignature.from_text(index.meta["tree_signature"])
         assert agree(index) == (True, "stat")
     assert second.dirs["pkg"] == first.dirs["pkg"]  # taken from the last signature
+    assert not (repo / ".codeimpact/treesig-last.json").exists()  # read from the generation
     assert second.dirs["pkg/sub"] != first.dirs["pkg/sub"]  # listed again
     (repo / "pkg/d.py").write_text("d = 4\n")  # in a folder the new signature did not list
     with Index.open(repo) as index:
