@@ -25,6 +25,7 @@ SYNTAX_SOURCES = (
     "facts_type.c",
     "facts_defs.c",
     "facts_bind.c",
+    "facts_items.c",
     "chains.c",
     "ts_runtime.c",
 )

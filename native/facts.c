@@ -17,8 +17,8 @@
  *    "decorator" call for each that is not a call itself;
  * 4. the local scopes hook's object, from the scope.* and binding.comprehension matches;
  * 5. the calls in match order (scope, callee chain, arguments), then the other matches in
- *    match order: imports, assignments (bindings, references, module variables; then the
- *    `items` hook for those that store into or unpack a container), returns, and any other
+ *    match order: imports, assignments (bindings, references, module variables; then, for those that
+ *    store into or unpack a container, the items' facts: facts_items.c), returns, and any other
  *    construct through the `other` hook with Node objects and its scope.
  *
  * The strings are the hooks' own (the chain hooks are the language's caches, so equal chains
@@ -53,6 +53,7 @@ int facts_init(void) {
     S_STAR = PyUnicode_FromStringAndSize("*", 1);
     S_UNKNOWN = PyUnicode_FromStringAndSize("?", 1);
     S_READ = PyUnicode_InternFromString("read");
+    if (facts_items_init() < 0) return -1;
     return S_EMPTY && S_CALL && S_DECORATOR && S_VARIABLE && S_VALUE && S_STAR && S_UNKNOWN &&
                    S_READ
                ? 0
@@ -299,41 +300,6 @@ static int other(Run *run, size_t k, uint16_t v) {
     return 0;
 }
 
-/* Whether an assignment stores into a container or takes out of one: a literal sequence,
- * set or mapping assigned to a name or member, or any value assigned to an unpacking
- * pattern or a subscript. */
-static bool holds_items(const Run *run, TSNode lhs, TSNode rhs) {
-    switch (role_of(run, lhs)) {
-    case R_NAME:
-    case R_MEMBER: {
-        uint8_t r = role_of(run, rhs);
-        return r == R_SEQUENCE || r == R_SET || r == R_MAPPING;
-    }
-    case R_PATTERN_TUPLE:
-    case R_PATTERN_LIST:
-    case R_SUBSCRIPT:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* The language's `items` hook, items(scope, lhs, rhs, node, source, facts), with Node
- * objects, right after the assignment's own facts. Twelve query patterns (one per target
- * and container kind) chose these assignments before: the walk tried all of them at every
- * assignment, which cost more than the hook's work (0.15 of 1.09 cpu-s over Django). */
-static int items(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {
-    PyObject *args[6] = {scope, new_node(run->like, lhs), new_node(run->like, rhs),
-                         new_node(run->like, node), run->source, run->facts};
-    PyObject *r = NULL;
-    if (args[1] != NULL && args[2] != NULL && args[3] != NULL)
-        r = PyObject_Vectorcall(run->e->hooks[H_ITEMS], args, 6, NULL);
-    for (int i = 1; i < 4; i++) Py_XDECREF(args[i]);
-    if (r == NULL) return -1;
-    Py_DECREF(r);
-    return 0;
-}
-
 /* the matches after the definitions and decorators, in match order: the calls, then the
  * others (each kind of fact has its own list, so only the chain hooks' caches see this
  * order, and it is the one of the extraction before this engine) */
@@ -360,7 +326,8 @@ static int the_rest(Run *run) {
             } else {
                 PyObject *scope = scope_at(run->body_iv, run->n_defs, ts_node_start_byte(node));
                 rc = assignment(run, scope, node, lhs, rhs);
-                if (rc == 0 && holds_items(run, lhs, rhs)) rc = items(run, scope, node, lhs, rhs);
+                if (rc == 0 && holds_items(run, lhs, rhs))
+                    rc = item_facts(run, scope, node, lhs, rhs);
             }
         } else if (v == V_REFERENCE_MEMBER) {
             rc = member_read(run, construct_node(run, k));

@@ -21,7 +21,6 @@ enum {
     H_LOCAL_SCOPES,
     H_OTHER,
     H_EXPORTS_VALUE,
-    H_ITEMS,
     HOOK_COUNT
 };
 /* the fact types (FactEngine's `types`) and FileFacts' lists, in the same order */
@@ -182,5 +181,11 @@ int imports_of(Run *run, TSNode node, bool from);
 int assignment(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 int return_fact(Run *run, TSNode value);
 int member_read(Run *run, TSNode node); /* a reference.member match */
+bool one_member_of(PyObject *chain, PyObject *prefix); /* `self.x` for the prefix `self.` */
+
+/* facts_items.c: assignments into and out of containers */
+int facts_items_init(void);
+bool holds_items(const Run *run, TSNode lhs, TSNode rhs);
+int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 
 #endif

@@ -13,11 +13,8 @@ A language hands over, besides its query:
   (an object with `names: set[str]` and `rename(chain, start) -> str | None`, built from
   the scope.* and binding.comprehension matches as (construct, {capture: Node})),
   `other(facts, source, module_vars, local_scopes, construct, captures, scope)` for every
-  construct without a rule in C, `exports(facts, node, source)` for the value assigned
-  to the module's export list, and `items(scope, left, right, node, source, facts)` for an
-  assignment that stores into or unpacks a container (a literal sequence, set or mapping
-  assigned to a name or member; any value assigned to a pattern or a subscript), called
-  right after the assignment's own facts;
+  construct without a rule in C, and `exports(facts, node, source)` for the value assigned
+  to the module's export list;
 - the seven fact types (indexer/facts.py), which this floor does not import.
 """
 

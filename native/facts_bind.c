@@ -434,7 +434,7 @@ static int bind_value(Run *run, PyObject *scope, PyObject *name, TSNode rhs, TSN
 }
 
 /* Whether `chain` is `prefix` and one more name (`self.x` for the prefix `self.`). */
-static bool one_member_of(PyObject *chain, PyObject *prefix) {
+bool one_member_of(PyObject *chain, PyObject *prefix) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(chain), start = PyUnicode_GET_LENGTH(prefix);
     if (start == 0 || !starts_with_str(chain, prefix)) return false;
     for (Py_ssize_t i = start; i < n; i++) {

@@ -120,6 +120,12 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("sequence", "a list or tuple literal"),
     ("set", "a set literal: its items are at no known position"),
     ("mapping", "a dictionary literal: its items are under keys"),
+    ("pair", "a mapping's item (its `key` and `value` fields)"),
+    ("sequence.bare", "a sequence without brackets (`a, b` on the right of an assignment)"),
+    ("splat.parenthesized", "a parenthesized spread in a sequence (`(*a)`)"),
+    ("integer", "an integer literal (a key kept as written when all digits)"),
+    ("string.content", "the content of a string literal, between its quotes"),
+    ("comment", "a comment: no item of a sequence or target of a pattern"),
     ("string", "a string literal: its middle child is its content when one character quotes it"),
     ("constant", "a literal constant kept as written (`True`, `False`)"),
     ("assignment", "an assignment expression (`a = b = c`: its value is the `right` field)"),
@@ -132,7 +138,7 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("argument.keyword_splat", "a spread of keyword arguments (`**kwargs`)"),
     # ---- definitions
     ("parameter", "a parameter with a `name` (or a first name child) and a `type` field"),
-    ("parameter.splat", "a rest parameter (`*args`): its first named child is its name"),
+    ("parameter.splat", "a rest parameter (`*args`) or starred target: its first named child"),
     ("decorated", "a wrapper holding decorators and the definition they decorate"),
     ("decorator", "a decorator inside a decorated wrapper"),
     ("pattern.tuple", "an unpacking target (`a, b = ...`)"),
@@ -160,7 +166,9 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("left", "an assignment's target"),
     ("callee", "a call's callee"),
     ("name", "a keyword argument's, parameter's or aliased import's name"),
-    ("value", "a keyword argument's value, a subscript's base"),
+    ("value", "a keyword argument's value, a subscript's base, a pair's value"),
+    ("index", "a subscript's (first) index"),
+    ("key", "a pair's key"),
 )
 """Field roles: the grammar fields the fact engine reads, which a language names."""
 

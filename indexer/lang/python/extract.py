@@ -6,8 +6,9 @@ matches. When the native path runs (native/runner.py: the extension is built for
 installed tree-sitter and not switched off), the native fact engine (native/facts.c) does
 all of it instead, by the same rules, given this module's node roles and options (`RULES`)
 and its hooks: the chains from chains.py's cached `_chain` and `callee_chain`, the local
-scopes of comprehensions and lambdas, `_other` for the rarer constructs and items.py's
-`item_facts` for assignments into or out of containers, with Node objects in match order. The query path is the fallback and the reference
+scopes of comprehensions and lambdas, and `_other` for the rarer constructs, with Node
+objects in match order. Assignments into or out of containers (items.py) are made in C too
+(native/facts_items.c). The query path is the fallback and the reference
 (`extract(source, native=False)`); tests compare the two blob for blob. Scopes come from
 sorted body intervals, not from walking parents.
 
@@ -59,7 +60,6 @@ from codeimpact.indexer.lang.api import (
 from codeimpact.indexer.lang.python.bindings import _exports, _LocalScopes
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain
 from codeimpact.indexer.lang.python.guards import _alternative_imports, _guarded_imports
-from codeimpact.indexer.lang.python.items import item_facts
 from codeimpact.indexer.lang.python.query_facts import _other, query_facts
 from codeimpact.indexer.lang.queries import load_query, query_runner, query_text
 from codeimpact.native.facts import FactRules, fact_engine
@@ -166,6 +166,12 @@ RULES = FactRules(
         "tuple": "sequence",
         "set": "set",
         "dictionary": "mapping",
+        "pair": "pair",
+        "expression_list": "sequence.bare",
+        "parenthesized_list_splat": "splat.parenthesized",
+        "integer": "integer",
+        "string_content": "string.content",
+        "comment": "comment",
         "string": "string",
         "true": "constant",
         "false": "constant",
@@ -206,6 +212,8 @@ RULES = FactRules(
         "callee": "function",
         "name": "name",
         "value": "value",
+        "index": "subscript",
+        "key": "key",
     },
     options={
         "export_rule": "underscore",
@@ -220,5 +228,5 @@ RULES = FactRules(
         "class_member": "cls.",
     },
 )
-_HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports, item_facts)
+_HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)
 _TYPES = (SymbolFact, ImportFact, CallFact, HeritageFact, ReferenceFact, BindingFact, ReturnFact)

@@ -42,8 +42,8 @@ def holds_items(lhs: ts.Node, rhs: ts.Node) -> bool:
 
 def item_facts(scope: str, lhs: ts.Node, rhs: ts.Node, node: ts.Node, source: bytes,
                facts: FileFacts) -> None:  # fmt: skip
-    """The facts of one assignment that `holds_items` (the native fact engine's `items`
-    hook: it calls this right after the assignment's own facts)."""
+    """The facts of one assignment that `holds_items`, right after the assignment's own (the
+    query path's; native/facts_items.c makes the same, object for object: change both)."""
     line = node.start_point[0] + 1
     if lhs.type in _PATTERNS:
         _unpack(scope, lhs, rhs, line, source, facts)
