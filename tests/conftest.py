@@ -109,6 +109,19 @@ def index_repo():
     return run
 
 
+def edited_and_fresh(make_repo, index_repo, files: dict, edit: dict) -> tuple:
+    """(repo, report, fresh, full): `files` indexed, `edit` written and re-indexed
+    incrementally (asserted), and a fresh repository of the edited files indexed in full:
+    what an incremental == full test compares."""
+    repo = make_repo(files)
+    index_repo(repo)
+    write_files(repo, edit)
+    report = index_repo(repo)
+    assert report.mode == "incremental"
+    fresh = make_repo({**files, **edit})
+    return repo, report, fresh, index_repo(fresh)
+
+
 def edges(repo: Path, rel: str) -> set[tuple]:
     """{(src uid, dst uid, confidence, reason)} of one relation (confidence/reason None if absent)."""
     from codeimpact.graph.schema import REL_TABLES

@@ -311,15 +311,9 @@ def _graph(repo) -> dict:
 
 
 def _incremental_matches_full(make_repo, index_repo, files: dict, edit: dict) -> None:
-    from conftest import write_files
+    from conftest import edited_and_fresh
 
-    repo = make_repo(files)
-    index_repo(repo)
-    write_files(repo, edit)
-    report = index_repo(repo)
-    assert report.mode == "incremental"
-    fresh = make_repo({**files, **edit})
-    full = index_repo(fresh)
+    repo, report, fresh, full = edited_and_fresh(make_repo, index_repo, files, edit)
     assert _graph(repo) == _graph(fresh)
     assert report.calls == full.calls
 
