@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ from codeimpact.indexer.resolution import (
     _resolve_encoded,
     make_projects,
     module_names,
+    stage_shared,
+    staged,
     summaries_of,
 )
 from codeimpact.indexer.resolve_host import Host
@@ -36,6 +39,7 @@ from codeimpact.indexer.run import (
     room_for_two,
     run_stats,
 )
+from codeimpact.indexer.state import SHARED_PREFIX
 from codeimpact.indexer.tables import file_table, write_full_generation
 
 if TYPE_CHECKING:
@@ -112,7 +116,9 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     t = time.perf_counter()
     graph = full_graph.FullGraph(run.idx)
     try:
-        modules, summaries, used, resolvers = _resolve_all(run, facts, graph)
+        token = secrets.token_hex(4)
+        modules, summaries, used, resolvers = _resolve_all(run, facts, graph, token)
+        shared = staged(run.idx, token)
         # Millions of small objects: freeing them took 0.09 s on Django and gives the OS
         # no memory back. When memory allows they are freed by a thread during Kùzu's
         # write, which leaves the GIL and one core to it (see `run.release_when`).
@@ -131,6 +137,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     gen = layout.next_generation(run.idx)
     try:
         st = full_graph.full_state(content, used, modules, summaries, gen)
+        st.shared = shared  # linked into the generation by the sidecar writer
         stats = run_stats(run.records, st.totals, parsed)
         meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "full",
                               run.config, run.records, run.scanned_at, probe)  # fmt: skip
@@ -164,6 +171,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             t = time.perf_counter()
             run.cache.flush({facts_key(r.language, r.content_hash) for r in run.records})
             sidecars.wait()
+            for f in shared.values():  # linked into the generation
+                f.unlink(missing_ok=True)
             run.phase("sidecars", t)
         finally:
             sidecars.cancel()
@@ -179,9 +188,11 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     return run.report("full", gen.number, stats, incomplete, reason, n_resolved)
 
 
-def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph) -> tuple:
+def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph,
+                 token: str) -> tuple:  # fmt: skip
     """Resolve every file into `graph`; returns the module names, the resolvers'
-    summaries and each file's lookup keys."""
+    summaries and each file's lookup keys (the shared summaries: files named by `token`,
+    resolution.staged)."""
     lang_of = {r.path: r.language for r in run.records}
     used: dict[str, bytes] = {}
     order = sorted(facts)
@@ -197,16 +208,22 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph) -> tup
         return functools.partial(_resolve_encoded, projects, lang_of, facts)
 
     build = functools.partial(make_projects, facts, lang_of, run.configs)
+    # the shared summaries (C's name tables) are written as files once the projects are
+    # built, by whichever process builds them: they never travel to this one
+    for stale in run.idx.glob(f"{SHARED_PREFIX}*.tmp"):  # of a build that died
+        stale.unlink(missing_ok=True)
+    built = functools.partial(stage_shared, folder=run.idx, token=token)
     if workers() > 1:  # built, resolved and freed by a host process (indexer/resolve_host.py)
         unsafe = fork_unsafe_reason()
         run.forks["resolvers"] = in_process(unsafe) if unsafe else FORKED
-        host = Host(build, encoder, workers, order)
+        host = Host(build, encoder, workers, order, built)
         for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe), 1):
             graph.add_blob(path, blob)
             used[path] = keys
             tick(i)
         return host.modules, host.summaries, used, {}
     projects = build()
+    built(projects)
     for i, path in enumerate(order, 1):
         project = projects[lang_of[path]]
         graph.add(project.resolve_file(path))

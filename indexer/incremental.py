@@ -245,6 +245,8 @@ def compute_delta(
     codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added, res.moves)
     res.state = GraphState(refs, used, modules, ids, [], new_foreign, ext_refs, totals,
                            summaries, codes, confs, blobs, old.pack_dir)  # fmt: skip
+    if codes is old.codes and confs is old.confs:  # no edge came, went or was renumbered
+        res.state.edges_from = old.pack_dir
     return res
 
 
@@ -266,7 +268,10 @@ def dense_moves(ids: dict[str, int], holes: list[int]) -> dict[str, int]:
 def patch_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added,
                 moves: dict[int, int] | None = None):  # fmt: skip
     """The sorted edge codes after a delta: `removed` (codes in the old ids) go, the old ids
-    in `moves` (old id -> new id) are renumbered, `added` (in the new ids) come in."""
+    in `moves` (old id -> new id) are renumbered, `added` (in the new ids) come in; the
+    arrays given when nothing does (no sort of the kernel's 5M codes)."""
+    if not moves and len(removed) == len(added) and _same_codes(codes, confs, removed, added):
+        return codes, confs
     if removed:
         keep = ~np.isin(codes, np.asarray(removed, dtype=np.int64))
         codes, confs = codes[keep], confs[keep]
@@ -280,6 +285,24 @@ def patch_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added,
         confs = np.concatenate([confs, np.asarray([f for _, f in added], dtype=np.float32)])
     order = np.argsort(codes, kind="stable")
     return codes[order], confs[order]
+
+
+def _same_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added) -> bool:
+    """Whether the edges `added` are exactly those `removed`, each with the confidence it
+    had: an edit above a file's calls moves their lines, so each is deleted and inserted
+    again in the database, the same code and confidence."""
+    if not removed:
+        return True
+    new = np.asarray([c for c, _ in added], dtype=np.int64)
+    order = np.argsort(new)
+    gone = np.sort(np.asarray(removed, dtype=np.int64))
+    if not np.array_equal(gone, new[order]):
+        return False
+    at = np.searchsorted(codes, gone)
+    if at.size and int(at.max()) >= codes.size:
+        return False
+    conf = np.asarray([f for _, f in added], dtype=np.float32)[order]
+    return bool(np.array_equal(codes[at], gone) and np.array_equal(confs[at], conf))
 
 
 def node_ranks(res: DeltaResult, old_rank: np.ndarray) -> np.ndarray:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import contextlib
 import marshal
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -48,6 +50,7 @@ from codeimpact.indexer.resolution import (
     make_projects,
     module_names,
     resolve_paths,
+    shared_summaries,
     summaries_of,
 )
 from codeimpact.indexer.resolved import ResolvedFile
@@ -86,6 +89,8 @@ class _Resolved:
     summaries: dict[str, bytes]  # path -> the resolver's summary of the file
     lookup_keys: dict[str, bytes]  # the lookup keys of the files whose facts changed
     cut_off: bool = False  # nothing resolved again: the changed files' facts did not change
+    # resolver group -> its shared summary: new bytes, or the live generation's file
+    shared: dict[str, bytes | Path] = field(default_factory=dict)
 
 
 @dataclass
@@ -182,25 +187,30 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
     for p in group_of:
         members.setdefault(group_of[p], set()).add(p)
     new_used: dict[str, bytes] = {}
-    used: dict[str, frozenset[str]] = {}
+    used = _StandingKeys(old_state)  # the unchanged files' used names, decoded when asked
     eager: dict[str, list] = {}  # group -> the changed files' flow binders, before and after
-    reads: dict[str, dict] = {}  # group -> path -> what FlowIndex reads of an unchanged file
+    standing: dict[str, list[str]] = {}  # group -> the files whose lookup keys stand
     for p, ff in f.before.items():
         eager.setdefault(group_of[p], []).append(flow_binders(ff))
     for p in present:
-        keys = None if p in changed else old_state.lookup_keys(p)
-        if keys is None:
+        if p in changed or p not in old_state.used:
             ff = facts[p]
             new_used[p] = lookup_keys_blob(ff)
-            used[p] = frozenset(used_names(ff))
+            used.fresh[p] = frozenset(used_names(ff))
             eager.setdefault(group_of[p], []).append(flow_binders(ff))
             continue
-        used[p] = keys[0]
-        reads.setdefault(group_of[p], {})[p] = flow_reads(keys)
+        standing.setdefault(group_of[p], []).append(p)
     every = f.every
+
+    def reads_of(paths: list[str]):
+        # what FlowIndex reads of each unchanged file, when a plan first asks about a name
+        return lambda: {p: flow_reads(used.keys_of(p)) for p in paths}
+
     binders = {
-        g: FlowIndex(eager.get(g, ()), reads.get(g), lambda p: flow_binders(every[p]))
-        for g in eager.keys() | reads.keys()
+        g: FlowIndex(
+            eager.get(g, ()), reads_of(standing.get(g, [])), lambda p: flow_binders(every[p])
+        )  # fmt: skip
+        for g in eager.keys() | standing.keys()
     }
     touched = {
         g: touched_names(plan.within(members[g]), f.before, f.now, binders.get(g, []))
@@ -211,22 +221,22 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         out: set[str] = set()
         for g, names in touched.items():
             here = [p for p in present if p in members[g]]
-            out |= affected_files(plan.within(members[g]), here,
-                                  {p: used[p] for p in here}, names)  # fmt: skip
+            out |= affected_files(plan.within(members[g]), here, used, names)
         return out
 
     # re-resolve what uses a changed name. Projects summarise only those files again (a
     # class's bases are looked up like its calls); a changed class hierarchy touches more
     # names, whose users are summarised in turn, until no name is added
     affected = affected_by(touched)
-    before = {p: marshal.loads(b) for p, b in old_state.summaries.items()}
+    before = _Decoded(old_state.summaries)
     # only the resolver groups of the changed files: no name of another group's files
     # changed, so nothing there is resolved again and their summaries and module names
     # stand (a Python edit of Django decoded and indexed every TypeScript file before)
     groups = {group_of[p] for p in changed}
     facts = facts.subset(p for p in present if group_of[p] in groups)
     while True:
-        projects = make_projects(facts, lang_of, run.configs, Prior(before, affected))
+        prior = Prior(before, affected, old_state.modules, _shared_loader(old_state))
+        projects = make_projects(facts, lang_of, run.configs, prior)
         grew = False
         for g, (values, edges) in hierarchy_changes(projects, before, group_of).items():
             names = touched.setdefault(g, set())
@@ -249,8 +259,80 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         return f"{len(affected)} of {len(present)} files to re-resolve"
     new_out = resolve_paths(projects, lang_of, affected)
     summaries = {p: b for p, b in old_state.summaries.items() if group_of.get(p) not in groups}
-    summaries.update(summaries_of(projects))
-    return _Resolved(new_out, modules, summaries, new_used)
+    summaries.update(summaries_of(projects, old_state.summaries))
+    shared = {g: f for g, f in old_state.shared.items() if g not in groups}
+    for g, value in shared_summaries(projects).items():
+        if value is not None:
+            shared[g] = marshal.dumps(value)
+        elif g in old_state.shared:  # the project kept the live generation's, unchanged
+            shared[g] = old_state.shared[g]
+    return _Resolved(new_out, modules, summaries, new_used, shared=shared)
+
+
+def _shared_loader(state: GraphState):
+    """group -> its shared summary in the live generation, decoded anew at each call."""
+
+    def load(group: str):
+        path = state.shared.get(group)
+        if path is None:
+            return None
+        try:
+            return marshal.loads(path.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+
+    return load
+
+
+class _Decoded(Mapping[str, object]):
+    """path -> the previous run's summary of the file, decoded when first asked (a kernel
+    edit reads a few hundred of 55,000)."""
+
+    def __init__(self, blobs: dict[str, bytes]):
+        self._blobs = blobs
+        self._done: dict[str, object] = {}
+
+    def __getitem__(self, path: str):
+        hit = self._done.get(path, self)
+        if hit is self:
+            hit = self._done[path] = marshal.loads(self._blobs[path])
+        return hit
+
+    def __iter__(self):
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    def __contains__(self, path) -> bool:
+        return path in self._blobs
+
+
+class _StandingKeys(Mapping[str, frozenset[str]]):
+    """path -> the names a file's lookups use: `fresh` (files whose facts were read this run),
+    else the live generation's lookup keys, each decoded when first asked (a plan asks only
+    when a name is touched)."""
+
+    def __init__(self, state: GraphState):
+        self._state = state
+        self.fresh: dict[str, frozenset[str]] = {}
+        self._keys: dict[str, tuple[frozenset[str], list]] = {}
+
+    def keys_of(self, path: str) -> tuple[frozenset[str], list]:
+        hit = self._keys.get(path)
+        if hit is None:
+            hit = self._keys[path] = self._state.lookup_keys(path)
+        return hit
+
+    def __getitem__(self, path: str) -> frozenset[str]:
+        hit = self.fresh.get(path)
+        return hit if hit is not None else self.keys_of(path)[0]
+
+    def __iter__(self):
+        return iter(self.fresh.keys() | self._state.used.keys())
+
+    def __len__(self) -> int:
+        return len(self.fresh.keys() | self._state.used.keys())
 
 
 def _cut_off(plan: ChangePlan, old_state: GraphState, f: _Facts) -> _Resolved | None:
@@ -269,7 +351,8 @@ def _cut_off(plan: ChangePlan, old_state: GraphState, f: _Facts) -> _Resolved | 
         out[p] = moved
     # their lookup keys anew: a local keyed by its offset is among the names a file uses
     keys = {p: lookup_keys_blob(f.now[p]) for p in out}
-    return _Resolved(out, old_state.modules, old_state.summaries, keys, cut_off=True)
+    return _Resolved(out, old_state.modules, old_state.summaries, keys, cut_off=True,
+                     shared=dict(old_state.shared))  # fmt: skip
 
 
 def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f: _Facts,
@@ -279,6 +362,7 @@ def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f
     removed = {p for p in old_state.files() if p not in f.every}
     res = compute_delta(old_state, new_out, removed, resolved.lookup_keys, resolved.modules,
                         resolved.summaries)  # fmt: skip
+    res.state.shared = resolved.shared
     _file_rows(run, prev, res.delta)
     st = res.state
     flags, kinds = node_arrays(res, len(st.ids), snap.node_flags, snap.node_kind)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import marshal
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang import LANGUAGES
@@ -389,14 +389,22 @@ class FlowIndex:
     each other file whose names (`names`: path -> its used names with its binder names, or
     its binders as an index written before binder names were kept) hold a name asked about."""
 
-    def __init__(self, eager: Iterable[Binders], names: dict[str, frozenset[str] | Binders] | None = None,
+    def __init__(self, eager: Iterable[Binders],
+                 names: Callable[[], dict[str, frozenset[str] | Binders]] | None = None,
                  binders_of: Callable[[str], Binders] | None = None):  # fmt: skip
         self.readers: dict[str, list[str]] = {}
         self._pending: dict[str, frozenset[str]] = {}
         self._binders_of = binders_of
+        # `names` is called when a name is first asked about: an edit that rebinds no name
+        # (a statement in a function body) decodes no other file's lookup keys (a kernel
+        # edit decoded 55,000 files' keys for nothing)
+        self._names = names
         for binders in eager:
             self._add(binders)
-        for path, held in (names or {}).items():
+
+    def _unfold(self) -> None:
+        names, self._names = self._names, None
+        for path, held in (names() if names is not None else {}).items():
             if isinstance(held, frozenset):
                 self._pending[path] = held
             else:
@@ -410,6 +418,8 @@ class FlowIndex:
 
     def load(self, names: set[str]) -> None:
         """Make the binders of every file that reads one of `names` (once per file)."""
+        if self._names is not None:
+            self._unfold()
         hit = [p for p, held in self._pending.items() if not held.isdisjoint(names)]
         for path in hit:
             del self._pending[path]
@@ -469,13 +479,15 @@ def touched_names(
 def affected_files(
     plan: ChangePlan,
     present: Collection[str],
-    used: dict[str, frozenset[str]],
+    used: Mapping[str, frozenset[str]],
     touched: set[str] | None,
 ) -> set[str]:
     """Paths (present now) to re-resolve: the changed ones and every user of a touched name
-    (`used`: every present path's used names); all of them when `touched` is None."""
+    (`used`: every present path's used names, read only when a name is touched); all of
+    them when `touched` is None."""
     if touched is None:
         return set(present)
     out = {p for p in plan.changed if p in present}
-    out |= {p for p, names in used.items() if not names.isdisjoint(touched)}
+    if touched:
+        out |= {p for p in present if not used[p].isdisjoint(touched)}
     return out

@@ -5,7 +5,10 @@ resolving a set of paths with them."""
 from __future__ import annotations
 
 import marshal
+from collections.abc import Mapping
+from pathlib import Path
 
+from codeimpact.graph.layout import atomic_write
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lang.api import Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
@@ -14,6 +17,7 @@ from codeimpact.indexer.plan import (
 )
 from codeimpact.indexer.resolved import ResolvedFile
 from codeimpact.indexer.state import (
+    SHARED_PREFIX,
     resolved_blob,
 )
 
@@ -51,14 +55,48 @@ def _resolve_encoded(
     return resolved_blob(rf), keys
 
 
-def summaries_of(projects: dict[str, object]) -> dict[str, bytes]:
-    """path -> the resolver's summary of the file, for the next run's `Prior`."""
+def summaries_of(
+    projects: dict[str, object], before: Mapping[str, bytes] | None = None
+) -> dict[str, bytes]:
+    """path -> the resolver's summary of the file, for the next run's `Prior`; `before`: the
+    previous run's encoded summaries, kept as they are for the files whose summary stands
+    (a kernel edit encoded 55,000 summaries again to write the same bytes)."""
     out: dict[str, bytes] = {}
     for project in {id(p): p for p in projects.values()}.values():
+        encoded = getattr(project, "encoded_summaries", None)
+        if encoded is not None:
+            out.update(encoded(before))
+            continue
         summaries = getattr(project, "summaries", None)
         if summaries is not None:
             out.update((p, marshal.dumps(v)) for p, v in summaries().items())
     return out
+
+
+def shared_summaries(projects: dict[str, object]) -> dict[str, object | None]:
+    """resolver group -> what its project keeps beside the files' summaries for the next
+    run (`shared_summary()`: CProject's name tables), None when it is the prior's unchanged."""
+    out: dict[str, object | None] = {}
+    for project in {id(p): p for p in projects.values()}.values():
+        hook = getattr(project, "shared_summary", None)
+        if hook is not None and project.paths:
+            out[LANGUAGES[project.language].group] = hook()
+    return out
+
+
+def stage_shared(projects: dict[str, object], folder: Path, token: str) -> None:
+    """Write each group's shared summary to `folder`/shared-<group>-<token>.tmp (a full
+    build's: `staged` finds them); its bytes are made and dropped at once."""
+    for group, value in shared_summaries(projects).items():
+        if value is not None:
+            atomic_write(folder / f"{SHARED_PREFIX}{group}-{token}.tmp", marshal.dumps(value))
+
+
+def staged(folder: Path, token: str) -> dict[str, Path]:
+    """group -> the file `stage_shared` wrote for it."""
+    suffix = f"-{token}.tmp"
+    return {f.name[len(SHARED_PREFIX) : -len(suffix)]: f
+            for f in folder.glob(f"{SHARED_PREFIX}*{suffix}")}  # fmt: skip
 
 
 def hierarchy_changes(
@@ -73,7 +111,7 @@ def hierarchy_changes(
         if hook is None or not project.paths:
             continue
         group = group_of[project.paths[0]]
-        out[group] = hook({p: v for p, v in before.items() if group_of.get(p) == group})
+        out[group] = hook({p: before[p] for p in before if group_of.get(p) == group})
     return out
 
 

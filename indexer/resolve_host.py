@@ -41,9 +41,13 @@ class Host:
 
     def __init__(self, build: Callable[[], Projects],
                  encoder: Callable[[Projects], Callable[[str], Encoded]],
-                 workers: Callable[[Projects], int], order: list[str]):  # fmt: skip
+                 workers: Callable[[Projects], int], order: list[str],
+                 built: Callable[[Projects], None] | None = None):  # fmt: skip
         self._build, self._encoder, self._workers = build, encoder, workers
         self._order = order
+        # called with the projects once built, before any file is resolved (the shared
+        # summaries are written then, while the process is small: resolution.stage_shared)
+        self._built = built or (lambda projects: None)
         self.modules: dict = {}
         self.summaries: dict[str, bytes] = {}
 
@@ -83,6 +87,7 @@ class Host:
 
     def _here(self, paths: list[str]) -> Iterator[tuple[str, bytes, bytes]]:
         projects = self._build()
+        self._built(projects)
         yield from self._resolve(projects, paths)
         self.modules, self.summaries = module_names(projects), summaries_of(projects)
 
@@ -98,6 +103,7 @@ class Host:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
         try:
             projects = self._build()
+            self._built(projects)
             batch: list[tuple[str, bytes, bytes]] = []
             for item in self._resolve(projects, self._order):
                 batch.append(item)

@@ -269,7 +269,7 @@ class Run:
                       rank=None) -> None:  # fmt: skip
         """Every file of the generation but the database and the facts cache."""
         write_snapshot_arrays(gen.path, gen.number, len(st.ids), st.codes, st.confs, flags,
-                              kinds, rank)  # fmt: skip
+                              kinds, rank, st.edges_from)  # fmt: skip
         write_unresolved(gen.path, unresolved)
         save_graph_state(gen.path, st, gen.number)
         save_files_state(gen.path, self.files_state(meta))

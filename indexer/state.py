@@ -16,7 +16,11 @@ the small first file:
   more stale bytes than live ones;
 - `state-edges.npy` / `state-conf.npy`: every edge of the graph as a sorted
   int64 code (source id, target id, relation) and its confidence, patched by
-  each run and turned into the CSR snapshot.
+  each run and turned into the CSR snapshot (hard-linked from the previous
+  generation when a run changed no edge);
+- `shared-<group>.bin`: what a resolver group's project keeps beside the
+  files' summaries (C's name tables: lang/cfamily/name_tables.py), read only
+  by a run that resolves that group, hard-linked when unchanged.
 
 The extraction facts themselves live in the facts cache (by content hash), so
 a run reads the facts of only the files it resolves.
@@ -41,6 +45,12 @@ FILES_NAME = "state-files.bin"
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
 CONF_NAME = "state-conf.npy"
+SHARED_PREFIX = "shared-"  # shared-<resolver group>.bin: a marshal of its shared summary
+
+
+def shared_name(group: str) -> str:
+    return f"{SHARED_PREFIX}{group}.bin"
+
 
 # An edge code: source id, target id and relation code in one sortable int64.
 ID_BITS = 24
@@ -141,6 +151,12 @@ class GraphState:
     # resolved outputs not in a pack yet (written by save_graph_state)
     new_blobs: dict[str, bytes] = field(default_factory=dict)
     pack_dir: Path | None = None  # the generation folder the refs point into
+    # a generation folder whose edge files (and CSR snapshot) hold exactly `codes` and
+    # `confs` (a delta that changed no edge): they are hard-linked, not written again
+    edges_from: Path | None = None
+    # resolver group -> its shared summary (resolution.shared_summaries): the bytes to write,
+    # or a file holding them (the previous generation's, or one a full build staged)
+    shared: dict[str, bytes | Path] = field(default_factory=dict)
     _decoded: dict[str, ResolvedFile] = field(default_factory=dict, repr=False)
 
     def files(self) -> set[str]:
@@ -253,8 +269,18 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
         st.totals,
         st.summaries,
     )
-    _save_npy(gen_dir / EDGES_NAME, st.codes)
-    _save_npy(gen_dir / CONF_NAME, st.confs)
+    for group, src in st.shared.items():
+        dst = gen_dir / shared_name(group)
+        if isinstance(src, bytes):
+            atomic_write(dst, src)
+        elif src != dst:
+            _link_or_copy(src, dst)
+    if st.edges_from is not None and st.edges_from != gen_dir:
+        _link_or_copy(st.edges_from / EDGES_NAME, gen_dir / EDGES_NAME)
+        _link_or_copy(st.edges_from / CONF_NAME, gen_dir / CONF_NAME)
+    else:
+        _save_npy(gen_dir / EDGES_NAME, st.codes)
+        _save_npy(gen_dir / CONF_NAME, st.confs)
     atomic_write(gen_dir / GRAPH_NAME, marshal.dumps(data))
 
 
@@ -265,7 +291,9 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
             return None
         codes = np.load(gen_dir / EDGES_NAME)
         confs = np.load(gen_dir / CONF_NAME)
+        shared = {f.name[len(SHARED_PREFIX) : -len(".bin")]: f
+                  for f in gen_dir.glob(f"{SHARED_PREFIX}*.bin")}  # fmt: skip
         return GraphState(t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], codes, confs,
-                          pack_dir=gen_dir)  # fmt: skip
+                          pack_dir=gen_dir, shared=shared)  # fmt: skip
     except (OSError, ValueError, EOFError, TypeError, IndexError):
         return None

@@ -62,8 +62,15 @@ def edge_row(e: Edge) -> tuple:
 
 def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: np.ndarray,
                           confs: np.ndarray, flags: np.ndarray, kinds: np.ndarray,
-                          rank: np.ndarray | None = None) -> None:  # fmt: skip
-    """`rank`: each node's rank in uid order (None: a full build's ids, which are)."""
+                          rank: np.ndarray | None = None,
+                          edges_from: Path | None = None) -> None:  # fmt: skip
+    """`rank`: each node's rank in uid order (None: a full build's ids, which are);
+    `edges_from`: a generation folder whose snapshot holds exactly these edges (the delta
+    changed none): its CSR files are shared."""
+    if edges_from is not None and csr.write_snapshot_sharing_edges(
+        gen_path, generation, flags, kinds, rank, edges_from
+    ):
+        return
     src, dst, etype = decode_codes(codes)
     # the state keeps its codes sorted and unique (checked: a cheap pass beside the sort)
     ordered = codes.size < 2 or bool(np.all(codes[1:] > codes[:-1]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import marshal
 
 from test_incremental import assert_same_as_full, make, run
@@ -158,3 +159,135 @@ def test_each_file_resolves_from_summaries_as_from_every_file_facts():
         lazy = CProject(LazyFacts(sorted(facts), facts.__getitem__), is_test_path, {},
                         Prior(summaries, {path}))  # fmt: skip
         assert lazy.resolve_file(path) == full.resolve_file(path), path
+
+
+# Several files define and declare the same names (external linkage, statics, types, a
+# macro, C++ methods and a namespace): an edit in the middle of the path order moves entries
+# that other files' entries surround.
+SHARED = {
+    "a/first.c": '#include "decl.h"\nint shared(void)\n{\n\treturn 1;\n}\n'
+    "struct point { int x; };\n",
+    "include/decl.h": "#ifndef DECL_H\n#define DECL_H\nint shared(void);\nint other(void);\n"
+    "#define TWICE(x) ((x) * 2)\n#endif\n",
+    "m/middle.c": '#include "decl.h"\nint other(void)\n{\n\treturn shared();\n}\n',
+    "src/obj.cpp": '#include "decl.h"\nnamespace ns {\nclass Obj {\npublic:\n  int get();\n};\n'
+    "int Obj::get() { return other(); }\n}\n",
+    "z/last.c": '#include "decl.h"\nint shared(void)\n{\n\treturn TWICE(2);\n}\n'
+    "struct point { int y; };\nint use(void)\n{\n\treturn other();\n}\n",
+}
+
+EDITS = [  # (path, new text): applied one after the other
+    (
+        "m/middle.c",
+        '#include "decl.h"\nint shared(void)\n{\n\treturn 3;\n}\n'
+        "struct point { int z; };\nint other(void)\n{\n\treturn shared();\n}\n",
+    ),
+    (
+        "m/middle.c",
+        '#include "decl.h"\nstatic int shared(void)\n{\n\treturn 3;\n}\n'
+        "int other(void)\n{\n\treturn shared();\n}\nint more(void);\n",
+    ),
+    (
+        "include/decl.h",
+        "#ifndef DECL_H\n#define DECL_H\nint other(void);\nint shared(void);\n"
+        "int more(void);\nstruct point;\n#endif\n",
+    ),
+    ("a/first.c", "int first(void)\n{\n\treturn 0;\n}\n"),
+    (
+        "src/obj.cpp",
+        '#include "decl.h"\nnamespace other_ns {\nclass Obj {\npublic:\n'
+        "  int get();\n  int put();\n};\nint Obj::get() { return shared(); }\n}\n",
+    ),
+    ("m/middle.c", '#include "decl.h"\nint other(void)\n{\n\treturn shared();\n}\n'),
+]
+
+
+def _tables(project: CProject) -> tuple[dict[str, object], tuple]:
+    """The summaries and the name tables a project hands the next run (the tables' dicts
+    in key order: a patched file's entries join them last, and only lists' orders are read)."""
+    summaries = {p: marshal.loads(b) for p, b in project.encoded_summaries(None).items()}
+    tables = marshal.loads(marshal.dumps(project.tables.encode(project._methods)))
+    return summaries, tuple(dict(sorted(x.items())) if isinstance(x, dict) else x for x in tables)
+
+
+def _prior(before: tuple[dict[str, object], tuple], dirty: set[str]) -> Prior:
+    """A prior with those summaries and tables (a copy: a project patches them in place)."""
+    summaries, tables = before
+    return Prior(summaries, dirty, shared=lambda group: copy.deepcopy(tables))
+
+
+def test_the_name_tables_an_edit_patches_are_the_ones_a_full_build_makes():
+    """cfamily/name_tables.py: a project given the previous run's tables and the files
+    summarised again patches them into the tables a build from every file's facts makes (in
+    path order, source order within a file), and resolves every file as that build does."""
+    files = dict(SHARED)
+    before = _tables(CProject(_facts(files), is_test_path))
+    for path, text in EDITS:
+        files[path] = text
+        facts = _facts(files)
+        full = CProject(facts, is_test_path)
+        for dirty in ({path}, set(files)):  # the edited file; every file re-resolved
+            patched = CProject(LazyFacts(sorted(facts), facts.__getitem__), is_test_path, {},
+                               _prior(before, dirty))  # fmt: skip
+            assert patched.top.__class__ is not dict  # the tables were patched, not rebuilt
+            assert patched.shared_summary() is not None  # and they changed
+            assert _tables(patched) == _tables(full), (path, dirty)
+            assert patched.module_names() == full.module_names()
+            for p in sorted(files):
+                assert patched.resolve_file(p) == full.resolve_file(p), (path, p)
+        before = _tables(full)
+    # a statement added to a body changes no summary: the tables stand as they were
+    files["m/middle.c"] = files["m/middle.c"].replace(
+        "return shared();", "int x = 1;\n\treturn shared();"
+    )
+    facts = _facts(files)
+    same = CProject(facts, is_test_path, {}, _prior(before, {"m/middle.c"}))
+    assert same.shared_summary() is None
+    assert _tables(same) == _tables(CProject(facts, is_test_path))
+
+
+def test_name_tables_are_built_anew_when_files_come_or_go():
+    """An include resolves against the file set: a file added or removed is no patch."""
+    facts = _facts(SHARED)
+    before = _tables(CProject(facts, is_test_path))
+    fewer = {p: f for p, f in facts.items() if p != "a/first.c"}
+    again = CProject(fewer, is_test_path, {}, _prior(before, {"m/middle.c"}))
+    assert again.top.__class__ is dict
+    assert _tables(again) == _tables(CProject(fewer, is_test_path))
+
+
+def _files(repo, patterns) -> dict[str, tuple[int, int]]:
+    """pattern -> (inode, mtime) of that file of the live generation (a hard link keeps
+    both; the previous generation's folder is gone once the next one is published)."""
+    (gen,) = sorted((repo / ".codeimpact").glob("gen-*"))
+    out = {}
+    for pattern in patterns:
+        (path,) = gen.glob(pattern)
+        st = path.stat()
+        out[pattern] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+SHARED_FILES = ("state-edges.npy", "state-conf.npy", "csr/forward_indices.*.npy",
+                "csr/reverse_indptr.*.npy", "shared-cfamily.bin")  # fmt: skip
+
+
+def test_an_edit_that_changes_no_edge_shares_the_edge_files(tmp_path):
+    """A delta that adds, drops and renumbers no edge links the live generation's edge codes
+    and CSR arrays into the new one, writing only the per-node arrays, and a body edit
+    leaves C's name tables as they were (linked too); an edit that does change edges
+    writes them anew. Both answer as a full build does."""
+    repo = make(tmp_path, FILES)
+    before = _files(repo, (*SHARED_FILES, "csr/node_rank.*.npy"))
+    body = repo / "lib/str.c"
+    body.write_text(body.read_text().replace("\tint n = 0;\n", "\tint n = 0;\n\tint probe = n;\n"))
+    assert run(repo).mode == "incremental"
+    after = _files(repo, (*SHARED_FILES, "csr/node_rank.*.npy"))
+    for pattern in SHARED_FILES:
+        assert before[pattern] == after[pattern], pattern
+    assert before["csr/node_rank.*.npy"] != after["csr/node_rank.*.npy"]
+    assert_same_as_full(repo, tmp_path)
+    body.write_text(body.read_text().replace("\treturn 0;\n", "\treturn str_len(0) ? 0 : 0;\n"))
+    assert run(repo).mode == "incremental"
+    assert _files(repo, ["state-edges.npy"]) != {"state-edges.npy": after["state-edges.npy"]}
+    assert_same_as_full(repo, tmp_path)

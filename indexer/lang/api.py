@@ -299,3 +299,9 @@ class Prior:
 
     summaries: dict[str, object]
     dirty: set[str]
+    # language -> path -> module name, as the previous run's `module_names()` said (a
+    # resolver may keep them when nothing they depend on changed)
+    modules: dict[str, dict[str, str] | None] | None = None
+    # resolver group -> what its project kept beside the files' summaries
+    # (`shared_summary()`), decoded anew at each call (the project patches it in place)
+    shared: Callable[[str], object | None] | None = None

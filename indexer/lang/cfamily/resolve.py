@@ -34,11 +34,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import marshal
 import posixpath
 from collections.abc import Mapping
 
 from codeimpact.indexer.lang.api import FileFacts, Prior
-from codeimpact.indexer.lang.cfamily import summary
+from codeimpact.indexer.lang.cfamily import name_tables, summary
 from codeimpact.indexer.lang.cfamily.cpp_names import CLASS_KINDS, CppNames
 from codeimpact.indexer.lang.cfamily.include_digest import include_digests
 from codeimpact.indexer.lang.cfamily.includes import IncludeResolver
@@ -54,9 +55,8 @@ from codeimpact.indexer.lang.engine.static import (
 )
 from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
 
+GROUP = "cfamily"  # the resolver group (cfamily/__init__.py): its shared summary's name
 _HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inl", ".ipp", ".tpp")
-# what external linkage makes visible across files
-_LINKED_KINDS = frozenset({"function", "variable"})
 
 
 class CProject(CppNames, StaticProject):
@@ -73,6 +73,7 @@ class CProject(CppNames, StaticProject):
         Project.__init__(self, is_test_path)  # StaticProject's: every file indexed up front
         self.configs = configs or {}
         self.paths = sorted(files)
+        self._prior = prior
         kept = summary.standing(self.paths, prior)
         # built from a closure over the facts, not a bound method: no reference cycle through
         # the project (the collector is paused: dropping the project must free every index)
@@ -82,18 +83,35 @@ class CProject(CppNames, StaticProject):
         # a file's members are entered when a lookup first reaches one of its types
         self.members = _Members(self._summaries)
         self.includer = IncludeResolver.of(self.paths, self.configs)
-        self.includes: dict[str, list[tuple[str | None, str, int]]] = {}
-        self.top: dict[str, dict[str, list[str]]] = {}
-        self.linked: dict[str, list[tuple[str, str]]] = {}
-        self.global_types: dict[str, list[tuple[str, str]]] = {}
         self._qualified: dict[str, list[tuple[str, str]]] | None = None
-        self.namespaces: set[str] = set()
-        self.protos_by_name: dict[str, list[str]] = {}
-        self.defs_by_name: dict[str, list[str]] = {}
-        self._protos: dict[str, tuple[str, ...]] = {}
-        self._cpp_paths: list[str] = []
-        for path in self.paths:
-            self._add_file(path)
+        tables = self._standing_tables()
+        # whether the tables differ from the prior's (`shared_summary`)
+        self._tables_changed = tables is None
+        if tables is None:
+            self.tables = name_tables.NameTables()
+            self.top: dict[str, dict[str, list[str]]] = {}
+            for path in self.paths:
+                self._add_file(path)
+        else:
+            self.tables = tables
+            # a file's top-level names when a lookup first reaches it (from its summary)
+            # (a closure over the summaries, not a bound method: no cycle through the project)
+            self.top = LazyIndexes(functools.partial(_top_of, self._summaries))
+            for path in sorted(p for p in prior.dirty if p in tables.includes):
+                self._refresh(path)
+        t = self.tables
+        self.includes = t.includes
+        self._protos = t.protos
+        self.protos_by_name = t.protos_by_name
+        self.defs_by_name = t.defs_by_name
+        self.linked = t.linked
+        self.global_types = t.global_types
+        self.methods_by_name = t.methods_by_name
+        self._cpp_paths = t.cpp_paths
+        self.namespaces: set[str] = {n for names in t.namespaces_of.values() for n in names}
+        # the methods as the files' definitions give them, for the next run's tables
+        # (C++'s out-of-class definitions join them below)
+        self._methods = {name: list(v) for name, v in t.methods_by_name.items()}
         self._closure: dict[str, tuple[str, ...]] = {}
         self._rank: dict[str, dict[str, int]] = {}
         self._includers: dict[str, list[str]] | None = None
@@ -102,42 +120,63 @@ class CProject(CppNames, StaticProject):
         # have no methods), so built when first asked
         self._owner_of = None
 
-    def _add_file(self, path: str) -> None:
+    def _add_file(self, path: str, ordered: bool = False) -> None:
         """The file's entries in the name tables (from its summary when it stands)."""
         language, includes, protos = self._summaries.head(path)
-        if language == "cpp":
-            self._cpp_paths.append(path)
-        self.includes[path] = [
-            (self.includer.resolve(path, w, system), w, ln) for w, system, ln in includes
-        ]
-        self._protos[path] = protos
-        for name in protos:
-            self.protos_by_name.setdefault(name, []).append(path)
-        defs = self._summaries.definitions(path)
-        kind_of = {local: kind for local, _name, kind, _exported in defs}
-        top: dict[str, list[str]] = {}
-        for local, name, kind, exported in defs:
-            if kind == "namespace":
-                self.namespaces.add(strip_dup(local))
-            parent = local.rpartition(".")[0]
-            parent_kind = kind_of.get(parent) if parent else None
-            if parent_kind in CLASS_KINDS:  # a member (entered into `members` when asked)
-                if kind == "method":
-                    self.methods_by_name.setdefault(name, []).append((path, local))
-                continue
-            if parent and parent_kind != "enum":
-                continue  # a nested function's own names
-            top.setdefault(name, []).append(local)
-            if kind in TYPE_KINDS:
-                self.global_types.setdefault(name, []).append((path, local))
-            elif kind in _LINKED_KINDS and exported and not parent:
-                self.linked.setdefault(name, []).append((path, local))
-        self.top[path] = top
-        # name -> the files defining it at top level / declaring it with external linkage:
-        # a lookup tests the few candidates against the includer's closure (kernel files
-        # reach a thousand headers: walking the closure per name would not do)
-        for name in top:
-            self.defs_by_name.setdefault(name, []).append(path)
+        resolved = [(self.includer.resolve(path, w, system), w, ln) for w, system, ln in includes]
+        self.top[path] = self.tables.add(path, language, resolved, protos,
+                                         self._summaries.definitions(path), ordered)  # fmt: skip
+
+    def _standing_tables(self) -> name_tables.NameTables | None:
+        """The previous run's name tables when they can be patched: the same files (an
+        include resolves against the file set), and a previous summary of every file
+        summarised again (it says what the file gave the tables)."""
+        prior = self._prior
+        if prior is None or prior.shared is None:
+            return None
+        tables = name_tables.NameTables.decode(prior.shared(GROUP))
+        if tables is None or len(tables.includes) != len(self.paths):
+            return None
+        if not all(p in tables.includes for p in self.paths):
+            return None
+        for path in prior.dirty:
+            old = prior.summaries.get(path)
+            if not isinstance(old, tuple) or len(old) != summary.FIELDS:
+                return None
+        return tables
+
+    def _refresh(self, path: str) -> None:
+        """Bring a re-summarised file's entries in the tables to what it gives now."""
+        old = self._prior.summaries[path]
+        if old == self._summaries[path]:
+            return  # re-resolved for a name it uses: it gives the tables what it gave
+        names = [name for _local, name, _kind, _exported in summary.definitions(old)]
+        self.tables.drop(path, old[2], names)
+        self._add_file(path, ordered=True)
+        self._tables_changed = True
+
+    def shared_summary(self) -> tuple | None:
+        """The name tables, kept beside the generation for the next run (name_tables.py);
+        None when they are the prior's, unchanged (a statement added to a body changes no
+        summary)."""
+        if not self._tables_changed:
+            return None
+        return self.tables.encode(self._methods)
+
+    def encoded_summaries(self, before: Mapping[str, bytes] | None) -> dict[str, bytes]:
+        """path -> its summary as marshal bytes. A file that was not summarised again keeps
+        the bytes `before` holds (the previous run's: its facts did not change, and a
+        summary is a function of them)."""
+        dirty = self._prior.dirty if self._prior is not None else None
+        out: dict[str, bytes] = {}
+        for p in self.paths:
+            blob = (
+                before.get(p)
+                if before is not None and dirty is not None and p not in dirty
+                else None
+            )
+            out[p] = blob if blob is not None else marshal.dumps(self._summaries[p])
+        return out
 
     @property
     def qualified_defs(self) -> dict[str, list[tuple[str, str]]]:
@@ -210,8 +249,8 @@ class CProject(CppNames, StaticProject):
         """Source files (not headers) -> the files that include them."""
         if self._includers is None:
             self._includers = {}
-            for p, incs in self.includes.items():
-                for h, _w, _l in incs:
+            for p in self.paths:  # (in path order: patched tables add a file at their end)
+                for h, _w, _l in self.includes.get(p, ()):
                     if h is not None and not h.endswith(_HEADER_SUFFIXES):
                         self._includers.setdefault(h, []).append(p)
         return self._includers
@@ -383,6 +422,9 @@ class CProject(CppNames, StaticProject):
         headers it reaches (their paths, includes and what they declare), so a header that
         starts or stops including another, or declaring a prototype, re-resolves its
         includers (include_digest.py: one pass over the include graph, not one per closure)."""
+        kept = self._kept_module_names()
+        if kept is not None:
+            return kept
         reached = {
             p: [h for h, _w, _l in self.includes.get(p, ()) if h is not None] for p in self.paths
         }
@@ -392,6 +434,43 @@ class CProject(CppNames, StaticProject):
             return f"{p}:{hashlib.sha256(protos.encode()).hexdigest()[:8]}:{'|'.join(reached[p])}"
 
         return include_digests(self.paths, reached.__getitem__, own)
+
+    def _kept_module_names(self) -> dict[str, str] | None:
+        """The previous run's module names when nothing they are made of changed: the same
+        files (an include resolves against the file set) and every re-summarised file with
+        the language, includes and prototypes it had (a name digests, per file reached, its
+        resolved includes in order and its prototypes; the other files' bytes are unchanged).
+        A kernel edit hashed 55,000 files' includes again to find the same names."""
+        prior = self._prior
+        if prior is None or not prior.modules:
+            return None
+        before = next((m for m in (prior.modules.get("c"), prior.modules.get("cpp"))
+                       if isinstance(m, dict)), None)  # fmt: skip
+        if (
+            before is None
+            or len(before) != len(self.paths)
+            or not all(p in before for p in self.paths)
+        ):
+            return None
+        for path in prior.dirty:
+            if path not in before:
+                continue
+            old = prior.summaries.get(path)
+            if not isinstance(old, tuple) or len(old) < 3:
+                return None
+            language, includes, protos = self._summaries.head(path)
+            if (
+                old[0] != language
+                or [tuple(i[:2]) for i in old[1]] != [tuple(i[:2]) for i in includes]
+                or tuple(old[2]) != tuple(protos)
+            ):
+                return None
+        return dict(before)
+
+
+def _top_of(summaries: summary.Summaries, path: str) -> dict[str, list[str]]:
+    """A file's top-level names -> their locals."""
+    return name_tables.classify(summaries.definitions(path))[0]
 
 
 def _slim_index(source: Mapping[str, FileFacts], path: str) -> FileIndex:

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from codeimpact.indexer.lang.api import Prior
 from codeimpact.indexer.lang.engine.static import FileIndex
 
-_FIELDS = 7
+FIELDS = 7
 
 
 def summarise(fi: FileIndex) -> tuple:
@@ -63,21 +63,44 @@ def kinds(summary: tuple) -> dict[str, str]:
     return {local: table[c] for local, c in zip(summary[3], codes, strict=True)}
 
 
-def standing(paths, prior: Prior | None) -> dict[str, tuple]:
-    """path -> the previous run's summary, for the C files the run does not re-resolve."""
-    if prior is None:
-        return {}
-    out: dict[str, tuple] = {}
-    for p in paths:
-        s = prior.summaries.get(p)
-        if (
-            p not in prior.dirty
-            and isinstance(s, tuple)
-            and len(s) == _FIELDS
-            and s[0] == "c"  # C++: built from its facts every run (see the docstring)
-        ):
-            out[p] = s
-    return out
+def standing(paths, prior: Prior | None) -> Mapping[str, tuple]:
+    """path -> the previous run's summary, for the C files the run does not re-resolve
+    (each decoded and checked when first asked: an edit that patches the name tables
+    reads the summaries of the few files its lookups reach)."""
+    return {} if prior is None else _Standing(prior)
+
+
+class _Standing(Mapping[str, tuple]):
+    def __init__(self, prior: Prior):
+        self._prior = prior
+        self._seen: dict[str, tuple | None] = {}
+
+    def get(self, p, default=None):
+        if p in self._seen:
+            s = self._seen[p]
+        else:
+            s = self._prior.summaries.get(p)
+            if not (
+                p not in self._prior.dirty
+                and isinstance(s, tuple)
+                and len(s) == FIELDS
+                and s[0] == "c"  # C++: built from its facts every run (see the docstring)
+            ):
+                s = None
+            self._seen[p] = s
+        return default if s is None else s
+
+    def __getitem__(self, p):
+        s = self.get(p)
+        if s is None:
+            raise KeyError(p)
+        return s
+
+    def __iter__(self):
+        return (p for p in self._prior.summaries if self.get(p) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class Summaries(Mapping[str, tuple]):

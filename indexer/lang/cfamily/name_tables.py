@@ -1,0 +1,161 @@
+"""CProject's name tables, kept with the generation so that an edit patches them.
+
+The tables (which files define a name at top level, declare it, share it by external
+linkage, define a type or a method by it; each file's resolved includes and prototypes)
+are built from every file of the tree. Building them from the kernel's 55,000 summaries
+was most of a one-file edit's 13 s of resolution. A full build writes them beside the
+state (`shared-cfamily.bin`, resolution.shared_summaries); an incremental run over the same files
+takes them, drops what the re-summarised files gave before (their previous summaries say
+what) and adds what they give now, each entry at its place in path order: the tables are
+then the ones a build from every file makes (incremental == full). When files came or went
+(an include resolves against the file set), the tables are built from every file again.
+
+Every list keeps the order a build in path order makes: a file's entries are together, in
+source order, and files follow in path order.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from codeimpact.indexer.lang.cfamily.cpp_names import CLASS_KINDS
+from codeimpact.indexer.lang.engine.static import TYPE_KINDS
+from codeimpact.indexer.resolved import strip_dup
+
+FORMAT = 1
+# what external linkage makes visible across files
+LINKED_KINDS = frozenset({"function", "variable"})
+
+Definition = tuple[str, str, str, bool]  # (local, name, kind, exported)
+
+
+def classify(defs: Iterable[Definition]):
+    """(top, namespaces, methods, types, linked) of a file's definitions: top-level name ->
+    its locals, the namespaces it opens, and (name, local) of its class methods, its types
+    and its definitions with external linkage, each in source order."""
+    defs = list(defs)
+    kind_of = {local: kind for local, _name, kind, _exported in defs}
+    top: dict[str, list[str]] = {}
+    namespaces: list[str] = []
+    methods: list[tuple[str, str]] = []
+    types: list[tuple[str, str]] = []
+    linked: list[tuple[str, str]] = []
+    for local, name, kind, exported in defs:
+        if kind == "namespace":
+            namespaces.append(strip_dup(local))
+        parent = local.rpartition(".")[0]
+        parent_kind = kind_of.get(parent) if parent else None
+        if parent_kind in CLASS_KINDS:  # a member (entered into `members` when asked)
+            if kind == "method":
+                methods.append((name, local))
+            continue
+        if parent and parent_kind != "enum":
+            continue  # a nested function's own names
+        top.setdefault(name, []).append(local)
+        if kind in TYPE_KINDS:
+            types.append((name, local))
+        elif kind in LINKED_KINDS and exported and not parent:
+            linked.append((name, local))
+    return top, namespaces, methods, types, linked
+
+
+def _path_of(item) -> str:
+    return item if isinstance(item, str) else item[0]
+
+
+def _put(table: dict[str, list], name: str, item, path: str) -> None:
+    """Put `item` (of file `path`) into `table[name]` at its place in path order (after the
+    file's own entries there)."""
+    items = table.get(name)
+    if items is None:
+        table[name] = [item]
+    elif _path_of(items[-1]) <= path:
+        items.append(item)
+    else:
+        items.insert(bisect.bisect_right(items, path, key=_path_of), item)
+
+
+def _drop(table: dict[str, list], name: str, path: str) -> None:
+    items = table.get(name)
+    if items is None:
+        return
+    kept = [x for x in items if _path_of(x) != path]
+    if kept:
+        table[name] = kept
+    else:
+        del table[name]
+
+
+@dataclass
+class NameTables:
+    includes: dict[str, list[tuple[str | None, str, int]]] = field(default_factory=dict)
+    protos: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    protos_by_name: dict[str, list[str]] = field(default_factory=dict)
+    defs_by_name: dict[str, list[str]] = field(default_factory=dict)
+    linked: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    global_types: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # as the files' definitions give them (C++'s out-of-class definitions join afterwards)
+    methods_by_name: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    namespaces_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    cpp_paths: list[str] = field(default_factory=list)
+
+    def add(self, path: str, language: str, includes: list, protos: tuple[str, ...],
+            defs: Iterable[Definition], ordered: bool = False) -> dict[str, list[str]]:  # fmt: skip
+        """Enter a file (after every file before it in path order, unless `ordered`); returns
+        its top-level names -> locals."""
+        if language == "cpp":
+            if ordered:
+                bisect.insort(self.cpp_paths, path)
+            else:
+                self.cpp_paths.append(path)
+        self.includes[path] = includes
+        self.protos[path] = protos
+        top, namespaces, methods, types, linked = classify(defs)
+        if namespaces:
+            self.namespaces_of[path] = tuple(namespaces)
+        # name -> the files defining it at top level: a lookup tests the few candidates
+        # against the includer's closure (kernel files reach a thousand headers)
+        entries = (
+            (self.protos_by_name, ((name, path) for name in protos)),
+            (self.methods_by_name, ((name, (path, local)) for name, local in methods)),
+            (self.global_types, ((name, (path, local)) for name, local in types)),
+            (self.linked, ((name, (path, local)) for name, local in linked)),
+            (self.defs_by_name, ((name, path) for name in top)),
+        )
+        for table, items in entries:
+            if ordered:
+                for name, item in items:
+                    _put(table, name, item, path)
+            else:  # a build in path order: every file after those before it (the hot path)
+                for name, item in items:
+                    table.setdefault(name, []).append(item)
+        return top
+
+    def drop(self, path: str, protos: Iterable[str], names: Iterable[str]) -> None:
+        """Take a file out: `protos` and `names` (of its definitions) as it gave them."""
+        self.includes.pop(path, None)
+        self.protos.pop(path, None)
+        self.namespaces_of.pop(path, None)
+        if path in self.cpp_paths:
+            self.cpp_paths.remove(path)
+        for name in set(protos):
+            _drop(self.protos_by_name, name, path)
+        for name in set(names):
+            for table in (self.defs_by_name, self.linked, self.global_types,
+                          self.methods_by_name):  # fmt: skip
+                _drop(table, name, path)
+
+    def encode(self, methods_by_name: dict[str, list[tuple[str, str]]]) -> tuple:
+        """A marshal-able tuple, with the methods as the files' definitions gave them."""
+        return (FORMAT, self.includes, self.protos, self.protos_by_name, self.defs_by_name,
+                self.linked, self.global_types, methods_by_name, self.namespaces_of,
+                self.cpp_paths)  # fmt: skip
+
+    @classmethod
+    def decode(cls, value) -> NameTables | None:
+        """The tables of an `encode`d tuple (its dicts and lists, patched in place)."""
+        if not isinstance(value, tuple) or len(value) != 10 or value[0] != FORMAT:
+            return None
+        return cls(*value[1:])
