@@ -26,6 +26,7 @@ SYNTAX_SOURCES = (
     "facts_defs.c",
     "facts_bind.c",
     "facts_items.c",
+    "facts_flow.c",
     "chains.c",
     "ts_runtime.c",
 )

@@ -18,8 +18,10 @@
  * 4. the local scopes hook's object, from the scope.* and binding.comprehension matches;
  * 5. the calls in match order (scope, callee chain, arguments), then the other matches in
  *    match order: imports, assignments (bindings, references, module variables; then, for those that
- *    store into or unpack a container, the items' facts: facts_items.c), returns, and any other
- *    construct through the `other` hook with Node objects and its scope.
+ *    store into or unpack a container, the items' facts: facts_items.c), returns, member
+ *    reads, `with` items, loop and comprehension variables and stores into members
+ *    (facts_flow.c), and any other construct through the `other` hook with Node objects and
+ *    its scope.
  *
  * The strings are the hooks' own (the chain hooks are the language's caches, so equal chains
  * are shared objects, which marshal writes once) and the kinds are interned, as the
@@ -53,7 +55,7 @@ int facts_init(void) {
     S_STAR = PyUnicode_FromStringAndSize("*", 1);
     S_UNKNOWN = PyUnicode_FromStringAndSize("?", 1);
     S_READ = PyUnicode_InternFromString("read");
-    if (facts_items_init() < 0) return -1;
+    if (facts_items_init() < 0 || facts_flow_init() < 0) return -1;
     return S_EMPTY && S_CALL && S_DECORATOR && S_VARIABLE && S_VALUE && S_STAR && S_UNKNOWN &&
                    S_READ
                ? 0
@@ -233,6 +235,26 @@ PyObject *match_dict(const Run *run, size_t match) {
     return out;
 }
 
+/* node.parent, looked for down from the body of the innermost definition that holds the
+ * node rather than from the root as ts_node_parent does: the same node (ts_node_parent
+ * descends from the root, at each level into the one child whose span holds the node's,
+ * and a non-empty node's span is held by one child per level, so the descent passes
+ * through that body), without the walk over the earlier statements of a long file (the
+ * parent lookups of the member reads and `with` items cost more than their rules did). An
+ * empty node, the body itself or a node outside of every body: ts_node_parent. */
+TSNode parent_of(const Run *run, TSNode node) {
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    Py_ssize_t i = start < end ? scope_index(run->body_iv, run->n_defs, start) : -1;
+    while (i >= 0 && end > (uint32_t)run->body_iv[i].end) i = run->body_iv[i].parent;
+    if (i < 0 || ts_node_eq(run->defs[i].body, node)) return ts_node_parent(node);
+    TSNode parent = run->defs[i].body;
+    for (;;) {
+        TSNode next = ts_node_child_with_descendant(parent, node);
+        if (ts_node_is_null(next) || next.id == node.id) return parent;
+        parent = next;
+    }
+}
+
 /* ------------------------------------------------------------------------- */
 /* a run                                                                     */
 
@@ -300,6 +322,23 @@ static int other(Run *run, size_t k, uint16_t v) {
     return 0;
 }
 
+/* the rules of facts_flow.c (with items, loop and comprehension variables, stores into
+ * members), or the `other` hook for a match without the parts they read */
+static int flow_binding(Run *run, size_t k, uint16_t v) {
+    TSNode node = construct_node(run, k);
+    PyObject *scope = scope_at(run->body_iv, run->n_defs, ts_node_start_byte(node));
+    if (v == V_BINDING_CONTEXT) {
+        TSNode value = part_of(run, k, V_VALUE);
+        return ts_node_is_null(value) ? other(run, k, v) : context_binding(run, scope, node, value);
+    }
+    TSNode lhs = part_of(run, k, V_LEFT);
+    if (v == V_ASSIGNMENT_MEMBER)
+        return ts_node_is_null(lhs) ? other(run, k, v) : member_store(run, scope, node, lhs);
+    TSNode rhs = part_of(run, k, V_RIGHT);
+    if (ts_node_is_null(lhs) || ts_node_is_null(rhs)) return other(run, k, v);
+    return iteration_binding(run, scope, node, lhs, rhs, v == V_BINDING_COMPREHENSION);
+}
+
 /* the matches after the definitions and decorators, in match order: the calls, then the
  * others (each kind of fact has its own list, so only the chain hooks' caches see this
  * order, and it is the one of the extraction before this engine) */
@@ -331,6 +370,9 @@ static int the_rest(Run *run) {
             }
         } else if (v == V_REFERENCE_MEMBER) {
             rc = member_read(run, construct_node(run, k));
+        } else if (v == V_BINDING_CONTEXT || v == V_ASSIGNMENT_MEMBER ||
+                   v == V_BINDING_ITERATION || v == V_BINDING_COMPREHENSION) {
+            rc = flow_binding(run, k, v);
         } else if (v == V_RETURN) {
             TSNode value = part_of(run, k, V_VALUE);
             rc = ts_node_is_null(value) ? other(run, k, v) : return_fact(run, value);

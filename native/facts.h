@@ -1,9 +1,10 @@
 /*
- * The fact engine's internal interface (facts.c, facts_type.c, facts_defs.c, facts_bind.c):
- * a query in the shared capture vocabulary (vocabulary.h, generated from
- * native/vocabulary.py) runs over a tree, and its matches become the facts of
- * native/facts.py's contract, by rules keyed by construct (definition.*, decorator,
- * reference.call, import, import.from, assignment, return), reading what the captures do
+ * The fact engine's internal interface (facts.c, facts_type.c, facts_defs.c, facts_bind.c,
+ * facts_items.c, facts_flow.c): a query in the shared capture vocabulary (vocabulary.h,
+ * generated from native/vocabulary.py) runs over a tree, and its matches become the facts
+ * of native/facts.py's contract, by rules keyed by construct (definition.*, decorator,
+ * reference.call, import, import.from, assignment, return, reference.member,
+ * binding.context, binding.iteration, binding.comprehension, assignment.member), reading what the captures do
  * not give through node roles and field roles that the language maps its grammar onto
  * (data, not code). Constructs without a rule here go to the language's `other` hook with
  * Node objects.
@@ -165,6 +166,7 @@ bool starts_with_str(PyObject *s, PyObject *prefix);
 PyObject *type_text_of(const Run *run, TSNode node); /* "" beyond 200 bytes */
 PyObject *squeezed(const char *ptr, Py_ssize_t len, bool join_spaces, const char *strip);
 PyObject *match_dict(const Run *run, size_t match); /* {capture name: Node} */
+TSNode parent_of(const Run *run, TSNode node);      /* ts_node_parent, found faster */
 
 /* facts.c: engine.facts(node, source, facts, module_vars) */
 PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc);
@@ -182,10 +184,19 @@ int assignment(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 int return_fact(Run *run, TSNode value);
 int member_read(Run *run, TSNode node); /* a reference.member match */
 bool one_member_of(PyObject *chain, PyObject *prefix); /* `self.x` for the prefix `self.` */
+/* chain (stolen; NULL or None pass through) as the local scopes hook renames it at start */
+PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start);
 
 /* facts_items.c: assignments into and out of containers */
 int facts_items_init(void);
 bool holds_items(const Run *run, TSNode lhs, TSNode rhs);
 int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
+
+/* facts_flow.c: with items, loop and comprehension variables, stores into members */
+int facts_flow_init(void);
+int context_binding(Run *run, PyObject *scope, TSNode node, TSNode value);
+int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs,
+                      bool comprehension);
+int member_store(Run *run, PyObject *scope, TSNode node, TSNode lhs);
 
 #endif

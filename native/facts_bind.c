@@ -193,7 +193,7 @@ static PyObject *unknown_chain(const char *text, Py_ssize_t len) {
 
 /* `chain` (stolen; NULL or None pass through) as the local scopes' `rename(chain, start)`
  * gives it where one of them binds its head (a comprehension's variable) */
-static PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start) {
+PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start) {
     if (chain == NULL || chain == Py_None) return chain;
     int renamed = may_rename(chain, run->scope_names);
     if (renamed > 0) {
@@ -592,7 +592,7 @@ int member_read(Run *run, TSNode node) {
     for (size_t j = run->next_callee; j < run->n_calls && c[2 * j] == start; j++) {
         if (c[2 * j + 1] == end) return 0;
     }
-    TSNode parent = ts_node_parent(node);
+    TSNode parent = parent_of(run, node);
     if (ts_node_is_null(parent) || read_elsewhere(run, node, parent)) return 0;
     PyObject *chain = local_chain(run, hook_on_text(run, H_CALLEE_CHAIN, node), start);
     int ok = usable(chain);

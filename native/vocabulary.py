@@ -143,6 +143,12 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("decorator", "a decorator inside a decorated wrapper"),
     ("pattern.tuple", "an unpacking target (`a, b = ...`)"),
     ("pattern.list", "a bracketed unpacking target (`[a, b] = ...`), not a module variable's"),
+    (
+        "pattern.as",
+        "`value as target` (a `with` item): its first named child is the value, its"
+        " `alias` field holds the target",
+    ),
+    ("keyword.async", "the keyword that makes the statement it starts asynchronous"),
     # ---- imports
     ("import.aliased", "an imported name with an alias (its `name` and `alias` fields)"),
     ("import.relative", "a relative module path (an import.prefix and an import.path)"),

@@ -149,6 +149,7 @@ def _for_binding(
     local_scopes: _LocalScopes | None = None,
 ) -> None:
     """`for x in chain` binds x; a comprehension's variables are renamed `x$<start>`."""
+    # native/facts_flow.c (iteration_binding) makes the same, object for object: change both
     chain = callee_chain(source[rhs.start_byte : rhs.end_byte])
     if chain and local_scopes:  # `for y in x.children` after `for x in ...`
         chain = local_scopes.rename(chain, rhs.start_byte)
@@ -242,6 +243,7 @@ def _with_binding(
     """`with EXPR as name`: name is what EXPR's __enter__ returns. Every item is a binding,
     the name "" when nothing plain is bound (`with lock:`, `with f() as (a, b):`): the
     resolver reads the managers entered from these (their __enter__ and __exit__ run)."""
+    # native/facts_flow.c (context_binding) makes the same, object for object: change both
     name = ""
     if value.type == "as_pattern":
         target = value.child_by_field_name("alias")
@@ -271,6 +273,7 @@ def _member_assignment(
 ) -> None:
     """`obj.attr = v`: a binding named "" whose value `set:obj.attr` says a member is
     written (the resolver finds the setter or descriptor that runs)."""
+    # native/facts_flow.c (member_store) makes the same, object for object: change both
     chain = _chain(source[lhs.start_byte : lhs.end_byte])
     if chain and "." in chain:
         facts.bindings.append(

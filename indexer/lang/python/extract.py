@@ -8,7 +8,8 @@ all of it instead, by the same rules, given this module's node roles and options
 and its hooks: the chains from chains.py's cached `_chain` and `callee_chain`, the local
 scopes of comprehensions and lambdas, and `_other` for the rarer constructs, with Node
 objects in match order. Assignments into or out of containers (items.py) are made in C too
-(native/facts_items.c). The query path is the fallback and the reference
+(native/facts_items.c), and so are the bindings of `with` items, loop and comprehension
+variables and stores into members (bindings.py: native/facts_flow.c). The query path is the fallback and the reference
 (`extract(source, native=False)`); tests compare the two blob for blob. Scopes come from
 sorted body intervals, not from walking parents.
 
@@ -192,6 +193,8 @@ RULES = FactRules(
         "pattern_list": "pattern.tuple",
         "tuple_pattern": "pattern.tuple",
         "list_pattern": "pattern.list",
+        "as_pattern": "pattern.as",
+        "async": "keyword.async",
         "aliased_import": "import.aliased",
         "relative_import": "import.relative",
         "import_prefix": "import.prefix",

@@ -1,8 +1,10 @@
 """Python facts from the query path's matches (`query_facts`: the reference the native fact
-engine, native/facts.c, is compared with) and the rarer constructs both paths hand to
-`_other` (annotations, typed, for, comprehension, with and walrus bindings, member
-assignments, parametrize values, yields); items.py for assignments into or out of containers; a member read as a value (`read` references) and
-returned values."""
+engine, native/facts.c, is compared with) and the rarer constructs handed to `_other`
+(annotations, typed, for, comprehension, with and walrus bindings, member assignments,
+parametrize values, yields; the native path makes the for, comprehension, with and member
+assignment ones in C, native/facts_flow.c, and hands it the rest); items.py for assignments
+into or out of containers; a member read as a value (`read` references) and returned
+values."""
 
 from __future__ import annotations
 
