@@ -13,7 +13,44 @@
 #define CODEIMPACT_SOURCE_DIGEST ""
 #endif
 
+PyDoc_STRVAR(plain_tuples_doc,
+             "plain_tuples(items) -> [tuple(x) for x in items]: the facts of a list as plain "
+             "tuples (what marshal writes), without the comprehension's bytecode per fact");
+
+/* `[tuple(x) for x in items]` object for object: an exact tuple is itself, a tuple
+ * subclass's items go into a new tuple, anything else is tuple()'s */
+static PyObject *plain_tuples(PyObject *module, PyObject *items) {
+    (void)module;
+    if (!PyList_CheckExact(items)) {
+        PyErr_SetString(PyExc_TypeError, "plain_tuples() takes a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyList_GET_ITEM(items, i), *t;
+        if (PyTuple_CheckExact(x)) {
+            t = Py_NewRef(x);
+        } else if (PyTuple_Check(x)) {
+            Py_ssize_t k = PyTuple_GET_SIZE(x);
+            t = PyTuple_New(k);
+            for (Py_ssize_t j = 0; t != NULL && j < k; j++)
+                PyTuple_SET_ITEM(t, j, Py_NewRef(PyTuple_GET_ITEM(x, j)));
+        } else {
+            t = PySequence_Tuple(x);
+        }
+        if (t == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
 static PyMethodDef syntax_methods[] = {
+    {"plain_tuples", (PyCFunction)plain_tuples, METH_O, plain_tuples_doc},
     {"chain_text", (PyCFunction)chain_text, METH_O, chain_text_doc},
     {"callee_chain_text", (PyCFunction)(void (*)(void))callee_chain_text, METH_FASTCALL,
      callee_chain_text_doc},

@@ -23,6 +23,7 @@ import pytest
 import tree_sitter as ts
 from tree_sitter_language_pack import get_language
 
+from codeimpact.indexer.lang import api
 from codeimpact.indexer.lang.api import CallFact, FileFacts
 from codeimpact.indexer.lang.python import chains
 from codeimpact.indexer.lang.python import extract as py
@@ -60,6 +61,30 @@ class Matches:
             for p, caps in ts.QueryCursor(self.reference).matches(root)
         ]
         return walk, cursor, reference
+
+
+def test_plain_tuples_are_the_comprehensions(monkeypatch):
+    """plain_tuples (FileFacts.to_bytes) gives `[tuple(x) for x in items]` object for object:
+    an exact tuple is itself, a fact's items go into a new plain tuple (marshal writes a
+    shared object as a reference, so the blobs depend on it)."""
+    ext = native_syntax()
+    if ext is None:
+        pytest.skip(native_status().reason)
+    fact = CallFact("f", "g", 3, "call", (), ())
+    exact, other = ("a", 1), CallFact("", "h", 1, "call", ((0, "x"),), ())
+    items = [fact, exact, other, [1, 2]]
+    out = ext.plain_tuples(items)
+    assert out == [tuple(x) for x in items]
+    assert [type(t) for t in out] == [tuple] * 4
+    assert out[1] is exact and out[0] is not fact
+    assert all(a is b for a, b in zip(out[0], fact, strict=True))
+    with pytest.raises(TypeError):
+        ext.plain_tuples((fact,))
+    source = (Path(__file__).parent / "python_edge_cases.py").read_bytes()
+    facts = py.extract(source)
+    blob = facts.to_bytes()
+    monkeypatch.setattr(api, "_plain_tuples", lambda: api._plain)
+    assert facts.to_bytes() == blob
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,10 @@ from __future__ import annotations
 import marshal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from codeimpact.native.runner import native_syntax
 
 if TYPE_CHECKING:
     from codeimpact.indexer.resolved import ResolvedFile
@@ -113,6 +115,19 @@ _MAKE = tuple(
 )
 
 
+def _plain(items: list) -> list:
+    return [tuple(x) for x in items]
+
+
+@cache
+def _plain_tuples() -> Callable[[list], list]:
+    """The facts of a list as the plain tuples marshal writes: the native extension's
+    `plain_tuples` when the native path runs (the same objects, without the comprehension's
+    bytecode per fact: ~0.07 cpu-s of a Django extraction), else the comprehension."""
+    ext = native_syntax()
+    return getattr(ext, "plain_tuples", _plain) if ext is not None else _plain
+
+
 @dataclass
 class FileFacts:
     language: str
@@ -131,19 +146,20 @@ class FileFacts:
     extra: dict = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
+        plain = _plain_tuples()
         return marshal.dumps(
             (
                 FACTS_FORMAT,
                 self.language,
                 self.status,
                 self.lines,
-                [tuple(s) for s in self.symbols],
-                [tuple(x) for x in self.imports],
-                [tuple(x) for x in self.calls],
-                [tuple(x) for x in self.heritage],
-                [tuple(x) for x in self.references],
-                [tuple(x) for x in self.bindings],
-                [tuple(x) for x in self.returns],
+                plain(self.symbols),
+                plain(self.imports),
+                plain(self.calls),
+                plain(self.heritage),
+                plain(self.references),
+                plain(self.bindings),
+                plain(self.returns),
                 self.error,
                 self.extra,
             )
