@@ -140,6 +140,22 @@ int append_pair(PyObject *out, PyObject *key, PyObject *value) {
     return rc;
 }
 
+TSNode *children_of(TSNode node, TSNode room[ROOM], uint32_t *count) {
+    *count = runner_children(node, room, ROOM);
+    if (*count <= ROOM) return room;
+    TSNode *children = PyMem_Malloc(*count * sizeof(TSNode));
+    if (children == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    runner_children(node, children, *count);
+    return children;
+}
+
+void free_children(TSNode *children, TSNode room[ROOM]) {
+    if (children != room) PyMem_Free(children);
+}
+
 TSNode first_named(TSNode node) {
     return ts_node_named_child_count(node) ? ts_node_named_child(node, 0) : (TSNode){0};
 }
@@ -472,7 +488,6 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
     result = PyLong_FromUnsignedLong(
         run.m.error_row == UINT32_MAX ? 0 : (unsigned long)run.m.error_row + 1);
 done:
-    if (run.has_cursor) ts_tree_cursor_delete(&run.cursor);
     for (size_t i = 0; run.arguments != NULL && i < 2 * run.n_calls; i++)
         Py_XDECREF(run.arguments[i]);
     PyMem_Free(run.arguments);

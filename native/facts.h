@@ -86,8 +86,6 @@ typedef struct {
     Py_ssize_t n_defs;
     Interval *body_iv, *full_iv, *decs;
     Py_ssize_t n_decs;
-    TSTreeCursor cursor; /* over one argument list at a time */
-    bool has_cursor;
     PyObject **arguments; /* by call: its arguments, then (n_calls on) its literals */
     /* the matches' indices by what takes them, each in match order (one pass sorts them) */
     size_t *calls, *decorators, *scopes, *others;
@@ -162,6 +160,11 @@ int usable(PyObject *chain); /* a chain hook's answer is a non-empty str; -1: an
 int append_fact(Run *run, int type, Py_ssize_t n, PyObject **items);
 int append_pair(PyObject *out, PyObject *key, PyObject *value); /* steals both */
 TSNode first_named(TSNode node);
+/* node's children (runner_children) in room[0 .. ROOM) or, when more, a new array (free it
+ * with free_children); NULL with an exception */
+enum { ROOM = 32 };
+TSNode *children_of(TSNode node, TSNode room[ROOM], uint32_t *count);
+void free_children(TSNode *children, TSNode room[ROOM]);
 bool starts_with_str(PyObject *s, PyObject *prefix);
 PyObject *type_text_of(const Run *run, TSNode node); /* "" beyond 200 bytes */
 PyObject *squeezed(const char *ptr, Py_ssize_t len, bool join_spaces, const char *strip);

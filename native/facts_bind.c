@@ -38,79 +38,74 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
         *literals_out = PyTuple_New(0);
         return *names_out && *literals_out ? 0 : -1;
     }
+    TSNode room[ROOM];
+    uint32_t count;
+    TSNode *children = children_of(args, room, &count);
     PyObject *out = PyList_New(0);
     PyObject *lits = PyList_New(0);
-    if (out == NULL || lits == NULL) goto error;
+    if (children == NULL || out == NULL || lits == NULL) goto error;
     long long pos = 0;
-    if (!run->has_cursor) {
-        run->cursor = ts_tree_cursor_new(args);
-        run->has_cursor = true;
-    } else {
-        ts_tree_cursor_reset(&run->cursor, args);
-    }
-    TSTreeCursor *cursor = &run->cursor;
-    if (ts_tree_cursor_goto_first_child(cursor)) {
-        do {
-            TSNode a = ts_tree_cursor_current_node(cursor);
-            if (!ts_node_is_named(a)) continue;
-            uint8_t role = role_of(run, a);
-            switch (role) {
-            case R_NAME:
-            case R_MEMBER: {
-                PyObject *chain = hook_on_text(run, H_CHAIN, a);
-                if (chain == NULL) goto error;
-                int truthy = PyObject_IsTrue(chain);
-                if (truthy < 0) {
-                    Py_DECREF(chain);
+    for (uint32_t c = 0; c < count; c++) {
+        TSNode a = children[c];
+        if (!ts_node_is_named(a)) continue;
+        uint8_t role = role_of(run, a);
+        switch (role) {
+        case R_NAME:
+        case R_MEMBER: {
+            PyObject *chain = hook_on_text(run, H_CHAIN, a);
+            if (chain == NULL) goto error;
+            int truthy = PyObject_IsTrue(chain);
+            if (truthy < 0) {
+                Py_DECREF(chain);
+                goto error;
+            }
+            if (truthy && pos >= 0) {
+                if (append_pair(out, PyLong_FromLongLong(pos), chain) < 0) goto error;
+            } else {
+                Py_DECREF(chain);
+            }
+            pos += 1;
+            break;
+        }
+        case R_STRING:
+        case R_CONSTANT:
+            if (pos >= 0 && append_if_text(lits, PyLong_FromLongLong(pos),
+                                           literal_text(run, a, role)) < 0)
+                goto error;
+            pos += 1;
+            break;
+        case R_ARGUMENT_KEYWORD: {
+            TSNode name = field_of(run, a, F_NAME);
+            TSNode value = field_of(run, a, F_VALUE);
+            if (ts_node_is_null(name) || ts_node_is_null(value)) break;
+            uint8_t vr = role_of(run, value);
+            if (vr == R_STRING || vr == R_CONSTANT) {
+                if (append_if_text(lits, decoded(run, name), literal_text(run, value, vr)) < 0)
                     goto error;
-                }
-                if (truthy && pos >= 0) {
-                    if (append_pair(out, PyLong_FromLongLong(pos), chain) < 0) goto error;
-                } else {
-                    Py_DECREF(chain);
-                }
-                pos += 1;
                 break;
             }
-            case R_STRING:
-            case R_CONSTANT:
-                if (pos >= 0 && append_if_text(lits, PyLong_FromLongLong(pos),
-                                               literal_text(run, a, role)) < 0)
-                    goto error;
-                pos += 1;
-                break;
-            case R_ARGUMENT_KEYWORD: {
-                TSNode name = field_of(run, a, F_NAME);
-                TSNode value = field_of(run, a, F_VALUE);
-                if (ts_node_is_null(name) || ts_node_is_null(value)) break;
-                uint8_t vr = role_of(run, value);
-                if (vr == R_STRING || vr == R_CONSTANT) {
-                    if (append_if_text(lits, decoded(run, name), literal_text(run, value, vr)) < 0)
-                        goto error;
-                    break;
-                }
-                if (vr != R_NAME && vr != R_MEMBER) break;
-                PyObject *chain = hook_on_text(run, H_CHAIN, value);
-                if (chain == NULL) goto error;
-                int truthy = PyObject_IsTrue(chain);
-                if (truthy <= 0) {
-                    Py_DECREF(chain);
-                    if (truthy < 0) goto error;
-                    break;
-                }
-                if (append_pair(out, decoded(run, name), chain) < 0) goto error;
+            if (vr != R_NAME && vr != R_MEMBER) break;
+            PyObject *chain = hook_on_text(run, H_CHAIN, value);
+            if (chain == NULL) goto error;
+            int truthy = PyObject_IsTrue(chain);
+            if (truthy <= 0) {
+                Py_DECREF(chain);
+                if (truthy < 0) goto error;
                 break;
             }
-            case R_ARGUMENT_SPLAT:
-                pos = -(1LL << 30);
-                break;
-            case R_ARGUMENT_KEYWORD_SPLAT:
-                break;
-            default:
-                pos += 1;
-            }
-        } while (ts_tree_cursor_goto_next_sibling(cursor));
+            if (append_pair(out, decoded(run, name), chain) < 0) goto error;
+            break;
+        }
+        case R_ARGUMENT_SPLAT:
+            pos = -(1LL << 30);
+            break;
+        case R_ARGUMENT_KEYWORD_SPLAT:
+            break;
+        default:
+            pos += 1;
+        }
     }
+    free_children(children, room);
     *names_out = PyList_AsTuple(out);
     *literals_out = *names_out ? PyList_AsTuple(lits) : NULL;
     Py_DECREF(out);
@@ -119,6 +114,7 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
     Py_CLEAR(*names_out);
     return -1;
 error:
+    if (children != NULL) free_children(children, room);
     Py_XDECREF(out);
     Py_XDECREF(lits);
     return -1;

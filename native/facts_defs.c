@@ -8,9 +8,9 @@
 
 /* ---- parts of a definition ---- */
 
-/* `out` as a tuple (NULL after an error), the cursor over its source deleted */
-static PyObject *tuple_of(TSTreeCursor *cursor, PyObject *out, bool failed) {
-    ts_tree_cursor_delete(cursor);
+/* `out` as a tuple (NULL after an error), the children it was read from freed */
+static PyObject *tuple_of(TSNode *children, TSNode room[ROOM], PyObject *out, bool failed) {
+    free_children(children, room);
     PyObject *result = failed ? NULL : PyList_AsTuple(out);
     Py_DECREF(out);
     return result;
@@ -31,85 +31,93 @@ static int append_splat(const Run *run, PyObject *out, TSNode p, bool need_name)
 static PyObject *params_of(const Run *run, TSNode def) {
     TSNode params = field_of(run, def, F_PARAMETERS);
     if (ts_node_is_null(params)) return PyTuple_New(0);
+    TSNode room[ROOM];
+    uint32_t count;
+    TSNode *children = children_of(params, room, &count);
+    if (children == NULL) return NULL;
     PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
-    TSTreeCursor cursor = ts_tree_cursor_new(params);
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-        do {
-            TSNode p = ts_tree_cursor_current_node(&cursor);
-            if (!ts_node_is_named(p)) continue;
-            uint8_t t = role_of(run, p);
-            if (t == R_NAME) {
-                if (append_pair(out, decoded(run, p), Py_NewRef(S_EMPTY)) < 0) goto error;
-            } else if (t == R_PARAMETER) {
-                TSNode name = field_of(run, p, F_NAME);
-                if (ts_node_is_null(name)) { /* the first named name child */
-                    uint32_t k = ts_node_child_count(p);
-                    for (uint32_t i = 0; i < k; i++) {
-                        TSNode c = ts_node_child(p, i);
-                        if (ts_node_is_named(c) && role_of(run, c) == R_NAME) {
-                            name = c;
-                            break;
-                        }
+    if (out == NULL) {
+        free_children(children, room);
+        return NULL;
+    }
+    for (uint32_t c = 0; c < count; c++) {
+        TSNode p = children[c];
+        if (!ts_node_is_named(p)) continue;
+        uint8_t t = role_of(run, p);
+        if (t == R_NAME) {
+            if (append_pair(out, decoded(run, p), Py_NewRef(S_EMPTY)) < 0) goto error;
+        } else if (t == R_PARAMETER) {
+            TSNode name = field_of(run, p, F_NAME);
+            if (ts_node_is_null(name)) { /* the first named name child */
+                uint32_t k = ts_node_child_count(p);
+                for (uint32_t i = 0; i < k; i++) {
+                    TSNode c = ts_node_child(p, i);
+                    if (ts_node_is_named(c) && role_of(run, c) == R_NAME) {
+                        name = c;
+                        break;
                     }
                 }
-                TSNode typ = field_of(run, p, F_TYPE);
-                uint8_t nc = ts_node_is_null(name) ? R_NONE : role_of(run, name);
-                if (nc == R_NAME) {
-                    PyObject *ann =
-                        ts_node_is_null(typ) ? Py_NewRef(S_EMPTY) : type_text_of(run, typ);
-                    if (append_pair(out, decoded(run, name), ann) < 0) goto error;
-                } else if (nc == R_PARAMETER_SPLAT) {
-                    if (append_splat(run, out, name, false) < 0) goto error;
-                }
-            } else if (t == R_PARAMETER_SPLAT) {
-                if (append_splat(run, out, p, true) < 0) goto error;
             }
-        } while (ts_tree_cursor_goto_next_sibling(&cursor));
+            TSNode typ = field_of(run, p, F_TYPE);
+            uint8_t nc = ts_node_is_null(name) ? R_NONE : role_of(run, name);
+            if (nc == R_NAME) {
+                PyObject *ann =
+                    ts_node_is_null(typ) ? Py_NewRef(S_EMPTY) : type_text_of(run, typ);
+                if (append_pair(out, decoded(run, name), ann) < 0) goto error;
+            } else if (nc == R_PARAMETER_SPLAT) {
+                if (append_splat(run, out, name, false) < 0) goto error;
+            }
+        } else if (t == R_PARAMETER_SPLAT) {
+            if (append_splat(run, out, p, true) < 0) goto error;
+        }
     }
-    return tuple_of(&cursor, out, false);
+    return tuple_of(children, room, out, false);
 error:
-    return tuple_of(&cursor, out, true);
+    return tuple_of(children, room, out, true);
 }
 
 /* the chains of a decorated wrapper's decorators, a call's marked with the `()` step
  * (`@app.route(...)` -> `app.route()`: what the call returns is applied to the definition) */
 static PyObject *decorators_of(const Run *run, TSNode decorated) {
+    TSNode room[ROOM];
+    uint32_t count;
+    TSNode *children = children_of(decorated, room, &count);
+    if (children == NULL) return NULL;
     PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
-    TSTreeCursor cursor = ts_tree_cursor_new(decorated);
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-        do {
-            TSNode dec = ts_tree_cursor_current_node(&cursor);
-            if (!ts_node_is_named(dec) || role_of(run, dec) != R_DECORATOR) continue;
-            TSNode expr = first_named(dec);
-            if (ts_node_is_null(expr)) continue;
-            bool called = false;
-            if (role_of(run, expr) == R_CALL) {
-                TSNode fn = field_of(run, expr, F_CALLEE);
-                if (!ts_node_is_null(fn)) {
-                    expr = fn;
-                    called = role_of(run, fn) != R_CALL;
-                }
-            }
-            PyObject *chain = hook_on_text(run, H_CHAIN, expr);
-            int ok = usable(chain);
-            if (ok > 0 && called) {
-                PyObject *marked = PyUnicode_FromFormat("%U()", chain);
-                Py_DECREF(chain);
-                chain = marked;
-                ok = chain != NULL ? 1 : -1;
-            }
-            if (ok < 0 || (ok && PyList_Append(out, chain) < 0)) {
-                Py_XDECREF(chain);
-                goto error;
-            }
-            Py_DECREF(chain);
-        } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    if (out == NULL) {
+        free_children(children, room);
+        return NULL;
     }
-    return tuple_of(&cursor, out, false);
+    for (uint32_t c = 0; c < count; c++) {
+        TSNode dec = children[c];
+        if (!ts_node_is_named(dec) || role_of(run, dec) != R_DECORATOR) continue;
+        TSNode expr = first_named(dec);
+        if (ts_node_is_null(expr)) continue;
+        bool called = false;
+        if (role_of(run, expr) == R_CALL) {
+            TSNode fn = field_of(run, expr, F_CALLEE);
+            if (!ts_node_is_null(fn)) {
+                expr = fn;
+                called = role_of(run, fn) != R_CALL;
+            }
+        }
+        PyObject *chain = hook_on_text(run, H_CHAIN, expr);
+        int ok = usable(chain);
+        if (ok > 0 && called) {
+            PyObject *marked = PyUnicode_FromFormat("%U()", chain);
+            Py_DECREF(chain);
+            chain = marked;
+            ok = chain != NULL ? 1 : -1;
+        }
+        if (ok < 0 || (ok && PyList_Append(out, chain) < 0)) {
+            Py_XDECREF(chain);
+            goto error;
+        }
+        Py_DECREF(chain);
+    }
+    return tuple_of(children, room, out, false);
 error:
-    return tuple_of(&cursor, out, true);
+    return tuple_of(children, room, out, true);
 }
 
 /* a class's bases (keyword arguments left out, `Base[T]` read as `Base`) */

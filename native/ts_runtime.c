@@ -1,9 +1,10 @@
 /*
- * The vendored tree-sitter runtime as one translation unit (its own lib.c), plus the one
- * function that needs the compiled query's private layout: runner_export_steps copies a
- * TSQuery's steps into the runner's own step table (runner.h), so that runner.c's walk
- * matches with the very steps query.c compiled from the .scm text (no pattern is written
- * down twice) and knows which of them use a feature the walk does not implement.
+ * The vendored tree-sitter runtime as one translation unit (its own lib.c), plus the
+ * functions that need its private parts: runner_export_steps copies a TSQuery's steps into
+ * the runner's own step table (runner.h), so that runner.c's walk matches with the very
+ * steps query.c compiled from the .scm text (no pattern is written down twice) and knows
+ * which of them use a feature the walk does not implement; runner_children lists a node's
+ * children with node.c's own child iterator.
  */
 
 #include "lib.c"
@@ -55,4 +56,23 @@ bool runner_export_steps(const TSQuery *query, RunnerStep **steps_out, uint32_t 
     *step_count = n;
     *first_step_out = first;
     return true;
+}
+
+/* collect_children's recursion: the children of `node` from the n-th on */
+static uint32_t collect_children(TSNode node, TSNode *out, uint32_t cap, uint32_t n) {
+    TSNode child;
+    NodeChildIterator iterator = ts_node_iterate_children(&node);
+    while (ts_node_child_iterator_next(&iterator, &child)) {
+        if (ts_node__is_relevant(child, true)) {
+            if (n < cap) out[n] = child;
+            n++;
+        } else if (ts_node__relevant_child_count(child, true) > 0) {
+            n = collect_children(child, out, cap, n); /* a hidden node's, in its place */
+        }
+    }
+    return n;
+}
+
+uint32_t runner_children(TSNode node, TSNode *out, uint32_t cap) {
+    return collect_children(node, out, cap, 0);
 }
