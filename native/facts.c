@@ -338,6 +338,44 @@ static int other(Run *run, size_t k, uint16_t v) {
     return 0;
 }
 
+/* Whether `last` (a str) is one of the space-separated words of `words`; -1 on error. */
+static int is_word_of(PyObject *words, PyObject *last) {
+    Py_ssize_t n, w;
+    const char *s = PyUnicode_AsUTF8AndSize(last, &n);
+    const char *list = PyUnicode_AsUTF8AndSize(words, &w);
+    if (s == NULL || list == NULL) return -1;
+    for (Py_ssize_t i = 0; i < w;) {
+        Py_ssize_t j = i;
+        while (j < w && list[j] != ' ') j++;
+        if (j - i == n && memcmp(list + i, s, (size_t)n) == 0) return 1;
+        i = j + 1;
+    }
+    return 0;
+}
+
+/* binding.parameter: the `other` hook reads the values a decorator call binds to the
+ * parameters of what it decorates, for the callees whose last name the language's
+ * parameter_callees option lists (pytest's parametrize, a fixture's params); the rest,
+ * most decorator calls, are skipped without Node objects and a call of the hook. The
+ * callee's chain is asked for here first, as the hook asks first: the chain cache sees the
+ * texts in the same order either way. */
+static int parameter_binding(Run *run, size_t k, uint16_t v) {
+    PyObject *words = run->e->options[O_PARAMETER_CALLEES];
+    TSNode callee = part_of(run, k, V_CALLEE);
+    if (PyUnicode_GET_LENGTH(words) == 0 || ts_node_is_null(callee)) return other(run, k, v);
+    PyObject *chain = hook_on_text(run, H_CHAIN, callee);
+    int named = usable(chain);
+    if (named > 0) { /* `chain.rpartition(".")[2] in words` */
+        Py_ssize_t n = PyUnicode_GET_LENGTH(chain);
+        Py_ssize_t dot = PyUnicode_FindChar(chain, '.', 0, n, -1);
+        PyObject *last = dot == -2 ? NULL : PyUnicode_Substring(chain, dot + 1, n);
+        named = last == NULL ? -1 : is_word_of(words, last);
+        Py_XDECREF(last);
+    }
+    Py_XDECREF(chain);
+    return named > 0 ? other(run, k, v) : named;
+}
+
 /* the rules of facts_flow.c (with items, loop and comprehension variables, stores into
  * members), or the `other` hook for a match without the parts they read */
 static int flow_binding(Run *run, size_t k, uint16_t v) {
@@ -389,6 +427,8 @@ static int the_rest(Run *run) {
         } else if (v == V_BINDING_CONTEXT || v == V_ASSIGNMENT_MEMBER ||
                    v == V_BINDING_ITERATION || v == V_BINDING_COMPREHENSION) {
             rc = flow_binding(run, k, v);
+        } else if (v == V_BINDING_PARAMETER) {
+            rc = parameter_binding(run, k, v);
         } else if (v == V_RETURN) {
             TSNode value = part_of(run, k, V_VALUE);
             rc = ts_node_is_null(value) ? other(run, k, v) : return_fact(run, value);

@@ -38,6 +38,7 @@ enum {
     O_EXPORTS_NAME,    /* the module variable listing the exported names (`__all__`) */
     O_HERITAGE_KIND,   /* the kind of a base's heritage fact (`extends`) */
     O_CLASS_MEMBER,    /* `cls.`: a classmethod's member binding, kept as a self_member one */
+    O_PARAMETER_CALLEES, /* the last names of the callees whose binding.parameter the hook reads */
     OPTION_COUNT
 };
 

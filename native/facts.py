@@ -42,6 +42,9 @@ OPTIONS = {
     "heritage_kind": "the kind of a base's heritage fact (`extends`)",
     "class_member": "the receiver prefix of a classmethod's member bindings, named as "
     "self_member's (`cls.x` binds `self.x`: the class's attribute)",
+    "parameter_callees": "space-separated last names of the decorator callees whose "
+    "binding.parameter matches the `other` hook reads (`parametrize fixture`); the others "
+    "are skipped after the chain hook read the callee (empty: the hook reads every one)",
 }
 
 

@@ -9,6 +9,7 @@
 static const char *const OPTION_NAMES[OPTION_COUNT] = {
     "export_rule", "test_class",   "test_function", "signature_strip", "self_member",
     "type_prefix", "none_type",    "exports_name",  "heritage_kind",   "class_member",
+    "parameter_callees",
 };
 
 /* ------------------------------------------------------------------------- */

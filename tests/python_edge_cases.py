@@ -244,6 +244,12 @@ EDGE_CASES = {
         @pytest.fixture(autouse=True, name="x", params=["p", q], scope=f"s")
         def fx(request):
             request.getfixturevalue("db")
+        @pytest.mark.parametrize("a, b", [(A(), 1), pytest.param(B, 2)])
+        @parametrize(argvalues=[C], argnames="c")
+        @mark.other("x", [D])
+        @fixture(params=range(3))
+        def test_p(a, b, c):
+            pass
         f(*a, "after_splat", k="kw", **d)
         pytestmark = [pytest.mark.usefixtures("u1", "u2"), mark(x="é", y="名前", z="1a")]
         """,

@@ -58,6 +58,7 @@ from codeimpact.indexer.lang.api import (
     ReturnFact,
     SymbolFact,
 )
+from codeimpact.indexer.lang.python import parametrize
 from codeimpact.indexer.lang.python.bindings import _exports, _LocalScopes
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain
 from codeimpact.indexer.lang.python.guards import _alternative_imports, _guarded_imports
@@ -229,6 +230,7 @@ RULES = FactRules(
         "exports_name": "__all__",
         "heritage_kind": "extends",
         "class_member": "cls.",
+        "parameter_callees": " ".join(parametrize.CALLEES),
     },
 )
 _HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)

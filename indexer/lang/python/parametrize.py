@@ -28,6 +28,9 @@ PREFIX = "param:"
 REQUEST_PARAM = "request.param"
 UNKNOWN = "?"  # a value that is no fact (a number, a dict): the name is bound all the same
 _MAX_VALUES = 256  # values past this many in one decorator are data, not types
+# The last names of the decorator callees read (the native fact engine skips the others
+# without calling in: its `parameter_callees` option, extract.py).
+CALLEES = ("parametrize", "fixture")
 
 
 def parametrize_facts(scope: str, caps: dict, source: bytes, facts: FileFacts) -> None:
@@ -35,7 +38,7 @@ def parametrize_facts(scope: str, caps: dict, source: bytes, facts: FileFacts) -
     parametrize mark or a fixture with `params=`."""
     callee = _chain(_text(caps["callee"], source))
     last = callee.rpartition(".")[2] if callee else ""
-    if last not in ("parametrize", "fixture"):
+    if last not in CALLEES:
         return
     positional, keywords = _arguments(caps["arguments"])
     if last == "parametrize":
