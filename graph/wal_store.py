@@ -96,6 +96,17 @@ def write_deltas(db_path: Path, expected_generation: int | None, replay: list[Gr
     `compact_after_replay`, then apply `delta` and write `meta`, each committed to the WAL.
     Returns the open database (the caller must not close it, see the module docstring),
     the row counts it holds now and the edges the compaction wrote again (0 without one)."""
+    opened, rewritten = bring_level(db_path, expected_generation, replay,
+                                    compact_after_replay=compact_after_replay,
+                                    buffer_pool=buffer_pool)  # fmt: skip
+    return opened, write_delta(opened, db_path, delta, meta), rewritten
+
+
+def bring_level(db_path: Path, expected_generation: int | None, replay: list[GraphDelta], *,
+                compact_after_replay: bool, buffer_pool: int) -> tuple[Opened, int]:  # fmt: skip
+    """The first half of `write_deltas`, which needs nothing of the run's own delta (so a
+    writer started early does it while the run resolves): open, check, replay, compact.
+    Returns the open database and the edges the compaction wrote again."""
     opened = Opened(db_path, buffer_pool)
     conn = opened.conn
     if expected_generation is not None:
@@ -106,7 +117,13 @@ def write_deltas(db_path: Path, expected_generation: int | None, replay: list[Gr
             )
     for d in replay:
         apply_delta(_Conn(conn), d, guard=False)
-    rewritten = compact(conn) if compact_after_replay else 0
-    apply_delta(_Conn(conn), delta, guard=False)
-    write_meta(conn, db_path.parent, meta)
-    return opened, count_rows(conn), rewritten
+    return opened, compact(conn) if compact_after_replay else 0
+
+
+def write_delta(opened: Opened, db_path: Path, delta: GraphDelta,
+                meta: dict[str, Any]) -> dict[str, int]:  # fmt: skip
+    """The second half of `write_deltas`: the run's delta and Meta, each committed to the
+    WAL; returns the row counts the database holds now."""
+    apply_delta(_Conn(opened.conn), delta, guard=False)
+    write_meta(opened.conn, db_path.parent, meta)
+    return count_rows(opened.conn)

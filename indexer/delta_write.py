@@ -23,6 +23,7 @@ from codeimpact.graph import layout, spare, wal_store
 from codeimpact.graph.delta import GraphDelta, clone_database
 from codeimpact.graph.delta_log import save_delta
 from codeimpact.indexer import wal_commit
+from codeimpact.indexer.fork_guard import fork_unsafe_reason
 
 
 @dataclass
@@ -104,6 +105,54 @@ def start_delta(idx: Path, live: layout.Generation, gen: layout.Generation, delt
             _clear_db(gen)
     job = _copy_and_start(live, gen, delta, meta, buffer_pool)
     return PendingWrite(live, gen, delta, meta, buffer_pool, "copy", 0, False, job)
+
+
+class EarlyWrite:
+    """A delta writer started as the run begins (`prestart`): it puts the database in place
+    and brings it level while the run resolves; `commit` hands it the run's delta."""
+
+    def __init__(self, live: layout.Generation, gen: layout.Generation, buffer_pool: int,
+                 source: str, replayed: int, compacted: bool,
+                 child: wal_commit.Prestarted) -> None:  # fmt: skip
+        self.live, self.gen, self.buffer_pool = live, gen, buffer_pool
+        self.source, self.replayed, self.compacted = source, replayed, compacted
+        self.child: wal_commit.Prestarted | None = child
+
+    def commit(self, delta: GraphDelta, meta: dict[str, Any]) -> PendingWrite:
+        """What `start_delta` returns, for this writer: the child writes `delta` and Meta."""
+        meta = {**meta, "generation": self.gen.number}
+        assert self.child is not None, "committed twice"
+        job = self.child.commit(delta, meta)
+        self.child = None  # the `PendingWrite`'s now: its `cancel` stops it
+        return PendingWrite(self.live, self.gen, delta, meta, self.buffer_pool, self.source,
+                            self.replayed, self.compacted, job)  # fmt: skip
+
+    def cancel(self) -> None:
+        if self.child is not None:
+            self.child.cancel()
+            self.child = None
+
+
+def prestart(idx: Path, live: layout.Generation, gen: layout.Generation,
+             buffer_pool: int) -> EarlyWrite | None:  # fmt: skip
+    """`start_delta`'s writer forked now, before the run's delta is known (None when a fork
+    is unsafe now: `start_delta` then writes once the delta is there). The spare is taken
+    here; without one the child copies the live database itself."""
+    if fork_unsafe_reason():
+        return None  # before the spare is taken: `start_delta` takes it then
+    taken = spare.take(idx, live, gen)
+    if taken is not None:
+        compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
+        child = wal_commit.prestart(gen.db_path, taken.generation, taken.replay,
+                                    compact_after_replay=compact, buffer_pool=buffer_pool)  # fmt: skip
+        if child is not None:
+            return EarlyWrite(live, gen, buffer_pool, "spare", len(taken.replay), compact, child)
+        _clear_db(gen)  # no fork now: `start_delta` copies later
+        return None
+    child = wal_commit.prestart(gen.db_path, live.number, [], compact_after_replay=False,
+                                buffer_pool=buffer_pool,
+                                copy_from=lambda: clone_database(live, gen))  # fmt: skip
+    return None if child is None else EarlyWrite(live, gen, buffer_pool, "copy", 0, False, child)
 
 
 def salvager(idx: Path, live: layout.Generation):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +19,13 @@ from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.sidecar import read_unresolved
 from codeimpact.graph.store import count_mismatches
 from codeimpact.indexer import cutoff, worktree
-from codeimpact.indexer.delta_write import salvager, start_delta
+from codeimpact.indexer.delta_write import (
+    DeltaWrite,
+    EarlyWrite,
+    prestart,
+    salvager,
+    start_delta,
+)
 from codeimpact.indexer.extraction import facts_of_blob
 from codeimpact.indexer.facts_cache import facts_key
 from codeimpact.indexer.incremental import (
@@ -114,6 +120,32 @@ def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str) -> Anal
 
 def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
                  probe: worktree.StatusProbe) -> AnalyzeReport | str:  # fmt: skip
+    # the database's writer starts now, while this process is small, and brings its copy
+    # level with the live generation while the run resolves (indexer/wal_commit.py)
+    gen = layout.next_generation(run.idx)
+    early = None
+    try:
+        early = prestart(run.idx, prev.gen, gen, run.options.buffer_pool)
+        outcome = _delta_run(run, prev, plan, reason, probe, gen, early)
+    except BaseException:
+        if early is not None:
+            early.cancel()
+        layout.discard(gen)
+        raise
+    if isinstance(outcome, str):  # a full build instead: the delta's generation goes
+        if early is not None:
+            early.cancel()
+        layout.discard(gen)
+        return outcome
+    # outside the discard above: a publish that failed part way is the layout's to undo
+    layout.publish(run.idx, gen, outcome.write.rows, run.cache.sealed_files(),
+                   salvage=salvager(run.idx, prev.gen))  # fmt: skip
+    return outcome.report()
+
+
+def _delta_run(run: Run, prev: Previous, plan: ChangePlan, reason: str,
+               probe: worktree.StatusProbe, gen: layout.Generation,
+               early: EarlyWrite | None) -> _Written | str:  # fmt: skip
     t = time.perf_counter()
     old_state = load_graph_state(prev.gen.path)
     try:
@@ -140,7 +172,7 @@ def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     diff = _diff(run, prev, old_state, snap, facts, resolved)
     run.phase("diff", t)
 
-    return _write(run, prev, plan, reason, probe, facts.parsed, resolved, diff)
+    return _write(run, prev, plan, reason, probe, facts.parsed, resolved, diff, gen, early)
 
 
 def _facts(run: Run, prev: Previous, plan: ChangePlan) -> _Facts | str:
@@ -386,42 +418,44 @@ def _file_rows(run: Run, prev: Previous, delta: GraphDelta) -> None:
 
 
 def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
-           probe: worktree.StatusProbe, parsed: int, resolved: _Resolved,
-           diff: _Diff) -> AnalyzeReport | str:  # fmt: skip
-    """Write the delta as the next generation and publish it, unless rows were lost."""
+           probe: worktree.StatusProbe, parsed: int, resolved: _Resolved, diff: _Diff,
+           gen: layout.Generation, early: EarlyWrite | None) -> _Written | str:  # fmt: skip
+    """Write the delta as generation `gen` (published by the caller), unless rows were lost."""
     t = time.perf_counter()
     delta, st = diff.result.delta, diff.result.state
     incomplete = run.incomplete_files()
     stats = run_stats(run.records, st.totals, parsed)
     meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "incremental",
                            run.config, run.records, run.scanned_at, probe)  # fmt: skip
-    gen = layout.next_generation(run.idx)
-    try:
+    if early is not None:
+        pending = early.commit(delta, meta)
+    else:
         pending = start_delta(run.idx, prev.gen, gen, delta, meta, run.options.buffer_pool)
-        try:
-            run.phase("write", t)
-            # the side files while the child commits the delta (two cores: one each)
-            run.save_state(gen, st, diff.flags, diff.kinds, diff.unresolved, meta, diff.rank)
-            t = time.perf_counter()
-            written = pending.result()
-            run.phase("write", t, add=True)
-        finally:
-            pending.cancel()
-        run.forks["delta writer"] = written.commit_path
-        rows = written.rows
-        lost = count_mismatches(rows, expected_counts(stats))
-        if lost:  # never published: the full build writes the graph anew
-            layout.discard(gen)
-            return f"the delta lost database rows ({', '.join(lost)})"
-    except BaseException:
-        layout.discard(gen)
-        raise
-    layout.publish(run.idx, gen, rows, run.cache.sealed_files(),
-                   salvage=salvager(run.idx, prev.gen))  # fmt: skip
+    try:
+        run.phase("write", t)
+        # the side files while the child commits the delta (two cores: one each)
+        run.save_state(gen, st, diff.flags, diff.kinds, diff.unresolved, meta, diff.rank)
+        t = time.perf_counter()
+        written = pending.result()
+        run.phase("write", t, add=True)
+    finally:
+        pending.cancel()
+    run.forks["delta writer"] = written.commit_path
+    lost = count_mismatches(written.rows, expected_counts(stats))
+    if lost:  # never published: the full build writes the graph anew
+        return f"the delta lost database rows ({', '.join(lost)})"
     n_resolved = 0 if resolved.cut_off else len(resolved.out)
-    return run.report("incremental", gen.number, stats, incomplete, reason, n_resolved,
-                      plan, {**delta.counts(), **written.counts(),
-                             "cut_off": int(resolved.cut_off)})  # fmt: skip
+    return _Written(written, lambda: run.report(
+        "incremental", gen.number, stats, incomplete, reason, n_resolved, plan,
+        {**delta.counts(), **written.counts(), "cut_off": int(resolved.cut_off)}))  # fmt: skip
+
+
+@dataclass
+class _Written:
+    """A generation written whole, to be published (`report()` once it is)."""
+
+    write: DeltaWrite
+    report: Callable[[], AnalyzeReport]
 
 
 def _record_of(path: str, fs: FileState) -> FileRecord:

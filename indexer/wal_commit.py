@@ -10,6 +10,13 @@ dies with its parent.
 The run writes its side files while the child commits (`start`, then `Pending.result`):
 on two cores the database's write and the side files' no longer follow each other.
 
+An incremental run may start the child early (`prestart`, as the run begins): it opens
+the database and brings it level with the live generation (the spare's replay, or the copy
+of the first edit after a full build) while the run loads its state and resolves, then
+waits for the run's delta (`Prestarted.commit`). The fork happens while this process is
+small: a child forked at the write phase copied the page tables of everything the run had
+loaded, and each page the run then wrote (the side files walk all of it) was copied again.
+
 When this process runs other threads a fork is unsafe (indexer/fork_guard.py); the
 write then runs here, before `start` returns, and the database is closed normally,
 checkpoint included (slower, same content). `Committed.path` says which ran.
@@ -21,6 +28,7 @@ import contextlib
 import os
 import pickle
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,27 +129,126 @@ def start(db_path: Path, expected_generation: int | None, replay: list[GraphDelt
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
-        code = 0
-        try:
-            os.close(read_end)
-            _die_with_parent()
-            if os.getppid() != parent:
-                os._exit(1)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-            _opened, counts, rewritten = wal_store.write_deltas(*args, **kwargs)
-            answer = ("ok", (counts, rewritten))
-        except BaseException as e:  # everything goes to the parent, which raises it
-            code = 1
-            try:
-                answer = ("error", pickle.dumps(e), f"{type(e).__name__}: {e}")
-            except Exception:
-                answer = ("error", None, f"{type(e).__name__}: {e}")
-        try:
-            data = pickle.dumps(answer)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_end, view) :]
-        finally:
-            os._exit(code)  # no destructor runs: Kùzu must not checkpoint
+        os.close(read_end)
+
+        def work() -> tuple[dict[str, int], int]:
+            opened, counts, rewritten = wal_store.write_deltas(*args, **kwargs)
+            _KEPT.append(opened)
+            return counts, rewritten
+
+        _child(parent, write_end, work)
     os.close(write_end)
     return Pending(pid, read_end)
+
+
+# What a child's write leaves open until its os._exit: a Kùzu database freed checkpoints
+_KEPT: list[wal_store.Opened] = []
+
+
+def _child(parent: int, write_end: int, work) -> None:
+    """The body of a forked writer: `work()` -> (counts, rewritten), sent to the parent as
+    the answer (or what it raised); ends the process."""
+    code = 0
+    try:
+        _die_with_parent()
+        if os.getppid() != parent:
+            os._exit(1)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+        answer = ("ok", work())
+    except BaseException as e:  # everything goes to the parent, which raises it
+        code = 1
+        try:
+            answer = ("error", pickle.dumps(e), f"{type(e).__name__}: {e}")
+        except Exception:
+            answer = ("error", None, f"{type(e).__name__}: {e}")
+    try:
+        data = pickle.dumps(answer)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_end, view) :]
+    finally:
+        os._exit(code)  # no destructor runs: Kùzu must not checkpoint
+
+
+class Prestarted:
+    """A writer forked by `prestart`, bringing its database level and then waiting for the
+    run's delta: `commit` hands it over (a `Pending` to wait for), `cancel` stops it."""
+
+    def __init__(self, pid: int, to_child: int, from_child: int):
+        self._pid, self._to_child, self._from_child = pid, to_child, from_child
+
+    def commit(self, delta: GraphDelta, meta: dict[str, Any]) -> Pending:
+        """Send the run's delta and Meta; the child commits them while the caller goes on.
+        (A child that failed already has closed its end: its answer says why.)"""
+        try:
+            data = pickle.dumps((delta, meta), protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(len(data).to_bytes(8, "little") + data)
+            while view:
+                view = view[os.write(self._to_child, view) :]
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(self._to_child)
+            self._to_child = -1
+        pending = Pending(self._pid, self._from_child)
+        self._pid, self._from_child = 0, -1
+        return pending
+
+    def cancel(self) -> None:
+        """Stop the writer unless `commit` handed it over (the run wrote nothing by delta)."""
+        for fd in (self._to_child, self._from_child):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._to_child = self._from_child = -1
+        Pending(self._pid).cancel()
+        self._pid = 0
+
+
+def _read_message(fd: int) -> bytes:
+    """The length-prefixed message `Prestarted.commit` sends (b"": none came). Not read to
+    the end of the pipe: a process the run forks later holds a copy of its write end."""
+    with os.fdopen(fd, "rb", closefd=True) as fh:
+        head = fh.read(8)
+        if len(head) < 8:
+            return b""
+        size = int.from_bytes(head, "little")
+        data = fh.read(size)
+        return data if len(data) == size else b""
+
+
+def prestart(db_path: Path, expected_generation: int | None, replay: list[GraphDelta], *,
+             compact_after_replay: bool, buffer_pool: int,
+             copy_from: Callable[[], None] | None = None) -> Prestarted | None:  # fmt: skip
+    """Fork the writer of `db_path` now (None when a fork is unsafe: the caller writes later
+    with `start`). The child runs `copy_from()` first when given (it puts the database in
+    place), then `wal_store.bring_level`, then waits for `Prestarted.commit`'s delta and
+    Meta and writes them (`wal_store.write_delta`). Call it before the run grows."""
+    if fork_unsafe_reason():
+        return None
+    parent = os.getpid()
+    down_r, down_w = os.pipe()
+    up_r, up_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(down_w)
+        os.close(up_r)
+
+        def work() -> tuple[dict[str, int], int]:
+            if copy_from is not None:
+                copy_from()
+            opened, rewritten = wal_store.bring_level(
+                db_path, expected_generation, replay,
+                compact_after_replay=compact_after_replay, buffer_pool=buffer_pool,
+            )  # fmt: skip
+            _KEPT.append(opened)
+            message = _read_message(down_r)
+            if not message:  # cancelled: the run writes no delta (nothing is published)
+                os._exit(0)
+            delta, meta = pickle.loads(message)
+            return wal_store.write_delta(opened, db_path, delta, meta), rewritten
+
+        _child(parent, up_w, work)
+    os.close(down_r)
+    os.close(up_w)
+    return Prestarted(pid, down_w, up_r)
