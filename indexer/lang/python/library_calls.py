@@ -35,6 +35,9 @@ class LibraryCalls:
     """The entry-point table applied to calls, inherited library methods and constructors."""
 
     entry_table: EntryTable = TABLE
+    # set when an edge made depends on which scope calls (a rule leaving out the caller
+    # itself): resolve.py then keeps no call outcome to play back at other sites
+    _src_read = False
 
     def library_bases(self, path: str, cls: str) -> tuple[str, ...]:
         """The library classes (dotted, as imported) that `cls` and its repository bases
@@ -198,6 +201,7 @@ class LibraryCalls:
             if ent[0] == "sym" and self._kind(ent) in _FUNCTIONS:
                 self._call(src, ent, rule, line, edges)
                 if not inst[3]:
+                    self._src_read = True  # (an override that is the caller itself: no edge)
                     edges.dispatch(src, (self.uid(p, d) for p, d in self.overrides(path, cls, name)
                                          if self.uid(p, d) != src), line)  # fmt: skip
             elif ent[0] == "inst" and name != "__call__":
@@ -212,5 +216,6 @@ class LibraryCalls:
 
     def _call(self, src: str, ent: Entity, rule: str, line: int, edges) -> None:
         dst = self.ent_uid(ent)
+        self._src_read = True  # (resolve.py: what this makes depends on the calling scope)
         if dst is not None and dst != src:
             edges.call(src, dst, rule, line)

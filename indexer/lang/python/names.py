@@ -314,7 +314,32 @@ class Names:
             # 100 MB per 12K files, and emptied per file it still fragmented the heap)
             for s in fi.enclosing(scope, _CLASS_BODY):
                 if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
-                    return self._lookup_in_scope(fi, s, name, None, True, depth)
+                    return self._outer_lookup(fi, s, name, depth)
+            # (the module's star imports and the builtins: the same from every scope)
+            return self._outer_lookup(fi, None, name, depth)
+        return self._unbound_lookup(fi, name, depth)
+
+    def _outer_lookup(self, fi: FileIndex, s: str | None, name: str, depth: int):
+        """`name` looked up in the enclosing scope `s` that binds it (None: bound in none),
+        the same answer from every scope nested in it (an outer scope's binding is looked up
+        without a line): kept with the file's lookups, the module's imports are read from
+        each of its functions."""
+        seen = self._lookups
+        key = (fi.path, s, name, None)
+        hit = seen.get(key, MISSING) if seen is not None else MISSING
+        if hit is not MISSING:
+            return hit
+        cuts = self.memo.cuts
+        if s is None:
+            r = self._unbound_lookup(fi, name, depth)
+        else:
+            r = self._lookup_in_scope(fi, s, name, None, True, depth)
+        if seen is not None and self.memo.cuts == cuts:
+            seen[key] = r
+        return r
+
+    def _unbound_lookup(self, fi: FileIndex, name: str, depth: int):
+        """A name no scope of the file binds: the module's star imports, then the builtins."""
         r = through_reexports(self, (fi.path, True), name, depth)
         if r is not None:
             return r

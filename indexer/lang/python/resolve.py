@@ -42,7 +42,7 @@ from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
 from codeimpact.indexer.lang.python.values import Values
-from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
+from codeimpact.indexer.resolved import Edge, ResolvedFile, Unresolved, external_uid, strip_dup
 
 # Method names of builtin types and of the most used library objects: a receiver we cannot
 # type is most likely one of these, so a same-named repository method is no evidence of a call.
@@ -60,6 +60,8 @@ _COMMON_METHODS = frozenset(
     mkdir unlink rename stat is_dir is_file submit result cancel done shutdown register
     setdefault name value""".split()  # noqa: SIM905 - a word list reads better than 100 lines
 )
+
+_new_edge = tuple.__new__  # an Edge from its fields (engine/edges.py)
 
 # Methods the resolver looks up although no call site names them.
 IMPLICIT = tuple(
@@ -337,11 +339,66 @@ class PythonProject(
             out.unresolved.append(Unresolved(src, last, call.line))
             return
         last = steps[-1][0]  # the last name, without its suffixes
-        receiver = None
+        # a method call (`a.b.m()`): the receiver's value, then the method on it (with
+        # dispatch); any other form: the chain's value, called
+        method = len(steps) > 1 and not steps[-1][1]
         reads: list = []  # property getters the chain's attribute reads run
-        if len(steps) > 1 and not steps[-1][1]:
-            # a method call: resolve the receiver, then the method on it (with dispatch)
-            receiver = self._eval_steps(fi, call.scope, steps[:-1], call.line, 0, reads)
+        value = self._eval_steps(fi, call.scope, steps[:-1] if method else steps, call.line, 0,
+                                 reads)  # fmt: skip
+        if call.args:
+            self._outcome(fi, call, method, len(steps) > 1, value, last, reads, edges, src, out)
+            return
+        # No arguments: what follows the value depends on the value and the last name only,
+        # the same at every call site of that form (`self.assertEqual()` in every test of a
+        # class, `Model()` everywhere): played back from the one memo as the edges' other
+        # ends, with this site's source and line.
+        line = call.line
+        for getter, rule in reads:  # (the value's own reads first, as the general path does)
+            edges.call(src, self.ent_uid(getter), rule, line)
+        key = ("call outcome", method, len(steps) > 1, value, last)
+        played = self.memo.table.get(key)
+        if played is None:
+            self._record_outcome(key, fi, call, method, value, last, edges, src, out)
+            return
+        ends, names, builtin = played
+        append = edges.append
+        for rel, dst, conf, reason in ends:
+            append(_new_edge(Edge, (rel, src, dst, conf, reason, line)))
+        for name in names:
+            out.unresolved.append(Unresolved(src, name, line))
+        out.calls_builtin += builtin
+
+    def _record_outcome(self, key, fi, call, method, value, last, edges, src, out) -> None:
+        """The general path for a call without arguments, kept as the outcome of `key` when
+        nothing in it depended on where it ran: no memo cut (a cycle, the depth bound) and no
+        comparison with the calling scope (`_src_read`: a callee that is the caller itself is
+        left out by some rules); every edge made starts at the site with its line."""
+        first_edge, first_unresolved, builtin = len(edges), len(out.unresolved), out.calls_builtin
+        cuts = self.memo.cuts
+        self._src_read = False
+        self._outcome(fi, call, method, key[2], value, last, [], edges, src, out)
+        if self.memo.cuts != cuts or self._src_read:
+            return
+        line = call.line
+        made = edges[first_edge:]
+        unresolved = out.unresolved[first_unresolved:]
+        if any(e[1] != src or e[5] != line for e in made) or any(
+            u[0] != src or u[2] != line for u in unresolved
+        ):
+            return
+        self.memo.table[key] = (
+            tuple((e[0], e[2], e[3], e[4]) for e in made),
+            tuple(u[1] for u in unresolved),
+            out.calls_builtin - builtin,
+        )
+
+    def _outcome(self, fi, call, method: bool, dotted: bool, value, last: str, reads: list,
+                 edges: Edges, src: str, out: ResolvedFile) -> None:  # fmt: skip
+        """The edges of calling `value` (`method`: of calling `last` on the receiver `value`)
+        at `call`; `reads`: the getters the value's chain ran, not made into edges yet."""
+        receiver = None
+        if method:
+            receiver = value
             r = None
             if receiver is not None and receiver[0][0] == "sym":
                 receiver = self.made_instance(receiver) or receiver
@@ -350,7 +407,7 @@ class PythonProject(
                     self.property_read(receiver, last, 0, reads)
                 r = self.getattr(receiver[0], last, receiver[1], 1)
         else:
-            r = self._eval_steps(fi, call.scope, steps, call.line, 0, reads)
+            r = value
         passed: dict = {}  # the values of the dotted arguments, for _value_flow
         for _, chain in call.args:  # `f(self.prop)` reads prop
             if "." in chain:
@@ -364,7 +421,7 @@ class PythonProject(
                 return
             # (items of a container we follow only in part are no evidence against a guess)
             if receiver is None or receiver[0][0] in ("param", "unknown", ALTS):
-                if len(steps) > 1 and self._unique_name(last, edges, src, call.line):
+                if dotted and self._unique_name(last, edges, src, call.line):
                     return
             out.unresolved.append(Unresolved(src, last, call.line))
             return
