@@ -50,7 +50,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     references its __init__ too (impact follows the caller up from the constructor);
 #     werkzeug Request/Response/EnvironBuilder methods call the limits and hooks a
 #     subclass overrides (max_content_length, max_cookie_size, json_dumps, ...)
-RESOLVE_VERSION = 16
+# 17: a generator function's call, iterated (`for x in gen()`, a class whose `__iter__` is a
+#     generator), gives what it yields; a local bound to a parameter and called (`alias =
+#     cb; alias()`) calls what the parameter was passed (issue 25).
+RESOLVE_VERSION = 17
 
 
 def resolver_class() -> type[ResolverProject]:

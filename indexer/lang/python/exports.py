@@ -139,6 +139,10 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
     for b in own_bindings:
         if b.name.startswith("self."):
             wanted |= _names(b.value)
+    # a local bound to a parameter and called is a call of what the parameter was passed
+    # (index.py's aliases): the binding and its calls are read from elsewhere
+    aliases = {b.name for b in own_bindings if not b.is_call and b.value in params}
+    wanted |= aliases
     frontier = set(wanted)
     while frontier:
         found: set[str] = set()
@@ -174,7 +178,11 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
     for c in facts.calls:  # a parameter called, or passed on (flows.py `sinks`)
         if c.scope not in inside:
             continue
-        if c.callee in params or (passes_on(c.callee) and any(a in params for _, a in c.args)):
+        if (
+            c.callee in params
+            or c.callee in aliases
+            or (passes_on(c.callee) and any(a in params for _, a in c.args))
+        ):
             head = c.callee.split(".", 1)[0].removesuffix("()")
             if c.scope == scope and head not in local_names:
                 flow.add((c.scope, repr(c._replace(line=0))))

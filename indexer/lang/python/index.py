@@ -202,6 +202,7 @@ def index_file(fi: FileIndex) -> None:
             bound = imp.alias or imp.module.split(".", 1)[0]
         names.add(imp.scope, bound, (imp.line, "import", imp))
     looped = set()
+    aliases: dict[tuple[str, str], str] = {}  # (scope, local) -> the parameter it was bound to
     stored = []  # `self.x = v` (not a call): what may store a parameter (param_attrs below)
     # (every binding of the project passes here: the prefixed values all hold a ":", and
     # most bindings have none)
@@ -235,8 +236,11 @@ def index_file(fi: FileIndex) -> None:
                 fi.self_attrs.setdefault(cls, {}).setdefault(name[5:], []).append(b)
             continue
         names.add(b.scope, name, (b.line, "bind", b))
-        if b.is_call and value == "getattr":
-            fi.getattr_bound.add(name)
+        if b.is_call:
+            if value == "getattr":
+                fi.getattr_bound.add(name)
+        elif value in fi.params.get(b.scope, NO_NAMES):  # `alias = cb`: alias() calls cb
+            aliases[(b.scope, name)] = value
     for b in stored:
         if b.value in fi.params.get(b.scope, ()):
             cls = fi.parent.get(b.scope, "")
@@ -275,6 +279,9 @@ def index_file(fi: FileIndex) -> None:
             cls = _method_class(fi, c.scope)
             if cls in param_attrs:
                 fi.attr_calls.setdefault(cls, {}).setdefault(callee[5:], set()).add(c.scope)
+        elif aliases and (c.scope, callee) in aliases:
+            pname = aliases[(c.scope, callee)]
+            fi.param_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
         # the arguments matter only when one is a parameter or `self.x` may hold one
         if not args or not (param_attrs or not param_names.isdisjoint(map(_SECOND, args))):
             continue

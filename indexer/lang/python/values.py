@@ -14,7 +14,7 @@ from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_memb
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
-from codeimpact.indexer.lang.engine.values import members
+from codeimpact.indexer.lang.engine.values import alternatives, members
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     MAX_DEPTH,
@@ -44,6 +44,8 @@ _TYPE = frozenset(("type", "Type"))
 # What a call's result may be for members to be looked up on it.
 _RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup", *CONTAINER_KINDS))
 _NO_MEMBER = (None, None, None)  # an instance without that attribute (getattr)
+# What calling a generator function gives: ("gen", path, function), iterated for its yields.
+GEN = "gen"
 
 
 def _class_named(dotted: str) -> bool:
@@ -370,7 +372,23 @@ class Values:
                 lambda text, r: self.eval_type(fi, r.scope, text, depth + 1),
                 _RESULT_KINDS, depth,
             )  # fmt: skip
+            if out is None and ent[2] in fi.yields:  # a generator: iterating it gives its yields
+                out = (GEN, ent[1], ent[2])
         return self.memo.store(key, out, cuts)
+
+    def yielded(self, ent: Entity, depth: int) -> Entity | None:
+        """One of the values generator function `ent` (a GEN entity) yields; a yielded call
+        gives its result. Several yields: one of them (alternatives)."""
+        fi = self.files[ent[1]]
+        found = []
+        for r in fi.yields.get(ent[2], ()):
+            chain = r.value[6:]  # past `yield:`
+            res = self.eval_chain(fi, r.scope, chain, None, depth + 1) if chain else None
+            v = res[0] if res is not None else None
+            if v is not None and r.is_call:
+                v = self.call_result(v, depth + 1)
+            found.append(v)
+        return alternatives(found)
 
     def returns_of(self, fi: FileIndex, local: str) -> tuple:
         """A function's return facts; a return of a library call that hands back one of its
@@ -431,6 +449,8 @@ class Values:
         kind = ent[0]
         if kind in CONTAINER_KINDS:
             return self.container_iter(ent, index, depth)
+        if kind == GEN:
+            return self.yielded(ent, depth + 1) if index < 0 else None
         item = None
         if kind == "seq" or kind == "map":
             item = ("type", ent[1], ent[2], ent[3])
@@ -440,6 +460,8 @@ class Values:
                 it = self.call_result(m[0], depth + 1)
                 if it is not None and it[0] == "seq":
                     item = ("type", it[1], it[2], it[3])
+                elif it is not None and it[0] == GEN and index < 0:  # `def __iter__: yield`
+                    return self.yielded(it, depth + 1)
         if item is None:
             return None
         _, path, scope, text = item
