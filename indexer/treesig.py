@@ -34,7 +34,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -497,9 +497,34 @@ def _walk_once(repo: Path, config: IndexConfig, git: bool,
     return out
 
 
+FileStat = tuple[bool, "os.stat_result | None"]  # a symbolic link?, the stat of its target
+
+
+def stat_files(root: str, paths: Iterable[str]) -> dict[str, FileStat]:
+    """path -> (a symbolic link?, the stat of the file it names; None if it is gone)."""
+    out: dict[str, FileStat] = {}
+    lstat, join = os.lstat, os.path.join
+    for path in paths:
+        full = join(root, path)
+        try:
+            st = lstat(full)
+            if stat.S_ISLNK(st.st_mode):
+                try:
+                    out[path] = (True, os.stat(full))
+                except OSError:
+                    out[path] = (True, None)
+                continue
+        except OSError:
+            out[path] = (False, None)
+            continue
+        out[path] = (False, st)
+    return out
+
+
 def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
          settled: Mapping[str, tuple[int, int]], scanned_at_ns: int, in_git: bool,
-         previous: TreeSignature | None = None) -> TreeSignature | None:  # fmt: skip
+         previous: TreeSignature | None = None,
+         stats: Mapping[str, FileStat] | None = None) -> TreeSignature | None:  # fmt: skip
     """The signature of the tree as the index describes it (None: no cheap check here).
 
     `indexed`: path -> content entry of every indexed file, as the build read it;
@@ -507,6 +532,7 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
     window before `scanned_at_ns` (taken before discover listed the files) when read.
     `previous`: the last signature taken here, whose folders unchanged since are not
     listed again (a one-file edit of Django lists a few folders instead of 3,247).
+    `stats`: `stat_files` of the indexed files, taken after they were read (else taken here).
     """
     repo = repo.resolve()
     root = str(repo)
@@ -541,14 +567,13 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
             # changed since: trusted only by a listing that is the index's own
             agrees = set(folder.listing.files) == in_folder.get(rel, set())
             sig.dirs[rel] = (NOT_TRUSTED, folder.ino, digest if agrees else None)
+    if stats is None:
+        stats = stat_files(root, indexed)
     for path, entry in indexed.items():
-        full = os.path.join(root, path)
-        try:
-            st = os.lstat(full)
-            if stat.S_ISLNK(st.st_mode):
-                sig.links.append(path)  # its target may change where no folder watch sees it
-                st = os.stat(full)
-        except OSError:
+        is_link, st = stats[path]
+        if is_link:
+            sig.links.append(path)  # its target may change where no folder watch sees it
+        if st is None:
             sig.contents[path] = entry  # gone since it was read: the check will say so
             continue
         was = settled.get(path)
