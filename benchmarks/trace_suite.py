@@ -3,6 +3,7 @@
     python benchmarks/trace_suite.py trace flask           # run the suite, write the truth
     python benchmarks/trace_suite.py score flask           # index a copy, print the figures
     python benchmarks/trace_suite.py run flask click jinja2  # both
+    python benchmarks/trace_suite.py score flask --misses /tmp/{project}.misses.txt
 
 `trace` runs the project's own pytest suite under a profile hook (`truth/truth_hook.py`)
 in a virtualenv with its pinned test requirements (made under benchmarks/.cache on
@@ -67,7 +68,7 @@ def trace(project: Project, args) -> dict:
 def score(project: Project, args) -> dict:
     from truth.misses import SourceIndex
     from truth.score_calls import GraphCalls, format_calls, score_calls
-    from truth.score_tests import format_tests, score_tests
+    from truth.score_tests import format_misses, format_tests, score_tests
 
     from codeimpact.indexer.build import analyze
     from codeimpact.indexer.config import IndexConfig, RunOptions
@@ -81,10 +82,14 @@ def score(project: Project, args) -> dict:
         with Index.open(tree) as index:
             graph = GraphCalls.load(index)
             calls = score_calls(truth, graph, SourceIndex(tree))
-            tests = score_tests(truth, index, tree, graph.pairs)
+            tests = score_tests(truth, index, tree, graph.pairs, misses=bool(args.misses))
         cpu = time.process_time() - t0
     print(format_calls(project.key, calls))
     print(format_tests(project.key, tests))
+    if args.misses:
+        out = Path(args.misses.replace("{project}", project.name))
+        out.write_text(format_misses(project.key, tests) + "\n")
+        print(f"(per-function misses -> {out})")
     print(f"({project.key}: indexed and scored in {cpu:.1f} CPU-s)")
     return {"project": project.key, "calls": calls, "tests": tests}
 
@@ -98,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="where `trace` writes the truth (one project only)")
     parser.add_argument("--truth", help="the truth `score` reads (one project only)")
     parser.add_argument("--json", help="write the figures of `score` to this file")
+    parser.add_argument(
+        "--misses",
+        help="`score`: write, per function whose tests are not all named, the missed tests "
+        "and the nearest break on their real path to this file ({project} is replaced)",
+    )
     args = parser.parse_args(argv)
     if len(args.projects) > 1 and (args.src or args.out or args.truth or args.python):
         parser.error("--src, --python, --out and --truth take one project")

@@ -116,6 +116,11 @@ class BreakFinder:
 
     def label(self, f: int, executed: set[int], entries: set[int], own: str) -> str:
         """The nearest break on the path from test (executed, entries, own uid) to f."""
+        return self.nearest(f, executed, entries, own)[0]
+
+    def nearest(self, f: int, executed: set[int], entries: set[int], own: str):
+        """(label, the break's edge or None): the edge is [caller, callee, kind, via,
+        lines] of the truth, None for a fixture, "outside" or "other"."""
         depth, breaks = self._walk(f)
         fixture_depth = None
         for e in entries:
@@ -126,7 +131,9 @@ class BreakFinder:
             if fixture_depth is not None and fixture_depth <= d:
                 break
             if caller in executed and callee in executed:
-                return self._label(edge)
+                return self._label(edge), edge
         if fixture_depth is not None:
-            return FIXTURE
-        return "other" if any(self.defs[e][0] == own for e in entries if e in depth) else OUTSIDE
+            return FIXTURE, None
+        if any(self.defs[e][0] == own for e in entries if e in depth):
+            return "other", None
+        return OUTSIDE, None

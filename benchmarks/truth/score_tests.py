@@ -48,7 +48,9 @@ def _row(name: str, functions, truth_sets, selections, suite: int, exact=None) -
     return row
 
 
-def score_tests(truth: dict, index, root: Path, graph_pairs, with_breaks: bool = True) -> dict:
+def score_tests(
+    truth: dict, index, root: Path, graph_pairs, with_breaks: bool = True, misses: bool = False
+) -> dict:
     defs = truth["definitions"]
     tests = truth["tests"]
     suite = len(tests)
@@ -71,7 +73,7 @@ def score_tests(truth: dict, index, root: Path, graph_pairs, with_breaks: bool =
             out |= nodeids.of_symbol(hit.uid)
         return out
 
-    sel3, sel_inf, exact = {}, {}, {}
+    sel3, sel_inf, exact, why = {}, {}, {}, {}
     absent = []
     for f in functions:
         uid = defs[f][0]
@@ -86,6 +88,7 @@ def score_tests(truth: dict, index, root: Path, graph_pairs, with_breaks: bool =
             continue
         sel3[f], sel_inf[f] = named(r3), named(rinf)
         exact[f] = r3.completeness.status == "exact"
+        why[f] = (r3.completeness.status, r3.completeness.reasons)
 
     files = python_files(root)
     closure = import_closure(root, files)
@@ -121,10 +124,19 @@ def score_tests(truth: dict, index, root: Path, graph_pairs, with_breaks: bool =
         labels: Counter = Counter()
         executed = {nid: set(t["executed"]) for nid, t in tests.items()}
         entries = {nid: set(t["entries"]) for nid, t in tests.items()}
+        per_function = []
         for f in functions:
-            for nid in truth_sets[f] - sel3[f]:
+            lost = truth_sets[f] - sel3[f]
+            at: dict[tuple, list[str]] = {}
+            for nid in sorted(lost):
                 own = nodeids.own_function(nid)
-                labels[finder.label(f, executed[nid], entries[nid], own)] += 1
+                label, edge = finder.nearest(f, executed[nid], entries[nid], own)
+                labels[label] += 1
+                at.setdefault((label, _edge_text(defs, edge)), []).append(nid)
+            if misses and lost:
+                per_function.append(
+                    _function_misses(defs[f][0], truth_sets[f], lost, why.get(f), at)
+                )
         missed = sum(labels.values())
         order = {label: i for i, label in enumerate(LABELS)}
         result["missed_links"] = missed
@@ -132,7 +144,63 @@ def score_tests(truth: dict, index, root: Path, graph_pairs, with_breaks: bool =
             k: {"links": labels[k], "share": round(labels[k] / missed, 3)}
             for k in sorted(labels, key=lambda k: (-labels[k], order.get(k, len(order))))
         }
+        if misses:
+            result["misses"] = per_function
     return result
+
+
+def _edge_text(defs, edge) -> str:
+    """`caller -> callee @lines` of a truth edge, "" for none."""
+    if edge is None:
+        return ""
+    caller, callee, kind, _via, lines = edge
+    at = ",".join(str(n) for n in lines[:3])
+    return f"{defs[caller][0]} -> {defs[callee][0]} ({kind} @{at})"
+
+
+def _function_misses(uid: str, truth: set, lost: set, why, at: dict) -> dict:
+    """One function whose tests are not all named: the tests it lost, grouped by the
+    nearest break (label, edge) on their real path, largest group first."""
+    status, reasons = why if why is not None else ("absent", [])
+    groups = sorted(at.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return {
+        "uid": uid,
+        "truth": len(truth),
+        "missed": len(lost),
+        "completeness": status,
+        "reasons": reasons,
+        "breaks": [
+            {"label": label, "edge": edge, "tests": len(nids), "sample": nids[:3]}
+            for (label, edge), nids in groups
+        ],
+    }
+
+
+def format_misses(project: str, score: dict) -> str:
+    """The per-function breakdown of `--misses`: functions with most missed tests first."""
+    rows = sorted(score.get("misses", ()), key=lambda m: (-m["missed"], m["uid"]))
+    out = [f"== {project}: {len(rows)} functions whose tests are not all named (depth 3)"]
+    # the breaks that stop most functions from having all their tests named: `only` counts
+    # the functions whose every missed test goes through this break (mending it alone would
+    # name them all, unless a further break lies behind it), `touched` those it is one of
+    only: Counter = Counter()
+    touched: Counter = Counter()
+    for m in rows:
+        keys = {(b["label"], b["edge"]) for b in m["breaks"]}
+        touched.update(keys)
+        if len(keys) == 1:
+            only.update(keys)
+    out.append("breaks by functions (only / touched):")
+    for key in sorted(touched, key=lambda k: (-only[k], -touched[k], k))[:60]:
+        label, edge = key
+        out.append(f"  {only[key]:>4} {touched[key]:>4}  {label}  {edge}")
+    for m in rows:
+        out.append(f"{m['uid']}  missed {m['missed']}/{m['truth']}  [{m['completeness']}]")
+        for b in m["breaks"]:
+            edge = f"  {b['edge']}" if b["edge"] else ""
+            out.append(f"    {b['tests']:>4}  {b['label']}{edge}")
+            out.append(f"          e.g. {', '.join(b['sample'])}")
+    return "\n".join(out)
 
 
 def format_tests(project: str, score: dict) -> str:
