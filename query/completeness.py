@@ -10,7 +10,7 @@ from codeimpact.graph import csr as csrmod
 from codeimpact.indexer.resolved import UNBOUND_FIXTURE
 from codeimpact.query.graphview import GraphView
 from codeimpact.query.impact_shapes import SAMPLE_SITES, Completeness, UnresolvedSite
-from codeimpact.query.outside import entered_from_outside
+from codeimpact.query.outside import entered_and_uncalled
 
 
 def assess_completeness(
@@ -21,6 +21,7 @@ def assess_completeness(
     sources: np.ndarray,
     entries: np.ndarray,
     depths: np.ndarray,
+    observed=None,
 ) -> Completeness:
     """Unresolved call sites that might extend the answer.
 
@@ -28,6 +29,8 @@ def assess_completeness(
     not at the depth limit (its unresolved callers would be one hop further), made
     by a symbol not already in the answer. Downstream: unresolved sites made by a
     source or by such an entry (each might call something the answer misses).
+    Upstream also: definitions on the way a library may enter, and functions with no
+    caller at all (`observed`: the coverage links; a function they saw run is not counted).
     """
     if view.unresolved is None:
         return Completeness("unknown", 0)
@@ -44,15 +47,20 @@ def assess_completeness(
         answered[sources] = True
         answered[entries] = True
         idx = idx[~answered[sites.caller[idx]]]
-        outside = entered_from_outside(view, frontier.tolist())
+        outside, uncalled = entered_and_uncalled(view, frontier.tolist())
+        if uncalled and observed is not None and observed.tests_of:
+            # observed coverage saw the tests that run it: they are in the selection
+            uncalled = [i for i in uncalled if i not in observed.tests_of]
     else:
         answered = None
         in_frontier = np.zeros(view.n_nodes + 1, dtype=bool)
         in_frontier[frontier] = True
         idx = np.flatnonzero(in_frontier[sites.caller])
-        outside = []
+        outside, uncalled = [], []
     comp = Completeness(
-        "lower-bound" if idx.size or outside else "exact", int(idx.size), _first_sites(view, idx)
+        "lower-bound" if idx.size or outside or uncalled else "exact",
+        int(idx.size),
+        _first_sites(view, idx),
     )
     unbound = unbound_fixture_sites(view, answered, idx)
     if unbound.size:
@@ -77,6 +85,15 @@ def assess_completeness(
             "called from outside the "
             f"repository with no caller in the graph (a special method, an override of a "
             f"library base), e.g. {s.uid[first]}: the tests entering there are not listed"
+        )
+    if uncalled:
+        comp.no_caller = len(uncalled)
+        first = min(uncalled, key=lambda i: s.uid[i])
+        comp.reasons.append(
+            f"{len(uncalled)} function{'s' if len(uncalled) > 1 else ''} on the way "
+            f"{'have' if len(uncalled) > 1 else 'has'} no caller in the graph (run through "
+            f"a call it does not resolve: a dynamic call, a stored callback, a library), e.g. "
+            f"{s.uid[first]}: the tests running it that way are not listed"
         )
     return comp
 

@@ -173,7 +173,9 @@ def analyse(
         "counts": counts,
         "risk": assess_risk(counts.direct, counts.total, counts.modules, counts.untested),
         "completeness": with_stale_note(
-            assess_completeness(view, direction, mask, depth, sources, reach.entries, reach.depths),
+            assess_completeness(
+                view, direction, mask, depth, sources, reach.entries, reach.depths, observed
+            ),
             stale_note(sel, observed),
         ),
         "groups": groups,

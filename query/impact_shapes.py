@@ -128,6 +128,9 @@ class Completeness:
     # `client`), whose code may run this one: upstream, by tests not in the answer;
     # downstream, by the answer's own tests and fixtures (unresolved sites `fixture:NAME`)
     unbound_fixtures: int = 0
+    # functions on the way with no caller at all in the graph (no CALLS, no REFERENCES in):
+    # whatever runs them is a call the graph does not resolve (query/outside.py)
+    no_caller: int = 0
 
 
 class Reached:

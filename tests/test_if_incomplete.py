@@ -149,6 +149,37 @@ def test_a_way_in_from_outside_the_repository_makes_a_lower_bound(tmp_path):
     assert "completeness: lower-bound" in text and "Encoder.default" in text
 
 
+UNCALLED = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": "def run(name):\n    return globals()['op_' + name]()\n\n\n"
+    "def op_add():\n    return total()\n\n\ndef total():\n    return 3\n\n\n"
+    "def direct():\n    return total()\n",
+    "tests/__init__.py": "",
+    "tests/test_ops.py": "from pkg.ops import direct, run\n\n\ndef test_run():\n"
+    "    assert run('add') == 3\n\n\ndef test_direct():\n    assert direct() == 3\n",
+}
+
+
+def test_a_function_with_no_caller_makes_a_lower_bound(tmp_path):
+    """op_add runs only through a name made at run time: the graph has no caller for it, so
+    total's answer (test_direct, through direct) misses test_run, which runs op_add; it says
+    lower-bound and names op_add. direct's own answer passes no such function: exact."""
+    repo = committed_repo(tmp_path / "repo", UNCALLED)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    with Index.open(repo) as index:
+        total = index.impact("pkg.ops.total", include_tests=True, limit=0)
+        direct = index.impact("pkg.ops.direct", include_tests=True, limit=0).completeness
+    assert [t.uid for t in total.tests] == ["tests/test_ops.py::test_direct"]
+    comp = total.completeness
+    assert (comp.status, comp.no_caller, comp.unresolved_sites) == ("lower-bound", 1, 0)
+    assert "pkg/ops.py::op_add" in comp.reasons[-1] and "no caller" in comp.reasons[-1]
+    assert (direct.status, direct.no_caller, direct.reasons) == ("exact", 0, [])
+    data = json.loads(
+        CliRunner().invoke(main, ["impact", "pkg.ops.total", "--repo", str(repo), "--json"]).output
+    )
+    assert data["completeness"]["no_caller"] == 1
+
+
 PLUGIN = {
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n\n\ndef g():\n    return f()\n",
