@@ -292,6 +292,27 @@ EDGE_CASES = {
         with (a, b) as c:
             pass
         """,
+    "except_targets": """
+        try:
+            f()
+        except E as e:
+            e.show()
+        except (A, m.B) as e2:
+            pass
+        except (C, *more) as e3:
+            pass
+        except errors() as e4:
+            pass
+        except D:
+            pass
+        except:
+            pass
+        def g():
+            try:
+                pass
+            except* m.G as eg:
+                eg.split()
+        """,
     "for_loops": """
         for i in x:
             pass

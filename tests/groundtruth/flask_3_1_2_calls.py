@@ -708,7 +708,19 @@ EXPRESSION_READS = {
     SES + "SessionInterface.get_expiration_time": [SES + "SessionMixin.permanent"],
     SES + "SessionInterface.should_set_cookie": [SES + "SessionMixin.permanent"],
 }
-for _caller, _getters in [*PROPERTY_READS.items(), *EXPRESSION_READS.items()]:
+# The receiver chain of an attribute assignment is read before the assignment
+# (`self.jinja_env.auto_reload = value` in the debug setter), and werkzeug's LocalProxy
+# `_get_current_object()` hands back the object the proxy stands for, as its annotation types
+# it (`current_app: Flask`): `app = current_app._get_current_object(); app.jinja_env...`.
+TARGET_AND_PROXY_READS = {
+    A + "debug#2": [A + "jinja_env"],
+    TPL + "render_template": [A + "jinja_env"],
+    TPL + "render_template_string": [A + "jinja_env"],
+    TPL + "stream_template": [A + "jinja_env"],
+    TPL + "stream_template_string": [A + "jinja_env"],
+}
+for _caller, _getters in [*PROPERTY_READS.items(), *EXPRESSION_READS.items(),
+                          *TARGET_AND_PROXY_READS.items()]:  # fmt: skip
     calls[_caller] = sorted({*calls[_caller], *_getters})
 
 modules = sorted({k.split("::")[0] for k in calls})
@@ -743,7 +755,9 @@ doc = {
         "calls of values from containers (for func in funcs: func()), of parameters with "
         "no evident value, and of implicit protocol methods (__enter__, descriptors) are "
         "not listed; reading a property or cached_property is a call of its getter, wherever "
-        "the read is in an expression (issue 25)",
+        "the read is in an expression (issue 25) or the receiver of an attribute assignment; "
+        "werkzeug's LocalProxy._get_current_object() returns the object of the proxy's "
+        "annotated type",
     ],
     "modules": modules,
     "calls": calls,

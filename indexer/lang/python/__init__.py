@@ -53,7 +53,12 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 17: a generator function's call, iterated (`for x in gen()`, a class whose `__iter__` is a
 #     generator), gives what it yields; a local bound to a parameter and called (`alias =
 #     cb; alias()`) calls what the parameter was passed (issue 25).
-RESOLVE_VERSION = 17
+# 18: a bound method called through a local alias (`report = e.show` ... `report()`)
+#     dispatches to the overrides as `e.show()` does; with extraction 16 (`except E as e`).
+#     An assignment to a member of a chain (`self.env.auto_reload = v`) reads the chain's
+#     members first: their property getters run (implicit.py write_edges); a werkzeug
+#     LocalProxy's `_get_current_object()` is the object of the proxy's annotated type.
+RESOLVE_VERSION = 18
 
 
 def resolver_class() -> type[ResolverProject]:

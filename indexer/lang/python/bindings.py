@@ -268,6 +268,33 @@ def _with_binding(
             facts.bindings.append(BindingFact(scope, name, prefix + chain, False, line))
 
 
+def _except_binding(
+    scope: str, value: ts.Node, node: ts.Node, source: bytes, facts: FileFacts
+) -> None:
+    """`except E as e`: e holds an instance of E, bound as the declared type `ann:E`
+    (`ann:A|B` for `except (A, B) as e`: a union's first arm that resolves types it, so
+    a call on e reaches that class's method and its overrides)."""
+    target = value.child_by_field_name("alias")
+    inner = target.named_child(0) if target is not None else None
+    caught = value.named_child(0)
+    if inner is None or inner.type != "identifier" or caught is None:
+        return
+    kinds = _named(caught) if caught.type == "tuple" else [caught]
+    arms = []
+    for k in kinds:
+        if k.type not in ("identifier", "attribute"):
+            return  # `except errors() as e`, a starred tuple: no declared type to read
+        chain = _chain(source[k.start_byte : k.end_byte])
+        if not chain:
+            return
+        arms.append(chain)
+    if arms:
+        facts.bindings.append(
+            BindingFact(scope, inner.text.decode(), "ann:" + "|".join(arms), False,
+                        node.start_point[0] + 1)
+        )  # fmt: skip
+
+
 def _member_assignment(
     scope: str, lhs: ts.Node, node: ts.Node, source: bytes, facts: FileFacts
 ) -> None:

@@ -30,7 +30,8 @@ resolver understands:
   `async with`. Every `with` item is such a binding: one without `as x` (or whose target
   is a pattern) has the name "" and binds nothing, but says that the manager is entered;
 - `set:chain`: an assignment to the member `chain` (`obj.attr = v`), name "": a property's
-  setter or a descriptor's `__set__` may run.
+  setter or a descriptor's `__set__` may run;
+- `ann:E` for the name of `except E as e` (`ann:A|B` for `except (A, B) as e`).
 
 A `yield` is a ReturnFact whose value is `yield:chain` (an item of the generator, read by
 pytest's yield fixtures: fixtures.py), kept apart from what a call returns (index.py).
@@ -87,7 +88,9 @@ NAME = "python"
 #   14: `self.x[a][b] = v` stores v as an item of self.x (a registry of registries).
 #   15: extra["alt_imports"]: imports of one name in the branches of a try/except ImportError
 #       or an if/else (either may bind it, guards.py).
-EXTRACTOR_VERSION = 15
+#   16: binding.catch: `except E as e` binds e as the declared type `ann:E` (`ann:A|B` for a
+#       tuple of classes): a call on the caught exception reaches its class's method.
+EXTRACTOR_VERSION = 16
 
 
 def _runner() -> QueryRunner:

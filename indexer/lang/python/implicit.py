@@ -25,7 +25,7 @@ from __future__ import annotations
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
-from codeimpact.indexer.lang.python.index import FileIndex
+from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
 from codeimpact.indexer.lang.python.values import _member_rule
 
 # builtin -> the methods of its first argument's class it calls (the first one defined)
@@ -131,9 +131,21 @@ class Implicit:
         """Assignments to members of typed instances: CALLS to a repository `__setattr__`,
         setters and `__set__`."""
         setattr_defined = "__setattr__" in self.methods_by_name
+        names = self.read_names
         for b in fi.writes:
             receiver, _, attr = b.value[4:].rpartition(".")
-            r = self.eval_chain(fi, b.scope, receiver, b.line, 0)
+            # `self.env.x = v` reads self.env first: its getter runs (a cached_property);
+            # looked for only when a member of the receiver is a read name (reads.py)
+            reads: list | None = None
+            if "." in receiver and names:
+                steps = parse_steps(receiver)
+                if steps is not None and any(name in names for name, _ in steps[1:]):
+                    reads = []
+            r = self.eval_chain(fi, b.scope, receiver, b.line, 0, reads)
+            if reads:
+                src = self.uid(fi.path, b.scope)
+                for getter, rule in reads:
+                    edges.call(src, self.ent_uid(getter), rule, b.line)
             if r is None or r[0][0] != "inst":
                 continue
             (_, path, cls, _exact), rule = r

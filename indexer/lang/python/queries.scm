@@ -20,6 +20,7 @@
 (assignment left: (attribute) @left) @assignment.member
 (named_expression name: (identifier) @left value: (_) @right) @assignment.expression
 (with_item value: (_) @value) @binding.context
+(except_clause value: (as_pattern) @value) @binding.catch
 (for_in_clause left: (_) @left right: (_) @right) @binding.comprehension
 (lambda parameters: (lambda_parameters) @parameters) @scope.lambda
 ; a member read as a value: kept for the outermost member of a chain that no other fact reads

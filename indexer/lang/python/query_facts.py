@@ -19,6 +19,7 @@ from codeimpact.indexer.lang.python.bindings import (
     _annotated,
     _assignment,
     _bind_value,
+    _except_binding,
     _for_binding,
     _LocalScopes,
     _member_assignment,
@@ -215,6 +216,8 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         _for_binding(scope, caps["left"], caps["right"], source, facts, suffix, local_scopes)
     elif construct == "binding.context":
         _with_binding(scope, caps["value"], node, source, facts)
+    elif construct == "binding.catch":
+        _except_binding(scope, caps["value"], node, source, facts)
     elif construct == "assignment.member":
         _member_assignment(scope, caps["left"], node, source, facts)
     elif construct == "assignment.expression":

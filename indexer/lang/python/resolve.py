@@ -31,6 +31,7 @@ from codeimpact.indexer.lang.python.fixtures import Fixtures
 from codeimpact.indexer.lang.python.flows import Flows
 from codeimpact.indexer.lang.python.implicit import IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
+    NO_NAMES,
     Entity,
     FileIndex,
     index_file,
@@ -482,9 +483,27 @@ class PythonProject(
                 self.library_construct(fi, call, ent, src, edges, reason)
         elif skind == "method" and receiver is not None and not alt:
             self._dispatch(receiver, ent, last, edges, src, call.line)
+        elif skind == "method" and not alt and "." not in call.callee:
+            bound = self._bound_receiver(fi, call)  # `report = e.show` ... `report()`
+            self._src_read = True  # (what this makes depends on the site's own binding)
+            if bound is not None:
+                self._dispatch(bound, ent, ent[2].rpartition(".")[2], edges, src, call.line)
         if call.args:
             self._value_flow(fi, call, ent, skind, edges, src, passed)
         return True
+
+    def _bound_receiver(self, fi: FileIndex, call):
+        """The receiver of a bound method called through a local alias (`report = e.show`,
+        then `report()`): e, so that the call dispatches to e's overrides as `e.show()`
+        would. Only a plain name bound in the call's own scope to `receiver.method`."""
+        cands = fi.names.get(call.scope, NO_NAMES).get(call.callee)
+        if not cands:
+            return None
+        c = self._pick(cands, call.line)[0]
+        b = c[2] if c[1] == "bind" else None
+        if b is None or b.is_call or ":" in b.value or "." not in b.value:
+            return None
+        return self.eval_chain(fi, b.scope, b.value.rpartition(".")[0], b.line, 0)
 
     @staticmethod
     def _polymorphic(receiver) -> tuple[str, str] | None:

@@ -46,6 +46,7 @@ _RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup", *CONTAINER_KINDS)
 _NO_MEMBER = (None, None, None)  # an instance without that attribute (getattr)
 # What calling a generator function gives: ("gen", path, function), iterated for its yields.
 GEN = "gen"
+PROXIED = "proxied"  # (PROXIED, instance): a LocalProxy's `_get_current_object` method
 
 
 def _class_named(dotted: str) -> bool:
@@ -289,6 +290,8 @@ class Values:
                 return value, weakest(reason, m)
             if how == "unknown":
                 return value, reason
+            if attr == "_get_current_object":  # a werkzeug LocalProxy typed by its annotation
+                return (PROXIED, ent), reason  # (`current_app: Flask = LocalProxy(...)`)
             return None
         if kind == "sym":
             path, local = ent[1], ent[2]
@@ -338,6 +341,8 @@ class Values:
         kind = ent[0]
         if kind in CONTAINER_KINDS:
             return self.container_call(ent, depth)
+        if kind == PROXIED:  # `proxy._get_current_object()`: the object it stands for
+            return ent[1]
         if kind == "view":
             _, path, scope, k, v, m = ent
             if m == "items":
