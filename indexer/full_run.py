@@ -53,7 +53,7 @@ PRESTART_MAX_BYTES = 128 << 20
 
 def full(run: Run, reason: str) -> AnalyzeReport:
     # git runs while the files are parsed (they were read by the scan): not after the write
-    probe = worktree.StatusProbe(run.repo)
+    probe = worktree.StatusProbe(run.repo, run.untracked)
     try:
         return _full(run, reason, probe)
     finally:

@@ -111,7 +111,7 @@ class _Diff:
 def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | str:
     """The delta run, or why a full build must (or had better) be done instead."""
     # git runs beside the run (the files were read by the scan), not in its write phase
-    probe = worktree.StatusProbe(run.repo)
+    probe = worktree.StatusProbe(run.repo, run.untracked)
     try:
         return _incremental(run, prev, plan, reason, probe)
     finally:

@@ -199,6 +199,8 @@ class Run:
     cpu_mark: float = 0.0  # process_cpu() when the last phase ended
     # job -> the path it took: "forked", or why not (indexer/fork_guard.py)
     forks: dict[str, str] = field(default_factory=dict)
+    # the untracked files discover's `git ls-files` listed (None: git did not list them)
+    untracked: set[str] | None = None
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip

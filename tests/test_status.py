@@ -16,7 +16,7 @@ from codeimpact.graph import layout
 from codeimpact.graph.errors import StaleIndex
 from codeimpact.indexer import worktree
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.discover import discover
+from codeimpact.indexer.discover import Untracked, discover
 from codeimpact.query.freshness import freshness
 from codeimpact.query.index import Index
 from codeimpact.query.status import collect
@@ -514,6 +514,38 @@ def test_a_file_changed_while_analyze_ran_is_recorded_dirty(make_repo):
         rr = worktree.read_source(str(repo), p, config.max_file_size)
         honest[p] = (rr.content_hash, rr.size)
     assert worktree.index_fields(repo, config, honest)["dirty"] == {}
+
+
+def test_untracked_files_come_from_the_listing_before_the_read(make_repo, index_repo):
+    # A run's git status lists tracked files only; the untracked ones come from discover's
+    # `git ls-files`, taken before the files were read. The recorded set must equal what a
+    # whole `git status` (with its untracked walk) says of the same tree.
+    repo = make_repo(FILES)
+    (repo / "pkg/new.py").write_text("z = 1\n")
+    (repo / "pkg/a.py").write_text("def f():\n    return 'dirty'\n")
+    index_repo(repo)
+    with Index.open(repo) as index:
+        assert index.meta["dirty"] == worktree.scan(repo, IndexConfig()).dirty
+        assert set(index.meta["dirty"]) == {"pkg/a.py", "pkg/new.py"}
+
+    # an untracked file that appears after the listing (while a run reads the files) is in
+    # neither list: the recorded set lacks it, and a later check, which lists it, calls the
+    # index stale, as it is (the file was not indexed)
+    config = IndexConfig()
+    listed = Untracked()
+    read = {}
+    for sf in discover(repo, config, None, listed):
+        rr = worktree.read_source(str(repo), sf.path, config.max_file_size)
+        read[sf.path] = (rr.content_hash, rr.size)
+    assert listed.paths == {"pkg/new.py"}
+    (repo / "pkg/late.py").write_text("w = 2\n")
+    fields = worktree.index_fields(
+        repo, config, read, probe=worktree.StatusProbe(repo, listed.paths)
+    )
+    assert set(fields["dirty"]) == {"pkg/a.py", "pkg/new.py"}
+    assert fields["dirty_digest"] != worktree.scan(repo, config).dirty_digest
+    (repo / "pkg/late.py").unlink()
+    assert fields["dirty_digest"] == worktree.scan(repo, config).dirty_digest
 
 
 def test_search_and_cypher_json_carry_freshness(make_repo, index_repo):
