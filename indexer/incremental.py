@@ -114,10 +114,14 @@ def compute_delta(
         rf = new_out.get(p)
         if rf is not None:
             new_syms.update((s.uid, s) for s in rf.symbols)
-    ids = dict(old.ids)
+    # the live generation's ids, copied only when one changes (an edit that adds and drops
+    # no symbol keeps them: the kernel's 2.2M are neither copied nor written again)
+    ids = old.ids
     gone_syms = [u for u in old_syms if u not in new_syms]
-    for u in gone_syms:
-        ids.pop(u, None)
+    if gone_syms:
+        ids = dict(old.ids)
+        for u in gone_syms:
+            ids.pop(u, None)
 
     def exists(uid: str) -> bool:
         return (
@@ -145,6 +149,8 @@ def compute_delta(
         if key[2].startswith(EXTERNAL_PREFIX):
             ext_refs[key[2]] = ext_refs.get(key[2], 0) + 1
     ext_gone = sorted(u for u, n in ext_refs.items() if n <= 0)
+    if ext_gone and ids is old.ids:
+        ids = dict(old.ids)
     for u in ext_gone:
         del ext_refs[u]
         ids.pop(u, None)
@@ -159,6 +165,8 @@ def compute_delta(
     # the next never-used id: above every id in use and every freed one
     nxt = max(max(old.ids.values(), default=-1), max(freed, default=-1)) + 1
     pos = 0
+    if newcomers and ids is old.ids:
+        ids = dict(old.ids)
     for u in newcomers:
         if pos < len(freed):
             ids[u] = freed[pos]
@@ -168,7 +176,10 @@ def compute_delta(
             nxt += 1
     if nxt > MAX_IDS:
         raise OverflowError("more symbols than edge codes can hold")
-    moves = dense_moves(ids, [h for h in freed[pos:] if h < len(ids)])
+    holes = [h for h in freed[pos:] if h < len(ids)]
+    if holes and ids is old.ids:
+        ids = dict(old.ids)
+    moves = dense_moves(ids, holes)
 
     # -- rows
     res = DeltaResult(d, old)
@@ -247,6 +258,8 @@ def compute_delta(
                            summaries, codes, confs, blobs, old.pack_dir)  # fmt: skip
     if codes is old.codes and confs is old.confs:  # no edge came, went or was renumbered
         res.state.edges_from = old.pack_dir
+    if ids is old.ids:  # no symbol came or went
+        res.state.ids_from = old.pack_dir
     return res
 
 

@@ -7,8 +7,10 @@ the small first file:
 - `state-graph.bin`: per file where its resolved output lies in the packs, its
   lookup keys (used names and alias bindings) and its resolver's summary (as
   separate marshal blobs, decoded only where a run needs them), module names,
-  the dense-id assignment, the owners of edges that files other than their
-  source's own produce, reference counts of external symbols, running totals;
+  the owners of edges that files other than their source's own produce,
+  reference counts of external symbols, running totals;
+- `state-ids.bin`: the dense-id assignment (uid -> id), hard-linked from the
+  previous generation when no symbol came or went;
 - `pack-N.bin`: resolved outputs, concatenated. A generation writes only the
   outputs it resolved, into a pack of its own, and hard-links the earlier packs
   it still refers to, so an incremental run neither reads nor rewrites the
@@ -40,10 +42,11 @@ import numpy as np
 from codeimpact.graph.layout import atomic_write, fsync_file
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
-STATE_FORMAT = 5
+STATE_FORMAT = 6  # 6: ids in state-ids.bin
 FILES_NAME = "state-files.bin"
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
+IDS_NAME = "state-ids.bin"
 CONF_NAME = "state-conf.npy"
 SHARED_PREFIX = "shared-"  # shared-<resolver group>.bin: a marshal of its shared summary
 
@@ -154,6 +157,7 @@ class GraphState:
     # a generation folder whose edge files (and CSR snapshot) hold exactly `codes` and
     # `confs` (a delta that changed no edge): they are hard-linked, not written again
     edges_from: Path | None = None
+    ids_from: Path | None = None  # a generation folder whose ids file holds exactly `ids`
     # resolver group -> its shared summary (resolution.shared_summaries): the bytes to write,
     # or a file holding them (the previous generation's, or one a full build staged)
     shared: dict[str, bytes | Path] = field(default_factory=dict)
@@ -262,7 +266,7 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
         refs,
         st.used,
         st.modules,
-        st.ids,
+        None,  # the ids: IDS_NAME
         st.free_ids,
         st.foreign,
         st.ext_refs,
@@ -275,6 +279,10 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
             atomic_write(dst, src)
         elif src != dst:
             _link_or_copy(src, dst)
+    if st.ids_from is not None and st.ids_from != gen_dir:
+        _link_or_copy(st.ids_from / IDS_NAME, gen_dir / IDS_NAME)
+    else:
+        atomic_write(gen_dir / IDS_NAME, marshal.dumps(st.ids))
     if st.edges_from is not None and st.edges_from != gen_dir:
         _link_or_copy(st.edges_from / EDGES_NAME, gen_dir / EDGES_NAME)
         _link_or_copy(st.edges_from / CONF_NAME, gen_dir / CONF_NAME)
@@ -289,11 +297,12 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
         t = marshal.loads((gen_dir / GRAPH_NAME).read_bytes())
         if t[0] != STATE_FORMAT:
             return None
+        ids = marshal.loads((gen_dir / IDS_NAME).read_bytes())
         codes = np.load(gen_dir / EDGES_NAME)
         confs = np.load(gen_dir / CONF_NAME)
         shared = {f.name[len(SHARED_PREFIX) : -len(".bin")]: f
                   for f in gen_dir.glob(f"{SHARED_PREFIX}*.bin")}  # fmt: skip
-        return GraphState(t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], codes, confs,
+        return GraphState(t[1], t[2], t[3], ids, t[5], t[6], t[7], t[8], t[9], codes, confs,
                           pack_dir=gen_dir, shared=shared)  # fmt: skip
     except (OSError, ValueError, EOFError, TypeError, IndexError):
         return None

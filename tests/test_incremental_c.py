@@ -269,14 +269,14 @@ def _files(repo, patterns) -> dict[str, tuple[int, int]]:
 
 
 SHARED_FILES = ("state-edges.npy", "state-conf.npy", "csr/forward_indices.*.npy",
-                "csr/reverse_indptr.*.npy", "shared-cfamily.bin")  # fmt: skip
+                "csr/reverse_indptr.*.npy", "shared-cfamily.bin", "state-ids.bin")  # fmt: skip
 
 
 def test_an_edit_that_changes_no_edge_shares_the_edge_files(tmp_path):
     """A delta that adds, drops and renumbers no edge links the live generation's edge codes
-    and CSR arrays into the new one, writing only the per-node arrays, and a body edit
-    leaves C's name tables as they were (linked too); an edit that does change edges
-    writes them anew. Both answer as a full build does."""
+    and CSR arrays into the new one, writing only the per-node arrays; a body edit
+    leaves C's name tables and the symbol ids as they were (linked too); an edit that does
+    change edges writes them anew. Both answer as a full build does."""
     repo = make(tmp_path, FILES)
     before = _files(repo, (*SHARED_FILES, "csr/node_rank.*.npy"))
     body = repo / "lib/str.c"
