@@ -206,6 +206,7 @@ def _tables(project: CProject) -> tuple[dict[str, object], tuple]:
     """The summaries and the name tables a project hands the next run (the tables' dicts
     in key order: a patched file's entries join them last, and only lists' orders are read)."""
     summaries = {p: marshal.loads(b) for p, b in project.encoded_summaries(None).items()}
+    project.qualified_defs  # noqa: B018 (made when a C++ lookup first asks: asked here)
     tables = marshal.loads(marshal.dumps(project.tables.encode(project._methods)))
     return summaries, tuple(dict(sorted(x.items())) if isinstance(x, dict) else x for x in tables)
 

@@ -108,6 +108,7 @@ class CProject(CppNames, StaticProject):
         self.global_types = t.global_types
         self.methods_by_name = t.methods_by_name
         self._cpp_paths = t.cpp_paths
+        self._qualified = t.qualified  # (patched with the rest)
         self.namespaces: set[str] = {n for names in t.namespaces_of.values() for n in names}
         # the methods as the files' definitions give them, for the next run's tables
         # (C++'s out-of-class definitions join them below)
@@ -150,8 +151,8 @@ class CProject(CppNames, StaticProject):
         old = self._prior.summaries[path]
         if old == self._summaries[path]:
             return  # re-resolved for a name it uses: it gives the tables what it gave
-        names = [name for _local, name, _kind, _exported in summary.definitions(old)]
-        self.tables.drop(path, old[2], names)
+        defs = list(summary.definitions(old))
+        self.tables.drop(path, old[2], [d[1] for d in defs], [d[0] for d in defs])
         self._add_file(path, ordered=True)
         self._tables_changed = True
 
@@ -187,7 +188,8 @@ class CProject(CppNames, StaticProject):
             for path in self.paths:
                 for local, _name, _kind, _exported in self._summaries.definitions(path):
                     q.setdefault(strip_dup(local), []).append((path, local))
-            self._qualified = q
+            self._qualified = self.tables.qualified = q  # kept with the tables from now on
+            self._tables_changed = True
         return self._qualified
 
     def summaries(self) -> Mapping[str, tuple]:
