@@ -68,3 +68,48 @@ def test_the_harness_fails_what_does_not_hold(tmp_path):
     assert "!calls: m.f: found" in failures
     assert "m.py:10: unasserted calls m.g" in failures  # g() under `exact: calls`
     assert "m.py:8" not in failures  # h() is unresolved: `calls: -` holds
+
+
+def test_the_harness_fails_wrong_spans_containers_and_unasserted_definitions(tmp_path):
+    """`defines:` spans and export flags, `in:`, `from` (an edge's source) and `exact: defines,
+    in` fail when the index says otherwise."""
+    source = tmp_path / "wrong.py"
+    source.write_text(
+        "# exact: defines, in\n"
+        "# path: m.py\n"
+        "class A:\n"
+        "    # ^ defines: m.A class 1-6 exported\n"
+        "    def f(self):\n"
+        "      # ^ defines: m.A.f method 3-9\n"
+        "      # ^ in: m\n"
+        "        pass\n"
+        "def _g():\n"
+        "  # ^ defines: m._g function 7-8 exported\n"
+        "    pass\n"
+        "_g()\n"
+        "# ^ calls: m._g (scope) from m.A\n"
+        "# ^ calls: m._g (scope) from m\n"
+    )
+    fx = harness.parse(source)
+    repo = tmp_path / "repo"
+    for rel, content in fx.files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(content)
+    report = analyze(repo, IndexConfig(), RunOptions(workers=1))
+    failures = "\n".join(harness.check(fx, harness.Graph(repo), report))
+    assert "defines: m.A class 1-6 exported" not in failures  # holds
+    assert "m.A.f method 3-9: not defined here so (method to line 6, exported)" in failures
+    assert "m._g function 7-8 exported: not defined here so (function to line 9, unexported)" in (
+        failures
+    )
+    assert "in: m: not found (found at this line: ['m.A'])" in failures
+    assert "m.py:3: unasserted in m.A" in failures  # A contains f: not asserted
+    assert "m.py:1: unasserted defines m module" in failures
+    assert (
+        "calls: m._g (scope) from m.A: not found (found at this line: ['m._g (scope) from m'])"
+        in (failures)
+    )
+    assert "from m:" not in failures  # the module calls _g
+    with pytest.raises(ValueError, match="the span starts at 2"):
+        source.write_text("# path: m.py\nx = 1\n# ^ defines: m.x variable 2-2\n")
+        harness.parse(source)

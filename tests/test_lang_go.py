@@ -1,7 +1,7 @@
-"""Go: definitions, test files, extraction and incremental runs of a multi-package module.
+"""Go: test files, extraction and incremental runs of a multi-package module.
 
-Its edges (package scope, imports, receivers, embedding, interfaces) are the annotated
-fixture tests/lang/go/module.go, checked by tests/test_lang_fixtures.py.
+Its definitions and edges (package scope, imports, receivers, embedding, interfaces) are the
+annotated fixture tests/lang/go/module.go, checked by tests/test_lang_fixtures.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codeimpact.indexer.lang.go import extract as golang
-from conftest import edges, git, symbols, write_files
+from conftest import edges, git, write_files
 from lang import harness
 
 LANG = Path(__file__).resolve().parent / "lang"
@@ -32,44 +32,6 @@ def repo(tmp_path_factory):
     git(root, "commit", "-q", "-m", "initial")
     report = analyze(root, IndexConfig(), RunOptions(workers=1))
     return root, report
-
-
-def test_definitions_kinds_qualified_names_and_containment(repo):
-    root, _ = repo
-    syms = symbols(root)
-    store = {u: v for u, v in syms.items() if u.startswith("store/store.go::")}
-    q = "example.com/app/store"
-    assert store == {
-        "store/store.go::": ("module", q, 1, 47),
-        "store/store.go::Base": ("struct", f"{q}.Base", 6, 8),
-        "store/store.go::Base.closed": ("variable", f"{q}.Base.closed", 7, 7),
-        "store/store.go::Base.Close": ("method", f"{q}.Base.Close", 10, 13),
-        "store/store.go::Store": ("struct", f"{q}.Store", 15, 19),
-        "store/store.go::Store.items": ("variable", f"{q}.Store.items", 17, 17),
-        "store/store.go::Store.log": ("variable", f"{q}.Store.log", 18, 18),
-        "store/store.go::Getter": ("interface", f"{q}.Getter", 21, 23),
-        "store/store.go::Getter.Get": ("method", f"{q}.Getter.Get", 22, 22),
-        "store/store.go::ReadGetter": ("interface", f"{q}.ReadGetter", 25, 28),
-        "store/store.go::ReadGetter.Get": ("method", f"{q}.ReadGetter.Get", 27, 27),
-        "store/store.go::ID": ("type_alias", f"{q}.ID", 30, 30),
-        "store/store.go::Count": ("type_alias", f"{q}.Count", 32, 32),
-        "store/store.go::Default": ("variable", f"{q}.Default", 34, 34),
-        "store/store.go::Limit": ("variable", f"{q}.Limit", 36, 36),
-        "store/store.go::Other": ("variable", f"{q}.Other", 36, 36),
-        "store/store.go::NewStore": ("function", f"{q}.NewStore", 38, 40),
-        "store/store.go::Store.Get": ("method", f"{q}.Store.Get", 42, 46),
-    }
-    # a method declared in another file than its type is `Type.Method` there
-    assert syms["store/lookup.go::Store.lookup"] == ("method", f"{q}.Store.lookup", 7, 9)
-    assert syms["app/main.go::"][:2] == ("module", "example.com/app/app")
-    contains = edges(root, "CONTAINS")
-    assert ("store/store.go::Store", "store/store.go::Store.Get") in contains
-    assert ("store/store.go::Getter", "store/store.go::Getter.Get") in contains
-    assert ("store/store.go::Base", "store/store.go::Base.closed") in contains
-    # edges belong to the file of their source, so the other file's module holds it
-    assert ("store/lookup.go::", "store/lookup.go::Store.lookup") in contains
-    assert not any(dst == "store/lookup.go::Store.lookup" and src != "store/lookup.go::"
-                   for src, dst in contains)  # fmt: skip
 
 
 def test_test_files_and_functions(repo):

@@ -1,8 +1,8 @@
-"""Java: definitions, tests, extraction, the dispatch cap and incremental runs.
+"""Java: tests, extraction, the dispatch cap and incremental runs.
 
-The edges of the Maven layout these tests index (heritage, imports, typed receivers,
-constructors, dispatch, overloads) are the annotated fixture tests/lang/java/maven.java,
-checked by tests/test_lang_fixtures.py.
+The definitions and edges of the Maven layout these tests index (heritage, imports, typed
+receivers, constructors, dispatch, overloads) are the annotated fixture
+tests/lang/java/maven.java, checked by tests/test_lang_fixtures.py.
 """
 
 from __future__ import annotations
@@ -12,19 +12,10 @@ from pathlib import Path
 import pytest
 
 from codeimpact.indexer.lang.java import extract as java
-from conftest import edges, git, symbols, write_files
+from conftest import edges, git, write_files
 from lang import harness
 
 LANG = Path(__file__).resolve().parent / "lang"
-M = "src/main/java/com/acme"
-STRINGS_JAVA = f"{M}/util/Strings.java"
-SHAPE_JAVA = f"{M}/core/Shape.java"
-ABSTRACT_JAVA = f"{M}/core/AbstractShape.java"
-CIRCLE_JAVA = f"{M}/core/Circle.java"
-SQUARE_JAVA = f"{M}/core/Square.java"
-COLOR_JAVA = f"{M}/core/Color.java"
-POINT_JAVA = f"{M}/core/Point.java"
-RENDERER_JAVA = f"{M}/app/Renderer.java"
 TEST_JAVA = "src/test/java/com/acme/app/RendererTest.java"
 # the project of the annotated fixture, without its assertion lines (the lines below are its own)
 FILES = harness.project_files(LANG / "java" / "maven.java")
@@ -46,58 +37,6 @@ def repo(tmp_path_factory):
 
 def u(path, local=""):
     return f"{path}::{local}"
-
-
-def test_definitions_kinds_and_qualified_names(repo):
-    root, _ = repo
-    syms = symbols(root)
-    circle = {k: v for k, v in syms.items() if k.startswith(CIRCLE_JAVA)}
-    q = "com.acme.core.Circle"
-    assert circle == {
-        u(CIRCLE_JAVA): ("module", "com.acme.core", 1, 30),
-        u(CIRCLE_JAVA, "Circle"): ("class", q, 5, 29),
-        u(CIRCLE_JAVA, "Circle.r"): ("variable", f"{q}.r", 6, 6),
-        u(CIRCLE_JAVA, "Circle.<init>"): ("method", f"{q}.<init>", 8, 11),
-        u(CIRCLE_JAVA, "Circle.<init>#2"): ("method", f"{q}.<init>", 13, 13),
-        u(CIRCLE_JAVA, "Circle.area"): ("method", f"{q}.area", 15, 16),
-        u(CIRCLE_JAVA, "Circle.label"): ("method", f"{q}.label", 18, 18),
-        u(CIRCLE_JAVA, "Circle.unit"): ("method", f"{q}.unit", 20, 20),
-        u(CIRCLE_JAVA, "Circle.Builder"): ("class", f"{q}.Builder", 22, 28),
-        u(CIRCLE_JAVA, "Circle.Builder.r"): ("variable", f"{q}.Builder.r", 23, 23),
-        u(CIRCLE_JAVA, "Circle.Builder.radius"): ("method", f"{q}.Builder.radius", 25, 25),
-        u(CIRCLE_JAVA, "Circle.Builder.build"): ("method", f"{q}.Builder.build", 27, 27),
-    }
-    assert syms[u(SHAPE_JAVA, "Shape")][:2] == ("interface", "com.acme.core.Shape")
-    assert syms[u(SHAPE_JAVA, "Shape.describe")][:2] == ("method", "com.acme.core.Shape.describe")
-    # an enum, its plain constant, and a constant with a body (an anonymous subclass)
-    assert {k: v[:2] for k, v in syms.items() if k.startswith(COLOR_JAVA)} == {
-        u(COLOR_JAVA): ("module", "com.acme.core"),
-        u(COLOR_JAVA, "Color"): ("enum", "com.acme.core.Color"),
-        u(COLOR_JAVA, "Color.RED"): ("variable", "com.acme.core.Color.RED"),
-        u(COLOR_JAVA, "Color.GREEN"): ("class", "com.acme.core.Color.GREEN"),
-        u(COLOR_JAVA, "Color.GREEN.code"): ("method", "com.acme.core.Color.GREEN.code"),
-        u(COLOR_JAVA, "Color.code"): ("method", "com.acme.core.Color.code"),
-    }
-    # a record: its components are fields, a compact constructor is its <init>
-    assert {k: v[:2] for k, v in syms.items() if k.startswith(POINT_JAVA)} == {
-        u(POINT_JAVA): ("module", "com.acme.core"),
-        u(POINT_JAVA, "Point"): ("class", "com.acme.core.Point"),
-        u(POINT_JAVA, "Point.x"): ("variable", "com.acme.core.Point.x"),
-        u(POINT_JAVA, "Point.y"): ("variable", "com.acme.core.Point.y"),
-        u(POINT_JAVA, "Point.<init>"): ("method", "com.acme.core.Point.<init>"),
-        u(POINT_JAVA, "Point.check"): ("method", "com.acme.core.Point.check"),
-        u(POINT_JAVA, "Point.sum"): ("method", "com.acme.core.Point.sum"),
-    }
-    # overloads, and an anonymous class inside a method
-    assert syms[u(STRINGS_JAVA, "Strings.join#2")][:2] == ("method", "com.acme.util.Strings.join")
-    assert syms[u(RENDERER_JAVA, "Renderer.render.$1")][:2] == (
-        "class",
-        "com.acme.app.Renderer.render.$1",
-    )
-    contains = edges(root, "CONTAINS")
-    assert (u(CIRCLE_JAVA, "Circle"), u(CIRCLE_JAVA, "Circle.Builder")) in contains
-    assert (u(CIRCLE_JAVA, "Circle.Builder"), u(CIRCLE_JAVA, "Circle.Builder.build")) in contains
-    assert (u(RENDERER_JAVA, "Renderer.render"), u(RENDERER_JAVA, "Renderer.render.$1")) in contains
 
 
 def test_tests_by_path_and_annotation(repo):

@@ -1,7 +1,7 @@
-"""Rust: definitions, qualified names and extraction alone (real tree-sitter, real crates in
-temp git repos, a real Kùzu index); crates, bindings and incremental runs are in
-test_lang_rust_crates.py. The edges of use paths and of calls are the annotated fixtures
-tests/lang/rust/*.rs (tests/test_lang_fixtures.py)."""
+"""Rust: qualified names and extraction alone (real tree-sitter, real crates in temp git
+repos, a real Kùzu index); crates, bindings and incremental runs are in
+test_lang_rust_crates.py. The definitions, the module tree and the edges of use paths and
+of calls are the annotated fixtures tests/lang/rust/*.rs (tests/test_lang_fixtures.py)."""
 
 from __future__ import annotations
 
@@ -9,159 +9,10 @@ import textwrap
 from pathlib import Path
 
 from codeimpact.indexer.lang.rust.extract import extract, is_test_path
-from conftest import edges, symbols
+from conftest import symbols
 from lang import harness
 
 LANG = Path(__file__).resolve().parent / "lang"
-
-CARGO = """
-[package]
-name = "demo-crate"
-version = "0.1.0"
-"""
-
-SHAPES = {
-    "Cargo.toml": CARGO,
-    "src/lib.rs": """
-        pub mod shapes;
-        mod util;
-        pub mod net {
-            pub mod http;
-            pub fn connect() -> u32 {
-                crate::util::helper()
-            }
-        }
-        pub use shapes::Circle;
-        """,
-    "src/shapes/mod.rs": """
-        mod area;
-        pub struct Circle {
-            pub r: f64,
-        }
-        pub enum Kind {
-            Round,
-            Square(u8),
-        }
-        pub trait Named {
-            fn name(&self) -> String;
-        }
-        pub trait Shape: Named {
-            fn area(&self) -> f64;
-            fn describe(&self) -> String {
-                self.name()
-            }
-        }
-        pub type Radius = f64;
-        impl Circle {
-            pub fn new(r: Radius) -> Self {
-                Circle { r }
-            }
-        }
-        impl Named for Circle {
-            fn name(&self) -> String {
-                String::from("circle")
-            }
-        }
-        """,
-    "src/shapes/area.rs": """
-        use super::{Circle, Shape};
-
-        impl Shape for Circle {
-            fn area(&self) -> f64 {
-                3.0 * self.r * self.r
-            }
-        }
-        """,
-    "src/util.rs": """
-        pub fn helper() -> u32 {
-            1
-        }
-        """,
-    "src/net/http.rs": """
-        pub fn get() -> u32 {
-            super::connect()
-        }
-        """,
-}
-
-
-def test_definitions_module_tree_and_qualified_names(make_repo, index_repo):
-    repo = make_repo(SHAPES)
-    index_repo(repo)
-    assert symbols(repo) == {
-        "src/lib.rs::": ("module", "demo_crate", 1, 10),
-        "src/lib.rs::net": ("module", "demo_crate::net", 3, 8),
-        "src/lib.rs::net.connect": ("function", "demo_crate::net::connect", 5, 7),
-        "src/net/http.rs::": ("module", "demo_crate::net::http", 1, 4),
-        "src/net/http.rs::get": ("function", "demo_crate::net::http::get", 1, 3),
-        "src/shapes/area.rs::": ("module", "demo_crate::shapes::area", 1, 8),
-        "src/shapes/area.rs::Circle.area": ("method", "demo_crate::shapes::Circle::area", 4, 6),
-        "src/shapes/mod.rs::": ("module", "demo_crate::shapes", 1, 29),
-        "src/shapes/mod.rs::Circle": ("struct", "demo_crate::shapes::Circle", 2, 4),
-        "src/shapes/mod.rs::Circle.name": ("method", "demo_crate::shapes::Circle::name", 25, 27),
-        "src/shapes/mod.rs::Circle.new": ("method", "demo_crate::shapes::Circle::new", 20, 22),
-        "src/shapes/mod.rs::Kind": ("enum", "demo_crate::shapes::Kind", 5, 8),
-        "src/shapes/mod.rs::Named": ("trait", "demo_crate::shapes::Named", 9, 11),
-        "src/shapes/mod.rs::Named.name": ("method", "demo_crate::shapes::Named::name", 10, 10),
-        "src/shapes/mod.rs::Radius": ("type_alias", "demo_crate::shapes::Radius", 18, 18),
-        "src/shapes/mod.rs::Shape": ("trait", "demo_crate::shapes::Shape", 12, 17),
-        "src/shapes/mod.rs::Shape.area": ("method", "demo_crate::shapes::Shape::area", 13, 13),
-        "src/shapes/mod.rs::Shape.describe": (
-            "method",
-            "demo_crate::shapes::Shape::describe",
-            14,
-            16,
-        ),
-        "src/util.rs::": ("module", "demo_crate::util", 1, 4),
-        "src/util.rs::helper": ("function", "demo_crate::util::helper", 1, 3),
-    }
-    # methods belong to their type, even from an impl block in another file
-    assert edges(repo, "CONTAINS") == {
-        ("src/lib.rs::", "src/lib.rs::net"),
-        ("src/lib.rs::net", "src/lib.rs::net.connect"),
-        ("src/net/http.rs::", "src/net/http.rs::get"),
-        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Circle"),
-        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Kind"),
-        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Named"),
-        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Radius"),
-        ("src/shapes/mod.rs::", "src/shapes/mod.rs::Shape"),
-        ("src/shapes/mod.rs::Circle", "src/shapes/area.rs::Circle.area"),
-        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Circle.name"),
-        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Circle.new"),
-        ("src/shapes/mod.rs::Named", "src/shapes/mod.rs::Named.name"),
-        ("src/shapes/mod.rs::Shape", "src/shapes/mod.rs::Shape.area"),
-        ("src/shapes/mod.rs::Shape", "src/shapes/mod.rs::Shape.describe"),
-        ("src/util.rs::", "src/util.rs::helper"),
-    }
-    # `mod x;` lines and `use` items both import; `pub use` points at the definition
-    assert edges(repo, "IMPORTS") == {
-        ("src/lib.rs::", "src/net/http.rs::"),
-        ("src/lib.rs::", "src/shapes/mod.rs::"),
-        ("src/lib.rs::", "src/shapes/mod.rs::Circle"),
-        ("src/lib.rs::", "src/util.rs::"),
-        ("src/shapes/area.rs::", "src/shapes/mod.rs::Circle"),
-        ("src/shapes/area.rs::", "src/shapes/mod.rs::Shape"),
-        ("src/shapes/mod.rs::", "src/shapes/area.rs::"),
-    }
-    assert edges(repo, "EXTENDS") == {
-        ("src/shapes/mod.rs::Shape", "src/shapes/mod.rs::Named"),
-    }
-    assert edges(repo, "IMPLEMENTS") == {
-        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Named"),
-        ("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Shape"),
-    }
-    assert edges(repo, "CALLS") == {
-        ("src/lib.rs::net.connect", "src/util.rs::helper", 1.0, "scope"),
-        ("src/net/http.rs::get", "src/lib.rs::net.connect", 1.0, "scope"),
-        ("src/shapes/mod.rs::Circle.new", "src/shapes/mod.rs::Circle", 0.8, "constructor"),
-        # a default method calling a supertrait's method on self: any implementation
-        ("src/shapes/mod.rs::Shape.describe", "src/shapes/mod.rs::Named.name", 0.9, "self"),
-        ("src/shapes/mod.rs::Shape.describe", "src/shapes/mod.rs::Circle.name", 0.7, "dispatch"),
-    }
-    assert edges(repo, "REFERENCES") == {
-        ("src/shapes/mod.rs::Circle.new", "src/shapes/mod.rs::Radius", 1.0, "scope"),
-    }
-
 
 # the project of an annotated fixture, without its assertion lines
 USES = harness.project_files(LANG / "rust" / "use_paths.rs")

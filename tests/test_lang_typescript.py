@@ -1,8 +1,8 @@
 """TypeScript / TSX / JavaScript: real parses of fixture repositories into a real Kùzu index.
 
 Each test builds a small repository (several folders, a real git commit), runs a
-full analyze and asserts the exact symbols and edges, construct by construct. The edges of
-module resolution and of calls are the annotated fixtures tests/lang/typescript/*.ts
+full analyze and asserts what it is about. The definitions, the edges of module resolution
+and of calls are the annotated fixtures tests/lang/typescript/*.ts and *.tsx
 (tests/test_lang_fixtures.py).
 """
 
@@ -19,107 +19,25 @@ from codeimpact.query.index import Index
 from conftest import edges, symbols
 from lang import harness
 
-
-def _from(repo, rel: str, prefix: str) -> set:
-    return {e for e in edges(repo, rel) if e[0].startswith(prefix)}
-
-
 # ---------------------------------------------------------------- definitions
 LANG = Path(__file__).resolve().parent / "lang"
 
-DEFS = {
-    "src/shapes.ts": """
-        export interface Shape extends Named {
-          area(): number;
-          label: string;
-        }
-        interface Named { name(): string }
-        export enum Color { Red, Green }
-        export type Id = string | number;
-        export abstract class Base implements Shape {
-          constructor(protected size: number) {}
-          abstract area(): number;
-          name() { return "base"; }
-          label = "b";
-          get side() { return this.size; }
-          set side(v: number) { this.size = v; }
-          #secret() {}
-        }
-        export function make(kind: string): Shape;
-        export function make(kind: string, size?: number): Shape {
-          const inner = () => 1;
-          return new Square(size ?? inner());
-        }
-        export const twice = (n: number) => n * 2;
-        export const half = function (n: number) { return n / 2; };
-        const LIMIT = 10;
-        export class Square extends Base {
-          area() { return this.size * this.size; }
-          onClick = () => this.area();
-        }
-        export namespace Geometry {
-          export function unit() { return new Square(1); }
-        }
-        """,
-    "src/decl.d.ts": """
-        export declare function version(): string;
-        declare module "untyped-lib" {
-          export function hidden(): void;
-        }
-        """,
-}
+# the project of the annotated fixture tests/lang/typescript/definitions.ts (every
+# definition's kind, qualified name, span, export flag and container are asserted there)
+DEFS = harness.project_files(LANG / "typescript" / "definitions.ts")
 
 
-def test_definitions_kinds_qualified_names_and_lines(make_repo, index_repo):
+def test_definitions_names_and_language(make_repo, index_repo):
+    """What the fixture format does not say: a symbol's own name (`#secret`) and language."""
     repo = make_repo(DEFS)
-    report = index_repo(repo)
-    assert report.files == 2 and report.files_by_status == {"ok": 2}
-    syms = {u: v for u, v in symbols(repo).items() if not u.startswith("<external>")}
-    m = "src/shapes"
-    assert syms == {
-        "src/shapes.ts::": ("module", m, 1, 32),
-        "src/shapes.ts::Shape": ("interface", f"{m}.Shape", 1, 4),
-        "src/shapes.ts::Shape.area": ("method", f"{m}.Shape.area", 2, 2),
-        "src/shapes.ts::Named": ("interface", f"{m}.Named", 5, 5),
-        "src/shapes.ts::Named.name": ("method", f"{m}.Named.name", 5, 5),
-        "src/shapes.ts::Color": ("enum", f"{m}.Color", 6, 6),
-        "src/shapes.ts::Id": ("type_alias", f"{m}.Id", 7, 7),
-        "src/shapes.ts::Base": ("class", f"{m}.Base", 8, 16),
-        "src/shapes.ts::Base.constructor": ("method", f"{m}.Base.constructor", 9, 9),
-        "src/shapes.ts::Base.area": ("method", f"{m}.Base.area", 10, 10),
-        "src/shapes.ts::Base.name": ("method", f"{m}.Base.name", 11, 11),
-        "src/shapes.ts::Base.side": ("method", f"{m}.Base.side", 13, 13),
-        "src/shapes.ts::Base.side#2": ("method", f"{m}.Base.side", 14, 14),
-        "src/shapes.ts::Base.secret": ("method", f"{m}.Base.secret", 15, 15),
-        # the overload signature on line 17 is not a definition; the implementation is
-        "src/shapes.ts::make": ("function", f"{m}.make", 18, 21),
-        "src/shapes.ts::make.inner": ("function", f"{m}.make.inner", 19, 19),
-        "src/shapes.ts::twice": ("function", f"{m}.twice", 22, 22),
-        "src/shapes.ts::half": ("function", f"{m}.half", 23, 23),
-        "src/shapes.ts::LIMIT": ("variable", f"{m}.LIMIT", 24, 24),
-        "src/shapes.ts::Square": ("class", f"{m}.Square", 25, 28),
-        "src/shapes.ts::Square.area": ("method", f"{m}.Square.area", 26, 26),
-        "src/shapes.ts::Square.onClick": ("method", f"{m}.Square.onClick", 27, 27),
-        "src/shapes.ts::Geometry": ("module", f"{m}.Geometry", 29, 31),
-        "src/shapes.ts::Geometry.unit": ("function", f"{m}.Geometry.unit", 30, 30),
-        # a declaration file: `declare module "x"` describes another module, not this one
-        "src/decl.d.ts::": ("module", "src/decl", 1, 5),
-        "src/decl.d.ts::version": ("function", "src/decl.version", 1, 1),
-    }
+    index_repo(repo)
     with Index.open(repo) as index:
         rows = index.cypher(
             "MATCH (s:Symbol) WHERE s.file = 'src/shapes.ts' AND s.kind <> 'module' "
-            "RETURN s.uid, s.exported, s.name, s.language"
+            "RETURN s.uid, s.name, s.language"
         ).rows
-    exported = {r[0].split("::")[1] for r in rows if r[1]}
-    assert {"Named", "LIMIT", "Base.secret"}.isdisjoint(exported)
-    assert {"Shape", "Color", "Id", "Base", "make", "twice", "half", "Geometry.unit"} <= exported
-    assert {r[0].split("::")[1]: r[2] for r in rows}["Base.secret"] == "#secret"
-    assert {r[3] for r in rows} == {"typescript"}
-    assert _from(repo, "CONTAINS", "src/shapes.ts::Base") == {
-        ("src/shapes.ts::Base", f"src/shapes.ts::Base.{n}")
-        for n in ("constructor", "area", "name", "side", "side#2", "secret")
-    }
+    assert {r[0].split("::")[1]: r[1] for r in rows}["Base.secret"] == "#secret"
+    assert {r[2] for r in rows} == {"typescript"}
 
 
 # ---------------------------------------------------------------- modules
@@ -181,58 +99,15 @@ CALLS = harness.project_files(LANG / "typescript" / "calls.ts")
 
 
 # ---------------------------------------------------------------- TSX / JSX
-TSX = {
-    "ui/Button.tsx": """
-        import React, { forwardRef } from "react";
-        type Props = { label: string };
-        export const Button = forwardRef<HTMLButtonElement, Props>((props, ref) => {
-          return <button ref={ref}>{format(props.label)}</button>;
-        });
-        function format(s: string) { return s; }
-        export default function Icon() { return <svg />; }
-        """,
-    "ui/Page.tsx": """
-        import { useState } from "react";
-        import Icon, { Button } from "./Button";
-        import * as Layout from "./layout";
-        export function Page() {
-          const [n, setN] = useState(0);
-          return (
-            <Layout.Frame>
-              <Button label="x" />
-              <Icon />
-              <div onClick={() => setN(n + 1)} />
-            </Layout.Frame>
-          );
-        }
-        """,
-    "ui/layout.jsx": """
-        export function Frame({ children }) { return <main>{children}</main>; }
-        """,
-    "ui/Page.test.tsx": """
-        import { Page } from "./Page";
-        test("renders", () => { render(<Page />); });
-        """,
-}
+# the project of the annotated fixture tests/lang/typescript/components.tsx (definitions
+# and edges, with the scope each call comes from, are asserted there)
+TSX = harness.project_files(LANG / "typescript" / "components.tsx")
 
 
 def test_tsx_component_files(make_repo, index_repo):
+    """What the fixture format does not say: each file's language and test flag."""
     repo = make_repo(TSX)
     index_repo(repo)
-    syms = symbols(repo)
-    assert syms["ui/Button.tsx::Button"] == ("function", "ui/Button.Button", 3, 5)
-    assert syms["ui/Button.tsx::Icon"] == ("function", "ui/Button.Icon", 7, 7)
-    assert syms["ui/Button.tsx::Props"][:2] == ("type_alias", "ui/Button.Props")
-    assert syms["ui/layout.jsx::Frame"][:2] == ("function", "ui/layout.Frame")
-    assert _from(repo, "CALLS", "ui/") == {
-        ("ui/Button.tsx::", "<external>::react.forwardRef", 1.0, "import"),
-        ("ui/Button.tsx::Button", "ui/Button.tsx::format", 1.0, "scope"),
-        ("ui/Page.tsx::Page", "<external>::react.useState", 1.0, "import"),
-        ("ui/Page.tsx::Page", "ui/layout.jsx::Frame", 1.0, "import"),
-        ("ui/Page.tsx::Page", "ui/Button.tsx::Button", 1.0, "import"),
-        ("ui/Page.tsx::Page", "ui/Button.tsx::Icon", 1.0, "import"),
-        ("ui/Page.test.tsx::", "ui/Page.tsx::Page", 1.0, "import"),
-    }
     with Index.open(repo) as index:
         files = dict(index.cypher("MATCH (f:File) RETURN f.path, f.is_test").rows)
         langs = dict(index.cypher("MATCH (f:File) RETURN f.path, f.language").rows)

@@ -28,7 +28,14 @@ uid, or `<external>::dotted`) and may end with `(reason)`:
 - `imports: T`, `references: T` - an IMPORTS / REFERENCES edge at that line (`!` negates).
 - `extends: T`, `implements: T` - a definition starting at that line has that EXTENDS /
   IMPLEMENTS edge (`!` negates).
-- `defines: T [kind]` - a definition with that qualified name (and kind) starts at that line.
+- `defines: T [kind] [N-M] [exported|unexported]` - a definition with that qualified name
+  (and kind) starts at that line (N, the line itself) and ends at line M, and is (not)
+  exported. A file's own module symbol is asserted at its line 1 (its name is nowhere
+  written, so the column is free).
+- `in: T` - the definition starting at that line is contained by T (a CONTAINS edge from T).
+
+An edge's assertion may end with `from S`: the edge's source is S (the scope that calls, a
+module's own calls: `calls: react.forwardRef (import) from ui/Button`).
 - `unresolved: name` - an unresolved call site named `name` at that line.
 
 A `calls:` target may end with `[static]`: a call the fixture's code makes on a path its
@@ -37,7 +44,8 @@ same; only the corpus's run check (benchmarks/truth/corpus_check.py) reads the f
 
 A header line `exact: calls` (or `exact: calls, imports, ...`) makes every edge of those
 relations in the project an edge that must be asserted, so a wrong extra edge fails as
-surely as a missing one. A header line `expect: calls.builtin = 1` checks a count of the analyze report (`calls.*`,
+surely as a missing one; `exact: defines` does the same for every definition of the
+project's files, `exact: in` for every CONTAINS edge into them. A header line `expect: calls.builtin = 1` checks a count of the analyze report (`calls.*`,
 `edges.*`), for what no single line shows (calls into the language's builtins).
 
 The column of `^` is in the asserted text (the callee of a call, the name of a definition),
@@ -59,15 +67,18 @@ EXPECT = re.compile(r"^\s*(?:#|//)\s*expect:\s*([a-z_]+)\.([a-z_]+)\s*=\s*(\d+)\
 ASSERTION = re.compile(r"^\s*(?:#|//)\s*([\^v])\s+(!?)([a-z-]+):\s*(.*?)\s*$")
 REASON = re.compile(r"^(.*?)\s*\(([a-z-]+)\)$")
 STATIC = re.compile(r"^(.*?)\s*\[static\]$")
+CALLER = re.compile(r"^(.*?)\s+from\s+(\S+)$")
 RELATIONS = {
     "calls": "CALLS",
     "imports": "IMPORTS",
     "references": "REFERENCES",
     "extends": "EXTENDS",
     "implements": "IMPLEMENTS",
+    "in": "CONTAINS",
     "defines": None,
     "unresolved": None,
 }
+SPAN = re.compile(r"^(\d+)-(\d+)$")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -83,10 +94,19 @@ class Assertion:
     kind: str = ""  # defines: the kind, when given
     fixture_line: int = 0  # where the assertion stands in the fixture file
     static: bool = False  # `[static]`: not on the path the fixture's run takes
+    end: int = 0  # defines: the end line, when given
+    exported: bool | None = None  # defines: `exported` / `unexported`, when given
+    caller: str = ""  # `from S`: the edge's source, when given
 
     def describe(self) -> str:
         neg = "!" if self.negated else ""
         extra = f" ({self.reason})" if self.reason else f" {self.kind}" if self.kind else ""
+        if self.end:
+            extra += f" {self.line}-{self.end}"
+        if self.exported is not None:
+            extra += " exported" if self.exported else " unexported"
+        if self.caller:
+            extra += f" from {self.caller}"
         return f"{self.path}:{self.line}:{self.column} {neg}{self.relation}: {self.target}{extra}"
 
 
@@ -140,18 +160,35 @@ def parse(source: Path) -> Fixture:
         marker, negated, relation, target = a.groups()
         if marker == "^" and last_source == 0:
             raise ValueError(f"{source}:{n}: an assertion with no source line above it")
-        reason, kind = "", ""
+        reason, kind, caller = "", "", ""
+        c = CALLER.match(target)
+        if c and relation in RELATIONS and RELATIONS[relation]:
+            target, caller = c.group(1), c.group(2)
         s = STATIC.match(target)
         if s:
             target = s.group(1)
         r = REASON.match(target)
         if r:
             target, reason = r.group(1), r.group(2)
+        end, exported = 0, None
         if relation == "defines" and " " in target:
-            target, kind = target.split(None, 1)
+            target, *words = target.split()
+            for word in words:
+                span = SPAN.match(word)
+                if span:
+                    end = int(span.group(2))
+                    if marker == "^" and int(span.group(1)) != last_source:
+                        raise ValueError(f"{source}:{n}: the span starts at {span.group(1)}, "
+                                         f"the line above is {last_source}")  # fmt: skip
+                elif word in ("exported", "unexported"):
+                    exported = word == "exported"
+                elif not kind:
+                    kind = word
+                else:
+                    raise ValueError(f"{source}:{n}: {word!r}: not a kind, span or flag")
         column = text.index(marker, len(text) - len(text.lstrip()) + 1)
         found = Assertion(current, last_source, column, relation, target, negated == "!",
-                          reason, kind, n, s is not None)  # fmt: skip
+                          reason, kind, n, s is not None, end, exported, caller)  # fmt: skip
         fx.assertions.append(found)
         if marker == "v":
             pending.append(found)
@@ -204,9 +241,11 @@ class Graph:
         with Index.open(repo) as index:
             reader = index.reader
             _, rows = reader.query(
-                "MATCH (s:Symbol) RETURN s.uid, s.qualified_name, s.kind, s.file, s.start_line"
+                "MATCH (s:Symbol) RETURN s.uid, s.qualified_name, s.kind, s.file, s.start_line, "
+                "s.end_line, s.exported"
             )
-            self.symbols = {r[0]: tuple(r[1:]) for r in rows}
+            self.symbols = {r[0]: tuple(r[1:5]) for r in rows}
+            self.ends = {r[0]: (r[5], r[6]) for r in rows}  # uid -> (end line, exported)
             self.edges: list[tuple] = []  # (rel, src uid, dst uid, line, reason)
             for rel, (src, _dst, props) in REL_TABLES.items():
                 if src != "Symbol":
@@ -275,17 +314,28 @@ def check(fx: Fixture, graph: Graph, report=None) -> list[str]:
     for edge in graph.edges:
         rel, src, dst, eline, reason = edge
         word = next((w for w, r in RELATIONS.items() if r == rel), "")
+        owners = graph.owners(edge)
         if rel in ("EXTENDS", "IMPLEMENTS"):
             eline = graph.symbols.get(src, ("", "", "", 0))[3]
-        for path in sorted(graph.owners(edge) & fx.files.keys()):
+        elif rel == "CONTAINS":  # asserted at the contained definition, naming its container
+            eline = graph.symbols.get(dst, ("", "", "", 0))[3]
+            owners, src, dst = {graph.file_of(dst)}, dst, src
+        for path in sorted(owners & fx.files.keys()):
             key = (rel, path, eline)
             if word not in fx.exact and (rel != "CALLS" or (path, eline) not in asserted_calls):
                 continue
             if not any(t in graph.names(dst) for t in asserted.get(key, ())):
                 qn = graph.symbols.get(dst, (dst,))[0]
                 failures.append(
-                    f"{fx.source.name}: {path}:{eline}: unasserted {word} {qn} ({reason})"
+                    f"{fx.source.name}: {path}:{eline}: unasserted {word} {qn}"
+                    + (f" ({reason})" if reason else "")
                 )
+    if "defines" in fx.exact:
+        defined = {(a.path, a.line, a.target) for a in fx.assertions
+                   if a.relation == "defines" and not a.negated}  # fmt: skip
+        for uid, (qn, kind, path, start) in sorted(graph.symbols.items()):
+            if path in fx.files and not any((path, start, t) in defined for t in graph.names(uid)):
+                failures.append(f"{fx.source.name}: {path}:{start}: unasserted defines {qn} {kind}")
     return failures
 
 
@@ -301,6 +351,20 @@ def _defined_at(graph: Graph, a: Assertion) -> list[str]:
     return [uid for _, uid in sorted(found, reverse=True)]
 
 
+_CONSTRUCTORS = {"__init__", "constructor", "<init>", "new"}
+
+
+def _written_names(target: str) -> list[str]:
+    """The names a definition's text may show for its qualified name or uid: its last part
+    without an overload's `#2`, or for a constructor also its class's name (Java's `<init>`
+    is written `Circle(...)`); none for an anonymous class (`$1`)."""
+    parts = re.split(r"\.|::|/", target)
+    last = parts[-1].split("#", 1)[0]
+    if last.startswith("$"):
+        return []
+    return [last, parts[-2]] if last in _CONSTRUCTORS and len(parts) > 1 else [last]
+
+
 def _check_one(fx: Fixture, graph: Graph, a: Assertion) -> str:
     written = text_at(fx, a)
     if a.relation == "unresolved":
@@ -308,16 +372,36 @@ def _check_one(fx: Fixture, graph: Graph, a: Assertion) -> str:
                     for s, name, line in graph.unresolved)  # fmt: skip
         return "" if found != a.negated else ("found" if found else "no such unresolved site")
     if a.relation == "defines":
-        last = re.split(r"\.|::|/", a.target)[-1]
-        if re.split(r"\.|::", written)[-1] != last and not a.negated:  # `A::m` in C++
-            return f"the text at the column is {written!r}, not {last!r}"
-        hits = [u for u in _defined_at(graph, a) if a.target in graph.names(u)
-                and (not a.kind or graph.symbols[u][1] == a.kind)]  # fmt: skip
+        named = [u for u in _defined_at(graph, a) if a.target in graph.names(u)]
+        names = _written_names(a.target)
+        # a file's module and an anonymous class (`$1`) are named nowhere in the text, and a
+        # definition starting at its decorator (`@Override`, `#[test]`) not on that line
+        source_line = fx.files[a.path].splitlines()[a.line - 1].lstrip()
+        unwritten = (bool(named) and all(u.endswith("::") for u in named) or not names
+                     or source_line.startswith(("@", "#[")))  # fmt: skip
+        if re.split(r"\.|::", written)[-1] not in names and not a.negated and not unwritten:
+            return f"the text at the column is {written!r}, not {names[0]!r}"  # `A::m` in C++
+        hits = [u for u in named if (not a.kind or graph.symbols[u][1] == a.kind)
+                and (not a.end or graph.ends[u][0] == a.end)
+                and (a.exported is None or graph.ends[u][1] == a.exported)]  # fmt: skip
         if bool(hits) == a.negated:
-            return "defined" if hits else f"not defined here (defined: {_defined_at(graph, a)})"
+            if hits:
+                return "defined"
+            if named:
+                u = named[0]
+                return f"not defined here so ({graph.symbols[u][1]} to line {graph.ends[u][0]}, " + (
+                    "exported)" if graph.ends[u][1] else "unexported)")  # fmt: skip
+            return f"not defined here (defined: {_defined_at(graph, a)})"
         return ""
     rel = RELATIONS[a.relation]
-    if a.relation in ("extends", "implements"):
+    if a.relation == "in":
+        defs = set(_defined_at(graph, a))
+        if not defs:
+            return "no definition starts at this line"
+        edges = [
+            (e[0], e[2], e[1], e[3], e[4]) for e in graph.edges if e[0] == rel and e[2] in defs
+        ]
+    elif a.relation in ("extends", "implements"):
         defs = set(_defined_at(graph, a))
         if not defs:
             return "no definition starts at this line"
@@ -329,11 +413,14 @@ def _check_one(fx: Fixture, graph: Graph, a: Assertion) -> str:
         return f"found {found}" if edges else ""
     if a.relation == "calls" and not a.negated and not written:
         return "no name at the column of ^"
-    hits = [e for e in edges if a.target in graph.names(e[2])]
+    hits = [e for e in edges if a.target in graph.names(e[2])
+            and (not a.caller or a.caller in graph.names(e[1]))]  # fmt: skip
     if a.negated:
         return "found" if hits else ""
     if not hits:
-        found = sorted({f"{graph.symbols.get(e[2], (e[2],))[0]} ({e[4]})" for e in edges})
+        found = sorted({graph.symbols.get(e[2], (e[2],))[0] + (f" ({e[4]})" if e[4] else "")
+                        + (f" from {graph.symbols.get(e[1], (e[1],))[0]}" if a.caller else "")
+                        for e in edges})  # fmt: skip
         return f"not found (found at this line: {found})"
     if a.reason and not any(e[4] == a.reason for e in hits):
         return f"reason {sorted({e[4] for e in hits})}, not {a.reason}"

@@ -36,12 +36,19 @@
 // test_interface_calls_fan_out_to_structural_implementations:
 //   name-based method sets; ReadGetter embeds io.Reader, whose methods we cannot see
 //
+// test_definitions_kinds_qualified_names_and_containment (every definition and CONTAINS
+// edge is asserted, `exact: defines, in`):
+//   struct fields are variables of their struct; `type Count int` is a type alias
+//   a method declared in another file than its type is `Type.Method` there, and the module
+//   of its own file holds it (store/lookup.go's Store.lookup is `in:` store/lookup.go::)
+//
 // expect: calls.builtin = 3
 // expect: calls.unresolved = 5
 // expect: calls.total = 39
-// exact: calls, imports, references, extends, implements
+// exact: calls, imports, references, extends, implements, defines, in
 // path: app/main.go
 package main
+// ^ defines: example.com/app/app module 1-135
 
 import (
     "os"
@@ -59,14 +66,22 @@ import (
 )
 
 type App struct {
+  // ^ defines: example.com/app/app.App struct 19-30
+  // ^ in: example.com/app/app
     st *store.Store
      // ^ references: example.com/app/store.Store (import)
+ // ^ defines: example.com/app/app.App.st variable 22-22
+ // ^ in: example.com/app/app.App
     g  store.Getter
     // ^ references: example.com/app/store.Getter (import)
+ // ^ defines: example.com/app/app.App.g variable 26-26
+ // ^ in: example.com/app/app.App
 }
 
 func (a *App) Run(g store.Getter) {
                  // ^ references: example.com/app/store.Getter (import)
+           // ^ defines: example.com/app/app.App.Run method 32-51
+           // ^ in: example.com/app/app.App
     g.Get("b")
  // ^ calls: example.com/app/store.Cache.Get (dispatch)
  // ^ calls: example.com/app/store.Getter.Get (local-type)
@@ -85,11 +100,15 @@ func (a *App) Run(g store.Getter) {
 }
 
 func (a *App) Fields() {
+           // ^ defines: example.com/app/app.App.Fields method 53-58
+           // ^ in: example.com/app/app.App
     a.st.Get("a")
  // ^ calls: example.com/app/store.Store.Get (local-type)
 }
 
 func (a *App) Locals() {
+           // ^ defines: example.com/app/app.App.Locals method 60-71
+           // ^ in: example.com/app/app.App
     x := store.NewStore()
       // ^ calls: example.com/app/store.NewStore (import)
     x.Close()
@@ -101,6 +120,8 @@ func (a *App) Locals() {
 }
 
 func (a *App) Literal() {
+           // ^ defines: example.com/app/app.App.Literal method 73-80
+           // ^ in: example.com/app/app.App
     y := &store.Store{}
        // ^ references: example.com/app/store.Store (import)
     y.Get("c")
@@ -108,18 +129,24 @@ func (a *App) Literal() {
 }
 
 func (a *App) Global() {
+           // ^ defines: example.com/app/app.App.Global method 82-88
+           // ^ in: example.com/app/app.App
     store.Default.Get("f")
  // ^ calls: example.com/app/store.Store.Get (local-type)
  // ^ references: example.com/app/store.Default (import)
 }
 
 func (a *App) Assert(r interface{}) {
+           // ^ defines: example.com/app/app.App.Assert method 90-96
+           // ^ in: example.com/app/app.App
     r.(*store.Store).Get("g")
                   // ^ calls: example.com/app/store.Store.Get (local-type)
      // ^ references: example.com/app/store.Store (import)
 }
 
 func (a *App) Results() {
+           // ^ defines: example.com/app/app.App.Results method 98-113
+           // ^ in: example.com/app/app.App
     s, err := store.Open()
            // ^ calls: example.com/app/store.Open (import)
     s.Get("j")
@@ -135,6 +162,8 @@ func (a *App) Results() {
 }
 
 func (a *App) Unknown(v interface{}) {
+           // ^ defines: example.com/app/app.App.Unknown method 115-125
+           // ^ in: example.com/app/app.App
     reflect.ValueOf(v).Elem().IsNil()
  // ^ calls: <external>::reflect.ValueOf (import)
                     // ^ unresolved: Elem
@@ -145,6 +174,8 @@ func (a *App) Unknown(v interface{}) {
 }
 
 func main() {
+  // ^ defines: example.com/app/app.main function 127-134
+  // ^ in: example.com/app/app
     app := &App{}
          // ^ references: example.com/app/app.App (scope)
     app.Run(nil)
@@ -152,55 +183,88 @@ func main() {
 }
 // path: dot/dot.go
 package dot
+// ^ defines: example.com/app/dot module 1-11
 
 import . "example.com/app/util"
 // ^ imports: util/util.go::
 
 func Use() string { return Func() }
                         // ^ calls: example.com/app/util.Func (import)
+  // ^ defines: example.com/app/dot.Use function 7-7
+  // ^ in: example.com/app/dot
 // path: go.mod
 module example.com/app
 
 go 1.22
 // path: store/cache.go
 package store
+// ^ defines: store/cache.go:: module 1-38
 
 type Cache struct{}
 // ^ implements: example.com/app/store.Getter
+  // ^ defines: example.com/app/store.Cache struct 4-4
+  // ^ in: store/cache.go::
 
 func (c Cache) Get(key string) int { return 0 }
+            // ^ defines: example.com/app/store.Cache.Get method 9-9
+            // ^ in: example.com/app/store.Cache
 
 type Partial struct{}
 // ^ implements: example.com/app/store.Getter
+  // ^ defines: example.com/app/store.Partial struct 13-13
+  // ^ in: store/cache.go::
 
 func (p *Partial) Get(key string) int { return 1 }
+               // ^ defines: example.com/app/store.Partial.Get method 18-18
+               // ^ in: example.com/app/store.Partial
 
 func (p *Partial) Read(b []byte) (int, error) { return 0, nil }
+               // ^ defines: example.com/app/store.Partial.Read method 22-22
+               // ^ in: example.com/app/store.Partial
 
 // Odd has a Get, but not Getter's: arities differ
 type Odd struct{}
+  // ^ defines: example.com/app/store.Odd struct 27-27
+  // ^ in: store/cache.go::
 
 func (o Odd) Get() int { return 2 }
+          // ^ defines: example.com/app/store.Odd.Get method 31-31
+          // ^ in: example.com/app/store.Odd
 
 func (c Cache) IsNil() bool { return false }
+            // ^ defines: example.com/app/store.Cache.IsNil method 35-35
+            // ^ in: example.com/app/store.Cache
 // path: store/lookup.go
 package store
+// ^ defines: store/lookup.go:: module 1-49
 
 type Logger struct{}
+  // ^ defines: example.com/app/store.Logger struct 4-4
+  // ^ in: store/lookup.go::
 
 func (l *Logger) Printf(format string) {}
+              // ^ defines: example.com/app/store.Logger.Printf method 8-8
+              // ^ in: example.com/app/store.Logger
 
 func (s *Store) lookup(key string) int {
+             // ^ defines: example.com/app/store.Store.lookup method 12-17
+             // ^ in: store/lookup.go::
     return s.items[key] + helper()
                        // ^ calls: example.com/app/store.helper (scope)
 }
 
 func helper() int { return Limit }
+  // ^ defines: example.com/app/store.helper function 19-19
+  // ^ in: store/lookup.go::
 
 type Stores []*Store
             // ^ references: example.com/app/store.Store (scope)
+  // ^ defines: example.com/app/store.Stores type_alias 23-23
+  // ^ in: store/lookup.go::
 
 func (ss Stores) Each() {
+              // ^ defines: example.com/app/store.Stores.Each method 28-37
+              // ^ in: example.com/app/store.Stores
     for _, s := range ss {
         s.Close()
      // ^ calls: example.com/app/store.Base.Close (local-type)
@@ -212,21 +276,32 @@ func (ss Stores) Each() {
 func Open() (*Store, error) { return NewStore(), nil }
                                   // ^ calls: example.com/app/store.NewStore (scope)
            // ^ references: example.com/app/store.Store (scope)
+  // ^ defines: example.com/app/store.Open function 39-39
+  // ^ in: store/lookup.go::
 
 func All() Stores { return nil }
         // ^ references: example.com/app/store.Stores (scope)
+  // ^ defines: example.com/app/store.All function 45-45
+  // ^ in: store/lookup.go::
 // path: store/store.go
 package store
+// ^ defines: store/store.go:: module 1-93
 
 import "io"
      // ^ imports: <external>::io
 
 // Base is embedded by Store.
 type Base struct {
+  // ^ defines: example.com/app/store.Base struct 8-14
+  // ^ in: store/store.go::
     closed bool
+ // ^ defines: example.com/app/store.Base.closed variable 11-11
+ // ^ in: example.com/app/store.Base
 }
 
 func (b *Base) Close() error {
+            // ^ defines: example.com/app/store.Base.Close method 16-21
+            // ^ in: example.com/app/store.Base
     b.closed = true
     return nil
 }
@@ -234,38 +309,66 @@ func (b *Base) Close() error {
 type Store struct {
 // ^ extends: example.com/app/store.Base
 // ^ implements: example.com/app/store.Getter
+  // ^ defines: example.com/app/store.Store struct 23-37
+  // ^ in: store/store.go::
     Base
  // ^ references: example.com/app/store.Base (scope)
     items map[string]int
+ // ^ defines: example.com/app/store.Store.items variable 30-30
+ // ^ in: example.com/app/store.Store
     log   *Logger
         // ^ references: example.com/app/store.Logger (scope)
+ // ^ defines: example.com/app/store.Store.log variable 33-33
+ // ^ in: example.com/app/store.Store
 }
 
 type Getter interface {
+  // ^ defines: example.com/app/store.Getter interface 39-45
+  // ^ in: store/store.go::
     Get(key string) int
+ // ^ defines: example.com/app/store.Getter.Get method 42-42
+ // ^ in: example.com/app/store.Getter
 }
 
 type ReadGetter interface {
 // ^ extends: <external>::io.Reader
+  // ^ defines: example.com/app/store.ReadGetter interface 47-55
+  // ^ in: store/store.go::
     io.Reader
     Get(key string) int
+ // ^ defines: example.com/app/store.ReadGetter.Get method 52-52
+ // ^ in: example.com/app/store.ReadGetter
 }
 
 type ID = string
+  // ^ defines: example.com/app/store.ID type_alias 57-57
+  // ^ in: store/store.go::
 
 type Count int
+  // ^ defines: example.com/app/store.Count type_alias 61-61
+  // ^ in: store/store.go::
 
 var Default = NewStore()
            // ^ calls: example.com/app/store.NewStore (scope)
+ // ^ defines: example.com/app/store.Default variable 65-65
+ // ^ in: store/store.go::
 
 const Limit, Other = 10, 20
+   // ^ defines: example.com/app/store.Limit variable 70-70
+   // ^ in: store/store.go::
+          // ^ defines: example.com/app/store.Other variable 70-70
+          // ^ in: store/store.go::
 
 func NewStore() *Store {
               // ^ references: example.com/app/store.Store (scope)
+  // ^ defines: example.com/app/store.NewStore function 76-81
+  // ^ in: store/store.go::
     return &Store{items: map[string]int{}}
 }
 
 func (s *Store) Get(key string) int {
+             // ^ defines: example.com/app/store.Store.Get method 83-92
+             // ^ in: example.com/app/store.Store
     s.log.Printf("get")
  // ^ calls: example.com/app/store.Logger.Printf (local-type)
     s.Close()
@@ -275,21 +378,29 @@ func (s *Store) Get(key string) int {
 }
 // path: util/util.go
 package util
+// ^ defines: util/util.go:: module 1-15
 
 import "fmt"
      // ^ imports: <external>::fmt
 
 func Func() string { return fmt.Sprint(1) }
                          // ^ calls: <external>::fmt.Sprint (import)
+  // ^ defines: example.com/app/util.Func function 7-7
+  // ^ in: util/util.go::
 
 func init() {}
+  // ^ defines: example.com/app/util.init function 12-12
+  // ^ in: util/util.go::
 // path: util/util_test.go
 package util
+// ^ defines: util/util_test.go:: module 1-20
 
 import "testing"
      // ^ imports: <external>::testing
 
 func TestFunc(t *testing.T) {
+  // ^ defines: example.com/app/util.TestFunc function 7-15
+  // ^ in: util/util_test.go::
     if Func() == "" {
     // ^ calls: example.com/app/util.Func (scope)
         t.Fatal("empty")
@@ -298,3 +409,5 @@ func TestFunc(t *testing.T) {
 }
 
 func helperForTests() {}
+  // ^ defines: example.com/app/util.helperForTests function 17-17
+  // ^ in: util/util_test.go::
