@@ -55,7 +55,6 @@ int facts_init(void) {
     S_STAR = PyUnicode_FromStringAndSize("*", 1);
     S_UNKNOWN = PyUnicode_FromStringAndSize("?", 1);
     S_READ = PyUnicode_InternFromString("read");
-    if (facts_items_init() < 0 || facts_flow_init() < 0) return -1;
     return S_EMPTY && S_CALL && S_DECORATOR && S_VARIABLE && S_VALUE && S_STAR && S_UNKNOWN &&
                    S_READ
                ? 0

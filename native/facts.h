@@ -39,8 +39,19 @@ enum {
     O_HERITAGE_KIND,   /* the kind of a base's heritage fact (`extends`) */
     O_CLASS_MEMBER,    /* `cls.`: a classmethod's member binding, kept as a self_member one */
     O_PARAMETER_CALLEES, /* the last names of the callees whose binding.parameter the hook reads */
+    /* the forms of binding values the language's resolver reads (kept as given, not
+     * interned: the reference's are code constants, and marshal tells interned ones apart) */
+    O_VALUE_ENTER,       /* what a context manager's entry gives (`enter:`) */
+    O_VALUE_ENTER_ASYNC, /* the same under the async keyword (`aenter:`) */
+    O_VALUE_STORE,       /* a store into a member (`set:`) */
+    O_VALUE_ITERATION,   /* a loop variable: `iter:N:chain` */
+    O_VALUE_LITERAL,     /* a literal container (`lit:`) */
+    O_VALUE_ITEM,        /* an item of one: `item:KEY:chain` */
+    O_VALUE_POSITION,    /* a target of unpacking: `at:N:chain` */
+    O_NAMES_SUFFIX,      /* a variable so named lists names, not values (`__`: `__all__`) */
     OPTION_COUNT
 };
+enum { O_FIRST_FORM = O_VALUE_ENTER };
 
 /* a definition's class of rules */
 enum { K_CLASS, K_FUNCTION, K_METHOD, K_OTHER };
@@ -192,12 +203,10 @@ bool one_member_of(PyObject *chain, PyObject *prefix); /* `self.x` for the prefi
 PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start);
 
 /* facts_items.c: assignments into and out of containers */
-int facts_items_init(void);
 bool holds_items(const Run *run, TSNode lhs, TSNode rhs);
 int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 
 /* facts_flow.c: with items, loop and comprehension variables, stores into members */
-int facts_flow_init(void);
 int context_binding(Run *run, PyObject *scope, TSNode node, TSNode value);
 int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs,
                       bool comprehension);

@@ -45,6 +45,17 @@ OPTIONS = {
     "parameter_callees": "space-separated last names of the decorator callees whose "
     "binding.parameter matches the `other` hook reads (`parametrize fixture`); the others "
     "are skipped after the chain hook read the callee (empty: the hook reads every one)",
+    # the forms of binding values the language's resolver reads: the engine writes the
+    # language's own text (kept as the str given: marshal tells interned strings apart)
+    "value_enter": "the value prefix of what a context manager's entry gives (`enter:`)",
+    "value_enter_async": "the same under the async keyword (`aenter:`)",
+    "value_store": 'the value prefix of a store into a member (`set:`, named "")',
+    "value_iteration": "the value prefix of a loop variable (`iter:`, then `N:chain`)",
+    "value_literal": "the value of a name bound to a literal container (`lit:`)",
+    "value_item": "the value prefix of an item of a container (`item:`, then `KEY:chain`)",
+    "value_position": "the value prefix of an unpacking target (`at:`, then `N:chain`)",
+    "names_suffix": "a variable whose name ends so lists names, not values: its literal's "
+    "items are not bound (`__`: `__all__`, `__slots__`; empty: none)",
 }
 
 

@@ -7,22 +7,14 @@
  * hooks asked for the same texts in the same order (their caches decide which facts share a
  * string, and marshal writes a shared one once).
  *
- * The value prefixes are the reference's code constants (`enter:`, `aenter:`, `iter:N:`,
- * `set:`), as facts_items.c's are: the forms of binding values the engine's resolver reads.
+ * The value prefixes (`enter:`, `aenter:`, `iter:N:`, `set:` for Python) are the language's:
+ * the forms of binding values its resolver reads, options of the engine (O_VALUE_*), as
+ * facts_items.c's are.
  * These rules ran as the `other` hook before: Node objects for every capture, and two
  * parent lookups from the root per `with` item (most of that hook's cost over Django).
  */
 
 #include "facts.h"
-
-static PyObject *S_ENTER, *S_AENTER, *S_SET; /* one object each, as the reference's are */
-
-int facts_flow_init(void) {
-    S_ENTER = PyUnicode_FromString("enter:");
-    S_AENTER = PyUnicode_FromString("aenter:");
-    S_SET = PyUnicode_FromString("set:");
-    return S_ENTER && S_AENTER && S_SET ? 0 : -1;
-}
 
 /* appends BindingFact(scope, name, value, is_call, line); steals name, value and line (the
  * bindings of one statement share one line object, as the reference's do: marshal writes
@@ -69,7 +61,8 @@ int context_binding(Run *run, PyObject *scope, TSNode node, TSNode value) {
             return 0;
         }
     }
-    PyObject *prefix = in_async_statement(run, node) ? S_AENTER : S_ENTER;
+    PyObject *prefix = run->e->options[in_async_statement(run, node) ? O_VALUE_ENTER_ASYNC
+                                                                    : O_VALUE_ENTER];
     PyObject *chain = NULL;
     bool is_call = false;
     uint8_t r = role_of(run, value);
@@ -118,13 +111,14 @@ int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode
         Py_XDECREF(suffix);
         return ok;
     }
+    PyObject *iter = run->e->options[O_VALUE_ITERATION];
     PyObject *line = line_of(lhs);
     int rc = line == NULL ? -1 : 0;
     uint8_t lr = role_of(run, lhs);
     if (rc == 0 && lr == R_NAME) {
         PyObject *name = decoded(run, lhs);
         if (name != NULL && suffix != NULL) Py_SETREF(name, PyUnicode_Concat(name, suffix));
-        PyObject *value = name ? PyUnicode_FromFormat("iter:-1:%U", chain) : NULL;
+        PyObject *value = name ? PyUnicode_FromFormat("%U-1:%U", iter, chain) : NULL;
         rc = binding(run, scope, name, value, false, Py_NewRef(line)); /* (NULLs: an error) */
     } else if (rc == 0 && lr == R_PATTERN_TUPLE) {
         uint32_t k = ts_node_named_child_count(lhs);
@@ -133,7 +127,7 @@ int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode
             if (role_of(run, t) != R_NAME) continue;
             PyObject *name = decoded(run, t);
             if (name != NULL && suffix != NULL) Py_SETREF(name, PyUnicode_Concat(name, suffix));
-            PyObject *value = name ? PyUnicode_FromFormat("iter:%u:%U", i, chain) : NULL;
+            PyObject *value = name ? PyUnicode_FromFormat("%U%u:%U", iter, i, chain) : NULL;
             rc = binding(run, scope, name, value, false, Py_NewRef(line));
         }
     }
@@ -156,5 +150,5 @@ int member_store(Run *run, PyObject *scope, TSNode node, TSNode lhs) {
         Py_XDECREF(chain);
         return ok;
     }
-    return binding(run, scope, Py_NewRef(S_EMPTY), prefixed(S_SET, chain), false, line_of(node));
+    return binding(run, scope, Py_NewRef(S_EMPTY), prefixed(run->e->options[O_VALUE_STORE], chain), false, line_of(node));
 }

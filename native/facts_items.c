@@ -8,19 +8,11 @@
  * A literal collection assigned to a name binds the name to the container (value `lit:`)
  * and each item to it under its key (`item:KEY:VALUE`); a nested literal's items are bound
  * to the slot `NAME[KEY]`; `x[k] = v` binds `x[]`; unpacking binds `at:N:chain` or, from a
- * literal on the right, each target to its value.
+ * literal on the right, each target to its value. The value prefixes (`lit:`, `item:`,
+ * `at:` for Python) are the language's, options of the engine (O_VALUE_*).
  */
 
 #include "facts.h"
-
-static PyObject *S_LIT;    /* "lit:", one object, as the reference's code constant is */
-static PyObject *S_DUNDER; /* "__" */
-
-int facts_items_init(void) {
-    S_LIT = PyUnicode_FromString("lit:");
-    S_DUNDER = PyUnicode_FromString("__");
-    return S_LIT && S_DUNDER ? 0 : -1;
-}
 
 static inline bool is_container(uint8_t role) {
     return role == R_SEQUENCE || role == R_SET || role == R_MAPPING;
@@ -149,7 +141,7 @@ static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObje
 static int item(Run *run, PyObject *scope, PyObject *name, PyObject *key, TSNode value,
                 PyObject *line) {
     if (is_container(role_of(run, value))) {
-        if (binding(run, scope, name, PyUnicode_FromFormat("item:%U:[]", key), false, line) < 0)
+        if (binding(run, scope, name, PyUnicode_FromFormat("%U%U:[]", run->e->options[O_VALUE_ITEM], key), false, line) < 0)
             return -1;
         PyObject *slot = PyUnicode_FromFormat("%U[%U]", name, key);
         if (slot == NULL) return -1;
@@ -163,7 +155,7 @@ static int item(Run *run, PyObject *scope, PyObject *name, PyObject *key, TSNode
         Py_XDECREF(chain);
         return chain == NULL ? -1 : 0;
     }
-    int rc = binding(run, scope, name, PyUnicode_FromFormat("item:%U:%U", key, chain), is_call,
+    int rc = binding(run, scope, name, PyUnicode_FromFormat("%U%U:%U", run->e->options[O_VALUE_ITEM], key, chain), is_call,
                      line);
     /* a definition stored in a container is referenced from here */
     if (rc == 0 && !is_call) rc = value_reference(run, scope, chain, line);
@@ -174,7 +166,7 @@ static int item(Run *run, PyObject *scope, PyObject *name, PyObject *key, TSNode
 /* `name` bound to a literal collection (`lit:`) and its items under their keys: a mapping's
  * literal keys, a sequence's positions (unknown after a spread), none for a set */
 static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line) {
-    if (binding(run, scope, name, Py_NewRef(S_LIT), false, line) < 0) return -1;
+    if (binding(run, scope, name, Py_NewRef(run->e->options[O_VALUE_LITERAL]), false, line) < 0) return -1;
     uint8_t kind = role_of(run, lit);
     TSNode *children;
     Py_ssize_t n = items_of(lit, run, &children);
@@ -243,7 +235,7 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
                     break;
                 }
                 if (name != Py_None) {
-                    rc = binding(run, scope, name, Py_NewRef(S_LIT), false, line);
+                    rc = binding(run, scope, name, Py_NewRef(run->e->options[O_VALUE_LITERAL]), false, line);
                     for (Py_ssize_t pos = 0; rc == 0 && pos < nv - after - i; pos++) {
                         PyObject *key = PyUnicode_FromFormat("%zd", pos);
                         rc = key == NULL ? -1 : item(run, scope, name, key, values[i + pos], line);
@@ -291,7 +283,7 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
         if (name == NULL) {
             rc = -1;
         } else if (name != Py_None) {
-            rc = binding(run, scope, name, PyUnicode_FromFormat("at:%zd:%U", i, chain), is_call,
+            rc = binding(run, scope, name, PyUnicode_FromFormat("%U%zd:%U", run->e->options[O_VALUE_POSITION], i, chain), is_call,
                          line);
         }
         Py_XDECREF(name);
@@ -349,10 +341,12 @@ int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {
     } else if (is_container(role_of(run, rhs)) && ts_node_is_null(field_of(run, node, F_TYPE))) {
         /* (a declared type, `x: list[T] = []`, says more than the literal's items) */
         PyObject *name = target_of(run, lhs);
+        PyObject *names = run->e->options[O_NAMES_SUFFIX];
         if (name == NULL) {
             rc = -1;
         } else if (name != Py_None &&
-                   PyUnicode_Tailmatch(name, S_DUNDER, 0, PY_SSIZE_T_MAX, 1) == 0) {
+                   (PyUnicode_GET_LENGTH(names) == 0 ||
+                    PyUnicode_Tailmatch(name, names, 0, PY_SSIZE_T_MAX, 1) == 0)) {
             /* (`__all__`, `__slots__`: names, not values) */
             rc = literal(run, scope, name, rhs, line);
         }

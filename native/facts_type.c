@@ -9,7 +9,8 @@
 static const char *const OPTION_NAMES[OPTION_COUNT] = {
     "export_rule", "test_class",   "test_function", "signature_strip", "self_member",
     "type_prefix", "none_type",    "exports_name",  "heritage_kind",   "class_member",
-    "parameter_callees",
+    "parameter_callees", "value_enter", "value_enter_async", "value_store", "value_iteration",
+    "value_literal", "value_item", "value_position", "names_suffix",
 };
 
 /* ------------------------------------------------------------------------- */
@@ -152,7 +153,8 @@ static int init_options(FactEngine *self, PyObject *options) {
             return -1;
         }
         Py_INCREF(value);
-        PyUnicode_InternInPlace(&value); /* the kinds are code constants' interned strings */
+        /* the kinds are code constants' interned strings */
+        if (i < O_FIRST_FORM) PyUnicode_InternInPlace(&value);
         self->options[i] = value;
     }
     PyObject *key, *value;

@@ -232,6 +232,40 @@ def test_engine_refuses_a_query_outside_the_vocabulary():
         ext.FactEngine(lang, good, {}, {}, {}, py._HOOKS[:-1], py._TYPES)
 
 
+@native
+def test_binding_value_forms_are_the_languages():
+    """The forms of binding values are the language's options, not text in C: other forms
+    given, the engine writes them (the Python ones are the query path's: the tests above)."""
+    forms = {"value_enter": "E/", "value_enter_async": "AE/", "value_store": "S/",
+             "value_iteration": "I/", "value_literal": "L/", "value_item": "K/",
+             "value_position": "P/", "names_suffix": ""}  # fmt: skip
+    rules = py.RULES
+    engine = native_syntax().FactEngine(
+        get_language("python"), query_text(py.__package__, "queries.scm"), dict(rules.roles),
+        dict(rules.fields), {**rules.options, **forms}, py._HOOKS, py._TYPES,
+    )  # fmt: skip
+    src = textwrap.dedent("""\
+        __all__ = [g]
+        a, b = f()
+        async def h():
+            async with k() as c:
+                for d in e:
+                    self.x = d
+                    with m:
+                        pass
+        """).encode()  # fmt: skip
+    facts = FileFacts(language="python")
+    engine.facts(py._parser().parse(src).root_node, src, facts, set())
+    assert [(b.name, b.value) for b in facts.bindings] == [
+        ("__all__", "L/"), ("__all__", "K/0:g"), ("a", "P/0:f"), ("b", "P/1:f"),
+        ("c", "AE/k"), ("d", "I/-1:e"), ("", "S/self.x"), ("self.x", "d"), ("", "E/m"),
+    ]  # fmt: skip
+    assert [(b.name, b.value) for b in py.extract(src).bindings] == [
+        ("a", "at:0:f"), ("b", "at:1:f"), ("c", "aenter:k"), ("d", "iter:-1:e"),
+        ("", "set:self.x"), ("self.x", "d"), ("", "enter:m"),
+    ]  # fmt: skip
+
+
 def test_chain_functions_are_pythons():
     """chain_text and callee_chain_text answer as the Python versions (the reference), on
     token soups that mix names, dots, brackets, quotes, escapes and odd bytes."""

@@ -234,6 +234,15 @@ RULES = FactRules(
         "heritage_kind": "extends",
         "class_member": "cls.",
         "parameter_callees": " ".join(parametrize.CALLEES),
+        # the binding value forms of bindings.py and items.py (values.py & co. read them)
+        "value_enter": "enter:",
+        "value_enter_async": "aenter:",
+        "value_store": "set:",
+        "value_iteration": "iter:",
+        "value_literal": "lit:",
+        "value_item": "item:",
+        "value_position": "at:",
+        "names_suffix": "__",
     },
 )
 _HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)
