@@ -46,15 +46,8 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from codeimpact.indexer.lang import LANGUAGES
-from codeimpact.indexer.lang.api import FileFacts
-from codeimpact.indexer.lang.python.exports import (
-    container_of,
-    function_locals,
-    passes_on,
-    value_parameters,
-)
-from codeimpact.indexer.lang.python.registries import registry_binders, registry_store
+from codeimpact.indexer.lang import DEFAULT_FLOW_RULES, FLOW_RULES, LANGUAGES
+from codeimpact.indexer.lang.api import FileFacts, FlowRules
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.
@@ -147,6 +140,11 @@ def _module_names(path: str) -> set[str]:
     return out
 
 
+def _rules(facts: FileFacts) -> FlowRules:
+    """The language's rules for what its resolver follows values through (FlowRules)."""
+    return FLOW_RULES.get(facts.language, DEFAULT_FLOW_RULES)
+
+
 def _function_scopes(facts: FileFacts) -> set[str]:
     return {s.local for s in facts.symbols if s.kind in _FUNCTION_KINDS}
 
@@ -165,7 +163,8 @@ def _value_bindings(facts: FileFacts | None) -> set[tuple]:
     (`self.x = ...`); a function's local variables are seen only through the function."""
     if facts is None:
         return set()
-    local = function_locals(facts)
+    rules = _rules(facts)
+    local, container_of = rules.function_locals(facts), rules.container_of
     # `x[k] = v` in a function stores into a module's or an instance's container, unless
     # the function binds `x` itself
     return {(b.scope, b.name, b.value, b.is_call) for b in facts.bindings
@@ -233,8 +232,11 @@ def changed_names(
         if name == "*":
             return None
         values.add(alias or name or module.split(".", 1)[0])
-    for _scope, name, _value, _is_call in _value_bindings(old) ^ _value_bindings(new):
-        values.add(container_of(name).rpartition(".")[2])
+    bound = _value_bindings(old) ^ _value_bindings(new)
+    if bound:
+        container_of = _rules(new if new is not None else old).container_of
+        for _scope, name, _value, _is_call in bound:
+            values.add(container_of(name).rpartition(".")[2])
     return values, edges
 
 
@@ -261,6 +263,8 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     A value's names include those of the local bindings and the parameter annotations it
     reads, in its function and the functions enclosing it.
     """
+    rules = _rules(facts)
+    container_of, registry_store = rules.container_of, rules.registry_store
     local_of = {s.local: s for s in facts.symbols}
     values: dict[str, dict[str, list[str]]] = {}  # scope -> name -> values bound to it
     for b in facts.bindings:
@@ -308,7 +312,7 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     for i in facts.imports:
         if i.alias and local_of.get(i.scope) is not None and local_of[i.scope].kind == "module":
             out.append((tuple(sorted(set(_NAME.findall(i.name or i.module)))), i.alias))
-    own = function_locals(facts)
+    own = rules.function_locals(facts)
     for b in facts.bindings:
         name = container_of(b.name)
         if name.startswith("self."):
@@ -339,15 +343,15 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
             continue
         own = params.get(c.scope)
         if own is None:
-            own = params[c.scope] = value_parameters(sym)
-        if any(a in own for _, a in c.args) and passes_on(c.callee):
+            own = params[c.scope] = rules.value_parameters(sym)
+        if any(a in own for _, a in c.args) and rules.passes_on(c.callee):
             out.append((reads(c.callee, c.scope), sym.name))
     for sym in facts.symbols:
         if sym.decorators:
             scope = sym.local.rpartition(".")[0]
             read = {n for d in sym.decorators for n in reads(d, scope)}
             out.append((tuple(sorted(read)), sym.name))
-    out += registry_binders(facts, local_of)
+    out += rules.registry_binders(facts, local_of)
     return out
 
 
@@ -356,8 +360,10 @@ def binder_names(facts: FileFacts) -> set[str]:
     attribute of `self.x[k] = v` and of `self.x.append(v)`, and a method handing out an item
     of a registry (its own name). Every other name a binder reads is in a text `used_names`
     scans (a value, an annotation, a callee, a decorator, an import)."""
+    rules = _rules(facts)
+    container_of, registry_store = rules.container_of, rules.registry_store
     local_of = {s.local: s for s in facts.symbols}
-    out = {src[0] for src, _ in registry_binders(facts, local_of)}
+    out = {src[0] for src, _ in rules.registry_binders(facts, local_of)}
     for b in facts.bindings:
         name = b.name
         if "[" in name and name.startswith("self.") and b.scope in local_of:

@@ -43,6 +43,12 @@ LANGUAGES: dict[str, LanguageSpec] = {
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES.values() for ext in spec.extensions}
 
+# The change plan's flow rules by language (LanguageSpec.flow_rules). A language without its
+# own takes Python's: they planned every language's files before languages had the hook, and
+# a language's rules of its own are a change of its plans to measure (incremental == full).
+DEFAULT_FLOW_RULES = python.SPEC.flow_rules
+FLOW_RULES = {name: spec.flow_rules or DEFAULT_FLOW_RULES for name, spec in LANGUAGES.items()}
+
 
 def content_language(discovered: str, data: bytes | None) -> str:
     """The language of a file its extension gave `discovered`, once its bytes are read

@@ -93,6 +93,20 @@ class ReturnFact(NamedTuple):
     line: int
 
 
+class FlowRules(NamedTuple):
+    """A language's rules for the change plan's flow binders (indexer/plan.py flow_binders,
+    binder_names): by which names its resolver reaches a value of another file."""
+
+    # facts -> function scope -> the plain names it binds itself (its own containers)
+    function_locals: Callable[[FileFacts], dict[str, set[str]]]
+    container_of: Callable[[str], str]  # a binding's name -> the name its value is reached by
+    value_parameters: Callable[[SymbolFact], set[str]]  # the parameters a caller's value fills
+    passes_on: Callable[[str], bool]  # whether value flow follows a parameter passed to a callee
+    # (facts, local -> SymbolFact) -> binders of the registries on an instance
+    registry_binders: Callable[[FileFacts, dict], list[tuple[tuple[str, ...], str]]]
+    registry_store: Callable[[CallFact], str | None]  # the attribute a call stores into
+
+
 # 3: CallFact.literals (from_bytes builds the tuples without their defaults: older blobs would
 #    lack the field)
 FACTS_FORMAT = 3
@@ -286,6 +300,9 @@ class LanguageSpec:
     # (a local keyed by where it starts), for the early cut-off (indexer/cutoff.py); None:
     # nothing does
     without_offsets: Callable[[FileFacts], FileFacts] | None = None
+    # what the change plan follows values through in this language's facts (FlowRules);
+    # None: the registry's default (indexer/lang/__init__.py DEFAULT_FLOW_RULES)
+    flow_rules: FlowRules | None = None
 
     @property
     def group(self) -> str:

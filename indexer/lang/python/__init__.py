@@ -82,6 +82,7 @@ SPEC = LanguageSpec(
     function_bodies=function_bodies,
     implicit_names=implicit_names,
     without_offsets=plan.without_offsets,
+    flow_rules=plan.FLOW_RULES,
 )
 
 __all__ = ["EXTRACT_VERSION", "RESOLVE_VERSION", "SPEC"]

@@ -10,11 +10,27 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from codeimpact.indexer.lang.api import FileFacts
-from codeimpact.indexer.lang.python.exports import function_locals, function_view
+from codeimpact.indexer.lang.api import FileFacts, FlowRules
+from codeimpact.indexer.lang.python.exports import (
+    container_of,
+    function_locals,
+    function_view,
+    passes_on,
+    value_parameters,
+)
 from codeimpact.indexer.lang.python.index import ADDERS
 from codeimpact.indexer.lang.python.pytest_names import AUTOUSE, fixture_names
-from codeimpact.indexer.lang.python.registries import registry_view
+from codeimpact.indexer.lang.python.registries import (
+    registry_binders,
+    registry_store,
+    registry_view,
+)
+
+# what the change plan's flow binders follow (indexer/plan.py): function locals, `x[]` item
+# names, a method's parameters past self/cls, parameters passed on (flows.py), registries
+FLOW_RULES = FlowRules(
+    function_locals, container_of, value_parameters, passes_on, registry_binders, registry_store
+)
 
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
 
