@@ -113,3 +113,32 @@ def test_the_harness_fails_wrong_spans_containers_and_unasserted_definitions(tmp
     with pytest.raises(ValueError, match="the span starts at 2"):
         source.write_text("# path: m.py\nx = 1\n# ^ defines: m.x variable 2-2\n")
         harness.parse(source)
+
+
+def test_annotate_writes_a_fixture_that_holds(tmp_path):
+    """tests/lang/annotate.py --defines writes every edge, definition (with its span, read
+    from the annotated text itself) and container of a project: a fixture that holds."""
+    from lang import annotate
+
+    project = tmp_path / "project"
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "class A:\n    def f(self):\n        return g()\n\n\ndef g():\n    return 1\n",
+        "main.py": "from pkg.a import A\n\nA().f()\n",
+    }
+    for rel, content in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(content)
+    source = tmp_path / "fixture.py"
+    source.write_text(annotate.annotate(project, defines=True))
+    text = source.read_text()
+    assert "# exact: calls, imports, references, extends, implements, defines, in" in text
+    assert "# ^ defines: pkg.a.A.f method 5-9" in text  # lines of the annotated file
+    assert "# ^ in: pkg.a.A" in text
+    fx = harness.parse(source)
+    repo = tmp_path / "repo"
+    for rel, content in fx.files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(content)
+    report = analyze(repo, IndexConfig(), RunOptions(workers=1))
+    assert harness.check(fx, harness.Graph(repo), report) == []

@@ -5,7 +5,8 @@
 Indexes a copy of PROJECT_DIR with the installed code and writes every file of it into
 OUT_FILE under `path:` markers, each source line followed by the assertions of the edges
 (CALLS, IMPORTS, REFERENCES, EXTENDS, IMPLEMENTS) and unresolved sites the index has at
-that line (`--defines`: and a `defines:` for every definition). A tool for turning a
+that line (`--defines`: and a `defines:` with its span for every definition, an `in:` for
+its container, under `exact: defines, in`). A tool for turning a
 language test into data: review the result, cut what the test is not about, say why in
 comments. The harness re-indexes the annotated text, whose comment lines shift nothing a
 resolver compares.
@@ -63,16 +64,44 @@ def _assertion(prefix: str, column: int, text: str, marker: str = "^") -> str:
     return " " * (col - len(prefix) - 1) + prefix + " " + marker + " " + text
 
 
+def _index(repo: Path) -> harness.Graph:
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    return harness.Graph(repo)
+
+
+def _with_spans(text: str, suffix: str) -> str:
+    """`text` (a fixture) with each `defines:` given its span, read from an index of the
+    fixture itself: its assertion lines are lines of its files, so its spans are not the
+    project's."""
+    work = Path(tempfile.mkdtemp(prefix="annotate-"))
+    try:
+        source = work / f"fixture{suffix}"
+        source.write_text(text)
+        fx = harness.parse(source)
+        for rel, content in fx.files.items():
+            (work / "repo" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (work / "repo" / rel).write_text(content)
+        graph = _index(work / "repo")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    lines = text.splitlines()
+    for a in fx.assertions:
+        if a.relation == "defines" and not a.negated and not a.end:
+            hits = [u for u in harness._defined_at(graph, a) if a.target in graph.names(u)]
+            if len(hits) == 1:
+                lines[a.fixture_line - 1] += f" {a.line}-{graph.ends[hits[0]][0]}"
+    return "\n".join(lines) + "\n"
+
+
 def annotate(project: Path, defines: bool = False, header: str = "") -> str:
     work = Path(tempfile.mkdtemp(prefix="annotate-"))
     try:
         repo = work / "repo"
         shutil.copytree(project, repo, ignore=shutil.ignore_patterns(".codeimpact", ".git"))
-        from codeimpact.indexer.build import analyze
-        from codeimpact.indexer.config import IndexConfig, RunOptions
-
-        analyze(repo, IndexConfig(), RunOptions(workers=1))
-        graph = harness.Graph(repo)
+        graph = _index(repo)
         files = {p.relative_to(repo).as_posix(): p.read_text()
                  for p in sorted(repo.rglob("*")) if p.is_file() and ".codeimpact" not in p.parts}  # fmt: skip
     finally:
@@ -112,13 +141,17 @@ def annotate(project: Path, defines: bool = False, header: str = "") -> str:
     for scope, name, line in sorted(graph.unresolved):
         add(graph.file_of(scope), line, name.rstrip("!"), f"unresolved: {name}")
     if defines:
+        containers = {dst: src for rel, src, dst, *_ in graph.edges if rel == "CONTAINS"}
         for uid, (q, kind, file, start) in sorted(graph.symbols.items()):
-            if file and not uid.endswith("::"):
-                add(file, start, _last_name(q), f"defines: {q} {kind}")
+            if file in files:  # (a file's module: at line 1, its name written nowhere)
+                add(file, start, _last_name(q), f"defines: {qn(uid)} {kind}")
+                if uid in containers:
+                    add(file, start, _last_name(q), f"in: {qn(containers[uid])}")
     code = [CODE_SUFFIXES[Path(p).suffix] for p in files if Path(p).suffix in CODE_SUFFIXES]
     marker = max(set(code), key=code.count) if code else "#"
     out = [f"{marker} {h}".rstrip() for h in header.splitlines()]
-    out.append(f"{marker} exact: calls, imports, references, extends, implements")
+    exact = "calls, imports, references, extends, implements" + (", defines, in" if defines else "")
+    out.append(f"{marker} exact: {exact}")
     for path, text in files.items():
         prefix = CODE_SUFFIXES.get(Path(path).suffix, marker)
         out.append(f"{marker} path: {path}")
@@ -132,7 +165,8 @@ def annotate(project: Path, defines: bool = False, header: str = "") -> str:
             out.append(line)
             if not above:
                 out.extend(_assertion(prefix, col, a) for col, a in found)
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    return _with_spans(text, "." + ("py" if marker == "#" else "ts")) if defines else text
 
 
 def main() -> int:

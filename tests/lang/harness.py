@@ -334,7 +334,9 @@ def check(fx: Fixture, graph: Graph, report=None) -> list[str]:
         defined = {(a.path, a.line, a.target) for a in fx.assertions
                    if a.relation == "defines" and not a.negated}  # fmt: skip
         for uid, (qn, kind, path, start) in sorted(graph.symbols.items()):
-            if path in fx.files and not any((path, start, t) in defined for t in graph.names(uid)):
+            if path not in fx.files or not fx.files[path].strip():  # (an empty file's module)
+                continue
+            if not any((path, start, t) in defined for t in graph.names(uid)):
                 failures.append(f"{fx.source.name}: {path}:{start}: unasserted defines {qn} {kind}")
     return failures
 
