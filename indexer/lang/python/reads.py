@@ -43,14 +43,13 @@ def read_summary(fi: FileIndex) -> tuple[tuple[str, ...], tuple[tuple[str, str],
     return tuple(props), tuple(sorted(stored))
 
 
-def read_names(summaries, methods_by_name) -> frozenset[str]:
-    """The read names of a project, from its files' summaries (element 3: `read_summary`)
-    and the methods by name (which classes define `__get__`)."""
+def read_names(read_summaries, methods_by_name) -> frozenset[str]:
+    """The read names of a project, from its files' read summaries (`read_summary`) and the
+    methods by name (which classes define `__get__`)."""
     getters = {local.rpartition(".")[0].rpartition(".")[2].partition("#")[0]
                for _, local in methods_by_name.get("__get__", ())}  # fmt: skip
     out: set[str] = set()
-    for summary in summaries:
-        props, stored = summary[3]
+    for props, stored in read_summaries:
         out.update(props)
         out.update(attr for attr, cls in stored if cls in getters)
     return frozenset(out)

@@ -16,6 +16,7 @@ function it was passed), which the file of the passing call site owns.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
@@ -42,6 +43,7 @@ from codeimpact.indexer.lang.python.named_getattr import NamedGetattr
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
+from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
 from codeimpact.indexer.resolved import Edge, ResolvedFile, Unresolved, external_uid, strip_dup
 
@@ -63,6 +65,8 @@ _COMMON_METHODS = frozenset(
 )
 
 _new_edge = tuple.__new__  # an Edge from its fields (engine/edges.py)
+
+GROUP = "python"  # the resolver group: its shared summary (tables.py) is shared-python.bin
 
 # Methods the resolver looks up although no call site names them.
 IMPLICIT = tuple(
@@ -99,18 +103,25 @@ class PythonProject(
         super().__init__(is_test_path)
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
-        package_dirs = frozenset(
-            p.rpartition("/")[0] or "."
-            for p in self.paths
-            if p.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
-        )
-        self._module_of: dict[str, tuple[str, str]] = {}
-        self.module_file: dict[str, str] = {}
-        for path in self.paths:
-            mod = module_name(path, package_dirs)
-            is_pkg = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
-            self._module_of[path] = (mod, mod if is_pkg else mod.rpartition(".")[0])
-            self.module_file.setdefault(mod, path)
+        # the previous run's tables when they can be patched (tables.py): the same paths
+        tables = None
+        if prior is not None and prior.shared is not None:
+            tables = standing(prior.shared(GROUP), self.paths)
+        if tables is None:
+            package_dirs = frozenset(
+                p.rpartition("/")[0] or "."
+                for p in self.paths
+                if p.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
+            )
+            self._module_of: dict[str, tuple[str, str]] = {}
+            self.module_file: dict[str, str] = {}
+            for path in self.paths:
+                mod = module_name(path, package_dirs)
+                is_pkg = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
+                self._module_of[path] = (mod, mod if is_pkg else mod.rpartition(".")[0])
+                self.module_file.setdefault(mod, path)
+        else:
+            self._module_of, self.module_file = tables.module_of, tables.module_file
         module_of = self._module_of
 
         def index_path(path: str) -> FileIndex:
@@ -127,29 +138,48 @@ class PythonProject(
         memo = self.memo.table
         # per file: (module, methods [(name, local)], classes [(local, bases, unknown,
         # implicit members)] in definition order, what its attribute reads may run (reads.py))
-        self._summary: dict[str, tuple] = {}
-        fresh = []
-        for path in self.paths:
-            old = prior.summaries.get(path) if prior is not None else None
-            if old is None or path in prior.dirty or old[0] != self._module_of[path][0]:
-                fresh.append(path)
-                continue
-            self._summary[path] = old
-            for local, bases, unknown, _implicit, clean in old[2]:
-                if clean:  # a result the memo would hold in any order of lookups
-                    memo[("bases", path, local)] = (bases, unknown)
-        for path in fresh:
-            self._summary[path] = self._summarise(path)
+        self._summary: Mapping[str, tuple]
+        if tables is None:
+            self._summary = {}
+            fresh = []
+            for path in self.paths:
+                old = prior.summaries.get(path) if prior is not None else None
+                if old is None or path in prior.dirty or old[0] != self._module_of[path][0]:
+                    fresh.append(path)
+                    continue
+                self._summary[path] = old
+                for local, bases, unknown, _implicit, clean in old[2]:
+                    if clean:  # a result the memo would hold in any order of lookups
+                        memo[("bases", path, local)] = (bases, unknown)
+            for path in fresh:
+                self._summary[path] = self._summarise(path)
+            tables = Tables.build(self.paths, self._module_of, self.module_file, self._summary)
+            self._tables_changed = True
+        else:
+            fresh = [p for p in self.paths if p in prior.dirty or p not in prior.summaries]
+            # the memo starts as above: the clean bases of every file not summarised again
+            memo.update(tables.seeds)
+            for path in fresh:
+                for local, *_ in prior.summaries.get(path, (0, 0, ()))[2]:
+                    memo.pop(("bases", path, local), None)
+            summaries = _Summaries(self.paths, prior.summaries)
+            for path in fresh:
+                summaries.fresh[path] = self._summarise(path)
+            self._summary = summaries
+            self._tables_changed = False
+            rank = {p: i for i, p in enumerate(self.paths)}
+            for path in fresh:
+                old = prior.summaries.get(path)
+                new = summaries.fresh[path]
+                if old != new:
+                    tables.patch(path, old if old is not None else (0, (), (), ((), ())), new,
+                                 rank)  # fmt: skip
+                    self._tables_changed = True
         self._fresh = fresh
-        self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for path in self.paths:
-            _, methods, classes, _reads = self._summary[path]
-            for name, local in methods:
-                self.methods_by_name.setdefault(name, []).append((path, local))
-            for local, bases, *_ in classes:
-                for base in bases:
-                    self.subclasses.setdefault(base, []).append((path, local))
-        self.read_names = read_names(self._summary.values(), self.methods_by_name)
+        self._tables = tables
+        self.methods_by_name = tables.methods_by_name
+        self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = tables.subclasses
+        self.read_names = read_names(tables.reads.values(), self.methods_by_name)
 
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()
@@ -179,9 +209,29 @@ class PythonProject(
             fi.facts.calls = []
             fi.facts.references = []
 
-    def summaries(self) -> dict[str, tuple]:
+    def summaries(self) -> Mapping[str, tuple]:
         """Per file, what `Prior` hands the next run (plain tuples: marshal-able)."""
         return self._summary
+
+    def encoded_summaries(self, before: Mapping[str, bytes] | None) -> dict[str, bytes]:
+        """path -> its summary as marshal bytes; a file not summarised again keeps the bytes
+        `before` (the previous run's) holds: its summary is the one decoded from them."""
+        fresh = set(self._fresh) if isinstance(self._summary, _Summaries) else None
+        out: dict[str, bytes] = {}
+        for p in self.paths:
+            blob = (
+                before.get(p)
+                if before is not None and fresh is not None and p not in fresh
+                else None
+            )
+            out[p] = blob if blob is not None else marshal.dumps(self._summary[p])
+        return out
+
+    def shared_summary(self) -> tuple | None:
+        """The project's tables, kept beside the generation for the next run (tables.py);
+        None when they are the prior's, unchanged (an edit inside a body changes no
+        summary)."""
+        return self._tables.encode() if self._tables_changed else None
 
     # ------------------------------------------------------------------ memo
     def _cut(self):
@@ -193,7 +243,7 @@ class PythonProject(
         """path -> its dotted module: what its resolution depends on that no name written in
         it says (a moved file, a new `__init__.py`). Changes to the class hierarchy are
         reported by name instead (`hierarchy_changes`)."""
-        return {p: self._summary[p][0] for p in self.paths}
+        return {p: self._module_of[p][0] for p in self.paths}  # a summary's module
 
     def hierarchy_changes(self, before: dict[str, tuple]) -> tuple[set[str], set[str]]:
         """(value names, edge names) whose lookups may resolve differently because the class
@@ -604,6 +654,33 @@ class PythonProject(
         if init is None or init[0][0] != "sym" or self._kind(init[0]) != "method":
             return None
         return self.ent_uid(init[0])
+
+
+class _Summaries(Mapping[str, tuple]):
+    """path -> its summary: the files summarised again (`fresh`), else the previous run's,
+    decoded when asked (an edit asks for a few of them)."""
+
+    def __init__(self, paths: list[str], prior: Mapping[str, tuple]):
+        self._paths = dict.fromkeys(paths)
+        self._prior = prior
+        self.fresh: dict[str, tuple] = {}
+
+    def __getitem__(self, path: str) -> tuple:
+        hit = self.fresh.get(path)
+        if hit is not None:
+            return hit
+        if path not in self._paths:
+            raise KeyError(path)
+        return self._prior[path]
+
+    def __contains__(self, path) -> bool:
+        return path in self._paths
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def _class_entries(summaries: dict[str, tuple], paths) -> dict[tuple[str, str], tuple]:

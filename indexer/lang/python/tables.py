@@ -1,0 +1,120 @@
+"""The Python project's tables, kept beside the generation and patched per file.
+
+A project over every Python file of an index builds, from each file's summary
+(`PythonProject._summarise`: module, methods, classes, read summary), the tables its
+lookups use: the module of each path, the file of each module, the methods by name, the
+subclasses of each class, the read names' parts and the clean `bases` results its memo
+starts with. Built from every summary they cost an edit of Django ~50K dictionary
+operations and a decode of all 2,800 summaries; kept as the group's shared summary
+(`shared-python.bin`, indexer/state.py) they are decoded whole and patched for the files
+summarised again, in place, to exactly what a build from every summary gives (list
+order included: it is the order of the project's paths, then of each file's summary).
+
+They stand only for the same paths in the same order: a module name depends on the set
+of packages, so an added or removed file builds them anew.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+# bump when what the tables hold, or how a summary gives it, changes
+VERSION = 1
+
+Pair = tuple[str, str]  # (path, local)
+
+
+@dataclass
+class Tables:
+    paths: list[str]  # the project's paths, in its order (.pyi after their sources)
+    module_of: dict[str, tuple[str, str]]  # path -> (module, package)
+    module_file: dict[str, str]  # module -> its file (the first path giving it)
+    methods_by_name: dict[str, list[Pair]]
+    subclasses: dict[Pair, list[Pair]]  # base -> the classes naming it as a base
+    reads: dict[str, tuple]  # path -> its read summary (`read_summary`), when not empty
+    seeds: dict[tuple, tuple]  # ("bases", path, local) -> (bases, unknown) of clean classes
+
+    def encode(self) -> tuple:
+        return (VERSION, self.paths, self.module_of, self.module_file, self.methods_by_name,
+                self.subclasses, self.reads, self.seeds)  # fmt: skip
+
+    @classmethod
+    def decode(cls, value: object) -> Tables | None:
+        if not isinstance(value, tuple) or len(value) != 8 or value[0] != VERSION:
+            return None
+        return cls(*value[1:])
+
+    @classmethod
+    def build(cls, paths: list[str], module_of: dict[str, tuple[str, str]],
+              module_file: dict[str, str], summaries: Mapping[str, tuple]) -> Tables:  # fmt: skip
+        """From every file's summary, in the order of `paths`."""
+        t = cls(paths, module_of, module_file, {}, {}, {}, {})
+        methods, subclasses, seeds = t.methods_by_name, t.subclasses, t.seeds
+        for path in paths:
+            _, file_methods, classes, reads = summaries[path]
+            for name, local in file_methods:
+                methods.setdefault(name, []).append((path, local))
+            for local, bases, unknown, _implicit, clean in classes:
+                for base in bases:
+                    subclasses.setdefault(base, []).append((path, local))
+                if clean:
+                    seeds[("bases", path, local)] = (bases, unknown)
+            if reads[0] or reads[1]:
+                t.reads[path] = reads
+        return t
+
+    def patch(self, path: str, old: tuple, new: tuple, rank: Mapping[str, int]) -> None:
+        """Bring `path`'s entries from its summary `old` to `new` (`rank`: path -> its
+        position in `paths`)."""
+        _put(self.methods_by_name, path, _by_key((name, local) for name, local in old[1]),
+             _by_key((name, local) for name, local in new[1]), rank)  # fmt: skip
+        _put(self.subclasses, path, _by_key(_bases_of(old[2])), _by_key(_bases_of(new[2])),
+             rank)  # fmt: skip
+        for local, *_ in old[2]:
+            self.seeds.pop(("bases", path, local), None)
+        for local, bases, unknown, _implicit, clean in new[2]:
+            if clean:
+                self.seeds[("bases", path, local)] = (bases, unknown)
+        self.reads.pop(path, None)
+        if new[3][0] or new[3][1]:
+            self.reads[path] = new[3]
+
+
+def _bases_of(classes) -> list[tuple[Pair, str]]:
+    return [(base, local) for local, bases, *_ in classes for base in bases]
+
+
+def _by_key(pairs) -> dict:
+    """key -> the file's locals under it, in the summary's order."""
+    out: dict = {}
+    for key, local in pairs:
+        out.setdefault(key, []).append(local)
+    return out
+
+
+def _put(table: dict, path: str, old: dict, new: dict, rank: Mapping[str, int]) -> None:
+    """Replace `path`'s entries under each key of `old` and `new` by `new`'s, where a build
+    in path order puts them: after the entries of every path before it."""
+    mine = rank[path]
+    for key in old.keys() | new.keys():
+        entries = [e for e in table.get(key, ()) if e[0] != path]
+        at = len(entries)
+        for i, e in enumerate(entries):
+            if rank[e[0]] > mine:
+                at = i
+                break
+        entries[at:at] = [(path, local) for local in new.get(key, ())]
+        if entries:
+            table[key] = entries
+        else:
+            table.pop(key, None)
+
+
+def standing(value: object, paths: list[str]) -> Tables | None:
+    """The previous run's tables (`value`: their decoded shared summary) when they are for
+    exactly these paths in this order; None otherwise."""
+    tables = Tables.decode(value)
+    if tables is None or tables.paths != paths:
+        return None
+    return tables

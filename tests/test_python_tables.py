@@ -1,0 +1,120 @@
+"""The Python project's tables (lang/python/tables.py): an edit patches the previous run's
+tables for the files summarised again, and they are the tables a build from every file's
+facts makes; the project then resolves every file as that build does."""
+
+from __future__ import annotations
+
+import copy
+import marshal
+
+from codeimpact.indexer.lang.api import FileFacts, Prior
+from codeimpact.indexer.lang.python import SPEC
+from codeimpact.indexer.lang.python.resolve import PythonProject
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": "class Base:\n    def run(self):\n        return 1\n\n"
+    "    @property\n    def size(self):\n        return 2\n",
+    "pkg/a.py": "from pkg.base import Base\n\n\nclass A(Base):\n    def run(self):\n"
+    "        return self.size\n\n    def go(self):\n        return 3\n",
+    "pkg/m.py": "from pkg.a import A\n\n\nclass M(A):\n    def go(self):\n"
+    "        return A().run()\n\n\ndef use(m: M):\n    return m.go() + m.size\n",
+    "pkg/z.py": "from pkg.base import Base\n\n\nclass Z(Base):\n    def run(self):\n"
+    "        return 0\n",
+    "pkg/s.pyi": "class S:\n    def run(self) -> int: ...\n",
+    "tests/test_m.py": "from pkg.m import M, use\n\n\ndef test_use():\n    assert use(M())\n",
+}
+
+EDITS = [
+    # a method and a subclass of Base added in a file between others (list order)
+    (
+        "pkg/m.py",
+        FILES["pkg/m.py"] + "\n\nclass N(Base):\n    def run(self):\n"
+        "        return 5\n\n    def size(self):\n        return 6\n",
+    ),  # fmt: skip
+    # ...whose import then resolves: N's base is known (a clean bases result)
+    (
+        "pkg/m.py",
+        "from pkg.base import Base\n" + FILES["pkg/m.py"] + "\n\nclass N(Base):\n"
+        "    def run(self):\n        return 5\n",
+    ),  # fmt: skip
+    # a method gone, a property added
+    (
+        "pkg/a.py",
+        "from pkg.base import Base\n\n\nclass A(Base):\n    @property\n"
+        "    def extra(self):\n        return 4\n\n    def go(self):\n        return 3\n",
+    ),  # fmt: skip
+    # a descriptor class and a class attribute holding one: a read name
+    (
+        "pkg/base.py",
+        FILES["pkg/base.py"] + "\n\nclass Desc:\n    def __get__(self, obj, t):\n"
+        "        return 1\n\n\nclass Holder:\n    value = Desc()\n",
+    ),  # fmt: skip
+    # a base changed; then every method of a file gone
+    ("pkg/z.py", "from pkg.a import A\n\n\nclass Z(A):\n    def run(self):\n        return 0\n"),
+    ("pkg/z.py", "Z = 1\n"),
+]
+
+
+def _facts(files: dict[str, str]) -> dict[str, FileFacts]:
+    return {p: SPEC.extract(src.encode()) for p, src in files.items()}
+
+
+def _project(facts, prior=None) -> PythonProject:
+    return PythonProject(facts, SPEC.is_test_path, {}, prior)
+
+
+def _handed(project: PythonProject) -> tuple[dict, tuple]:
+    """The summaries and the tables a project hands the next run (the tables' dicts in key
+    order: a patched file's keys join them last, and only lists' orders are read)."""
+    summaries = {p: marshal.loads(b) for p, b in project.encoded_summaries(None).items()}
+    tables = marshal.loads(marshal.dumps(project._tables.encode()))
+    return summaries, tuple(dict(sorted(x.items())) if isinstance(x, dict) else x for x in tables)
+
+
+def _prior(before: tuple[dict, tuple], dirty: set[str]) -> Prior:
+    """A prior with those summaries and tables (a copy: a project patches them in place)."""
+    summaries, tables = before
+    return Prior(summaries, dirty, shared=lambda group: copy.deepcopy(tables))
+
+
+def _resolved(project: PythonProject, paths) -> dict:
+    return {p: project.resolve_file(p) for p in sorted(paths)}
+
+
+def test_the_tables_an_edit_patches_are_the_ones_a_full_build_makes():
+    files = dict(FILES)
+    before = _handed(_project(_facts(files)))
+    for path, text in EDITS:
+        files[path] = text
+        facts = _facts(files)
+        full = _project(facts)
+        for dirty in ({path}, set(files)):  # the edited file; every file summarised again
+            patched = _project(facts, _prior(before, dirty))
+            assert patched._summary.__class__ is not dict  # patched, not built anew
+            assert patched.shared_summary() is not None, (path, dirty)  # they changed
+            assert _handed(patched) == _handed(full), (path, dirty)
+            assert patched.module_names() == full.module_names()
+            assert patched.read_names == full.read_names
+            assert _resolved(patched, files) == _resolved(_project(facts), files), (path, dirty)
+        before = _handed(full)
+
+    # a statement added to a body changes no summary: the tables stand, not written again
+    files["pkg/a.py"] = files["pkg/a.py"].replace("return 3", "x = 1\n        return 3")
+    facts = _facts(files)
+    same = _project(facts, _prior(before, {"pkg/a.py"}))
+    assert same._summary.__class__ is not dict
+    assert same.shared_summary() is None
+    assert _handed(same) == _handed(_project(facts))
+
+
+def test_the_tables_are_built_anew_when_files_come_or_go():
+    """A module name depends on the set of packages: a file added or removed is no patch."""
+    facts = _facts(FILES)
+    before = _handed(_project(facts))
+    fewer = {p: f for p, f in facts.items() if p != "pkg/__init__.py"}
+    again = _project(fewer, _prior(before, {"pkg/m.py"}))
+    assert again._summary.__class__ is dict
+    assert again.shared_summary() is not None
+    assert _handed(again) == _handed(_project(fewer))
+    assert again.module_names()["pkg/m.py"] == "m"  # no package: a top-level module now
