@@ -44,7 +44,7 @@ from codeimpact.graph.csr import (
     type_mask,
     write_snapshot,
 )
-from codeimpact.native import bfs
+from codeimpact.native.traversal import bfs
 
 kuzu = pytest.importorskip("kuzu")
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from codeimpact.native import validate_csr
+from codeimpact.native.traversal import validate_csr
 
 __all__ = [
     "ALL_TYPES",

@@ -12,6 +12,7 @@ import kuzu
 
 from codeimpact.graph import layout, manifest
 from codeimpact.graph.errors import CorruptIndex, SchemaMismatch
+from codeimpact.graph.meta_files import META_FILES, meta_from_files, meta_to_files
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, SCHEMA_VERSION, ddl
 
 if TYPE_CHECKING:  # only annotations: importing pyarrow costs every query ~0.3 s
@@ -65,31 +66,6 @@ def count_mismatches(counts: dict[str, int], expected: dict[str, int]) -> list[s
         for t in COUNTED_TABLES
         if counts.get(t, 0) != expected.get(t, 0)
     ]
-
-
-# Meta values kept in a file of the generation folder instead of the Meta table: the tree
-# signature is ~600 KB on Django and every run writes a new one (a checkpoint of it, or
-# as much write-ahead log per run: graph/wal_store.py). Readers see them in `meta` alike.
-META_FILES = {"tree_signature": "tree-signature.json"}
-
-
-def meta_to_files(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    """Write the META_FILES values of `meta` into `folder`; returns the rest."""
-    rest = dict(meta)
-    for key, name in META_FILES.items():
-        if key in rest:
-            layout.atomic_write(folder / name, json.dumps(rest.pop(key)).encode())
-    return rest
-
-
-def meta_from_files(folder: Path) -> dict[str, Any]:
-    out = {}
-    for key, name in META_FILES.items():
-        try:
-            out[key] = json.loads((folder / name).read_bytes())
-        except (OSError, ValueError):
-            continue
-    return out
 
 
 def write_meta(conn: kuzu.Connection, folder: Path, meta: dict[str, Any]) -> None:

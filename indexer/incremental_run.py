@@ -28,6 +28,7 @@ from codeimpact.indexer.delta_write import (
 )
 from codeimpact.indexer.extraction import facts_of_blob
 from codeimpact.indexer.facts_cache import facts_key
+from codeimpact.indexer.files_state import FileState
 from codeimpact.indexer.incremental import (
     DeltaResult,
     compute_delta,
@@ -68,7 +69,7 @@ from codeimpact.indexer.run import (
     generation_meta,
     run_stats,
 )
-from codeimpact.indexer.state import FileState, GraphState, load_graph_state
+from codeimpact.indexer.state import GraphState, load_graph_state
 from codeimpact.indexer.tables import expected_counts, file_row
 
 # Re-resolving more than this many files (and more than that share of them) is cheaper as a

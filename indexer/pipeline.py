@@ -30,15 +30,13 @@ from codeimpact.graph.storage_errors import storage_error
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import Untracked, discover
 from codeimpact.indexer.facts_cache import FactsCache
-from codeimpact.indexer.full_run import full
+from codeimpact.indexer.files_state import load_files_state
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.identity import runner_identity
-from codeimpact.indexer.incremental_run import incremental
 from codeimpact.indexer.plan import plan_changes
 from codeimpact.indexer.report import AnalyzeReport, Progress
 from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused, process_cpu
 from codeimpact.indexer.scanning import scan
-from codeimpact.indexer.state import load_files_state
 
 
 def _configs_digest(configs: dict[str, str]) -> str:
@@ -138,9 +136,13 @@ def _analyze(
             if plan.size() > len(records) * FULL_REBUILD_SHARE:
                 reason = f"{plan.size()} of {len(records)} files changed"
             else:
+                from codeimpact.indexer.incremental_run import incremental
+
                 outcome = incremental(run, prev, plan, "HEAD moved" if plan.is_empty() else "")
                 if isinstance(outcome, AnalyzeReport):
                     return outcome
                 reason = outcome
         cache.prune_other_identities()
+        from codeimpact.indexer.full_run import full
+
         return full(run, reason)

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codeimpact.graph import layout
 from codeimpact.graph.schema import SCHEMA_VERSION
@@ -21,19 +22,15 @@ from codeimpact.indexer import scanning, worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.extraction import facts_for
 from codeimpact.indexer.facts_cache import FactsCache, facts_key
+from codeimpact.indexer.files_state import FilesState, FileState, save_files_state
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import ChangePlan
 from codeimpact.indexer.report import AnalyzeReport, FileRecord, Progress, incomplete_record
-from codeimpact.indexer.state import (
-    FilesState,
-    FileState,
-    GraphState,
-    save_files_state,
-    save_graph_state,
-)
-from codeimpact.indexer.tables import write_snapshot_arrays
+
+if TYPE_CHECKING:  # the graph state's module brings numpy: not a no-op's (indexer/files_state.py)
+    from codeimpact.indexer.state import GraphState
 
 # Below this many files a full build resolves in this process: forking costs more.
 PARALLEL_RESOLVE_MIN = 200
@@ -270,6 +267,11 @@ class Run:
     def save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta,
                       rank=None) -> None:  # fmt: skip
         """Every file of the generation but the database and the facts cache."""
+        # here, not at the top: the write's modules (Kùzu, Arrow, numpy) are no part of a
+        # no-op run
+        from codeimpact.indexer.state import save_graph_state
+        from codeimpact.indexer.tables import write_snapshot_arrays
+
         write_snapshot_arrays(gen.path, gen.number, len(st.ids), st.codes, st.confs, flags,
                               kinds, rank, st.edges_from)  # fmt: skip
         write_unresolved(gen.path, unresolved)

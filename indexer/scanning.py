@@ -8,10 +8,10 @@ from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import SourceFile
+from codeimpact.indexer.files_state import FileState
 from codeimpact.indexer.lang import LANGUAGES, content_language, same_spec
 from codeimpact.indexer.reading import read_source
 from codeimpact.indexer.report import FileRecord
-from codeimpact.indexer.state import FileState
 
 # A file modified this close to the last scan may have changed within one mtime tick.
 # (read at call time, here and by run.meta: tests shorten it)

@@ -35,15 +35,13 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
 from codeimpact.graph.layout import atomic_write, fsync_file
+from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
-STATE_FORMAT = 6  # 6: ids in state-ids.bin
-FILES_NAME = "state-files.bin"
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
 IDS_NAME = "state-ids.bin"
@@ -79,26 +77,6 @@ def decode_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     dst = (codes >> TYPE_BITS) & (MAX_IDS - 1)
     etype = (codes & ((1 << TYPE_BITS) - 1)).astype(np.uint8)
     return src, dst, etype
-
-
-class FileState(NamedTuple):
-    language: str
-    size: int
-    mtime_ns: int
-    content_hash: str
-    status: str
-    detail: str
-    lines: int
-    is_test: bool
-
-
-@dataclass
-class FilesState:
-    identity: str
-    configs_digest: str
-    commit: str | None  # HEAD when indexed
-    stats: dict  # the summary figures of that run, for a no-change report
-    files: dict[str, FileState]
 
 
 def resolved_blob(rf: ResolvedFile) -> bytes:
@@ -191,23 +169,6 @@ class GraphState:
             return None
         names, binders = marshal.loads(blob)
         return frozenset(names), binders
-
-
-def save_files_state(gen_dir: Path, st: FilesState) -> None:
-    files = {p: tuple(f) for p, f in st.files.items()}
-    data = (STATE_FORMAT, st.identity, st.configs_digest, st.commit, st.stats, files)
-    atomic_write(gen_dir / FILES_NAME, marshal.dumps(data))
-
-
-def load_files_state(gen_dir: Path) -> FilesState | None:
-    try:
-        t = marshal.loads((gen_dir / FILES_NAME).read_bytes())
-        if t[0] != STATE_FORMAT:
-            return None
-        new = tuple.__new__
-        return FilesState(t[1], t[2], t[3], t[4], {p: new(FileState, f) for p, f in t[5].items()})
-    except (OSError, ValueError, EOFError, TypeError, IndexError):
-        return None
 
 
 def _save_npy(path: Path, arr: np.ndarray) -> None:

@@ -42,7 +42,7 @@ import xxhash
 
 from codeimpact.graph.errors import CodeImpactError
 from codeimpact.graph.layout import read_current
-from codeimpact.graph.store import meta_from_files
+from codeimpact.graph.meta_files import meta_from_files
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
 from codeimpact.indexer.fileset import config_rules, indexable_name

@@ -27,13 +27,14 @@ from pathlib import Path
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import discover
 from codeimpact.indexer.facts_cache import FactsCache, facts_key
+from codeimpact.indexer.files_state import load_files_state
 from codeimpact.indexer.lang import LANGUAGES, language_for
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import PACKAGE_FILES
 from codeimpact.indexer.reading import content_hash, extract_source, read_source
 from codeimpact.indexer.resolved import Edge
-from codeimpact.indexer.state import load_files_state, load_graph_state
+from codeimpact.indexer.state import load_graph_state
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,7 +35,6 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
 import tree_sitter as ts
@@ -93,6 +92,13 @@ def _extension():
 
 
 def _installed() -> str | None:
+    # py-tree-sitter says its version itself; importlib.metadata (~40 ms of every run's
+    # start-up to import) only for a build that does not
+    version = getattr(ts, "__version__", None)
+    if isinstance(version, str):
+        return version
+    from importlib import metadata
+
     try:
         return metadata.version("tree-sitter")
     except metadata.PackageNotFoundError:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codeimpact import native
 from codeimpact.graph import csr as csrmod
+from codeimpact.native import traversal as native
 
 
 @dataclass(frozen=True)

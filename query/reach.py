@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codeimpact import native
 from codeimpact.graph import csr as csrmod
+from codeimpact.native import traversal as native
 from codeimpact.query import hops as hopsmod
 from codeimpact.query import relays
 from codeimpact.query.graphview import GraphView, SymbolTable

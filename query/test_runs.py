@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
-from codeimpact import native
 from codeimpact.graph import csr as csrmod
 from codeimpact.indexer.lang import language_for
 from codeimpact.indexer.test_ids import (
@@ -24,6 +23,7 @@ from codeimpact.indexer.test_ids import (
     run_id_of,
     select_run_ids,
 )
+from codeimpact.native import traversal as native
 from codeimpact.query.graphview import GraphView
 
 __all__ = ["RunIds", "RunId", "select_run_ids"]

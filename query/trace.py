@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codeimpact import native
 from codeimpact.graph import csr as csrmod
+from codeimpact.native import traversal as native
 from codeimpact.query.freshness import Freshness, freshness_of
 from codeimpact.query.graphview import GraphView, SymbolRef
 from codeimpact.query.impact_shapes import DEFAULT_LIMIT, check_params, parse_relations

@@ -20,7 +20,7 @@ from codeimpact.graph.csr import (
     type_mask,
     write_snapshot,
 )
-from codeimpact.native import bfs
+from codeimpact.native.traversal import bfs
 
 
 def sample_snapshot(generation: int = 3) -> Snapshot:

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codeimpact.graph.csr import CSR, build_csr
-from codeimpact.native import (
+from codeimpact.native import _core
+from codeimpact.native.traversal import (
     ALL_TYPES,
     BfsResult,
-    _core,
     bfs,
     cycles,
     native_version,

@@ -1,0 +1,55 @@
+"""The small first file of a generation's state (`state-files.bin`, indexer/state.py
+says what the others hold): identity and config digests, HEAD, the run's figures, and
+per file its size, mtime, content hash and status: all a run needs to plan its changes,
+and all a run that finds none reads. A module of its own, without numpy: the graph
+state's arrays are no part of a no-op `analyze`.
+"""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from codeimpact.graph.layout import atomic_write
+
+STATE_FORMAT = 6  # of every state file; 6: ids in state-ids.bin
+FILES_NAME = "state-files.bin"
+
+
+class FileState(NamedTuple):
+    language: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    status: str
+    detail: str
+    lines: int
+    is_test: bool
+
+
+@dataclass
+class FilesState:
+    identity: str
+    configs_digest: str
+    commit: str | None  # HEAD when indexed
+    stats: dict  # the summary figures of that run, for a no-change report
+    files: dict[str, FileState]
+
+
+def save_files_state(gen_dir: Path, st: FilesState) -> None:
+    files = {p: tuple(f) for p, f in st.files.items()}
+    data = (STATE_FORMAT, st.identity, st.configs_digest, st.commit, st.stats, files)
+    atomic_write(gen_dir / FILES_NAME, marshal.dumps(data))
+
+
+def load_files_state(gen_dir: Path) -> FilesState | None:
+    try:
+        t = marshal.loads((gen_dir / FILES_NAME).read_bytes())
+        if t[0] != STATE_FORMAT:
+            return None
+        new = tuple.__new__
+        return FilesState(t[1], t[2], t[3], t[4], {p: new(FileState, f) for p, f in t[5].items()})
+    except (OSError, ValueError, EOFError, TypeError, IndexError):
+        return None
