@@ -6,6 +6,7 @@ must (or had better) be done: it returns that reason as a string."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import marshal
 import time
 from collections.abc import Callable, Mapping
@@ -68,6 +69,7 @@ from codeimpact.indexer.run import (
     file_state,
     generation_meta,
     run_stats,
+    tree_fields,
 )
 from codeimpact.indexer.state import GraphState, load_graph_state
 from codeimpact.indexer.tables import expected_counts, file_row
@@ -111,23 +113,34 @@ class _Diff:
 
 def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | str:
     """The delta run, or why a full build must (or had better) be done instead."""
-    # git runs beside the run (the files were read by the scan), not in its write phase
+    # the working tree's Meta fields (git status, the stat pass, the tree signature) are
+    # taken beside the run, the files being read: not in its write phase. Forked before the
+    # writer, so the writer holds no copy of this child's pipe
+    fields = worktree.EarlyFields(functools.partial(_tree_fields, run))
+    run.forks["tree fields"] = fields.path
+    try:
+        return _incremental(run, prev, plan, reason, fields)
+    finally:
+        fields.close()
+
+
+def _tree_fields(run: Run) -> dict:
     probe = worktree.StatusProbe(run.repo, run.untracked)
     try:
-        return _incremental(run, prev, plan, reason, probe)
+        return tree_fields(run.repo, run.config, run.records, run.scanned_at, probe)
     finally:
         probe.close()
 
 
 def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
-                 probe: worktree.StatusProbe) -> AnalyzeReport | str:  # fmt: skip
+                 fields: worktree.EarlyFields) -> AnalyzeReport | str:  # fmt: skip
     # the database's writer starts now, while this process is small, and brings its copy
     # level with the live generation while the run resolves (indexer/wal_commit.py)
     gen = layout.next_generation(run.idx)
     early = None
     try:
         early = prestart(run.idx, prev.gen, gen, run.options.buffer_pool)
-        outcome = _delta_run(run, prev, plan, reason, probe, gen, early)
+        outcome = _delta_run(run, prev, plan, reason, fields, gen, early)
     except BaseException:
         if early is not None:
             early.cancel()
@@ -145,7 +158,7 @@ def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
 
 
 def _delta_run(run: Run, prev: Previous, plan: ChangePlan, reason: str,
-               probe: worktree.StatusProbe, gen: layout.Generation,
+               fields: worktree.EarlyFields, gen: layout.Generation,
                early: EarlyWrite | None) -> _Written | str:  # fmt: skip
     t = time.perf_counter()
     old_state = load_graph_state(prev.gen.path)
@@ -173,7 +186,7 @@ def _delta_run(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     diff = _diff(run, prev, old_state, snap, facts, resolved)
     run.phase("diff", t)
 
-    return _write(run, prev, plan, reason, probe, facts.parsed, resolved, diff, gen, early)
+    return _write(run, prev, plan, reason, fields, facts.parsed, resolved, diff, gen, early)
 
 
 def _facts(run: Run, prev: Previous, plan: ChangePlan) -> _Facts | str:
@@ -419,7 +432,7 @@ def _file_rows(run: Run, prev: Previous, delta: GraphDelta) -> None:
 
 
 def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
-           probe: worktree.StatusProbe, parsed: int, resolved: _Resolved, diff: _Diff,
+           fields: worktree.EarlyFields, parsed: int, resolved: _Resolved, diff: _Diff,
            gen: layout.Generation, early: EarlyWrite | None) -> _Written | str:  # fmt: skip
     """Write the delta as generation `gen` (published by the caller), unless rows were lost."""
     t = time.perf_counter()
@@ -427,7 +440,8 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     incomplete = run.incomplete_files()
     stats = run_stats(run.records, st.totals, parsed)
     meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "incremental",
-                           run.config, run.records, run.scanned_at, probe)  # fmt: skip
+                           run.config, run.records, run.scanned_at,
+                           fields=fields.result())  # fmt: skip
     if early is not None:
         pending = early.commit(delta, meta)
     else:

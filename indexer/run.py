@@ -132,9 +132,11 @@ def run_stats(records, totals: dict, parsed: int) -> dict:
 
 def generation_meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict,
                     mode: str, config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
-          probe: worktree.StatusProbe | None = None) -> dict:  # fmt: skip
+                    probe: worktree.StatusProbe | None = None,
+                    fields: dict | None = None) -> dict:  # fmt: skip
     """What Meta records about this generation (read by `graph status`); `probe`: a
-    `git status` started once the files were read."""
+    `git status` started once the files were read; `fields`: `tree_fields` computed already
+    (worktree.EarlyFields)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "identity_digest": digest,
@@ -145,19 +147,29 @@ def generation_meta(repo: Path, digest: str, comps: dict, incomplete: list, stat
         "stats": stats,
         "mode": mode,
         # dirty digest + set: what freshness compares the working tree against
-        **worktree.index_fields(
-            repo,
-            config,
-            {r.path: (r.content_hash, r.size) for r in records},
-            {
-                r.path: (r.size, r.mtime_ns)
-                for r in records
-                if 0 < r.mtime_ns < scanned_at_ns - scanning.RACY_NS
-            },  # fmt: skip
-            probe,
-            scanned_at_ns=scanned_at_ns,
-        ),
+        **(
+            fields
+            if fields is not None
+            else tree_fields(repo, config, records, scanned_at_ns, probe)
+        ),  # fmt: skip
     }
+
+
+def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
+                probe: worktree.StatusProbe | None = None) -> dict:  # fmt: skip
+    """The working tree's Meta fields (`worktree.index_fields`) for the files a run read."""
+    return worktree.index_fields(
+        repo,
+        config,
+        {r.path: (r.content_hash, r.size) for r in records},
+        {
+            r.path: (r.size, r.mtime_ns)
+            for r in records
+            if 0 < r.mtime_ns < scanned_at_ns - scanning.RACY_NS
+        },  # fmt: skip
+        probe,
+        scanned_at_ns=scanned_at_ns,
+    )
 
 
 def file_state(r: FileRecord) -> FileState:

@@ -548,6 +548,30 @@ def test_untracked_files_come_from_the_listing_before_the_read(make_repo, index_
     assert fields["dirty_digest"] == worktree.scan(repo, config).dirty_digest
 
 
+def test_an_edit_takes_the_tree_fields_beside_the_run(make_repo, index_repo):
+    # an incremental run's git status, stat pass and tree signature run in a child forked
+    # as the run begins (worktree.EarlyFields): what it records is what the write would
+    repo = make_repo(
+        {**FILES, **{f"pkg/m{i}.py": f"def m{i}():\n    return {i}\n" for i in range(12)}}
+    )
+    index_repo(repo)
+    (repo / "pkg/a.py").write_text("def f():\n    return 'dirty'\n")
+    (repo / "pkg/new.py").write_text("z = 1\n")
+    report = index_repo(repo)
+    assert report.mode == "incremental" and report.forks["tree fields"] == "forked"
+    with Index.open(repo) as index:
+        assert index.meta["dirty"] == worktree.scan(repo, IndexConfig()).dirty
+        assert set(index.meta["dirty"]) == {"pkg/a.py", "pkg/new.py"}
+        assert index.meta["tree_signature"]
+    for st in both(repo):
+        assert st.fresh, st.reasons
+    with Index.open(repo) as index:
+        assert freshness(index).method == "stat"  # the signature taken by the child decides
+    (repo / "pkg/b.py").write_text("def g():\n    return 0\n")
+    for st in both(repo):
+        assert not st.fresh
+
+
 def test_search_and_cypher_json_carry_freshness(make_repo, index_repo):
     repo = make_repo(FILES)
     index_repo(repo)
