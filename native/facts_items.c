@@ -25,7 +25,7 @@ bool holds_items(const Run *run, TSNode lhs, TSNode rhs) {
     switch (role_of(run, lhs)) {
     case R_NAME:
     case R_MEMBER:
-        return is_container(role_of(run, rhs));
+        return is_container(role_of(run, rhs)) || role_of(run, rhs) == R_SUBSCRIPT;
     case R_PATTERN_TUPLE:
     case R_PATTERN_LIST:
     case R_SUBSCRIPT:
@@ -246,6 +246,12 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
                 continue;
             }
             TSNode v = star < 0 || i < star ? values[i] : values[nv - after + i - star - 1];
+            uint8_t tr = role_of(run, t);
+            if (tr == R_PATTERN_TUPLE || tr == R_PATTERN_LIST) {
+                /* `a, (b, c) = f, (g, h)`: the nested pattern unpacks its value */
+                rc = unpack(run, scope, t, v, line);
+                continue;
+            }
             PyObject *name = target_of(run, t);
             if (name == NULL) {
                 rc = -1;
@@ -328,6 +334,43 @@ static int store(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *li
     return rc;
 }
 
+/* `x = y[k]`: the item stored under k in what y holds, `key:K:chain` (K `*` for a key that
+ * is not a plain literal; y a name, a member or a call, whose result is then subscripted) */
+static int read_item(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *line) {
+    TSNode base = field_of(run, rhs, F_VALUE), index = field_of(run, rhs, F_INDEX);
+    if (ts_node_is_null(base) || ts_node_is_null(index)) return 0;
+    switch (role_of(run, index)) { /* items.py _INDEXES: a slice is a part, not an item */
+    case R_NAME:
+    case R_MEMBER:
+    case R_CALL:
+    case R_SUBSCRIPT:
+    case R_INTEGER:
+    case R_STRING:
+    case R_CONSTANT:
+        break;
+    default:
+        return 0;
+    }
+    PyObject *name = target_of(run, lhs);
+    if (name == NULL || name == Py_None) {
+        Py_XDECREF(name);
+        return name == NULL ? -1 : 0;
+    }
+    bool is_call;
+    PyObject *chain = value_of(run, base, &is_call);
+    int rc = chain == NULL ? -1 : 0;
+    if (chain != NULL && chain != Py_None && usable(chain) > 0) {
+        PyObject *key = key_of(run, index);
+        rc = key == NULL ? -1
+                         : binding(run, scope, name, PyUnicode_FromFormat("key:%U:%U", key, chain),
+                                   is_call, line);
+        Py_XDECREF(key);
+    }
+    Py_XDECREF(chain);
+    Py_DECREF(name);
+    return rc;
+}
+
 /* The item facts of an assignment that holds_items, right after its own facts. */
 int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {
     PyObject *line = line_of(node);
@@ -338,6 +381,9 @@ int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {
         rc = unpack(run, scope, lhs, rhs, line);
     } else if (lr == R_SUBSCRIPT) {
         rc = store(run, scope, lhs, rhs, line);
+    } else if (role_of(run, rhs) == R_SUBSCRIPT) {
+        /* (a declared type, `x: T = y[k]`, says more than the container's items) */
+        if (ts_node_is_null(field_of(run, node, F_TYPE))) rc = read_item(run, scope, lhs, rhs, line);
     } else if (is_container(role_of(run, rhs)) && ts_node_is_null(field_of(run, node, F_TYPE))) {
         /* (a declared type, `x: list[T] = []`, says more than the literal's items) */
         PyObject *name = target_of(run, lhs);

@@ -358,6 +358,11 @@ EDGE_CASES = {
         "o.y = (g,)\nz.w = {g}\nself.d = {'a': f}\nH['c'] = j\nself.x[0] = k\n"
         "a, *b = f, g, h\n(c, d) = e()\n[m, n] = o.p\nq, r = s, [t]\n"
     ),
+    "nested_unpacking_and_item_reads": (
+        "a, (b, [c, d]) = f, (g, [h, i])\nx, (y, z) = f, g()\n(p, *q), r = (f, g, h), i\n"
+        "u = H['a']\nv = H[0]\nw = H[k]\nself.s = H['b']\nt = o.p['c']\nn = f()['d']\n"
+        "m = H['a']['b']\ne: T = H['a']\nl = H[1:]\nj = H['a b']\n"
+    ),
     "match": "match f(x):\n    case A(b=c):\n        g(c)\n    case _:\n        pass\n",
     # broken input
     "syntax_errors": "f(a, b\ng(c)\ndef x(:\n    h(y)\nf(,)\nf(a b)\nprint x.y(z)\nk(l))\n",

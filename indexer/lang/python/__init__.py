@@ -58,7 +58,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     An assignment to a member of a chain (`self.env.auto_reload = v`) reads the chain's
 #     members first: their property getters run (implicit.py write_edges); a werkzeug
 #     LocalProxy's `_get_current_object()` is the object of the proxy's annotated type.
-RESOLVE_VERSION = 18
+# 19: `x = y[k]` binds x to the item under k (any item for a key known at run time), and
+#     nested unpacking patterns bind their names (extraction 17).
+RESOLVE_VERSION = 19
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -5,11 +5,16 @@ Extraction binds a literal collection to its name (`lit:`) and its items under t
 `.insert(i, v)` / `.appendleft(v)` in the same file store more items (index.py gathers
 them as `item_adds`). A container is the entity `("lit", path, scope, name, line)`:
 
-- `x[k]` is the item stored under literal key k when only literal keys were stored, else
-  one of all its items (`alts`, engine/values.py: a chain does not keep the key);
+- `x[k]` is the item stored under literal key k when only literal keys were stored (none
+  when k is not among them: its value is no name the facts hold), else one of all its
+  items (`alts`, engine/values.py: a chain does not keep the key);
 - iterating it gives one of its items; `.values()` too, `.items()` pairs each key with one;
   `.get(k)` / `.pop(k)` / `.setdefault(k, v)` one of its items;
-- unpacking (`a, b = value`, `at:N:chain`) takes the item at position N.
+- unpacking (`a, b = value`, `at:N:chain`) takes the item at position N (nested patterns
+  unpack the value at their position);
+- `x = y[k]` (`key:K:chain`) takes the item stored under literal key K, else any item
+  (not one stored later in the read's own scope). An item read we cannot follow leaves
+  the name's earlier binding in effect (names.py), as it was before item reads bound.
 
 Items evaluate like any value (a function, a class, an instance of `C()`), under the rule
 `value-flow` at most: which item is taken depends on data the resolver does not follow.
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
-from codeimpact.indexer.lang.engine.values import ALTS, alternatives, each
+from codeimpact.indexer.lang.engine.values import ALTS, alternatives, each, members
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity, FileIndex
 
 LIT, VIEW = "lit", "litview"
@@ -35,7 +40,8 @@ class Containers:
     """Items of literal containers and of unpacked values."""
 
     def container_items(self, lit: Entity, depth: int) -> tuple:
-        """((key, entity, rule), ...) of the items a container holds."""
+        """((key, entity, rule, scope, line), ...) of the items a container holds, each with
+        where it was stored."""
         key = ("items", lit)
         hit = self.memo.table.get(key, MISSING)
         if hit is not MISSING:
@@ -48,16 +54,19 @@ class Containers:
             for b in self._stored(fi, lit, depth):
                 k, _, chain = b.value[5:].partition(":")
                 if chain == "[]":  # a nested literal, bound to its slot
-                    out.append((k, (LIT, path, b.scope, f"{b.name}[{k}]", b.line), "scope"))
+                    slot = (LIT, path, b.scope, f"{b.name}[{k}]", b.line)
+                    out.append((k, slot, "scope", b.scope, b.line))
                     continue
                 r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
                 ent = r[0] if r is not None else None
                 if ent is not None and b.is_call:
                     ent = self.call_result(ent, depth + 1)
                 if ent is None or ent[0] in _UNKNOWN:  # kept: the items are not all known
-                    out.append((k, ("unknown", path, b.scope, chain), "value-flow"))
+                    out.append(
+                        (k, ("unknown", path, b.scope, chain), "value-flow", b.scope, b.line)
+                    )
                 else:
-                    out.append((k, ent, r[1]))
+                    out.append((k, ent, r[1], b.scope, b.line))
         else:
             self._cut()
         return self.memo.store(key, tuple(out), cuts)
@@ -82,19 +91,24 @@ class Containers:
                 out.append(b)
         return out
 
-    def item_of(self, ent: Entity, reason: str, key: str | None, depth: int):
-        """(entity, rule) of the item under `key` (None: any item) of a container."""
+    def item_of(self, ent: Entity, reason: str, key: str | None, depth: int, before=None):
+        """(entity, rule) of the item under `key` (None: any item) of a container; `before`
+        (scope, line): a read there, which no later store in its own scope reaches."""
         if ent[0] == ALTS:
-            found = [self.item_of(e, reason, key, depth) for e in ent[1]]
+            found = [self.item_of(e, reason, key, depth, before) for e in ent[1]]
             return _joined([f for f in found if f is not None])
         if ent[0] != LIT:
             return None
         items = self.container_items(ent, depth + 1)
-        if key is not None and all(k != "*" for k, _, _ in items):
-            exact = [(e, r) for k, e, r in items if k == key]
-            if exact:
-                return _joined(exact, "alias")
-        return _joined([(e, r) for _, e, r in items])
+        if before is not None:
+            # (`form = defaults["form"]` ... `defaults["form"] = Subclass(form)`)
+            items = [i for i in items if i[3] != before[0] or i[4] <= before[1]]
+        if key is not None and all(i[0] != "*" for i in items):
+            # every item's key is known: one not among them holds what the facts do not
+            # name (`return None, h`: the item at 0 is no function), not any other item
+            exact = [(i[1], i[2]) for i in items if i[0] == key]
+            return _joined(exact, "alias") if exact else None
+        return _joined([(i[1], i[2]) for i in items])
 
     def container_attr(self, ent: Entity, attr: str, reason: str, depth: int):
         """`container.attr`: a view for the methods that hand out items, else a builtin."""
@@ -163,6 +177,22 @@ class Containers:
             ent = self.call_result(r[0], depth + 1) if b.is_call else r[0]
             item = self.unpacked(ent, int(index), depth + 1) if ent is not None else None
             return (item, weakest(r[1], "value-flow")) if item is not None else None
+        if value.startswith("key:"):  # `x = y[k]`: the item under k (`*`: any item)
+            _, k, chain = value.split(":", 2)
+            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+            if r is None:
+                return None
+            ent = self.call_result(r[0], depth + 1) if b.is_call else r[0]
+            if ent is None:
+                return None
+            if ent[0] == LIT or ent[0] == ALTS:
+                key = None if k == "*" else k
+                found = self.item_of(ent, "scope", key, depth + 1, (b.scope, b.line))
+                if found is None or all(e[0] in _UNKNOWN for e in members(found[0])):
+                    return None  # (names.py: the name's earlier binding stays in effect)
+                return found[0], weakest(r[1], found[1])
+            item = self.subscript_item(ent, depth + 1)
+            return (item, weakest(r[1], "local-type")) if item is not None else None
         return None  # `item:` bindings are read through their container
 
 

@@ -90,7 +90,9 @@ NAME = "python"
 #       or an if/else (either may bind it, guards.py).
 #   16: binding.catch: `except E as e` binds e as the declared type `ann:E` (`ann:A|B` for a
 #       tuple of classes): a call on the caught exception reaches its class's method.
-EXTRACTOR_VERSION = 16
+#   17: binding.item: nested unpacking patterns (`a, (b, c) = f, (g, h)`) and item reads
+#       `x = y[k]` (key:K:chain).
+EXTRACTOR_VERSION = 17
 
 
 def _runner() -> QueryRunner:

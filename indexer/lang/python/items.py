@@ -29,6 +29,10 @@ from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain
 _LITERALS = frozenset(("list", "tuple", "set", "dictionary"))
 _PATTERNS = frozenset(("pattern_list", "tuple_pattern", "list_pattern"))
 _TARGETS = frozenset(("identifier", "attribute"))
+# the indexes of an item read (facts_items.c read_item: the roles of these node types)
+_INDEXES = frozenset(
+    ("identifier", "attribute", "call", "subscript", "integer", "string", "true", "false")
+)
 _KEY = re.compile(r"[\w.\-]{1,64}")  # a dict key kept as written; others are `*`
 
 
@@ -37,7 +41,11 @@ def holds_items(lhs: ts.Node, rhs: ts.Node) -> bool:
     assigned to a name or member, or any value to an unpacking pattern or a subscript."""
     # native/facts.c (holds_items) decides the same for the native path, by node roles
     t = lhs.type
-    return t in _PATTERNS or t == "subscript" or (t in _TARGETS and rhs.type in _LITERALS)
+    return (
+        t in _PATTERNS
+        or t == "subscript"
+        or (t in _TARGETS and (rhs.type in _LITERALS or rhs.type == "subscript"))
+    )
 
 
 def item_facts(scope: str, lhs: ts.Node, rhs: ts.Node, node: ts.Node, source: bytes,
@@ -61,6 +69,12 @@ def item_facts(scope: str, lhs: ts.Node, rhs: ts.Node, node: ts.Node, source: by
         name = _target(target, source) if target is not None else None
         if name is not None:
             _item(scope, name + "[]", key, rhs, line, source, facts)
+    elif rhs.type == "subscript":
+        # (a declared type, `x: T = y[k]`, says more than the container's items)
+        if node.child_by_field_name("type") is None:
+            name = _target(lhs, source)
+            if name is not None:
+                _read_item(scope, name, rhs, line, source, facts)
     elif rhs.type in _LITERALS and node.child_by_field_name("type") is None:
         # (a declared type, `x: list[T] = []`, says more than the literal's items)
         name = _target(lhs, source)
@@ -109,6 +123,19 @@ def _item(scope, name, key, value, line, source, facts) -> None:
     facts.bindings.append(BindingFact(scope, name, f"item:{key}:{chain}", is_call, line))
     if not is_call:  # a definition stored in a container is referenced from here
         facts.references.append(ReferenceFact(scope, chain, line, "value"))
+
+
+def _read_item(scope, name, rhs, line, source, facts) -> None:
+    """`x = y[k]`: the item stored under k in what y holds, `key:K:chain` (K `*` for a key
+    that is not a plain literal; y a name, a member or a call, whose result is subscripted)."""
+    index = rhs.child_by_field_name("subscript")
+    if index is None or index.type not in _INDEXES:
+        return  # a slice is a part of the container, not an item (nor `x[-1]`, `x[i + 1]`)
+    base = rhs.child_by_field_name("value")
+    chain, is_call = _value(base, source) if base is not None else (None, False)
+    if chain:
+        key = _key(index, source)
+        facts.bindings.append(BindingFact(scope, name, f"key:{key}:{chain}", is_call, line))
 
 
 def _value(node: ts.Node, source: bytes) -> tuple[str | None, bool]:
@@ -160,6 +187,9 @@ def _unpack(scope, lhs, rhs, line, source, facts) -> None:
                 if star is None or i < star
                 else values[len(values) - after + i - star - 1]
             )
+            if t.type in _PATTERNS:  # `a, (b, c) = f, (g, h)`: the nested pattern its value
+                _unpack(scope, t, v, line, source, facts)
+                continue
             name = _target(t, source)
             if name is None:
                 continue

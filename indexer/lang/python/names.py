@@ -29,7 +29,7 @@ from codeimpact.indexer.lang.python.index import (
 )
 
 # Binding values of containers and unpacking (lang/python/items.py).
-_CONTAINER_FORMS = ("lit:", "item:", "at:")
+_CONTAINER_FORMS = ("lit:", "item:", "at:", "key:")
 # Implicit classmethods: their first parameter is the class.
 _CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 # The callables whose literal argument names the module they return (Names._imported_module).
@@ -145,6 +145,10 @@ class Names:
                 r = self._candidate(fi, c, follow, depth)
                 if r is not None:
                     return r
+            if follow and picked[0][1] == "bind" and picked[0][2].value.startswith("key:"):
+                r = self._before_item_read(fi, cands, picked, line, depth)
+                if r is not None:
+                    return r
             # the name is bound here (so an outer scope does not see through), to a value we
             # cannot follow: the module variable when there is one, else an unknown
             for c in cands:
@@ -154,6 +158,20 @@ class Names:
         ps = fi.params.get(scope)
         if ps and name in ps:
             return self._param(fi, scope, name, depth)
+        return None
+
+    def _before_item_read(self, fi: FileIndex, cands: list, picked: list, line, depth: int):
+        """An item read we cannot follow (`node = node.children[0]`, the items stored from a
+        parameter): the name's binding before it, as when such reads bound nothing."""
+        while picked[0][1] == "bind" and picked[0][2].value.startswith("key:"):
+            cands = [c for c in cands if c[0] < picked[0][0]]
+            if not cands:
+                return None
+            picked = self._pick(cands, line)
+            for c in picked:
+                r = self._candidate(fi, c, True, depth)
+                if r is not None:
+                    return r
         return None
 
     def _alternative_imports(self, fi: FileIndex, cands: list, alt: list, line, depth: int):
