@@ -93,10 +93,12 @@ class BreakFinder:
             )
         return self._labels[key]
 
-    def _walk(self, f: int):
+    def _walk(self, f: int, mended: frozenset = frozenset()):
         """(depth of every definition the graph links up from f, the breaks sorted by
-        depth as (depth, caller, callee, edge index))."""
-        got = self._walks.get(f)
+        depth as (depth, caller, callee, edge index)); the truth edges in `mended` (by
+        id) count as present."""
+        key = (f, mended) if mended else f
+        got = self._walks.get(key)
         if got is None:
             depth = {f: 0}
             breaks = []
@@ -104,24 +106,32 @@ class BreakFinder:
             while todo:
                 x = todo.popleft()
                 for caller, present, edge in self.callers.get(x, ()):
-                    if present:
+                    if present or (mended and id(edge) in mended):
                         if caller not in depth:
                             depth[caller] = depth[x] + 1
                             todo.append(caller)
                     else:
                         breaks.append((depth[x], caller, x, edge))
             breaks.sort(key=lambda b: b[0])
-            got = self._walks[f] = (depth, breaks)
+            got = self._walks[key] = (depth, breaks)
         return got
 
     def label(self, f: int, executed: set[int], entries: set[int], own: str) -> str:
         """The nearest break on the path from test (executed, entries, own uid) to f."""
         return self.nearest(f, executed, entries, own)[0]
 
-    def nearest(self, f: int, executed: set[int], entries: set[int], own: str):
+    def behind(self, f: int, executed: set[int], entries: set[int], own: str, edge) -> str:
+        """What stops the path once the nearest break `edge` is mended: "" when the walk
+        then reaches the test's own function (mending it alone would name the test, the
+        depth bound aside), else the next break's label."""
+        label, _ = self.nearest(f, executed, entries, own, frozenset((id(edge),)))
+        return "" if label == "other" else label
+
+    def nearest(self, f: int, executed: set[int], entries: set[int], own: str,
+                mended: frozenset = frozenset()):  # fmt: skip
         """(label, the break's edge or None): the edge is [caller, callee, kind, via,
         lines] of the truth, None for a fixture, "outside" or "other"."""
-        depth, breaks = self._walk(f)
+        depth, breaks = self._walk(f, mended)
         fixture_depth = None
         for e in entries:
             if e in depth and self.defs[e][0] != own and self.defs[e][2]:

@@ -128,14 +128,19 @@ def score_tests(
         for f in functions:
             lost = truth_sets[f] - sel3[f]
             at: dict[tuple, list[str]] = {}
+            blocked: Counter = Counter()  # (label, edge) -> tests with a further break behind
             for nid in sorted(lost):
                 own = nodeids.own_function(nid)
                 label, edge = finder.nearest(f, executed[nid], entries[nid], own)
                 labels[label] += 1
-                at.setdefault((label, _edge_text(defs, edge)), []).append(nid)
+                key = (label, _edge_text(defs, edge))
+                at.setdefault(key, []).append(nid)
+                if misses and (edge is None or finder.behind(f, executed[nid], entries[nid], own,
+                                                             edge)):  # fmt: skip
+                    blocked[key] += 1
             if misses and lost:
                 per_function.append(
-                    _function_misses(defs[f][0], truth_sets[f], lost, why.get(f), at)
+                    _function_misses(defs[f][0], truth_sets[f], lost, why.get(f), at, blocked)
                 )
         missed = sum(labels.values())
         order = {label: i for i, label in enumerate(LABELS)}
@@ -158,9 +163,10 @@ def _edge_text(defs, edge) -> str:
     return f"{defs[caller][0]} -> {defs[callee][0]} ({kind} @{at})"
 
 
-def _function_misses(uid: str, truth: set, lost: set, why, at: dict) -> dict:
+def _function_misses(uid: str, truth: set, lost: set, why, at: dict, blocked: Counter) -> dict:
     """One function whose tests are not all named: the tests it lost, grouped by the
-    nearest break (label, edge) on their real path, largest group first."""
+    nearest break (label, edge) on their real path, largest group first; `behind`: how
+    many of a group's tests meet a further break once that one is mended."""
     status, reasons = why if why is not None else ("absent", [])
     groups = sorted(at.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     return {
@@ -170,7 +176,13 @@ def _function_misses(uid: str, truth: set, lost: set, why, at: dict) -> dict:
         "completeness": status,
         "reasons": reasons,
         "breaks": [
-            {"label": label, "edge": edge, "tests": len(nids), "sample": nids[:3]}
+            {
+                "label": label,
+                "edge": edge,
+                "tests": len(nids),
+                "sample": nids[:3],
+                "behind": blocked[(label, edge)],
+            }
             for (label, edge), nids in groups
         ],
     }
@@ -181,24 +193,29 @@ def format_misses(project: str, score: dict) -> str:
     rows = sorted(score.get("misses", ()), key=lambda m: (-m["missed"], m["uid"]))
     out = [f"== {project}: {len(rows)} functions whose tests are not all named (depth 3)"]
     # the breaks that stop most functions from having all their tests named: `only` counts
-    # the functions whose every missed test goes through this break (mending it alone would
-    # name them all, unless a further break lies behind it), `touched` those it is one of
+    # the functions whose every missed test goes through this break, `alone` those of them
+    # where no further break lies behind it on any of those tests' paths (mending it alone
+    # names them all, the depth bound aside), `touched` those it is one of
     only: Counter = Counter()
+    alone: Counter = Counter()
     touched: Counter = Counter()
     for m in rows:
         keys = {(b["label"], b["edge"]) for b in m["breaks"]}
         touched.update(keys)
         if len(keys) == 1:
             only.update(keys)
-    out.append("breaks by functions (only / touched):")
-    for key in sorted(touched, key=lambda k: (-only[k], -touched[k], k))[:60]:
+            if not any(b.get("behind") for b in m["breaks"]):
+                alone.update(keys)
+    out.append("breaks by functions (alone / only / touched):")
+    for key in sorted(touched, key=lambda k: (-alone[k], -only[k], -touched[k], k))[:60]:
         label, edge = key
-        out.append(f"  {only[key]:>4} {touched[key]:>4}  {label}  {edge}")
+        out.append(f"  {alone[key]:>4} {only[key]:>4} {touched[key]:>4}  {label}  {edge}")
     for m in rows:
         out.append(f"{m['uid']}  missed {m['missed']}/{m['truth']}  [{m['completeness']}]")
         for b in m["breaks"]:
             edge = f"  {b['edge']}" if b["edge"] else ""
-            out.append(f"    {b['tests']:>4}  {b['label']}{edge}")
+            more = f"  ({b['behind']} with a further break behind)" if b.get("behind") else ""
+            out.append(f"    {b['tests']:>4}  {b['label']}{edge}{more}")
             out.append(f"          e.g. {', '.join(b['sample'])}")
     return "\n".join(out)
 
