@@ -89,6 +89,11 @@ CONSTRUCTS: tuple[tuple[str, str], ...] = (
         " to @left, `@left[k] = @right`, unpacking into a pattern @left",
     ),
     ("scope.lambda", "an anonymous function, whose @parameters are local to it"),
+    (
+        "binding.callback",
+        "an anonymous function passed as an argument (@value) to a call of @callee: its "
+        "parameters hold what the callee's declared callable type says it is called with",
+    ),
     ("return", "a return statement with a @value"),
     ("yield", "a yield of a @value: an item of the generator, not what a call returns"),
     ("error", "a syntax error node"),

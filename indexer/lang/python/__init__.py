@@ -60,7 +60,13 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     LocalProxy's `_get_current_object()` is the object of the proxy's annotated type.
 # 19: `x = y[k]` binds x to the item under k (any item for a key known at run time), and
 #     nested unpacking patterns bind their names (extraction 17).
-RESOLVE_VERSION = 19
+# 20: a lambda passed to a call (`self.record(lambda s: s.add_url_rule(...))`): its
+#     parameters hold what the callee's declared callable type says it is called with
+#     (`func: Callable[[State], None]`, also through a one-line module type alias), by the
+#     rule `local-type`; with extraction 17 (callbacks.py). Passed to an untyped callee, its
+#     parameters are values we cannot follow, as unannotated parameters are (a method
+#     called on one gets the unique-name guess; before, such calls were not resolved).
+RESOLVE_VERSION = 20
 
 
 def resolver_class() -> type[ResolverProject]:

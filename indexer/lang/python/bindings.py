@@ -170,8 +170,10 @@ class _LocalScopes:
     """Names local to a comprehension or a lambda, which must not bind outside of it.
 
     A call whose chain starts with a comprehension variable is renamed to that
-    comprehension's own binding (`x` -> `x$<start byte>`, bound by its for-clause);
-    one that starts with a lambda parameter cannot be known and is left unresolved.
+    comprehension's own binding (`x` -> `x$<start byte>`, bound by its for-clause), and so
+    is one that starts with a parameter of a lambda passed as a positional argument
+    (`x$<start byte of the lambda>`, bound by `_callback_binding`); one that starts with
+    another lambda's parameter cannot be known and is left unresolved.
     """
 
     def __init__(self, matches: list[tuple[str, dict]]):
@@ -188,7 +190,10 @@ class _LocalScopes:
                 node, params = caps[construct], caps["parameters"]
                 names = _lambda_params(params)
                 if names:
-                    found.append((node.start_byte, node.end_byte, frozenset(names), ""))
+                    # a lambda passed to a call binds its parameters (`_callback_binding`)
+                    bound = callback_position(node) is not None
+                    suffix = f"${node.start_byte}" if bound else ""
+                    found.append((node.start_byte, node.end_byte, frozenset(names), suffix))
         for start, (end, names) in comps.items():
             found.append((start, end, frozenset(names), f"${start}"))
         found.sort()
@@ -235,6 +240,58 @@ def _lambda_params(params: ts.Node) -> list[str]:
             if inner is not None:
                 out.append(inner.text.decode())
     return out
+
+
+# what may stand before a positional argument whose position is known
+_POSITIONAL = frozenset(("comment",))
+_NOT_POSITIONAL = frozenset(("keyword_argument", "list_splat", "dictionary_splat"))
+
+
+def callback_position(lam: ts.Node) -> int | None:
+    """The position of lambda `lam` among the arguments of the call it is passed to, or
+    None: not an argument of a call, or after a `*args` (its position is unknown)."""
+    parent = lam.parent
+    if parent is None or parent.type != "argument_list":
+        return None
+    call = parent.parent
+    if call is None or call.type != "call":
+        return None
+    position = 0
+    for c in parent.named_children:
+        if c.id == lam.id:
+            return position
+        if c.type in _NOT_POSITIONAL:
+            return None
+        if c.type not in _POSITIONAL:
+            position += 1
+    return None
+
+
+def _callback_binding(
+    scope: str, callee: ts.Node, lam: ts.Node, source: bytes, facts: FileFacts,
+    local_scopes: _LocalScopes,
+) -> None:  # fmt: skip
+    """`f(lambda s: s.m())`: each parameter of the lambda (named `s$<start byte of the
+    lambda>`, see _LocalScopes) holds what f calls it with, as f's declared callable type
+    says: the value `callback:<argument position>:<parameter position>:<f's chain>`."""
+    position = callback_position(lam)
+    params = lam.child_by_field_name("parameters")
+    if position is None or params is None:
+        return
+    chain = callee_chain(source[callee.start_byte : callee.end_byte])
+    if chain and local_scopes:
+        chain = local_scopes.rename(chain, callee.start_byte)
+    if not chain:
+        return
+    line = callee.start_point[0] + 1
+    for i, p in enumerate(_named(params)):
+        if p.type not in ("identifier", "default_parameter"):
+            break  # `*args` and what follows it: not passed by position
+        if p.type == "identifier":  # (one with a default may be passed: not read)
+            facts.bindings.append(
+                BindingFact(scope, f"{p.text.decode()}${lam.start_byte}",
+                            f"callback:{position}:{i}:{chain}", False, line)
+            )  # fmt: skip
 
 
 def _with_binding(

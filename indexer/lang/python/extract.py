@@ -92,7 +92,10 @@ NAME = "python"
 #       tuple of classes): a call on the caught exception reaches its class's method.
 #   17: binding.item: nested unpacking patterns (`a, (b, c) = f, (g, h)`) and item reads
 #       `x = y[k]` (key:K:chain).
-EXTRACTOR_VERSION = 17
+#   18: binding.callback: the parameters of a lambda passed as a positional argument are
+#       named `p$<start byte of the lambda>` and bound `callback:<argument position>:
+#       <parameter position>:<callee chain>` (calls on them were unresolved).
+EXTRACTOR_VERSION = 18
 
 
 def _runner() -> QueryRunner:

@@ -236,6 +236,8 @@ class Names:
             return item, weakest(r[1], rule)
         if value.startswith(_CONTAINER_FORMS):
             return self.container_binding(fi, b, depth)
+        if value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
+            return self.callback_value(fi, b, depth)
         if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
             r = self.requested_value(fi, b, depth)
             if r is not None:

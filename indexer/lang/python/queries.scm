@@ -23,6 +23,9 @@
 (except_clause value: (as_pattern) @value) @binding.catch
 (for_in_clause left: (_) @left right: (_) @right) @binding.comprehension
 (lambda parameters: (lambda_parameters) @parameters) @scope.lambda
+; a lambda passed to a call: its parameters are typed by the callee's `Callable[[T], ...]`
+; (bindings.py `_callback_binding`, through the `other` hook on both paths)
+(call function: (_) @callee arguments: (argument_list (lambda) @value)) @binding.callback
 ; a member read as a value: kept for the outermost member of a chain that no other fact reads
 ; (extract.py `member_read`, native facts_bind.c `member_read`)
 (attribute) @reference.member

@@ -19,6 +19,7 @@ from codeimpact.indexer.lang.python.bindings import (
     _annotated,
     _assignment,
     _bind_value,
+    _callback_binding,
     _except_binding,
     _for_binding,
     _LocalScopes,
@@ -218,6 +219,8 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
         _with_binding(scope, caps["value"], node, source, facts)
     elif construct == "binding.catch":
         _except_binding(scope, caps["value"], node, source, facts)
+    elif construct == "binding.callback":
+        _callback_binding(scope, caps["callee"], caps["value"], source, facts, local_scopes)
     elif construct == "assignment.member":
         _member_assignment(scope, caps["left"], node, source, facts)
     elif construct == "assignment.expression":

@@ -26,6 +26,7 @@ from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.values import ALTS, members
+from codeimpact.indexer.lang.python.callbacks import Callbacks
 from codeimpact.indexer.lang.python.containers import Containers
 from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.fixtures import Fixtures
@@ -82,6 +83,7 @@ class PythonProject(
     Fixtures,
     Decorators,
     Flows,
+    Callbacks,
     Containers,
     Values,
     Names,
