@@ -63,10 +63,15 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 20: a lambda passed to a call (`self.record(lambda s: s.add_url_rule(...))`): its
 #     parameters hold what the callee's declared callable type says it is called with
 #     (`func: Callable[[State], None]`, also through a one-line module type alias), by the
-#     rule `local-type`; with extraction 17 (callbacks.py). Passed to an untyped callee, its
+#     rule `local-type`; with extraction 18 (callbacks.py). Passed to an untyped callee, its
 #     parameters are values we cannot follow, as unannotated parameters are (a method
 #     called on one gets the unique-name guess; before, such calls were not resolved).
-RESOLVE_VERSION = 20
+# 21: a union type (`A | B`, `Union[A, B]`) is one of its arms that resolve (alternatives),
+#     not the first: a method called on it reaches each arm's method and, per arm, the
+#     overrides (dispatch per receiver arm, resolve.py _arms_call); the item at a position
+#     of a declared tuple unpacked (`a, b = f()` with `-> tuple[A, B]`) is local-type, not
+#     value-flow.
+RESOLVE_VERSION = 21
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -34,6 +34,8 @@ CONTAINER_KINDS = frozenset((LIT, VIEW, ALTS))
 # guessed on the receiver (unique-name, resolve.py).
 _UNKNOWN = frozenset(("param", "unknown"))
 _VIEWS = frozenset(("get", "pop", "setdefault", "values", "items", "copy"))
+# Sequences known by their declared type (values.py eval_type): `tuple[A, B]`, `list[A]`.
+_DECLARED = frozenset(("tup", "seq"))
 
 
 class Containers:
@@ -176,7 +178,12 @@ class Containers:
                 return None
             ent = self.call_result(r[0], depth + 1) if b.is_call else r[0]
             item = self.unpacked(ent, int(index), depth + 1) if ent is not None else None
-            return (item, weakest(r[1], "value-flow")) if item is not None else None
+            if item is None:
+                return None
+            # the item at a position of a declared tuple (`-> tuple[A, B]`) has that
+            # position's declared type; one of a literal's items is a value that flowed
+            declared = ent[0] in _DECLARED
+            return item, weakest(r[1], "local-type" if declared else "value-flow")
         if value.startswith("key:"):  # `x = y[k]`: the item under k (`*`: any item)
             _, k, chain = value.split(":", 2)
             r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)

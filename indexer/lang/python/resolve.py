@@ -480,8 +480,11 @@ class PythonProject(
             return
         ent, reason = r
         if ent[0] == ALTS:  # one of several values (a container's items): each may run
-            made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True, passed)
-                    for e in ent[1]]  # fmt: skip
+            if receiver is not None and receiver[0][0] == ALTS:
+                made = self._arms_call(fi, call, receiver, last, reason, edges, src, out, passed)
+            else:
+                made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True,
+                                         passed) for e in ent[1]]  # fmt: skip
             if not any(made):
                 out.unresolved.append(Unresolved(src, last, call.line))
             return
@@ -543,6 +546,23 @@ class PythonProject(
         if call.args:
             self._value_flow(fi, call, ent, skind, edges, src, passed)
         return True
+
+    def _arms_call(self, fi, call, receiver, last, reason, edges, src, out, passed) -> list:
+        """`last` called on a receiver that is one of several values (`obj: A | B`, an item
+        of a container): each arm's method runs, and, on an arm whose class may be a
+        subclass, the overrides of that method in its subclasses (the dispatch a single
+        receiver gets). Whether a call was made, per method."""
+        made, seen = [], set()
+        for arm in receiver[0][1]:
+            r = self.getattr(arm, last, receiver[1], 1)
+            for e in members(r[0]) if r is not None else ():
+                if e not in seen:
+                    seen.add(e)
+                    made.append(self._call_value(fi, call, e, reason, receiver, edges, src, out,
+                                                 True, passed))  # fmt: skip
+                if e[0] == "sym" and arm[0] == "inst" and self._kind(e) == "method":
+                    self._dispatch((arm, receiver[1]), e, last, edges, src, call.line)
+        return made
 
     def _bound_receiver(self, fi: FileIndex, call):
         """The receiver of a bound method called through a local alias (`report = e.show`,

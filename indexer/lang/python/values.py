@@ -494,11 +494,7 @@ class Values:
     def _eval_type(self, fi, scope, text, depth):
         arms = [a for a in split_top(text, "|") if a and a != "None"]
         if len(arms) != 1:
-            for a in arms:
-                r = self.eval_type(fi, scope, a, depth + 1)
-                if r is not None:
-                    return r
-            return None
+            return self._union(fi, scope, arms, depth)
         text = arms[0]
         head, args = text, []
         if text.endswith("]") and "[" in text:
@@ -507,13 +503,8 @@ class Values:
         last = head.rpartition(".")[2]
         if args:
             if last in _UNWRAP or last == "Union":
-                arms = args if last == "Union" else args[:1]
-                for a in arms:
-                    if a != "None":
-                        r = self.eval_type(fi, scope, a, depth + 1)
-                        if r is not None:
-                            return r
-                return None
+                arms = [a for a in (args if last == "Union" else args[:1]) if a != "None"]
+                return self._union(fi, scope, arms, depth)
             if last in _TYPE:
                 r = self.eval_type(fi, scope, args[0], depth + 1)
                 if r is not None and r[0] == "inst":
@@ -536,6 +527,13 @@ class Values:
         if ent[0] == "ext" and ent[1] in self.entry_table.instances:
             return ent  # a library class the entry-point table follows (`ctx: click.Context`)
         return None
+
+    def _union(self, fi, scope, arms, depth):
+        """A value of one of the types `arms` (`A | B`, `Union[A, B]`): one of the arms that
+        resolve (alternatives: a member call reaches each arm's method, and its overrides);
+        the arms we cannot follow (`str`, a library type) add nothing to call."""
+        found = [self.eval_type(fi, scope, a, depth + 1) for a in arms]
+        return alternatives(found) if len(found) > 1 else found[0] if found else None
 
     # ------------------------------------------------------------------ classes
     def bases(self, path: str, local: str) -> list[tuple[str, str]]:
