@@ -387,8 +387,16 @@ static int module_var(Run *run, PyObject *name, TSNode node) {
     return append_fact(run, T_SYMBOL, 12, items);
 }
 
-/* name = rhs: `f(...)` binds what f returns, a name or member binds (and refers to) it */
+/* name = rhs: `f(...)` binds what f returns, a name or member binds (and refers to) it;
+ * `a or b` binds what a would (a when it is true: `params or []`) */
 static int bind_value(Run *run, PyObject *scope, PyObject *name, TSNode rhs, TSNode node) {
+    while (role_of(run, rhs) == R_OPERATOR_BOOLEAN) {
+        TSNode op = field_of(run, rhs, F_OPERATOR), left = field_of(run, rhs, F_LEFT);
+        if (ts_node_is_null(op) || ts_node_is_null(left) ||
+            role_of(run, op) != R_OPERATOR_EITHER)
+            break;
+        rhs = left;
+    }
     PyObject *line = line_of(node);
     if (line == NULL) return -1;
     int rc = 0;

@@ -136,6 +136,12 @@ ROLES: tuple[tuple[str, str], ...] = (
     ("assignment", "an assignment expression (`a = b = c`: its value is the `right` field)"),
     ("statement", "an expression statement (the span of a module variable)"),
     ("type", "a type annotation: a member in it names a type, it is not read as a value"),
+    ("operator.boolean", "a boolean operator (`a or b`): its `left`, `operator`, `right` fields"),
+    (
+        "operator.either",
+        "the operator token of a boolean operator whose value is its left operand when that"
+        " is true, else its right one (Python `or`): an assigned value is the left one's",
+    ),
     # ---- calls
     ("arguments", "an argument list"),
     ("argument.keyword", "a keyword argument (its `name` and `value` fields)"),
@@ -180,6 +186,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("value", "a keyword argument's value, a subscript's base, a pair's value"),
     ("index", "a subscript's (first) index"),
     ("key", "a pair's key"),
+    ("operator", "a binary operator's operator token"),
 )
 """Field roles: the grammar fields the fact engine reads, which a language names."""
 

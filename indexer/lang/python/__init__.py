@@ -71,7 +71,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     overrides (dispatch per receiver arm, resolve.py _arms_call); the item at a position
 #     of a declared tuple unpacked (`a, b = f()` with `-> tuple[A, B]`) is local-type, not
 #     value-flow.
-RESOLVE_VERSION = 21
+# 22: with extraction 19: `x = a or b` binds x to what a holds (`self.params = params or
+#     []` with `params: list[Parameter] | None`; a parameter stored so is called where
+#     `self.x()` is, as `self.x = param` was).
+RESOLVE_VERSION = 22
 
 
 def resolver_class() -> type[ResolverProject]:

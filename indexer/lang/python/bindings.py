@@ -73,7 +73,13 @@ def _target_name(lhs: ts.Node, source: bytes) -> str | None:
 
 
 def _bind_value(scope: str, name: str, rhs: ts.Node, node: ts.Node, source: bytes, facts) -> None:
+    # native/facts_bind.c (bind_value) binds the same: change both
     line = node.start_point[0] + 1
+    while rhs.type == "boolean_operator":  # `a or b`: a when it is true (`params or []`)
+        op, left = rhs.child_by_field_name("operator"), rhs.child_by_field_name("left")
+        if op is None or op.type != "or" or left is None:
+            break
+        rhs = left
     if rhs.type == "call":
         fn = rhs.child_by_field_name("function")
         chain = callee_chain(source[fn.start_byte : fn.end_byte]) if fn else None

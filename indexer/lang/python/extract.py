@@ -95,7 +95,9 @@ NAME = "python"
 #   18: binding.callback: the parameters of a lambda passed as a positional argument are
 #       named `p$<start byte of the lambda>` and bound `callback:<argument position>:
 #       <parameter position>:<callee chain>` (calls on them were unresolved).
-EXTRACTOR_VERSION = 18
+#   19: an assignment of `a or b` binds what `a` would (`self.params = params or []`; node
+#       roles operator.boolean/operator.either, field role operator).
+EXTRACTOR_VERSION = 19
 
 
 def _runner() -> QueryRunner:
@@ -188,6 +190,8 @@ RULES = FactRules(
         "assignment": "assignment",
         "expression_statement": "statement",
         "type": "type",
+        "boolean_operator": "operator.boolean",
+        "or": "operator.either",
         "argument_list": "arguments",
         "keyword_argument": "argument.keyword",
         "list_splat": "argument.splat",
@@ -226,6 +230,7 @@ RULES = FactRules(
         "value": "value",
         "index": "subscript",
         "key": "key",
+        "operator": "operator",
     },
     options={
         "export_rule": "underscore",
