@@ -74,7 +74,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 22: with extraction 19: `x = a or b` binds x to what a holds (`self.params = params or
 #     []` with `params: list[Parameter] | None`; a parameter stored so is called where
 #     `self.x()` is, as `self.x = param` was).
-RESOLVE_VERSION = 22
+# 23: entry-point rows: textwrap.TextWrapper.fill -> wrap -> _split_chunks, _wrap_chunks ->
+#     _handle_long_word (a subclass's overrides run: click's TextWrapper).
+RESOLVE_VERSION = 23
 
 
 def resolver_class() -> type[ResolverProject]:
