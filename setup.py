@@ -147,6 +147,7 @@ setup(
                 "native/core_support.c",
                 "native/core_bfs.c",
                 "native/core_paths.c",
+                "native/core_edges.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

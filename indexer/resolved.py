@@ -87,7 +87,14 @@ def better(e: Edge, cur: Edge | None) -> bool:
 
 
 def dedupe_edges(edges: list[Edge]) -> list[Edge]:
-    """One edge per (relation, source, target), chosen by `better`."""
+    """One edge per (relation, source, target), chosen by `better`, sorted (in C: every
+    resolved file passes here; `_dedupe_edges` is the same in Python)."""
+    from codeimpact.native import _core  # (not at import: the package loads numpy)
+
+    return _core.dedupe_edges(edges, RELAY_REASON)
+
+
+def _dedupe_edges(edges: list[Edge]) -> list[Edge]:
     best: dict[tuple[str, str, str], Edge] = {}
     for e in edges:
         key = e[:3]  # (rel, src, dst)

@@ -78,6 +78,9 @@ static PyMethodDef core_methods[] = {
     {"strongly_connected_components", core_scc, METH_VARARGS,
      "strongly_connected_components(indptr, indices, edge_type, confidence, type_mask,"
      " min_confidence, out_labels, out_self_loop) -> number of components"},
+    {"dedupe_edges", core_dedupe_edges, METH_VARARGS,
+     "dedupe_edges(edges, relay_reason) -> list: one edge per (rel, src, dst), the best by"
+     " indexer/resolved.py `better`, sorted"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -82,5 +82,6 @@ int open_node_mask(PyObject *obj, buf_t *b, int64_t n, const uint8_t **out);
 PyObject *core_bfs(PyObject *self, PyObject *args);
 PyObject *core_shortest_path(PyObject *self, PyObject *args);
 PyObject *core_scc(PyObject *self, PyObject *args);
+PyObject *core_dedupe_edges(PyObject *self, PyObject *args);
 
 #endif
