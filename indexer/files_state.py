@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 from codeimpact.graph.layout import atomic_write
 
-STATE_FORMAT = 6  # of every state file; 6: ids in state-ids.bin
+STATE_FORMAT = 7  # of every state file; 6: ids in state-ids.bin; 7: ids as a table, keys
+# in state-keys.bin, both with their changes carried in state-graph.bin
 FILES_NAME = "state-files.bin"
 
 

@@ -12,12 +12,14 @@ points at them (`GraphState.ext_refs`).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from codeimpact.graph import csr
 from codeimpact.graph.delta import GraphDelta
+from codeimpact.indexer.id_table import at_or_above, copy_ids, max_id, pairs
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow, better
 from codeimpact.indexer.state import (
     MAX_IDS,
@@ -115,11 +117,11 @@ def compute_delta(
         if rf is not None:
             new_syms.update((s.uid, s) for s in rf.symbols)
     # the live generation's ids, copied only when one changes (an edit that adds and drops
-    # no symbol keeps them: the kernel's 2.2M are neither copied nor written again)
+    # no symbol keeps them; an `Ids` copies only its changes since its table was written)
     ids = old.ids
     gone_syms = [u for u in old_syms if u not in new_syms]
     if gone_syms:
-        ids = dict(old.ids)
+        ids = copy_ids(old.ids)
         for u in gone_syms:
             ids.pop(u, None)
 
@@ -150,7 +152,7 @@ def compute_delta(
             ext_refs[key[2]] = ext_refs.get(key[2], 0) + 1
     ext_gone = sorted(u for u, n in ext_refs.items() if n <= 0)
     if ext_gone and ids is old.ids:
-        ids = dict(old.ids)
+        ids = copy_ids(old.ids)
     for u in ext_gone:
         del ext_refs[u]
         ids.pop(u, None)
@@ -163,10 +165,10 @@ def compute_delta(
                    | {old.ids[u] for u in ext_gone if u in old.ids})  # fmt: skip
     newcomers = sorted({u for u in new_syms if u not in old.ids} | set(ext_new))
     # the next never-used id: above every id in use and every freed one
-    nxt = max(max(old.ids.values(), default=-1), max(freed, default=-1)) + 1
+    nxt = max(max_id(old.ids), max(freed, default=-1)) + 1
     pos = 0
     if newcomers and ids is old.ids:
-        ids = dict(old.ids)
+        ids = copy_ids(old.ids)
     for u in newcomers:
         if pos < len(freed):
             ids[u] = freed[pos]
@@ -178,7 +180,7 @@ def compute_delta(
         raise OverflowError("more symbols than edge codes can hold")
     holes = [h for h in freed[pos:] if h < len(ids)]
     if holes and ids is old.ids:
-        ids = dict(old.ids)
+        ids = copy_ids(old.ids)
     moves = dense_moves(ids, holes)
 
     # -- rows
@@ -255,21 +257,20 @@ def compute_delta(
     used.update(new_used)
     codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added, res.moves)
     res.state = GraphState(refs, used, modules, ids, [], new_foreign, ext_refs, totals,
-                           summaries, codes, confs, blobs, old.pack_dir)  # fmt: skip
+                           summaries, codes, confs, blobs, old.pack_dir,
+                           keys_base=old.keys_base)  # fmt: skip
     if codes is old.codes and confs is old.confs:  # no edge came, went or was renumbered
         res.state.edges_from = old.pack_dir
-    if ids is old.ids:  # no symbol came or went
-        res.state.ids_from = old.pack_dir
     return res
 
 
-def dense_moves(ids: dict[str, int], holes: list[int]) -> dict[str, int]:
+def dense_moves(ids: MutableMapping[str, int], holes: list[int]) -> dict[str, int]:
     """Fill `holes` (free ids below len(ids)) with the symbols holding the ids at or above
     len(ids), lowest first; updates `ids` and returns uid -> new id of the moved ones."""
     if not holes:
         return {}
     n = len(ids)
-    high = sorted((i, u) for u, i in ids.items() if i >= n)
+    high = sorted(at_or_above(ids, n))
     if len(high) != len(holes):
         raise AssertionError(f"{len(holes)} free ids below {n} but {len(high)} ids above")
     moves = {}
@@ -321,10 +322,9 @@ def _same_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added)
 def node_ranks(res: DeltaResult, old_rank: np.ndarray) -> np.ndarray:
     """Each node's rank in uid order after the delta (the previous ranks when no symbol
     came or went)."""
-    ids = res.state.ids
     if not (res.delta.symbols_insert or res.delta.symbols_delete or res.moves):
         return old_rank
-    return csr.uid_ranks(list(ids), np.fromiter(ids.values(), np.int64, len(ids)))
+    return csr.uid_ranks(*pairs(res.state.ids))
 
 
 def node_arrays(res: DeltaResult, n: int, old_flags: np.ndarray,

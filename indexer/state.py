@@ -4,13 +4,18 @@ Kept beside the database in the generation folder; a no-change run reads only
 the small first file:
 - `state-files.bin`: identity and config digests, HEAD, the run's figures, and
   per file its size, mtime, content hash and status (all the change plan needs);
-- `state-graph.bin`: per file where its resolved output lies in the packs, its
-  lookup keys (used names and alias bindings) and its resolver's summary (as
-  separate marshal blobs, decoded only where a run needs them), module names,
+- `state-keys.bin`: per file its lookup keys (used names and alias bindings) and its
+  resolver's summary (as separate marshal blobs, decoded only where a run needs
+  them), as some generation wrote them: hard-linked from generation to generation,
+  state-graph.bin carrying the files' keys and summaries changed since, until they
+  weigh an eighth of it (an edit of the kernel rewrote 150 MB of them);
+- `state-graph.bin`: per file where its resolved output lies in the packs, module names,
   the owners of edges that files other than their source's own produce,
   reference counts of external symbols, running totals;
-- `state-ids.bin`: the dense-id assignment (uid -> id), hard-linked from the
-  previous generation when no symbol came or went;
+- `state-ids.bin`: the dense-id assignment (uid -> id) as a table read in place
+  (indexer/id_table.py), hard-linked from generation to generation: state-graph.bin
+  carries the ids changed since it was written, until they are many enough to write
+  it anew;
 - `pack-N.bin`: resolved outputs, concatenated. A generation writes only the
   outputs it resolved, into a pack of its own, and hard-links the earlier packs
   it still refers to, so an incremental run neither reads nor rewrites the
@@ -33,6 +38,7 @@ from __future__ import annotations
 import marshal
 import os
 import shutil
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,11 +46,13 @@ import numpy as np
 
 from codeimpact.graph.layout import atomic_write, fsync_file
 from codeimpact.indexer.files_state import STATE_FORMAT
+from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
 IDS_NAME = "state-ids.bin"
+KEYS_NAME = "state-keys.bin"
 CONF_NAME = "state-conf.npy"
 SHARED_PREFIX = "shared-"  # shared-<resolver group>.bin: a marshal of its shared summary
 
@@ -121,7 +129,7 @@ class GraphState:
     resolved_refs: dict[str, Ref]  # path -> its resolved output in a pack of `pack_dir`
     used: dict[str, bytes]  # path -> plan.lookup_keys_blob of its facts
     modules: dict  # language -> {path: module name}, or None where the resolver has none
-    ids: dict[str, int]
+    ids: MutableMapping[str, int]  # a dict, or an id_table.Ids over the table file
     free_ids: list[int]
     foreign: dict[tuple, list[str]]  # edge key -> files (not its source's) that produce it
     ext_refs: dict[str, int]  # external uid -> edges pointing at it
@@ -135,10 +143,12 @@ class GraphState:
     # a generation folder whose edge files (and CSR snapshot) hold exactly `codes` and
     # `confs` (a delta that changed no edge): they are hard-linked, not written again
     edges_from: Path | None = None
-    ids_from: Path | None = None  # a generation folder whose ids file holds exactly `ids`
     # resolver group -> its shared summary (resolution.shared_summaries): the bytes to write,
     # or a file holding them (the previous generation's, or one a full build staged)
     shared: dict[str, bytes | Path] = field(default_factory=dict)
+    # the lookup keys and summaries as a generation's state-keys.bin holds them (that file,
+    # its size, the two dicts), which `used` and `summaries` differ from in a few files
+    keys_base: tuple[Path, int, dict[str, bytes], dict[str, bytes]] | None = None
     _decoded: dict[str, ResolvedFile] = field(default_factory=dict, repr=False)
 
     def files(self) -> set[str]:
@@ -222,17 +232,18 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
             fsync_file(gen_dir / name)
     if new_blobs:
         refs.update(_write_pack(gen_dir / f"pack-{number}.bin", new_blobs))
+    used, summaries = _save_keys(gen_dir, st)
     data = (
         STATE_FORMAT,
         refs,
-        st.used,
+        used,
         st.modules,
-        None,  # the ids: IDS_NAME
+        _save_ids(gen_dir, st.ids),
         st.free_ids,
         st.foreign,
         st.ext_refs,
         st.totals,
-        st.summaries,
+        summaries,
     )
     for group, src in st.shared.items():
         dst = gen_dir / shared_name(group)
@@ -240,10 +251,6 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
             atomic_write(dst, src)
         elif src != dst:
             _link_or_copy(src, dst)
-    if st.ids_from is not None and st.ids_from != gen_dir:
-        _link_or_copy(st.ids_from / IDS_NAME, gen_dir / IDS_NAME)
-    else:
-        atomic_write(gen_dir / IDS_NAME, marshal.dumps(st.ids))
     if st.edges_from is not None and st.edges_from != gen_dir:
         _link_or_copy(st.edges_from / EDGES_NAME, gen_dir / EDGES_NAME)
         _link_or_copy(st.edges_from / CONF_NAME, gen_dir / CONF_NAME)
@@ -253,17 +260,74 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
     atomic_write(gen_dir / GRAPH_NAME, marshal.dumps(data))
 
 
+# the ids' changes carried in state-graph.bin before the table is written anew: a few
+# hundred KB at most, against the kernel's 170 MB table
+IDS_CHANGES_MAX = 4096
+
+
+def _save_ids(gen_dir: Path, ids: MutableMapping[str, int]) -> tuple[dict, list[str], int]:
+    """Link the live generation's id table into `gen_dir` and return the changes made since
+    it was written; write the table anew when there is none or the changes are many."""
+    if isinstance(ids, Ids) and len(ids.changed) + len(ids.gone) <= max(
+        IDS_CHANGES_MAX, len(ids.base) // 64
+    ):
+        if ids.base.path != gen_dir / IDS_NAME:
+            _link_or_copy(ids.base.path, gen_dir / IDS_NAME)
+        return ids.changed, sorted(ids.gone), len(ids)
+    write_id_table(gen_dir / IDS_NAME, ids)
+    return {}, [], len(ids)
+
+
+Changes = tuple[dict[str, bytes], list[str]]  # (path -> blob new or changed, paths gone)
+
+
+def _changes(base: dict[str, bytes], now: dict[str, bytes]) -> Changes:
+    changed = {p: b for p, b in now.items() if (a := base.get(p)) is not b and a != b}
+    return changed, sorted(p for p in base if p not in now)
+
+
+def _applied(base: dict[str, bytes], changes: Changes) -> dict[str, bytes]:
+    out = dict(base)
+    out.update(changes[0])
+    for p in changes[1]:
+        out.pop(p, None)
+    return out
+
+
+def _save_keys(gen_dir: Path, st: GraphState) -> tuple[Changes, Changes]:
+    """Link the live generation's state-keys.bin into `gen_dir` and return the lookup keys'
+    and summaries' changes since it was written; write it anew when there is none or the
+    changes weigh more than an eighth of it."""
+    if st.keys_base is not None:
+        path, size, used, summaries = st.keys_base
+        out = _changes(used, st.used), _changes(summaries, st.summaries)
+        if sum(len(b) for c in out for b in c[0].values()) <= size // 8:
+            if path != gen_dir / KEYS_NAME:
+                _link_or_copy(path, gen_dir / KEYS_NAME)
+            return out
+    atomic_write(gen_dir / KEYS_NAME, marshal.dumps((st.used, st.summaries)))
+    return ({}, []), ({}, [])
+
+
 def load_graph_state(gen_dir: Path) -> GraphState | None:
     try:
         t = marshal.loads((gen_dir / GRAPH_NAME).read_bytes())
         if t[0] != STATE_FORMAT:
             return None
-        ids = marshal.loads((gen_dir / IDS_NAME).read_bytes())
-        codes = np.load(gen_dir / EDGES_NAME)
-        confs = np.load(gen_dir / CONF_NAME)
+        changed, gone, n = t[4]
+        ids = Ids(IdTable(gen_dir / IDS_NAME), changed, set(gone), n)
+        keys = gen_dir / KEYS_NAME
+        raw = keys.read_bytes()
+        used, summaries = marshal.loads(raw)
+        base = (keys, len(raw), used, summaries)
+        del raw
+        # mapped, not read: an edit that changes no edge links them on (the kernel's: 90 MB)
+        codes = np.load(gen_dir / EDGES_NAME, mmap_mode="r")
+        confs = np.load(gen_dir / CONF_NAME, mmap_mode="r")
         shared = {f.name[len(SHARED_PREFIX) : -len(".bin")]: f
                   for f in gen_dir.glob(f"{SHARED_PREFIX}*.bin")}  # fmt: skip
-        return GraphState(t[1], t[2], t[3], ids, t[5], t[6], t[7], t[8], t[9], codes, confs,
-                          pack_dir=gen_dir, shared=shared)  # fmt: skip
+        return GraphState(t[1], _applied(used, t[2]), t[3], ids, t[5], t[6], t[7], t[8],
+                          _applied(summaries, t[9]), codes, confs, pack_dir=gen_dir,
+                          shared=shared, keys_base=base)  # fmt: skip
     except (OSError, ValueError, EOFError, TypeError, IndexError):
         return None

@@ -270,14 +270,17 @@ def _files(repo, patterns) -> dict[str, tuple[int, int]]:
 
 
 SHARED_FILES = ("state-edges.npy", "state-conf.npy", "csr/forward_indices.*.npy",
-                "csr/reverse_indptr.*.npy", "shared-cfamily.bin", "state-ids.bin")  # fmt: skip
+                "csr/reverse_indptr.*.npy", "shared-cfamily.bin", "state-ids.bin",
+                "state-keys.bin")  # fmt: skip
 
 
 def test_an_edit_that_changes_no_edge_shares_the_edge_files(tmp_path):
     """A delta that adds, drops and renumbers no edge links the live generation's edge codes
     and CSR arrays into the new one, writing only the per-node arrays; a body edit
-    leaves C's name tables and the symbol ids as they were (linked too); an edit that does
-    change edges writes them anew. Both answer as a full build does."""
+    leaves C's name tables as they were (linked too); an edit that does change edges writes
+    them anew. The symbol ids and the files' lookup keys are linked through all of them,
+    a function added and one removed too (the state carries the changes). Each answers as
+    a full build does."""
     repo = make(tmp_path, FILES)
     before = _files(repo, (*SHARED_FILES, "csr/node_rank.*.npy"))
     body = repo / "lib/str.c"
@@ -291,4 +294,12 @@ def test_an_edit_that_changes_no_edge_shares_the_edge_files(tmp_path):
     body.write_text(body.read_text().replace("\treturn 0;\n", "\treturn str_len(0) ? 0 : 0;\n"))
     assert run(repo).mode == "incremental"
     assert _files(repo, ["state-edges.npy"]) != {"state-edges.npy": after["state-edges.npy"]}
+    assert_same_as_full(repo, tmp_path)
+    tables = ("state-ids.bin", "state-keys.bin")
+    body.write_text(body.read_text() + "int str_more(void)\n{\n\treturn str_len(0);\n}\n")
+    assert run(repo).mode == "incremental"
+    assert_same_as_full(repo, tmp_path)
+    (repo / "drv/d0.c").unlink()
+    assert run(repo).mode == "incremental"
+    assert _files(repo, tables) == {t: before[t] for t in tables}
     assert_same_as_full(repo, tmp_path)
