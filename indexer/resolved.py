@@ -89,7 +89,7 @@ def better(e: Edge, cur: Edge | None) -> bool:
 def dedupe_edges(edges: list[Edge]) -> list[Edge]:
     """One edge per (relation, source, target), chosen by `better`, sorted (in C: every
     resolved file passes here; `_dedupe_edges` is the same in Python)."""
-    from codeimpact.native import _core  # (not at import: the package loads numpy)
+    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
 
     return _core.dedupe_edges(edges, RELAY_REASON)
 

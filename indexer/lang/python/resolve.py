@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
+from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.values import ALTS, members
@@ -374,41 +375,51 @@ class PythonProject(
 
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: FileIndex, call, edges: Edges, out: ResolvedFile) -> None:
-        if call.kind == "decorator" and call.scope:
+        callee, scope = call.callee, call.scope
+        if call.kind == "decorator" and scope:
             # a decorator (and what its arguments call) runs where the definition stands: it
             # is called from the enclosing scope, whose names it sees (`@d def f` is f = d(f))
-            call = call._replace(scope=fi.parent.get(call.scope, ""))
+            scope = fi.parent.get(scope, "")
+            call = call._replace(scope=scope)
         bound = fi.getattr_bound  # (empty in most files)
-        if call.callee.startswith("getattr()") or bound and call.callee.partition(".")[0] in bound:
+        if callee.startswith("getattr()") or bound and callee.partition(".")[0] in bound:
             alts = self.getattr_calls(fi, call)  # `getattr(c, "get")()` is `c.get()`
             for alt in alts:  # (the scope is the decorator's already)
                 self._resolve_call(fi, alt._replace(kind="call"), edges, out)
             if alts:
                 return
-        src = self.uid(fi.path, call.scope)
-        steps = parse_steps(call.callee) if not call.callee.startswith("?") else None
+        src = f"{fi.path}::{scope}"  # (self.uid)
+        line = call.line
+        steps = parse_steps(callee) if not callee.startswith("?") else None
         if steps is None:
-            last = call.callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
-            out.unresolved.append(Unresolved(src, last, call.line))
+            last = callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
+            out.unresolved.append(Unresolved(src, last, line))
             return
         last = steps[-1][0]  # the last name, without its suffixes
         # a method call (`a.b.m()`): the receiver's value, then the method on it (with
         # dispatch); any other form: the chain's value, called
-        method = len(steps) > 1 and not steps[-1][1]
+        dotted = len(steps) > 1
+        method = dotted and not steps[-1][1]
         reads: list = []  # property getters the chain's attribute reads run
-        value = self._eval_steps(fi, call.scope, steps[:-1] if method else steps, call.line, 0,
-                                 reads)  # fmt: skip
+        if (len(steps) == 2 if method else not dotted) and not steps[0][1]:
+            # a name alone (`f()`, `self.m()`: most sites): the file's lookups answer first
+            seen = self._lookups
+            key = (fi.path, scope, steps[0][0])
+            value = seen.get(key, MISSING) if seen is not None else MISSING
+            if value is MISSING:
+                value = self.lookup_name(fi, scope, key[2], line, 0)
+        else:
+            value = self._eval_steps(fi, scope, steps[:-1] if method else steps, line, 0, reads)
         if call.args:
-            self._outcome(fi, call, method, len(steps) > 1, value, last, reads, edges, src, out)
+            self._outcome(fi, call, method, dotted, value, last, reads, edges, src, out)
             return
         # No arguments: what follows the value depends on the value and the last name only,
         # the same at every call site of that form (`self.assertEqual()` in every test of a
         # class, `Model()` everywhere): played back from the one memo as the edges' other
         # ends, with this site's source and line.
-        line = call.line
         for getter, rule in reads:  # (the value's own reads first, as the general path does)
             edges.call(src, self.ent_uid(getter), rule, line)
-        key = ("call outcome", method, len(steps) > 1, value, last)
+        key = ("call outcome", method, dotted, value, last)
         played = self.memo.table.get(key)
         if played is None:
             self._record_outcome(key, fi, call, method, value, last, edges, src, out)
