@@ -72,7 +72,7 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
 
     reports = _runs(forked)
     assert reports[0] == {"database writer": FORKED, "sidecar writer": FORKED}
-    assert reports[1:] == [{"delta writer": FORKED}] * len(EDITS)
+    assert reports[1:] == [{"tree fields": FORKED, "delta writer": FORKED}] * len(EDITS)
 
     with OtherThread():
         reports = _runs(here)
@@ -81,6 +81,7 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
     assert reports[0]["sidecar writer"].startswith(f"in this process: {why}"), reports
     for later in reports[1:]:
         assert later["delta writer"].startswith(f"in this process: {why}"), reports
+        assert later["tree fields"].startswith(f"in this process: {why}"), reports
 
     diff = index_dump.first_difference(index_dump.dump(forked), index_dump.dump(here))
     assert diff is None, f"the in-process paths built another index: {diff}"
