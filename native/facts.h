@@ -207,7 +207,6 @@ PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start);
 bool holds_items(const Run *run, TSNode lhs, TSNode rhs);
 int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 bool returns_literal(const Run *run, TSNode value);
-bool iterated_literal(const Run *run, TSNode value);
 int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line);
 
 /* facts_flow.c: with items, loop and comprehension variables, stores into members */

@@ -207,13 +207,6 @@ bool returns_literal(const Run *run, TSNode value) {
     return is_container(r) || r == R_SEQUENCE_BARE;
 }
 
-/* a literal collection a `for` iterates (items.py ITERATED_LITERALS: not a mapping, whose
- * iteration gives its keys) */
-bool iterated_literal(const Run *run, TSNode value) {
-    uint8_t r = role_of(run, value);
-    return r == R_SEQUENCE || r == R_SET || r == R_SEQUENCE_BARE;
-}
-
 /* `name` bound to the literal collection `lit` and its items (items.py literal_facts) */
 int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line) {
     return literal(run, scope, name, lit, line);

@@ -78,8 +78,7 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     _handle_long_word (a subclass's overrides run: click's TextWrapper).
 # 24: a call of a function returning a literal collection gives that collection
 #     (extraction 20): unpacked, subscripted or iterated, it gives its items.
-# 25: a loop over a literal written in it gives each of its items (extraction 21).
-RESOLVE_VERSION = 25
+RESOLVE_VERSION = 24
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -99,9 +99,7 @@ NAME = "python"
 #       roles operator.boolean/operator.either, field role operator).
 #   20: returns of literal collections (`return f, g`, `return {"go": f}`): the literal
 #       bound to `ret$K` (the function's K-th) and returned by that name.
-#   21: a literal iterated by a `for` or a comprehension (`for f in (load, save)`) bound to
-#       `it$<start byte>`, which the loop variable iterates (`iter:-1:it$N`).
-EXTRACTOR_VERSION = 21
+EXTRACTOR_VERSION = 20
 
 
 def _runner() -> QueryRunner:

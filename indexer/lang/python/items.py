@@ -30,9 +30,6 @@ _LITERALS = frozenset(("list", "tuple", "set", "dictionary"))
 # what a `return` may hand back as a literal collection (query_facts.py _returned): also a
 # bare tuple, `return f, g`
 RETURNED_LITERALS = _LITERALS | {"expression_list"}
-# what a `for` may iterate as a literal collection (bindings.py _for_binding): not a dict,
-# whose iteration gives its keys
-ITERATED_LITERALS = frozenset(("list", "tuple", "set", "expression_list"))
 _PATTERNS = frozenset(("pattern_list", "tuple_pattern", "list_pattern"))
 _TARGETS = frozenset(("identifier", "attribute"))
 # the indexes of an item read (facts_items.c read_item: the roles of these node types)
