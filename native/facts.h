@@ -83,7 +83,6 @@ typedef struct {
     PyObject *local; /* owned */
     uint8_t kind;    /* K_* */
     uint16_t vocab;  /* its construct */
-    uint32_t literal_returns; /* the literal collections it returned so far (return_fact) */
 } Def;
 
 /* one run of the engine over one tree */
@@ -206,8 +205,6 @@ PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start);
 /* facts_items.c: assignments into and out of containers */
 bool holds_items(const Run *run, TSNode lhs, TSNode rhs);
 int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
-bool returns_literal(const Run *run, TSNode value);
-int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line);
 
 /* facts_flow.c: with items, loop and comprehension variables, stores into members */
 int context_binding(Run *run, PyObject *scope, TSNode node, TSNode value);

@@ -76,9 +76,7 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     `self.x()` is, as `self.x = param` was).
 # 23: entry-point rows: textwrap.TextWrapper.fill -> wrap -> _split_chunks, _wrap_chunks ->
 #     _handle_long_word (a subclass's overrides run: click's TextWrapper).
-# 24: a call of a function returning a literal collection gives that collection
-#     (extraction 20): unpacked, subscripted or iterated, it gives its items.
-RESOLVE_VERSION = 24
+RESOLVE_VERSION = 23
 
 
 def resolver_class() -> type[ResolverProject]:

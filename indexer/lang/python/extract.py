@@ -97,9 +97,7 @@ NAME = "python"
 #       <parameter position>:<callee chain>` (calls on them were unresolved).
 #   19: an assignment of `a or b` binds what `a` would (`self.params = params or []`; node
 #       roles operator.boolean/operator.either, field role operator).
-#   20: returns of literal collections (`return f, g`, `return {"go": f}`): the literal
-#       bound to `ret$K` (the function's K-th) and returned by that name.
-EXTRACTOR_VERSION = 20
+EXTRACTOR_VERSION = 19
 
 
 def _runner() -> QueryRunner:
