@@ -76,7 +76,11 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     `self.x()` is, as `self.x = param` was).
 # 23: entry-point rows: textwrap.TextWrapper.fill -> wrap -> _split_chunks, _wrap_chunks ->
 #     _handle_long_word (a subclass's overrides run: click's TextWrapper).
-RESOLVE_VERSION = 23
+# 24, 25: truth's returned and iterated literal collections (cf12923, ad5eb59), reverted:
+#     a body edit of Django's Model.delete reached 8,044 names through the plan's flow
+#     binders and rebuilt in full (tests/test_incremental_django.py).
+# 26: as 23 (the numbers of the reverted rules are not reused).
+RESOLVE_VERSION = 26
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -97,7 +97,9 @@ NAME = "python"
 #       <parameter position>:<callee chain>` (calls on them were unresolved).
 #   19: an assignment of `a or b` binds what `a` would (`self.params = params or []`; node
 #       roles operator.boolean/operator.either, field role operator).
-EXTRACTOR_VERSION = 19
+#   20, 21: ret$K and it$N literal bindings (cf12923, ad5eb59), reverted.
+#   22: as 19.
+EXTRACTOR_VERSION = 22
 
 
 def _runner() -> QueryRunner:
