@@ -68,7 +68,8 @@ def _parent_array(n: int, nodes: np.ndarray, parents: np.ndarray) -> np.ndarray:
 def _test_ids(view: GraphView, closure, sources, mask, min_confidence) -> tuple:
     """The test symbols of an upstream closure, in uid order, with their depths.
 
-    A test module is left out when importing it runs nothing of the closure. One that
+    A test module is left out when importing it runs nothing of the closure, and so is a
+    test function in the closure only by importing such modules in its body. One that
     does is listed even when tests inside it are too: it stands for every test of its
     file, all of which its import runs before them (leaving it out for the few listed
     inside missed the rest: Click's module-level `@click.command` definitions, 37
@@ -77,8 +78,7 @@ def _test_ids(view: GraphView, closure, sources, mask, min_confidence) -> tuple:
     s = view.symbols
     sel = s.is_test[closure.nodes]
     nodes, depths = closure.nodes[sel], closure.depths[sel]
-    is_module = view.snapshot.node_kind[nodes] == csrmod.KIND_CODES["module"]
-    keep = ~is_module | runs_on_import(view, nodes, closure.nodes, sources, mask, min_confidence)
+    keep = runs_on_import(view, nodes, closure.nodes, sources, mask, min_confidence)
     nodes, depths = nodes[keep], depths[keep]
     order = np.argsort(view.snapshot.node_rank[nodes], kind="stable")
     return nodes[order], depths[order]

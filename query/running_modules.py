@@ -22,12 +22,54 @@ _MODULE = csrmod.KIND_CODES["module"]
 
 def runs_on_import(view, nodes, closure_nodes, sources, type_mask, min_confidence) -> np.ndarray:
     """Bool per node of `nodes` (symbols of the closure): importing it runs code in the
-    closure (not a module: True)."""
+    closure. A function runs it unless it is in the closure only by importing modules in
+    its body that run nothing of it (a test's `from app import x`)."""
     kind = view.snapshot.node_kind[nodes]
-    if not (kind == _MODULE).any():
+    importing = _imports_in_body(view)[nodes]
+    if not (kind == _MODULE).any() and not importing.any():
         return np.ones(nodes.shape[0], dtype=bool)
     running = running_modules(view, closure_nodes, sources, type_mask, min_confidence)
-    return (kind != _MODULE) | running[nodes]
+    keep = (kind != _MODULE) | running[nodes]
+    if importing.any():
+        fn = nodes[importing]
+        keep[importing] = _reached_otherwise(
+            view, fn, closure_nodes, running, type_mask, min_confidence
+        ) | np.isin(fn, np.asarray(sources, dtype=np.int64))
+    return keep
+
+
+def _imports_in_body(view) -> np.ndarray:
+    """Bool per node: a definition other than a module with an IMPORTS edge (an import in
+    a function's body, resolvers' lang/python/resolve.py `_import_run_edge`)."""
+    got = view.cached("imports_in_body")
+    if got is None:
+        c = view.csr("downstream")
+        edges = np.flatnonzero(c.edge_type == _IMPORTS)
+        got = np.zeros(view.n_nodes, dtype=bool)
+        got[np.searchsorted(c.indptr, edges, side="right") - 1] = True
+        got &= view.snapshot.node_kind != _MODULE
+        view.cache("imports_in_body", got)
+    return got
+
+
+def _reached_otherwise(view, fn, closure_nodes, running, type_mask, min_confidence) -> np.ndarray:
+    """Bool per function of `fn`: an edge other than an import of a module that runs nothing
+    of the closure leads it into the closure (or none does: it entered by a first hop)."""
+    in_closure = np.zeros(view.n_nodes, dtype=bool)
+    in_closure[closure_nodes] = True
+    c = view.csr("downstream")
+    starts, ends = c.indptr[fn], c.indptr[fn + 1]
+    counts = (ends - starts).astype(np.int64)
+    owner = np.repeat(np.arange(fn.size), counts)
+    edge = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+    dst = c.indices[edge].astype(np.int64)
+    etype = c.edge_type[edge].astype(np.int64)
+    ok = (((type_mask >> etype) & 1) == 1) & (c.confidence[edge] >= min_confidence)
+    ok &= in_closure[dst]
+    idle = (etype == _IMPORTS) & (view.snapshot.node_kind[dst] == _MODULE) & ~running[dst]
+    entering = np.bincount(owner[ok], minlength=fn.size)
+    real = np.bincount(owner[ok & ~idle], minlength=fn.size)
+    return (real > 0) | (entering == 0)
 
 
 def running_modules(

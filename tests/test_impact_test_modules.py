@@ -155,3 +155,44 @@ def test_the_tests_list_agrees_with_tests_reaching(index):
         "tests/test_calls.py",
         "tests/test_top_level.py",
     ]
+
+
+# A test importing a module in its body runs the module's top-level code when it runs
+# (lang/python/resolve.py `_import_run_edge`): it is a test of what that code runs, and of
+# nothing the module merely imports.
+IN_BODY = {
+    **{p: FILES[p] for p in ("pkg/__init__.py", "pkg/util.py", "pkg/settings.py")},
+    "tests/test_in_body.py": """
+        def test_imports_settings():
+            from pkg import settings
+
+            assert settings.VALUE == 1
+
+
+        def test_imports_package():
+            import pkg
+
+            assert pkg
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def in_body(tmp_path_factory):
+    root = committed_repo(tmp_path_factory.mktemp("in-body") / "repo", IN_BODY)
+    analyze(root, IndexConfig(), RunOptions(workers=1))
+    with Index.open(root) as ix:
+        yield ix
+
+
+def test_a_test_importing_a_running_module_in_its_body_runs_what_its_top_level_runs(in_body):
+    got = selected(in_body, "pkg/util.py::used_at_import")
+    assert "tests/test_in_body.py::test_imports_settings" in got
+    # pkg's __init__.py only imports used_at_import: importing pkg runs nothing of it
+    assert "tests/test_in_body.py::test_imports_package" not in got
+
+
+def test_a_test_importing_a_module_that_only_imports_the_target_is_no_test_of_it(in_body):
+    # pkg's __init__.py imports helper by name, so pkg is upstream of helper through that
+    # import: the tests' in-body imports of pkg and of settings run nothing of it
+    assert selected(in_body, "pkg/util.py::helper") == set()

@@ -57,6 +57,17 @@ class Names:
     def _import_base(self, fi: FileIndex, imp) -> str:
         return self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
 
+    def module_run_by(self, fi: FileIndex, imp) -> str | None:
+        """The path of the module whose top-level code an import statement runs (the
+        module named, or the submodule a `from` import names), None outside the index."""
+        if not imp.name:
+            return self.module_file.get(imp.module)
+        base = self._import_base(fi, imp)
+        sub = f"{base}.{imp.name}" if base else imp.name
+        if imp.name != "*" and sub in self.module_file:
+            return self.module_file[sub]
+        return self.module_file.get(base) if base else None
+
     def import_target(self, fi: FileIndex, imp, follow: bool, depth: int):
         """What an import binds: a module, a definition (through re-exports) or an external.
 

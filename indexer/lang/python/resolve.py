@@ -26,6 +26,7 @@ from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.typed_members import CALLABLE_KINDS
 from codeimpact.indexer.lang.engine.values import ALTS, members
 from codeimpact.indexer.lang.python.callbacks import Callbacks
 from codeimpact.indexer.lang.python.containers import Containers
@@ -314,10 +315,28 @@ class PythonProject(
         out.unresolved += self.unbound_fixtures(self.files[path])  # plugins' fixtures
         return out
 
+    def _import_run_edge(self, fi: FileIndex, imp, edges: Edges) -> None:
+        """A test (or fixture, or helper of a test file) importing a module in its body runs
+        the module's top-level code when it runs: an app module of the suite that sets
+        itself up (`from blueprintapp import app` registering blueprints). A module-level
+        import is the module's own edge; a function's depends on the module itself, which
+        the query follows only when importing it runs what is asked about
+        (query/running_modules.py)."""
+        sym = fi.syms.get(imp.scope)
+        if sym is None or sym.kind not in CALLABLE_KINDS:
+            return
+        target = self.module_run_by(fi, imp)
+        if target is not None and target != fi.path:
+            edges.add("IMPORTS", self.uid(fi.path, imp.scope), self.uid(target, ""), "import",
+                      imp.line)  # fmt: skip
+
     def file_edges(self, fi: FileIndex, edges: Edges) -> None:
         path, f = fi.path, fi.facts
         module_uid = self.uid(path, "")
+        test_file = self.is_test_path(path)
         for imp in f.imports:
+            if test_file and imp.scope:
+                self._import_run_edge(fi, imp, edges)
             if imp.name == "*":
                 base = self._import_base(fi, imp)
                 target = self.module_entity(base) if base else None
