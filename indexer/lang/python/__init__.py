@@ -82,7 +82,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 26: as 23 (the numbers of the reverted rules are not reused).
 # 27: a function of a test file importing a module in its body IMPORTS that module (its
 #     top-level code runs when the function does: `from blueprintapp import app`).
-RESOLVE_VERSION = 27
+# 28: a `@click.group(cls=AppGroup)` function is an AppGroup as a receiver too
+#     (`@cli.command()` is AppGroup.command), and the library constructs the class where
+#     the definition stands (DecoratorMakes rows: AppGroup.__init__ runs there).
+RESOLVE_VERSION = 28
 
 
 def resolver_class() -> type[ResolverProject]:

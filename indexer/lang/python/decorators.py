@@ -116,7 +116,8 @@ class Decorators:
 
     def made_instance(self, value):
         """(entity, rule) of a decorated function used as a value that its decorators made
-        into an instance (`@click.command() def cli`, then `cli.main()`), else None. The
+        into an instance (`@click.command() def cli`, then `cli.main()`; a library's
+        `@click.group(cls=AppGroup)` makes an AppGroup), else None. The
         class may be a subclass (`command(cls=Group)` is not read per application): its
         overrides are dispatch."""
         ent, reason = value
@@ -124,7 +125,11 @@ class Decorators:
             return None
         made = self.decorated(ent[1], ent[2], 0)
         if made is None or made[0] != "inst":
-            return None
+            # a library decorator given the class (`@click.group(cls=AppGroup) def cli`,
+            # then `@cli.command()`): the entry table's DecoratorMakes rows
+            made = self.decorator_instance(ent[1], ent[2])
+            if made is None:
+                return None
         return ("inst", made[1], made[2], False), weakest(reason, "decorator")
 
     def decorator_edges(self, fi: FileIndex, edges) -> None:

@@ -67,6 +67,19 @@ class LibraryCalls:
             self._apply_rows(fi, call, rows, src, edges, weakest(reason, "entry-point"))
         elif callee in self.entry_table.binders:
             self._bound_call(fi, call, src, edges, reason)
+        else:
+            keyword = self.entry_table.class_keyword(callee)
+            if keyword is not None:
+                self._class_made(fi, call, keyword, src, edges, reason)
+
+    def _class_made(self, fi: FileIndex, call, keyword: str, src: str, edges, reason) -> None:
+        """`@click.group(cls=FlaskGroup)`: the library constructs the class given for the
+        function decorated, where the definition stands (a DecoratorMakes row)."""
+        chain = next((c for k, c in call.args if k == keyword), None)
+        r = self.eval_chain(fi, call.scope, chain, call.line) if chain else None
+        if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
+            rule = weakest(weakest(reason, r[1]), "entry-point")
+            self._run_value(r[0], (), src, call.line, rule, edges)
 
     def _bound_call(self, fi: FileIndex, call, src: str, edges, reason: str) -> None:
         """`partial(runner.invoke, cli)`: calling the partial calls the library callable

@@ -4,7 +4,8 @@
 # test client, the `application` a client subclass declares, the override a library base
 # class's method calls (`get` -> `open`), a thread's target, an atexit/signal handler, a
 # sorted() key, a click command handed to CliRunner.invoke (a `@click.group(cls=AppGroup)`
-# function is an AppGroup: click's main calls its make_context; a fixture returning
+# function is an AppGroup, which click constructs: click's main calls its make_context,
+# `@grouped.command()` is AppGroup.command; a fixture returning
 # `CliRunner()` gives the runner to the tests requesting it; `partial(runner.invoke, cli)`
 # binds the command: the rows apply where it is bound; `pytest.raises(E, f, x)` calls f;
 # werkzeug's request/response/builder methods read the limits and hooks a subclass overrides).
@@ -204,9 +205,24 @@ class AppGroup(click.Group):
     def make_context(self, info_name, args, parent=None, **extra):
         return super().make_context(info_name, args, parent, **extra)
 
+    def command(self, *args, **kwargs):
+        def decorator(f):
+            return super(AppGroup, self).command(*args, **kwargs)(f)
 
+        return decorator
+
+
+#v calls: <external>::click.group (import)
+#v calls: cli.AppGroup (entry-point)
 @click.group(cls=AppGroup)
 def grouped():
+    pass
+
+
+#        v calls: cli.AppGroup.command (decorator)
+#        v calls: cli.AppGroup.command.decorator (decorator)
+@grouped.command()
+def sub():
     pass
 
 
