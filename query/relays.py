@@ -11,7 +11,10 @@ wrapper, so an upstream walk through W from `Scaffold.route` reached the callers
 The same holds for a container's REFERENCES to its own member (`@setupmethod def route` in
 class Scaffold's body passes route to the decorator when the class is defined): the class
 (or module) is a dependent, but its subclasses, importers and users do not run route
-through that reference.
+through that reference. A function handing over its own nested function is no relay: it
+does so on behalf of its callers (`add_app_template_filter` registering its
+`register_template`, run when the blueprint is registered; a fixture's `@app.route` view,
+run by the tests requesting it).
 
 So, upstream, a relay W reached from f through such an edge is a dependent of f but a leaf:
 its callers are not followed from there. Who really depends on f is reached by its own
@@ -86,6 +89,10 @@ def relay_csr(view) -> RelayCSR:
     # module): the member is passed at definition time, the container's users do not run it
     contains = keys[c.edge_type == csrmod.EDGE_TYPES["CONTAINS"]]
     own = np.isin(keys, contains) & (c.edge_type == csrmod.EDGE_TYPES["REFERENCES"])
+    # ... unless the container is a function: it hands its own closure over for a later
+    # call on behalf of its callers (`self.record_once(register_template)`, a fixture's
+    # `@app.route("/abort") def do_abort` run by the tests requesting it)
+    own[own] = ~_function(view)[c.indices[own].astype(np.int64)]
     at = np.flatnonzero(relay_at | own)
     if at.size:
         relays, slot = np.unique(c.indices[at].astype(np.int64), return_inverse=True)
@@ -95,6 +102,12 @@ def relay_csr(view) -> RelayCSR:
         out = RelayCSR(csrmod.CSR(indptr, indices, c.edge_type, c.confidence), relays, n)
     view.cache("relay_csr", out)
     return out
+
+
+def _function(view) -> np.ndarray:
+    """Bool per node: a function or method."""
+    kind = view.snapshot.node_kind
+    return (kind == csrmod.KIND_CODES["function"]) | (kind == csrmod.KIND_CODES["method"])
 
 
 def upstream_bfs(view, sources, hops=(), *, max_depth=-1, type_mask, min_confidence,

@@ -243,3 +243,67 @@ def test_a_relay_edge_does_not_hide_the_callers_own_call_of_the_same_target(tmp_
     with Index.open(repo) as ix:
         r = ix.impact(t + "JSONTag.__init__", include_tests=True, limit=None, check_freshness=False)
     assert {t + "Serializer.register", t + "Serializer.__init__", t + "make"} <= dependents(r)
+
+
+FIXTURE_FILES = {
+    "web/__init__.py": "",
+    "web/app.py": """\
+VIEWS = []
+
+
+def view(f):
+    def wrapper():
+        return f()
+
+    VIEWS.append(wrapper)
+    return wrapper
+
+
+def abort():
+    raise RuntimeError()
+
+
+def make_app():
+    @view
+    def index():
+        return abort()
+
+    return VIEWS
+
+
+def run_views():
+    return [v() for v in VIEWS]
+""",
+    "tests/test_views.py": """\
+import pytest
+
+from web.app import abort, make_app, run_views, view
+
+
+@pytest.fixture
+def app():
+    @view
+    def do_abort():
+        abort()
+
+
+def test_abort(app):
+    with pytest.raises(RuntimeError):
+        run_views()
+
+
+def test_make_app():
+    assert make_app()
+""",
+}
+
+
+def test_a_function_handing_over_its_own_closure_is_followed_to_its_callers(tmp_path):
+    # a fixture applies a decorator to a view it defines (Flask's `@app.route` in a fixture):
+    # the tests requesting it run the view; a repository function registering its closure
+    # (`make_app`, Flask's add_app_template_filter) does so for its callers
+    repo = build(tmp_path / "proj", FIXTURE_FILES)
+    with Index.open(repo) as ix:
+        r = ix.impact("web/app.py::abort", include_tests=True, limit=None, check_freshness=False)
+    assert {"test_abort", "test_make_app"} <= selected_tests(r)
+    assert {"web/app.py::make_app", "web/app.py::view.wrapper"} <= dependents(r)
