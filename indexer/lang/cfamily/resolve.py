@@ -36,7 +36,7 @@ import functools
 import hashlib
 import marshal
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.cfamily import name_tables, summary
@@ -56,6 +56,7 @@ from codeimpact.indexer.lang.engine.static import (
 from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
 
 GROUP = "cfamily"  # the resolver group (cfamily/__init__.py): its shared summary's name
+_UNASKED = object()  # a memo miss (None is an answer)
 _HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inl", ".ipp", ".tpp")
 
 
@@ -114,8 +115,13 @@ class CProject(CppNames, StaticProject):
         # (C++'s out-of-class definitions join them below)
         self._methods = {name: list(v) for name, v in t.methods_by_name.items()}
         self._closure: dict[str, tuple[str, ...]] = {}
+        self._heads: dict[str, tuple[str, ...]] = {}  # file -> the files it includes found
         self._rank: dict[str, dict[str, int]] = {}
         self._includers: dict[str, list[str]] | None = None
+        # the name lookups of the file being resolved: a kernel file asks the same name ~3.5
+        # times, each a sort over the headers defining it (`file_index` starts a file's)
+        self._asked: dict[tuple, object] = {}
+        self._asked_for = ""
         self.index_cpp()
         # which type declares a method: asked only for a C++ call on an instance (C structs
         # have no methods), so built when first asked
@@ -199,7 +205,20 @@ class CProject(CppNames, StaticProject):
     # ------------------------------------------------------------------ memory
     def file_index(self, path: str) -> FileIndex:
         """The file's index with its whole facts, for resolving it."""
+        self._asked = {}
+        self._asked_for = path
         return dataclasses.replace(self.files[path], facts=self._source[path])
+
+    def _memo(self, path: str, key: tuple, answer: Callable, *args):
+        """`answer(*args)` once per lookup of the file being resolved (the tables do not
+        change while it is); lookups for any other file are not kept."""
+        if path != self._asked_for:
+            return answer(*args)
+        asked = self._asked
+        found = asked.get(key, _UNASKED)
+        if found is _UNASKED:
+            asked[key] = found = answer(*args)
+        return found
 
     def release(self, path: str) -> None:
         """The whole facts `file_index` decoded, and the file's include closure and ranks (a
@@ -221,11 +240,17 @@ class CProject(CppNames, StaticProject):
         seen = {path}
         order: list[str] = []
         stack = [path]
+        heads = self._heads
         while stack:  # depth-first in include order, each header once
             p = stack.pop()
             if p != path:
                 order.append(p)
-            nxt = [h for h, _w, _l in self.includes.get(p, ()) if h is not None and h not in seen]
+            found = heads.get(p)
+            if found is None:  # a header's includes are walked for every file reaching it
+                found = heads[p] = tuple(
+                    h for h, _w, _l in self.includes.get(p, ()) if h is not None
+                )
+            nxt = [h for h in found if h not in seen]
             seen.update(nxt)
             stack.extend(reversed(nxt))
         res = tuple(order)
@@ -259,6 +284,9 @@ class CProject(CppNames, StaticProject):
 
     def declared(self, path: str, name: str) -> bool:
         """Whether the file or a header it reaches declares `name` with external linkage."""
+        return self._memo(path, ("declared", name), self._declared, path, name)
+
+    def _declared(self, path: str, name: str) -> bool:
         rank = self.rank(path)
         return any(p in rank for p in self.protos_by_name.get(name, ()))
 
@@ -286,6 +314,9 @@ class CProject(CppNames, StaticProject):
     def _visible(self, fi: FileIndex, name: str, kinds=None):
         """(entity, reason) of a definition of `name` in the file or its headers (the first
         in include order)."""
+        return self._memo(fi.path, ("visible", name, kinds), self._first_visible, fi, name, kinds)
+
+    def _first_visible(self, fi: FileIndex, name: str, kinds):
         paths = self.defs_by_name.get(name)
         if not paths:
             return None
@@ -302,6 +333,9 @@ class CProject(CppNames, StaticProject):
 
     def _linked(self, fi: FileIndex, name: str):
         """(entity, reason) of the definition with external linkage another file holds."""
+        return self._memo(fi.path, ("linked", name), self._nearest_linked, fi, name)
+
+    def _nearest_linked(self, fi: FileIndex, name: str):
         cands = [c for c in self.linked.get(name, ()) if c[0] != fi.path]
         if not cands:
             return None

@@ -63,6 +63,8 @@ _SUFFIXES = ("()", "{}", "[]", "[i]")
 
 def split_chain(chain: str) -> list[tuple[str, tuple[str, ...]]]:
     """`a.b().C{}` -> [("a", ()), ("b", ("()",)), ("C", ("{}",))]; `xs[i]` is an element."""
+    if "(" not in chain and "{" not in chain and "[" not in chain:  # most: names alone
+        return [(seg, ()) for seg in chain.split(".")]
     out = []
     for seg in chain.split("."):
         suffixes: list[str] = []
