@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import json
 import os
 import sys
@@ -34,7 +35,40 @@ def emit_json(obj: Any) -> None:
     click.echo(json_text(to_jsonable(obj)))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# command -> the module defining it (`codeimpact.cli_*`), which attaches it to `main` when
+# imported: a run imports the module of its own command only (`analyze` and the two below
+# are defined here), not the other seven with what they import
+LAZY_COMMANDS = {
+    **dict.fromkeys(("impact", "blast-radius", "deps", "context", "trace", "cycles"), "cli_query"),
+    **dict.fromkeys(("detect-changes", "provenance", "drift", "gate", "review"), "cli_changes"),
+    "coverage": "cli_coverage",
+    "mcp": "cli_mcp",
+    "list": "cli_registry",
+    "forget": "cli_registry",
+    "status": "cli_status",
+    "clean": "cli_status",
+    "view": "cli_view",
+}
+
+
+class _LazyGroup(click.Group):
+    """The top group: a command's module is imported when the command is looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            importlib.import_module(f"codeimpact.{LAZY_COMMANDS[cmd_name]}")
+        return self.commands.get(cmd_name)
+
+
+def all_commands() -> dict[str, click.Command]:
+    """Every command of `main` by name, their modules imported (what help lists)."""
+    return {name: main.get_command(None, name) for name in main.list_commands(None)}
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="codeimpact")
 def main() -> None:
     """codeimpact: index a repository into a code graph and ask what a change breaks."""
@@ -297,17 +331,6 @@ def run() -> None:
             stream.flush()
     os._exit(code)
 
-
-# Subcommands live in their own modules and attach themselves to `main` on import.
-from codeimpact import (  # noqa: E402, F401
-    cli_changes,
-    cli_coverage,
-    cli_mcp,
-    cli_query,
-    cli_registry,
-    cli_status,
-    cli_view,
-)
 
 if __name__ == "__main__":
     run()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.gitinfo import checked, run_git, toplevel
-from codeimpact.indexer.lang import LANGUAGES, language_for
+from codeimpact.indexer.lang import DECLARED, language_name_for
 
 ALWAYS_SKIPPED = (
     ".git",
@@ -181,7 +181,7 @@ def discover(
     """
     wanted = {
         name
-        for spec in LANGUAGES.values()
+        for spec in DECLARED.values()
         if config.languages is None or spec.name in config.languages
         for name in spec.config_files
     }
@@ -200,8 +200,8 @@ def discover(
         parts = rel.split("/")
         if any(p in ALWAYS_SKIPPED for p in parts[:-1]):
             continue
-        spec = language_for(rel, config.languages)
-        if spec is None:
+        language = language_name_for(rel, config.languages)
+        if language is None:
             if configs_out is not None and parts[-1] in wanted:
                 _read_config(root, rel, configs_out, config.max_file_size)
             continue
@@ -220,7 +220,7 @@ def discover(
                 continue
         elif not stat.S_ISREG(st.st_mode):
             continue
-        files.append(SourceFile(rel, spec.name, st.st_size))
+        files.append(SourceFile(rel, language, st.st_size))
     return files
 
 

@@ -12,7 +12,7 @@ import os
 
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
-from codeimpact.indexer.lang import language_for
+from codeimpact.indexer.lang import language_name_for
 from codeimpact.indexer.reading import read_source
 
 ABSENT = "-"
@@ -36,7 +36,7 @@ def indexable_name(rel: str, config: IndexConfig, rules: IgnoreRules | None) -> 
     """discover's name rules: always-skipped folders, a known language, extra ignores."""
     if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
         return False
-    if language_for(rel, config.languages) is None:
+    if language_name_for(rel, config.languages) is None:
         return False
     return not (rules is not None and rules.ignored(rel, False))
 

@@ -15,12 +15,9 @@ runs in the caller, in `start`, exactly as before; `path` says which ran.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
 import os
-import pickle
 import signal
 from collections.abc import Callable
-from multiprocessing.connection import wait as wait_ready
 
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.lifeline import die_with_parent
@@ -38,6 +35,8 @@ def _child(conn, job: Callable[[], None], parent_pid: int) -> None:
         conn.send(None)
     except BaseException as e:  # everything goes to the parent, which raises it
         try:
+            import pickle
+
             pickled = pickle.dumps(e)
         except Exception:
             pickled = None
@@ -58,6 +57,9 @@ class ForkedJob:
         if self.path != FORKED:
             job()
             return
+        # here, not at the top: a run that forks nothing (a no-op) never imports it
+        import multiprocessing as mp
+
         ctx = mp.get_context("fork")
         self._conn, child = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, args=(child, job, os.getpid()), daemon=True)
@@ -72,7 +74,9 @@ class ForkedJob:
         """Until the child has exited, its answer left for `wait`: safe from another thread."""
         proc = self._proc
         if proc is not None:
-            wait_ready([proc.sentinel])
+            from multiprocessing.connection import wait
+
+            wait([proc.sentinel])
 
     def wait(self) -> None:
         """Until the job is done; raises what it raised."""
@@ -91,6 +95,8 @@ class ForkedJob:
         if answer is None:
             return
         pickled, text = answer
+        import pickle
+
         try:
             error = pickle.loads(pickled) if pickled is not None else None
         except Exception:  # an exception class that does not unpickle: its text still tells

@@ -14,21 +14,20 @@ silent no-op, so a test that sets one can never pass by accident.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import sys
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 from codeimpact import __version__
 from codeimpact.graph.errors import BadInput
 from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.lang import LANGUAGES
-from codeimpact.indexer.lang.api import FACTS_FORMAT
-from codeimpact.indexer.lang.engine import ENGINE_VERSION
 from codeimpact.native.runner import native_status
 
 OVERRIDE_ENV = "CODEIMPACT_IDENTITY_OVERRIDE"
@@ -76,6 +75,8 @@ def grammar_fingerprint(grammar: str) -> str:
 @cache
 def package_digest(packages: tuple[str, ...] | str, suffix: str) -> str:
     """sha256 (16 hex digits) over the files of the packages with that suffix, by name."""
+    from importlib import resources  # here: a run whose identity is kept never needs it
+
     h = hashlib.sha256()
     for package in (packages,) if isinstance(packages, str) else packages:
         for entry in sorted(resources.files(package).iterdir(), key=lambda e: e.name):
@@ -112,6 +113,8 @@ def _import_statements(source: bytes):
 def lang_modules() -> dict[str, bytes]:
     """Every module under indexer/lang by dotted name (a package by its `__init__.py`) ->
     its source, read where the package is installed."""
+    from importlib import resources
+
     out: dict[str, bytes] = {}
 
     def walk(package: str, folder) -> None:
@@ -178,6 +181,16 @@ def language_components(name: str) -> dict:
 
 
 def components(config: IndexConfig) -> dict:
+    comps = _components(config)
+    apply_override(comps, os.environ.get(OVERRIDE_ENV))
+    return comps
+
+
+def _components(config: IndexConfig) -> dict:
+    """The components, before the test override."""
+    from codeimpact.indexer.lang.api import FACTS_FORMAT
+    from codeimpact.indexer.lang.engine import ENGINE_VERSION
+
     langs = sorted(config.languages) if config.languages is not None else sorted(LANGUAGES)
     langs = [name for name in langs if name in LANGUAGES]
     comps = {
@@ -206,7 +219,6 @@ def components(config: IndexConfig) -> dict:
         "interpreter": f"{sys.version_info.major}.{sys.version_info.minor}",
         "config": config.identity(),
     }
-    apply_override(comps, os.environ.get(OVERRIDE_ENV))
     return comps
 
 
@@ -235,9 +247,90 @@ def digest(comps: dict) -> str:
     ).hexdigest()
 
 
-def runner_identity(config: IndexConfig) -> tuple[str, dict]:
-    comps = components(config)
+def runner_identity(config: IndexConfig, cache_dir: Path | None = None) -> tuple[str, dict]:
+    """(digest, components) of this runner; with `cache_dir` (an index folder) the
+    components are kept there and taken again while their sources are unchanged
+    (`cache_key`): computing them imports every language and loads every grammar, ~0.05 s of
+    CPU that was most of a no-op `analyze`'s work and a part of every query's freshness."""
+    key = cache_key(config) if cache_dir is not None else ""
+    comps = _cached_components(key, cache_dir) if cache_dir is not None else None
+    if comps is None:
+        comps = _components(config)
+        if cache_dir is not None:
+            _keep_components(key, cache_dir, comps)
+    apply_override(comps, os.environ.get(OVERRIDE_ENV))
     return digest(comps), comps
+
+
+CACHE_NAME = "identity.json"
+
+
+def code_stamp(roots: tuple[Path, ...]) -> list:
+    """(path, size, mtime_ns) of every file under `roots` (a file or a folder, walked),
+    compiled bytecode left out: what the components are computed from, by the test Python
+    itself uses to trust a module's compiled code (its source's size and mtime)."""
+    out: list = []
+
+    def walk(folder: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        walk(entry.path)
+                elif entry.is_file():
+                    st = entry.stat()
+                    out.append((entry.path, st.st_size, st.st_mtime_ns))
+
+    for root in roots:
+        if root.is_dir():
+            walk(str(root))
+        else:
+            st = root.stat()
+            out.append((str(root), st.st_size, st.st_mtime_ns))
+    return out
+
+
+def cache_key(config: IndexConfig) -> str:
+    """A digest of what the components are computed from: the code of every language, the
+    contract and the engine (the indexer/lang folder) and of this module, the installed
+    distributions, the native extension's build and the configuration. The versions in
+    other modules (the schema's, the package's) are taken by value."""
+    from codeimpact.indexer import lang
+
+    parts = [
+        code_stamp((Path(lang.__file__).parent, Path(__file__))),
+        __version__,
+        SCHEMA_VERSION,
+        sys.version,
+        config.identity(),
+        native_status().as_json(),
+        [_dist_version(n) for n in ("tree-sitter", "tree-sitter-language-pack", "kuzu")],
+    ]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _cached_components(key: str, cache_dir: Path) -> dict | None:
+    try:
+        kept = json.loads((cache_dir / CACHE_NAME).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or kept.get("key") != key:
+        return None
+    comps = kept.get("components")
+    return comps if isinstance(comps, dict) else None
+
+
+def _keep_components(key: str, cache_dir: Path, comps: dict) -> None:
+    """Write the cache (no fsync: a cache lost in a crash is computed again); a folder that
+    cannot be written (a read-only index) keeps none."""
+    data = json.dumps({"key": key, "components": comps}).encode()
+    tmp = cache_dir / f"{CACHE_NAME}.tmp{os.getpid()}"
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, cache_dir / CACHE_NAME)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def flatten(comps: dict) -> dict:

@@ -37,7 +37,7 @@ from codeimpact.indexer.incremental import (
     node_ranks,
     patch_unresolved,
 )
-from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang import group_of as language_group
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
@@ -228,7 +228,7 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
     lang_of = {r.path: r.language for r in run.records}
     old_lang = {p: fs.language for p, fs in prev.files.files.items()}
     # names are planned per resolver group: a Python name never binds in a JS file
-    group_of = {p: LANGUAGES[lang].group for p, lang in {**old_lang, **lang_of}.items()}
+    group_of = {p: language_group(lang) for p, lang in {**old_lang, **lang_of}.items()}
     members: dict[str, set[str]] = {}
     for p in group_of:
         members.setdefault(group_of[p], set()).add(p)

@@ -107,7 +107,7 @@ def _analyze(
         layout.writer_lock(idx, options.lock_wait, notes.append),
         contextlib.ExitStack() as stack,
     ):
-        digest, comps = runner_identity(config)
+        digest, comps = runner_identity(config, idx)
         cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
         if options.force:
             cache.clear()

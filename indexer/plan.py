@@ -46,7 +46,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from codeimpact.indexer.lang import DEFAULT_FLOW_RULES, FLOW_RULES, LANGUAGES
+from codeimpact.indexer.lang import LANGUAGES, flow_rules
 from codeimpact.indexer.lang.api import FileFacts, FlowRules
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -142,7 +142,7 @@ def _module_names(path: str) -> set[str]:
 
 def _rules(facts: FileFacts) -> FlowRules:
     """The language's rules for what its resolver follows values through (FlowRules)."""
-    return FLOW_RULES.get(facts.language, DEFAULT_FLOW_RULES)
+    return flow_rules(facts.language)
 
 
 def _function_scopes(facts: FileFacts) -> set[str]:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from codeimpact.graph.layout import atomic_write
-from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang import LANGUAGES, group_of
 from codeimpact.indexer.lang.api import Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
@@ -28,7 +28,7 @@ def make_projects(
     """language -> its resolver project; languages of one resolver group share the project."""
     by_group: dict[str, list[str]] = {}
     for path in facts:
-        by_group.setdefault(LANGUAGES[lang_of[path]].group, []).append(path)
+        by_group.setdefault(group_of(lang_of[path]), []).append(path)
     built: dict[str, object] = {}
     projects: dict[str, object] = {}
     for lang in sorted({lang_of[p] for p in facts}):

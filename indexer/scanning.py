@@ -73,7 +73,12 @@ def scan(
             if old.status in ("ok", "partial"):
                 rec.status, rec.detail = old.status, old.detail
         rec.mtime_ns = mtime
-        rec.is_test = LANGUAGES[sf.language].is_test_path(sf.path)
+        # a rule of the path alone: a file read again (just written, or edited) keeps its
+        # answer, and a run whose files are all unchanged imports no language for it
+        if old is not None:
+            rec.is_test = old.is_test
+        else:
+            rec.is_test = LANGUAGES[sf.language].is_test_path(sf.path)
         if rr.data is not None:
             rec.lines = rr.data.count(b"\n") + (0 if rr.data.endswith(b"\n") or not rr.data else 1)
             if kept + len(rr.data) <= SCAN_KEEP_BYTES:

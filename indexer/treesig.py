@@ -47,7 +47,7 @@ from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
 from codeimpact.indexer.fileset import config_rules, indexable_name
 from codeimpact.indexer.gitinfo import try_git
-from codeimpact.indexer.lang import LANGUAGES, language_for
+from codeimpact.indexer.lang import EXTENSIONS, language_name_for
 
 SIGNATURE_VERSION = 1
 RACY_NS = 2_000_000_000  # as indexer.scanning's: generous for coarse (FAT, NFS) timestamps
@@ -56,7 +56,6 @@ GITIGNORE = ".gitignore"
 NOT_TRUSTED = -1  # a folder mtime that never matches: check its listing
 
 Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
-_EXTENSIONS = {ext for spec in LANGUAGES.values() for ext in spec.extensions}
 
 
 def stamp_of(st: os.stat_result) -> Stamp:
@@ -251,7 +250,7 @@ def tracked_key(config: IndexConfig) -> str:
     """What decides which tracked paths count (`tracked_digest`): the config's ignore
     patterns and languages, and this version's extensions and always-skipped folders."""
     languages = sorted(config.languages) if config.languages is not None else None
-    rules = [list(config.ignore), languages, sorted(_EXTENSIONS), sorted(ALWAYS_SKIPPED)]
+    rules = [list(config.ignore), languages, sorted(EXTENSIONS), sorted(ALWAYS_SKIPPED)]
     return xxhash.xxh3_64_hexdigest(json.dumps(rules).encode())
 
 
@@ -330,7 +329,7 @@ def list_folder(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules
             names.append(name)
     for name in names:
         # the folder parts were checked on the way down: only the name decides here
-        if language_for(name, langs) is None:
+        if language_name_for(name, langs) is None:
             continue
         child = prefix + name
         if cfg_rules is not None and cfg_rules.ignored(child, False):

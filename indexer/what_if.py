@@ -28,7 +28,7 @@ from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import discover
 from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.files_state import load_files_state
-from codeimpact.indexer.lang import LANGUAGES, language_for
+from codeimpact.indexer.lang import DECLARED, LANGUAGES, group_of, language_for
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import PACKAGE_FILES
@@ -153,19 +153,17 @@ class _Tree:
         """The edges from `users` into `targets`, the tree resolved with the facts of
         `replaced` in place of what the index holds for those paths."""
         lang_of = self.lang_of
-        groups = {LANGUAGES[lang_of[p]].group for p in replaced}
-        paths = sorted(
-            p for p in {*self.present, *replaced} if LANGUAGES[lang_of[p]].group in groups
-        )
+        groups = {group_of(lang_of[p]) for p in replaced}
+        paths = sorted(p for p in {*self.present, *replaced} if group_of(lang_of[p]) in groups)
         facts = LazyFacts(paths, lambda p: replaced[p] if p in replaced else self.indexed(p))
         summaries = {p: marshal.loads(b) for p, b in self.graph_state.summaries.items()}
         prior = Prior(summaries, set(replaced))
         configs: dict[str, str] = {}
-        if any(LANGUAGES[lang_of[p]].config_files for p in replaced):
+        if any(DECLARED[lang_of[p]].config_files for p in replaced):
             discover(self.repo, config or IndexConfig(), configs)  # go.mod, tsconfig.json, ...
         projects: dict[str, object] = {}
         for group in sorted(groups):
-            members = [p for p in paths if LANGUAGES[lang_of[p]].group == group]
+            members = [p for p in paths if group_of(lang_of[p]) == group]
             spec = LANGUAGES[lang_of[members[0]]]
             project = spec.make_project(facts.subset(members), configs, prior)
             projects.update((lang_of[p], project) for p in members)
@@ -207,8 +205,8 @@ def edges_into(
                 names |= _module_words(g.path)
         if not put_back:
             return []
-        groups = {LANGUAGES[tree.lang_of[p]].group for p in put_back}
-        keys = tree.keys(p for p in tree.present if LANGUAGES[tree.lang_of[p]].group in groups)
+        groups = {group_of(tree.lang_of[p]) for p in put_back}
+        keys = tree.keys(p for p in tree.present if group_of(tree.lang_of[p]) in groups)
         users = {p for p in put_back if p in tree.present}  # its own other symbols
 
         def facts_of(path: str) -> FileFacts:

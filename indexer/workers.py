@@ -17,17 +17,19 @@ each over its own pipe. A worker reads the batches sent to it between files
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
 import os
 import signal
 import time
 from collections import deque
 from collections.abc import Callable
-from multiprocessing.connection import wait
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.reading import extract_source, read_source
+
+if TYPE_CHECKING:
+    from multiprocessing import Process
 
 
 class Unread(NamedTuple):
@@ -126,13 +128,19 @@ def extract_parallel(
     Each worker has its own pipe, so killing one can never leave a lock held that the
     others need (a shared multiprocessing.Queue can)."""
     global _ITEMS, _READ
+    # here, not at the top: a run that extracts nothing (a no-op) never imports it
+    import multiprocessing as mp
+    from multiprocessing.connection import wait
+
+    # the workers' languages imported once, here, rather than by each worker after the fork
+    LANGUAGES.load({item[1] for item in items})
     ctx = mp.get_context("fork")
     # biggest first, so a large file does not finish last
     sizes = [item_size(item) for item in items]  # read per file at every hand-out: once here
     todo = sorted(range(len(items)), key=lambda i: -sizes[i])
     todo.reverse()  # pop() from the end takes the biggest first
     _ITEMS, _READ = items, (root, max_size)
-    procs: dict[int, tuple[mp.Process, object]] = {}
+    procs: dict[int, tuple[Process, object]] = {}
     # worker -> the items it holds, in the order it works on them (see BATCH_BYTES, MIN_HELD)
     held: dict[int, list[int]] = {}
     started: dict[int, float] = {}  # worker -> when it started its first held item

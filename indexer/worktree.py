@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import signal
 import subprocess
 from collections.abc import Mapping
@@ -368,6 +367,8 @@ class EarlyFields:
                 os.close(read_end)
                 die_with_parent(parent)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+                import pickle  # here: a no-op forks no child and never imports it
+
                 try:
                     answer = ("ok", compute())
                 except BaseException as e:  # the parent computes them itself then
@@ -398,6 +399,8 @@ class EarlyFields:
             self._fd = -1
             self._reap()
         if message:
+            import pickle
+
             answer = pickle.loads(message)
             if answer[0] == "ok":
                 return answer[1]

@@ -28,6 +28,7 @@ import datetime as dt
 import functools
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from codeimpact.graph import layout, lock, manifest
@@ -169,15 +170,20 @@ def _short(commit: str | None) -> str:
 
 # ----------------------------------------------------------------------- parts
 @functools.lru_cache(maxsize=8)
-def _current_identity(config: IndexConfig, override: str | None) -> tuple[str, dict]:
+def _current_identity(
+    config: IndexConfig, override: str | None, cache_dir: Path
+) -> tuple[str, dict]:
     # This process's runner does not change while it runs (reading the installed
-    # versions costs ~4 ms a query); the test override is part of the key.
-    return runner_identity(config)
+    # versions costs ~4 ms a query); the test override is part of the key. The index
+    # folder keeps the components between processes (identity.runner_identity).
+    return runner_identity(config, cache_dir)
 
 
 def _identity(index, stored_comps: dict, config: IndexConfig) -> IdentityState:
     indexed_digest = _meta(index, "identity_digest", (str,))
-    digest, comps = _current_identity(config, os.environ.get(OVERRIDE_ENV))
+    digest, comps = _current_identity(
+        config, os.environ.get(OVERRIDE_ENV), layout.index_dir(index.repo)
+    )
     changed = component_changes(stored_comps, comps)
     return IdentityState(digest == indexed_digest, indexed_digest, digest, changed, flatten(comps))
 

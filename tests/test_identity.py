@@ -154,3 +154,69 @@ def test_a_shared_module_edited_changes_every_language_that_uses_it(tmp_path):
     }
     # a language's own module is its hooks, nobody else's
     assert changed_by(layout, "kotlin/extract.py") == {"kotlin.hooks"}
+
+
+def test_the_identity_kept_beside_the_index_is_the_one_computed(tmp_path, monkeypatch):
+    from codeimpact.indexer.identity import CACHE_NAME, components, runner_identity
+
+    monkeypatch.delenv("CODEIMPACT_IDENTITY_OVERRIDE", raising=False)
+    config = IndexConfig(languages=frozenset({"python", "go"}))
+    first = runner_identity(config, tmp_path)
+    assert (tmp_path / CACHE_NAME).is_file()
+    assert runner_identity(config, tmp_path) == first == runner_identity(config)
+    assert first[1] == components(config)
+    # another configuration is another key: computed, not the kept one
+    assert runner_identity(IndexConfig(), tmp_path) == runner_identity(IndexConfig())
+    # the test override still applies over a kept identity
+    monkeypatch.setenv("CODEIMPACT_IDENTITY_OVERRIDE", json.dumps({"python.resolve": 99}))
+    assert runner_identity(IndexConfig(), tmp_path) == runner_identity(IndexConfig())
+    assert runner_identity(IndexConfig(), tmp_path)[1]["python"]["resolve"] == 99
+
+
+def test_a_kept_identity_is_taken_only_under_its_key(tmp_path, monkeypatch):
+    from codeimpact.indexer.identity import CACHE_NAME, cache_key, runner_identity
+
+    monkeypatch.delenv("CODEIMPACT_IDENTITY_OVERRIDE", raising=False)
+    config = IndexConfig()
+    kept = {"key": cache_key(config), "components": {"planted": 1}}
+    (tmp_path / CACHE_NAME).write_text(json.dumps(kept))
+    assert runner_identity(config, tmp_path)[1] == {"planted": 1}  # taken while the key holds
+    kept["key"] = "0" * 64
+    (tmp_path / CACHE_NAME).write_text(json.dumps(kept))
+    assert runner_identity(config, tmp_path) == runner_identity(config)
+
+
+def test_the_code_stamp_sees_a_changed_source_file(tmp_path):
+    from codeimpact.indexer.identity import code_stamp
+
+    pkg = tmp_path / "lang" / "python"
+    pkg.mkdir(parents=True)
+    (pkg / "resolve.py").write_text("RESOLVE_VERSION = 1\n")
+    (pkg / "q.scm").write_text("(call)\n")
+    (pkg / "__pycache__").mkdir()
+    roots = (tmp_path / "lang",)
+    before = code_stamp(roots)
+    (pkg / "__pycache__" / "resolve.pyc").write_bytes(b"compiled")
+    assert code_stamp(roots) == before  # compiled bytecode is no source
+    st = (pkg / "resolve.py").stat()
+    (pkg / "resolve.py").write_text("RESOLVE_VERSION = 2\n")
+    os.utime(pkg / "resolve.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    assert code_stamp(roots) != before
+    (pkg / "new.py").write_text("")
+    assert len(code_stamp(roots)) == len(before) + 1
+
+
+def test_the_identity_key_stamps_the_code_of_every_language():
+    from codeimpact.indexer import identity, lang
+    from codeimpact.indexer.identity import lang_modules
+
+    folder = os.path.dirname(lang.__file__)
+    stamped = {p for p, _, _ in identity.code_stamp((identity.Path(folder),))}
+    # every module and query file the components digest is under the stamped folder
+    for name in lang_modules():
+        rel = name.removeprefix("codeimpact.indexer.lang").lstrip(".").replace(".", "/")
+        assert (
+            os.path.join(folder, rel, "__init__.py") in stamped
+            or os.path.join(folder, rel + ".py") in stamped
+        ), name
+    assert any(p.endswith(".scm") for p in stamped)

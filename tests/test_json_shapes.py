@@ -14,7 +14,7 @@ import jsonshape
 import pytest
 from click.testing import CliRunner
 
-from codeimpact.cli import main
+from codeimpact.cli import all_commands, main
 from conftest import git, write_files
 
 FILES = {
@@ -208,9 +208,9 @@ def test_every_documented_shape_is_produced(outputs):
 
 def test_every_json_command_is_run(outputs):
     with_json = {
-        name for name, c in main.commands.items() if any(p.name == "as_json" for p in c.params)
+        name for name, c in all_commands().items() if any(p.name == "as_json" for p in c.params)
     }
-    for group in (c for c in main.commands.values() if isinstance(c, click.Group)):
+    for group in (c for c in all_commands().values() if isinstance(c, click.Group)):
         with_json |= {
             f"{group.name} {name}"
             for name, c in group.commands.items()
@@ -227,7 +227,7 @@ def test_schema_names_follow_the_command(outputs):
         if args[0].startswith("mcp:"):
             assert data["schema"] == f"codeimpact.mcp.{args[0][4:].replace('_', '-')}/1"
         elif data["schema"] != "codeimpact.ambiguous/1":
-            group = isinstance(main.commands[args[0]], click.Group)
+            group = isinstance(all_commands()[args[0]], click.Group)
             name = f"{args[0]}-{args[1]}" if group else args[0]
             assert data["schema"] == f"codeimpact.{name}/1"
 

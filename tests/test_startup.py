@@ -20,6 +20,19 @@ from codeimpact.indexer.identity import _dist_version
 
 # the modules a no-op must not import (each was on its path before: 0.04-0.11 s of CPU)
 HEAVY = ("kuzu", "pyarrow", "numpy", "importlib.metadata", "codeimpact.indexer.state")
+# nor these (session 9: together ~0.1 s): a language's package (the registry declares what
+# listing files needs), the grammars (the runner identity is kept beside the index), the
+# process pools, the other commands' modules
+LAZY = (
+    *(f"codeimpact.indexer.lang.{name}" for name in ("python", "typescript", "cfamily", "go")),
+    "codeimpact.indexer.lang.engine",
+    "tree_sitter_language_pack",
+    "multiprocessing",
+    "pickle",
+    "codeimpact.cli_query",
+    "codeimpact.cli_status",
+    "codeimpact.cli_view",
+)
 
 PROBE = """
 import json, sys
@@ -47,7 +60,7 @@ def test_a_noop_analyze_imports_none_of_the_write_path(make_repo, index_repo):
     )
     index_repo(repo)
     out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=set(HEAVY)), str(repo)],
+        [sys.executable, "-c", PROBE.format(heavy={*HEAVY, *LAZY}), str(repo)],
         capture_output=True,
         text=True,
         check=True,
@@ -55,3 +68,53 @@ def test_a_noop_analyze_imports_none_of_the_write_path(make_repo, index_repo):
     report, loaded = json.loads("\n".join(out[:-1])), json.loads(out[-1])
     assert report["mode"] == "unchanged"
     assert loaded == []
+
+
+def test_a_query_command_imports_its_own_module_only(make_repo, index_repo):
+    repo = make_repo({"pkg/a.py": "def f():\n    return 1\n"})
+    index_repo(repo)
+    probe = PROBE.replace('"analyze", "--index-only", "--json"', '"status", "--json"')
+    out = subprocess.run(
+        [sys.executable, "-c", probe.format(heavy={*LAZY, "codeimpact.cli_changes"}), str(repo)],
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    assert json.loads("\n".join(out[:-1]))["fresh"] is True
+    assert json.loads(out[-1]) == ["codeimpact.cli_status"]
+
+
+def test_the_lazy_commands_are_those_their_modules_define():
+    from codeimpact.cli import LAZY_COMMANDS, all_commands, main
+
+    commands = all_commands()
+    assert None not in commands.values()
+    defined_by = {name: c.callback.__module__ for name, c in commands.items()}
+    assert {n: m for n, m in defined_by.items() if m != "codeimpact.cli"} == {
+        n: f"codeimpact.{m}" for n, m in LAZY_COMMANDS.items()
+    }
+    assert set(main.commands) == set(commands)  # no module defines a command undeclared
+
+
+def test_every_language_package_says_what_the_registry_declares():
+    from codeimpact.indexer.lang import DECLARED, LANGUAGES, language_for, language_name_for
+
+    LANGUAGES.load(DECLARED)  # each spec is checked against its declaration as it loads
+    for name, declared in DECLARED.items():
+        spec = LANGUAGES[name]
+        assert spec.name == name and spec.group == declared.group
+        for ext in declared.extensions:
+            assert language_name_for(f"a/b{ext.upper()}") == name
+            assert language_for(f"b{ext}") is spec
+
+
+def test_a_declaration_that_differs_from_its_package_is_refused():
+    from codeimpact.indexer.lang import DECLARED, LANGUAGES
+
+    declared = DECLARED["python"]
+    for wrong in (
+        declared._replace(extensions=(".py",)),
+        declared._replace(by_content=True),
+        declared._replace(resolver_group="other"),
+    ):
+        with pytest.raises(RuntimeError, match="python"):
+            wrong.check(LANGUAGES["python"])

@@ -301,7 +301,7 @@ class LanguageSpec:
     # nothing does
     without_offsets: Callable[[FileFacts], FileFacts] | None = None
     # what the change plan follows values through in this language's facts (FlowRules);
-    # None: the registry's default (indexer/lang/__init__.py DEFAULT_FLOW_RULES)
+    # None: the registry's default (indexer/lang/__init__.py flow_rules: Python's)
     flow_rules: FlowRules | None = None
 
     @property
