@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+# The annotated fixtures under tests/lang/<language>/ are projects to index, not test modules:
+# a fixture named like one (test_x.py) must not be collected.
+collect_ignore_glob = ["lang/*/*.py"]
+
 # a test that hangs ends the run with its traceback (tests/watchdog.py)
 pytest_plugins = ["watchdog"]
 
