@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.gitinfo import checked, run_git, toplevel
+from codeimpact.indexer.gitinfo import checked, not_a_repository, run_git
 from codeimpact.indexer.lang import DECLARED, language_name_for
 
 ALWAYS_SKIPPED = (
@@ -36,6 +36,8 @@ class SourceFile:
     path: str  # posix, relative to the repository root
     language: str
     size: int
+    # the stat discover took (of the link's target for a link); -1: none, the scan stats it
+    mtime_ns: int = -1
 
 
 @dataclass
@@ -51,9 +53,14 @@ def _git_files(repo: Path, untracked: Untracked | None = None) -> list[str] | No
     # walk of its own (worktree.StatusProbe), the costlier half of it (~40 of ~70 ms, Django)
     args = ("ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
     try:
-        out = checked(args, run_git(repo, *args, timeout=120))
+        out = run_git(repo, *args, timeout=120)
     except (OSError, subprocess.TimeoutExpired):
         return None
+    # outside a work tree: the folder is walked (git's other refusals are the user's to see,
+    # as gitinfo.run_in_work_tree says); no `rev-parse --show-toplevel` first to tell
+    if out.returncode != 0 and not_a_repository(out.stderr):
+        return None
+    checked(args, out)
     names: set[str] = set()
     others: set[str] = set()
     for tok in out.stdout.decode("utf-8", "surrogateescape").split("\0"):
@@ -186,8 +193,7 @@ def discover(
         for name in spec.config_files
     }
     repo = repo.resolve()
-    top = toplevel(repo)
-    names = _git_files(repo, untracked) if top is not None else None
+    names = _git_files(repo, untracked)
     if names is None:
         names = _walk_files(repo, config.ignore)
     elif config.ignore:
@@ -196,14 +202,16 @@ def discover(
         names = [n for n in names if not rules.ignored(n, False)]
     root = str(repo)
     files: list[SourceFile] = []
+    langs = config.languages
     for rel in names:
-        parts = rel.split("/")
-        if any(p in ALWAYS_SKIPPED for p in parts[:-1]):
-            continue
-        language = language_name_for(rel, config.languages)
+        # the extension first: most of a tree's files (docs, data) end here, unsplit
+        language = language_name_for(rel, langs)
         if language is None:
-            if configs_out is not None and parts[-1] in wanted:
-                _read_config(root, rel, configs_out, config.max_file_size)
+            if configs_out is not None and rel.rpartition("/")[2] in wanted:
+                if not any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
+                    _read_config(root, rel, configs_out, config.max_file_size)
+            continue
+        if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
             continue
         full = os.path.join(root, rel)
         try:
@@ -220,7 +228,7 @@ def discover(
                 continue
         elif not stat.S_ISREG(st.st_mode):
             continue
-        files.append(SourceFile(rel, language, st.st_size))
+        files.append(SourceFile(rel, language, st.st_size, st.st_mtime_ns))
     return files
 
 
