@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from codeimpact.graph import layout
 from codeimpact.native.traversal import validate_csr
 
 __all__ = [
@@ -372,21 +373,12 @@ def _arrays_of(snapshot: Snapshot) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):  # not every filesystem lets a directory be fsynced
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def _write_file(path: Path, write) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
         write(fh)
         fh.flush()
-        os.fsync(fh.fileno())
+        layout.fsync_fd(fh.fileno(), path)  # at publish, in a generation being written
     os.replace(tmp, path)
 
 
@@ -450,7 +442,7 @@ def _write_arrays(directory: Path, generation: int, n_nodes: int, n_edges: int,
         data = np.ascontiguousarray(arr)
         _write_file(folder / filename, lambda fh, data=data: np.save(fh, data, allow_pickle=False))
         entries[name] = {"file": filename, "dtype": data.dtype.str, "shape": list(data.shape)}
-    _fsync_dir(folder)
+    layout.fsync_dir(folder)
     meta = {
         "format": SNAPSHOT_FORMAT,
         "generation": generation,
@@ -462,7 +454,7 @@ def _write_arrays(directory: Path, generation: int, n_nodes: int, n_edges: int,
     }
     payload = json.dumps(meta, indent=2, sort_keys=True).encode()
     _write_file(folder / META_NAME, lambda fh: fh.write(payload))
-    _fsync_dir(folder)
+    layout.fsync_dir(folder)
     live = {entry["file"] for entry in entries.values()} | {META_NAME}
     for stale in folder.iterdir():
         if stale.name not in live and (stale.suffix == ".npy" or stale.name.endswith(".tmp")):

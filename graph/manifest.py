@@ -192,10 +192,10 @@ def recorded_rows(gen_path: Path) -> dict[str, int]:
         return {}
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     from codeimpact.graph.layout import atomic_write  # layout imports this module
 
-    atomic_write(path, data)
+    atomic_write(path, data, durable)
 
 
 def load(gen_path: Path, digest: str | None, generation: int) -> Manifest:
@@ -232,10 +232,15 @@ def read_stamp(gen_path: Path) -> dict[str, list[int]]:
 
 
 def write_stamp(gen_path: Path, verified: dict[str, list[int]]) -> None:
-    """Record files whose checksums matched just now (the writer only; never a reader)."""
-    stamp = {**read_stamp(gen_path), **verified}
-    with contextlib.suppress(OSError):  # a stamp only saves time
-        _atomic_write(gen_path / STAMP_NAME, json.dumps(stamp, sort_keys=True).encode())
+    """Record files whose checksums matched just now (the writer only; never a reader).
+    Nothing new, nothing written (a no-op wrote it each time, two fsyncs); written without
+    fsync: a stamp only saves time, and one lost in a crash costs its files a hash again."""
+    kept = read_stamp(gen_path)
+    stamp = {**kept, **verified}
+    if stamp == kept and (gen_path / STAMP_NAME).exists():
+        return
+    with contextlib.suppress(OSError):
+        _atomic_write(gen_path / STAMP_NAME, json.dumps(stamp, sort_keys=True).encode(), False)
 
 
 @dataclass

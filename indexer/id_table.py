@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from codeimpact.graph.layout import fsync_file
+from codeimpact.graph.layout import fsync_fd, fsync_file
 
 MAGIC = b"CIIDS\x00\x00\x01"
 _HEADER = struct.Struct("<8sqq")
@@ -247,7 +247,7 @@ def write_id_table(path: Path, ids: Mapping[str, int]) -> None:
         for at in range(0, n, _CHUNK):
             fh.write("".join(by_id[at : at + _CHUNK]).encode(*_CODEC))
         fh.flush()
-        os.fsync(fh.fileno())
+        fsync_fd(fh.fileno(), path)
     os.replace(tmp, path)
     with contextlib.suppress(OSError):
         fsync_file(path.parent)
