@@ -50,6 +50,14 @@ from codeimpact.indexer.lang import LANGUAGES, flow_rules
 from codeimpact.indexer.lang.api import FileFacts, FlowRules
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# what a flow binder's value reads: names, and locals that extraction names `x$<digits>` (a
+# returned literal `ret$0`, an iterated one `it$12`, a comprehension's variable `x$12`),
+# which no identifier spells: only their own scope reads them (flow_binders)
+_READ = re.compile(r"(\.?)([A-Za-z_][A-Za-z0-9_]*(?:\$\d+)?)")  # (a member's dot, name)
+# a value's form and its fields (`lit:`, `iter:-1:chain`, `item:KEY:chain`): no name is read
+# there (a dict's literal key `"delete"` read as a name chained Django's plan to 8,001 names);
+# a single colon each (`std::x` is a Rust path)
+_FORM = re.compile(r"[a-z]+:(?!:)(?:[^:\s]*:(?!:))*")
 # Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.
 PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib", "main"})
 
@@ -266,9 +274,11 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     rules = _rules(facts)
     container_of, registry_store = rules.container_of, rules.registry_store
     local_of = {s.local: s for s in facts.symbols}
-    values: dict[str, dict[str, list[str]]] = {}  # scope -> name -> values bound to it
+    # scope -> name -> the values bound to it and to its items (`x[k] = f`: a local
+    # container returned hands on its items)
+    values: dict[str, dict[str, list[str]]] = {}
     for b in facts.bindings:
-        values.setdefault(b.scope, {}).setdefault(b.name, []).append(b.value)
+        values.setdefault(b.scope, {}).setdefault(container_of(b.name), []).append(b.value)
     annotations = {
         s.local: {name.lstrip("*"): ann for name, ann in s.params}
         for s in facts.symbols
@@ -276,6 +286,24 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     }
 
     known: dict[tuple[str, str], tuple[str, ...]] = {}  # values repeat (`self`, a call)
+    # (every language without flow rules of its own takes Python's: the scoping is the
+    # language's own)
+    spec = LANGUAGES.get(facts.language)
+    file_scoped = spec is not None and spec.file_scoped_names
+    in_file = _bound_in_file(facts) if file_scoped else None
+    plain: dict[str, set[str]] = {}  # function scope -> the plain names bound there
+    for b in facts.bindings:
+        if "." not in b.name and "[" not in b.name:
+            plain.setdefault(b.scope, set()).add(b.name)
+    # the functions whose parameters' names are read: a test's or a fixture's parameter may
+    # hold a fixture another file defines, a test helper's what a test passes it
+    # (lang/python/fixtures.py pytest_value); any function's where names are not the file's
+    tests = any(s.is_test for s in facts.symbols)
+    params_read = {
+        s.local for s in facts.symbols
+        if not file_scoped or s.is_test or any("fixture" in d for d in s.decorators)
+        or (tests and "." not in s.local)
+    }  # fmt: skip
 
     def reads(value: str, scope: str) -> tuple[str, ...]:
         found = known.get((value, scope))
@@ -292,20 +320,44 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
             if item in seen:
                 continue
             seen.add(item)
-            names = set(_NAME.findall(item[0]))
-            out |= names
-            for name in names:
+            text = item[0]
+            form = _FORM.match(text)
+            for dot, name in set(_READ.findall(text[form.end() :] if form else text)):
                 s = item[1]
-                while s in local_of and local_of[s].kind in _FUNCTION_KINDS:
-                    bound = values.get(s, {}).get(name)
+                if dot:  # a member: whatever binds it anywhere
+                    out.add(name)
+                    continue
+                if "$" in name:  # a local no other scope can name: its values are read
+                    while (bound := values.get(s, {}).get(name)) is None and s:
+                        s = s.rpartition(".")[0]
                     if bound:
                         todo.extend((v, s) for v in bound)
+                    else:
+                        out.add(name.partition("$")[0])
+                    continue
+                local = False
+                while s in local_of and local_of[s].kind in _FUNCTION_KINDS:
+                    bound = values.get(s, {}).get(name)
+                    if bound:  # (items stored into an outer container too: `x[k] = v`)
+                        todo.extend((v, s) for v in bound)
+                    if name in plain.get(s, ()):
+                        local = True
                         break
                     ann = annotations.get(s, {}).get(name)
                     if ann is not None:
                         todo.append((ann, s))
+                        local = s not in params_read
                         break
                     s = s.rpartition(".")[0]
+                # A local's value is what its bindings (a parameter's, its annotation) name,
+                # read above: its own name no other file binds, unless pytest may bind a
+                # parameter to a fixture of that name (`params_read`). Where names are the
+                # file's, a name no function binds and the file never binds is a builtin or
+                # a local assigned no fact (`delete = "DELETE ..."`), which no other file's
+                # edit rebinds either (the file's own edit brings its binders before and
+                # after).
+                if not local and (in_file is None or name in in_file):
+                    out.add(name)
         return tuple(sorted(out))
 
     out = []
@@ -315,6 +367,10 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
     own = rules.function_locals(facts)
     for b in facts.bindings:
         name = container_of(b.name)
+        if not name or "$" in name:
+            # no other file reaches a value by a local's name (`ret$0`, `it$12`: read where
+            # they are used) nor by no name (`set:` stores, `obj.x = v` calling a setter)
+            continue
         if name.startswith("self."):
             out.append((reads(b.value, b.scope), name[5:]))
             if name != b.name and b.scope in local_of:  # `self.x[k] = v`: a registry
@@ -352,6 +408,19 @@ def flow_binders(facts: FileFacts) -> list[tuple[tuple[str, ...], str]]:
             read = {n for d in sym.decorators for n in reads(d, scope)}
             out.append((tuple(sorted(read)), sym.name))
     out += rules.registry_binders(facts, local_of)
+    return out
+
+
+def _bound_in_file(facts: FileFacts) -> set[str] | None:
+    """Every name the file binds in any scope (definitions, parameters, assignments,
+    imports); None when a star import may bind any."""
+    out = {s.name for s in facts.symbols}
+    out.update(n.lstrip("*") for s in facts.symbols for n, _ in s.params)
+    out.update(b.name.split(".", 1)[0].split("[", 1)[0] for b in facts.bindings)
+    for i in facts.imports:
+        if i.name == "*":
+            return None
+        out.add(i.alias or i.name or i.module.split(".", 1)[0])
     return out
 
 

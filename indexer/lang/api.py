@@ -303,6 +303,10 @@ class LanguageSpec:
     # what the change plan follows values through in this language's facts (FlowRules);
     # None: the registry's default (indexer/lang/__init__.py flow_rules: Python's)
     flow_rules: FlowRules | None = None
+    # whether a name no enclosing function binds resolves in its own file only (its module
+    # and class scopes, a star import, the builtins: Python), not in other files of a
+    # package (Go, C): the change plan's flow binders then read no name the file never binds
+    file_scoped_names: bool = False
 
     @property
     def group(self) -> str:

@@ -109,6 +109,7 @@ SPEC = LanguageSpec(
     function_bodies=function_bodies,
     implicit_names=implicit_names,
     without_offsets=plan.without_offsets,
+    file_scoped_names=True,
     flow_rules=plan.FLOW_RULES,
 )
 

@@ -29,7 +29,12 @@ from codeimpact.indexer.lang.python.registries import (
 # what the change plan's flow binders follow (indexer/plan.py): function locals, `x[]` item
 # names, a method's parameters past self/cls, parameters passed on (flows.py), registries
 FLOW_RULES = FlowRules(
-    function_locals, container_of, value_parameters, passes_on, registry_binders, registry_store
+    function_locals,
+    container_of,
+    value_parameters,
+    passes_on,
+    registry_binders,
+    registry_store,
 )
 
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
