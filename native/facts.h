@@ -49,6 +49,8 @@ enum {
     O_VALUE_ITEM,        /* an item of one: `item:KEY:chain` */
     O_VALUE_POSITION,    /* a target of unpacking: `at:N:chain` */
     O_NAMES_SUFFIX,      /* a variable so named lists names, not values (`__`: `__all__`) */
+    O_LOCAL_RETURNED,    /* the name prefix of a returned literal's local (`ret$`, then K) */
+    O_LOCAL_ITERATED,    /* the name prefix of an iterated literal's local (`it$`, then N) */
     OPTION_COUNT
 };
 enum { O_FIRST_FORM = O_VALUE_ENTER };
@@ -83,6 +85,7 @@ typedef struct {
     PyObject *local; /* owned */
     uint8_t kind;    /* K_* */
     uint16_t vocab;  /* its construct */
+    uint32_t literal_returns; /* the literal collections it returned so far (return_fact) */
 } Def;
 
 /* one run of the engine over one tree */
@@ -205,6 +208,9 @@ PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start);
 /* facts_items.c: assignments into and out of containers */
 bool holds_items(const Run *run, TSNode lhs, TSNode rhs);
 int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
+bool returns_literal(const Run *run, TSNode value);
+bool iterated_literal(const Run *run, TSNode value);
+int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line);
 
 /* facts_flow.c: with items, loop and comprehension variables, stores into members */
 int context_binding(Run *run, PyObject *scope, TSNode node, TSNode value);

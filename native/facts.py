@@ -56,6 +56,10 @@ OPTIONS = {
     "value_position": "the value prefix of an unpacking target (`at:`, then `N:chain`)",
     "names_suffix": "a variable whose name ends so lists names, not values: its literal's "
     "items are not bound (`__`: `__all__`, `__slots__`; empty: none)",
+    "local_returned": "the name prefix of the local a returned literal collection is bound "
+    "to, then the function's count of them (`ret$`, spelling no identifier)",
+    "local_iterated": "the name prefix of the local a literal collection iterated by a loop "
+    "is bound to, then its start byte (`it$`, spelling no identifier)",
 }
 
 

@@ -532,6 +532,21 @@ int return_fact(Run *run, TSNode value) {
     if (i < 0 || (run->defs[i].kind != K_FUNCTION && run->defs[i].kind != K_METHOD)) return 0;
     PyObject *chain;
     PyObject *is_call;
+    if (returns_literal(run, value)) {
+        /* the function's K-th returned literal, bound to `ret$K` (no identifier spells it)
+         * and returned by that name (query_facts.py _returned_literal) */
+        PyObject *scope = run->defs[i].local;
+        PyObject *name = PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_RETURNED],
+                                              run->defs[i].literal_returns++);
+        PyObject *line = line_of(value);
+        if (name == NULL || line == NULL || literal_facts(run, scope, name, value, line) < 0) {
+            Py_XDECREF(name);
+            Py_XDECREF(line);
+            return -1;
+        }
+        PyObject *items[4] = {Py_NewRef(scope), name, Py_NewRef(Py_False), line};
+        return append_fact(run, T_RETURN, 4, items);
+    }
     if (role_of(run, value) == R_CALL) {
         TSNode fn = field_of(run, value, F_CALLEE);
         if (ts_node_is_null(fn)) return 0;

@@ -106,13 +106,25 @@ int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode
         chain = local_chain(run, chain, (Py_ssize_t)ts_node_start_byte(rhs));
         ok = usable(chain);
     }
+    PyObject *line = NULL;
+    if (ok == 0 && iterated_literal(run, rhs)) {
+        /* `for f in (load, save)`: the literal bound to `it$<start byte>`, iterated by it */
+        Py_XDECREF(chain);
+        chain = PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_ITERATED],
+                                     ts_node_start_byte(rhs));
+        line = line_of(lhs);
+        ok = chain == NULL || line == NULL || literal_facts(run, scope, chain, rhs, line) < 0
+                 ? -1
+                 : 1;
+    }
     if (ok <= 0) {
         Py_XDECREF(chain);
         Py_XDECREF(suffix);
+        Py_XDECREF(line);
         return ok;
     }
     PyObject *iter = run->e->options[O_VALUE_ITERATION];
-    PyObject *line = line_of(lhs);
+    if (line == NULL) line = line_of(lhs);
     int rc = line == NULL ? -1 : 0;
     uint8_t lr = role_of(run, lhs);
     if (rc == 0 && lr == R_NAME) {

@@ -200,6 +200,25 @@ static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObje
     return rc;
 }
 
+/* a returned literal collection (`return f, g`, `return {"go": f}`: items.py
+ * RETURNED_LITERALS) */
+bool returns_literal(const Run *run, TSNode value) {
+    uint8_t r = role_of(run, value);
+    return is_container(r) || r == R_SEQUENCE_BARE;
+}
+
+/* a literal collection a `for` iterates (items.py ITERATED_LITERALS: not a mapping, whose
+ * iteration gives its keys) */
+bool iterated_literal(const Run *run, TSNode value) {
+    uint8_t r = role_of(run, value);
+    return r == R_SEQUENCE || r == R_SET || r == R_SEQUENCE_BARE;
+}
+
+/* `name` bound to the literal collection `lit` and its items (items.py literal_facts) */
+int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line) {
+    return literal(run, scope, name, lit, line);
+}
+
 /* `a, b = value`: from a literal on the right, each target its value (a starred one the
  * rest, as a literal list); from any other value, `at:N:chain` (its N-th item) */
 static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *line) {

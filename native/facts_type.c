@@ -10,7 +10,8 @@ static const char *const OPTION_NAMES[OPTION_COUNT] = {
     "export_rule", "test_class",   "test_function", "signature_strip", "self_member",
     "type_prefix", "none_type",    "exports_name",  "heritage_kind",   "class_member",
     "parameter_callees", "value_enter", "value_enter_async", "value_store", "value_iteration",
-    "value_literal", "value_item", "value_position", "names_suffix",
+    "value_literal", "value_item", "value_position", "names_suffix", "local_returned",
+    "local_iterated",
 };
 
 /* ------------------------------------------------------------------------- */

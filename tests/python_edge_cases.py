@@ -363,6 +363,19 @@ EDGE_CASES = {
         "u = H['a']\nv = H[0]\nw = H[k]\nself.s = H['b']\nt = o.p['c']\nn = f()['d']\n"
         "m = H['a']['b']\ne: T = H['a']\nl = H[1:]\nj = H['a b']\n"
     ),
+    "returned_literals": (
+        "def f():\n    return g, h\ndef k(x):\n    if x:\n        return {'a': g, 'b': [h, i()]}\n"
+        "    def inner():\n        return [g]\n    return (g, *h)\ndef m():\n    return {g}\n"
+        "    return\nclass C:\n    def n(self):\n        return self.a, None, C()\n"
+        "    x = lambda: (f, g)\nreturn f, g\n"
+    ),
+    "iterated_literals": (
+        "for f in [a, b.c]:\n    f()\nfor g, h in ((a, b), (c, d)):\n    g()\n"
+        "for x in a, b:\n    pass\nfor y in {a}:\n    pass\nfor z in {'k': a}:\n    pass\n"
+        "for q.r in [a]:\n    pass\nr = [f() for f in (a, b)]\n"
+        "s = [v for u in [a] for v in [u, b]]\n"
+        "def fn():\n    for m in (a, [b, c()]):\n        m()\n"
+    ),
     "match": "match f(x):\n    case A(b=c):\n        g(c)\n    case _:\n        pass\n",
     # broken input
     "syntax_errors": "f(a, b\ng(c)\ndef x(:\n    h(y)\nf(,)\nf(a b)\nprint x.y(z)\nk(l))\n",

@@ -719,3 +719,42 @@ def test_flow_binders_read_what_other_files_can_rebind():
     assert reads["TABLE"] == {"load"}
     assert all("$" not in name and name for _, name in bound)
 
+
+def test_flow_binders_read_returned_and_iterated_literals_in_their_own_scope():
+    """`return f, g` returns the local `ret$0`, `for h in (a, b)` iterates `it$N`: a
+    function's binder reads their items' names (a caller of it reaches them), never the
+    local's name or a part of it (`ret`: every function returning a literal would read one
+    name), and no binder binds them; a method returning a literal after reading `self.x`
+    hands out no item of x (registries.py)."""
+    from codeimpact.indexer.lang.python.extract import extract
+    from codeimpact.indexer.plan import flow_binders
+
+    source = textwrap.dedent(
+        """
+        from lib import load, one, save, three, two
+
+        def make():
+            return load, {"go": save}
+
+        def first():
+            for h in (one, two):
+                return h
+
+        for k in [three]:
+            LAST = k
+
+        class Collector:
+            def delete(self):
+                if self.data:
+                    return len(self.data), {}
+        """
+    ).encode()
+    bound = flow_binders(extract(source))
+    # (a returned literal is no local handed out: `delete` is no registry getter of data)
+    assert (("delete",), "data") not in bound
+    reads = {name: set(names) for names, name in bound}
+    assert {"load", "save"} <= reads["make"]
+    assert {"one", "two"} <= reads["first"]
+    assert "three" in reads["k"]
+    assert not any({"ret", "it", "lit"} & set(names) for names, _ in bound)
+    assert all("$" not in name and name for _, name in bound)

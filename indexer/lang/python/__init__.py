@@ -85,7 +85,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 28: a `@click.group(cls=AppGroup)` function is an AppGroup as a receiver too
 #     (`@cli.command()` is AppGroup.command), and the library constructs the class where
 #     the definition stands (DecoratorMakes rows: AppGroup.__init__ runs there).
-RESOLVE_VERSION = 28
+# 29: with extraction 23, the rules of 24 and 25 again: a call of a function returning a
+#     literal collection gives that collection (`ret$K`), a `for` or comprehension over a
+#     literal binds each item (`it$N`); a returned literal is no registry item handed out.
+RESOLVE_VERSION = 29
 
 
 def resolver_class() -> type[ResolverProject]:

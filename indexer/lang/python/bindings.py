@@ -24,6 +24,7 @@ from codeimpact.indexer.lang.python.chains import (
     callee_chain,
     type_text,
 )
+from codeimpact.indexer.lang.python.items import ITERATED_LITERALS, literal_facts
 
 _HEAD = re.compile(r"[A-Za-z_]\w*")  # the first name of a chain
 
@@ -154,14 +155,19 @@ def _for_binding(
     suffix: str = "",
     local_scopes: _LocalScopes | None = None,
 ) -> None:
-    """`for x in chain` binds x; a comprehension's variables are renamed `x$<start>`."""
+    """`for x in chain` binds x; a comprehension's variables are renamed `x$<start>`. A
+    literal iterated (`for f in (load, save)`) is bound to `it$<start byte>` (a name no
+    identifier spells), which x iterates."""
     # native/facts_flow.c (iteration_binding) makes the same, object for object: change both
     chain = callee_chain(source[rhs.start_byte : rhs.end_byte])
     if chain and local_scopes:  # `for y in x.children` after `for x in ...`
         chain = local_scopes.rename(chain, rhs.start_byte)
+    line = lhs.start_point[0] + 1
+    if not chain and rhs.type in ITERATED_LITERALS:
+        chain = f"it${rhs.start_byte}"
+        literal_facts(scope, chain, rhs, line, source, facts)
     if not chain:
         return
-    line = lhs.start_point[0] + 1
     if lhs.type == "identifier":
         name = lhs.text.decode() + suffix
         facts.bindings.append(BindingFact(scope, name, f"iter:-1:{chain}", False, line))

@@ -136,6 +136,8 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
     for r in facts.returns:
         if r.scope == scope:
             wanted |= _names(r.value)
+            if r.value.startswith("ret$"):  # a returned literal: its items (query_facts.py)
+                wanted.add(r.value)
     for b in own_bindings:
         if b.name.startswith("self."):
             wanted |= _names(b.value)

@@ -99,7 +99,10 @@ NAME = "python"
 #       roles operator.boolean/operator.either, field role operator).
 #   20, 21: ret$K and it$N literal bindings (cf12923, ad5eb59), reverted.
 #   22: as 19.
-EXTRACTOR_VERSION = 22
+#   23: 20 and 21 again: returns of literal collections (`return f, g`, `return {"go": f}`)
+#       bound to `ret$K` (the function's K-th) and returned by that name; a `for` or a
+#       comprehension over a literal (`for f in (a, b)`) iterates `it$<start byte>`.
+EXTRACTOR_VERSION = 23
 
 
 def _runner() -> QueryRunner:
@@ -255,6 +258,9 @@ RULES = FactRules(
         "value_item": "item:",
         "value_position": "at:",
         "names_suffix": "__",
+        # the locals literal collections are bound to (query_facts.py, bindings.py)
+        "local_returned": "ret$",
+        "local_iterated": "it$",
     },
 )
 _HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)

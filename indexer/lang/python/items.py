@@ -27,6 +27,12 @@ from codeimpact.indexer.lang.api import BindingFact, FileFacts, ReferenceFact
 from codeimpact.indexer.lang.python.chains import _chain, _named, callee_chain
 
 _LITERALS = frozenset(("list", "tuple", "set", "dictionary"))
+# what a `return` may hand back as a literal collection (query_facts.py _returned): also a
+# bare tuple, `return f, g`
+RETURNED_LITERALS = _LITERALS | {"expression_list"}
+# what a `for` may iterate as a literal collection (bindings.py _for_binding): not a dict,
+# whose iteration gives its keys
+ITERATED_LITERALS = frozenset(("list", "tuple", "set", "expression_list"))
 _PATTERNS = frozenset(("pattern_list", "tuple_pattern", "list_pattern"))
 _TARGETS = frozenset(("identifier", "attribute"))
 # the indexes of an item read (facts_items.c read_item: the roles of these node types)
@@ -91,6 +97,13 @@ def _target(node: ts.Node, source: bytes) -> str | None:
         if chain and chain.startswith("self.") and chain.count(".") == 1:
             return chain
     return None
+
+
+def literal_facts(scope: str, name: str, lit: ts.Node, line: int, source: bytes,
+                  facts: FileFacts) -> None:  # fmt: skip
+    """`name` bound to the literal collection `lit` and its items (a returned literal's;
+    native/facts_items.c literal_facts makes the same)."""
+    _literal(scope, name, lit, line, source, facts)
 
 
 def _literal(scope, name, lit, line, source, facts) -> None:

@@ -28,7 +28,12 @@ from codeimpact.indexer.lang.python.bindings import (
 )
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain
 from codeimpact.indexer.lang.python.definitions import definitions
-from codeimpact.indexer.lang.python.items import holds_items, item_facts
+from codeimpact.indexer.lang.python.items import (
+    RETURNED_LITERALS,
+    holds_items,
+    item_facts,
+    literal_facts,
+)
 from codeimpact.indexer.lang.python.parametrize import parametrize_facts
 from codeimpact.indexer.lang.python.sites import _args, _imports
 
@@ -106,6 +111,7 @@ def query_facts(matches: Iterable[tuple[str, dict]], source: bytes, facts: FileF
         return CallFact(scope, chain, line, kind, args, literals)
 
     member = (-1, -1)  # the last member read examined (native/facts_bind.c member_read)
+    literal_returns: dict[str, int] = {}  # function -> its returned literals so far
     for construct, caps in others:
         node = caps[construct]
         if construct == "reference.call":
@@ -125,7 +131,10 @@ def query_facts(matches: Iterable[tuple[str, dict]], source: bytes, facts: FileF
             node = caps["value"]
             scope = scopes.at(node.start_byte)
             if kind_of.get(scope) in ("function", "method"):
-                _returned(scope, node, "", source, facts)
+                if node.type in RETURNED_LITERALS:
+                    _returned_literal(scope, node, literal_returns, source, facts)
+                else:
+                    _returned(scope, node, "", source, facts)
         elif construct == "reference.member":
             # a member at the start of the one before it is inside its chain, which reads it
             if node.start_byte == member[0] and node.end_byte < member[1]:
@@ -174,6 +183,21 @@ def _member_read(node: ts.Node, source: bytes, scope: str, local_scopes: _LocalS
         chain = local_scopes.rename(chain, node.start_byte)
     if chain:
         facts.references.append(ReferenceFact(scope, chain, node.start_point[0] + 1, "read"))
+
+
+def _returned_literal(scope: str, node: ts.Node, counts: dict[str, int], source: bytes,
+                      facts: FileFacts) -> None:  # fmt: skip
+    """`return f, g`, `return {"go": f}`: the literal is bound to a name no identifier can
+    spell, `ret$K` for the function's K-th returned literal (not its position: an edit above
+    it leaves the function's export view as it was), and returned by that name; the
+    resolver reads its items as an assigned literal's."""
+    # native/facts_bind.c (return_fact) makes the same for the native path
+    k = counts.get(scope, 0)
+    counts[scope] = k + 1
+    name = f"ret${k}"
+    line = node.start_point[0] + 1
+    literal_facts(scope, name, node, line, source, facts)
+    facts.returns.append(ReturnFact(scope, name, False, line))
 
 
 def _returned(scope: str, node: ts.Node, prefix: str, source: bytes, facts: FileFacts) -> None:
