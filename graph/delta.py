@@ -26,6 +26,12 @@ COPY_THRESHOLD = 500
 # delta (two of them a run: the spare's replay and the run's own) went from 0.09 s of CPU
 # to 0.03.
 ROW_BY_ROW_MAX = 16
+# The scan grows with the table, a row by key does not: on the kernel's 2.2M symbols a
+# joined statement cost ~1 s of CPU per scan (one per MATCH), a row by key still 1-2 ms.
+# So a statement runs row by row up to this share of the Symbol table's rows, and never
+# below ROW_BY_ROW_MAX (Django: 16; kernel: ~740). A body edit of lib/string.c (155 rows
+# in 8 statements) went from 9.3 s of CPU to 0.2 in its writer.
+SYMBOLS_PER_ROW = 3000
 _ROW_VALUE = re.compile(r"@(\w+)")  # a row's value in a statement given to `_each`
 
 
@@ -136,11 +142,19 @@ def _rows(result) -> list[list]:
     return out
 
 
-def _each(conn, text: str, rows: list[dict]) -> list[list]:
+def row_limit(conn) -> int:
+    """Up to how many rows a statement runs row by row on this database (SYMBOLS_PER_ROW);
+    Kùzu counts a node table's rows from its statistics, not by a scan."""
+    found = _rows(conn.execute("MATCH (n:Symbol) RETURN count(*)"))
+    symbols = int(found[0][0]) if found else 0
+    return max(ROW_BY_ROW_MAX, symbols // SYMBOLS_PER_ROW)
+
+
+def _each(conn, text: str, rows: list[dict], limit: int = ROW_BY_ROW_MAX) -> list[list]:
     """Run statement `text` over `rows` and return what it returns. `@name` in `text`
-    stands for a row's value: `r.name` of `UNWIND $rows AS r` for many rows, the parameter
-    `$name` of a statement run once per row for a few (see ROW_BY_ROW_MAX)."""
-    if len(rows) > ROW_BY_ROW_MAX:
+    stands for a row's value: `r.name` of `UNWIND $rows AS r` for more than `limit` rows,
+    the parameter `$name` of a statement run once per row for fewer (see row_limit)."""
+    if len(rows) > limit:
         return _rows(conn.execute("UNWIND $rows AS r " + _ROW_VALUE.sub(r"r.\1", text),
                                   {"rows": rows}))  # fmt: skip
     one = _ROW_VALUE.sub(r"$\1", text)
@@ -155,15 +169,17 @@ def _keys(rel: str) -> tuple[str, str, str, str, list[tuple[str, str]]]:
     return src_t, NODE_TABLES[src_t][0][0], dst_t, NODE_TABLES[dst_t][0][0], props
 
 
-def _delete_edges(conn, rel: str, pairs: list[tuple[str, str]]) -> set[GroupKey]:
+def _delete_edges(conn, rel: str, pairs: list[tuple[str, str]],
+                  limit: int = ROW_BY_ROW_MAX) -> set[GroupKey]:  # fmt: skip
     src_t, sk, dst_t, dk, _ = _keys(rel)
     # one MATCH per node (two key lookups) and then the edge: half the time of one pattern
     text = (f"MATCH (a:{src_t} {{{sk}: @s}}) MATCH (b:{dst_t} {{{dk}: @d}}) "
             f"MATCH (a)-[e:{rel}]->(b) DELETE e RETURN offset(id(a)), offset(id(b))")  # fmt: skip
-    return _groups(rel, _each(conn, text, [{"s": s, "d": d} for s, d in pairs]))
+    return _groups(rel, _each(conn, text, [{"s": s, "d": d} for s, d in pairs], limit))
 
 
-def _create_edges(conn, rel: str, rows: list[tuple]) -> set[GroupKey]:
+def _create_edges(conn, rel: str, rows: list[tuple],
+                  limit: int = ROW_BY_ROW_MAX) -> set[GroupKey]:  # fmt: skip
     src_t, sk, dst_t, dk, props = _keys(rel)
     names = ["s", "d", *[p for p, _ in props]]
     prop_list = ", ".join(f"{p}: @{p}" for p, _ in props)
@@ -172,7 +188,7 @@ def _create_edges(conn, rel: str, rows: list[tuple]) -> set[GroupKey]:
     # the table (0.3 s on Django for two rows), one clause each as two key lookups
     text = (f"MATCH (a:{src_t} {{{sk}: @s}}) MATCH (b:{dst_t} {{{dk}: @d}}) "
             f"CREATE (a){create}(b) RETURN offset(id(a)), offset(id(b))")  # fmt: skip
-    return _groups(rel, _each(conn, text, _structs(names, rows)))
+    return _groups(rel, _each(conn, text, _structs(names, rows), limit))
 
 
 def _surviving_edge(conn, rel: str, direction: int, group: int) -> tuple | None:
@@ -228,32 +244,33 @@ def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True) -> None:
     needed when this transaction is checkpointed on its own; a transaction left in the WAL
     needs none (graph/wal_store.py: the checkpoint of several keeps every group)."""
     conn = w.conn
+    limit = row_limit(conn)
     conn.execute("BEGIN TRANSACTION")
     try:
         deleted: set[GroupKey] = set()
         inserted: set[GroupKey] = set()
         for rel, pairs in delta.rels_delete.items():
             if pairs:
-                deleted |= _delete_edges(conn, rel, pairs)
+                deleted |= _delete_edges(conn, rel, pairs, limit)
         if delta.symbols_delete:
             # their edges were deleted above, by name. Not DETACH DELETE: Kùzu 0.11.3 replays
             # it from the WAL losing another edge (graph/wal_store.py); a plain DELETE fails
             # if an edge was left, rather than dropping it unseen
             _each(conn, "MATCH (s:Symbol {uid: @u}) DELETE s",
-                  [{"u": u} for u in delta.symbols_delete])  # fmt: skip
+                  [{"u": u} for u in delta.symbols_delete], limit)  # fmt: skip
         if delta.files_delete:
             _each(conn, "MATCH (f:File {path: @p}) DELETE f",
-                  [{"p": p} for p in delta.files_delete])  # fmt: skip
+                  [{"p": p} for p in delta.files_delete], limit)  # fmt: skip
         file_cols = [c for c, _ in NODE_TABLES["File"]]
         if delta.files_upsert:
             sets = ", ".join(f"f.{c} = @{c}" for c in file_cols[1:])
             _each(conn, f"MERGE (f:File {{path: @path}}) SET {sets}",
-                  _structs(file_cols, delta.files_upsert))  # fmt: skip
+                  _structs(file_cols, delta.files_upsert), limit)  # fmt: skip
         for (table, columns), rows in sorted(delta.updates.items()):
             key = NODE_TABLES[table][0][0]
             sets = ", ".join(f"n.{c} = @{c}" for c in columns)
             _each(conn, f"MATCH (n:{table} {{{key}: @{key}}}) SET {sets}",
-                  _structs([key, *columns], rows))  # fmt: skip
+                  _structs([key, *columns], rows), limit)  # fmt: skip
         sym_cols = [c for c, _ in NODE_TABLES["Symbol"]]
         if delta.symbols_insert:
             if len(delta.symbols_insert) >= COPY_THRESHOLD:
@@ -272,7 +289,7 @@ def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True) -> None:
                 arrow_rows = arrow_table(cols, rows)  # noqa: F841
                 conn.execute(f"COPY {rel} FROM arrow_rows")  # which groups it fills is unknown
                 continue
-            inserted |= _create_edges(conn, rel, rows)
+            inserted |= _create_edges(conn, rel, rows, limit)
         if guard:
             delta.edges_rewritten = _keep_groups(conn, deleted, inserted, delta.survivors)
         conn.execute("COMMIT")

@@ -2,8 +2,11 @@
 
 The tree signature is ~600 KB on Django and every run writes a new one (a checkpoint of
 it, or as much write-ahead log per run: graph/wal_store.py), so it lives in a file
-instead of the Meta table; readers see it in `meta` alike. A module of its own, without
-Kùzu: a no-op `analyze` reads the signature and never opens the database.
+instead of the Meta table; readers see it in `meta` alike. So do the incomplete files
+(the kernel's are 2 MB of JSON: in the Meta table every edit wrote them to the WAL again,
+so the spare's log passed wal_store.COMPACT_WAL_BYTES at every edit and each one paid a
+compaction of the 1 GB database, ~30 s of CPU). A module of its own, without Kùzu: a
+no-op `analyze` reads the signature and never opens the database.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 from codeimpact.graph import layout
 
-META_FILES = {"tree_signature": "tree-signature.json"}
+META_FILES = {"tree_signature": "tree-signature.json", "incomplete": "incomplete.json"}
 
 
 def meta_to_files(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:

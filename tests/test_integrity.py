@@ -46,6 +46,13 @@ def write_meta(repo: Path, key: str, raw_value: str) -> None:
     layout.publish(layout.index_dir(repo), gen)  # re-record the size: only the value is bad
 
 
+def write_meta_file(repo: Path, name: str, raw_value: str) -> None:
+    """Store a raw value in a Meta value's file of the live generation (graph/meta_files.py)."""
+    gen = live(repo)
+    (gen.path / name).write_text(raw_value)
+    layout.publish(layout.index_dir(repo), gen)  # re-record the checksums: only the value is bad
+
+
 def rewrite_current(repo: Path, data: bytes) -> None:
     (layout.index_dir(repo) / layout.CURRENT).write_bytes(data)
 
@@ -110,7 +117,7 @@ DAMAGE = {
 BAD_CONTENT = {
     "meta-identity-garbage": lambda r: write_meta(r, "identity", '"garbage"'),
     "meta-identity-not-json": lambda r: write_meta(r, "identity", "{not json"),
-    "meta-incomplete-garbage": lambda r: write_meta(r, "incomplete", '{"code": 1}'),
+    "meta-incomplete-garbage": lambda r: write_meta_file(r, "incomplete.json", '{"code": 1}'),
     "meta-commit-garbage": lambda r: write_meta(r, "indexed_commit", "[1]"),
     "meta-identity-missing": lambda r: write_meta(r, "identity_digest", "12"),
     "index-is-a-file": index_is_a_file,

@@ -1,0 +1,72 @@
+"""A delta's statements by key, row by row, on a large table (graph/delta.py row_limit).
+
+On the kernel's 2.2M symbols a statement joined with `UNWIND` scans the whole table, so a
+delta runs row by row up to a share of the Symbol table's rows. These tests make that share
+cover every row of a small repository, so the row-by-row path writes deltas of dozens of
+rows in each statement (inserts, updates, edge deletes and creates), and hold each
+generation to a full build's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import kuzu
+import pytest
+from test_incremental import assert_same_as_full, run
+
+from codeimpact.graph import delta as graph_delta
+from codeimpact.graph import layout
+from conftest import write_files
+
+N = 40
+# every function calls the next and is shifted by a line inserted at the top of the file:
+# each of them gets a new row (lines), a new CALLS edge (its line) and its CONTAINS edge
+CHAIN = "".join(f"def f{i}():\n    return f{i + 1}()\n\n\n" for i in range(N)) + (
+    f"def f{N}():\n    return 0\n"
+)
+
+
+@pytest.fixture
+def chain_repo(tmp_path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    # files the edits leave alone: one file of two changed would be rebuilt in full
+    others = {f"o{i}.py": "def o():\n    return 1\n" for i in range(8)}
+    write_files(repo, {"chain.py": CHAIN, **others,
+                       "use.py": "from chain import f0\n\n\ndef main():\n    f0()\n"})  # fmt: skip
+    assert run(repo).mode == "full"
+    return repo
+
+
+def _limit(repo: Path) -> int:
+    gen = layout.read_current(layout.index_dir(repo))
+    db = kuzu.Database(str(gen.db_path), read_only=True)
+    try:
+        return graph_delta.row_limit(kuzu.Connection(db))
+    finally:
+        db.close()
+
+
+def test_the_limit_follows_the_symbol_table(chain_repo, monkeypatch):
+    assert _limit(chain_repo) == graph_delta.ROW_BY_ROW_MAX  # a small table: the floor
+    monkeypatch.setattr(graph_delta, "SYMBOLS_PER_ROW", 1)
+    assert _limit(chain_repo) > N  # one a symbol: every statement below runs by row
+
+
+@pytest.mark.parametrize("per_row", [1, 10**9], ids=["by-row", "joined"])
+def test_a_wide_delta_by_row_equals_a_full_build(chain_repo, tmp_path, monkeypatch, per_row):
+    monkeypatch.setattr(graph_delta, "SYMBOLS_PER_ROW", per_row)
+    edits = [
+        "# a line above every function\n" + CHAIN,  # every row and edge of the file moves
+        CHAIN.replace("return f20()", "return f0()"),  # an edge goes, another comes
+        CHAIN + "".join(f"\n\ndef g{i}():\n    return f{i}()\n" for i in range(N)),  # rows added
+        CHAIN,  # and removed again
+    ]
+    for text in edits:
+        (chain_repo / "chain.py").write_text(text)
+        report = run(chain_repo)
+        assert report.mode == "incremental", report.reason
+        rows = sum(report.delta[k] for k in ("symbols_updated", "symbols_inserted",
+                                               "symbols_deleted"))  # fmt: skip
+        assert rows > graph_delta.ROW_BY_ROW_MAX, report.delta  # wider than the floor
+        assert_same_as_full(chain_repo, tmp_path, with_answers=False)
