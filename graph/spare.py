@@ -57,6 +57,12 @@ class Taken:
     generation: int  # the generation whose content it holds
     replay: list[GraphDelta]  # deltas that bring it to the live generation, in order
     wal_bytes: int  # its write-ahead log's size (checkpointed when it grows large)
+    # its files' [size, xxh3] as recorded, when `take` left the check to the caller (`verify`)
+    expected: dict[str, list] | None = None
+
+
+class SpareDamaged(OSError):
+    """A spare's file differs from its record (the caller copies the live database)."""
 
 
 def spare_dir(idx: Path) -> Path:
@@ -150,9 +156,24 @@ def _salvage_previous(idx: Path, live: int) -> None:
         os.close(fd)
 
 
-def take(idx: Path, live: layout.Generation, dst: layout.Generation) -> Taken | None:
+def verify(folder: Path, expected: dict[str, list]) -> None:
+    """Raise SpareDamaged unless the files of `folder` hold what the spare's record says."""
+    for name, want in sorted(expected.items()):
+        try:
+            found = _checksum(folder / name)
+        except OSError as e:
+            raise SpareDamaged(f"spare {name}: {e}") from e
+        if found != want:
+            raise SpareDamaged(f"spare {name} differs from its record")
+
+
+def take(idx: Path, live: layout.Generation, dst: layout.Generation,
+         check: bool = True) -> Taken | None:  # fmt: skip
     """Move the spare into `dst`'s folder if it can be brought to `live`'s content; None
-    (and no spare any more, if it was unusable) when the caller must copy instead."""
+    (and no spare any more, if it was unusable) when the caller must copy instead.
+    `check=False`: its checksums are not computed here but returned (`Taken.expected`) for
+    the caller to `verify` before use (the kernel's 1 GB: 1-3 s the run need not wait for,
+    when the writer child checks it while the run resolves)."""
     record = _record(idx)
     if record is None or record["generation"] not in (live.number, live.number - 1):
         _salvage_previous(idx, live.number)
@@ -174,9 +195,8 @@ def take(idx: Path, live: layout.Generation, dst: layout.Generation) -> Taken | 
     src = spare_dir(idx)
     files: dict = record["files"]
     try:
-        for name, expected in files.items():
-            if _checksum(src / name) != expected:
-                raise OSError(f"spare {name} differs from its record")
+        if check:
+            verify(src, files)
         (src / RECORD_NAME).unlink()  # taken: never used twice
         for name in files:
             os.replace(src / name, dst.path / name)
@@ -188,4 +208,4 @@ def take(idx: Path, live: layout.Generation, dst: layout.Generation) -> Taken | 
         return None
     drop(idx)
     wal = files.get(layout.DB_FILENAME + WAL_SUFFIX)
-    return Taken(generation, replay, wal[0] if wal else 0)
+    return Taken(generation, replay, wal[0] if wal else 0, None if check else files)

@@ -140,11 +140,15 @@ def prestart(idx: Path, live: layout.Generation, gen: layout.Generation,
     here; without one the child copies the live database itself."""
     if fork_unsafe_reason():
         return None  # before the spare is taken: `start_delta` takes it then
-    taken = spare.take(idx, live, gen)
+    # the child checks the spare's checksums before it opens it: a damaged one fails the
+    # write, which `PendingWrite.result` does again on a copy
+    taken = spare.take(idx, live, gen, check=False)
     if taken is not None:
         compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
+        expected = taken.expected or {}
         child = wal_commit.prestart(gen.db_path, taken.generation, taken.replay,
-                                    compact_after_replay=compact, buffer_pool=buffer_pool)  # fmt: skip
+                                    compact_after_replay=compact, buffer_pool=buffer_pool,
+                                    copy_from=lambda: spare.verify(gen.path, expected))  # fmt: skip
         if child is not None:
             return EarlyWrite(live, gen, buffer_pool, "spare", len(taken.replay), compact, child)
         _clear_db(gen)  # no fork now: `start_delta` copies later
