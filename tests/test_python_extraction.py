@@ -283,3 +283,32 @@ def test_member_reads(native):
         ("f", f"y${source.index(b'[y.total')}.total", 10),
         ("f", "s.out", 10),
     ]
+
+
+def test_calls_and_references_stay_encoded_in_a_blob_until_read():
+    """FACTS_FORMAT 4: a blob's calls and references are decoded when first read, forgotten
+    by `unload` (read again, decoded again), and a list set stays what was set."""
+    from dataclasses import replace
+
+    from codeimpact.indexer.lang.api import FileFacts
+
+    source = b"import os\n\n\ndef f(x: os.PathLike):\n    os.path.join(x, 'a')\n    g(f)\n"
+    extracted = extract(source)
+    assert extracted.calls and extracted.references
+    facts = FileFacts.from_bytes(extracted.to_bytes())
+    undecoded = {"_calls": None, "_references": None}
+    assert {k: facts.__dict__[k] for k in undecoded} == undecoded
+    assert FileFacts.from_bytes(facts.to_bytes()) == extracted  # re-encoded undecoded
+    assert facts == extracted
+    assert facts.__dict__["_calls"] == extracted.calls
+    facts.unload()
+    assert {k: facts.__dict__[k] for k in undecoded} == undecoded
+    assert (facts.calls, facts.references) == (extracted.calls, extracted.references)
+    assert replace(facts, calls=[]).references == extracted.references
+    facts.calls = []
+    facts.unload()
+    assert facts.calls == [] and facts.references == extracted.references
+    assert FileFacts.from_bytes(facts.to_bytes()) == replace(extracted, calls=[])
+    fresh = FileFacts("python", calls=list(extracted.calls))
+    fresh.unload()  # (extracted, not read from a blob: nothing to decode again)
+    assert fresh.calls == extracted.calls

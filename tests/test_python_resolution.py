@@ -128,3 +128,27 @@ def test_a_changed_class_hierarchy_is_reported_by_the_names_that_reach_it(make_r
     # Child drops its base
     alone = "class Child:\n    def run(self):\n        pass\n"
     assert changes({"child.py": alone}) == ({"Child"}, {"run"})
+
+
+def test_a_built_project_keeps_the_calls_of_blobs_encoded(make_repo):
+    """A full build summarises every file before its resolve host forks (resolve_host.py),
+    and a forked resolver copies every page of the host's objects it reads: the facts read
+    from blobs hold their calls and references encoded once the project is built, and the
+    project resolves from them what it resolves from the extracted facts."""
+    from codeimpact.indexer.lang.api import FileFacts
+    from codeimpact.indexer.lang.python.extract import extract
+    from codeimpact.indexer.lang.python.paths import is_test_path
+    from codeimpact.indexer.lang.python.resolve import PythonProject
+
+    repo = make_repo(CYCLES, git_init=False)
+    extracted = {p: extract((repo / p).read_bytes()) for p in CYCLES}
+    read = {p: FileFacts.from_bytes(f.to_bytes()) for p, f in extracted.items()}
+    project = PythonProject(read, is_test_path)
+    decoded = [p for p, f in read.items() if f.__dict__["_calls"] or f.__dict__["_references"]]
+    assert decoded == []
+    assert any(f.calls for f in extracted.values())
+    plain = PythonProject(extracted, is_test_path)
+    for p in sorted(read):
+        got, want = project.resolve_file(p), plain.resolve_file(p)
+        assert (got.symbols, got.edges, got.unresolved) == (want.symbols, want.edges,
+                                                            want.unresolved), p  # fmt: skip

@@ -109,7 +109,8 @@ class FlowRules(NamedTuple):
 
 # 3: CallFact.literals (from_bytes builds the tuples without their defaults: older blobs would
 #    lack the field)
-FACTS_FORMAT = 3
+# 4: calls and references nested as marshal bytes of their own, decoded on first read
+FACTS_FORMAT = 4
 
 
 # Each fact type's tuple made from a decoded one: tuple.__new__ skips the generated
@@ -169,9 +170,9 @@ class FileFacts:
                 self.lines,
                 plain(self.symbols),
                 plain(self.imports),
-                plain(self.calls),
+                _CALLS.encoded(self, plain),
                 plain(self.heritage),
-                plain(self.references),
+                _REFERENCES.encoded(self, plain),
                 plain(self.bindings),
                 plain(self.returns),
                 self.error,
@@ -181,24 +182,77 @@ class FileFacts:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> FileFacts:
+        """The facts of a blob; its calls and references are decoded when first read."""
         t = marshal.loads(data)
         if t[0] != FACTS_FORMAT:
             raise ValueError("facts format changed")
-        sym, imp, call, her, ref, bind, ret = _MAKE
-        return cls(
+        sym, imp, _call, her, _ref, bind, ret = _MAKE
+        f = cls.__new__(cls)
+        f.__dict__.update(
             language=t[1],
             status=t[2],
             lines=t[3],
             symbols=list(map(sym, t[4])),
             imports=list(map(imp, t[5])),
-            calls=list(map(call, t[6])),
+            _calls=None,
+            _calls_blob=t[6],
             heritage=list(map(her, t[7])),
-            references=list(map(ref, t[8])),
+            _references=None,
+            _references_blob=t[8],
             bindings=list(map(bind, t[9])),
             returns=list(map(ret, t[10])),
             error=t[11],
             extra=t[12],
         )
+        return f
+
+    def unload(self) -> None:
+        """Forget the decoded calls and references of facts read from a blob: read again, they
+        are decoded again. A resolver's build reads every file's calls once, for the file's
+        index; after it only the file's own resolution reads them. Kept decoded, they were
+        ~45% of the objects a resolve host holds when it forks its workers, and every page of
+        them a resolver reads is copied (refcounts): twice the memory for nothing."""
+        _CALLS.unload(self)
+        _REFERENCES.unload(self)
+
+
+class _Packed:
+    """A FileFacts list kept as the marshal bytes it was read from until it is first read
+    (FileFacts.from_bytes). Set, it holds the list set."""
+
+    def __init__(self, name: str, make: Callable) -> None:
+        self._slot, self._blob, self._make = "_" + name, f"_{name}_blob", make
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        d = obj.__dict__
+        items = d[self._slot]
+        if items is None:
+            items = d[self._slot] = list(map(self._make, marshal.loads(d[self._blob])))
+        return items
+
+    def __set__(self, obj, items: list) -> None:
+        d = obj.__dict__
+        d[self._slot] = items
+        d[self._blob] = None
+
+    def encoded(self, obj, plain: Callable[[list], list]) -> bytes:
+        """The list as its blob holds it: the bytes read, while they are not decoded."""
+        d = obj.__dict__
+        items = d[self._slot]
+        return d[self._blob] if items is None else marshal.dumps(plain(items))
+
+    def unload(self, obj) -> None:
+        d = obj.__dict__
+        if d[self._blob] is not None:
+            d[self._slot] = None
+
+
+# (set on the dataclass once made: a descriptor in the class body would be taken for the
+# fields' default)
+FileFacts.calls = _CALLS = _Packed("calls", _MAKE[2])  # type: ignore[assignment]
+FileFacts.references = _REFERENCES = _Packed("references", _MAKE[4])  # type: ignore[assignment]
 
 
 class ResolverProject(Protocol):

@@ -202,6 +202,9 @@ class PythonProject(
                                          if n in members or n in names))  # fmt: skip
             clean = ("bases", path, local) in self.memo.table
             classes.append((local, bases, unknown, implicit, clean))
+        # its index is built: only the file's own resolution reads its calls and references
+        # again (FileFacts.unload; a full build summarises every file before forking)
+        fi.facts.unload()
         return fi.module, methods, classes, read_summary(fi)
 
     def release(self, path: str) -> None:
