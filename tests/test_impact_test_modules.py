@@ -104,12 +104,17 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    root = committed_repo(tmp_path_factory.mktemp("test-modules") / "repo", FILES)
+def _opened(tmp_path_factory, name: str, files: dict):
+    """An index of `files` committed to a new repository, open for the module's tests."""
+    root = committed_repo(tmp_path_factory.mktemp(name) / "repo", files)
     analyze(root, IndexConfig(), RunOptions(workers=1))
     with Index.open(root) as ix:
         yield ix
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    yield from _opened(tmp_path_factory, "test-modules", FILES)
 
 
 def selected(index, target):
@@ -179,10 +184,7 @@ IN_BODY = {
 
 @pytest.fixture(scope="module")
 def in_body(tmp_path_factory):
-    root = committed_repo(tmp_path_factory.mktemp("in-body") / "repo", IN_BODY)
-    analyze(root, IndexConfig(), RunOptions(workers=1))
-    with Index.open(root) as ix:
-        yield ix
+    yield from _opened(tmp_path_factory, "in-body", IN_BODY)
 
 
 def test_a_test_importing_a_running_module_in_its_body_runs_what_its_top_level_runs(in_body):
