@@ -34,7 +34,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -270,38 +270,55 @@ def next_generation(idx: Path) -> Generation:
             number += 1
     path = idx / generation_dirname(number)
     path.mkdir()
-    _UNSYNCED.add(os.path.abspath(path))
+    _UNSYNCED[os.path.abspath(path)] = (os.getpid(), set())
     gen = Generation(number, path)
     mark_writing(idx, gen)
     return gen
 
 
-# Generation folders this process (or a child it forked) is writing and will publish: their
-# files and folders are made durable together, by `publish`, before CURRENT names the
-# generation (`_sync_tree`: every fsync at once, on threads), instead of one fsync after
-# another as each is written (an edit of Django made ~35, each waiting for its own journal
-# commit: ~0.05-0.2 s of its wall). What a crash can leave is what it left before: a
-# generation CURRENT names is durable whole; one it does not name is removed.
-_UNSYNCED: set[str] = set()
+# Generation folders this process is writing and will publish: the fsyncs of their files
+# and folders wait for `publish`, which makes them together (`_sync_paths`: on threads)
+# before CURRENT names the generation, instead of one after another as each is written (an
+# edit of Django made ~35, each waiting for its own journal commit). Exactly the deferred
+# paths are synced: a file no writer fsynced before (the spare's database, written by Kùzu,
+# a hard-linked pack) is not forced to disk by the batch. A child process fsyncs at once
+# (its deferrals would not reach the parent that publishes). What a crash can leave is what
+# it left before: a generation CURRENT names is durable whole; one it does not name is
+# removed. folder -> (pid of its writer, paths whose fsync waits)
+_UNSYNCED: dict[str, tuple[int, set[str]]] = {}
+
+
+def _pending(path: Path | str) -> set[str] | None:
+    """The deferred fsyncs of the generation `path` lies in, when this process publishes it."""
+    if not _UNSYNCED:
+        return None
+    p = os.path.abspath(path)
+    for d, (pid, pending) in _UNSYNCED.items():
+        if (p == d or p.startswith(d + os.sep)) and pid == os.getpid():
+            return pending
+    return None
 
 
 def _deferred(path: Path | str) -> bool:
     """Whether `path` lies in a generation folder whose fsyncs `publish` makes."""
-    if not _UNSYNCED:
-        return False
-    p = os.path.abspath(path)
-    return any(p.startswith(d + os.sep) or p == d for d in _UNSYNCED)
+    return _pending(path) is not None
 
 
 def fsync_fd(fd: int, path: Path | str) -> None:
-    """fsync an open file now, or at publish when it is in a generation being written."""
-    if not _deferred(path):
+    """fsync an open file now, or at publish when it is in a generation being written
+    (`path`: the name it has once renamed)."""
+    pending = _pending(path)
+    if pending is None:
         os.fsync(fd)
+    else:
+        pending.add(os.path.abspath(path))
 
 
 def fsync_file(path: Path) -> None:
-    """Make a file written without fsync durable (a copy, a file moved in unsynced)."""
-    if _deferred(path):
+    """Make a file (or folder) written without fsync durable (a copy, a file moved in unsynced)."""
+    pending = _pending(path)
+    if pending is not None:
+        pending.add(os.path.abspath(path))
         return
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -311,7 +328,9 @@ def fsync_file(path: Path) -> None:
 
 
 def fsync_dir(path: Path) -> None:
-    if _deferred(path):
+    pending = _pending(path)
+    if pending is not None:
+        pending.add(os.path.abspath(path))
         return
     with contextlib.suppress(OSError):  # not every filesystem lets a directory be fsynced
         fd = os.open(path, os.O_RDONLY)
@@ -338,20 +357,18 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
         fsync_dir(path.parent)
 
 
-def _sync_tree(folder: Path) -> None:
-    """fsync every file and folder under `folder`, all at once: fsync waits for the disk
-    outside the GIL, and the file system commits them together (every rename into them is
-    done, so the order among them does not matter)."""
+def _sync_paths(paths: Iterable[str]) -> None:
+    """fsync `paths` all at once: fsync waits for the disk outside the GIL, and the file
+    system commits them together (every rename into them is done, so the order among them
+    does not matter)."""
     import threading
 
-    paths: list[tuple[str, bool]] = []  # (path, is a folder): every rename in them is done
-    for root, _, names in os.walk(folder):
-        paths.append((root, True))
-        paths.extend((os.path.join(root, n), False) for n in names)
+    todo = sorted(paths)
     errors: list[OSError] = []
 
-    def sync(part: list[tuple[str, bool]]) -> None:
-        for p, is_dir in part:
+    def sync(part: list[str]) -> None:
+        for p in part:
+            is_dir = os.path.isdir(p)
             try:
                 fd = os.open(p, os.O_RDONLY)
             except FileNotFoundError:  # a temporary file renamed or removed meanwhile
@@ -368,8 +385,8 @@ def _sync_tree(folder: Path) -> None:
             finally:
                 os.close(fd)
 
-    n = min(8, len(paths))
-    threads = [threading.Thread(target=sync, args=(paths[i::n],)) for i in range(n)]
+    n = min(8, len(todo))
+    threads = [threading.Thread(target=sync, args=(todo[i::n],)) for i in range(n)]
     for t in threads:
         t.start()
     for t in threads:
@@ -398,10 +415,9 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     except (NoIndex, CorruptIndex):
         previous = None
     digest = manifest.seal(gen.path, gen.number, rows, outside, previous)
-    folder = os.path.abspath(gen.path)
-    if folder in _UNSYNCED:  # written by this process: durable before anything names it
-        _sync_tree(gen.path)
-        _UNSYNCED.discard(folder)
+    writer, pending = _UNSYNCED.pop(os.path.abspath(gen.path), (None, ()))
+    if writer == os.getpid():  # written by this process: durable before anything names it
+        _sync_paths(pending)
     record = {"generation": gen.number, "dir": gen.path.name, "db_size": db_size,
               "manifest": digest}  # fmt: skip
     atomic_write(idx / CURRENT, json.dumps({**record, "check": _current_check(record)}).encode())
@@ -425,7 +441,7 @@ def remove_stale(idx: Path, keep: str | None,
 
 def discard(gen: Generation) -> None:
     """Throw away a generation that will not be published."""
-    _UNSYNCED.discard(os.path.abspath(gen.path))
+    _UNSYNCED.pop(os.path.abspath(gen.path), None)
     shutil.rmtree(gen.path, ignore_errors=True)
     idx = gen.path.parent
     marker = read_marker(idx)
