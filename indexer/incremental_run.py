@@ -412,7 +412,7 @@ def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f
     _file_rows(run, prev, res.delta)
     st = res.state
     flags, kinds = node_arrays(res, len(st.ids), snap.node_flags, snap.node_kind)
-    rank = node_ranks(res, snap.node_rank)
+    rank = node_ranks(res, snap.node_rank, old_state.ids)
     unresolved = read_unresolved(prev.gen.path)
     patch_unresolved(unresolved, old_state, new_out, removed)
     return _Diff(res, flags, kinds, rank, unresolved)
