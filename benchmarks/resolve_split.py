@@ -5,8 +5,8 @@
 
 A full build resolves in a host process forked from the builder (indexer/resolve_host.py):
 the host builds the resolver projects (`make_projects`), forks the resolve workers
-(indexer/resolve_workers.py), resolves chunks beside them and streams every file's output to
-the builder, which gathers it (FullGraph.add_blob). This indexes a fresh copy of the tree in a
+(indexer/resolve_workers.py), resolves chunks beside them; each process sends the chunks it
+resolved straight to the builder, which gathers them (FullGraph.add_blob). This indexes a fresh copy of the tree in a
 child process whose host and workers record their own CPU (user, sys) and minor page faults
 (copy-on-write copies of the host's pages count there) as they end, and prints them with the
 builder's resolve phase. `--memo`: also how many entries of the Python project's memo were
@@ -58,11 +58,11 @@ def make_projects(*a, **k):
     return projects
 full_run.make_projects = make_projects
 
-host = resolve_host.Host._resolve
-def host_resolve(self, projects, paths):
-    yield from host(self, projects, paths)
-    note("host end", keys=memo_keys(projects) if want_memo else [])
-resolve_host.Host._resolve = host_resolve
+into = resolve_host.resolve_into
+def host_into(paths, one, sinks):
+    into(paths, one, sinks)
+    note("host end", keys=memo_keys(one.args[0]) if want_memo else [])
+resolve_host.resolve_into = host_into
 
 worker = resolve_workers._worker
 def worker_main(*a):

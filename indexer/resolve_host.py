@@ -5,14 +5,20 @@ Django) in the builder left its allocator's arenas pinned by a few small objects
 meanwhile (memo entries, library tables imported on first use, the gathered graph's uid
 strings): freeing the indexes gave back ~20 MB of ~190, so the builder carried ~190 MB of
 dead arenas beside the database writer's process at the write. So a host forked from the
-builder builds them, resolves beside the workers it forks (indexer/resolve_workers.py)
-and streams each file's encoded output, in path order, to the builder, then the module
-names and summaries the state keeps; when it ends, all of its memory goes back at once.
+builder builds them, resolves beside the workers it forks (indexer/resolve_workers.py),
+then sends the module names and summaries the state keeps; when it ends, all of its
+memory goes back at once.
+
+Every process resolving sends the chunks it resolved straight to the builder, each on a
+pipe of its own (`resolve_into`): the builder makes one per process the host may run
+before it forks it. The outputs cross one pipe, wrapped once; going through the host
+(a worker's answer unpickled there, wrapped again and sent on) cost both processes CPU.
+The builder takes the chunks in path order, whichever pipe brings them.
 
 The builder gathers what it receives as it would gather the workers' answers. If the
-host dies (killed, a crash in native code), the builder resolves what it has not
-received itself: slower, never different. A resolver's exception comes back as
-ResolveError, as a worker's does.
+host dies (killed, a crash in native code), its workers die with it and the builder
+resolves what it has not received itself: slower, never different. A resolver's
+exception comes back as ResolveError, as a worker's does.
 """
 
 from __future__ import annotations
@@ -24,24 +30,31 @@ import os
 import signal
 import traceback
 from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection, wait
 
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.resolution import module_names, summaries_of
-from codeimpact.indexer.resolve_workers import Encoded, ResolveError, resolve_parallel
+from codeimpact.indexer.resolve_workers import (
+    Encoded,
+    ResolveError,
+    chunked,
+    resolve_into,
+    resolve_parallel,
+)
 
 Projects = dict[str, object]
-BATCH_FILES = 24  # files per message to the builder (resolve_workers.CHUNK_FILES)
 
 
 class Host:
     """Resolves `order` from the projects `build()` makes: iterate `results()` to the
     end, then `modules` and `summaries` hold what `module_names` and `summaries_of` say
     of those projects. `encoder(projects)` encodes one file; `workers(projects)` counts
-    the resolve workers once the projects are built (1: the host resolves alone)."""
+    the processes resolving once the projects are built (1: the host resolves alone);
+    `workers(None)`, asked before they are built, the most it may count."""
 
     def __init__(self, build: Callable[[], Projects],
                  encoder: Callable[[Projects], Callable[[str], Encoded]],
-                 workers: Callable[[Projects], int], order: list[str],
+                 workers: Callable[[Projects | None], int], order: list[str],
                  built: Callable[[Projects], None] | None = None):  # fmt: skip
         self._build, self._encoder, self._workers = build, encoder, workers
         self._order = order
@@ -58,64 +71,88 @@ class Host:
             yield from self._here(self._order)
             return
         ctx = mp.get_context("fork")
-        reader, writer = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=self._host, args=(writer, os.getpid()),
+        pipes = [ctx.Pipe(duplex=False) for _ in range(max(1, self._workers(None)))]
+        sinks = [w for _, w in pipes]
+        proc = ctx.Process(target=self._host, args=(sinks, os.getpid()),
                            name="codeimpact-resolve-host")  # fmt: skip
         proc.start()
-        writer.close()
-        received = 0
+        for w in sinks:
+            w.close()  # written by the host and its workers only: their ends end the pipes
+        readers = [r for r, _ in pipes]
+        chunks = chunked(self._order)
+        got: dict[int, list[Encoded]] = {}
+        end: tuple | None = None
+        c = 0  # the next chunk to hand on
         try:
-            while True:
-                try:
-                    msg = marshal.loads(reader.recv_bytes())
-                except (EOFError, OSError):
+            while c < len(chunks) or end is None:
+                if c not in got and not readers:
                     break  # the host died: the rest is resolved here
-                if isinstance(msg, list):
-                    yield from msg
-                    received += len(msg)
-                    continue
-                if msg[0] == "error":
-                    raise ResolveError(f"resolving: {msg[1]}")
-                self.modules, self.summaries = msg[1], msg[2]
-                return
+                # every message ready before a chunk is handed on: a process blocked on a
+                # full pipe waits no longer than it must
+                for conn in wait(readers, 0 if c in got else None):
+                    try:
+                        msg = marshal.loads(conn.recv_bytes())
+                    except (EOFError, OSError):  # its writer ended (or died mid-message)
+                        readers.remove(conn)
+                        conn.close()
+                        continue
+                    if isinstance(msg[0], int):
+                        if msg[0] >= c:  # (a second copy of a chunk: dropped)
+                            got.setdefault(msg[0], msg[1])
+                    elif msg[0] == "error":
+                        raise ResolveError(f"resolving: {msg[1]}")
+                    else:
+                        end = msg
+                if c in got:
+                    for path, (blob, keys) in zip(chunks[c], got.pop(c)):
+                        yield path, blob, keys
+                    c += 1
         finally:
-            reader.close()
-            if proc.is_alive() and received < len(self._order):
+            for conn in readers:
+                conn.close()
+            if proc.is_alive() and end is None:
                 proc.kill()  # an error, a Ctrl-C or a consumer that stopped early
             proc.join()
-        yield from self._here(self._order[received:])
+        if end is not None and c == len(chunks):
+            self.modules, self.summaries = end[1], end[2]
+            return
+        missing = [p for i in range(c, len(chunks)) if i not in got for p in chunks[i]]
+        local = self._here(missing)
+        for i in range(c, len(chunks)):
+            if i in got:
+                for path, (blob, keys) in zip(chunks[i], got.pop(i)):
+                    yield path, blob, keys
+            else:
+                for _ in chunks[i]:
+                    yield next(local)
+        for _ in local:  # to its end: it sets the module names and summaries
+            pass
 
     def _here(self, paths: list[str]) -> Iterator[tuple[str, bytes, bytes]]:
         projects = self._build()
         self._built(projects)
-        yield from self._resolve(projects, paths)
-        self.modules, self.summaries = module_names(projects), summaries_of(projects)
-
-    def _resolve(self, projects: Projects, paths: list[str]) -> Iterator[tuple[str, bytes, bytes]]:
         one, workers = self._encoder(projects), self._workers(projects)
-        if workers > 1:  # the host is one of them
+        if workers > 1:  # this process is one of them
             yield from resolve_parallel(paths, one, workers - 1, help_here=True)
         else:
             yield from ((p, *one(p)) for p in paths)
+        self.modules, self.summaries = module_names(projects), summaries_of(projects)
 
-    def _host(self, conn, parent_pid: int) -> None:
+    def _host(self, sinks: list[Connection], parent_pid: int) -> None:
         die_with_parent(parent_pid)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
+        mine = sinks[0]
         try:
             projects = self._build()
             self._built(projects)
-            batch: list[tuple[str, bytes, bytes]] = []
-            for item in self._resolve(projects, self._order):
-                batch.append(item)
-                if len(batch) >= BATCH_FILES:
-                    conn.send_bytes(marshal.dumps(batch))
-                    batch = []
-            if batch:
-                conn.send_bytes(marshal.dumps(batch))
+            workers = max(1, min(self._workers(projects), len(sinks)))
+            for unused in sinks[workers:]:
+                unused.close()
+            resolve_into(self._order, self._encoder(projects), sinks[:workers])
             end = ("end", module_names(projects), summaries_of(projects))
-            conn.send_bytes(marshal.dumps(end))
+            mine.send_bytes(marshal.dumps(end))
         except Exception:
             with contextlib.suppress(OSError):
-                conn.send_bytes(marshal.dumps(("error", traceback.format_exc(limit=8))))
+                mine.send_bytes(marshal.dumps(("error", traceback.format_exc(limit=8))))
         finally:
-            conn.close()
+            mine.close()

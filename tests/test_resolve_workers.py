@@ -168,3 +168,35 @@ def test_a_resolver_bug_in_the_host_is_raised_in_the_builder_and_no_process_is_l
     with pytest.raises(ResolveError, match="KeyError: 'f0042'"):
         list(host.results())
     assert multiprocessing.active_children() == []
+
+
+def _roles_encoder(crash: str | None):
+    """Outputs that name the process resolving them: "host", "worker" or "builder"."""
+
+    def encoder(projects: dict):
+        host = projects["built in"]
+
+        def one(path: str) -> tuple[bytes, bytes]:
+            me = os.getpid()
+            role = "builder" if me == _BUILDER else "host" if me == host else "worker"
+            if path == crash and role == "worker":
+                os._exit(3)
+            return path.encode(), role.encode()
+
+        return one
+
+    return encoder
+
+
+@pytest.mark.parametrize("crash", [None, "f0000"])
+def test_the_host_and_its_worker_send_their_chunks_to_the_builder_in_order(crash):
+    from codeimpact.indexer.resolve_host import Host
+
+    host = Host(_projects, _roles_encoder(crash), lambda projects: 2, PATHS)
+    got = list(host.results())
+    assert [(p, b) for p, b, _ in got] == [(p, p.encode()) for p in PATHS]
+    roles = [r for _, _, r in got]
+    assert b"builder" not in roles  # no file resolved again here: the host lived
+    # the worker is handed the first chunks before the host resolves any
+    assert roles[0] == (b"host" if crash else b"worker")
+    assert set(roles) == ({b"host"} if crash else {b"host", b"worker"})
