@@ -117,11 +117,16 @@ class Project:
                 edges.add("CONTAINS", self.container_uid(fi, s), f"{path}::{s.local}", "scope",
                           s.start_line)  # fmt: skip
         self.file_edges(fi, edges)
+        self.resolve_calls(fi, edges, out)
+        out.edges = dedupe_edges(edges)
+        return out
+
+    def resolve_calls(self, fi, edges: Edges, out: ResolvedFile) -> None:
+        """Every call site of the file (`calls`), in order (a language may answer some sites
+        itself before `resolve_call`: Python plays back repeated ones)."""
         for index, call in self.calls(fi):
             out.calls_total += 1
             self.resolve_call(fi, index, call, edges, out)
-        out.edges = dedupe_edges(edges)
-        return out
 
     # ------------------------------------------------------------------ shared edges
     def unique_name_call(self, edges: Edges, src: str, name: str, line: int) -> bool:
