@@ -81,6 +81,9 @@ static PyMethodDef core_methods[] = {
     {"dedupe_edges", core_dedupe_edges, METH_VARARGS,
      "dedupe_edges(edges, relay_reason) -> list: one edge per (rel, src, dst), the best by"
      " indexer/resolved.py `better`, sorted"},
+    {"resolved_blob", core_resolved_blob, METH_VARARGS,
+     "resolved_blob(symbols, edges, unresolved, calls_total, calls_builtin) -> bytes: marshal"
+     " bytes of the five, each distinct str written once; None for a value it does not write"},
     {NULL, NULL, 0, NULL},
 };
 
