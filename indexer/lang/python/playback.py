@@ -1,5 +1,5 @@
-"""The call sites of a Python file, with the calls that need no resolving played back (a
-mixin of PythonProject).
+"""What a Python file's resolution writes without resolving (a mixin of PythonProject): its
+definitions' rows, and its call sites with the calls that need no resolving played back.
 
 A call without arguments of a name or a method of one (`f()`, `self.m()`) depends on its
 scope and callee alone once the name's lookup is kept for the file (names.py `_lookups`)
@@ -12,18 +12,55 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.rules import CONFIDENCE
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
-from codeimpact.indexer.resolved import Edge, ResolvedFile, Unresolved
+from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, strip_dup
 
-_new = tuple.__new__  # an Edge or Unresolved from its fields (engine/edges.py checks Edge's)
+# an Edge, Unresolved or SymbolRow from its fields (engine/edges.py checks Edge's): the named
+# tuples' own __new__ is one more Python frame per row
+_new = tuple.__new__
 if Unresolved._fields != ("scope", "name", "line"):
     raise ImportError(
         f"playback.py builds unresolved sites of fields it does not know: {Unresolved._fields}"
     )
+_ROW = ("uid", "kind", "name", "qualified_name", "file", "start_line", "end_line", "start_byte",
+        "end_byte", "signature", "exported", "is_test", "language")  # fmt: skip
+if SymbolRow._fields != _ROW:
+    raise ImportError(f"playback.py builds rows of fields it does not know: {SymbolRow._fields}")
 
 
 class Playback:
-    """`resolve_calls`: the engine's per-file loop over the call sites (engine/project.py)."""
+    """`definitions` and `resolve_calls`: the engine's per-file loops (engine/project.py)."""
+
+    def definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
+        """engine/project.py's loop with Python's hooks written in (every definition of a
+        build passes here): `symbol_row` (qualified, module_symbol_name; the row is a test's
+        when the file is, in Python's language), `container_uid` (the lexical parent)."""
+        path, module, language = fi.path, fi.module, self.language
+        prefix = path + "::"
+        unnamed = None  # the module symbol's name
+        append = edges.append
+        contains = CONFIDENCE["scope"]
+        for s in fi.facts.symbols:
+            local = s.local
+            name = s.name
+            if not name:
+                if unnamed is None:
+                    unnamed = self.module_symbol_name(fi)
+                name = unnamed
+            uid = prefix + local
+            if not local:
+                qualified = module
+            else:
+                qualified = strip_dup(local) if "#" in local else local
+                if module:
+                    qualified = f"{module}.{qualified}"
+            rows.append(_new(SymbolRow, (uid, s.kind, name, qualified, path, s.start_line,
+                                         s.end_line, s.start_byte, s.end_byte, s.signature,
+                                         s.exported, file_is_test, language)))  # fmt: skip
+            if local:
+                append(_new(Edge, ("CONTAINS", prefix + local.rpartition(".")[0], uid, contains,
+                                   "scope", s.start_line)))  # fmt: skip
 
     def resolve_calls(self, fi: FileIndex, edges: Edges, out: ResolvedFile) -> None:
         """The file's call sites, in order: played back when they can be, else resolved by
