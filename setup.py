@@ -149,6 +149,7 @@ setup(
                 "native/core_paths.c",
                 "native/core_edges.c",
                 "native/core_blob.c",
+                "native/core_names.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table
