@@ -148,6 +148,8 @@ setup(
                 "native/core_bfs.c",
                 "native/core_paths.c",
                 "native/core_edges.c",
+                "native/core_blob.c",
+                "native/core_names.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

@@ -47,7 +47,17 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang import LANGUAGES, flow_rules
-from codeimpact.indexer.lang.api import FileFacts, FlowRules
+from codeimpact.indexer.lang.api import (
+    BindingFact,
+    CallFact,
+    FileFacts,
+    FlowRules,
+    HeritageFact,
+    ImportFact,
+    ReferenceFact,
+    ReturnFact,
+    SymbolFact,
+)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # what a flow binder's value reads: names, and locals that extraction names `x$<digits>` (a
@@ -58,6 +68,15 @@ _READ = re.compile(r"(\.?)([A-Za-z_][A-Za-z0-9_]*(?:\$\d+)?)")  # (a member's do
 # there (a dict's literal key `"delete"` read as a name chained Django's plan to 8,001 names);
 # a single colon each (`std::x` is a Rust path)
 _FORM = re.compile(r"[a-z]+:(?!:)(?:[^:\s]*:(?!:))*")
+# used_names' texts: the field of each kind of fact, and its form (_core.names_in's modes)
+_CALLEE, _ARGS = CallFact._fields.index("callee"), CallFact._fields.index("args")
+_MODULE, _IMPORTED = ImportFact._fields.index("module"), ImportFact._fields.index("name")
+_BASE = HeritageFact._fields.index("base")
+_TARGET = ReferenceFact._fields.index("target")
+_VALUE = BindingFact._fields.index("value")
+_RETURNED = ReturnFact._fields.index("value")
+_PARAMS, _DECORATORS = SymbolFact._fields.index("params"), SymbolFact._fields.index("decorators")
+_STR, _PAIRS, _STRS = 0, 1, 2  # a str; pairs whose second item is a str; strs
 # Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.
 PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib", "main"})
 
@@ -118,19 +137,26 @@ def plan_changes(old: dict[str, str], new: dict[str, str]) -> ChangePlan:
 
 def used_names(facts: FileFacts) -> set[str]:
     """Every identifier a file's lookups start from or pass through."""
-    # the texts repeat (`self.assertEqual`, `len`): one scan over the distinct ones
-    texts = {c.callee for c in facts.calls}
-    texts.update(chain for c in facts.calls for _, chain in c.args)
-    texts.update(i.module for i in facts.imports)
-    texts.update(i.name for i in facts.imports)
-    texts.update(h.base for h in facts.heritage)
-    texts.update(r.target for r in facts.references)
-    texts.update(b.value for b in facts.bindings)
-    texts.update(r.value for r in facts.returns)
-    for sym in facts.symbols:
-        texts.update(ann for _, ann in sym.params)
-        texts.update(sym.decorators)
-    names = set(_NAME.findall(" ".join(texts)))
+    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
+
+    # the identifiers `_NAME` finds in the texts below (in C: every file of a full build
+    # passes here); the texts repeat (`self.assertEqual`, `len`): each is scanned once
+    names: set[str] = set()
+    seen: set[str] = set()
+    for rows, at, mode in (
+        (facts.calls, _CALLEE, _STR),
+        (facts.calls, _ARGS, _PAIRS),  # (position or keyword, chain)
+        (facts.imports, _MODULE, _STR),
+        (facts.imports, _IMPORTED, _STR),
+        (facts.heritage, _BASE, _STR),
+        (facts.references, _TARGET, _STR),
+        (facts.bindings, _VALUE, _STR),
+        (facts.returns, _RETURNED, _STR),
+        (facts.symbols, _PARAMS, _PAIRS),  # (name, annotation)
+        (facts.symbols, _DECORATORS, _STRS),
+    ):
+        if rows:
+            _core.names_in(names, seen, rows, at, mode)
     spec = LANGUAGES.get(facts.language)
     if spec is not None and spec.implicit_names is not None:
         names |= spec.implicit_names(facts)[0]  # read by names no expression writes

@@ -88,6 +88,17 @@ def decode_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def resolved_blob(rf: ResolvedFile) -> bytes:
+    """A resolved file as marshal bytes, each distinct string written once (in C: every
+    resolved file passes here; `_resolved_blob` is the Python way, for what C does not write)."""
+    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
+
+    make = getattr(_core, "resolved_blob", None)  # (None: an extension built before it)
+    blob = None if make is None else make(rf.symbols, rf.edges, rf.unresolved, rf.calls_total,
+                                          rf.calls_builtin)  # fmt: skip
+    return blob if blob is not None else _resolved_blob(rf)
+
+
+def _resolved_blob(rf: ResolvedFile) -> bytes:
     """A resolved file as marshal bytes, each distinct uid written once.
 
     Resolvers make a fresh string for every mention of a uid; marshal writes a string it

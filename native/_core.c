@@ -81,6 +81,13 @@ static PyMethodDef core_methods[] = {
     {"dedupe_edges", core_dedupe_edges, METH_VARARGS,
      "dedupe_edges(edges, relay_reason) -> list: one edge per (rel, src, dst), the best by"
      " indexer/resolved.py `better`, sorted"},
+    {"resolved_blob", core_resolved_blob, METH_VARARGS,
+     "resolved_blob(symbols, edges, unresolved, calls_total, calls_builtin) -> bytes: marshal"
+     " bytes of the five, each distinct str written once; None for a value it does not write"},
+    {"names_in", core_names_in, METH_VARARGS,
+     "names_in(out, seen, rows, field, mode): add to the set `out` the identifiers of each"
+     " row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs) whose text is"
+     " not in the set `seen` (texts scanned are added to it)"},
     {NULL, NULL, 0, NULL},
 };
 

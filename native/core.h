@@ -83,5 +83,7 @@ PyObject *core_bfs(PyObject *self, PyObject *args);
 PyObject *core_shortest_path(PyObject *self, PyObject *args);
 PyObject *core_scc(PyObject *self, PyObject *args);
 PyObject *core_dedupe_edges(PyObject *self, PyObject *args);
+PyObject *core_resolved_blob(PyObject *self, PyObject *args);
+PyObject *core_names_in(PyObject *self, PyObject *args);
 
 #endif

@@ -109,19 +109,28 @@ class Project:
         fi = self.file_index(path)
         out = ResolvedFile(path)
         edges = Edges()
-        file_is_test = self.is_test_path(path)
-        rows = out.symbols
+        self.definitions(fi, out.symbols, edges, self.is_test_path(path))
+        self.file_edges(fi, edges)
+        self.resolve_calls(fi, edges, out)
+        out.edges = dedupe_edges(edges)
+        return out
+
+    def definitions(self, fi, rows: list[SymbolRow], edges: Edges, file_is_test: bool) -> None:
+        """A row for each definition of the file, and its CONTAINS edge from its container
+        (a language may write its hooks into one loop: Python's playback.py)."""
+        path = fi.path
         for s in fi.facts.symbols:
             rows.append(self.symbol_row(fi, s, file_is_test))
             if s.local:
                 edges.add("CONTAINS", self.container_uid(fi, s), f"{path}::{s.local}", "scope",
                           s.start_line)  # fmt: skip
-        self.file_edges(fi, edges)
+
+    def resolve_calls(self, fi, edges: Edges, out: ResolvedFile) -> None:
+        """Every call site of the file (`calls`), in order (a language may answer some sites
+        itself before `resolve_call`: Python plays back repeated ones)."""
         for index, call in self.calls(fi):
             out.calls_total += 1
             self.resolve_call(fi, index, call, edges, out)
-        out.edges = dedupe_edges(edges)
-        return out
 
     # ------------------------------------------------------------------ shared edges
     def unique_name_call(self, edges: Edges, src: str, name: str, line: int) -> bool:

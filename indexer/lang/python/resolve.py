@@ -45,6 +45,7 @@ from codeimpact.indexer.lang.python.library_calls import LibraryCalls
 from codeimpact.indexer.lang.python.named_getattr import NamedGetattr
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
+from codeimpact.indexer.lang.python.playback import Playback
 from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
 from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
@@ -78,6 +79,7 @@ IMPLICIT = tuple(
 
 
 class PythonProject(
+    Playback,
     Reads,
     Implicit,
     LibraryCalls,

@@ -1,0 +1,120 @@
+"""What a Python file's resolution writes without resolving (a mixin of PythonProject): its
+definitions' rows, and its call sites with the calls that need no resolving played back.
+
+A call without arguments of a name or a method of one (`f()`, `self.m()`) depends on its
+scope and callee alone once the name's lookup is kept for the file (names.py `_lookups`)
+and the outcome of calling that value is in the memo (resolve.py `_resolve_call`, which
+records it at the first such site): 87K of Django's 110K sites without arguments. Those
+are played back here, per (scope, callee), without the general path's frames.
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.rules import CONFIDENCE
+from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
+from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, strip_dup
+
+# an Edge, Unresolved or SymbolRow from its fields (engine/edges.py checks Edge's): the named
+# tuples' own __new__ is one more Python frame per row
+_new = tuple.__new__
+if Unresolved._fields != ("scope", "name", "line"):
+    raise ImportError(
+        f"playback.py builds unresolved sites of fields it does not know: {Unresolved._fields}"
+    )
+_ROW = ("uid", "kind", "name", "qualified_name", "file", "start_line", "end_line", "start_byte",
+        "end_byte", "signature", "exported", "is_test", "language")  # fmt: skip
+if SymbolRow._fields != _ROW:
+    raise ImportError(f"playback.py builds rows of fields it does not know: {SymbolRow._fields}")
+
+
+class Playback:
+    """`definitions` and `resolve_calls`: the engine's per-file loops (engine/project.py)."""
+
+    def definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
+        """engine/project.py's loop with Python's hooks written in (every definition of a
+        build passes here): `symbol_row` (qualified, module_symbol_name; the row is a test's
+        when the file is, in Python's language), `container_uid` (the lexical parent)."""
+        path, module, language = fi.path, fi.module, self.language
+        prefix = path + "::"
+        unnamed = None  # the module symbol's name
+        append = edges.append
+        contains = CONFIDENCE["scope"]
+        for s in fi.facts.symbols:
+            local = s.local
+            name = s.name
+            if not name:
+                if unnamed is None:
+                    unnamed = self.module_symbol_name(fi)
+                name = unnamed
+            uid = prefix + local
+            if not local:
+                qualified = module
+            else:
+                qualified = strip_dup(local) if "#" in local else local
+                if module:
+                    qualified = f"{module}.{qualified}"
+            rows.append(_new(SymbolRow, (uid, s.kind, name, qualified, path, s.start_line,
+                                         s.end_line, s.start_byte, s.end_byte, s.signature,
+                                         s.exported, file_is_test, language)))  # fmt: skip
+            if local:
+                append(_new(Edge, ("CONTAINS", prefix + local.rpartition(".")[0], uid, contains,
+                                   "scope", s.start_line)))  # fmt: skip
+
+    def resolve_calls(self, fi: FileIndex, edges: Edges, out: ResolvedFile) -> None:
+        """The file's call sites, in order: played back when they can be, else resolved by
+        `resolve_call`. A repeat at a later line in the same scope adds no edge: the same
+        edges at an earlier line are what dedupe_edges keeps of them."""
+        calls = fi.facts.calls
+        out.calls_total += len(calls)
+        here: dict = {}  # (scope, callee) -> [src, edge ends, names, builtin, first line]
+        append = edges.append
+        unresolved = out.unresolved
+        resolve_call = self.resolve_call
+        for index, call in enumerate(calls):
+            if call.args or call.kind == "decorator":
+                resolve_call(fi, index, call, edges, out)
+                continue
+            key = (call.scope, call.callee)
+            hit = here.get(key)
+            if hit is None:
+                hit = self._played_outcome(fi, call)
+                if hit is None:
+                    resolve_call(fi, index, call, edges, out)
+                    continue
+                here[key] = hit
+            src, ends, names, builtin, first = hit
+            line = call.line
+            if first is None or line < first:
+                hit[4] = line
+                for rel, dst, conf, reason in ends:
+                    append(_new(Edge, (rel, src, dst, conf, reason, line)))
+            for name in names:
+                unresolved.append(_new(Unresolved, (src, name, line)))
+            out.calls_builtin += builtin
+
+    def _played_outcome(self, fi: FileIndex, call) -> list | None:
+        """[src, edge ends, unresolved names, builtin count, None] of a call without arguments
+        that `_resolve_call` would play back (not a decorator nor a getattr, `f()` or `x.m()`
+        with the lookup of f or x kept, the outcome in the memo), else None."""
+        callee = call.callee
+        if callee.startswith(("?", "getattr()")):
+            return None
+        bound = fi.getattr_bound
+        if bound and callee.partition(".")[0] in bound:
+            return None
+        steps = parse_steps(callee)
+        if steps is None or steps[0][1]:
+            return None
+        dotted = len(steps) > 1
+        method = dotted and not steps[-1][1]
+        if len(steps) != (2 if method else 1):
+            return None
+        value = self._lookups.get((fi.path, call.scope, steps[0][0]), MISSING)
+        if value is MISSING:
+            return None
+        played = self.memo.table.get(("call outcome", method, dotted, value, steps[-1][0]))
+        if played is None:
+            return None
+        return [f"{fi.path}::{call.scope}", *played, None]

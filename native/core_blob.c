@@ -1,0 +1,197 @@
+/*
+ * resolved_blob: a resolved file (rows, edges, unresolved sites, two counts) as marshal bytes
+ * (format 4), each distinct string written once and referenced after: what indexer/state.py
+ * `_resolved_blob` makes by copying every row into a plain tuple with shared uid strings and
+ * calling marshal.dumps, without those copies. `marshal.loads` gives the same value; the
+ * bytes may differ (which strings are shared). Every resolved file of a full build passes
+ * here; a value it does not write (an int beyond 32 bits, a str with a lone surrogate, a type
+ * marshal would write some other way) makes it answer None, and the caller uses the Python way.
+ */
+#include "core.h"
+
+#include <string.h>
+
+#define FLAG_REF 0x80
+
+#define SEEN_SLOTS 1024 /* the objects met last, by address: most repeats are the same object */
+
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+    PyObject *refs; /* str or float -> its reference number (order of first sight) */
+    Py_ssize_t nrefs;
+    PyObject *seen_obj[SEEN_SLOTS]; /* (borrowed: each is held by the rows written) */
+    int32_t seen_no[SEEN_SLOTS];
+} out_t;
+
+static int grow(out_t *o, Py_ssize_t more) {
+    if (o->len + more <= o->cap) return 0;
+    Py_ssize_t cap = o->cap ? o->cap : 4096;
+    while (cap < o->len + more) cap *= 2;
+    char *d = PyMem_Realloc(o->data, (size_t)cap);
+    if (d == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->data = d;
+    o->cap = cap;
+    return 0;
+}
+
+static int put_byte(out_t *o, int c) {
+    if (grow(o, 1) < 0) return -1;
+    o->data[o->len++] = (char)c;
+    return 0;
+}
+
+static int put_int32(out_t *o, int32_t v) {
+    if (grow(o, 4) < 0) return -1;
+    uint32_t u = (uint32_t)v;
+    unsigned char *p = (unsigned char *)o->data + o->len;
+    p[0] = (unsigned char)(u & 0xff);
+    p[1] = (unsigned char)((u >> 8) & 0xff);
+    p[2] = (unsigned char)((u >> 16) & 0xff);
+    p[3] = (unsigned char)((u >> 24) & 0xff);
+    o->len += 4;
+    return 0;
+}
+
+static int put_bytes(out_t *o, const char *s, Py_ssize_t n) {
+    if (grow(o, n) < 0) return -1;
+    memcpy(o->data + o->len, s, (size_t)n);
+    o->len += n;
+    return 0;
+}
+
+/* A str or float met before: its reference is written (1); else its number is reserved and
+ * the caller writes it with FLAG_REF (2); 0 when there are too many; -1 on error. The floats
+ * are the rules' few confidences. */
+static int put_ref(out_t *o, PyObject *v) {
+    size_t slot = ((uintptr_t)v >> 4) % SEEN_SLOTS;
+    if (o->seen_obj[slot] == v) {
+        if (put_byte(o, 'r') < 0 || put_int32(o, o->seen_no[slot]) < 0) return -1;
+        return 1;
+    }
+    PyObject *no = PyDict_GetItemWithError(o->refs, v); /* borrowed */
+    if (no != NULL) {
+        int32_t n = (int32_t)PyLong_AsLong(no);
+        o->seen_obj[slot] = v;
+        o->seen_no[slot] = n;
+        if (put_byte(o, 'r') < 0 || put_int32(o, n) < 0) return -1;
+        return 1;
+    }
+    if (PyErr_Occurred()) return -1;
+    if (o->nrefs >= INT32_MAX) return 0;
+    PyObject *idx = PyLong_FromSsize_t(o->nrefs);
+    if (idx == NULL) return -1;
+    int bad = PyDict_SetItem(o->refs, v, idx);
+    Py_DECREF(idx);
+    if (bad < 0) return -1;
+    o->seen_obj[slot] = v;
+    o->seen_no[slot] = (int32_t)o->nrefs;
+    o->nrefs++;
+    return 2;
+}
+
+/* 1 written, 0 not writable here (the caller falls back), -1 error */
+static int put_str(out_t *o, PyObject *s) {
+    Py_ssize_t n;
+    const char *utf8;
+    int type;
+    if (PyUnicode_IS_ASCII(s)) {
+        n = PyUnicode_GET_LENGTH(s);
+        utf8 = (const char *)PyUnicode_1BYTE_DATA(s);
+        type = n < 256 ? 'z' : 'a';
+    } else {
+        utf8 = PyUnicode_AsUTF8AndSize(s, &n);
+        if (utf8 == NULL) { /* a lone surrogate: marshal writes it with surrogatepass */
+            PyErr_Clear();
+            return 0;
+        }
+        type = 'u';
+    }
+    if (n > INT32_MAX) return 0;
+    int seen = put_ref(o, s);
+    if (seen != 2) return seen;
+    if (put_byte(o, type | FLAG_REF) < 0) return -1;
+    if (type == 'z') {
+        if (put_byte(o, (int)n) < 0) return -1;
+    } else if (put_int32(o, (int32_t)n) < 0) {
+        return -1;
+    }
+    return put_bytes(o, utf8, n) < 0 ? -1 : 1;
+}
+
+static int put_value(out_t *o, PyObject *v) {
+    if (PyUnicode_CheckExact(v)) return put_str(o, v);
+    if (v == Py_None) return put_byte(o, 'N') < 0 ? -1 : 1;
+    if (v == Py_True) return put_byte(o, 'T') < 0 ? -1 : 1;
+    if (v == Py_False) return put_byte(o, 'F') < 0 ? -1 : 1;
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (x == -1 && PyErr_Occurred()) return -1;
+        if (overflow || x < INT32_MIN || x > INT32_MAX) return 0;
+        if (put_byte(o, 'i') < 0 || put_int32(o, (int32_t)x) < 0) return -1;
+        return 1;
+    }
+    if (PyFloat_CheckExact(v)) {
+        double d = PyFloat_AS_DOUBLE(v);
+        int flag = 0;
+        if (d != 0.0 && d == d) { /* (not by value: 0.0 == -0.0, nan != nan) */
+            int seen = put_ref(o, v);
+            if (seen != 2) return seen;
+            flag = FLAG_REF;
+        }
+        if (put_byte(o, 'g' | flag) < 0 || grow(o, 8) < 0) return -1;
+        if (PyFloat_Pack8(PyFloat_AS_DOUBLE(v), o->data + o->len, 1) < 0) return -1;
+        o->len += 8;
+        return 1;
+    }
+    return 0;
+}
+
+/* A list of tuples (rows), each written as a plain tuple of its fields. */
+static int put_rows(out_t *o, PyObject *rows) {
+    if (!PyList_Check(rows) || PyList_GET_SIZE(rows) > INT32_MAX) return 0;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    if (put_byte(o, '[') < 0 || put_int32(o, (int32_t)n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) >= 256) return 0;
+        Py_ssize_t k = PyTuple_GET_SIZE(row);
+        if (put_byte(o, ')') < 0 || put_byte(o, (int)k) < 0) return -1;
+        for (Py_ssize_t f = 0; f < k; f++) {
+            int r = put_value(o, PyTuple_GET_ITEM(row, f));
+            if (r <= 0) return r;
+        }
+    }
+    return 1;
+}
+
+PyObject *core_resolved_blob(PyObject *self, PyObject *args) {
+    PyObject *symbols, *edges, *unresolved, *total, *builtin;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOO:resolved_blob", &symbols, &edges, &unresolved, &total,
+                          &builtin))
+        return NULL;
+    out_t o;
+    memset(&o, 0, sizeof o);
+    o.refs = PyDict_New();
+    if (o.refs == NULL) return NULL;
+    int r = put_byte(&o, ')') < 0 || put_byte(&o, 5) < 0 ? -1 : 1;
+    if (r > 0) r = put_rows(&o, symbols);
+    if (r > 0) r = put_rows(&o, edges);
+    if (r > 0) r = put_rows(&o, unresolved);
+    if (r > 0) r = PyLong_CheckExact(total) ? put_value(&o, total) : 0;
+    if (r > 0) r = PyLong_CheckExact(builtin) ? put_value(&o, builtin) : 0;
+    PyObject *blob = NULL;
+    if (r > 0) {
+        blob = PyBytes_FromStringAndSize(o.data, o.len);
+    } else if (r == 0) {
+        blob = Py_NewRef(Py_None);
+    }
+    PyMem_Free(o.data);
+    Py_DECREF(o.refs);
+    return blob;
+}

@@ -1,0 +1,92 @@
+"""plan.used_names (its text scan in C, native/core_names.c `names_in`) finds what the regex
+over the joined texts finds: `[A-Za-z_][A-Za-z0-9_]*`, ASCII only."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from codeimpact import indexer
+from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
+from codeimpact.indexer.lang.python import SPEC
+from codeimpact.indexer.plan import used_names
+from codeimpact.native import _core
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _regex_way(facts: FileFacts) -> set[str]:
+    """used_names as it was written before the C scan (the reference)."""
+    texts = {c.callee for c in facts.calls}
+    texts.update(chain for c in facts.calls for _, chain in c.args)
+    texts.update(i.module for i in facts.imports)
+    texts.update(i.name for i in facts.imports)
+    texts.update(h.base for h in facts.heritage)
+    texts.update(r.target for r in facts.references)
+    texts.update(b.value for b in facts.bindings)
+    texts.update(r.value for r in facts.returns)
+    for sym in facts.symbols:
+        texts.update(ann for _, ann in sym.params)
+        texts.update(sym.decorators)
+    names = set(_NAME.findall(" ".join(texts)))
+    return names | SPEC.implicit_names(facts)[0]
+
+
+def _scan(*texts: str) -> set[str]:
+    out: set[str] = set()
+    _core.names_in(out, set(), [(t,) for t in texts], 0, 0)
+    return out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "x", "self.assertEqual", "a.b().c[0].d", "x1", "1x", "12", "1_a", "_", "__init__",
+     "ret$0", "it$12.x", "lit:'delete'", "iter:-1:self.items()", "std::x", "ünï.päth",
+     "a\u00e9b", "日本.x", "x\U0001f600y", "self.x[k].append", "typing.Optional[int]",
+     "  a  b  ", "a\tb\nc"],
+)  # fmt: skip
+def test_one_text_as_the_regex(text):
+    assert _scan(text) == set(_NAME.findall(text))
+
+
+def test_every_text_of_real_facts_as_the_regex():
+    files = sorted(Path(indexer.__file__).parent.rglob("*.py"))
+    assert len(files) > 50
+    found = 0
+    for path in files:
+        facts = SPEC.extract(path.read_bytes())
+        want = _regex_way(facts)
+        assert used_names(facts) == want, path
+        found += len(want)
+    assert found > 1000
+
+
+def test_every_field_form():
+    call = CallFact("f", "os.path.join", 3, "call", ((0, "self.base"), ("sep", "x9.y")))
+    sym = SymbolFact("f", "function", "f", 1, 9, 0, 0, "", True, False,
+                     (("a", "typing.List"), ("*b", "")), ("app.route()", "staticmethod"))  # fmt: skip
+    facts = FileFacts("python", calls=[call], symbols=[sym])
+    assert used_names(facts) == _regex_way(facts) >= {"os", "path", "join", "self", "base", "x9",
+                                                      "y", "typing", "List", "app", "route",
+                                                      "staticmethod"}  # fmt: skip
+
+
+def test_texts_seen_are_scanned_once_and_kept():
+    out: set[str] = set()
+    seen = {"skipped.name"}
+    _core.names_in(out, seen, [("skipped.name",), ("kept.one",)], 0, 0)
+    assert out == {"kept", "one"}
+    assert seen == {"skipped.name", "kept.one"}
+
+
+def test_refuses_what_is_no_text():
+    with pytest.raises(TypeError):
+        _core.names_in(set(), set(), [(3,)], 0, 0)
+    with pytest.raises(TypeError):
+        _core.names_in(set(), set(), [((("k", None),),)], 0, 1)
+    with pytest.raises(IndexError):
+        _core.names_in(set(), set(), [("a",)], 1, 0)
+    with pytest.raises(ValueError):
+        _core.names_in(set(), set(), [("a",)], 0, 7)
