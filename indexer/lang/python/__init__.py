@@ -88,7 +88,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 29: with extraction 23, the rules of 24 and 25 again: a call of a function returning a
 #     literal collection gives that collection (`ret$K`), a `for` or comprehension over a
 #     literal binds each item (`it$N`); a returned literal is no registry item handed out.
-RESOLVE_VERSION = 29
+# 30: a class an entry-point row calls (`pytest.raises(E, Template, src)`) is constructed as a
+#     call of it is: a `__new__` it defines runs too (and a dataclass's `__post_init__`).
+RESOLVE_VERSION = 30
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -130,6 +130,11 @@ def rank(n):
     return -n
 
 
+class Token:
+    def __new__(cls, text):
+        return super().__new__(cls)
+
+
 def start():
     t = threading.Thread(target=work)
   #     ^ calls: <external>::threading.Thread (import)
@@ -276,13 +281,16 @@ def invoke_grouped(runner: CliRunner):
 # path: tests/test_raises.py
 import pytest
 
-from jobs import flush, work
+from jobs import Token, flush, work
 
 
 def test_raises_calls_the_function():
     pytest.raises(ValueError, work)
   # ^ calls: <external>::pytest.raises (import)
   # ^ calls: jobs.work (entry-point)
+    pytest.raises(TypeError, Token)
+  #        ^ calls: jobs.Token (entry-point)
+  #        ^ calls: jobs.Token.__new__ (entry-point)
     pytest.deprecated_call(flush)
   # ^ calls: <external>::pytest.deprecated_call (import)
   # ^ calls: jobs.flush (entry-point)
