@@ -85,6 +85,9 @@ class EntryTable:
     # library callables binding arguments for a later call (`functools.partial(f, a)`): the
     # rows of the callable bound apply to the bound arguments, from where they are bound
     binders: frozenset[str] = frozenset()
+    # names whose READ (an attribute, not a call) runs a CallsSelf row's calls
+    # (werkzeug's `request.form`): read names of every project (lang/python/reads.py)
+    read_hooks: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         by_callee: dict[str, list[CallsArgument]] = {}

@@ -88,7 +88,12 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 29: with extraction 23, the rules of 24 and 25 again: a call of a function returning a
 #     literal collection gives that collection (`ret$K`), a `for` or comprehension over a
 #     literal binds each item (`it$N`); a returned literal is no registry item handed out.
-RESOLVE_VERSION = 29
+# 30: a class an entry-point row calls (`pytest.raises(E, Template, src)`) is constructed as a
+#     call of it is: a `__new__` it defines runs too (and a dataclass's `__post_init__`);
+#     reading `request.form`/`.files`/`.json` on a werkzeug Request subclass runs what the
+#     table's rows of that name reach (`_load_form_data`, `get_json`: the entry table's
+#     read_hooks, which are read names of every project).
+RESOLVE_VERSION = 30
 
 
 def resolver_class() -> type[ResolverProject]:

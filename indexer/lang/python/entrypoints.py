@@ -118,6 +118,11 @@ HOOKS = (
     CallsSelf(_WERKZEUG_REQUEST, "make_form_data_parser",
               ("max_form_memory_size", "max_content_length", "max_form_parts"),
               why="the parser is bounded by the request's limits"),
+    CallsSelf(_WERKZEUG_REQUEST, "form", ("_load_form_data",),
+              why="reading form (a cached property) parses the body"),
+    CallsSelf(_WERKZEUG_REQUEST, "files", ("_load_form_data",),
+              why="reading files (a cached property) parses the body"),
+    CallsSelf(_WERKZEUG_REQUEST, "json", ("get_json",), why="reading json is get_json()"),
     CallsSelf(_WERKZEUG_REQUEST, "get_data", ("max_content_length",),
               why="the input stream is bounded by max_content_length"),
     CallsSelf(_WERKZEUG_REQUEST, "get_json", ("get_data", "on_json_loading_failed"),
@@ -182,4 +187,7 @@ DECORATORS = (
 # `partial(runner.invoke, cli)`: the call of the partial later is `runner.invoke(cli, ...)`
 BINDERS = frozenset(("functools.partial",))
 
-TABLE = EntryTable(ARGUMENTS, HOOKS, BASES, INSTANCES, DECORATORS, BINDERS)
+# read, not called: `request.form["x"]` runs werkzeug's form property
+READ_HOOKS = frozenset(("form", "files", "json"))
+
+TABLE = EntryTable(ARGUMENTS, HOOKS, BASES, INSTANCES, DECORATORS, BINDERS, READ_HOOKS)

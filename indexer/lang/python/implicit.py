@@ -202,9 +202,10 @@ class Implicit:
             n += 1
         return None
 
-    def construction_edges(self, cls_ent, edges: Edges, src: str, line: int) -> None:
+    def construction_edges(self, cls_ent, edges: Edges, src: str, line: int,
+                           rule: str | None = None) -> None:  # fmt: skip
         """What constructing `cls_ent` runs: its `__init__`, a repository `__new__`, a
-        dataclass's `__post_init__`."""
+        dataclass's `__post_init__` (each by `rule` at most, when given)."""
         _, path, cls = cls_ent
         # the same for every construction of the class (30K on Django): kept per class
         key = ("construct", path, cls)
@@ -214,8 +215,8 @@ class Implicit:
         else:
             cuts = self.memo.begin(key)
             found = self.memo.store(key, self._constructor_calls(path, cls), cuts)
-        for dst, rule in found:
-            edges.call(src, dst, rule, line)
+        for dst, how in found:
+            edges.call(src, dst, weakest(rule, how) if rule else how, line)
 
     def _constructor_calls(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
         """(target, rule) of the methods constructing an instance of `cls` runs."""

@@ -191,11 +191,9 @@ class LibraryCalls:
             kind = self._kind(value)
             if kind in _FUNCTIONS:
                 self._call(src, value, rule, line, edges)
-            elif kind == "class":
+            elif kind == "class":  # constructed: `__init__`, and a `__new__` it defines
                 self._call(src, value, rule, line, edges)
-                init = self.class_member(value[1], value[2], "__init__", 0)
-                if init is not None and init[0][0] == "sym":
-                    self._call(src, init[0], weakest(rule, "constructor"), line, edges)
+                self.construction_edges(value, edges, src, line, weakest(rule, "constructor"))
 
     def run_member(self, inst: Entity, name: str, src: str, line: int, rule: str, edges,
                    hops: int) -> None:  # fmt: skip

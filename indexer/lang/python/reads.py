@@ -20,6 +20,8 @@ from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
 from codeimpact.indexer.lang.python.values import _member_rule
 
+_METHODS = ("function", "method")
+
 
 def property_decorated(decorators: tuple) -> bool:
     """A method whose reading runs it: `@property`, `@cached_property` (functools',
@@ -94,6 +96,8 @@ class Reads:
         for getter, how, m in found:
             if how == "dispatch":
                 reads.append((getter, "dispatch"))
+            elif how == "entry":
+                reads.append((getter, weakest(reason, "entry-point")))
             elif how == "get":
                 reads.append((getter, weakest(_member_rule(reason, m), "local-type")))
             else:
@@ -110,6 +114,8 @@ class Reads:
                 get = self.class_member(m[0][1], m[0][2], "__get__", depth + 1)
                 if get is not None and self._kind(get[0]) == "method":
                     out.append((get[0], "get", m))
+        elif name in self.entry_table.read_hooks:
+            out.extend((ent, "entry", None) for ent in self._library_read(path, cls, name, 0))
         if subclasses:
             found = m[0] if m is not None else None
             for p, local in self.overrides(path, cls, name):
@@ -117,3 +123,20 @@ class Reads:
                 if getter != found and self._is_property(getter):
                     out.append((getter, "dispatch", None))
         return tuple(out)
+
+    def _library_read(self, path: str, cls: str, name: str, hops: int) -> list:
+        """The repository methods that reading `name`, which a library base of `cls` provides,
+        runs on the instance (the table's rows for reads: werkzeug's `request.form` parses
+        the body with `_load_form_data`, an override a subclass may define)."""
+        out = []
+        for base in self.library_bases(path, cls):
+            _rows, calls = self.entry_table.method_rows(base, name)
+            for hook in calls:
+                m = self.class_member(path, cls, hook, 0)
+                if m is not None and m[0][0] == "sym" and self._kind(m[0]) in _METHODS:
+                    out.append(m[0])
+                elif m is None and hops < 4:
+                    out.extend(self._library_read(path, cls, hook, hops + 1))
+            if calls:
+                break
+        return out

@@ -185,7 +185,8 @@ class PythonProject(
         self._tables = tables
         self.methods_by_name = tables.methods_by_name
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = tables.subclasses
-        self.read_names = read_names(tables.reads.values(), self.methods_by_name)
+        self.read_names = (read_names(tables.reads.values(), self.methods_by_name)
+                           | self.entry_table.read_hooks)  # fmt: skip
 
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()

@@ -8,7 +8,8 @@
 # `@grouped.command()` is AppGroup.command; a fixture returning
 # `CliRunner()` gives the runner to the tests requesting it; `partial(runner.invoke, cli)`
 # binds the command: the rows apply where it is bound; `pytest.raises(E, f, x)` calls f;
-# werkzeug's request/response/builder methods read the limits and hooks a subclass overrides).
+# werkzeug's request/response/builder methods read the limits and hooks a subclass overrides;
+# reading `request.form`/`.files`/`.json` parses the body through them).
 # A function handed to a library the table does not know is no call.
 # path: web.py
 from werkzeug.datastructures import CallbackDict
@@ -107,6 +108,14 @@ def save(response: Response, request: Request):
   #                ^ calls: <external>::werkzeug.wrappers.Request.get_json (local-type)
   #                ^ calls: wrappers.Request.on_json_loading_failed (entry-point)
   #                ^ calls: wrappers.Request.max_content_length (entry-point)
+
+
+def fields(request: Request):
+    name = request.form["name"]
+  #                ^ calls: wrappers.Request._load_form_data (entry-point)
+    return name, request.json
+  #                      ^ calls: wrappers.Request.on_json_loading_failed (entry-point)
+  #                      ^ calls: wrappers.Request.max_content_length (entry-point)
 # path: jobs.py
 import atexit
 import signal
@@ -128,6 +137,11 @@ def flush():
 
 def rank(n):
     return -n
+
+
+class Token:
+    def __new__(cls, text):
+        return super().__new__(cls)
 
 
 def start():
@@ -276,13 +290,16 @@ def invoke_grouped(runner: CliRunner):
 # path: tests/test_raises.py
 import pytest
 
-from jobs import flush, work
+from jobs import Token, flush, work
 
 
 def test_raises_calls_the_function():
     pytest.raises(ValueError, work)
   # ^ calls: <external>::pytest.raises (import)
   # ^ calls: jobs.work (entry-point)
+    pytest.raises(TypeError, Token)
+  #        ^ calls: jobs.Token (entry-point)
+  #        ^ calls: jobs.Token.__new__ (entry-point)
     pytest.deprecated_call(flush)
   # ^ calls: <external>::pytest.deprecated_call (import)
   # ^ calls: jobs.flush (entry-point)
