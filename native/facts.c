@@ -289,6 +289,86 @@ static TSNode construct_node(const Run *run, size_t match) {
     return part_of(run, match, construct_of(run, match));
 }
 
+/* ---- the names the file's definitions and imports bind (known_head) ---- */
+
+struct Known {
+    const char *ptr;
+    Py_ssize_t len;
+};
+
+static int known_order(const void *a, const void *b) {
+    const struct Known *x = a, *y = b;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return memcmp(x->ptr, y->ptr, (size_t)x->len);
+}
+
+/* a span's head: up to its first '.' (`mod` of `mod.f`) */
+static void head_of(const char *ptr, Py_ssize_t *len) {
+    const char *dot = memchr(ptr, '.', (size_t)*len);
+    if (dot != NULL) *len = dot - ptr;
+}
+
+static void known_add(Run *run, TSNode node, bool head) {
+    struct Known k;
+    span(run, node, &k.ptr, &k.len);
+    if (head) head_of(k.ptr, &k.len);
+    run->known[run->n_known++] = k;
+}
+
+/* the definitions' names, and the names each import binds (`import a.b` a, an alias, `from m
+ * import x` x; a wildcard: any name): items.py _Known */
+static void known_names(Run *run) {
+    size_t cap = (size_t)run->n_defs;
+    for (size_t i = 0; i < run->n_others; i++) {
+        uint16_t v = construct_of(run, run->others[i]);
+        if (v == V_IMPORT || v == V_IMPORT_FROM)
+            cap += ts_node_named_child_count(construct_node(run, run->others[i]));
+    }
+    run->known = PyMem_Malloc((cap ? cap : 1) * sizeof(struct Known));
+    run->known_state = 1;
+    if (run->known == NULL) { /* (no memory: every name passes, as a wildcard's) */
+        run->known_state = 2;
+        return;
+    }
+    for (Py_ssize_t i = 0; i < run->n_defs; i++) known_add(run, run->defs[i].name, false);
+    TSFieldId f_name = run->e->fields[F_NAME];
+    for (size_t i = 0; i < run->n_others && run->known_state == 1; i++) {
+        uint16_t v = construct_of(run, run->others[i]);
+        if (v != V_IMPORT && v != V_IMPORT_FROM) continue;
+        bool any_name = false, wildcard = false;
+        TSTreeCursor cursor = ts_tree_cursor_new(construct_node(run, run->others[i]));
+        if (ts_tree_cursor_goto_first_child(&cursor)) {
+            do {
+                TSNode child = ts_tree_cursor_current_node(&cursor);
+                if (f_name && ts_tree_cursor_current_field_id(&cursor) == f_name) {
+                    any_name = true;
+                    if (role_of(run, child) == R_IMPORT_ALIASED) {
+                        TSNode alias = field_of(run, child, F_ALIAS);
+                        if (!ts_node_is_null(alias)) known_add(run, alias, false);
+                    } else {
+                        known_add(run, child, v == V_IMPORT);
+                    }
+                } else if (role_of(run, child) == R_IMPORT_WILDCARD) {
+                    wildcard = true;
+                }
+            } while (ts_tree_cursor_goto_next_sibling(&cursor));
+        }
+        ts_tree_cursor_delete(&cursor);
+        if (v == V_IMPORT_FROM && !any_name && wildcard) run->known_state = 2;
+    }
+    qsort(run->known, (size_t)run->n_known, sizeof(struct Known), known_order);
+}
+
+bool known_head(Run *run, TSNode item) {
+    if (run->known_state == 0) known_names(run);
+    if (run->known_state == 2) return true;
+    struct Known k;
+    span(run, item, &k.ptr, &k.len);
+    head_of(k.ptr, &k.len);
+    return bsearch(&k, run->known, (size_t)run->n_known, sizeof(struct Known), known_order) !=
+           NULL;
+}
+
 /* the language's local scopes object, from the scope.* and binding.comprehension matches
  * as (construct, {capture: Node}) */
 static int local_scopes(Run *run) {
@@ -532,6 +612,7 @@ done:
     PyMem_Free(run.arguments);
     PyMem_Free(run.calls);
     PyMem_Free(run.callees);
+    PyMem_Free(run.known);
     runner_matches_free(&run.m);
     for (Py_ssize_t i = 0; i < run.n_defs; i++) Py_XDECREF(run.defs[i].local);
     PyMem_Free(run.defs);

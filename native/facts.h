@@ -51,6 +51,8 @@ enum {
     O_NAMES_SUFFIX,      /* a variable so named lists names, not values (`__`: `__all__`) */
     O_LOCAL_RETURNED,    /* the name prefix of a returned literal's local (`ret$`, then K) */
     O_LOCAL_ITERATED,    /* the name prefix of an iterated literal's local (`it$`, then N) */
+    O_LOCAL_PASSED,      /* the name prefix of a literal argument's local (`arg$`, then N) */
+    O_ARGUMENT_SPREAD,   /* the key of an argument spread as keywords (`**`) */
     OPTION_COUNT
 };
 enum { O_FIRST_FORM = O_VALUE_ENTER };
@@ -108,6 +110,11 @@ typedef struct {
     Py_ssize_t member_start, member_end; /* the last member read examined (facts_bind.c) */
     Py_ssize_t *callees; /* by call: its callee's start and end bytes (in match order) */
     size_t next_callee;  /* the first call whose callee a member read may still be */
+    /* the names the file's definitions and imports bind (known_head), sorted; made when
+     * first asked: 0 not yet, 1 made, 2 any name (a wildcard import) */
+    struct Known *known;
+    Py_ssize_t n_known;
+    uint8_t known_state;
 } Run;
 
 /* Strings every rule shares: "" (the runtime's empty singleton, as the Python extractor's constants
@@ -210,6 +217,10 @@ bool holds_items(const Run *run, TSNode lhs, TSNode rhs);
 int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs);
 bool returns_literal(const Run *run, TSNode value);
 bool iterated_literal(const Run *run, TSNode value);
+bool passes_items(Run *run, TSNode lit);
+/* facts.c: whether the head of a name or member (`f`, `mod` of `mod.f`) is a name the file's
+ * definitions or imports bind, in any scope (items.py passes_items' `known`) */
+bool known_head(Run *run, TSNode item);
 int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line);
 
 /* facts_flow.c: with items, loop and comprehension variables, stores into members */

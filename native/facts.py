@@ -60,6 +60,9 @@ OPTIONS = {
     "to, then the function's count of them (`ret$`, spelling no identifier)",
     "local_iterated": "the name prefix of the local a literal collection iterated by a loop "
     "is bound to, then its start byte (`it$`, spelling no identifier)",
+    "local_passed": "the name prefix of the local a literal collection passed as an argument "
+    "is bound to, then its start byte (`arg$`, spelling no identifier)",
+    "argument_spread": "the key of an argument spread as keywords (`**`: `f(**opts)`)",
 }
 
 

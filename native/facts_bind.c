@@ -74,6 +74,16 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
                 goto error;
             pos += 1;
             break;
+        case R_SEQUENCE:
+        case R_SET:
+        case R_MAPPING:
+            /* a literal collection passed: `arg$<start byte>`, bound by call_fact */
+            if (pos >= 0 && passes_items(run, a) &&
+                append_pair(out, PyLong_FromLongLong(pos),
+                            PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(a))) < 0)
+                goto error;
+            pos += 1;
+            break;
         case R_ARGUMENT_KEYWORD: {
             TSNode name = field_of(run, a, F_NAME);
             TSNode value = field_of(run, a, F_VALUE);
@@ -81,6 +91,13 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
             uint8_t vr = role_of(run, value);
             if (vr == R_STRING || vr == R_CONSTANT) {
                 if (append_if_text(lits, decoded(run, name), literal_text(run, value, vr)) < 0)
+                    goto error;
+                break;
+            }
+            if (vr == R_SEQUENCE || vr == R_SET || vr == R_MAPPING) {
+                if (passes_items(run, value) &&
+                    append_pair(out, decoded(run, name),
+                                PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(value))) < 0)
                     goto error;
                 break;
             }
@@ -99,8 +116,23 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
         case R_ARGUMENT_SPLAT:
             pos = -(1LL << 30);
             break;
-        case R_ARGUMENT_KEYWORD_SPLAT:
+        case R_ARGUMENT_KEYWORD_SPLAT: {
+            /* `f(**opts)`: (the spread key, chain) for a name or a member */
+            TSNode v = first_named(a);
+            uint8_t vr = ts_node_is_null(v) ? R_NONE : role_of(run, v);
+            if (vr != R_NAME && vr != R_MEMBER) break;
+            PyObject *chain = hook_on_text(run, H_CHAIN, v);
+            if (chain == NULL) goto error;
+            int truthy = PyObject_IsTrue(chain);
+            if (truthy <= 0) {
+                Py_DECREF(chain);
+                if (truthy < 0) goto error;
+                break;
+            }
+            if (append_pair(out, Py_NewRef(run->e->options[O_ARGUMENT_SPREAD]), chain) < 0)
+                goto error;
             break;
+        }
         default:
             pos += 1;
         }
@@ -203,6 +235,40 @@ PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start) {
     return chain;
 }
 
+/* The literal collections a call passes (call_args's `arg$N` arguments, in `args`), each
+ * bound to its name in `scope` at the call's line (query_facts.py, after _args). */
+static int passed_literals(Run *run, PyObject *scope, TSNode node, PyObject *args,
+                           PyObject *line) {
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n == 0) return 0;
+    TSNode room[ROOM];
+    uint32_t count;
+    TSNode *children = children_of(node, room, &count);
+    if (children == NULL) return -1;
+    int rc = 0;
+    for (uint32_t c = 0; c < count && rc == 0; c++) {
+        TSNode a = children[c];
+        if (!ts_node_is_named(a)) continue;
+        if (role_of(run, a) == R_ARGUMENT_KEYWORD) a = field_of(run, a, F_VALUE);
+        if (ts_node_is_null(a) || !passes_items(run, a)) continue;
+        PyObject *want = PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(a));
+        if (want == NULL) {
+            rc = -1;
+            break;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) { /* the name object the argument holds */
+            PyObject *name = PyTuple_GET_ITEM(PyTuple_GET_ITEM(args, i), 1);
+            if (PyUnicode_Compare(name, want) == 0) {
+                rc = literal_facts(run, scope, name, a, line);
+                break;
+            }
+        }
+        Py_DECREF(want);
+    }
+    free_children(children, room);
+    return rc;
+}
+
 /* a call: its scope (a decorator's when inside one), its callee's chain (renamed where a
  * local scope binds its head), its line and its arguments */
 int call_fact(Run *run, size_t i) {
@@ -244,13 +310,16 @@ int call_fact(Run *run, size_t i) {
         Py_SETREF(chain, unknown_chain(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)));
     }
     Py_XDECREF(text);
-    if (chain == NULL) {
+    PyObject *line = chain == NULL ? NULL : line_of(callee);
+    if (line == NULL || passed_literals(run, scope, part_of(run, match, V_ARGUMENTS), args,
+                                        line) < 0) {
+        Py_XDECREF(chain);
+        Py_XDECREF(line);
         Py_DECREF(args);
         Py_DECREF(literals);
         return -1;
     }
-    PyObject *items[6] = {Py_NewRef(scope), chain,         line_of(callee),
-                          Py_NewRef(kind),  args,          literals};
+    PyObject *items[6] = {Py_NewRef(scope), chain, line, Py_NewRef(kind), args, literals};
     return append_fact(run, T_CALL, 6, items);
 }
 

@@ -214,6 +214,26 @@ bool iterated_literal(const Run *run, TSNode value) {
     return r == R_SEQUENCE || r == R_SET || r == R_SEQUENCE_BARE;
 }
 
+/* a literal collection passed as an argument that is bound to `arg$<start byte>`: one
+ * holding among its items (a mapping's values) a name or a member whose head the file's
+ * definitions or imports bind (items.py passes_items) */
+bool passes_items(Run *run, TSNode lit) {
+    uint8_t kind = role_of(run, lit);
+    if (!is_container(kind)) return false;
+    uint32_t n = ts_node_named_child_count(lit);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode c = ts_node_named_child(lit, i);
+        if (kind == R_MAPPING) {
+            if (role_of(run, c) != R_PAIR) continue;
+            c = field_of(run, c, F_VALUE);
+            if (ts_node_is_null(c)) continue;
+        }
+        uint8_t r = role_of(run, c);
+        if ((r == R_NAME || r == R_MEMBER) && known_head(run, c)) return true;
+    }
+    return false;
+}
+
 /* `name` bound to the literal collection `lit` and its items (items.py literal_facts) */
 int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line) {
     return literal(run, scope, name, lit, line);

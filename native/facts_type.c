@@ -11,7 +11,7 @@ static const char *const OPTION_NAMES[OPTION_COUNT] = {
     "type_prefix", "none_type",    "exports_name",  "heritage_kind",   "class_member",
     "parameter_callees", "value_enter", "value_enter_async", "value_store", "value_iteration",
     "value_literal", "value_item", "value_position", "names_suffix", "local_returned",
-    "local_iterated",
+    "local_iterated", "local_passed", "argument_spread",
 };
 
 /* ------------------------------------------------------------------------- */

@@ -376,6 +376,17 @@ EDGE_CASES = {
         "s = [v for u in [a] for v in [u, b]]\n"
         "def fn():\n    for m in (a, [b, c()]):\n        m()\n"
     ),
+    # a literal passed binds when an item is a name the file defines or imports (f, gg, a, c,
+    # d, C: `import a.b` binds a, an alias its alias), not a local or `self.x` (w, x, g, b)
+    "passed_literals_and_spreads": (
+        "from m import f, g as gg\nimport a.b, q.r as c\nfrom . import (d)\n"
+        "run([w, self.w], {'a': self.w}, [w.f], [gg.x])\nrun([x, g])\n"
+        "run([f, g])\nrun((f,), {'a': g.h}, k=[f], m={1: g}, n=[1, 2], o={'x': 'y'})\n"
+        "run(*a, [f], k={f})\nrun([  # c\n    f, [g, h]])\nrun(**opts)\nrun(**self.o, **f())\n"
+        "@dec([f], k=(g,))\ndef fn(x):\n    x([a, b], **x)\n    return [y([c]) for y in [d]]\n"
+        "class C:\n    z = run({'a': f}, [[g]])\n    def m(self):\n        run([C, self.m])\n"
+    ),
+    "passed_literals_after_a_wildcard": "from m import *\nrun([x, y.z])\nrun([1])\n",
     "match": "match f(x):\n    case A(b=c):\n        g(c)\n    case _:\n        pass\n",
     # broken input
     "syntax_errors": "f(a, b\ng(c)\ndef x(:\n    h(y)\nf(,)\nf(a b)\nprint x.y(z)\nk(l))\n",

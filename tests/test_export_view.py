@@ -67,6 +67,18 @@ def test_calls_that_pass_a_parameter_on_are_a_set_unless_the_callee_is_bound_her
     )
 
 
+def test_an_item_of_a_parameter_called_is_in_the_view_and_offsets_are_not():
+    base = "def f(items, table):\n    for g in items:\n        g([a], **table)\n    return 1\n"
+    # an item of a parameter called (a loop variable over it, `p[k]()`): what a container
+    # passed there holds runs (flows.py item_sinks)
+    assert _view(base, "f") != _view(base.replace("g([a], **table)", "pass"), "f")
+    assert _view(base, "f") != _view(base.replace("return 1", "return table['x']()"), "f")
+    # text above moves the offsets naming the loop's and the literal's locals: same view
+    assert _view(base, "f") == _view("x = 1\n" + base, "f")
+    lits = "def f(s):\n    g(s, [a])\n    g(s, [b])\n    return [h(s) for h in (c, d)]\n"
+    assert _view(lits, "f") == _view("import os\n" + lits, "f")
+
+
 def _edit(repo: Path, old: str, new: str) -> None:
     lib = repo / "pkg/lib.py"
     text = lib.read_text()

@@ -152,7 +152,7 @@ def test_calls_and_their_arguments():
         ("g().f", 1, ((0, "y"),)),
         ("f", 2, ()),
         ("g", 2, ((0, "x"),)),
-        ("f", 3, ((0, "a"), ("k", "v.w"))),
+        ("f", 3, ((0, "a"), ("k", "v.w"), ("**", "d"))),  # `**d` spreads d's items as keywords
         ("f", 4, ()),
     ]
 

@@ -252,6 +252,31 @@ def test_container_items_and_unpacking(native):
 
 
 @pytest.mark.parametrize("native", [True, False])
+def test_a_literal_passed_binds_when_it_holds_a_name_the_file_defines_or_imports(native):
+    """`run([f, g])` passes the argument `arg$<start byte>`, bound with its items, when an
+    item is a name (or a member of one) that the file's definitions or imports bind; locals
+    and `self.x` alone (`assertEqual(qs, [a1, self.a2])`) pass nothing (items.py
+    passes_items); `f(**opts)` is the argument keyed `**`."""
+    source = (
+        b"import os.path as p, json\nfrom m import h\ndef f(): pass\n"
+        b"def t(self, a1):\n    check([a1, self.a2], {'x': a1})\n"
+        b"    run([f], {'k': h}, (json.loads,), [p])\n    go(**self.kw)\n"
+    )
+    facts = extract(source, native=native)
+    check, run, go = (c for c in facts.calls if c.callee in ("check", "run", "go"))
+    assert check.args == ()
+    starts = [str(source.index(t)) for t in (b"[f]", b"{'k'", b"(json", b"[p]")]
+    assert run.args == tuple((i, "arg$" + s) for i, s in enumerate(starts))
+    assert go.args == (("**", "self.kw"),)
+    passed = [(b.name, b.value) for b in facts.bindings if b.name.startswith("arg$")]
+    assert passed[:2] == [("arg$" + starts[0], "lit:"), ("arg$" + starts[0], "item:0:f")]
+    assert ("arg$" + starts[2], "item:0:json.loads") in passed
+    # nothing after a wildcard import is known not to be imported
+    wild = extract(b"from m import *\nrun([x])\n", native=native)
+    assert wild.calls[0].args == ((0, "arg$" + str(len(b"from m import *\nrun("))),)
+
+
+@pytest.mark.parametrize("native", [True, False])
 def test_member_reads(native):
     """A member read as a value is a `read` reference when no other fact reads it: not inside
     a longer chain, a callee, an argument, an assignment's target, the value bound to a name,

@@ -93,7 +93,13 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     reading `request.form`/`.files`/`.json` on a werkzeug Request subclass runs what the
 #     table's rows of that name reach (`_load_form_data`, `get_json`: the entry table's
 #     read_hooks, which are read names of every project).
-RESOLVE_VERSION = 30
+# 31: with extraction 24: a literal collection passed as an argument (`run([f, g])`, `arg$N`)
+#     or a name bound to one reaches the scopes that call an item of the parameter it lands
+#     in (`items[0]()`, `for f in items: f()`, flows.py item_sinks); a keyword no parameter
+#     is named for lands in `**kwargs` (`kwargs["cb"]()`, spread on by `inner(**kwargs)`);
+#     `run(**opts)` passes a literal dict's items by their keys; a call whose only argument
+#     is `**p`, p a parameter of its function, resolves as one without arguments.
+RESOLVE_VERSION = 31
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -7,8 +7,9 @@ only through
 - `call_result` (values.py): the function's returns, evaluated in its scope: each name a return
   value names is looked up there (the bindings in effect at the return's line, local
   imports, parameters and their annotations) and followed through what it finds;
-- value flow (resolve.py's `_value_flow`, flows.py's `sinks`): the calls whose callee is
-  a parameter name or that pass one on as an argument, owned by the function whose
+- value flow (resolve.py's `_value_flow`, flows.py's `sinks` and `item_sinks`): the calls
+  whose callee is a parameter name, an item of one (`items[0]()`, a loop variable over
+  one), or that pass one on as an argument, owned by the function whose
   parameter it is unless a scope on the way rebinds the name (closures); what a class's
   methods do with the parameters stored on `self` is the class's (python/plan.py);
 - `instance_attr` (values.py): the `self.x = ...` bindings of a method, evaluated in its scope;
@@ -33,6 +34,8 @@ from codeimpact.indexer.lang.api import FileFacts
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FUNCTION_KINDS = frozenset({"function", "method"})
+_ITEM_READS = ("iter:", "key:")  # a loop variable, an item read: an item of the chain
+_OFFSET = re.compile(r"([A-Za-z_]\w*)\$(\d+)")
 
 
 def _names(text: str) -> set[str]:
@@ -111,6 +114,15 @@ def passes_on(callee: str) -> bool:
 _PASSES_ON = re.compile(r"(?:[A-Za-z_]\w*(?:\(\))?|(?:self|cls|super\(\))\.[A-Za-z_]\w*)\Z")
 
 
+def _numbered(items: list) -> list:
+    """The view's items with each local named by its offset (`f$<start byte>` of a
+    comprehension, `arg$`/`it$` of a literal passed or iterated) renamed by its rank among
+    them: an edit above the function moves the offsets, not which local is which."""
+    found = {(int(m.group(2)), m.group(0)) for _, _, item in items for m in _OFFSET.finditer(item)}
+    names = {text: f"{text.partition('$')[0]}${i}" for i, (_, text) in enumerate(sorted(found))}
+    return sorted((s, r, _OFFSET.sub(lambda m: names[m.group(0)], item)) for s, r, item in items)
+
+
 def function_view(facts: FileFacts, scope: str) -> tuple | None:
     """The export view of function `scope` (see the module docstring); None when the file
     has no such function."""
@@ -144,6 +156,10 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
     # a local bound to a parameter and called is a call of what the parameter was passed
     # (index.py's aliases): the binding and its calls are read from elsewhere
     aliases = {b.name for b in own_bindings if not b.is_call and b.value in params}
+    # and one bound to an item of a parameter (`for f in items`, `h = table["go"]`) and
+    # called, a call of an item of what it was passed (index.py's item_aliases)
+    aliases |= {b.name for b in own_bindings if not b.is_call and b.value.startswith(_ITEM_READS)
+                and b.value.split(":", 2)[2] in params}  # fmt: skip
     wanted |= aliases
     frontier = set(wanted)
     while frontier:
@@ -183,6 +199,7 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
         if (
             c.callee in params
             or c.callee in aliases
+            or (c.callee[-2:] == "[]" and c.callee[:-2] in params)  # `items[0]()`
             or (passes_on(c.callee) and any(a in params for _, a in c.args))
         ):
             head = c.callee.split(".", 1)[0].removesuffix("()")
@@ -195,6 +212,8 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
         ranks[s] = {line: i for i, line in enumerate(sorted({ln for sc, ln, _ in kept if sc == s}))}
     items = sorted((s, ranks[s][line], repr(item)) for s, line, item in kept)
     items += sorted((s, -1, item) for s, item in flow)
+    if any("$" in item for _, _, item in items):
+        items = _numbered(items)
     definitions = sorted(
         repr(syms[local]._replace(start_line=0, end_line=0, start_byte=0, end_byte=0))
         for local in nested

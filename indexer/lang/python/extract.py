@@ -102,7 +102,10 @@ NAME = "python"
 #   23: 20 and 21 again: returns of literal collections (`return f, g`, `return {"go": f}`)
 #       bound to `ret$K` (the function's K-th) and returned by that name; a `for` or a
 #       comprehension over a literal (`for f in (a, b)`) iterates `it$<start byte>`.
-EXTRACTOR_VERSION = 23
+#   24: CallFact.args: a literal collection passed as an argument that holds a name the
+#       file defines or imports, or a member of one, is `arg$<start byte>`, bound with its
+#       items at the call's line; an argument spread as keywords (`f(**opts)`) is keyed `**`.
+EXTRACTOR_VERSION = 24
 
 
 def _runner() -> QueryRunner:
@@ -261,6 +264,8 @@ RULES = FactRules(
         # the locals literal collections are bound to (query_facts.py, bindings.py)
         "local_returned": "ret$",
         "local_iterated": "it$",
+        "local_passed": "arg$",
+        "argument_spread": "**",
     },
 )
 _HOOKS = (_chain, callee_chain, _LocalScopes, _other, _exports)

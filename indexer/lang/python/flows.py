@@ -6,6 +6,8 @@ sinks, gathered per file by index.py when the file is indexed:
 - the parameter called by name, in the function or a closure in it (`param_calls`);
 - the parameter passed on to another call (`param_passes`): the sinks of the parameter it
   lands in there (`outer(fn)` -> `middle(fn)` -> `fn()`), followed through any file;
+- an item of the parameter called (`items[0]()`, `for f in items: f()`: `param_item_calls`),
+  for a container passed (`run([f, g])`, `fs = [f, g]; run(fs)`): `item_sinks`;
 - the parameter stored on the instance (`self.cb = cb`, `param_attrs`): the methods of the
   class that call `self.cb(...)` (`attr_calls`) or pass it on (`attr_passes`: Click's
   `ctx.invoke(self.callback)`).
@@ -18,7 +20,21 @@ in the export view of the function (exports.py) and the class's attribute flows 
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.values import members
+from codeimpact.indexer.lang.python.containers import LIT
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity
+
+
+def forwards_only(fi, call) -> bool:
+    """Whether a call's only argument is `**p`, p a parameter of the calling function
+    (`super().__init__(*args, **kwargs)`: 1.2K of Django's calls). What p holds is followed
+    from the callee's side (index.py param_passes, `keyword_sinks`); at the site a
+    parameter's value makes no edge, so the call resolves as one without arguments (and is
+    played back like one: resolve.py, playback.py)."""
+    args = call.args
+    return (
+        len(args) == 1 and args[0][0] == "**" and args[0][1] in fi.params.get(call.scope, NO_NAMES)
+    )
 
 
 class Flows:
@@ -48,6 +64,74 @@ class Flows:
                     out |= self._item_sinks(path, cls, attr)
         return self.memo.store(key, frozenset(out), cuts)
 
+    def item_sinks(self, path: str, fn: str, pname: str, depth: int = 0) -> frozenset:
+        """(path, scope) of every scope that calls an item of what `pname` of `fn` was passed
+        (`items[0]()`, `for f in items: f()`), also where it is passed on."""
+        key = ("isinks", path, fn, pname)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, frozenset())
+        cuts = self.memo.begin(key)
+        out: set = set()
+        if depth > MAX_DEPTH:
+            self._cut()
+        else:
+            fi = self.files[path]
+            out.update((path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ()))
+            for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
+                out |= self._passed_on(path, scope, callee, k, line, depth, True)
+        return self.memo.store(key, frozenset(out), cuts)
+
+    def keyword_sinks(self, path: str, fn: str, pname: str, kw: str, depth: int = 0):
+        """(path, scope) of every scope that calls the value passed as keyword `kw` into the
+        `**pname` of `fn`: an item of it called (`kwargs["cb"]()`), and where it is spread
+        on (`inner(**kwargs)`) the sinks of what takes `kw` there."""
+        key = ("ksinks", path, fn, pname, kw)
+        hit = self.memo.table.get(key, MISSING)
+        if hit is not MISSING:
+            return self.memo.hit(hit, frozenset())
+        cuts = self.memo.begin(key)
+        out: set = set()
+        if depth > MAX_DEPTH:
+            self._cut()
+        else:
+            fi = self.files[path]
+            out.update((path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ()))
+            for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
+                if k == "**":
+                    out |= self._passed_on(path, scope, callee, kw, line, depth, spread=True)
+        return self.memo.store(key, frozenset(out), cuts)
+
+    def landing_sinks(self, ent: Entity, key, through_attribute: bool, depth: int) -> frozenset:
+        """The sinks of a value passed as `key` when `ent` is called: its parameter's, or for
+        a keyword no parameter is named for, those of `**kwargs` (`keyword_sinks`)."""
+        landing = self.parameter_of(ent, key, through_attribute, depth)
+        if landing is not None:
+            return self.sinks(landing[0][1], landing[0][2], landing[1], depth)
+        if isinstance(key, str):
+            landing = self.parameter_of(ent, key, through_attribute, depth, True)
+            if landing is not None:
+                return self.keyword_sinks(landing[0][1], landing[0][2], landing[1], key, depth)
+        return frozenset()
+
+    def spread_flow(self, fi, call, ent, value, through_attribute: bool, edges, src) -> None:
+        """`run(**opts)` with opts a literal dict: each item under a literal key is passed as
+        that keyword (value-flow calls from the sinks of where it lands)."""
+        if value[0][0] != LIT:
+            return
+        for k, item, _, _, _ in self.container_items(value[0], 0):
+            if k == "*":
+                continue
+            values = [v for v in members(item) if v[0] == "sym"
+                      and self._kind(v) in ("function", "method", "class")]  # fmt: skip
+            sinks = sorted(self.landing_sinks(ent, k, through_attribute, 0)) if values else ()
+            for v in values:
+                dst = self.ent_uid(v)
+                for path, caller in sinks:
+                    caller_uid = self.uid(path, caller)
+                    if caller_uid != dst:
+                        edges.call(caller_uid, dst, "value-flow", call.line)
+
     def _item_sinks(self, path: str, cls: str, attr: str) -> set:
         """The methods calling an item of the registry `self.attr` (registries.py), or the
         value of a method handing one out, in the classes that share it: the storing class,
@@ -71,18 +155,24 @@ class Flows:
             out |= self._passed_on(path, scope, callee, k, line, depth)
         return out
 
-    def _passed_on(self, path: str, scope: str, callee: str, key, line: int, depth: int) -> set:
-        """The sinks of the parameter a value lands in when `callee` is called with it."""
+    def _passed_on(self, path: str, scope: str, callee: str, key, line: int, depth: int,
+                   items: bool = False, spread: bool = False) -> set:  # fmt: skip
+        """The sinks of the parameter a value lands in when `callee` is called with it (the
+        item sinks with `items`; with `spread`, the value is keyword `key` of a `**` spread)."""
         fi = self.files[path]
         r = self.eval_chain(fi, scope, callee, line, depth + 1)
         if r is None or r[0][0] != "sym":
             return set()
         out: set = set()
         for ent in (r[0], *self._overriding(fi, callee, r[0])):
+            if spread:
+                out |= self.landing_sinks(ent, key, "." in callee, depth + 1)
+                continue
             landing = self.parameter_of(ent, key, "." in callee, depth + 1)
             if landing is not None:
                 target, pname = landing
-                out |= self.sinks(target[1], target[2], pname, depth + 1)
+                sinks = self.item_sinks if items else self.sinks
+                out |= sinks(target[1], target[2], pname, depth + 1)
         return out
 
     def _overriding(self, fi, callee: str, ent: Entity) -> list:
@@ -98,10 +188,12 @@ class Flows:
         cls = tfi.parent.get(ent[2], "")
         return [("sym", p, m) for p, m in self.overrides(ent[1], cls, sym.name)]
 
-    def parameter_of(self, ent: Entity, key, through_attribute: bool, depth: int):
+    def parameter_of(self, ent: Entity, key, through_attribute: bool, depth: int,
+                     spread: bool = False):  # fmt: skip
         """(function, parameter name) an argument `key` (a position or a keyword) binds when
         `ent` is called: a class's `__init__` past `self`, a method past `self` when called
-        on an instance or class (`obj.m(x)`); None when there is none."""
+        on an instance or class (`obj.m(x)`); None when there is none. With `spread`, a
+        keyword no parameter is named for: the `**kwargs` parameter, whose item it is."""
         kind = self._kind(ent)
         target = ent
         if kind == "class":
@@ -117,7 +209,13 @@ class Flows:
             return None
         params = tfi.params.get(target[2], {})
         if isinstance(key, str):
-            return (target, key) if key in params else None
+            if key in params:
+                return target, key
+            if spread:  # (params spell `*args` and `**kwargs` alike: the signature tells)
+                rest = next((n[1:] for n, _ in tsym.params
+                             if n[:1] == "*" and "*" + n in tsym.signature), None)  # fmt: skip
+                return (target, rest) if rest is not None else None
+            return None
         bound = (
             tsym.kind == "method"
             and "staticmethod" not in tsym.decorators
@@ -126,3 +224,34 @@ class Flows:
         shift = 1 if bound else 0
         pname = next((n for n, (i, _) in params.items() if i - shift == key), None)
         return (target, pname) if pname is not None else None
+
+    def items_flow(self, fi, call, ent, key, value, through_attribute: bool, edges,
+                   src: str) -> None:  # fmt: skip
+        """A container passed as an argument (resolve.py `_value_flow`): a value-flow call from
+        each scope that calls an item of the parameter it lands in (`item_sinks`) to each
+        function or class
+        among its items. `value`: the container's chain, or its value when evaluated."""
+        landing = self.parameter_of(ent, key, through_attribute, 0)
+        if landing is None:
+            return
+        sinks = self.item_sinks(landing[0][1], landing[0][2], landing[1])
+        if not sinks:  # (most callees: the container is not evaluated)
+            return
+        if isinstance(value, str):
+            value = self.eval_chain(fi, call.scope, value, call.line)
+            if value is None or value[0][0] != LIT:
+                return
+        for item in self.container_items(value[0], 0):
+            for v in members(item[1]):
+                if v[0] != "sym" or self._kind(v) not in ("function", "method", "class"):
+                    continue
+                dst = self.ent_uid(v)
+                init = self._init_of(v)
+                if init is not None:  # a sink constructs it for src: impact follows src
+                    edges.add("REFERENCES", src, init, "value-flow", call.line)
+                for path, caller in sorted(sinks):
+                    caller_uid = self.uid(path, caller)
+                    if caller_uid != dst:
+                        edges.call(caller_uid, dst, "value-flow", call.line)
+                        if init is not None:
+                            edges.call(caller_uid, init, "value-flow", call.line)

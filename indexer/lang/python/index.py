@@ -23,6 +23,7 @@ MAX_DEPTH = 120
 
 _ACCESSORS = (".setter", ".deleter", ".getter")
 _ENTERS = ("enter:", "aenter:")
+_ITEM_READS = ("iter:", "key:")  # a loop variable, an item read: one item of the chain
 
 # Entities a name or chain can evaluate to (plain tuples: cheap and hashable):
 #   ("sym", path, local)           a definition in the repository (a class object, a function)
@@ -71,6 +72,9 @@ class FileIndex(Lexical):
     self_attrs: dict[str, dict[str, list]] = field(default_factory=dict)
     # function -> parameter -> the scopes that call it (the function or a closure inside it)
     param_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    # function -> parameter -> the scopes that call an item of it (`items[0]()`, `f()` in
+    # `for f in items`, `h = table["go"]; h()`): what a container passed there holds runs
+    param_item_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     # function -> parameter -> calls passing it on as an argument: (scope, callee, key, line)
     param_passes: dict[str, dict[str, list[tuple]]] = field(default_factory=dict)
     # class -> attribute -> the methods' parameters stored there (`self.cb = cb`): [(method,
@@ -203,6 +207,7 @@ def index_file(fi: FileIndex) -> None:
         names.add(imp.scope, bound, (imp.line, "import", imp))
     looped = set()
     aliases: dict[tuple[str, str], str] = {}  # (scope, local) -> the parameter it was bound to
+    item_aliases: dict[tuple[str, str], str] = {}  # (scope, local) -> the parameter, an item
     stored = []  # `self.x = v` (not a call): what may store a parameter (param_attrs below)
     # (every binding of the project passes here: the prefixed values all hold a ":", and
     # most bindings have none)
@@ -241,6 +246,10 @@ def index_file(fi: FileIndex) -> None:
                 fi.getattr_bound.add(name)
         elif value in fi.params.get(b.scope, NO_NAMES):  # `alias = cb`: alias() calls cb
             aliases[(b.scope, name)] = value
+        elif ":" in value and value.startswith(_ITEM_READS):  # `for f in items`, `h = t["go"]`
+            chain = value.split(":", 2)[2]
+            if chain in fi.params.get(b.scope, NO_NAMES):
+                item_aliases[(b.scope, name)] = chain
     for b in stored:
         if b.value in fi.params.get(b.scope, ()):
             cls = fi.parent.get(b.scope, "")
@@ -282,6 +291,14 @@ def index_file(fi: FileIndex) -> None:
         elif aliases and (c.scope, callee) in aliases:
             pname = aliases[(c.scope, callee)]
             fi.param_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
+        elif callee[-2:] == "[]" and callee[:-2] in param_names:  # `items[0]()`
+            owner = param_owner(fi, c.scope, callee[:-2])
+            if owner is not None:
+                calls = fi.param_item_calls.setdefault(owner, {})
+                calls.setdefault(callee[:-2], set()).add(c.scope)
+        elif item_aliases and (c.scope, callee) in item_aliases:
+            pname = item_aliases[(c.scope, callee)]
+            fi.param_item_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
         # the arguments matter only when one is a parameter or `self.x` may hold one
         if not args or not (param_attrs or not param_names.isdisjoint(map(_SECOND, args))):
             continue

@@ -99,6 +99,64 @@ def _target(node: ts.Node, source: bytes) -> str | None:
     return None
 
 
+class Known:
+    """The names a file's definitions and imports bind, in any scope (`import a.b` binds a,
+    an alias its alias, `from m import *` any name): made when first asked, by `passes_items`
+    (native/facts.c known_names makes the same)."""
+
+    def __init__(self, defs: list, others: list) -> None:
+        self._defs, self._others = defs, others
+        self._names: set[bytes] | None = None
+        self._any = False
+
+    def __call__(self, head: bytes) -> bool:
+        if self._names is None:
+            self._names = self._made()
+        return self._any or head in self._names
+
+    def _made(self) -> set[bytes]:
+        names = {name.text for _, name, _, _ in self._defs}
+        for construct, caps in self._others:
+            if construct not in ("import", "import.from"):
+                continue
+            node = caps[construct]
+            bound = node.children_by_field_name("name")
+            for child in bound:
+                if child.type == "aliased_import":
+                    alias = child.child_by_field_name("alias")
+                    if alias is not None:
+                        names.add(alias.text)
+                elif construct == "import":
+                    names.add(child.text.split(b".", 1)[0])
+                else:
+                    names.add(child.text)
+            if construct == "import.from" and not bound:
+                self._any |= any(c.type == "wildcard_import" for c in node.children)
+        return names
+
+
+def passes_items(lit: ts.Node, source: bytes, known: Known) -> bool:
+    """Whether a literal collection passed as an argument (`run([f, g])`, `run({"go": f})`)
+    is bound to `arg$<start byte>` (query_facts.py): one holding among its items (a dict's
+    values) a name, or a member of a name (`mod.f`), that the file defines or imports, which
+    a callee may call. Most literals passed hold constants, locals or `self.x` members
+    (`assertEqual(qs, [a1, self.a2])`): they bind nothing."""
+    # native/facts_items.c (passes_items) decides the same for the native path
+    t = lit.type
+    if t not in _LITERALS:
+        return False
+    for c in _named(lit):
+        if t == "dictionary":
+            if c.type != "pair":
+                continue
+            c = c.child_by_field_name("value")
+            if c is None:
+                continue
+        if c.type in _TARGETS and known(source[c.start_byte : c.end_byte].split(b".", 1)[0]):
+            return True
+    return False
+
+
 def literal_facts(scope: str, name: str, lit: ts.Node, line: int, source: bytes,
                   facts: FileFacts) -> None:  # fmt: skip
     """`name` bound to the literal collection `lit` and its items (a returned literal's;

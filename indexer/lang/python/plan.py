@@ -209,7 +209,8 @@ _LOCAL_KEY = re.compile(r"\$\d+")
 
 def without_offsets(f: FileFacts) -> FileFacts:
     """`f` without what depends on byte offsets besides the symbols' own (early cut-off,
-    indexer/cutoff.py): the comprehension locals' suffixes. Two files whose facts are equal
+    indexer/cutoff.py): the suffixes of comprehension locals and of the literals iterated
+    or passed (`it$N`, `arg$N`). Two files whose facts are equal
     this way resolve alike: the suffix only keys a local within its file."""
 
     def plain(items: list) -> list:
@@ -224,5 +225,12 @@ def without_offsets(f: FileFacts) -> FileFacts:
             for x in items
         ]
 
-    return replace(f, calls=plain(f.calls), references=plain(f.references),
+    def plain_args(calls: list) -> list:  # a literal passed is the argument `arg$<offset>`
+        return [
+            c._replace(args=tuple((k, _LOCAL_KEY.sub("$", v)) for k, v in c.args))
+            if any("$" in v for _, v in c.args) else c
+            for c in calls
+        ]  # fmt: skip
+
+    return replace(f, calls=plain_args(plain(f.calls)), references=plain(f.references),
                    bindings=plain(f.bindings), returns=plain(f.returns))  # fmt: skip

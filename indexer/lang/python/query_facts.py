@@ -30,6 +30,7 @@ from codeimpact.indexer.lang.python.chains import _chain, callee_chain
 from codeimpact.indexer.lang.python.definitions import definitions
 from codeimpact.indexer.lang.python.items import (
     RETURNED_LITERALS,
+    Known,
     holds_items,
     item_facts,
     literal_facts,
@@ -110,15 +111,26 @@ def query_facts(matches: Iterable[tuple[str, dict]], source: bytes, facts: FileF
             chain = "?." + m.group(1).decode() if m else "?"
         return CallFact(scope, chain, line, kind, args, literals)
 
+    # the calls first, as native/facts.c (the_rest) makes them: the literal collections
+    # they pass are bound before any other binding
+    held: list[tuple[str, ts.Node]] = []
+    known = Known(defs, others)
+    for construct, caps in others:
+        if construct == "reference.call":
+            args, literals = _args(caps["arguments"], source, held, known)
+            fn = caps["callee"]
+            line = fn.start_point[0] + 1
+            call = call_fact(fn.start_byte, fn.end_byte, line, args, literals)
+            facts.calls.append(call)
+            for name, lit in held:  # bound at the call's line, where the callee reads it
+                literal_facts(call.scope, name, lit, line, source, facts)
+            held.clear()
     member = (-1, -1)  # the last member read examined (native/facts_bind.c member_read)
     literal_returns: dict[str, int] = {}  # function -> its returned literals so far
     for construct, caps in others:
         node = caps[construct]
         if construct == "reference.call":
-            args, literals = _args(caps["arguments"], source)
-            fn = caps["callee"]
-            line = fn.start_point[0] + 1
-            facts.calls.append(call_fact(fn.start_byte, fn.end_byte, line, args, literals))
+            continue
         elif construct in ("import", "import.from"):
             _imports(node, construct, scopes.at(node.start_byte), source, facts)
         elif construct == "assignment":

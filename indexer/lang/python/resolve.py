@@ -29,10 +29,10 @@ from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.typed_members import CALLABLE_KINDS
 from codeimpact.indexer.lang.engine.values import ALTS, members
 from codeimpact.indexer.lang.python.callbacks import Callbacks
-from codeimpact.indexer.lang.python.containers import Containers
+from codeimpact.indexer.lang.python.containers import LIT, Containers
 from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.fixtures import Fixtures
-from codeimpact.indexer.lang.python.flows import Flows
+from codeimpact.indexer.lang.python.flows import Flows, forwards_only
 from codeimpact.indexer.lang.python.implicit import IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
     NO_NAMES,
@@ -436,8 +436,10 @@ class PythonProject(
         else:
             value = self._eval_steps(fi, scope, steps[:-1] if method else steps, line, 0, reads)
         if call.args:
-            self._outcome(fi, call, method, dotted, value, last, reads, edges, src, out)
-            return
+            if call.args[0][0] != "**" or not forwards_only(fi, call):
+                self._outcome(fi, call, method, dotted, value, last, reads, edges, src, out)
+                return
+            call = call._replace(args=())  # (its outcome is that of a call without any)
         # No arguments: what follows the value depends on the value and the last name only,
         # the same at every call site of that form (`self.assertEqual()` in every test of a
         # class, `Model()` everywhere): played back from the one memo as the edges' other
@@ -677,6 +679,9 @@ class PythonProject(
         that calls what the parameter holds (flows.py `sinks`)."""
         through_attribute = "." in call.callee
         for key, chain in call.args:
+            if chain[:4] == "arg$":  # a literal collection (query_facts.py): its items
+                self.items_flow(fi, call, ent, key, chain, through_attribute, edges, src)
+                continue
             r = (
                 passed[chain]
                 if chain in passed
@@ -684,13 +689,19 @@ class PythonProject(
             )
             if r is None:
                 continue
+            if r[0][0] == LIT:  # a container (`fs = [f, g]; run(fs)`, `run(**opts)`)
+                if key == "**":
+                    self.spread_flow(fi, call, ent, r, through_attribute, edges, src)
+                else:
+                    self.items_flow(fi, call, ent, key, r, through_attribute, edges, src)
+                continue
             # one of several values (`for cls in self.default_tags: self.register(cls)`)
             values = [e for e in members(r[0]) if e[0] == "sym"
                       and self._kind(e) in ("function", "method", "class")]  # fmt: skip
             if not values:
                 continue
-            landing = self.parameter_of(ent, key, through_attribute, 0)
-            sinks = sorted(self.sinks(landing[0][1], landing[0][2], landing[1])) if landing else ()
+            # (a keyword into `**kwargs`: flows.py `keyword_sinks`)
+            sinks = sorted(self.landing_sinks(ent, key, through_attribute, 0))
             for value in values:
                 dst = self.ent_uid(value)
                 edges.add("REFERENCES", src, dst, "value-flow", call.line)

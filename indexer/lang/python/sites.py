@@ -8,10 +8,16 @@ import tree_sitter as ts
 
 from codeimpact.indexer.lang.api import FileFacts, ImportFact
 from codeimpact.indexer.lang.python.chains import _chain, _named
+from codeimpact.indexer.lang.python.items import Known, passes_items
 
 
-def _args(args: ts.Node, source: bytes) -> tuple[tuple, tuple]:
-    """(CallFact.args, CallFact.literals) of an argument list."""
+def _args(args: ts.Node, source: bytes, held: list | None = None,
+          known: Known | None = None) -> tuple[tuple, tuple]:  # fmt: skip
+    """(CallFact.args, CallFact.literals) of an argument list. A literal collection passed
+    (items.py passes_items) is the argument `arg$<start byte>`, a name no identifier
+    spells: (name, node) goes to `held`, whose literal the caller binds to it (`known`: the
+    file's defined and imported names, with `held`). An argument
+    spread as keywords (`f(**opts)`) is keyed `**`."""
     # native/facts_bind.c (call_args) computes the same for the native path: change both
     if args.named_child_count == 0 or args.type != "argument_list":
         return (), ()  # `()` is 15% of Django's calls
@@ -24,6 +30,12 @@ def _args(args: ts.Node, source: bytes) -> tuple[tuple, tuple]:
             chain = _chain(source[a.start_byte : a.end_byte])
             if chain and pos >= 0:
                 out.append((pos, chain))
+            pos += 1
+        elif t in _COLLECTIONS:
+            if pos >= 0 and held is not None and passes_items(a, source, known):
+                name = f"arg${a.start_byte}"
+                out.append((pos, name))
+                held.append((name, a))
             pos += 1
         elif t in _LITERALS:
             text = _literal(a, source) if pos >= 0 else None
@@ -39,18 +51,30 @@ def _args(args: ts.Node, source: bytes) -> tuple[tuple, tuple]:
                 text = _literal(value, source)
                 if text:
                     literals.append((name.text.decode(), text))
+            elif value.type in _COLLECTIONS:
+                if held is not None and passes_items(value, source, known):
+                    bound = f"arg${value.start_byte}"
+                    out.append((name.text.decode(), bound))
+                    held.append((bound, value))
             elif value.type in ("identifier", "attribute"):
                 chain = _chain(source[value.start_byte : value.end_byte])
                 if chain:
                     out.append((name.text.decode(), chain))
         elif t == "list_splat":
             pos = -(1 << 30)  # positions after a *args splat are unknown
-        elif t != "dictionary_splat":
+        elif t == "dictionary_splat":  # `f(**opts)`: its keywords are opts's items
+            inner = a.named_children[0] if a.named_child_count else None
+            if inner is not None and inner.type in ("identifier", "attribute"):
+                chain = _chain(source[inner.start_byte : inner.end_byte])
+                if chain:
+                    out.append(("**", chain))
+        else:
             pos += 1
     return tuple(out), tuple(literals)
 
 
 _LITERALS = frozenset(("string", "true", "false"))
+_COLLECTIONS = frozenset(("list", "tuple", "set", "dictionary"))
 
 
 def _literal(node: ts.Node, source: bytes) -> str | None:
