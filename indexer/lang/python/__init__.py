@@ -99,7 +99,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     is named for lands in `**kwargs` (`kwargs["cb"]()`, spread on by `inner(**kwargs)`);
 #     `run(**opts)` passes a literal dict's items by their keys; a call whose only argument
 #     is `**p`, p a parameter of its function, resolves as one without arguments.
-RESOLVE_VERSION = 31
+# 32: a parameter whose default names a function or class (`def run(cb=fallback)`, not a
+#     constant-named sentinel) holds it or what a caller passes; a binding's value is looked
+#     up before its own statement binds (`a, b = b, a`, `qs = qs.filter()`).
+RESOLVE_VERSION = 32
 
 
 def resolver_class() -> type[ResolverProject]:

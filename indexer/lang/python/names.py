@@ -7,6 +7,8 @@ is evaluated through values.py.
 
 from __future__ import annotations
 
+import re
+
 from codeimpact.indexer.lang.engine.imports import (
     MODULE,
     UNBOUND,
@@ -37,6 +39,10 @@ _IMPORT_MODULE = ("ext", "importlib.import_module")
 _DUNDER_IMPORT = ("builtin", "__import__")
 # A class body's names are not visible in the functions nested in it.
 _CLASS_BODY = frozenset(("class",))
+# a parameter's default that names something (`def run(cb=fallback)`), in a signature
+_DEFAULT = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(?=[,)])")
+_CONSTANTS = frozenset(("None", "True", "False"))
+_DEFAULT_KINDS = frozenset(("function", "method", "class"))
 
 
 class Names:
@@ -253,7 +259,8 @@ class Names:
             r = self.requested_value(fi, b, depth)
             if r is not None:
                 return r
-        r = self.eval_chain(fi, b.scope, value, b.line, depth + 1)
+        # (the value is evaluated before its own statement binds: `a, b = b, a`, `x = x.y`)
+        r = self.eval_chain(fi, b.scope, value, b.line - 1, depth + 1)
         if r is None:
             return None
         ent, reason = r
@@ -304,7 +311,29 @@ class Names:
             r = self.pytest_value(fi, scope, name, depth)
             if r is not None:
                 return r
+            sig = s.signature
+            if "=" in sig and (name + "=" in sig or name + " =" in sig):
+                r = self._default(fi, scope, s, name, depth)
+                if r is not None:
+                    return r
         return ("param", fi.path, scope, name), "scope"
+
+    def _default(self, fi: FileIndex, scope: str, s, name: str, depth: int):
+        """A parameter whose default names a function or class (`def run(cb=fallback)`): the
+        default, or whatever a caller passes (one of the two: `param` stays an alternative).
+        The default is evaluated where the definition stands, when it is made."""
+        for m in _DEFAULT.finditer(s.signature):
+            if m.group(1) != name:
+                continue
+            chain = m.group(2)
+            if chain in _CONSTANTS or chain.rpartition(".")[2].isupper():
+                return None  # (a constant's name: a sentinel, `default=NOT_PROVIDED`)
+            r = self.eval_chain(fi, fi.parent.get(scope, ""), chain, s.start_line, depth + 1)
+            if r is None or r[0][0] != "sym" or self._kind(r[0]) not in _DEFAULT_KINDS:
+                return None
+            both = alternatives((r[0], ("param", fi.path, scope, name)))
+            return both, weakest(r[1], "value-flow")
+        return None
 
     # (path, scope, name) -> the lookup's answer, for the lookups whose answer does not depend
     # on the line (the name bound once in its scope, or bound around it, or a parameter): a
