@@ -39,7 +39,7 @@ from pathlib import Path
 
 import xxhash
 
-from codeimpact.graph import layout
+from codeimpact.graph import layout, manifest
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.delta_log import load_delta
 
@@ -94,15 +94,47 @@ def drop(idx: Path) -> None:
     shutil.rmtree(spare_dir(idx), ignore_errors=True)
 
 
+def _stamped(folder: Path, names: list[str]) -> dict[str, list]:
+    """name -> [size, xxh3] that the generation's manifest records for those of its files
+    whose stat is still the one the writer stamped when their checksum last matched
+    (graph/manifest.py: any write moves the ctime). The kernel's database is 1 GB: hashing
+    it again as it leaves was 1.4 s of every edit's publish. The manifest is not checked
+    against CURRENT (which names the new generation by now): a wrong record makes the
+    spare fail its check before use, and the run copies instead."""
+    stamp = manifest.read_stamp(folder)
+    try:
+        files = json.loads((folder / manifest.MANIFEST_NAME).read_bytes())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    out = {}
+    for name in names:
+        key = f"{folder.name}/{name}"
+        entry, seen = files.get(key), stamp.get(key)
+        try:
+            st = os.stat(folder / name)
+        except OSError:
+            continue
+        if (
+            isinstance(entry, list)
+            and len(entry) == 3
+            and not entry[2]  # (a growing cache file records a prefix only)
+            and entry[0] == st.st_size
+            and seen == manifest._stat_key(st)
+        ):
+            out[name] = [entry[0], entry[1]]
+    return out
+
+
 def _move_in(src: Path, names: list[str], generation: int, idx: Path) -> None:
     """Move the database files `names` of `src` into a fresh spare of `generation`."""
     drop(idx)
     dst = spare_dir(idx)
     dst.mkdir()
-    files = {}
+    files = _stamped(src, names)  # (before the move, which changes their ctime)
     for name in names:
         os.replace(src / name, dst / name)
-        files[name] = _checksum(dst / name)
+        if name not in files:
+            files[name] = _checksum(dst / name)
     record = {"format": FORMAT, "generation": generation, "files": files}
     # last: a spare without its record (a crash in between) is never used
     (dst / RECORD_NAME).write_text(json.dumps(record, sort_keys=True))

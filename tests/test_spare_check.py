@@ -7,10 +7,12 @@ process (a fork refused), each on a spare damaged in place (same size, other byt
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_incremental import assert_same_as_full, run
 
-from codeimpact.graph import layout, spare
+from codeimpact.graph import layout, manifest, spare
 from codeimpact.indexer import delta_write
 from conftest import write_files
 
@@ -50,4 +52,40 @@ def test_a_damaged_spare_is_checked_and_copied_instead(tmp_path, monkeypatch, fo
     # the generation it replaced is the spare again, sound: the next edit uses it
     (repo / "m.py").write_text(FILES["m.py"])
     assert run(repo).delta["spare_used"] == 1
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+
+
+def test_the_spare_keeps_the_checksums_its_generation_recorded(tmp_path):
+    """Salvage takes a leaving database's checksums from its generation's manifest while
+    the writer's stamp of the file still holds (no second hash of the kernel's 1 GB): the
+    record is what the file holds, and a wrong manifest only costs a copy."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write_files(repo, FILES)
+    idx = layout.index_dir(repo)
+    assert run(repo).mode == "full"
+    (repo / "m.py").write_text(FILES["m.py"] + ADDED)
+    assert run(repo).delta["spare_used"] == 0
+    record = json.loads((spare.spare_dir(idx) / spare.RECORD_NAME).read_bytes())
+    for name, want in record["files"].items():
+        assert spare._checksum(spare.spare_dir(idx) / name) == want
+    # the live generation's manifest says another checksum for its database, its stamp
+    # still holds: the next edit's salvage records that, and the edit after it finds the
+    # spare damaged and copies
+    live = layout.read_current(idx)
+    data = json.loads((live.path / manifest.MANIFEST_NAME).read_bytes())
+    key = f"{live.path.name}/{layout.DB_FILENAME}"
+    data["files"][key][1] = "0" * 16
+    body = json.dumps(data).encode()
+    (live.path / manifest.MANIFEST_NAME).write_bytes(body)
+    current = json.loads((idx / layout.CURRENT).read_bytes())
+    current["manifest"] = manifest.digest(body)  # (re-sealed: the run trusts it)
+    current["check"] = layout._current_check(current)
+    (idx / layout.CURRENT).write_text(json.dumps(current))
+    (repo / "m.py").write_text(FILES["m.py"])
+    assert run(repo).delta["spare_used"] == 1
+    record = json.loads((spare.spare_dir(idx) / spare.RECORD_NAME).read_bytes())
+    assert record["files"][layout.DB_FILENAME][1] == "0" * 16
+    (repo / "m.py").write_text(FILES["m.py"] + ADDED)
+    assert run(repo).delta["spare_used"] == 0
     assert_same_as_full(repo, tmp_path, with_answers=False)
