@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import marshal
+from collections.abc import Mapping
 
 from test_incremental import assert_same_as_full, make, run
 
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.cfamily import C_SPEC
 from codeimpact.indexer.lang.cfamily.extract import is_test_path
+from codeimpact.indexer.lang.cfamily.name_tables import NameTables
 from codeimpact.indexer.lang.cfamily.resolve import CProject
 from codeimpact.indexer.lazy_facts import LazyFacts
 
@@ -174,6 +177,9 @@ SHARED = {
     "int Obj::get() { return other(); }\n}\n",
     "z/last.c": '#include "decl.h"\nint shared(void)\n{\n\treturn TWICE(2);\n}\n'
     "struct point { int y; };\nint use(void)\n{\n\treturn other();\n}\n",
+    # a unity build: a source file that another includes sees what its includer sees
+    "u/all.c": '#include "decl.h"\n#include "part.c"\nint all(void)\n{\n\treturn part();\n}\n',
+    "u/part.c": "int part(void)\n{\n\treturn other();\n}\n",
 }
 
 EDITS = [  # (path, new text): applied one after the other
@@ -199,16 +205,28 @@ EDITS = [  # (path, new text): applied one after the other
         "  int get();\n  int put();\n};\nint Obj::get() { return shared(); }\n}\n",
     ),
     ("m/middle.c", '#include "decl.h"\nint other(void)\n{\n\treturn shared();\n}\n'),
+    ("u/all.c", "int all(void)\n{\n\treturn 0;\n}\n"),  # no longer includes part.c
+    ("a/first.c", '#include "../u/part.c"\nint first(void)\n{\n\treturn part();\n}\n'),
+    ("u/all.c", SHARED["u/all.c"]),
 ]
 
 
 def _tables(project: CProject) -> tuple[dict[str, object], tuple]:
-    """The summaries and the name tables a project hands the next run (the tables' dicts
-    in key order: a patched file's entries join them last, and only lists' orders are read)."""
+    """The summaries and the encoded name tables a project hands the next run."""
     summaries = {p: marshal.loads(b) for p, b in project.encoded_summaries(None).items()}
     project.qualified_defs  # noqa: B018 (made when a C++ lookup first asks: asked here)
-    tables = marshal.loads(marshal.dumps(project.tables.encode(project._methods)))
-    return summaries, tuple(dict(sorted(x.items())) if isinstance(x, dict) else x for x in tables)
+    return summaries, marshal.loads(marshal.dumps(project.tables.encode()))
+
+
+def _view(project: CProject) -> tuple[dict[str, object], tuple]:
+    """The summaries and tables a project hands the next run, the tables as dicts in key
+    order (a patched file's entries join a table last, and only lists' orders are read)."""
+    summaries, tables = _tables(project)
+    t = NameTables.decode(tables)
+    fields = [getattr(t, f.name) for f in dataclasses.fields(t)]
+    return summaries, tuple(
+        dict(sorted(x.items())) if isinstance(x, Mapping) else x for x in fields
+    )
 
 
 def _prior(before: tuple[dict[str, object], tuple], dirty: set[str]) -> Prior:
@@ -232,7 +250,7 @@ def test_the_name_tables_an_edit_patches_are_the_ones_a_full_build_makes():
                                _prior(before, dirty))  # fmt: skip
             assert patched.top.__class__ is not dict  # the tables were patched, not rebuilt
             assert patched.shared_summary() is not None  # and they changed
-            assert _tables(patched) == _tables(full), (path, dirty)
+            assert _view(patched) == _view(full), (path, dirty)
             assert patched.module_names() == full.module_names()
             for p in sorted(files):
                 assert patched.resolve_file(p) == full.resolve_file(p), (path, p)
@@ -244,7 +262,7 @@ def test_the_name_tables_an_edit_patches_are_the_ones_a_full_build_makes():
     facts = _facts(files)
     same = CProject(facts, is_test_path, {}, _prior(before, {"m/middle.c"}))
     assert same.shared_summary() is None
-    assert _tables(same) == _tables(CProject(facts, is_test_path))
+    assert _view(same) == _view(CProject(facts, is_test_path))
 
 
 def test_name_tables_are_built_anew_when_files_come_or_go():
@@ -254,7 +272,7 @@ def test_name_tables_are_built_anew_when_files_come_or_go():
     fewer = {p: f for p, f in facts.items() if p != "a/first.c"}
     again = CProject(fewer, is_test_path, {}, _prior(before, {"m/middle.c"}))
     assert again.top.__class__ is dict
-    assert _tables(again) == _tables(CProject(fewer, is_test_path))
+    assert _view(again) == _view(CProject(fewer, is_test_path))
 
 
 def _files(repo, patterns) -> dict[str, tuple[int, int]]:
@@ -303,3 +321,27 @@ def test_an_edit_that_changes_no_edge_shares_the_edge_files(tmp_path):
     assert run(repo).mode == "incremental"
     assert _files(repo, tables) == {t: before[t] for t in tables}
     assert_same_as_full(repo, tmp_path)
+
+
+def test_an_edit_decodes_the_buckets_of_the_names_it_reaches():
+    """The tables an edit takes are decoded bucket by bucket (cfamily/buckets.py): resolving
+    one file opens the buckets of the names and headers its lookups reach, not whole
+    tables, and resolves it as the project built from every file's facts does."""
+    files = {
+        **FILES,
+        **{f"include/h{i}.h": f"int h{i}(void);\nstruct s{i} {{ int f; }};\n" for i in range(150)},
+        **{
+            f"lib/l{i}.c": f'#include "h{i}.h"\nint h{i}(void)\n{{\n\treturn {i};\n}}\n'
+            for i in range(150)
+        },  # fmt: skip
+    }
+    facts = _facts(files)
+    full = CProject(facts, is_test_path)
+    before = _tables(full)
+    lazy = CProject(LazyFacts(sorted(facts), facts.__getitem__), is_test_path, {},
+                    _prior(before, {"drv/d0.c"}))  # fmt: skip
+    assert lazy.resolve_file("drv/d0.c") == full.resolve_file("drv/d0.c")
+    t = lazy.tables
+    for table in (t.includes, t.defs_by_name, t.linked, t.protos_by_name, t.global_types):
+        assert len(table._open) <= len(table._blobs) // 4, (len(table._open), len(table._blobs))
+    assert lazy.shared_summary() is None  # nothing changed: the live generation's file stands

@@ -12,6 +12,10 @@ then the ones a build from every file makes (incremental == full). When files ca
 
 Every list keeps the order a build in path order makes: a file's entries are together, in
 source order, and files follow in path order.
+
+The big tables are written as buckets (buckets.py): the next run decodes what its lookups
+reach. What every run reads whole is kept apart and small: the paths, the source files
+other files include (`includers`), the C++ files and their namespaces.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from codeimpact.indexer.lang.cfamily import buckets
 from codeimpact.indexer.lang.cfamily.cpp_names import CLASS_KINDS
 from codeimpact.indexer.lang.engine.static import TYPE_KINDS
 from codeimpact.indexer.resolved import strip_dup
 
-FORMAT = 2  # 2: the qualified names, when C++ lookups asked for them
+FORMAT = 3  # 2: the qualified names, when C++ lookups asked for them; 3: in buckets
+HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inl", ".ipp", ".tpp")
 # what external linkage makes visible across files
 LINKED_KINDS = frozenset({"function", "variable"})
 
@@ -71,10 +77,12 @@ def _put(table: dict[str, list], name: str, item, path: str) -> None:
     items = table.get(name)
     if items is None:
         table[name] = [item]
-    elif _path_of(items[-1]) <= path:
+        return
+    if _path_of(items[-1]) <= path:
         items.append(item)
     else:
         items.insert(bisect.bisect_right(items, path, key=_path_of), item)
+    table[name] = items  # (a bucket sees a change by assignment only)
 
 
 def _drop(table: dict[str, list], name: str, path: str) -> None:
@@ -104,6 +112,10 @@ class NameTables:
     # None until a C++ lookup asks (a tree of C alone never does; the kernel's dozen C++
     # files do, and building it from 55,000 summaries was 7 s of a kernel edit)
     qualified: dict[str, list[tuple[str, str]]] | None = None
+    # source files (not headers) -> the files that include them, in path order
+    includers: dict[str, list[str]] = field(default_factory=dict)
+    # every file, in path order, as the tables were built (None: their `includes`' keys)
+    paths: list[str] | None = None
 
     def add(self, path: str, language: str, includes: list, protos: tuple[str, ...],
             defs: Iterable[Definition], ordered: bool = False) -> dict[str, list[str]]:  # fmt: skip
@@ -116,6 +128,13 @@ class NameTables:
                 self.cpp_paths.append(path)
         self.includes[path] = includes
         self.protos[path] = protos
+        for h, _w, _l in includes:
+            if h is not None and not h.endswith(HEADER_SUFFIXES):
+                found = self.includers.setdefault(h, [])
+                if ordered:
+                    bisect.insort(found, path)
+                else:
+                    found.append(path)
         defs = list(defs)
         top, namespaces, methods, types, linked = classify(defs)
         if namespaces:
@@ -147,7 +166,14 @@ class NameTables:
              locals_: Iterable[str] = ()) -> None:  # fmt: skip
         """Take a file out: `protos`, `names` and `locals_` (of its definitions) as it gave
         them."""
-        self.includes.pop(path, None)
+        for h, _w, _l in self.includes.pop(path, ()):
+            found = self.includers.get(h)
+            if found is not None and path in found:
+                kept = [p for p in found if p != path]
+                if kept:
+                    self.includers[h] = kept
+                else:
+                    del self.includers[h]
         self.protos.pop(path, None)
         self.namespaces_of.pop(path, None)
         if path in self.cpp_paths:
@@ -162,15 +188,24 @@ class NameTables:
             for dotted in {strip_dup(local) for local in locals_}:
                 _drop(self.qualified, dotted, path)
 
-    def encode(self, methods_by_name: dict[str, list[tuple[str, str]]]) -> tuple:
-        """A marshal-able tuple, with the methods as the files' definitions gave them."""
-        return (FORMAT, self.includes, self.protos, self.protos_by_name, self.defs_by_name,
-                self.linked, self.global_types, methods_by_name, self.namespaces_of,
-                self.cpp_paths, self.qualified)  # fmt: skip
+    def encode(self) -> tuple:
+        """A marshal-able tuple: the small parts whole, each big table in buckets."""
+        paths = self.paths if self.paths is not None else sorted(self.includes)
+        q = None if self.qualified is None else buckets.split(self.qualified)
+        big = tuple(buckets.split(t) for t in self._big())
+        return (FORMAT, paths, self.includers, self.namespaces_of, self.cpp_paths, *big, q)
+
+    def _big(self) -> tuple:
+        return (self.includes, self.protos, self.protos_by_name, self.defs_by_name,
+                self.linked, self.global_types, self.methods_by_name)  # fmt: skip
 
     @classmethod
     def decode(cls, value) -> NameTables | None:
-        """The tables of an `encode`d tuple (its dicts and lists, patched in place)."""
-        if not isinstance(value, tuple) or len(value) != 11 or value[0] != FORMAT:
+        """The tables of an `encode`d tuple, each big table decoded bucket by bucket as
+        lookups reach it (and patched in place)."""
+        if not isinstance(value, tuple) or len(value) != 13 or value[0] != FORMAT:
             return None
-        return cls(*value[1:])
+        _f, paths, includers, namespaces_of, cpp_paths, *big, qualified = value
+        tables = [buckets.Buckets(b) for b in big]
+        q = None if qualified is None else buckets.Buckets(qualified)
+        return cls(*tables, namespaces_of, cpp_paths, q, includers, paths)

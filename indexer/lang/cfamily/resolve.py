@@ -57,7 +57,7 @@ from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
 
 GROUP = "cfamily"  # the resolver group (cfamily/__init__.py): its shared summary's name
 _UNASKED = object()  # a memo miss (None is an answer)
-_HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inl", ".ipp", ".tpp")
+_HEADER_SUFFIXES = name_tables.HEADER_SUFFIXES
 
 
 class CProject(CppNames, StaticProject):
@@ -83,13 +83,13 @@ class CProject(CppNames, StaticProject):
         self._summaries = summary.Summaries(self.paths, kept, self.files)
         # a file's members are entered when a lookup first reaches one of its types
         self.members = _Members(self._summaries)
-        self.includer = IncludeResolver.of(self.paths, self.configs)
+        self._includer: IncludeResolver | None = None  # (`includer`: when first asked)
         self._qualified: dict[str, list[tuple[str, str]]] | None = None
         tables = self._standing_tables()
         # whether the tables differ from the prior's (`shared_summary`)
         self._tables_changed = tables is None
         if tables is None:
-            self.tables = name_tables.NameTables()
+            self.tables = name_tables.NameTables(paths=self.paths)
             self.top: dict[str, dict[str, list[str]]] = {}
             for path in self.paths:
                 self._add_file(path)
@@ -98,7 +98,8 @@ class CProject(CppNames, StaticProject):
             # a file's top-level names when a lookup first reaches it (from its summary)
             # (a closure over the summaries, not a bound method: no cycle through the project)
             self.top = LazyIndexes(functools.partial(_top_of, self._summaries))
-            for path in sorted(p for p in prior.dirty if p in tables.includes):
+            known = set(self.paths)
+            for path in sorted(p for p in prior.dirty if p in known):
                 self._refresh(path)
         t = self.tables
         self.includes = t.includes
@@ -107,17 +108,15 @@ class CProject(CppNames, StaticProject):
         self.defs_by_name = t.defs_by_name
         self.linked = t.linked
         self.global_types = t.global_types
-        self.methods_by_name = t.methods_by_name
+        # the tables' methods, and C++'s out-of-class definitions (`index_cpp`) over them:
+        # the tables keep the methods as the files' definitions give them, for the next run
+        self.methods_by_name = _Over(t.methods_by_name)
         self._cpp_paths = t.cpp_paths
         self._qualified = t.qualified  # (patched with the rest)
         self.namespaces: set[str] = {n for names in t.namespaces_of.values() for n in names}
-        # the methods as the files' definitions give them, for the next run's tables
-        # (C++'s out-of-class definitions join them below)
-        self._methods = {name: list(v) for name, v in t.methods_by_name.items()}
         self._closure: dict[str, tuple[str, ...]] = {}
         self._heads: dict[str, tuple[str, ...]] = {}  # file -> the files it includes found
         self._rank: dict[str, dict[str, int]] = {}
-        self._includers: dict[str, list[str]] | None = None
         # the name lookups of the file being resolved: a kernel file asks the same name ~3.5
         # times, each a sort over the headers defining it (`file_index` starts a file's)
         self._asked: dict[tuple, object] = {}
@@ -126,6 +125,14 @@ class CProject(CppNames, StaticProject):
         # which type declares a method: asked only for a C++ call on an instance (C structs
         # have no methods), so built when first asked
         self._owner_of = None
+
+    @property
+    def includer(self) -> IncludeResolver:
+        """Where includes lead: built when a file's includes are resolved (a body edit
+        resolves none: the tables hold every file's includes resolved)."""
+        if self._includer is None:
+            self._includer = IncludeResolver.of(self.paths, self.configs)
+        return self._includer
 
     def _add_file(self, path: str, ordered: bool = False) -> None:
         """The file's entries in the name tables (from its summary when it stands)."""
@@ -142,9 +149,7 @@ class CProject(CppNames, StaticProject):
         if prior is None or prior.shared is None:
             return None
         tables = name_tables.NameTables.decode(prior.shared(GROUP))
-        if tables is None or len(tables.includes) != len(self.paths):
-            return None
-        if not all(p in tables.includes for p in self.paths):
+        if tables is None or tables.paths != self.paths:
             return None
         for path in prior.dirty:
             old = prior.summaries.get(path)
@@ -168,7 +173,7 @@ class CProject(CppNames, StaticProject):
         summary)."""
         if not self._tables_changed:
             return None
-        return self.tables.encode(self._methods)
+        return self.tables.encode()
 
     def encoded_summaries(self, before: Mapping[str, bytes] | None) -> dict[str, bytes]:
         """path -> its summary as marshal bytes. A file that was not summarised again keeps
@@ -273,14 +278,9 @@ class CProject(CppNames, StaticProject):
         return hit
 
     def includers(self) -> dict[str, list[str]]:
-        """Source files (not headers) -> the files that include them."""
-        if self._includers is None:
-            self._includers = {}
-            for p in self.paths:  # (in path order: patched tables add a file at their end)
-                for h, _w, _l in self.includes.get(p, ()):
-                    if h is not None and not h.endswith(_HEADER_SUFFIXES):
-                        self._includers.setdefault(h, []).append(p)
-        return self._includers
+        """Source files (not headers) -> the files that include them (kept with the tables:
+        finding them read every file's includes)."""
+        return self.tables.includers
 
     def declared(self, path: str, name: str) -> bool:
         """Whether the file or a header it reaches declares `name` with external linkage."""
@@ -558,3 +558,37 @@ class _Members(dict):
         for path in self._summaries:
             self._enter(path)
         return dict.items(self)
+
+
+class _Over(Mapping):
+    """A table with changes over it, the table itself untouched: `setdefault` copies a
+    name's list here before the caller appends to it."""
+
+    def __init__(self, base: Mapping):
+        self._base = base
+        self._own: dict = {}
+
+    def __getitem__(self, key):
+        own = self._own
+        return own[key] if key in own else self._base[key]
+
+    def get(self, key, default=None):
+        own = self._own
+        return own[key] if key in own else self._base.get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return key in self._own or key in self._base
+
+    def __iter__(self):
+        yield from self._base
+        yield from (k for k in self._own if k not in self._base)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def setdefault(self, key, default=None):
+        own = self._own
+        if key not in own:
+            base = self._base.get(key)
+            own[key] = list(base) if base is not None else default
+        return own[key]

@@ -1,0 +1,175 @@
+"""A name table kept as buckets of a few keys, each decoded when one of its keys is asked.
+
+C's name tables (name_tables.py) hold every name of the tree: ~3 million keys on the kernel,
+136 MB marshalled. An edit of one file reads them for the few hundred names the file uses
+and the ~1,000 headers it reaches, yet decoding them whole was 2.6 s of its 5 s of
+resolution. So a table is written as buckets of consecutive keys (in the order the build
+entered them: a bucket's values then share their paths, which marshal writes once) and an
+index of every key's CRC-32 (sorted) with its bucket. A lookup finds its key's bucket by
+the index and decodes that bucket alone; a key the index does not hold is no key of the
+table, and nothing is decoded.
+
+Grouping the keys by hash instead (the obvious bucketing) reads every key's value in hash
+order: on the kernel's tables that random walk over a gigabyte of objects cost 3-4 times
+the whole table's marshal, at every full build. Consecutive buckets are marshalled in the
+order the objects were made.
+
+A change marks its bucket; keys added go to buckets of their own at the end. The next
+run's table is the untouched buckets' bytes as they were, the changed ones encoded again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import marshal
+import zlib
+from collections.abc import Iterator, Mapping, MutableMapping
+from itertools import islice
+from operator import methodcaller
+
+import numpy as np
+
+# keys per bucket: a lookup decodes its bucket's other keys too
+PER_BUCKET = 32
+_utf8 = methodcaller("encode", "utf-8", "surrogatepass")
+_MISSING = object()  # a key the table does not hold (memoised like a value)
+
+
+def _crc(key: str) -> int:
+    return zlib.crc32(_utf8(key))
+
+
+def _index(crcs: np.ndarray, where: np.ndarray) -> tuple[bytes, bytes]:
+    order = np.argsort(crcs, kind="stable")
+    return crcs[order].tobytes(), where[order].tobytes()
+
+
+def _chunks(items: Iterator[tuple]) -> tuple[list[bytes], list[int]]:
+    """Marshalled buckets of PER_BUCKET items each, and each key's CRC-32 (in item order)."""
+    blobs: list[bytes] = []
+    crcs: list[int] = []
+    while chunk := dict(islice(items, PER_BUCKET)):
+        blobs.append(marshal.dumps(chunk))
+        crcs.extend(map(zlib.crc32, map(_utf8, chunk)))
+    return blobs, crcs
+
+
+def split(table: Mapping[str, object]) -> tuple[bytes, bytes, tuple[bytes, ...]]:
+    """(sorted key CRCs, each one's bucket, the buckets) of a table (a dict, or a `Buckets`:
+    its untouched buckets' bytes as read)."""
+    if isinstance(table, Buckets):
+        return table.encoded()
+    blobs, crcs = _chunks(iter(table.items()))
+    where = np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
+    crc, at = _index(np.array(crcs, dtype=np.uint32), where)
+    return crc, at, tuple(blobs)
+
+
+class Buckets(MutableMapping):
+    """key -> value of a table stored as `split` made it, each bucket decoded when first
+    asked. Mutating a value in place is not seen: assign it again (name_tables does)."""
+
+    def __init__(self, stored: tuple[bytes, bytes, tuple[bytes, ...]]):
+        self._stored = stored
+        # (memoryviews: bisect reads them item by item in C; a numpy scalar search costs
+        # microseconds a call, and a full build's resolvers ask millions)
+        self._crc = memoryview(stored[0]).cast("I")
+        self._where = memoryview(stored[1]).cast("I")
+        self._blobs = stored[2]
+        self._open: dict[int, dict] = {}
+        self._dirty: set[int] = set()
+        self._added: dict = {}  # keys the index does not hold
+        self._seen: dict = {}  # key -> its value or _MISSING, once looked up
+
+    def _at(self, i: int) -> dict:
+        hit = self._open.get(i)
+        if hit is None:
+            hit = self._open[i] = marshal.loads(self._blobs[i])
+        return hit
+
+    def _bucket(self, key: str) -> int | None:
+        """The bucket holding `key`, or None."""
+        crc = _crc(key)
+        index = self._crc
+        j = bisect.bisect_left(index, crc)
+        while j < len(index) and index[j] == crc:
+            i = self._where[j]
+            if key in self._at(i):
+                return i
+            j += 1
+        return None
+
+    def _lookup(self, key):
+        hit = self._seen.get(key, self)
+        if hit is self:
+            if key in self._added:
+                hit = self._added[key]
+            else:
+                i = self._bucket(key)
+                hit = _MISSING if i is None else self._open[i][key]
+            self._seen[key] = hit
+        return hit
+
+    def get(self, key, default=None):
+        hit = self._lookup(key)
+        return default if hit is _MISSING else hit
+
+    def __getitem__(self, key):
+        hit = self._lookup(key)
+        if hit is _MISSING:
+            raise KeyError(key)
+        return hit
+
+    def __contains__(self, key) -> bool:
+        return self._lookup(key) is not _MISSING
+
+    def __setitem__(self, key, value) -> None:
+        i = None if key in self._added else self._bucket(key)
+        if i is None:
+            self._added[key] = value
+        else:
+            self._open[i][key] = value
+            self._dirty.add(i)
+        self._seen[key] = value
+
+    def __delitem__(self, key) -> None:
+        self._seen.pop(key, None)
+        if key in self._added:
+            del self._added[key]
+            return
+        i = self._bucket(key)
+        if i is None:
+            raise KeyError(key)
+        del self._open[i][key]
+        self._dirty.add(i)
+
+    def __iter__(self) -> Iterator[str]:
+        for i in range(len(self._blobs)):
+            yield from self._at(i)
+        yield from self._added
+
+    def __len__(self) -> int:
+        return sum(len(self._at(i)) for i in range(len(self._blobs))) + len(self._added)
+
+    def encoded(self) -> tuple[bytes, bytes, tuple[bytes, ...]]:
+        """The table stored again: untouched buckets as read, changed ones marshalled anew,
+        added keys in buckets of their own (a key removed may stay in the index: its
+        bucket no longer holds it)."""
+        if not self._dirty and not self._added:
+            return self._stored
+        blobs = [
+            marshal.dumps(self._open[i]) if i in self._dirty else blob
+            for i, blob in enumerate(self._blobs)
+        ]
+        crc, at = self._stored[0], self._stored[1]
+        if self._added:
+            more, crcs = _chunks(iter(self._added.items()))
+            where = len(blobs) + np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
+            blobs += more
+            old_crc = np.frombuffer(self._stored[0], dtype=np.uint32)
+            old_where = np.frombuffer(self._stored[1], dtype=np.uint32)
+            crc, at = _index(
+                np.concatenate([old_crc, np.array(crcs, dtype=np.uint32)]),
+                np.concatenate([old_where, where.astype(np.uint32)]),
+            )
+        return crc, at, tuple(blobs)
