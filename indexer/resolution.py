@@ -5,10 +5,11 @@ resolving a set of paths with them."""
 from __future__ import annotations
 
 import marshal
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from codeimpact.graph.layout import atomic_write
+from codeimpact.graph.layout import atomic_write, fsync_dir, fsync_fd
 from codeimpact.indexer.lang import LANGUAGES, group_of
 from codeimpact.indexer.lang.api import Prior
 from codeimpact.indexer.lazy_facts import LazyFacts
@@ -86,10 +87,34 @@ def shared_summaries(projects: dict[str, object]) -> dict[str, object | None]:
 
 def stage_shared(projects: dict[str, object], folder: Path, token: str) -> None:
     """Write each group's shared summary to `folder`/shared-<group>-<token>.tmp (a full
-    build's: `staged` finds them); its bytes are made and dropped at once."""
-    for group, value in shared_summaries(projects).items():
+    build's: `staged` finds them); its bytes are made and dropped at once, or written piece
+    by piece when the project gives them so (`shared_summary_pieces`: C's name tables)."""
+    for project in {id(p): p for p in projects.values()}.values():
+        pieced = getattr(project, "shared_summary_pieces", None)
+        whole = getattr(project, "shared_summary", None)
+        if (pieced is None and whole is None) or not project.paths:
+            continue  # (only projects with a shared summary have `paths`)
+        path = folder / f"{SHARED_PREFIX}{LANGUAGES[project.language].group}-{token}.tmp"
+        if pieced is not None:
+            pieces = pieced()
+            if pieces is not None:
+                _write_pieces(path, pieces)
+            continue
+        value = whole()
         if value is not None:
-            atomic_write(folder / f"{SHARED_PREFIX}{group}-{token}.tmp", marshal.dumps(value))
+            atomic_write(path, marshal.dumps(value))
+
+
+def _write_pieces(path: Path, pieces: Iterable[bytes]) -> None:
+    """`atomic_write` of the bytes the pieces make together, none held beyond its write."""
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        for piece in pieces:
+            f.write(piece)
+        f.flush()
+        fsync_fd(f.fileno(), path)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
 
 
 def staged(folder: Path, token: str) -> dict[str, Path]:

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import bisect
 import marshal
+import struct
 import zlib
+from array import array
 from collections.abc import Iterator, Mapping, MutableMapping
 from itertools import islice
 from operator import methodcaller
@@ -33,6 +35,12 @@ import numpy as np
 PER_BUCKET = 32
 _utf8 = methodcaller("encode", "utf-8", "surrogatepass")
 _MISSING = object()  # a key the table does not hold (memoised like a value)
+
+
+def tuple_head(n: int) -> bytes:
+    """marshal's header of a tuple of `n` items (its items' bytes follow, each marshalled
+    alone at version 2: no back-references across them)."""
+    return b"(" + struct.pack("<i", n)
 
 
 def _crc(key: str) -> int:
@@ -54,28 +62,46 @@ def _chunks(items: Iterator[tuple]) -> tuple[list[bytes], list[int]]:
     return blobs, crcs
 
 
-def split(table: Mapping[str, object]) -> tuple[bytes, bytes, tuple[bytes, ...]]:
-    """(sorted key CRCs, each one's bucket, the buckets) of a table (a dict, or a `Buckets`:
+def split(table: Mapping[str, object]) -> tuple[tuple[bytes, ...], bytes, bytes]:
+    """(the buckets, sorted key CRCs, each one's bucket) of a table (a dict, or a `Buckets`:
     its untouched buckets' bytes as read)."""
     if isinstance(table, Buckets):
         return table.encoded()
     blobs, crcs = _chunks(iter(table.items()))
     where = np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
     crc, at = _index(np.array(crcs, dtype=np.uint32), where)
-    return crc, at, tuple(blobs)
+    return tuple(blobs), crc, at
+
+
+def pieces(table: Mapping[str, object]) -> Iterator[bytes]:
+    """`split(table)` marshalled, piece by piece: a full build writes the kernel's tables
+    holding one bucket at a time, not every bucket and then their copy in one bytes."""
+    if isinstance(table, Buckets):
+        yield marshal.dumps(table.encoded(), 2)
+        return
+    n = -(-len(table) // PER_BUCKET)
+    yield tuple_head(3) + tuple_head(n)
+    crcs = array("I")  # (4 bytes a key, not a Python int: the kernel's tables have 3.4M)
+    items = iter(table.items())
+    while chunk := dict(islice(items, PER_BUCKET)):
+        yield marshal.dumps(marshal.dumps(chunk), 2)
+        crcs.extend(map(zlib.crc32, map(_utf8, chunk)))
+    where = np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
+    crc, at = _index(np.frombuffer(crcs, dtype=np.uint32), where)
+    yield marshal.dumps(crc, 2) + marshal.dumps(at, 2)
 
 
 class Buckets(MutableMapping):
     """key -> value of a table stored as `split` made it, each bucket decoded when first
     asked. Mutating a value in place is not seen: assign it again (name_tables does)."""
 
-    def __init__(self, stored: tuple[bytes, bytes, tuple[bytes, ...]]):
+    def __init__(self, stored: tuple[tuple[bytes, ...], bytes, bytes]):
         self._stored = stored
+        self._blobs = stored[0]
         # (memoryviews: bisect reads them item by item in C; a numpy scalar search costs
         # microseconds a call, and a full build's resolvers ask millions)
-        self._crc = memoryview(stored[0]).cast("I")
-        self._where = memoryview(stored[1]).cast("I")
-        self._blobs = stored[2]
+        self._crc = memoryview(stored[1]).cast("I")
+        self._where = memoryview(stored[2]).cast("I")
         self._open: dict[int, dict] = {}
         self._dirty: set[int] = set()
         self._added: dict = {}  # keys the index does not hold
@@ -151,7 +177,7 @@ class Buckets(MutableMapping):
     def __len__(self) -> int:
         return sum(len(self._at(i)) for i in range(len(self._blobs))) + len(self._added)
 
-    def encoded(self) -> tuple[bytes, bytes, tuple[bytes, ...]]:
+    def encoded(self) -> tuple[tuple[bytes, ...], bytes, bytes]:
         """The table stored again: untouched buckets as read, changed ones marshalled anew,
         added keys in buckets of their own (a key removed may stay in the index: its
         bucket no longer holds it)."""
@@ -161,15 +187,15 @@ class Buckets(MutableMapping):
             marshal.dumps(self._open[i]) if i in self._dirty else blob
             for i, blob in enumerate(self._blobs)
         ]
-        crc, at = self._stored[0], self._stored[1]
+        crc, at = self._stored[1], self._stored[2]
         if self._added:
             more, crcs = _chunks(iter(self._added.items()))
             where = len(blobs) + np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
             blobs += more
-            old_crc = np.frombuffer(self._stored[0], dtype=np.uint32)
-            old_where = np.frombuffer(self._stored[1], dtype=np.uint32)
+            old_crc = np.frombuffer(self._stored[1], dtype=np.uint32)
+            old_where = np.frombuffer(self._stored[2], dtype=np.uint32)
             crc, at = _index(
                 np.concatenate([old_crc, np.array(crcs, dtype=np.uint32)]),
                 np.concatenate([old_where, where.astype(np.uint32)]),
             )
-        return crc, at, tuple(blobs)
+        return tuple(blobs), crc, at

@@ -21,7 +21,8 @@ other files include (`includers`), the C++ files and their namespaces.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+import marshal
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.cfamily import buckets
@@ -29,7 +30,7 @@ from codeimpact.indexer.lang.cfamily.cpp_names import CLASS_KINDS
 from codeimpact.indexer.lang.engine.static import TYPE_KINDS
 from codeimpact.indexer.resolved import strip_dup
 
-FORMAT = 3  # 2: the qualified names, when C++ lookups asked for them; 3: in buckets
+FORMAT = 4  # 2: qualified names asked by C++ lookups; 3: buckets; 4: (buckets, index)
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inl", ".ipp", ".tpp")
 # what external linkage makes visible across files
 LINKED_KINDS = frozenset({"function", "variable"})
@@ -194,6 +195,19 @@ class NameTables:
         q = None if self.qualified is None else buckets.split(self.qualified)
         big = tuple(buckets.split(t) for t in self._big())
         return (FORMAT, paths, self.includers, self.namespaces_of, self.cpp_paths, *big, q)
+
+    def pieces(self) -> Iterator[bytes]:
+        """`encode()`'s value marshalled, piece by piece (buckets.pieces): a full build
+        stages the kernel's tables (200 MB) without holding them whole, and twice."""
+        paths = self.paths if self.paths is not None else sorted(self.includes)
+        head = (FORMAT, paths, self.includers, self.namespaces_of, self.cpp_paths)
+        yield buckets.tuple_head(13) + b"".join(marshal.dumps(x, 2) for x in head)
+        for table in self._big():
+            yield from buckets.pieces(table)
+        if self.qualified is None:
+            yield marshal.dumps(None, 2)
+        else:
+            yield from buckets.pieces(self.qualified)
 
     def _big(self) -> tuple:
         return (self.includes, self.protos, self.protos_by_name, self.defs_by_name,

@@ -36,7 +36,7 @@ import functools
 import hashlib
 import marshal
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.cfamily import name_tables, summary
@@ -174,6 +174,10 @@ class CProject(CppNames, StaticProject):
         if not self._tables_changed:
             return None
         return self.tables.encode()
+
+    def shared_summary_pieces(self) -> Iterator[bytes] | None:
+        """`shared_summary()` as marshal bytes, piece by piece (a full build stages it so)."""
+        return self.tables.pieces() if self._tables_changed else None
 
     def encoded_summaries(self, before: Mapping[str, bytes] | None) -> dict[str, bytes]:
         """path -> its summary as marshal bytes. A file that was not summarised again keeps
