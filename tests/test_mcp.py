@@ -198,7 +198,7 @@ def test_lists_the_tools_with_schemas_from_the_cli_options(repo):
             # and the reply's.
             cli_params = {
                 p.name
-                for p in main.commands[spec.command].params
+                for p in main.get_command(None, spec.command).params
                 if p.name not in tools.NOT_TOOL_PARAMS and p.name not in spec.hidden
             }
             assert set(tool.input_schema["properties"]) == cli_params | tools.REPLY_NAMES, name
