@@ -8,15 +8,24 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import kuzu
-
 from codeimpact.graph import layout, manifest
 from codeimpact.graph.errors import CorruptIndex, SchemaMismatch
 from codeimpact.graph.meta_files import META_FILES, meta_from_files, meta_to_files
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, SCHEMA_VERSION, ddl
 
 if TYPE_CHECKING:  # only annotations: importing pyarrow costs every query ~0.3 s
+    import kuzu
     import pyarrow as pa
+
+
+def kuzu_module():
+    """Kùzu, imported when a database is first opened, not with this module: its import
+    (~40 ms, most of it the asyncio it brings) is no part of an edit's main process, which
+    hands the database to its writer child."""
+    import kuzu
+
+    return kuzu
+
 
 DEFAULT_BUFFER_POOL = 512 * 1024 * 1024
 READ_BUFFER_POOL = 256 * 1024 * 1024
@@ -27,7 +36,7 @@ def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
         # a reader never checkpoints: in read-only mode a CHECKPOINT writes shadow pages
         # that make the database unopenable read-only (queries cannot reach one either:
         # query/cypher_guard.py refuses it)
-        return kuzu.Database(
+        return kuzu_module().Database(
             str(path),
             read_only=read_only,
             buffer_pool_size=buffer_pool,
@@ -88,7 +97,7 @@ class Writer:
     def __init__(self, gen: layout.Generation, buffer_pool: int = DEFAULT_BUFFER_POOL):
         self.gen = gen
         self.db = _open(gen.db_path, read_only=False, buffer_pool=buffer_pool)
-        self.conn = kuzu.Connection(self.db)
+        self.conn = kuzu_module().Connection(self.db)
 
     def __enter__(self) -> Writer:
         return self
@@ -253,7 +262,7 @@ class Reader:
         """This thread's connection to the database, made on its first query."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = kuzu.Connection(self.db)
+            conn = kuzu_module().Connection(self.db)
             with self._conns_lock:
                 self._conns.append(conn)
             self._local.conn = conn

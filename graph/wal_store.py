@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import kuzu
+from typing import TYPE_CHECKING, Any
 
 from codeimpact.graph.delta import GraphDelta, apply_delta, keep_every_group
-from codeimpact.graph.store import count_mismatches, count_rows, write_meta
+from codeimpact.graph.store import count_mismatches, count_rows, kuzu_module, write_meta
+
+if TYPE_CHECKING:
+    import kuzu
 
 # Above this the spare's WAL is checkpointed before use (a reader's replay: ~25 ms).
 COMPACT_WAL_BYTES = 512 * 1024
@@ -77,6 +78,7 @@ class Opened:
     a process that must leave the WAL as it is keeps this object until it exits."""
 
     def __init__(self, db_path: Path, buffer_pool: int):
+        kuzu = kuzu_module()
         self.db = kuzu.Database(str(db_path), buffer_pool_size=buffer_pool, auto_checkpoint=False)
         self.conn = kuzu.Connection(self.db)
 
