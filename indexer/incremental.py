@@ -262,7 +262,8 @@ def compute_delta(
     codes, confs = patch_codes(old.codes, old.confs, res.removed_codes, res.added, res.moves)
     res.state = GraphState(refs, used, modules, ids, [], new_foreign, ext_refs, totals,
                            summaries, codes, confs, blobs, old.pack_dir,
-                           keys_base=old.keys_base)  # fmt: skip
+                           keys_base=old.keys_base, keys_digest=old.keys_digest,
+                           names=old.names)  # fmt: skip
     if codes is old.codes and confs is old.confs:  # no edge came, went or was renumbered
         res.state.edges_from = old.pack_dir
     return res

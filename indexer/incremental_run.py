@@ -252,9 +252,22 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         # what FlowIndex reads of each unchanged file, when a plan first asks about a name
         return lambda: {p: flow_reads(used.keys_of(p)) for p in paths}
 
+    def readers_in(paths: list[str]):
+        # the same files found by the live generation's index of names, none decoded
+        within = frozenset(paths)
+
+        def find(names: set[str]) -> set[str] | None:
+            found = old_state.users_of(names, used_only=False)
+            return None if found is None else found & within
+
+        return find
+
     binders = {
         g: FlowIndex(
-            eager.get(g, ()), reads_of(standing.get(g, [])), lambda p: flow_binders(every[p])
+            eager.get(g, ()),
+            reads_of(standing.get(g, [])),
+            lambda p: flow_binders(every[p]),
+            readers_in(standing.get(g, [])),
         )  # fmt: skip
         for g in eager.keys() | standing.keys()
     }
@@ -267,7 +280,15 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         out: set[str] = set()
         for g, names in touched.items():
             here = [p for p in present if p in members[g]]
-            out |= affected_files(plan.within(members[g]), here, used, names)
+            found = old_state.users_of(names, used_only=True) if names else None
+            if found is None:
+                out |= affected_files(plan.within(members[g]), here, used, names)
+                continue
+            # affected_files' answer, the unchanged files' users found by the index
+            fresh, within = used.fresh, set(here)
+            out |= {p for p in plan.within(members[g]).changed if p in within}
+            out |= {p for p in here if (not fresh[p].isdisjoint(names) if p in fresh
+                                        else p in found)}  # fmt: skip
         return out
 
     # re-resolve what uses a changed name. Projects summarise only those files again (a

@@ -492,10 +492,15 @@ class FlowIndex:
 
     def __init__(self, eager: Iterable[Binders],
                  names: Callable[[], dict[str, frozenset[str] | Binders]] | None = None,
-                 binders_of: Callable[[str], Binders] | None = None):  # fmt: skip
+                 binders_of: Callable[[str], Binders] | None = None,
+                 finder: Callable[[set[str]], set[str] | None] | None = None):  # fmt: skip
         self.readers: dict[str, list[str]] = {}
         self._pending: dict[str, frozenset[str]] = {}
         self._binders_of = binders_of
+        # `finder(names)`: the other files that read one of `names` (an index of their names,
+        # indexer/name_index.py), so no file's names are decoded to find them; None: no index
+        self._finder = finder
+        self._found: set[str] = set()
         # `names` is called when a name is first asked about: an edit that rebinds no name
         # (a statement in a function body) decodes no other file's lookup keys (a kernel
         # edit decoded 55,000 files' keys for nothing)
@@ -519,6 +524,14 @@ class FlowIndex:
 
     def load(self, names: set[str]) -> None:
         """Make the binders of every file that reads one of `names` (once per file)."""
+        if self._finder is not None:
+            found = self._finder(names)
+            if found is not None:
+                for path in sorted(found - self._found):
+                    self._found.add(path)
+                    self._add(self._binders_of(path))
+                return
+            self._finder = None  # no index: every file's names, as they are asked for
         if self._names is not None:
             self._unfold()
         hit = [p for p, held in self._pending.items() if not held.isdisjoint(names)]

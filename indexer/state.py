@@ -43,10 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import xxhash
 
 from codeimpact.graph.layout import atomic_write, fsync_file
 from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
+from codeimpact.indexer.name_index import NAMES_NAME, NameIndex, load_index
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
 GRAPH_NAME = "state-graph.bin"
@@ -160,7 +162,13 @@ class GraphState:
     # the lookup keys and summaries as a generation's state-keys.bin holds them (that file,
     # its size, the two dicts), which `used` and `summaries` differ from in a few files
     keys_base: tuple[Path, int, dict[str, bytes], dict[str, bytes]] | None = None
+    keys_digest: int | None = None  # xxh3 of that file's bytes
+    # the files whose lookup keys differ from keys_base's (changed or gone since)
+    keys_changed: frozenset[str] = frozenset()
+    # keys_base's lookup keys inverted (indexer/name_index.py), once `users_of` made or read it
+    names: NameIndex | None = None
     _decoded: dict[str, ResolvedFile] = field(default_factory=dict, repr=False)
+    _names_tried: bool = field(default=False, repr=False)
 
     def files(self) -> set[str]:
         return set(self.resolved_refs) | set(self.new_blobs)
@@ -190,6 +198,35 @@ class GraphState:
             return None
         names, binders = marshal.loads(blob)
         return frozenset(names), binders
+
+    def users_of(self, names: set[str], used_only: bool) -> set[str] | None:
+        """The files of this state whose lookup keys hold one of `names`: those that use one
+        (`used_only`), or with those whose flow binders read one; None without an index (a
+        state not read from a generation, or keys that hold binders themselves)."""
+        if not self._names_tried:
+            self._names_tried = True
+            if self.keys_base is not None and self.keys_digest is not None:
+                folder = self.keys_base[0].parent
+                self.names = load_index(folder / NAMES_NAME, self.keys_digest) or NameIndex.build(
+                    self.keys_digest, self.keys_base[2]
+                )
+        if self.names is None:
+            return None
+        changed = self.keys_changed
+        out = {p for p in self.names.files_with(names, used_only) if p not in changed}
+        for p in changed:  # their keys as this state holds them, not as the index does
+            blob = self.used.get(p)
+            if blob is None:
+                continue
+            used, second = marshal.loads(blob)
+            held = set(used)
+            if not used_only and second:  # binder names, or (an older index) the binders
+                held.update(
+                    second if isinstance(second[0], str) else (n for b in second for n in b[0])
+                )
+            if not held.isdisjoint(names):
+                out.add(p)
+        return out
 
 
 def _save_npy(path: Path, arr: np.ndarray) -> None:
@@ -315,6 +352,12 @@ def _save_keys(gen_dir: Path, st: GraphState) -> tuple[Changes, Changes]:
         if sum(len(b) for c in out for b in c[0].values()) <= size // 8:
             if path != gen_dir / KEYS_NAME:
                 _link_or_copy(path, gen_dir / KEYS_NAME)
+            names = st.names  # the index of that file, when an edit made or read one
+            if names is not None and names.digest == st.keys_digest:
+                if names.origin is None:
+                    names.save(gen_dir / NAMES_NAME)
+                elif names.origin != gen_dir / NAMES_NAME:
+                    _link_or_copy(names.origin, gen_dir / NAMES_NAME)
             return out
     atomic_write(gen_dir / KEYS_NAME, marshal.dumps((st.used, st.summaries)))
     return ({}, []), ({}, [])
@@ -331,6 +374,7 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
         raw = keys.read_bytes()
         used, summaries = marshal.loads(raw)
         base = (keys, len(raw), used, summaries)
+        digest = xxhash.xxh3_64_intdigest(raw)
         del raw
         # mapped, not read: an edit that changes no edge links them on (the kernel's: 90 MB)
         codes = np.load(gen_dir / EDGES_NAME, mmap_mode="r")
@@ -339,6 +383,7 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
                   for f in gen_dir.glob(f"{SHARED_PREFIX}*.bin")}  # fmt: skip
         return GraphState(t[1], _applied(used, t[2]), t[3], ids, t[5], t[6], t[7], t[8],
                           _applied(summaries, t[9]), codes, confs, pack_dir=gen_dir,
-                          shared=shared, keys_base=base)  # fmt: skip
+                          shared=shared, keys_base=base, keys_digest=digest,
+                          keys_changed=frozenset(t[2][0]) | frozenset(t[2][1]))  # fmt: skip
     except (OSError, ValueError, EOFError, TypeError, IndexError):
         return None

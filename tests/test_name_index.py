@@ -1,0 +1,93 @@
+"""The lookup keys inverted (indexer/name_index.py): an edit finds the files that use or read
+a touched name from an index kept beside state-keys.bin, not by decoding every file's keys.
+It must answer exactly what decoding them answers, also for files whose keys changed since
+the index was made, and it goes on from generation to generation with its keys file."""
+
+from __future__ import annotations
+
+import os
+import random
+
+from codeimpact.graph import layout
+from codeimpact.indexer.name_index import NAMES_NAME, load_index
+from codeimpact.indexer.plan import flow_reads
+from codeimpact.indexer.state import load_graph_state
+from conftest import write_files
+
+NAMES = ["alpha", "beta", "gamma", "delta", "omega", "path", "join", "get", "run", "Thing"]
+
+
+def _module(rng: random.Random, i: int) -> str:
+    used = rng.sample(NAMES, 3)
+    lines = [f"from pkg.m{(i + 1) % 40} import {used[0]}", f"import os as {used[1]}_mod", ""]
+    lines += [f"def f{i}():", f"    return {used[0]}({used[1]}_mod.path.join('a'))", ""]
+    lines += [f"{used[2]} = f{i}", f"alias{i} = {used[2]}", ""]
+    return "\n".join(lines)
+
+
+def _by_decoding(state, names: set[str], used_only: bool) -> set[str]:
+    out = set()
+    for p in state.used:
+        keys = state.lookup_keys(p)
+        held = keys[0] if used_only else flow_reads(keys)
+        if not isinstance(held, frozenset):  # binders themselves (an older index)
+            held = frozenset(n for src, _ in held for n in src)
+        if not held.isdisjoint(names):
+            out.add(p)
+    return out
+
+
+def _live(repo):
+    return layout.read_current(repo / ".codeimpact").path
+
+
+def test_the_index_answers_what_decoding_every_file_answers(make_repo, index_repo):
+    rng = random.Random(5)
+    files = {f"pkg/m{i}.py": _module(rng, i) for i in range(40)}  # an edit links the keys on
+    repo = make_repo({"pkg/__init__.py": "", **files})
+    index_repo(repo)
+    asked = [{n} for n in NAMES] + [set(rng.sample(NAMES, 3)) for _ in range(6)]
+    asked += [{"f3", "alias5"}, {"no_such_name"}, {"os"}]
+    for step in range(4):  # edits: each state's keys differ from its index's in more files
+        state = load_graph_state(_live(repo))
+        assert state.keys_changed or step == 0
+        for names in asked:
+            for used_only in (True, False):
+                assert state.users_of(names, used_only) == _by_decoding(state, names, used_only)
+        assert state.names is not None
+        write_files(repo, {f"pkg/m{step}.py": _module(rng, step + 10)})
+        assert index_repo(repo).mode == "incremental"
+
+
+def test_an_edit_keeps_the_index_with_its_keys_file(make_repo, index_repo):
+    files = {f"pkg/m{i}.py": f"from pkg.m{(i + 1) % 6} import f{(i + 1) % 6}\n\n"
+             f"def f{i}():\n    return f{(i + 1) % 6}()\n" for i in range(6)}  # fmt: skip
+    repo = make_repo(files)
+    index_repo(repo)
+    assert not (_live(repo) / NAMES_NAME).exists()  # a full build makes none
+    # a new name that other files call: the plan asks who uses it, and the index is made
+    write_files(repo, {"pkg/m0.py": files["pkg/m0.py"] + "\n\ndef f1():\n    return 1\n"})
+    assert index_repo(repo).mode == "incremental"
+    made = os.stat(_live(repo) / NAMES_NAME)
+    write_files(repo, {"pkg/m2.py": files["pkg/m2.py"] + "\n\ndef f3():\n    return 2\n"})
+    assert index_repo(repo).mode == "incremental"
+    gen = _live(repo)
+    assert os.stat(gen / NAMES_NAME).st_ino == made.st_ino  # linked on, not made again
+    state = load_graph_state(gen)
+    assert state.users_of({"f1"}, True) == _by_decoding(state, {"f1"}, True) != set()
+    assert state.names is not None and state.names.origin == gen / NAMES_NAME
+
+
+def test_an_index_of_another_keys_file_is_made_anew(make_repo, index_repo):
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return f{(i + 1) % 6}()\n" for i in range(6)}
+    repo = make_repo(files)
+    index_repo(repo)
+    write_files(repo, {"pkg/m0.py": files["pkg/m0.py"] + "\ndef f1():\n    return 1\n"})
+    assert index_repo(repo).mode == "incremental"
+    gen = _live(repo)
+    state = load_graph_state(gen)
+    assert load_index(gen / NAMES_NAME, state.keys_digest) is not None
+    assert load_index(gen / NAMES_NAME, state.keys_digest ^ 1) is None
+    state.keys_digest ^= 1  # as if state-keys.bin held other bytes than those indexed
+    assert state.users_of({"f1"}, True) == _by_decoding(state, {"f1"}, True)
+    assert state.names is not None and state.names.origin is None  # made, not read
