@@ -353,11 +353,14 @@ def _save_keys(gen_dir: Path, st: GraphState) -> tuple[Changes, Changes]:
             if path != gen_dir / KEYS_NAME:
                 _link_or_copy(path, gen_dir / KEYS_NAME)
             names = st.names  # the index of that file, when an edit made or read one
+            kept = path.parent / NAMES_NAME  # or, unread by this run, the one beside it
             if names is not None and names.digest == st.keys_digest:
                 if names.origin is None:
                     names.save(gen_dir / NAMES_NAME)
                 elif names.origin != gen_dir / NAMES_NAME:
                     _link_or_copy(names.origin, gen_dir / NAMES_NAME)
+            elif names is None and kept != gen_dir / NAMES_NAME and kept.exists():
+                _link_or_copy(kept, gen_dir / NAMES_NAME)
             return out
     atomic_write(gen_dir / KEYS_NAME, marshal.dumps((st.used, st.summaries)))
     return ({}, []), ({}, [])

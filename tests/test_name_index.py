@@ -73,6 +73,12 @@ def test_an_edit_keeps_the_index_with_its_keys_file(make_repo, index_repo):
     assert index_repo(repo).mode == "incremental"
     gen = _live(repo)
     assert os.stat(gen / NAMES_NAME).st_ino == made.st_ino  # linked on, not made again
+    # an edit that touches no name (a body edit) reads no index, and keeps it all the same
+    write_files(repo, {"pkg/m4.py": files["pkg/m4.py"].replace("()\n", "()  # same\n")})
+    report = index_repo(repo)
+    assert report.mode == "incremental"
+    assert os.stat(_live(repo) / NAMES_NAME).st_ino == made.st_ino
+    gen = _live(repo)
     state = load_graph_state(gen)
     assert state.users_of({"f1"}, True) == _by_decoding(state, {"f1"}, True) != set()
     assert state.names is not None and state.names.origin == gen / NAMES_NAME
