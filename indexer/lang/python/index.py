@@ -130,18 +130,27 @@ class FileIndex(Lexical):
     item_getters: dict[str, dict[str, set[str]]] = _lazy()
 
     def __getattr__(self, name: str):
-        # (only for an attribute not set: a call table not made yet)
-        if name not in CALL_TABLES or "_aliases" not in self.__dict__:
+        # (only for an attribute not set: a table not made yet)
+        d = self.__dict__
+        if name in CALL_TABLES and "_aliases" in d:
+            index_calls(self)
+        elif name in ITEM_TABLES and "_items" in d:
+            index_items(self)
+        else:
             raise AttributeError(name)
-        index_calls(self)
-        return self.__dict__[name]
+        return d[name]
 
 
 # The tables made from a file's calls (and its references: item_callers), when one is first
 # read. A full build's resolve host indexes every file before it forks its workers: made
 # there, every file's calls were decoded by the host and again by the file's resolver
-# (Django: ~1% of the CPU), and the tables were in every page the workers copy.
-CALL_TABLES = tuple(n for n, f in FileIndex.__dataclass_fields__.items() if not f.init)
+# (Django: ~1% of the CPU), and the tables were in every page the workers copy. The item
+# tables (item_callers, the costlier half, reads the references too) are made apart: few
+# files' are ever read.
+ITEM_TABLES = ("item_calls", "item_getters")
+CALL_TABLES = tuple(
+    n for n, f in FileIndex.__dataclass_fields__.items() if not f.init and n not in ITEM_TABLES
+)
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -277,7 +286,7 @@ def index_file(fi: FileIndex) -> None:
     for r in f.returns:
         held = fi.yields if r.value.startswith("yield:") else fi.returns
         held.setdefault(r.scope, []).append(r)
-    fi.__dict__.update(_adds=adds, _aliases=aliases, _item_aliases=item_aliases)  # index_calls
+    fi.__dict__.update(_adds=adds, _aliases=aliases, _item_aliases=item_aliases, _items=True)
     names.finish()
 
 
@@ -352,6 +361,19 @@ def index_calls(fi: FileIndex) -> None:
                 if cls in param_attrs:
                     passes = fi.attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
                     passes.append((c.scope, callee, key, c.line))
+    if not decoded:  # read for another file's resolution: kept only as the tables
+        f.unload()
+
+
+def index_items(fi: FileIndex) -> None:
+    """Make the item tables (`ITEM_TABLES`) of an indexed file, unless made."""
+    d = fi.__dict__
+    if d.pop("_items", None) is None:
+        return
+    d.update((name, {}) for name in ITEM_TABLES)
+    f = fi.facts
+    decoded = f.decoded()
+    syms = fi.syms
     callers, getters = item_callers(f, fi.loops)
     for scope, key in callers:
         cls = _method_class(fi, scope)

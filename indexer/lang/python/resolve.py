@@ -40,6 +40,7 @@ from codeimpact.indexer.lang.python.index import (
     FileIndex,
     index_calls,
     index_file,
+    index_items,
     parse_steps,
 )
 from codeimpact.indexer.lang.python.library_calls import LibraryCalls
@@ -224,6 +225,7 @@ class PythonProject(
         facts.unload()
         if facts.decoded():
             index_calls(fi)
+            index_items(fi)
             facts.calls = []
             facts.references = []
 
