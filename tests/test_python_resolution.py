@@ -152,3 +152,108 @@ def test_a_built_project_keeps_the_calls_of_blobs_encoded(make_repo):
         got, want = project.resolve_file(p), plain.resolve_file(p)
         assert (got.symbols, got.edges, got.unresolved) == (want.symbols, want.edges,
                                                             want.unresolved), p  # fmt: skip
+
+
+# Each of the call tables (index.CALL_TABLES) has a reader in another file here: a
+# parameter called and passed on (flows), a function returned through functools.wraps
+# (pass_through), items appended to a registry (item_adds, param_items, item_calls), a
+# fixture's literal arguments (literal_calls), a decorator call passing a class.
+CALL_TABLE_READERS = {
+    "lib.py": """
+        import functools
+
+        def run(cb, x):
+            return cb(x)
+
+        def relay(cb):
+            return run(cb, 1)
+
+        def logged(f):
+            @functools.wraps(f)
+            def inner(*a):
+                return f(*a)
+            return functools.update_wrapper(inner, f)
+
+        class Registry:
+            def __init__(self):
+                self.hooks = []
+
+            def add(self, hook):
+                self.hooks.append(hook)
+
+            def fire(self):
+                for hook in self.hooks:
+                    hook()
+        """,
+    "app.py": """
+        import pytest
+        from lib import Registry, logged, relay
+
+        def work(x):
+            return x
+
+        def ping():
+            pass
+
+        reg = Registry()
+        reg.add(ping)
+        wrapped = logged(work)
+
+        def main():
+            relay(work)
+            wrapped(2)
+            reg.fire()
+
+        @pytest.fixture(autouse=True)
+        def db():
+            return 1
+        """,
+    "test_app.py": """
+        import pytest
+        from app import main
+
+        @pytest.mark.usefixtures("db")
+        def test_main(db):
+            main()
+        """,
+}
+
+
+def test_the_call_tables_are_made_when_first_read_and_resolve_the_same(make_repo):
+    """A project's build makes no file's call tables (index.CALL_TABLES) and decodes no
+    calls: they are made when first read, by the file's own resolution or another's, also
+    after `release` (which keeps a blob's calls encoded, or makes the tables of extracted
+    facts before it drops their calls). Any order of resolving and releasing gives what the
+    project over the extracted facts gives."""
+    from dataclasses import replace
+
+    from codeimpact.indexer.lang.api import FileFacts
+    from codeimpact.indexer.lang.python.extract import extract
+    from codeimpact.indexer.lang.python.paths import is_test_path
+    from codeimpact.indexer.lang.python.resolve import PythonProject
+
+    repo = make_repo(CALL_TABLE_READERS, git_init=False)
+    extracted = {p: extract((repo / p).read_bytes()) for p in CALL_TABLE_READERS}
+    plain = PythonProject(extracted, is_test_path)
+    want = {p: plain.resolve_file(p) for p in sorted(extracted)}
+    # app.py's resolution reads lib.py's tables (run's parameter called, inner's wraps)
+    assert {(e.src, e.dst) for e in want["app.py"].edges} >= {
+        ("lib.py::run", "app.py::work"), ("lib.py::logged.inner", "app.py::work")}  # fmt: skip
+    for order in (sorted(extracted), sorted(extracted, reverse=True)):
+        read = {p: FileFacts.from_bytes(f.to_bytes()) for p, f in extracted.items()}
+        project = PythonProject(read, is_test_path)
+        assert not any(f.decoded() for f in read.values())
+        assert all("_aliases" in dict.get(project.files, p).__dict__ for p in read)
+        for p in order:  # lib.py's tables made by app.py's resolution, before or after
+            got = project.resolve_file(p)  # lib.py is released
+            project.release(p)
+            assert (got.symbols, got.edges, got.unresolved) == (
+                want[p].symbols, want[p].edges, want[p].unresolved), p  # fmt: skip
+    # every other file released before one is resolved: tables read after their file's release
+    for make in (replace, lambda f: FileFacts.from_bytes(f.to_bytes())):  # (release sets)
+        for p in sorted(extracted):
+            project = PythonProject({q: make(f) for q, f in extracted.items()}, is_test_path)
+            for q in extracted:
+                if q != p:
+                    project.release(q)
+            assert project.resolve_file(p).edges == want[p].edges, p

@@ -206,12 +206,16 @@ class FileFacts:
         )
         return f
 
+    def decoded(self) -> bool:
+        """Whether the calls are decoded (always, for facts not read from a blob)."""
+        return self.__dict__["_calls"] is not None
+
     def unload(self) -> None:
         """Forget the decoded calls and references of facts read from a blob: read again, they
-        are decoded again. A resolver's build reads every file's calls once, for the file's
-        index; after it only the file's own resolution reads them. Kept decoded, they were
-        ~45% of the objects a resolve host holds when it forks its workers, and every page of
-        them a resolver reads is copied (refcounts): twice the memory for nothing."""
+        are decoded again. Only a file's own resolution and its call tables (python/index.py
+        `index_calls`, made once) read them. Kept decoded, they were ~45% of the objects a
+        resolve host holds when it forks its workers, and every page of them a resolver reads
+        is copied (refcounts): twice the memory for nothing."""
         _CALLS.unload(self)
         _REFERENCES.unload(self)
 

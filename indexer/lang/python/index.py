@@ -53,6 +53,11 @@ NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
 _SECOND = itemgetter(1)  # the chain of an argument (position or keyword, chain)
 
 
+def _lazy():
+    """A table made with the others of `CALL_TABLES` when one is first read (`index_calls`)."""
+    return field(init=False, repr=False, compare=False)
+
+
 @dataclass
 class FileIndex(Lexical):
     path: str
@@ -71,34 +76,34 @@ class FileIndex(Lexical):
     # class -> attr -> bindings of self.attr in its methods
     self_attrs: dict[str, dict[str, list]] = field(default_factory=dict)
     # function -> parameter -> the scopes that call it (the function or a closure inside it)
-    param_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    param_calls: dict[str, dict[str, set[str]]] = _lazy()
     # function -> parameter -> the scopes that call an item of it (`items[0]()`, `f()` in
     # `for f in items`, `h = table["go"]; h()`): what a container passed there holds runs
-    param_item_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    param_item_calls: dict[str, dict[str, set[str]]] = _lazy()
     # function -> parameter -> calls passing it on as an argument: (scope, callee, key, line)
-    param_passes: dict[str, dict[str, list[tuple]]] = field(default_factory=dict)
+    param_passes: dict[str, dict[str, list[tuple]]] = _lazy()
     # class -> attribute -> the methods' parameters stored there (`self.cb = cb`): [(method,
     # parameter)]; the scopes calling `self.attr(...)`, the calls passing `self.attr` on
     param_attrs: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict)
-    attr_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
-    attr_passes: dict[str, dict[str, list[tuple]]] = field(default_factory=dict)
+    attr_calls: dict[str, dict[str, set[str]]] = _lazy()
+    attr_passes: dict[str, dict[str, list[tuple]]] = _lazy()
     star_imports: list = field(default_factory=list)
     # class -> name -> local of the member definition (the last one wins, as at runtime)
     members: dict[str, dict[str, str]] = field(default_factory=dict)
     # (scope, line) -> [(callee, args)] of the calls there that may return an argument
     # (`cast(T, x)`, `update_wrapper(w, f)`, `wraps(f)(w)`): kept past `release`, since a
     # function returning such a call returns that argument (values.py, PASS_THROUGH)
-    pass_through: dict[tuple[str, int], list[tuple[str, tuple]]] = field(default_factory=dict)
+    pass_through: dict[tuple[str, int], list[tuple[str, tuple]]] = _lazy()
     # scope -> its calls with literal arguments (`usefixtures("db")`, `fixture(autouse=True)`):
     # kept past `release`, since another file's tests read a conftest's (fixtures.py)
-    literal_calls: dict[str, list] = field(default_factory=dict)
+    literal_calls: dict[str, list] = _lazy()
     # top-level function -> the calls of it by its plain name in this file that pass names
     # (`common_test(app)`): kept past `release`, since a test helper's parameter holds what
     # they pass (fixtures.py passed_value)
-    name_calls: dict[str, list] = field(default_factory=dict)
+    name_calls: dict[str, list] = _lazy()
     # decorated definition -> its decorator calls passing names (`@click.group(cls=G)`):
     # kept past `release`, read where the definition is passed (library_calls.py)
-    decorator_calls: dict[str, list] = field(default_factory=dict)
+    decorator_calls: dict[str, list] = _lazy()
     # scope -> the `param:` bindings of the definitions decorated in it: what pytest's
     # parametrize marks and fixtures' params= bind to their parameters (parametrize.py)
     parametrized: dict[str, list] = field(default_factory=dict)
@@ -115,14 +120,37 @@ class FileIndex(Lexical):
     writes: list = field(default_factory=list)
     # container name (`x`, `self.x`) -> the `item:` bindings storing into it: `x[k] = v`, and
     # `x.append(v)` & co. as bindings (kept past `release`, like pass_through)
-    item_adds: dict[str, list[BindingFact]] = field(default_factory=dict)
+    item_adds: dict[str, list[BindingFact]] = _lazy()
     # registries on the instance (registries.py): class -> attribute -> the (function,
     # parameter) pairs stored as its items; class -> attribute -> the methods calling an item
-    param_items: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict)
+    param_items: dict[str, dict[str, list[tuple[str, str]]]] = _lazy()
     # (keyed by `x` for the items of self.x, by `m()` for what `self.m(...)` returns), and
     # class -> attribute -> the names of its methods returning an item of self.attribute
-    item_calls: dict[str, dict[str, set[str]]] = field(default_factory=dict)
-    item_getters: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    item_calls: dict[str, dict[str, set[str]]] = _lazy()
+    item_getters: dict[str, dict[str, set[str]]] = _lazy()
+
+    def __getattr__(self, name: str):
+        # (only for an attribute not set: a table not made yet)
+        d = self.__dict__
+        if name in CALL_TABLES and "_aliases" in d:
+            index_calls(self)
+        elif name in ITEM_TABLES and "_items" in d:
+            index_items(self)
+        else:
+            raise AttributeError(name)
+        return d[name]
+
+
+# The tables made from a file's calls (and its references: item_callers), when one is first
+# read. A full build's resolve host indexes every file before it forks its workers: made
+# there, every file's calls were decoded by the host and again by the file's resolver
+# (Django: ~1% of the CPU), and the tables were in every page the workers copy. The item
+# tables (item_callers, the costlier half, reads the references too) are made apart: few
+# files' are ever read.
+ITEM_TABLES = ("item_calls", "item_getters")
+CALL_TABLES = tuple(
+    n for n, f in FileIndex.__dataclass_fields__.items() if not f.init and n not in ITEM_TABLES
+)
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -206,6 +234,7 @@ def index_file(fi: FileIndex) -> None:
             bound = imp.alias or imp.module.split(".", 1)[0]
         names.add(imp.scope, bound, (imp.line, "import", imp))
     looped = set()
+    adds: dict[str, list[BindingFact]] = {}  # item_adds' bindings: `x[k] = v`
     aliases: dict[tuple[str, str], str] = {}  # (scope, local) -> the parameter it was bound to
     item_aliases: dict[tuple[str, str], str] = {}  # (scope, local) -> the parameter, an item
     stored = []  # `self.x = v` (not a call): what may store a parameter (param_attrs below)
@@ -217,7 +246,7 @@ def index_file(fi: FileIndex) -> None:
         if mine and not b.is_call:
             stored.append(b)
         if "[" in name and name.endswith("[]"):  # `x[k] = v`: an item stored into what x holds
-            fi.item_adds.setdefault(name[:-2], []).append(b)
+            adds.setdefault(name[:-2], []).append(b)
             continue
         if ":" in value:
             if value.startswith("param:"):  # pytest's parametrize values (fixtures.py)
@@ -254,13 +283,30 @@ def index_file(fi: FileIndex) -> None:
         if b.value in fi.params.get(b.scope, ()):
             cls = fi.parent.get(b.scope, "")
             fi.param_attrs.setdefault(cls, {}).setdefault(b.name[5:], []).append((b.scope, b.value))
-    for name, adds in fi.item_adds.items():  # `self.x[k] = p`, `self.x.append(p)`
-        if name.startswith("self."):
-            for b in adds:
-                _register(fi, b.scope, name[5:], b.value.partition(":")[2].partition(":")[2])
     for r in f.returns:
         held = fi.yields if r.value.startswith("yield:") else fi.returns
         held.setdefault(r.scope, []).append(r)
+    fi.__dict__.update(_adds=adds, _aliases=aliases, _item_aliases=item_aliases, _items=True)
+    names.finish()
+
+
+def index_calls(fi: FileIndex) -> None:
+    """Make the call tables (`CALL_TABLES`) of an indexed file, unless made: its calls and
+    references are decoded here, not by `index_file`."""
+    d = fi.__dict__
+    if "_aliases" not in d:
+        return
+    item_adds, aliases = d.pop("_adds"), d.pop("_aliases")
+    item_aliases = d.pop("_item_aliases")
+    d.update((name, {}) for name in CALL_TABLES)
+    d["item_adds"] = item_adds
+    f = fi.facts
+    decoded = f.decoded()
+    syms = fi.syms
+    for name, bound in item_adds.items():  # `self.x[k] = p`, `self.x.append(p)`
+        if name.startswith("self."):
+            for b in bound:
+                _register(fi, b.scope, name[5:], b.value.partition(":")[2].partition(":")[2])
     param_names = {n for ps in fi.params.values() for n in ps}
     param_attrs = fi.param_attrs  # (complete here; empty in most files)
     for c in f.calls:  # (every call site of the project passes here: the cheap tests first)
@@ -315,6 +361,19 @@ def index_file(fi: FileIndex) -> None:
                 if cls in param_attrs:
                     passes = fi.attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
                     passes.append((c.scope, callee, key, c.line))
+    if not decoded:  # read for another file's resolution: kept only as the tables
+        f.unload()
+
+
+def index_items(fi: FileIndex) -> None:
+    """Make the item tables (`ITEM_TABLES`) of an indexed file, unless made."""
+    d = fi.__dict__
+    if d.pop("_items", None) is None:
+        return
+    d.update((name, {}) for name in ITEM_TABLES)
+    f = fi.facts
+    decoded = f.decoded()
+    syms = fi.syms
     callers, getters = item_callers(f, fi.loops)
     for scope, key in callers:
         cls = _method_class(fi, scope)
@@ -324,7 +383,8 @@ def index_file(fi: FileIndex) -> None:
         cls = fi.parent.get(scope)
         if cls is not None and cls in syms and syms[cls].kind == "class":
             fi.item_getters.setdefault(cls, {}).setdefault(attr, set()).add(syms[scope].name)
-    names.finish()
+    if not decoded:  # read for another file's resolution: kept only as the tables
+        f.unload()
 
 
 def _registered(fi: FileIndex, c, head: str, position: int) -> None:

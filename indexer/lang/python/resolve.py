@@ -38,7 +38,9 @@ from codeimpact.indexer.lang.python.index import (
     NO_NAMES,
     Entity,
     FileIndex,
+    index_calls,
     index_file,
+    index_items,
     parse_steps,
 )
 from codeimpact.indexer.lang.python.library_calls import LibraryCalls
@@ -215,9 +217,17 @@ class PythonProject(
         given): only resolving that file reads them, and at the end of a full build of a large
         tree they would be the biggest part of the memory still held."""
         fi = dict.get(self.files, path)  # never index a file just to release it
-        if fi is not None:
-            fi.facts.calls = []
-            fi.facts.references = []
+        if fi is None:
+            return
+        facts = fi.facts
+        # read from a blob: its call tables (index_calls) are made from the blob if another
+        # file's resolution reads them later; extracted: made now, before the calls go
+        facts.unload()
+        if facts.decoded():
+            index_calls(fi)
+            index_items(fi)
+            facts.calls = []
+            facts.references = []
 
     def summaries(self) -> Mapping[str, tuple]:
         """Per file, what `Prior` hands the next run (plain tuples: marshal-able)."""
