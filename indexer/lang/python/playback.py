@@ -68,7 +68,9 @@ class Playback:
         edges at an earlier line are what dedupe_edges keeps of them."""
         calls = fi.facts.calls
         out.calls_total += len(calls)
-        here: dict = {}  # (scope, callee) -> [src, edge ends, names, builtin, first line]
+        # (scope, callee) -> [src, edge ends, names, builtin, first line], or False for a
+        # site whose form is never played back (`_played_outcome`)
+        here: dict = {}
         append = edges.append
         unresolved = out.unresolved
         resolve_call = self.resolve_call
@@ -80,10 +82,13 @@ class Playback:
             hit = here.get(key)
             if hit is None:
                 hit = self._played_outcome(fi, call)
-                if hit is None:
+                if hit is None:  # (not yet: the general path keeps what a next site plays)
                     resolve_call(fi, index, call, edges, out)
                     continue
                 here[key] = hit
+            if hit is False:
+                resolve_call(fi, index, call, edges, out)
+                continue
             src, ends, names, builtin, first = hit
             line = call.line
             if first is None or line < first:
@@ -94,23 +99,24 @@ class Playback:
                 unresolved.append(_new(Unresolved, (src, name, line)))
             out.calls_builtin += builtin
 
-    def _played_outcome(self, fi: FileIndex, call) -> list | None:
+    def _played_outcome(self, fi: FileIndex, call) -> list | bool | None:
         """[src, edge ends, unresolved names, builtin count, None] of a call without arguments
         that `_resolve_call` would play back (not a decorator nor a getattr, `f()` or `x.m()`
-        with the lookup of f or x kept, the outcome in the memo), else None."""
+        with the lookup of f or x kept, the outcome in the memo); False when no site of its
+        scope and callee ever is (by its form), else None."""
         callee = call.callee
         if callee.startswith(("?", "getattr()")):
-            return None
+            return False
         bound = fi.getattr_bound
         if bound and callee.partition(".")[0] in bound:
-            return None
+            return False
         steps = parse_steps(callee)
         if steps is None or steps[0][1]:
-            return None
+            return False
         dotted = len(steps) > 1
         method = dotted and not steps[-1][1]
         if len(steps) != (2 if method else 1):
-            return None
+            return False
         value = self._lookups.get((fi.path, call.scope, steps[0][0]), MISSING)
         if value is MISSING:
             return None
