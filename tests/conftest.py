@@ -205,6 +205,13 @@ def coverage_measured(tmp_path_factory) -> Path:
     return make_measured(tmp_path_factory.mktemp("cov") / "repo")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist's loadfile scheduler sorts the files by their number of tests unless told not
+    # to, which put the one-test Django sweep last, alone; keep the order made below.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Slow tests first (a stable sort: the rest keep their order): with one worker per core
     (`pytest -n auto --dist loadfile`), a minutes-long file started last would run alone at
