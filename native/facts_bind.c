@@ -28,6 +28,17 @@ static int append_if_text(PyObject *out, PyObject *key, PyObject *text) {
     return append_pair(out, key, text);
 }
 
+/* The chain of an argument that is a name or a member (`a.b`): 1 with `*chain` set (a new
+ * reference) when it is non-empty, 0 when the hook gives an empty one (nothing to bind, skipped),
+ * -1 with an exception. */
+static int chain_of(Run *run, TSNode node, PyObject **chain) {
+    *chain = hook_on_text(run, H_CHAIN, node);
+    if (*chain == NULL) return -1;
+    int truthy = PyObject_IsTrue(*chain);
+    if (truthy <= 0) Py_CLEAR(*chain);
+    return truthy;
+}
+
 /* ((position or keyword, chain), ...) for the arguments that are plain names or members, and
  * ((position or keyword, text), ...) for the literal ones (literal_text); positions after a
  * spread argument are unknown. Sets both tuples (new references); -1 with an exception. */
@@ -52,16 +63,12 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
         switch (role) {
         case R_NAME:
         case R_MEMBER: {
-            PyObject *chain = hook_on_text(run, H_CHAIN, a);
-            if (chain == NULL) goto error;
-            int truthy = PyObject_IsTrue(chain);
-            if (truthy < 0) {
-                Py_DECREF(chain);
-                goto error;
-            }
-            if (truthy && pos >= 0) {
+            PyObject *chain;
+            int got = chain_of(run, a, &chain);
+            if (got < 0) goto error;
+            if (got && pos >= 0) {
                 if (append_pair(out, PyLong_FromLongLong(pos), chain) < 0) goto error;
-            } else {
+            } else if (got) {
                 Py_DECREF(chain);
             }
             pos += 1;
@@ -102,15 +109,9 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
                 break;
             }
             if (vr != R_NAME && vr != R_MEMBER) break;
-            PyObject *chain = hook_on_text(run, H_CHAIN, value);
-            if (chain == NULL) goto error;
-            int truthy = PyObject_IsTrue(chain);
-            if (truthy <= 0) {
-                Py_DECREF(chain);
-                if (truthy < 0) goto error;
-                break;
-            }
-            if (append_pair(out, decoded(run, name), chain) < 0) goto error;
+            PyObject *chain;
+            int got = chain_of(run, value, &chain);
+            if (got < 0 || (got && append_pair(out, decoded(run, name), chain) < 0)) goto error;
             break;
         }
         case R_ARGUMENT_SPLAT:
@@ -121,15 +122,10 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
             TSNode v = first_named(a);
             uint8_t vr = ts_node_is_null(v) ? R_NONE : role_of(run, v);
             if (vr != R_NAME && vr != R_MEMBER) break;
-            PyObject *chain = hook_on_text(run, H_CHAIN, v);
-            if (chain == NULL) goto error;
-            int truthy = PyObject_IsTrue(chain);
-            if (truthy <= 0) {
-                Py_DECREF(chain);
-                if (truthy < 0) goto error;
-                break;
-            }
-            if (append_pair(out, Py_NewRef(run->e->options[O_ARGUMENT_SPREAD]), chain) < 0)
+            PyObject *chain;
+            int got = chain_of(run, v, &chain);
+            if (got < 0 ||
+                (got && append_pair(out, Py_NewRef(run->e->options[O_ARGUMENT_SPREAD]), chain) < 0))
                 goto error;
             break;
         }
