@@ -82,8 +82,8 @@ class Playback:
             hit = here.get(key)
             if hit is None:
                 hit = self._played_outcome(fi, call)
-                if hit is None:  # (not yet: the general path keeps what a next site plays)
-                    resolve_call(fi, index, call, edges, out)
+                if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
+                    self.resolve_named(fi, call, *hit, edges, out)
                     continue
                 here[key] = hit
             if hit is False:
@@ -99,11 +99,12 @@ class Playback:
                 unresolved.append(_new(Unresolved, (src, name, line)))
             out.calls_builtin += builtin
 
-    def _played_outcome(self, fi: FileIndex, call) -> list | bool | None:
+    def _played_outcome(self, fi: FileIndex, call) -> list | bool | tuple:
         """[src, edge ends, unresolved names, builtin count, None] of a call without arguments
         that `_resolve_call` would play back (not a decorator nor a getattr, `f()` or `x.m()`
         with the lookup of f or x kept, the outcome in the memo); False when no site of its
-        scope and callee ever is (by its form), else None."""
+        scope and callee ever is (by its form); else `resolve_named`'s (name, method, last,
+        value or MISSING), the form's checks made."""
         callee = call.callee
         if callee.startswith(("?", "getattr()")):
             return False
@@ -117,10 +118,11 @@ class Playback:
         method = dotted and not steps[-1][1]
         if len(steps) != (2 if method else 1):
             return False
-        value = self._lookups.get((fi.path, call.scope, steps[0][0]), MISSING)
+        name = steps[0][0]
+        value = self._lookups.get((fi.path, call.scope, name), MISSING)
         if value is MISSING:
-            return None
+            return name, method, steps[-1][0], MISSING
         played = self.memo.table.get(("call outcome", method, dotted, value, steps[-1][0]))
         if played is None:
-            return None
+            return name, method, steps[-1][0], value
         return [f"{fi.path}::{call.scope}", *played, None]

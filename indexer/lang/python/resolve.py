@@ -404,9 +404,25 @@ class PythonProject(
         try:
             self._resolve_call(fi, call, edges, out)
         except RecursionError:  # an absurdly deep chain: unresolved, not a crash
-            self.memo.clear()  # entries left busy would read as cycles
-            last = call.callee.rpartition(".")[2]
-            out.unresolved.append(Unresolved(self.uid(fi.path, call.scope), last, call.line))
+            self._too_deep(fi, call, out)
+
+    def _too_deep(self, fi: FileIndex, call, out: ResolvedFile) -> None:
+        self.memo.clear()  # entries left busy would read as cycles
+        last = call.callee.rpartition(".")[2]
+        out.unresolved.append(Unresolved(self.uid(fi.path, call.scope), last, call.line))
+
+    def resolve_named(self, fi: FileIndex, call, name: str, method: bool, last: str, value,
+                      edges: Edges, out: ResolvedFile) -> None:  # fmt: skip
+        """`resolve_call` of a call without arguments `f()` or `x.m()` (not a decorator nor a
+        getattr: playback.py checked its form) from the value of its first name on: `value`,
+        or MISSING when the file's lookups do not hold it yet."""
+        try:
+            if value is MISSING:
+                value = self.lookup_name(fi, call.scope, name, call.line, 0)
+            src = f"{fi.path}::{call.scope}"  # (self.uid)
+            self._called(fi, call, method, method, value, last, edges, src, out)
+        except RecursionError:
+            self._too_deep(fi, call, out)
 
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: FileIndex, call, edges: Edges, out: ResolvedFile) -> None:
@@ -456,6 +472,11 @@ class PythonProject(
         # ends, with this site's source and line.
         for getter, rule in reads:  # (the value's own reads first, as the general path does)
             edges.call(src, self.ent_uid(getter), rule, line)
+        self._called(fi, call, method, dotted, value, last, edges, src, out)
+
+    def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
+                src: str, out: ResolvedFile) -> None:  # fmt: skip
+        """The edges of calling `value` (`method`: `last` on it) without arguments at `call`."""
         key = ("call outcome", method, dotted, value, last)
         played = self.memo.table.get(key)
         if played is None:
@@ -463,6 +484,7 @@ class PythonProject(
             return
         ends, names, builtin = played
         append = edges.append
+        line = call.line
         for rel, dst, conf, reason in ends:
             append(_new_edge(Edge, (rel, src, dst, conf, reason, line)))
         for name in names:
