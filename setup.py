@@ -150,6 +150,7 @@ setup(
                 "native/core_edges.c",
                 "native/core_blob.c",
                 "native/core_names.c",
+                "native/core_rows.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

@@ -88,6 +88,10 @@ static PyMethodDef core_methods[] = {
      "names_in(out, seen, rows, field, mode): add to the set `out` the identifiers of each"
      " row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs) whose text is"
      " not in the set `seen` (texts scanned are added to it)"},
+    {"symbol_rows", core_symbol_rows, METH_VARARGS,
+     "symbol_rows(symbols, rows, edges, path, module, language, is_test, contains, unnamed,"
+     " strip, row_type, edge_type): a file's SymbolFacts as rows and CONTAINS edges, appended"
+     " (indexer/lang/python/playback.py Playback.definitions)"},
     {NULL, NULL, 0, NULL},
 };
 

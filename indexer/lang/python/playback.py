@@ -10,6 +10,8 @@ are played back here, per (scope, callee), without the general path's frames.
 
 from __future__ import annotations
 
+from functools import partial
+
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE
@@ -27,6 +29,7 @@ _ROW = ("uid", "kind", "name", "qualified_name", "file", "start_line", "end_line
         "end_byte", "signature", "exported", "is_test", "language")  # fmt: skip
 if SymbolRow._fields != _ROW:
     raise ImportError(f"playback.py builds rows of fields it does not know: {SymbolRow._fields}")
+_symbol_rows = None  # native/core_rows.c's, once imported
 
 
 class Playback:
@@ -35,7 +38,21 @@ class Playback:
     def definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
         """engine/project.py's loop with Python's hooks written in (every definition of a
         build passes here): `symbol_row` (qualified, module_symbol_name; the row is a test's
-        when the file is, in Python's language), `container_uid` (the lexical parent)."""
+        when the file is, in Python's language), `container_uid` (the lexical parent). In C
+        (native/core_rows.c); `_definitions` is the same loop in Python."""
+        global _symbol_rows
+        if _symbol_rows is None:
+            from codeimpact.native import _core  # (loaded where first used)
+
+            _symbol_rows = getattr(_core, "symbol_rows", False)  # (False: an older build)
+        if not _symbol_rows:
+            self._definitions(fi, rows, edges, file_is_test)
+            return
+        _symbol_rows(fi.facts.symbols, rows, edges, fi.path, fi.module, self.language,
+                     file_is_test, CONFIDENCE["scope"], partial(self.module_symbol_name, fi),
+                     strip_dup, SymbolRow, Edge)  # fmt: skip
+
+    def _definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
         path, module, language = fi.path, fi.module, self.language
         prefix = path + "::"
         unnamed = None  # the module symbol's name
