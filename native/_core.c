@@ -92,6 +92,9 @@ static PyMethodDef core_methods[] = {
      "symbol_rows(symbols, rows, edges, path, module, language, is_test, contains, unnamed,"
      " strip, row_type, edge_type): a file's SymbolFacts as rows and CONTAINS edges, appended"
      " (indexer/lang/python/playback.py Playback.definitions)"},
+    {"typed_list", core_typed_list, METH_VARARGS,
+     "typed_list(type, items) -> list: [tuple.__new__(type, x) for x in items] (FileFacts'"
+     " lists decoded from marshal)"},
     {NULL, NULL, 0, NULL},
 };
 

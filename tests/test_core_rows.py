@@ -1,15 +1,18 @@
-"""Python definitions' rows and CONTAINS edges in C (native/core_rows.c `symbol_rows`, called by
-playback.py `Playback.definitions`) are the ones its Python loop `_definitions` makes: the same
+"""native/core_rows.c: Python definitions' rows and CONTAINS edges (`symbol_rows`, called by
+playback.py `Playback.definitions`) are the ones its Python loop `_definitions` makes, and the
+facts' lists decoded by `typed_list` (api.py `_list_makers`) are tuple.__new__'s: the same
 values, the same named tuple types, in the same order."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from codeimpact import indexer
-from codeimpact.indexer.lang.api import SymbolFact
+from codeimpact.indexer.lang import api
+from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.python import SPEC
 from codeimpact.indexer.resolved import Edge, SymbolRow, strip_dup
@@ -28,9 +31,7 @@ def _typed(made) -> list:
 
 
 def test_rows_of_real_files_as_the_python_loop():
-    root = Path(indexer.__file__).parent
-    files = {p.relative_to(root.parent).as_posix(): SPEC.extract(p.read_bytes())
-             for p in sorted(root.rglob("*.py"))}  # fmt: skip
+    files = _facts_of_indexer()
     assert len(files) > 50
     project = SPEC.make_project(files)
     made = 0
@@ -72,3 +73,34 @@ def test_bad_arguments_raise():
                           SymbolRow, Edge)  # fmt: skip
     with pytest.raises(TypeError):
         _core.symbol_rows([], [], [], "p", "", "python", False, 1.0, str, strip_dup, dict, Edge)
+
+
+def _facts_of_indexer() -> dict[str, FileFacts]:
+    root = Path(indexer.__file__).parent
+    return {p.relative_to(root.parent).as_posix(): SPEC.extract(p.read_bytes())
+            for p in sorted(root.rglob("*.py"))}  # fmt: skip
+
+
+def _lists(facts: FileFacts) -> list:
+    return [(type(x), x) for part in (facts.symbols, facts.imports, facts.calls, facts.heritage,
+            facts.references, facts.bindings, facts.returns) for x in part]  # fmt: skip
+
+
+def test_decoded_facts_as_tuple_new(monkeypatch):
+    blobs = [f.to_bytes() for f in _facts_of_indexer().values()]
+    in_c = [_lists(FileFacts.from_bytes(b)) for b in blobs]
+    python = tuple(partial(api._mapped, partial(tuple.__new__, k)) for k in api._KINDS)
+    monkeypatch.setattr(api, "_lists", python)
+    assert in_c == [_lists(FileFacts.from_bytes(b)) for b in blobs]
+    assert sum(map(len, in_c)) > 10000
+
+
+def test_typed_list_of_any_items():
+    call = ("", "f", 3, "call", (), ())
+    made = _core.typed_list(CallFact, [call, list(call), iter(call)])
+    assert made == [call] * 3 and {type(x) for x in made} == {CallFact}
+    assert _core.typed_list(CallFact, ()) == []
+    with pytest.raises(TypeError):
+        _core.typed_list(dict, [])
+    with pytest.raises(TypeError):
+        _core.typed_list(CallFact, [1])
