@@ -33,7 +33,9 @@ _symbol_rows = None  # native/core_rows.c's, once imported
 
 
 class Playback:
-    """`definitions` and `resolve_calls`: the engine's per-file loops (engine/project.py)."""
+    """`definitions` and `resolve_calls`: the engine's per-file loops (engine/project.py); the
+    calls without arguments from their value on (`resolve_named`, and `_called`: resolve.py
+    `_resolve_call`'s tail for them, which records what is played back)."""
 
     def definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
         """engine/project.py's loop with Python's hooks written in (every definition of a
@@ -115,6 +117,60 @@ class Playback:
             for name in names:
                 unresolved.append(_new(Unresolved, (src, name, line)))
             out.calls_builtin += builtin
+
+    def resolve_named(self, fi: FileIndex, call, name: str, method: bool, last: str, value,
+                      edges: Edges, out: ResolvedFile) -> None:  # fmt: skip
+        """`resolve_call` of a call without arguments `f()` or `x.m()` (not a decorator nor a
+        getattr: playback.py checked its form) from the value of its first name on: `value`,
+        or MISSING when the file's lookups do not hold it yet."""
+        try:
+            if value is MISSING:
+                value = self.lookup_name(fi, call.scope, name, call.line, 0)
+            src = f"{fi.path}::{call.scope}"  # (self.uid)
+            self._called(fi, call, method, method, value, last, edges, src, out)
+        except RecursionError:
+            self._too_deep(fi, call, out)
+
+    def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
+                src: str, out: ResolvedFile) -> None:  # fmt: skip
+        """The edges of calling `value` (`method`: `last` on it) without arguments at `call`."""
+        key = ("call outcome", method, dotted, value, last)
+        played = self.memo.table.get(key)
+        if played is None:
+            self._record_outcome(key, fi, call, method, value, last, edges, src, out)
+            return
+        ends, names, builtin = played
+        append = edges.append
+        line = call.line
+        for rel, dst, conf, reason in ends:
+            append(_new(Edge, (rel, src, dst, conf, reason, line)))
+        for name in names:
+            out.unresolved.append(_new(Unresolved, (src, name, line)))
+        out.calls_builtin += builtin
+
+    def _record_outcome(self, key, fi, call, method, value, last, edges, src, out) -> None:
+        """The general path for a call without arguments, kept as the outcome of `key` when
+        nothing in it depended on where it ran: no memo cut (a cycle, the depth bound) and no
+        comparison with the calling scope (`_src_read`: a callee that is the caller itself is
+        left out by some rules); every edge made starts at the site with its line."""
+        first_edge, first_unresolved, builtin = len(edges), len(out.unresolved), out.calls_builtin
+        cuts = self.memo.cuts
+        self._src_read = False
+        self._outcome(fi, call, method, key[2], value, last, [], edges, src, out)
+        if self.memo.cuts != cuts or self._src_read:
+            return
+        line = call.line
+        made = edges[first_edge:]
+        unresolved = out.unresolved[first_unresolved:]
+        if any(e[1] != src or e[5] != line for e in made) or any(
+            u[0] != src or u[2] != line for u in unresolved
+        ):
+            return
+        self.memo.table[key] = (
+            tuple((e[0], e[2], e[3], e[4]) for e in made),
+            tuple(u[1] for u in unresolved),
+            out.calls_builtin - builtin,
+        )
 
     def _played_outcome(self, fi: FileIndex, call) -> list | bool | tuple:
         """[src, edge ends, unresolved names, builtin count, None] of a call without arguments

@@ -51,7 +51,7 @@ from codeimpact.indexer.lang.python.playback import Playback
 from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
 from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
-from codeimpact.indexer.resolved import Edge, ResolvedFile, Unresolved, external_uid, strip_dup
+from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
 # Method names of builtin types and of the most used library objects: a receiver we cannot
 # type is most likely one of these, so a same-named repository method is no evidence of a call.
@@ -70,7 +70,6 @@ _COMMON_METHODS = frozenset(
     setdefault name value""".split()  # noqa: SIM905 - a word list reads better than 100 lines
 )
 
-_new_edge = tuple.__new__  # an Edge from its fields (engine/edges.py)
 
 GROUP = "python"  # the resolver group: its shared summary (tables.py) is shared-python.bin
 
@@ -411,19 +410,6 @@ class PythonProject(
         last = call.callee.rpartition(".")[2]
         out.unresolved.append(Unresolved(self.uid(fi.path, call.scope), last, call.line))
 
-    def resolve_named(self, fi: FileIndex, call, name: str, method: bool, last: str, value,
-                      edges: Edges, out: ResolvedFile) -> None:  # fmt: skip
-        """`resolve_call` of a call without arguments `f()` or `x.m()` (not a decorator nor a
-        getattr: playback.py checked its form) from the value of its first name on: `value`,
-        or MISSING when the file's lookups do not hold it yet."""
-        try:
-            if value is MISSING:
-                value = self.lookup_name(fi, call.scope, name, call.line, 0)
-            src = f"{fi.path}::{call.scope}"  # (self.uid)
-            self._called(fi, call, method, method, value, last, edges, src, out)
-        except RecursionError:
-            self._too_deep(fi, call, out)
-
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: FileIndex, call, edges: Edges, out: ResolvedFile) -> None:
         callee, scope = call.callee, call.scope
@@ -473,47 +459,6 @@ class PythonProject(
         for getter, rule in reads:  # (the value's own reads first, as the general path does)
             edges.call(src, self.ent_uid(getter), rule, line)
         self._called(fi, call, method, dotted, value, last, edges, src, out)
-
-    def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
-                src: str, out: ResolvedFile) -> None:  # fmt: skip
-        """The edges of calling `value` (`method`: `last` on it) without arguments at `call`."""
-        key = ("call outcome", method, dotted, value, last)
-        played = self.memo.table.get(key)
-        if played is None:
-            self._record_outcome(key, fi, call, method, value, last, edges, src, out)
-            return
-        ends, names, builtin = played
-        append = edges.append
-        line = call.line
-        for rel, dst, conf, reason in ends:
-            append(_new_edge(Edge, (rel, src, dst, conf, reason, line)))
-        for name in names:
-            out.unresolved.append(Unresolved(src, name, line))
-        out.calls_builtin += builtin
-
-    def _record_outcome(self, key, fi, call, method, value, last, edges, src, out) -> None:
-        """The general path for a call without arguments, kept as the outcome of `key` when
-        nothing in it depended on where it ran: no memo cut (a cycle, the depth bound) and no
-        comparison with the calling scope (`_src_read`: a callee that is the caller itself is
-        left out by some rules); every edge made starts at the site with its line."""
-        first_edge, first_unresolved, builtin = len(edges), len(out.unresolved), out.calls_builtin
-        cuts = self.memo.cuts
-        self._src_read = False
-        self._outcome(fi, call, method, key[2], value, last, [], edges, src, out)
-        if self.memo.cuts != cuts or self._src_read:
-            return
-        line = call.line
-        made = edges[first_edge:]
-        unresolved = out.unresolved[first_unresolved:]
-        if any(e[1] != src or e[5] != line for e in made) or any(
-            u[0] != src or u[2] != line for u in unresolved
-        ):
-            return
-        self.memo.table[key] = (
-            tuple((e[0], e[2], e[3], e[4]) for e in made),
-            tuple(u[1] for u in unresolved),
-            out.calls_builtin - builtin,
-        )
 
     def _outcome(self, fi, call, method: bool, dotted: bool, value, last: str, reads: list,
                  edges: Edges, src: str, out: ResolvedFile) -> None:  # fmt: skip
