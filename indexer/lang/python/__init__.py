@@ -102,7 +102,10 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 32: a parameter whose default names a function or class (`def run(cb=fallback)`, not a
 #     constant-named sentinel) holds it or what a caller passes; a binding's value is looked
 #     up before its own statement binds (`a, b = b, a`, `qs = qs.filter()`).
-RESOLVE_VERSION = 32
+# 33: a property read on one of several values (a test helper's parameter) runs each one's
+#     getter (dispatch); `with pytest.raises(E) as excinfo` makes excinfo.value an E;
+#     `hasattr(x, name)` runs a repository __getattr__; calling `weakref.ref(obj)` gives obj.
+RESOLVE_VERSION = 33
 
 
 def resolver_class() -> type[ResolverProject]:
