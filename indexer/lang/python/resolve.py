@@ -368,6 +368,7 @@ class PythonProject(
                 edges.add("IMPORTS", module_uid, dst, "import", imp.line)
 
         self.decorator_edges(fi, edges)
+        self.handed_closure_edges(fi, edges)
         self.fixture_edges(fi, edges)
         self.context_edges(fi, edges)
         self.loop_edges(fi, edges)
