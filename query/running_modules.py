@@ -6,7 +6,10 @@ module's top-level code does (a call, a decorator applied, a value handed over),
 import of a module whose top-level code does. A test module stands for every test in
 its file, so listing one reached by imports alone selected whole files of tests that
 never run the target (Click: `import click` re-exports most of the package, 0.24 of
-the suite per function).
+the suite per function). A test file's `from m import x` IMPORTS m itself too (lang/python/
+resolve.py `_import_run_edge`): it runs m's top-level code as `import m` does, so the test
+module is a test of what m runs (`from flask.cli import FlaskGroup` and the callback
+flask/cli.py hands to click), through an edge of the graph.
 """
 
 from __future__ import annotations

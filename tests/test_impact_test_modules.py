@@ -198,3 +198,79 @@ def test_a_test_importing_a_module_that_only_imports_the_target_is_no_test_of_it
     # pkg's __init__.py imports helper by name, so pkg is upstream of helper through that
     # import: the tests' in-body imports of pkg and of settings run nothing of it
     assert selected(in_body, "pkg/util.py::helper") == set()
+
+
+# Importing a name of a module runs the module's top-level code: a test module doing so
+# IMPORTS that module (lang/python/resolve.py `_import_run_edge`), so it is a test of what
+# that code runs (the callback it hands to click at module level, run by every command
+# using the option), with a path made of graph edges.
+NAMES = {
+    "pkg/__init__.py": "",
+    "pkg/options.py": """
+        import click
+
+
+        def _set_debug(ctx, param, value):
+            return value
+
+
+        debug_option = click.Option(["--debug"], callback=_set_debug)
+
+
+        class Group(click.Group):
+            def __init__(self):
+                super().__init__(params=[debug_option])
+        """,
+    "pkg/app.py": """
+        from pkg import options
+
+
+        class App:
+            group = options
+        """,
+    "pkg/plain.py": """
+        def unrelated():
+            return 1
+        """,
+    "tests/test_group.py": """
+        from pkg.options import Group
+
+
+        def test_group():
+            assert Group().main(["--debug"], standalone_mode=False) is None
+        """,
+    "tests/test_app.py": """
+        from pkg.app import App
+
+
+        def test_app():
+            assert App.group
+        """,
+    "tests/test_plain.py": """
+        from pkg.plain import unrelated
+
+
+        def test_plain():
+            assert unrelated() == 1
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def names(tmp_path_factory):
+    yield from _opened(tmp_path_factory, "names", NAMES)
+
+
+def test_a_test_module_importing_a_name_of_a_module_runs_what_its_top_level_runs(names):
+    r = names.impact("pkg/options.py::_set_debug", include_tests=True, limit=None)
+    got = {t.uid: t for t in r.tests}
+    hit = got["tests/test_group.py::"]
+    assert hit.path == ["tests/test_group.py::", "pkg/options.py::", "pkg/options.py::_set_debug"]
+    assert hit.depth == 2
+    # `from pkg.app import App` runs pkg/app.py, which imports options: a test module is
+    # listed by a name import as by `import pkg.app`; test_plain's import of a module that
+    # runs nothing of it is not
+    assert set(got) == {"tests/test_group.py::", "tests/test_app.py::"}
+    assert got["tests/test_app.py::"].path[:3] == [
+        "tests/test_app.py::", "pkg/app.py::", "pkg/options.py::"
+    ]  # fmt: skip

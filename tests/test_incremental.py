@@ -284,6 +284,43 @@ def test_value_flow_changes_reach_the_call_sites_that_pass_the_values(tmp_path):
     assert callers_of_save() == ["pkg/b.py::Button.click", "pkg/g.py::inner"]
 
 
+def test_a_test_module_importing_a_name_imports_the_module_it_runs(tmp_path):
+    """`from pkg.options import Group` runs options.py, which calls _set_debug: the test module
+    IMPORTS options.py (lang/python/resolve.py `_import_run_edge`), a test of _set_debug by
+    edges (index_dump checks the paths); edits of either, or a new submodule, keep == full."""
+    files = {
+        "pkg/__init__.py": "def sub():\n    return 0\n",
+        "pkg/options.py": "def _set_debug():\n    return 1\n\nDEBUG = _set_debug()\n\n"
+        "class Group:\n    pass\n",
+        "pkg/plain.py": "def unrelated():\n    return 1\n",
+        "tests/test_group.py": "from pkg.options import Group\n\ndef test_group():\n    pass\n",
+        "tests/test_plain.py": "from pkg.plain import unrelated\n\ndef test_plain():\n    pass\n",
+        "tests/test_sub.py": "from pkg import sub\n\ndef test_sub():\n    assert sub\n",
+    }
+    repo = make(tmp_path, files)
+
+    def tests_of(uid):
+        with Index.open(repo) as index:
+            return {t.uid for t in index.impact(uid, include_tests=True, limit=None).tests}
+
+    assert tests_of("pkg/options.py::_set_debug") == {"tests/test_group.py::"}
+    assert_same_as_full(repo, tmp_path)
+    edits = [
+        ("tests/test_plain.py", "from pkg.plain import unrelated",
+         "from pkg.plain import unrelated\nfrom pkg.options import Group",
+         {"tests/test_group.py::", "tests/test_plain.py::"}),
+        ("pkg/sub.py", None, "from pkg.options import _set_debug\n\n_set_debug()\n",
+         {"tests/test_group.py::", "tests/test_plain.py::", "tests/test_sub.py::"}),
+        ("pkg/options.py", "DEBUG = _set_debug()", "DEBUG = 1", {"tests/test_sub.py::"}),
+    ]  # fmt: skip
+    for path, old, new, tests in edits:
+        text = new if old is None else files[path].replace(old, new)
+        write_files(repo, {path: text})
+        assert run(repo).mode == "incremental"
+        assert tests_of("pkg/options.py::_set_debug") == tests
+        assert_same_as_full(repo, tmp_path)
+
+
 def test_a_conftest_fixture_change_re_resolves_its_tests(tmp_path):
     """test_invoke's `runner` is the conftest fixture of that name: the parameter holds what it
     returns. The fixture starts returning a Runner (the test file names neither Runner nor

@@ -102,7 +102,12 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 # 32: a parameter whose default names a function or class (`def run(cb=fallback)`, not a
 #     constant-named sentinel) holds it or what a caller passes; a binding's value is looked
 #     up before its own statement binds (`a, b = b, a`, `qs = qs.filter()`).
-RESOLVE_VERSION = 32
+# 33: a property read on one of several values (a test helper's parameter) runs each one's
+#     getter (dispatch); `with pytest.raises(E) as excinfo` makes excinfo.value an E;
+#     `hasattr(x, name)` runs a repository __getattr__; calling `weakref.ref(obj)` gives obj;
+#     a method returning a function it defines references it (`View.as_view`'s view); a
+#     test module's `from m import x` IMPORTS m too (importing x runs m's top-level code).
+RESOLVE_VERSION = 33
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -164,6 +164,29 @@ class Decorators:
                     if res is not None:
                         value = res
 
+    def handed_closure_edges(self, fi: FileIndex, edges) -> None:
+        """A method returning a function it defines hands that closure to its callers, who
+        run it later (`View.as_view` returns `view`, registered as a route's view):
+        REFERENCES method -> closure (rule scope), which impact follows upstream to the
+        method's callers (a function's own nested function is no relay: query/relays.py).
+        Methods only: a decorator returning its wrapper is followed through the definitions
+        it decorates (`decorated`)."""
+        syms = fi.syms
+        for scope, rets in fi.returns.items():
+            sym = syms.get(scope)
+            if sym is None or sym.kind != "method":
+                continue
+            for r in rets:
+                name = r.value
+                if r.is_call or not name.isidentifier():
+                    continue
+                local, n = f"{scope}.{name}", 1
+                while local in syms and syms[local].kind == "function":
+                    edges.add("REFERENCES", self.uid(fi.path, scope), self.uid(fi.path, local),
+                              "scope", r.line)  # fmt: skip
+                    n += 1
+                    local = f"{scope}.{name}#{n}"
+
     def _callable_of(self, applied: Entity) -> Entity | None:
         """The function that runs when `applied` is called: itself, a class's `__init__`, an
         instance's `__call__`."""

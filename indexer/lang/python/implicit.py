@@ -6,7 +6,8 @@ statement or an operation on an instance of a repository class.
 - `for x in it` (and a comprehension's `for`) runs `it.__iter__` and the `__next__` of
   the iterator it returns.
 - a builtin given an instance runs its protocol method: `len(x)` `x.__len__`, `str(x)`
-  `x.__str__` (else `__repr__`), `iter`, `next`, `hash`, `bool`, `repr`, `abs`, ...
+  `x.__str__` (else `__repr__`), `iter`, `next`, `hash`, `bool`, `repr`, `abs`, ...;
+  `hasattr(x, name)` runs a `__getattr__` (it probes for what the instance may lack).
 - `obj.attr = v` runs the setter of a property `attr` (the definition decorated
   `@attr.setter`) or the `__set__` of a descriptor stored on the class as `attr`.
 - a class statement runs a base's `__init_subclass__` and the `__set_name__` of descriptors
@@ -45,6 +46,8 @@ _BUILTIN_PROTOCOL = {
     "bytes": ("__bytes__",),
     "round": ("__round__",),
     "dir": ("__dir__",),
+    # the probe of an attribute the instance may lack: when it does, __getattr__ runs
+    "hasattr": ("__getattr__",),
 }
 _CONTEXT = {"enter:": ("__enter__", "__exit__"), "aenter:": ("__aenter__", "__aexit__")}
 # Every method name this module calls: a class gaining or losing one changes the edges of

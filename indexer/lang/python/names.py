@@ -236,7 +236,7 @@ class Names:
         if value.startswith(("enter:", "aenter:")):
             r = self.entered(fi, b, depth + 1)
             if r is None:
-                return None
+                return self.raised_info(fi, b, depth + 1) if b.is_call else None
             m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
             res = self.call_result(m[0], depth + 1) if m is not None else None
             return (res, weakest(r[1], "local-type")) if res is not None else None
@@ -270,7 +270,12 @@ class Names:
                 if ent == _IMPORT_MODULE:
                     return self._imported_module(fi, b, ent)
                 res = self.passed_argument(fi, b.scope, b.line, ent, depth + 1)
-                return (res, weakest(reason, "value-flow")) if res is not None else None
+                if res is None:
+                    return None
+                # a weak reference to an object (values.py PROXIED) is typed by it; a function
+                # handed back (`partial(f, x)`) is a value that flows
+                flow = "local-type" if res[0] == "proxied" else "value-flow"
+                return res, weakest(reason, flow)
             if res is None:
                 return self._imported_module(fi, b, ent)
             return res, weakest(reason, "local-type")

@@ -331,15 +331,23 @@ class PythonProject(
         return out
 
     def _import_run_edge(self, fi: FileIndex, imp, edges: Edges) -> None:
-        """A test (or fixture, or helper of a test file) importing a module in its body runs
-        the module's top-level code when it runs: an app module of the suite that sets
-        itself up (`from blueprintapp import app` registering blueprints). A module-level
-        import is the module's own edge; a function's depends on the module itself, which
+        """A test file importing a module runs the module's top-level code: in a function's
+        body when the function runs (an app module of the suite that sets itself up, `from
+        blueprintapp import app` registering blueprints), at the top of the file when the
+        test module is collected (`from flask.cli import FlaskGroup` runs flask/cli.py,
+        which hands `_set_debug` to click as an option's callback). The name an import
+        binds is the module's edge (file_edges); this one depends on the module run, which
         the query follows only when importing it runs what is asked about
-        (query/running_modules.py)."""
-        sym = fi.syms.get(imp.scope)
-        if sym is None or sym.kind not in CALLABLE_KINDS:
-            return
+        (query/running_modules.py). Test files only: elsewhere the importer's own top
+        level is what runs, and a module import of it already says so."""
+        if imp.scope:
+            sym = fi.syms.get(imp.scope)
+            if sym is None or sym.kind not in CALLABLE_KINDS:
+                return
+        elif not imp.name or imp.name == "*":
+            return  # `import m` and `from m import *`: the module's edge goes to m already
+        elif any(line == imp.line for line, _kind in fi.facts.extra.get("guarded_imports", ())):
+            return  # under `if TYPE_CHECKING:` (or `__main__`): it does not run on import
         target = self.module_run_by(fi, imp)
         if target is not None and target != fi.path:
             edges.add("IMPORTS", self.uid(fi.path, imp.scope), self.uid(target, ""), "import",
@@ -350,7 +358,7 @@ class PythonProject(
         module_uid = self.uid(path, "")
         test_file = self.is_test_path(path)
         for imp in f.imports:
-            if test_file and imp.scope:
+            if test_file:
                 self._import_run_edge(fi, imp, edges)
             if imp.name == "*":
                 base = self._import_base(fi, imp)
@@ -367,6 +375,7 @@ class PythonProject(
                 edges.add("IMPORTS", module_uid, dst, "import", imp.line)
 
         self.decorator_edges(fi, edges)
+        self.handed_closure_edges(fi, edges)
         self.fixture_edges(fi, edges)
         self.context_edges(fi, edges)
         self.loop_edges(fi, edges)

@@ -14,12 +14,14 @@ from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_memb
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
-from codeimpact.indexer.lang.engine.values import alternatives, members
+from codeimpact.indexer.lang.engine.values import ALTS, alternatives, members
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     MAX_DEPTH,
     NO_NAMES,
     PASS_THROUGH,
+    RAISES,
+    REFERRERS,
     Entity,
     FileIndex,
     candidate_rank,
@@ -47,6 +49,9 @@ _NO_MEMBER = (None, None, None)  # an instance without that attribute (getattr)
 # What calling a generator function gives: ("gen", path, function), iterated for its yields.
 GEN = "gen"
 PROXIED = "proxied"  # (PROXIED, instance): a LocalProxy's `_get_current_object` method
+# (RAISED, path, class): what `with pytest.raises(E) as excinfo` binds; `.value` is an E
+# (the class or a subclass), `.type` the class
+RAISED = "raised"
 
 
 def _class_named(dotted: str) -> bool:
@@ -139,8 +144,17 @@ class Values:
 
     def chain_step(self, found, step, depth, reads):
         name, suffix = step
-        if reads is not None and found[0][0] == "inst":
-            self.property_read(found, name, depth, reads)
+        if reads is not None:
+            kind = found[0][0]
+            if kind == "inst":
+                self.property_read(found, name, depth, reads)
+            elif kind == ALTS:
+                # one of several values (a helper's parameter): each instance's getter may
+                # run, as an override may (dispatch); value-flow would make it a relay
+                rule = weakest(found[1], "dispatch")
+                for arm in found[0][1]:
+                    if arm[0] == "inst":
+                        self.property_read((arm, rule), name, depth, reads)
         r = self.getattr(found[0], name, found[1], depth + 1)
         return self._apply_suffix(r[0], r[1], suffix, depth) if r is not None and suffix else r
 
@@ -250,6 +264,10 @@ class Values:
             return None
         if kind == "ext":
             return ("ext", f"{ent[1]}.{attr}"), reason
+        if kind == RAISED:
+            if attr == "value":
+                return ("inst", ent[1], ent[2], False), reason
+            return (("sym", ent[1], ent[2]), reason) if attr == "type" else None
         if kind == "builtin":
             return ("builtin", f"{ent[1]}.{attr}"), reason
         if kind == "seq" and attr == "pop":  # `list.pop()` hands out an item
@@ -409,7 +427,19 @@ class Values:
         arguments (PASS_THROUGH: `partial(f, x)` stands for f when called), or None."""
         position = PASS_THROUGH.get(ent[1], -1)
         if position < 0:
-            return None
+            position = REFERRERS.get(ent[1], -1)
+            if position < 0:
+                return None
+            # a weak reference: calling it gives the object back (as a proxy's method does)
+            found = self._argument_at(fi, scope, line, ent, position, depth)
+            return (PROXIED, found) if found is not None and found[0] == "inst" else None
+        return self._argument_at(fi, scope, line, ent, position, depth)
+
+    def _argument_at(
+        self, fi: FileIndex, scope: str, line: int, ent: Entity, position: int, depth: int
+    ):
+        """The value passed at `position` to the call of library function `ent` at (scope,
+        line) (a class or an instance), or None."""
         for callee, args in fi.pass_through.get((scope, line), ()):
             found = self.eval_chain(fi, scope, callee, line, depth + 1)
             if found is None or found[0] != ent:
@@ -431,6 +461,25 @@ class Values:
             if chain is not None:
                 return r._replace(value=chain, is_call=False)
         return r
+
+    def raised_info(self, fi: FileIndex, b, depth: int):
+        """(RAISED entity, rule) of `with pytest.raises(E) as excinfo` (binding `b`), when E
+        is a repository class; None otherwise."""
+        chain = b.value.partition(":")[2]
+        for callee, args in fi.pass_through.get((b.scope, b.line), ()):
+            if callee != chain:
+                continue
+            found = self.eval_chain(fi, b.scope, callee, b.line, depth + 1)
+            position = RAISES.get(found[0][1], -1) if found and found[0][0] == "ext" else -1
+            arg = next((c for k, c in args if k in (position, "expected_exception")), None)
+            r = (
+                self.eval_chain(fi, b.scope, arg, b.line, depth + 1)
+                if position >= 0 and arg
+                else None
+            )
+            if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
+                return (RAISED, r[0][1], r[0][2]), weakest(weakest(found[1], r[1]), "local-type")
+        return None
 
     def subscript_item(self, ent: Entity, depth: int) -> Entity | None:
         """`x[...]`: an item of a declared container; a generic class (`A[int]`) is the class."""

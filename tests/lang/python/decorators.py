@@ -40,3 +40,15 @@ class Service:
 @trace
 class Thing:
     pass
+# path: views.py
+# A method returning a function it defines hands the closure to its callers (a class-based
+# view's as_view): it references it. A function returning its wrapper (route's deco above)
+# does not: the definitions it decorates are followed instead.
+class View:
+    @classmethod
+    def as_view(cls):
+        def view():
+            return 1
+
+        return view
+      #        ^ references: views.View.as_view.view (scope)

@@ -4,7 +4,9 @@
 # known: an untyped manager (a parameter) is no edge. A `for` (a comprehension's too) runs
 # the iterable's __iter__ and the iterator's __next__; `len(x)` runs x.__len__ (builtins
 # on an instance: their protocol method); constructing a class runs a repository __new__
-# and a dataclass's __post_init__ beside __init__. (One edge per caller and callee.)
+# and a dataclass's __post_init__ beside __init__; `hasattr(x, name)` probes for an
+# attribute the instance may lack: a repository __getattr__ runs. (One edge per caller and
+# callee.)
 # exact: calls
 # path: m.py
 from dataclasses import dataclass
@@ -103,3 +105,14 @@ def build():
   #        ^ calls: m.Token.__new__ (constructor)
   #                 ^ calls: m.Point3 (scope)
   #                 ^ calls: m.Point.__post_init__ (constructor)
+
+
+class Namespace:
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+
+def probe(ns: Namespace):
+            # ^ references: m.Namespace (scope)
+    return hasattr(ns, "value"), getattr(ns, "__dict__")
+  #               ^ calls: m.Namespace.__getattr__ (local-type)

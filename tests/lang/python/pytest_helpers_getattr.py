@@ -7,11 +7,18 @@
 # names by position, pytest.param too) and requests no fixture of its name; `request.param`
 # in a fixture with params= holds a params value. Values that differ (two classes) are
 # alternatives; a helper whose callers pass nothing we know, or a getattr
-# name we do not know, stay open.
+# name we do not know, stay open. A property read on a helper's parameter that is one of
+# several values runs each one's getter (rule dispatch: a value-flow edge would be a relay,
+# leaving the helper's callers out of the getter's tests). `with pytest.raises(E) as excinfo`
+# makes `excinfo.value` an E.
 # path: app.py
 class App:
     def test_client(self):
         return Client()
+
+    @property
+    def name(self):
+        return "app"
 
 
 class Client:
@@ -28,6 +35,11 @@ class Client:
 class Other:
     def get(self):
         return 3
+
+
+class AppError(Exception):
+    def __str__(self):
+        return "app"
 # path: tests/__init__.py
 # path: tests/conftest.py
 import pytest
@@ -122,3 +134,42 @@ def test_two_kinds(obj, n):
   #  ^ calls: -
     obj.put()
   #     ^ calls: app.Client.put (local-type)
+# path: tests/test_config.py
+from app import App
+
+
+class CustomApp(App):
+    pass
+
+
+def common_object_test(app):
+    assert app.name == "app"
+  #            ^ calls: app.App.name (dispatch)
+
+
+def test_plain():
+    app = App()
+    common_object_test(app)
+
+
+def test_custom():
+    app = CustomApp()
+    common_object_test(app)
+# path: tests/test_excinfo.py
+import pytest
+
+from app import AppError
+
+
+def fail():
+    raise AppError()
+
+
+def test_message():
+    with pytest.raises(AppError) as excinfo:
+        fail()
+    assert str(excinfo.value) == "app"
+  #        ^ calls: app.AppError.__str__ (local-type)
+    assert excinfo.type is AppError
+    excinfo.match("app")
+  #         ^ unresolved: match
