@@ -10,7 +10,7 @@ from codeimpact.graph import csr as csrmod
 from codeimpact.indexer.resolved import UNBOUND_FIXTURE
 from codeimpact.query.graphview import GraphView
 from codeimpact.query.impact_shapes import SAMPLE_SITES, Completeness, UnresolvedSite
-from codeimpact.query.outside import entered_and_uncalled
+from codeimpact.query.outside import entered_and_uncalled, registered
 
 
 def assess_completeness(
@@ -22,6 +22,7 @@ def assess_completeness(
     entries: np.ndarray,
     depths: np.ndarray,
     observed=None,
+    closure: np.ndarray | None = None,
 ) -> Completeness:
     """Unresolved call sites that might extend the answer.
 
@@ -29,8 +30,10 @@ def assess_completeness(
     not at the depth limit (its unresolved callers would be one hop further), made
     by a symbol not already in the answer. Downstream: unresolved sites made by a
     source or by such an entry (each might call something the answer misses).
-    Upstream also: definitions on the way a library may enter, and functions with no
-    caller at all (`observed`: the coverage links; a function they saw run is not counted).
+    Upstream also: definitions on the way a library may enter, functions with no caller at
+    all, and functions of the tests' `closure` (the frontier without one) that only a
+    dispatcher calls for their module's registration (`observed`: the coverage links; a
+    function they saw run is not counted).
     """
     if view.unresolved is None:
         return Completeness("unknown", 0)
@@ -48,17 +51,20 @@ def assess_completeness(
         answered[entries] = True
         idx = idx[~answered[sites.caller[idx]]]
         outside, uncalled = entered_and_uncalled(view, frontier.tolist())
-        if uncalled and observed is not None and observed.tests_of:
+        # the whole closure, not the frontier: the tests listed come from all of it
+        routed = registered(view, closure if closure is not None else frontier)
+        if observed is not None and observed.tests_of:
             # observed coverage saw the tests that run it: they are in the selection
             uncalled = [i for i in uncalled if i not in observed.tests_of]
+            routed = [i for i in routed if i not in observed.tests_of]
     else:
         answered = None
         in_frontier = np.zeros(view.n_nodes + 1, dtype=bool)
         in_frontier[frontier] = True
         idx = np.flatnonzero(in_frontier[sites.caller])
-        outside, uncalled = [], []
+        outside, uncalled, routed = [], [], []
     comp = Completeness(
-        "lower-bound" if idx.size or outside or uncalled else "exact",
+        "lower-bound" if idx.size or outside or uncalled or routed else "exact",
         int(idx.size),
         _first_sites(view, idx),
     )
@@ -86,8 +92,18 @@ def assess_completeness(
             f"repository with no caller in the graph (a special method, an override of a "
             f"library base), e.g. {s.uid[first]}: the tests entering there are not listed"
         )
+    if routed:
+        comp.no_caller = len(routed)
+        first = min(routed, key=lambda i: s.uid[i])
+        many = len(routed) > 1
+        comp.reasons.append(
+            f"{len(routed)} function{'s' if many else ''} on the way {'are' if many else 'is'} "
+            f"called only by a dispatcher {'they were' if many else 'it was'} registered with "
+            f"at import (a module-level route), e.g. {s.uid[first]}: the tests reaching "
+            f"{'them' if many else 'it'} through the dispatcher (a request) are not listed"
+        )
     if uncalled:
-        comp.no_caller = len(uncalled)
+        comp.no_caller += len(uncalled)
         first = min(uncalled, key=lambda i: s.uid[i])
         comp.reasons.append(
             f"{len(uncalled)} function{'s' if len(uncalled) > 1 else ''} on the way "

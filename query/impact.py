@@ -174,7 +174,15 @@ def analyse(
         "risk": assess_risk(counts.direct, counts.total, counts.modules, counts.untested),
         "completeness": with_stale_note(
             assess_completeness(
-                view, direction, mask, depth, sources, reach.entries, reach.depths, observed
+                view,
+                direction,
+                mask,
+                depth,
+                sources,
+                reach.entries,
+                reach.depths,
+                observed,
+                closure=reach.closure if direction == "upstream" else None,
             ),
             stale_note(sel, observed),
         ),

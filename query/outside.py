@@ -17,6 +17,7 @@ import numpy as np
 
 from codeimpact.graph import csr as csrmod
 from codeimpact.query.graphview import GraphView
+from codeimpact.query.test_runs import RunIds
 
 _CALLABLE = frozenset(("function", "method"))
 # dunders the graph follows as plain calls or constructions, not library callbacks
@@ -75,3 +76,50 @@ def entered_and_uncalled(view: GraphView, ids: Iterable[int]) -> tuple[list[int]
         if not np.any(kinds == refs):
             uncalled.append(i)
     return out, uncalled
+
+
+def registered(view: GraphView, ids: np.ndarray) -> list[int]:
+    """The functions of `ids` that only a dispatcher calls, for the registration their own
+    module or class body made (a module-level `@bp.route("/x") def view`, called by
+    `dispatch_request` through a value-flow CALLS): the upstream walk stops at both (a
+    relay's callers and a container's users do not run it: query/relays.py), so the tests
+    running it through the dispatcher (a request) are not found. A function of a test file
+    that is no test the runner collects (a suite's app module's view) counts too."""
+    flagged = _registered_only(view)
+    ids = np.asarray(ids, dtype=np.int64)
+    hits = ids[flagged[ids]].tolist()
+    if not hits:
+        return []
+    s = view.symbols
+    runs = RunIds(view)
+    return [i for i in hits if not (s.is_test[i] and runs.of_id(i).exact)]
+
+
+def _registered_only(view: GraphView) -> np.ndarray:
+    """Bool per node (cached per view): every CALLS in is a relay's and the only REFERENCES in
+    come from its own module's or class's body (a function handing over its own closure does
+    so for its callers, who are followed: not counted)."""
+    got = view.cached("registered_only")
+    if got is not None:
+        return got
+    calls, refs = csrmod.EDGE_TYPES["CALLS"], csrmod.EDGE_TYPES["REFERENCES"]
+    got = np.zeros(view.n_nodes, dtype=bool)
+    relays: dict[int, set[int]] = {}
+    for r, c in zip(*(a.tolist() for a in view.relay_edges())):
+        relays.setdefault(c, set()).add(r)
+    s, up = view.symbols, view.csr("upstream")
+    for i, mine in relays.items():
+        if s.kind[i] not in _CALLABLE:
+            continue
+        lo, hi = up.indptr[i], up.indptr[i + 1]
+        kinds, callers = up.edge_type[lo:hi], up.indices[lo:hi]
+        if not all(c in mine for c in callers[kinds == calls].tolist()):
+            continue
+        path, _, local = s.uid[i].partition("::")
+        container = s.by_uid.get(f"{path}::{local.rpartition('.')[0]}")
+        if container is None or s.kind[container] not in ("module", "class"):
+            continue
+        handed = callers[kinds == refs].tolist()
+        got[i] = bool(handed) and all(h == container for h in handed)
+    view.cache("registered_only", got)
+    return got

@@ -57,6 +57,7 @@ class _Reach:
     test_depths: np.ndarray
     test_parent_of: np.ndarray
     covered: np.ndarray  # bool per entry
+    closure: np.ndarray  # the upstream closure the tests come from (unlimited depth)
 
 
 def _parent_array(n: int, nodes: np.ndarray, parents: np.ndarray) -> np.ndarray:
@@ -168,6 +169,7 @@ def traverse(
         test_depths=t_depths,
         test_parent_of=_parent_array(n, closure.nodes, closure.parents),
         covered=covered,
+        closure=closure.nodes,
     )
 
 

@@ -180,6 +180,38 @@ def test_a_function_with_no_caller_makes_a_lower_bound(tmp_path):
     assert data["completeness"]["no_caller"] == 1
 
 
+ROUTED = {
+    "pkg/__init__.py": "",
+    "pkg/app.py": "class App:\n    def __init__(self):\n        self.view_functions = {}\n\n"
+    "    def add_url_rule(self, rule, view_func):\n        self.view_functions[rule] = view_func\n\n"
+    "    def route(self, rule):\n        def decorator(f):\n            self.add_url_rule(rule, f)\n"
+    "            return f\n\n        return decorator\n\n"
+    "    def dispatch(self, rule):\n        return self.view_functions[rule]()\n",
+    "pkg/render.py": "def render():\n    return 1\n",
+    "pkg/site.py": "from pkg.app import App\nfrom pkg.render import render\n\napp = App()\n\n\n"
+    "@app.route('/x')\ndef page():\n    return render()\n",
+    "tests/test_site.py": "from pkg.app import App\nfrom pkg.render import render\n"
+    "from pkg.site import app\n\n\ndef test_page():\n    assert app.dispatch('/x') == 1\n\n\n"
+    "def test_nested():\n    local = App()\n\n    @local.route('/y')\n    def view():\n"
+    "        return render()\n\n    assert local.dispatch('/y') == 1\n",
+}
+
+
+def test_a_function_only_its_dispatcher_calls_for_its_module_makes_a_lower_bound(tmp_path):
+    """page is registered by its module's body and called only by App.dispatch (value-flow):
+    the walk stops at both (query/relays.py), so render's answer misses test_page, which runs
+    page by a request; it says lower-bound and names page. test_nested's own view is handed
+    over by the test, a function: followed, not counted."""
+    repo = committed_repo(tmp_path / "repo", ROUTED)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    with Index.open(repo) as index:
+        r = index.impact("pkg/render.py::render", include_tests=True, limit=0)
+    assert "tests/test_site.py::test_page" not in {t.uid for t in r.tests}
+    comp = r.completeness
+    assert (comp.status, comp.no_caller, comp.unresolved_sites) == ("lower-bound", 1, 0)
+    assert "pkg/site.py::page" in comp.reasons[-1] and "dispatcher" in comp.reasons[-1]
+
+
 PLUGIN = {
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n\n\ndef g():\n    return f()\n",
