@@ -179,23 +179,46 @@ class Playback:
         scope and callee ever is (by its form); else `resolve_named`'s (name, method, last,
         value or MISSING), the form's checks made."""
         callee = call.callee
-        if callee.startswith(("?", "getattr()")):
+        shape = _SHAPES.get(callee) or callee_shape(callee)
+        if not shape[6]:
             return False
         bound = fi.getattr_bound
-        if bound and callee.partition(".")[0] in bound:
+        if bound and shape[1] in bound:
             return False
-        steps = parse_steps(callee)
-        if steps is None or steps[0][1]:
-            return False
-        dotted = len(steps) > 1
-        method = dotted and not steps[-1][1]
-        if len(steps) != (2 if method else 1):
-            return False
-        name = steps[0][0]
+        name, method, last = shape[2][0][0], shape[5], shape[3]
         value = self._lookups.get((fi.path, call.scope, name), MISSING)
         if value is MISSING:
-            return name, method, steps[-1][0], MISSING
-        played = self.memo.table.get(("call outcome", method, dotted, value, steps[-1][0]))
+            return name, method, last, MISSING
+        # (`method` is `dotted` too: the forms played are `f` and `x.m`)
+        played = self.memo.table.get(("call outcome", method, method, value, last))
         if played is None:
-            return name, method, steps[-1][0], value
+            return name, method, last, value
         return [f"{fi.path}::{call.scope}", *played, None]
+
+
+# callee -> what `_resolve_call` and the playback read of it, the same in every file: (a
+# getattr() call's result, its head name, its steps (None: not a chain parse_steps reads),
+# its last name, dotted, method, `f` or `x.m` (the form of a name alone, or a method of one))
+_SHAPES: dict[str, tuple] = {}
+_SHAPES_MAX = 65536
+
+
+def callee_shape(callee: str) -> tuple:
+    shape = _SHAPES.get(callee)
+    if shape is None:
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()
+        shape = _SHAPES[callee] = _shape_of(callee)
+    return shape
+
+
+def _shape_of(callee: str) -> tuple:
+    of_getattr, head = callee.startswith("getattr()"), callee.partition(".")[0]
+    steps = parse_steps(callee) if not callee.startswith("?") else None
+    if steps is None:
+        last = callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
+        return of_getattr, head, None, last, False, False, False
+    dotted = len(steps) > 1
+    method = dotted and not steps[-1][1]
+    simple = (len(steps) == 2 if method else not dotted) and not steps[0][1]
+    return of_getattr, head, steps, steps[-1][0], dotted, method, simple

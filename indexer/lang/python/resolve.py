@@ -41,13 +41,12 @@ from codeimpact.indexer.lang.python.index import (
     index_calls,
     index_file,
     index_items,
-    parse_steps,
 )
 from codeimpact.indexer.lang.python.library_calls import LibraryCalls
 from codeimpact.indexer.lang.python.named_getattr import NamedGetattr
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
-from codeimpact.indexer.lang.python.playback import Playback
+from codeimpact.indexer.lang.python.playback import Playback, callee_shape
 from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
 from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
@@ -427,8 +426,11 @@ class PythonProject(
             # is called from the enclosing scope, whose names it sees (`@d def f` is f = d(f))
             scope = fi.parent.get(scope, "")
             call = call._replace(scope=scope)
+        # (the last name is without its suffixes; a method call `a.b.m()`: the receiver's
+        # value, then the method on it, with dispatch; any other form: the chain's value)
+        of_getattr, head, steps, last, dotted, method, simple = callee_shape(callee)
         bound = fi.getattr_bound  # (empty in most files)
-        if callee.startswith("getattr()") or bound and callee.partition(".")[0] in bound:
+        if of_getattr or bound and head in bound:
             alts = self.getattr_calls(fi, call)  # `getattr(c, "get")()` is `c.get()`
             for alt in alts:  # (the scope is the decorator's already)
                 self._resolve_call(fi, alt._replace(kind="call"), edges, out)
@@ -436,18 +438,11 @@ class PythonProject(
                 return
         src = f"{fi.path}::{scope}"  # (self.uid)
         line = call.line
-        steps = parse_steps(callee) if not callee.startswith("?") else None
         if steps is None:
-            last = callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
             out.unresolved.append(Unresolved(src, last, line))
             return
-        last = steps[-1][0]  # the last name, without its suffixes
-        # a method call (`a.b.m()`): the receiver's value, then the method on it (with
-        # dispatch); any other form: the chain's value, called
-        dotted = len(steps) > 1
-        method = dotted and not steps[-1][1]
         reads: list = []  # property getters the chain's attribute reads run
-        if (len(steps) == 2 if method else not dotted) and not steps[0][1]:
+        if simple:
             # a name alone (`f()`, `self.m()`: most sites): the file's lookups answer first
             seen = self._lookups
             key = (fi.path, scope, steps[0][0])
