@@ -98,9 +98,10 @@ def assess_completeness(
         many = len(routed) > 1
         comp.reasons.append(
             f"{len(routed)} function{'s' if many else ''} on the way {'are' if many else 'is'} "
-            f"called only by a dispatcher {'they were' if many else 'it was'} registered with "
-            f"at import (a module-level route), e.g. {s.uid[first]}: the tests reaching "
-            f"{'them' if many else 'it'} through the dispatcher (a request) are not listed"
+            f"run only through what {'they were' if many else 'it was'} registered with at "
+            f"import (a dispatcher, a table of its module: a module-level route, a filter), "
+            f"e.g. {s.uid[first]}: the tests reaching {'them' if many else 'it'} that way "
+            "(a request, a template) are not listed"
         )
     if uncalled:
         comp.no_caller += len(uncalled)

@@ -17,6 +17,7 @@ import numpy as np
 
 from codeimpact.graph import csr as csrmod
 from codeimpact.query.graphview import GraphView
+from codeimpact.query.relays import relay_csr
 from codeimpact.query.test_runs import RunIds
 
 _CALLABLE = frozenset(("function", "method"))
@@ -79,12 +80,12 @@ def entered_and_uncalled(view: GraphView, ids: Iterable[int]) -> tuple[list[int]
 
 
 def registered(view: GraphView, ids: np.ndarray) -> list[int]:
-    """The functions of `ids` that only a dispatcher calls, for the registration their own
-    module or class body made (a module-level `@bp.route("/x") def view`, called by
-    `dispatch_request` through a value-flow CALLS): the upstream walk stops at both (a
-    relay's callers and a container's users do not run it: query/relays.py), so the tests
-    running it through the dispatcher (a request) are not found. A function of a test file
-    that is no test the runner collects (a suite's app module's view) counts too."""
+    """The functions of `ids` whose every caller and referrer is one the upstream walk does
+    not follow: a dispatcher they were handed to, their own module's or class's body
+    (`_registered_only`): they run through a registration made at import (a module-level
+    `@bp.route("/x") def view` called by `dispatch_request`, a module's filters table run by
+    compiled templates), so the tests running them that way are not found. A function of a
+    test file that is no test the runner collects (a suite's app module's view) counts too."""
     flagged = _registered_only(view)
     ids = np.asarray(ids, dtype=np.int64)
     hits = ids[flagged[ids]].tolist()
@@ -96,30 +97,24 @@ def registered(view: GraphView, ids: np.ndarray) -> list[int]:
 
 
 def _registered_only(view: GraphView) -> np.ndarray:
-    """Bool per node (cached per view): every CALLS in is a relay's and the only REFERENCES in
-    come from its own module's or class's body (a function handing over its own closure does
-    so for its callers, who are followed: not counted)."""
+    """Bool per node (cached per view): a function or method whose every CALLS and REFERENCES
+    in is one the upstream walk does not follow (query/relays.py: a relay's value-flow call,
+    its own module's or class's body handing it over), and that has one: a dispatcher or a
+    table of its module runs it (`@bp.route` views, `DEFAULT_FILTERS = {"int": do_int}` run by
+    compiled templates), so the tests running it that way are not found."""
     got = view.cached("registered_only")
     if got is not None:
         return got
-    calls, refs = csrmod.EDGE_TYPES["CALLS"], csrmod.EDGE_TYPES["REFERENCES"]
-    got = np.zeros(view.n_nodes, dtype=bool)
-    relays: dict[int, set[int]] = {}
-    for r, c in zip(*(a.tolist() for a in view.relay_edges())):
-        relays.setdefault(c, set()).add(r)
-    s, up = view.symbols, view.csr("upstream")
-    for i, mine in relays.items():
-        if s.kind[i] not in _CALLABLE:
-            continue
-        lo, hi = up.indptr[i], up.indptr[i + 1]
-        kinds, callers = up.edge_type[lo:hi], up.indices[lo:hi]
-        if not all(c in mine for c in callers[kinds == calls].tolist()):
-            continue
-        path, _, local = s.uid[i].partition("::")
-        container = s.by_uid.get(f"{path}::{local.rpartition('.')[0]}")
-        if container is None or s.kind[container] not in ("module", "class"):
-            continue
-        handed = callers[kinds == refs].tolist()
-        got[i] = bool(handed) and all(h == container for h in handed)
+    r = relay_csr(view)
+    c, n = r.csr, r.n
+    kinds = c.edge_type
+    use = (kinds == csrmod.EDGE_TYPES["CALLS"]) | (kinds == csrmod.EDGE_TYPES["REFERENCES"])
+    row = np.repeat(np.arange(n, dtype=np.int64), np.diff(c.indptr[: n + 1]).astype(np.int64))
+    shadow = c.indices[: row.size] >= n
+    followed = np.bincount(row[use & ~shadow], minlength=n) > 0
+    hidden = np.bincount(row[use & shadow], minlength=n) > 0
+    kind = view.snapshot.node_kind
+    callable_ = (kind == csrmod.KIND_CODES["function"]) | (kind == csrmod.KIND_CODES["method"])
+    got = hidden & ~followed & callable_
     view.cache("registered_only", got)
     return got

@@ -212,6 +212,29 @@ def test_a_function_only_its_dispatcher_calls_for_its_module_makes_a_lower_bound
     assert "pkg/site.py::page" in comp.reasons[-1] and "dispatcher" in comp.reasons[-1]
 
 
+TABLED = {
+    "pkg/__init__.py": "",
+    "pkg/text.py": "def digits(v):\n    return v.strip()\n",
+    "pkg/filters.py": "from pkg.text import digits\n\n\ndef do_int(v):\n"
+    "    return int(digits(v))\n\n\nFILTERS = {'int': do_int}\n",
+    "pkg/env.py": "def render(name, v):\n    return globals()['TABLE'][name](v)\n",
+    "tests/test_env.py": "from pkg.env import render\n\n\ndef test_int():\n"
+    "    assert render('int', ' 3') == 3\n",
+}
+
+
+def test_a_function_only_its_modules_table_holds_makes_a_lower_bound(tmp_path):
+    """do_int is referenced only by its own module's FILTERS table, which code the graph does
+    not see runs (compiled templates: jinja's filters): the walk stops at the module, so
+    digits' answer misses test_int; it says lower-bound and names do_int."""
+    repo = committed_repo(tmp_path / "repo", TABLED)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    with Index.open(repo) as index:
+        comp = index.impact("pkg/text.py::digits", include_tests=True, limit=0).completeness
+    assert (comp.status, comp.no_caller, comp.unresolved_sites) == ("lower-bound", 1, 0)
+    assert "pkg/filters.py::do_int" in comp.reasons[-1]
+
+
 PLUGIN = {
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n\n\ndef g():\n    return f()\n",

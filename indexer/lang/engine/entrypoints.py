@@ -100,6 +100,15 @@ class EntryTable:
                 by_method.setdefault((cls, hook.method), []).extend(hook.calls)
         object.__setattr__(self, "_by_callee", {k: tuple(v) for k, v in by_callee.items()})
         object.__setattr__(self, "_by_method", {k: tuple(v) for k, v in by_method.items()})
+        # `@lib.Class.method` runs that method of every repository subclass of lib.Class,
+        # none of which the caller names: per hooked method, the names it may so run (the
+        # change plan counts them as names its callers use: lang/python/pytest_names.py)
+        far: dict[str, set[str]] = {}
+        for hook in self.hooks:
+            for c in hook.calls:
+                if c.startswith("@"):
+                    far.setdefault(hook.method, set()).add(c.rpartition(".")[2])
+        object.__setattr__(self, "far_calls", {k: frozenset(v) for k, v in far.items()})
         names = {n for hook in self.hooks for n in hook.calls}
         names |= {m for r in self.arguments for m in r.members}
         object.__setattr__(self, "hooked_names", frozenset(names))

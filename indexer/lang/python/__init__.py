@@ -107,7 +107,9 @@ EXTRACT_VERSION = extract.EXTRACTOR_VERSION
 #     `hasattr(x, name)` runs a repository __getattr__; calling `weakref.ref(obj)` gives obj;
 #     a method returning a function it defines references it (`View.as_view`'s view); a
 #     test module's `from m import x` IMPORTS m too (importing x runs m's top-level code).
-RESOLVE_VERSION = 33
+# 34: a jinja Environment loading or listing templates (`env.get_template()`) runs the
+#     get_source/list_templates of every repository subclass of jinja2.BaseLoader (`@` hooks).
+RESOLVE_VERSION = 34
 
 
 def resolver_class() -> type[ResolverProject]:

@@ -28,6 +28,7 @@ _CLICK_COMMAND = _names("click.Command", "click.core.Command", "click.BaseComman
                         "click.core.BaseCommand")  # fmt: skip
 _CLICK_GROUP = _names("click.Group", "click.core.Group", "click.MultiCommand",
                       "click.core.MultiCommand")  # fmt: skip
+_JINJA_ENV = _names("jinja2.Environment", "jinja2.environment.Environment")
 _HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
 _WERKZEUG_REQUEST = _names("werkzeug.wrappers.Request", "werkzeug.wrappers.request.Request",
                            "werkzeug.Request")  # fmt: skip
@@ -147,6 +148,11 @@ HOOKS = (
     CallsSelf(_names("textwrap.TextWrapper"), "_split_chunks", ("_munge_whitespace", "_split")),
     CallsSelf(_names("textwrap.TextWrapper"), "_wrap_chunks", ("_handle_long_word",),
               why="a word longer than the width is broken by _handle_long_word"),
+    *(CallsSelf(_JINJA_ENV, m, ("@jinja2.BaseLoader.get_source",),
+                why="the environment loads the template's source from its loader")
+      for m in ("get_template", "select_template", "get_or_select_template")),
+    CallsSelf(_JINJA_ENV, "list_templates", ("@jinja2.BaseLoader.list_templates",),
+              why="the environment lists its loader's templates"),
     CallsSelf(_CLICK_COMMAND, "main", ("make_context", "invoke"),
               why="main() makes the context and invokes the command"),
     CallsSelf(_CLICK_COMMAND, "make_context", ("parse_args",)),
@@ -162,6 +168,7 @@ BASES = {
     "flask.cli.AppGroup": _CLICK_GROUP,
     "flask.testing.FlaskCliRunner": ("click.testing.CliRunner",),
     **{n: _CLICK_COMMAND for n in _CLICK_GROUP},
+    "jinja2.loaders.BaseLoader": ("jinja2.BaseLoader",),
     "concurrent.futures.ThreadPoolExecutor": ("concurrent.futures.Executor",),
     "concurrent.futures.ProcessPoolExecutor": ("concurrent.futures.Executor",),
     "unittest.IsolatedAsyncioTestCase": ("unittest.TestCase",),
@@ -191,3 +198,5 @@ BINDERS = frozenset(("functools.partial",))
 READ_HOOKS = frozenset(("form", "files", "json"))
 
 TABLE = EntryTable(ARGUMENTS, HOOKS, BASES, INSTANCES, DECORATORS, BINDERS, READ_HOOKS)
+# the calls of a hooked method that runs every repository subclass's (`@` rows), by suffix
+FAR_SUFFIXES = tuple(f".{m}" for m in TABLE.far_calls)

@@ -203,6 +203,9 @@ class LibraryCalls:
         what the table says that method calls on the instance."""
         if hops > _MAX_HOPS:
             return
+        if name.startswith("@"):
+            self._run_others(name[1:], src, line, rule, edges)
+            return
         path, cls = inst[1], inst[2]
         m = self.class_member(path, cls, name, 0)
         found = (m[0], m[2]) if m is not None else self.instance_attr(path, cls, name, 0)
@@ -224,6 +227,16 @@ class LibraryCalls:
                 self.run_member(inst, hook, src, line, rule, edges, hops + 1)
             if calls:
                 return
+
+    def _run_others(self, target: str, src: str, line: int, rule: str, edges) -> None:
+        """A hook `@lib.Class.method`: the library calls `method` on an object of its own
+        that the repository may have given it (jinja's Environment on its loader): every
+        repository subclass of `lib.Class` defining `method` may run."""
+        base, _, method = target.rpartition(".")
+        for p, local in self.methods_by_name.get(method, ()):
+            cls = local.rpartition(".")[0]
+            if cls and any(base in self.entry_table.lineage(b) for b in self.library_bases(p, cls)):
+                self._call(src, ("sym", p, local), rule, line, edges)
 
     def _call(self, src: str, ent: Entity, rule: str, line: int, edges) -> None:
         dst = self.ent_uid(ent)

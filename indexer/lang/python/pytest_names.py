@@ -65,9 +65,13 @@ def implicit_names(facts: FileFacts) -> tuple[set[str], set[str]]:
             uses.update(name.lstrip("*") for name, _ in s.params)
             if s.is_test:
                 uses.add(AUTOUSE)
+    from codeimpact.indexer.lang.python.entrypoints import FAR_SUFFIXES, TABLE
+
     for c in facts.calls:
         if c.literals and c.callee.rpartition(".")[2] in ("usefixtures", "getfixturevalue"):
             uses.update(text for k, text in c.literals if isinstance(k, int))
+        if c.callee.endswith(FAR_SUFFIXES):  # `env.get_template()` runs any loader's get_source
+            uses |= TABLE.far_calls[c.callee.rpartition(".")[2]]
     uses |= getattr_names(facts)  # `getattr(c, "get")` reads get
     defines: set[str] = set()
     for name, autouse in fixture_names(facts.symbols, facts.calls).values():

@@ -9,7 +9,8 @@
 # `CliRunner()` gives the runner to the tests requesting it; `partial(runner.invoke, cli)`
 # binds the command: the rows apply where it is bound; `pytest.raises(E, f, x)` calls f;
 # werkzeug's request/response/builder methods read the limits and hooks a subclass overrides;
-# reading `request.form`/`.files`/`.json` parses the body through them).
+# reading `request.form`/`.files`/`.json` parses the body through them; a jinja Environment
+# subclass loading a template runs the get_source of the repository's jinja loaders).
 # A function handed to a library the table does not know is no call.
 # path: web.py
 from werkzeug.datastructures import CallbackDict
@@ -245,6 +246,38 @@ def test_grouped():
     runner.invoke(grouped)
   #        ^ calls: <external>::click.testing.CliRunner.invoke (local-type)
   #        ^ calls: cli.AppGroup.make_context (entry-point)
+# path: tmpl.py
+import jinja2
+
+
+class Loader(jinja2.BaseLoader):
+    def get_source(self, environment, template):
+        return "", None, None
+
+    def list_templates(self):
+        return []
+
+
+class Other:
+    def get_source(self, environment, template):
+        return "", None, None
+
+
+class Env(jinja2.Environment):
+    pass
+
+
+def render(env: Env):
+    return env.get_template("page.html")
+  #            ^ calls: <external>::jinja2.Environment.get_template (local-type)
+  #            ^ calls: tmpl.Loader.get_source (entry-point)
+  #            ^ !calls: tmpl.Other.get_source
+
+
+def names(env: Env):
+    return env.list_templates()
+  #            ^ calls: <external>::jinja2.Environment.list_templates (local-type)
+  #            ^ calls: tmpl.Loader.list_templates (entry-point)
 # path: tests/__init__.py
 # path: tests/test_web.py
 from web import App
