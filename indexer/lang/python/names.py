@@ -16,7 +16,7 @@ from codeimpact.indexer.lang.engine.imports import (
     through_reexports,
     via_import,
 )
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import MISSING, memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import in_effect
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives
@@ -220,15 +220,8 @@ class Names:
             return None  # a binding: the variable symbol (a later candidate) is the answer
         return self._binding_value(fi, c[2], depth + 1)
 
+    @memoized('("bind", fi.path, id(b))')
     def _binding_value(self, fi: FileIndex, b, depth: int):
-        key = ("bind", fi.path, id(b))
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)
-        cuts = self.memo.begin(key)
-        return self.memo.store(key, self._eval_binding(fi, b, depth), cuts)
-
-    def _eval_binding(self, fi: FileIndex, b, depth: int):
         value = b.value
         if ":" in value:  # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":"
             if value.startswith("ann:"):
