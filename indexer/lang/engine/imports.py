@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from codeimpact.indexer.lang.engine.memo import MISSING, Memo
+from codeimpact.indexer.lang.engine.memo import Memo, memoized
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE
 
 # own_binding's answer when the module binds nothing under the name (None: bound, but to
@@ -59,21 +59,11 @@ def via_import(found: tuple | None) -> tuple | None:
     return ent, "import" if CONFIDENCE[reason] >= CONFIDENCE["import"] else reason
 
 
+@memoized("key")
 def exported(rules: ExportRules, key: tuple, module: Any, name: str, depth: int) -> Any:
     """`name` as importers of `module` see it, memoised under `key` (a cycle: None)."""
-    memo = rules.memo
-    hit = memo.table.get(key, MISSING)
-    if hit is not MISSING:
-        return memo.hit(hit, None)
-    cuts = memo.begin(key)
-    try:
-        out = rules.own_binding(module, name, depth)
-        if out is UNBOUND:
-            out = through_reexports(rules, module, name, depth)
-    except BaseException:
-        memo.table.pop(key, None)
-        raise
-    return memo.store(key, out, cuts)
+    out = rules.own_binding(module, name, depth)
+    return through_reexports(rules, module, name, depth) if out is UNBOUND else out
 
 
 def through_reexports(rules: ExportRules, module: Any, name: str, depth: int) -> Any:

@@ -8,17 +8,12 @@ while any cut happened (a cycle, or a depth bound reached) depends on where the 
 started, so it is returned but never stored: every stored result is the same whatever order
 the files are resolved in, which incremental == full relies on.
 
-Two ways to use it. `get(key, compute, on_cycle)` for most lookups. On the hottest paths
-(Python's names, members and types, per call site of Django) the same protocol inline,
-without a closure per call:
-
-    hit = memo.table.get(key, MISSING)
-    if hit is not MISSING:
-        return memo.hit(hit, on_cycle)
-    cuts = memo.begin(key)
-    out = ...                       # may recurse into the memo
-    return memo.store(key, out, cuts)
-
+`@memoized(key, on_cycle)` is the one way to compute a lookup: a method (or a function whose
+first parameter has the memo) whose result is kept under `key`, an expression over its
+parameters. The wrapper is written for the function's own parameters (below), so a call
+costs what the protocol written out in the function would, on the hottest paths (Python's
+names, members and types, per call site of Django): no closure, bound method, argument
+tuple or further interpreter loop per call, each of which was measured to cost there.
 `cached(key, compute)` keeps results that cannot meet a cycle (a transitive closure
 computed with its own visited set) unconditionally. Keys are tuples that start with the
 lookup's name, so every kind of lookup shares the one table.
@@ -26,7 +21,9 @@ lookup's name, so every kind of lookup shares the one table.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from functools import update_wrapper
 from typing import Any
 
 MISSING: Any = object()
@@ -44,36 +41,6 @@ class Memo:
         """A lookup stopped short (a depth bound): what depends on it is not stored."""
         self.cuts += 1
 
-    def hit(self, value: Any, on_cycle: Any = None) -> Any:
-        """A table entry found: its value, or `on_cycle` (and a cut) when it is in progress."""
-        if value is BUSY:
-            self.cuts += 1
-            return on_cycle
-        return value
-
-    def begin(self, key: tuple) -> int:
-        self.table[key] = BUSY
-        return self.cuts
-
-    def store(self, key: tuple, out: Any, cuts: int) -> Any:
-        if self.cuts == cuts:
-            self.table[key] = out
-        else:
-            del self.table[key]
-        return out
-
-    def get(self, key: tuple, compute: Callable[[], Any], on_cycle: Any = None) -> Any:
-        hit = self.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.hit(hit, on_cycle)
-        cuts = self.begin(key)
-        try:
-            out = compute()
-        except BaseException:
-            self.table.pop(key, None)
-            raise
-        return self.store(key, out, cuts)
-
     def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
         hit = self.table.get(key, MISSING)
         if hit is MISSING:
@@ -83,3 +50,60 @@ class Memo:
     def clear(self) -> None:
         """Forget everything (entries left in progress by an aborted lookup included)."""
         self.table.clear()
+
+
+_WRAPPER = """
+def {name}({params}):
+    memo = {owner}.memo
+    key = {key}
+    table = memo.table
+    hit = table.get(key, MISSING)
+    if hit is not MISSING:
+        if hit is BUSY:
+            memo.cuts += 1
+            return {on_cycle}
+        return hit
+    table[key] = BUSY
+    cuts = memo.cuts
+    try:
+        out = compute({args})
+    except BaseException:
+        table.pop(key, None)
+        raise
+    if memo.cuts == cuts:
+        table[key] = out
+    else:
+        del table[key]
+    return out
+"""
+
+
+def memoized(key: str, on_cycle: str = "None", **names: Any) -> Callable:
+    """Keep what the decorated function returns in the memo of its first argument (a
+    project, which has `.memo`) under `key`, an expression over the function's parameters
+    (`'("member", path, cls, attr)'`): the table's entry when there is one; met again while
+    it is computed, `on_cycle` (an expression too) and a cut; computed while a cut happened,
+    returned but not kept. `names`: what the two expressions use besides the parameters."""
+
+    def wrap(compute: Callable) -> Callable:
+        params = list(inspect.signature(compute).parameters.values())
+        namespace = {"MISSING": MISSING, "BUSY": BUSY, "compute": compute, **names}
+        declared = []
+        for p in params:  # (defaults by name: their values need no source form)
+            if p.default is inspect.Parameter.empty:
+                declared.append(p.name)
+            else:
+                namespace[f"default_{p.name}"] = p.default
+                declared.append(f"{p.name}=default_{p.name}")
+        source = _WRAPPER.format(
+            name=compute.__name__,
+            params=", ".join(declared),
+            owner=params[0].name,
+            key=key,
+            on_cycle=on_cycle,
+            args=", ".join(p.name for p in params),
+        )
+        exec(compile(source, f"<memoized {compute.__qualname__}>", "exec"), namespace)
+        return update_wrapper(namespace[compute.__name__], compute)
+
+    return wrap

@@ -22,7 +22,7 @@ Items evaluate like any value (a function, a class, an instance of `C()`), under
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives, each, members
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity, FileIndex
@@ -41,37 +41,31 @@ _DECLARED = frozenset(("tup", "seq"))
 class Containers:
     """Items of literal containers and of unpacked values."""
 
+    @memoized('("items", lit)', "()")
     def container_items(self, lit: Entity, depth: int) -> tuple:
         """((key, entity, rule, scope, line), ...) of the items a container holds, each with
         where it was stored."""
-        key = ("items", lit)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, ())
-        cuts = self.memo.begin(key)
-        out = []
-        if depth <= MAX_DEPTH:
-            _, path, scope, name, line = lit
-            fi = self.files[path]
-            for b in self._stored(fi, lit, depth):
-                k, _, chain = b.value[5:].partition(":")
-                if chain == "[]":  # a nested literal, bound to its slot
-                    slot = (LIT, path, b.scope, f"{b.name}[{k}]", b.line)
-                    out.append((k, slot, "scope", b.scope, b.line))
-                    continue
-                r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
-                ent = r[0] if r is not None else None
-                if ent is not None and b.is_call:
-                    ent = self.call_result(ent, depth + 1)
-                if ent is None or ent[0] in _UNKNOWN:  # kept: the items are not all known
-                    out.append(
-                        (k, ("unknown", path, b.scope, chain), "value-flow", b.scope, b.line)
-                    )
-                else:
-                    out.append((k, ent, r[1], b.scope, b.line))
-        else:
+        if depth > MAX_DEPTH:
             self._cut()
-        return self.memo.store(key, tuple(out), cuts)
+            return ()
+        out = []
+        _, path, scope, name, line = lit
+        fi = self.files[path]
+        for b in self._stored(fi, lit, depth):
+            k, _, chain = b.value[5:].partition(":")
+            if chain == "[]":  # a nested literal, bound to its slot
+                slot = (LIT, path, b.scope, f"{b.name}[{k}]", b.line)
+                out.append((k, slot, "scope", b.scope, b.line))
+                continue
+            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+            ent = r[0] if r is not None else None
+            if ent is not None and b.is_call:
+                ent = self.call_result(ent, depth + 1)
+            if ent is None or ent[0] in _UNKNOWN:  # kept: the items are not all known
+                out.append((k, ("unknown", path, b.scope, chain), "value-flow", b.scope, b.line))
+            else:
+                out.append((k, ent, r[1], b.scope, b.line))
+        return tuple(out)
 
     def _stored(self, fi: FileIndex, lit: Entity, depth: int) -> list:
         """The `item:` bindings of a container: its literal's, then those stored into it."""

@@ -17,7 +17,7 @@ they return the class far more often than anything else.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, Entity, FileIndex
 
@@ -99,20 +99,19 @@ class Decorators:
         sym = fi.syms.get(local)
         if sym is None or not sym.decorators or sym.kind not in _FUNCTIONS:
             return None
-        key = ("decorated", path, local)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)
-        cuts = self.memo.begin(key)
+        return self._decorated(fi, sym, depth)
+
+    @memoized('("decorated", fi.path, sym.local)')
+    def _decorated(self, fi: FileIndex, sym, depth: int) -> Entity | None:
         out = None
-        scope = fi.parent.get(local, "")
+        scope = fi.parent.get(sym.local, "")
         for chain in reversed(sym.decorators):  # the one nearest the definition first
             r = self._applied(fi, scope, chain, sym.start_line, depth + 1)
             if r is not None:
                 res = self._application_result(r[0], depth + 1)
                 if res is not None:
                     out = res
-        return self.memo.store(key, out, cuts)
+        return out
 
     def made_instance(self, value):
         """(entity, rule) of a decorated function used as a value that its decorators made

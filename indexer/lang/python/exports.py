@@ -199,7 +199,7 @@ def function_view(facts: FileFacts, scope: str) -> tuple | None:
         if (
             c.callee in params
             or c.callee in aliases
-            or (c.callee[-2:] == "[]" and c.callee[:-2] in params)  # `items[0]()`
+            or ("[]" in c.callee and c.callee.endswith("[]") and c.callee[:-2] in params)
             or (passes_on(c.callee) and any(a in params for _, a in c.args))
         ):
             head = c.callee.split(".", 1)[0].removesuffix("()")

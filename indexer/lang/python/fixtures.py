@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang.api import SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives
@@ -211,9 +212,9 @@ class Fixtures:
         calls = fi.name_calls.get(scope)
         if not calls or sym.is_test or is_fixture(sym) or not self.is_test_path(fi.path):
             return None
-        return self.memo.get(("passed", fi.path, scope, name),
-                             lambda: self._passed(fi, calls, scope, name, depth))  # fmt: skip
+        return self._passed(fi, calls, scope, name, depth)
 
+    @memoized('("passed", fi.path, scope, name)')
     def _passed(self, fi: FileIndex, calls, scope: str, name: str, depth: int):
         idx = fi.params[scope][name][0]
         unknown = ("unknown", fi.path, scope, name)

@@ -19,10 +19,12 @@ in the export view of the function (exports.py) and the class's attribute flows 
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.values import members
 from codeimpact.indexer.lang.python.containers import LIT
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity
+
+_NONE: frozenset = frozenset()
 
 
 def forwards_only(fi, call) -> bool:
@@ -40,67 +42,52 @@ def forwards_only(fi, call) -> bool:
 class Flows:
     """The sinks of a parameter: the scopes calling what it was passed."""
 
+    @memoized('("sinks", path, fn, pname)', "frozenset()")
     def sinks(self, path: str, fn: str, pname: str, depth: int = 0) -> frozenset:
         """(path, scope) of every scope that calls the value passed to `pname` of `fn`."""
-        key = ("sinks", path, fn, pname)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, frozenset())
-        cuts = self.memo.begin(key)
-        out: set = set()
         if depth > MAX_DEPTH:
             self._cut()
-        else:
-            fi = self.files[path]
-            out.update((path, s) for s in fi.param_calls.get(fn, NO_NAMES).get(pname, ()))
-            for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
-                out |= self._passed_on(path, scope, callee, k, line, depth)
-            cls = fi.parent.get(fn, "")
-            for attr, stores in fi.param_attrs.get(cls, NO_NAMES).items():
-                if (fn, pname) in stores:
-                    out |= self._attr_sinks(path, cls, attr, depth)
-            for attr, stores in fi.param_items.get(cls, NO_NAMES).items():
-                if (fn, pname) in stores:
-                    out |= self._item_sinks(path, cls, attr)
-        return self.memo.store(key, frozenset(out), cuts)
+            return _NONE
+        fi = self.files[path]
+        out = {(path, s) for s in fi.param_calls.get(fn, NO_NAMES).get(pname, ())}
+        for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
+            out |= self._passed_on(path, scope, callee, k, line, depth)
+        cls = fi.parent.get(fn, "")
+        for attr, stores in fi.param_attrs.get(cls, NO_NAMES).items():
+            if (fn, pname) in stores:
+                out |= self._attr_sinks(path, cls, attr, depth)
+        for attr, stores in fi.param_items.get(cls, NO_NAMES).items():
+            if (fn, pname) in stores:
+                out |= self._item_sinks(path, cls, attr)
+        return frozenset(out)
 
+    @memoized('("isinks", path, fn, pname)', "frozenset()")
     def item_sinks(self, path: str, fn: str, pname: str, depth: int = 0) -> frozenset:
         """(path, scope) of every scope that calls an item of what `pname` of `fn` was passed
         (`items[0]()`, `for f in items: f()`), also where it is passed on."""
-        key = ("isinks", path, fn, pname)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, frozenset())
-        cuts = self.memo.begin(key)
-        out: set = set()
         if depth > MAX_DEPTH:
             self._cut()
-        else:
-            fi = self.files[path]
-            out.update((path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ()))
-            for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
-                out |= self._passed_on(path, scope, callee, k, line, depth, True)
-        return self.memo.store(key, frozenset(out), cuts)
+            return _NONE
+        fi = self.files[path]
+        out = {(path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ())}
+        for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
+            out |= self._passed_on(path, scope, callee, k, line, depth, True)
+        return frozenset(out)
 
+    @memoized('("ksinks", path, fn, pname, kw)', "frozenset()")
     def keyword_sinks(self, path: str, fn: str, pname: str, kw: str, depth: int = 0):
         """(path, scope) of every scope that calls the value passed as keyword `kw` into the
         `**pname` of `fn`: an item of it called (`kwargs["cb"]()`), and where it is spread
         on (`inner(**kwargs)`) the sinks of what takes `kw` there."""
-        key = ("ksinks", path, fn, pname, kw)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, frozenset())
-        cuts = self.memo.begin(key)
-        out: set = set()
         if depth > MAX_DEPTH:
             self._cut()
-        else:
-            fi = self.files[path]
-            out.update((path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ()))
-            for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
-                if k == "**":
-                    out |= self._passed_on(path, scope, callee, kw, line, depth, spread=True)
-        return self.memo.store(key, frozenset(out), cuts)
+            return _NONE
+        fi = self.files[path]
+        out = {(path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ())}
+        for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
+            if k == "**":
+                out |= self._passed_on(path, scope, callee, kw, line, depth, spread=True)
+        return frozenset(out)
 
     def landing_sinks(self, ent: Entity, key, through_attribute: bool, depth: int) -> frozenset:
         """The sinks of a value passed as `key` when `ent` is called: its parameter's, or for

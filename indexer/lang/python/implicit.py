@@ -24,7 +24,7 @@ returned, `self`), by the rule that typed it; the method is looked up through th
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
 from codeimpact.indexer.lang.python.values import _member_rule
@@ -211,16 +211,11 @@ class Implicit:
         dataclass's `__post_init__` (each by `rule` at most, when given)."""
         _, path, cls = cls_ent
         # the same for every construction of the class (30K on Django): kept per class
-        key = ("construct", path, cls)
-        found = self.memo.table.get(key, MISSING)
-        if found is not MISSING:
-            found = self.memo.hit(found, ())
-        else:
-            cuts = self.memo.begin(key)
-            found = self.memo.store(key, self._constructor_calls(path, cls), cuts)
+        found = self._constructor_calls(path, cls)
         for dst, how in found:
             edges.call(src, dst, weakest(rule, how) if rule else how, line)
 
+    @memoized('("construct", path, cls)', "()")
     def _constructor_calls(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
         """(target, rule) of the methods constructing an instance of `cls` runs."""
         out = []

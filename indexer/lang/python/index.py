@@ -23,7 +23,6 @@ MAX_DEPTH = 120
 
 _ACCESSORS = (".setter", ".deleter", ".getter")
 _ENTERS = ("enter:", "aenter:")
-_ITEM_READS = ("iter:", "key:")  # a loop variable, an item read: one item of the chain
 
 # Entities a name or chain can evaluate to (plain tuples: cheap and hashable):
 #   ("sym", path, local)           a definition in the repository (a class object, a function)
@@ -248,25 +247,35 @@ def index_file(fi: FileIndex) -> None:
     # most bindings have none)
     for b in f.bindings:
         name, value = b.name, b.value
-        mine = name.startswith("self.")
+        mine = "self." in name and name.startswith("self.")  # (`in` first: a cheap test)
         if mine and not b.is_call:
             stored.append(b)
         if "[" in name and name.endswith("[]"):  # `x[k] = v`: an item stored into what x holds
             adds.setdefault(name[:-2], []).append(b)
             continue
         if ":" in value:
-            if value.startswith("param:"):  # pytest's parametrize values (fixtures.py)
+            # (a form's first letter is tested first: str.startswith is a slow call in CPython
+            # 3.11, its arguments parsed at each, and most of the project's bindings hold a form)
+            first = value[0]
+            if first == "p" and value.startswith("param:"):  # pytest's parametrize values
                 fi.parametrized.setdefault(b.scope, []).append(b)
                 continue
-            if value.startswith("iter:"):
-                loop = (b.scope, b.line, value.split(":", 2)[2])
+            if first == "i" and value.startswith("iter:"):
+                chain = value.split(":", 2)[2]
+                loop = (b.scope, b.line, chain)
                 if loop not in looped:
                     looped.add(loop)
                     fi.loops.append(b)
-            elif value.startswith("set:"):
+                if not mine and not b.is_call and chain in fi.params.get(b.scope, NO_NAMES):
+                    item_aliases[(b.scope, name)] = chain  # `for f in items: f()`
+            elif first == "k" and value.startswith("key:"):
+                chain = value.split(":", 2)[2]
+                if not mine and not b.is_call and chain in fi.params.get(b.scope, NO_NAMES):
+                    item_aliases[(b.scope, name)] = chain  # `h = table["go"]; h()`
+            elif first == "s" and value.startswith("set:"):
                 fi.writes.append(b)
                 continue
-            elif value.startswith(_ENTERS):
+            elif (first == "e" or first == "a") and value.startswith(_ENTERS):
                 fi.contexts.append(b)
                 if not name:
                     continue  # `with lock:` binds nothing
@@ -281,10 +290,6 @@ def index_file(fi: FileIndex) -> None:
                 fi.getattr_bound.add(name)
         elif value in fi.params.get(b.scope, NO_NAMES):  # `alias = cb`: alias() calls cb
             aliases[(b.scope, name)] = value
-        elif ":" in value and value.startswith(_ITEM_READS):  # `for f in items`, `h = t["go"]`
-            chain = value.split(":", 2)[2]
-            if chain in fi.params.get(b.scope, NO_NAMES):
-                item_aliases[(b.scope, name)] = chain
     for b in stored:
         if b.value in fi.params.get(b.scope, ()):
             cls = fi.parent.get(b.scope, "")
@@ -314,6 +319,7 @@ def index_calls(fi: FileIndex) -> None:
             for b in bound:
                 _register(fi, b.scope, name[5:], b.value.partition(":")[2].partition(":")[2])
     param_names = {n for ps in fi.params.values() for n in ps}
+    param_items = {n + "[]" for n in param_names}  # (a set: no substring test per call site)
     param_attrs = fi.param_attrs  # (complete here; empty in most files)
     for c in f.calls:  # (every call site of the project passes here: the cheap tests first)
         callee, args = c.callee, c.args
@@ -343,7 +349,7 @@ def index_calls(fi: FileIndex) -> None:
         elif aliases and (c.scope, callee) in aliases:
             pname = aliases[(c.scope, callee)]
             fi.param_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
-        elif callee[-2:] == "[]" and callee[:-2] in param_names:  # `items[0]()`
+        elif callee in param_items:  # `items[0]()` calls `items[]`
             owner = param_owner(fi, c.scope, callee[:-2])
             if owner is not None:
                 calls = fi.param_item_calls.setdefault(owner, {})

@@ -16,7 +16,7 @@ from codeimpact.indexer.lang.engine.imports import (
     through_reexports,
     via_import,
 )
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import MISSING, memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import in_effect
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives
@@ -220,41 +220,35 @@ class Names:
             return None  # a binding: the variable symbol (a later candidate) is the answer
         return self._binding_value(fi, c[2], depth + 1)
 
+    @memoized('("bind", fi.path, id(b))')
     def _binding_value(self, fi: FileIndex, b, depth: int):
-        key = ("bind", fi.path, id(b))
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)
-        cuts = self.memo.begin(key)
-        return self.memo.store(key, self._eval_binding(fi, b, depth), cuts)
-
-    def _eval_binding(self, fi: FileIndex, b, depth: int):
         value = b.value
-        if value.startswith("ann:"):
-            r = self.eval_type(fi, b.scope, value[4:], depth + 1)
-            return (r, "local-type") if r is not None else None
-        if value.startswith(("enter:", "aenter:")):
-            r = self.entered(fi, b, depth + 1)
-            if r is None:
-                return self.raised_info(fi, b, depth + 1) if b.is_call else None
-            m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
-            res = self.call_result(m[0], depth + 1) if m is not None else None
-            return (res, weakest(r[1], "local-type")) if res is not None else None
-        if value.startswith("iter:"):
-            _, index, chain = value.split(":", 2)
-            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
-            if r is None:
-                return None
-            item = self.iter_item(r[0], int(index), depth + 1)
-            if item is None:
-                return None
-            # one of a container's items: which one is not followed
-            rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
-            return item, weakest(r[1], rule)
-        if value.startswith(_CONTAINER_FORMS):
-            return self.container_binding(fi, b, depth)
-        if value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
-            return self.callback_value(fi, b, depth)
+        if ":" in value:  # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":"
+            if value.startswith("ann:"):
+                r = self.eval_type(fi, b.scope, value[4:], depth + 1)
+                return (r, "local-type") if r is not None else None
+            if value.startswith(("enter:", "aenter:")):
+                r = self.entered(fi, b, depth + 1)
+                if r is None:
+                    return self.raised_info(fi, b, depth + 1) if b.is_call else None
+                m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
+                res = self.call_result(m[0], depth + 1) if m is not None else None
+                return (res, weakest(r[1], "local-type")) if res is not None else None
+            if value.startswith("iter:"):
+                _, index, chain = value.split(":", 2)
+                r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+                if r is None:
+                    return None
+                item = self.iter_item(r[0], int(index), depth + 1)
+                if item is None:
+                    return None
+                # one of a container's items: which one is not followed
+                rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
+                return item, weakest(r[1], rule)
+            if value.startswith(_CONTAINER_FORMS):
+                return self.container_binding(fi, b, depth)
+            if value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
+                return self.callback_value(fi, b, depth)
         if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
             r = self.requested_value(fi, b, depth)
             if r is not None:

@@ -15,7 +15,7 @@ getter is called by the rule that typed the receiver.
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
 from codeimpact.indexer.lang.python.values import _member_rule
@@ -85,14 +85,7 @@ class Reads:
         # what the class says is the same for every read of `name` on its instances (88K
         # reads on Django, most of them of nothing): kept per (class, name, exactness),
         # the receiver's rule applied after
-        key = ("reads", ent[1], ent[2], name, not ent[3])
-        found = self.memo.table.get(key, MISSING)
-        if found is not MISSING:
-            found = self.memo.hit(found, ())
-        else:
-            cuts = self.memo.begin(key)
-            found = self.memo.store(key, self._class_reads(ent[1], ent[2], name, not ent[3], depth),
-                                    cuts)  # fmt: skip
+        found = self._class_reads(ent[1], ent[2], name, not ent[3], depth)
         for getter, how, m in found:
             if how == "dispatch":
                 reads.append((getter, "dispatch"))
@@ -103,6 +96,7 @@ class Reads:
             else:
                 reads.append((getter, _member_rule(reason, m)))
 
+    @memoized('("reads", path, cls, name, subclasses)', "()")
     def _class_reads(self, path: str, cls: str, name: str, subclasses: bool, depth: int) -> tuple:
         """(getter, how, member) of reading `name` on an instance of `cls` (property_read)."""
         out = []

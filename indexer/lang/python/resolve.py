@@ -660,7 +660,7 @@ class PythonProject(
         that calls what the parameter holds (flows.py `sinks`)."""
         through_attribute = "." in call.callee
         for key, chain in call.args:
-            if chain[:4] == "arg$":  # a literal collection (query_facts.py): its items
+            if "$" in chain and chain.startswith("arg$"):  # a literal collection: its items
                 self.items_flow(fi, call, ent, key, chain, through_attribute, edges, src)
                 continue
             r = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.chains import fold
 from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_member
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives, members
@@ -183,17 +183,13 @@ class Values:
             suffix = suffix[2:]
         return ent, reason
 
+    @memoized('("member", path, cls, attr)')
     def class_member(self, path: str, cls: str, attr: str, depth: int):
         """(entity, found in a base, rule) of `attr` on class `cls` through its MRO, or None.
 
         Methods and nested classes are definitions; class attributes bound to a value
         (`response_class = Response`, `json: JSONProvider = ...`) are followed.
         """
-        key = ("member", path, cls, attr)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)
-        cuts = self.memo.begin(key)
         files = self.files
 
         def bound_in(k):
@@ -214,19 +210,13 @@ class Values:
             return None, None
 
         hit = first_member(self.mro(path, cls), bound_in)
-        out = None
         if hit is not None and hit[2][0] is not None:
-            out = hit[2][0], hit[0] > 0, hit[2][1]
-        return self.memo.store(key, out, cuts)
+            return hit[2][0], hit[0] > 0, hit[2][1]
+        return None
 
+    @memoized('("iattr", path, cls, attr)')
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
         """The value of `self.attr` set in a method of `cls` or of a base, or None."""
-        key = ("iattr", path, cls, attr)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)
-        cuts = self.memo.begin(key)
-        out = None
         for p, c in self.mro(path, cls):
             cfi = self.files[p]
             binds = cfi.self_attrs.get(c, {}).get(attr)
@@ -237,11 +227,8 @@ class Values:
                 r = self._binding_value(cfi, b, depth + 1)
                 # a parameter stored (`self.x, self.y = x, y`) says less than a later binding
                 if r is not None and r[0][0] != "param":
-                    out = r
-                    break
-            if out is not None:
-                break
-        return self.memo.store(key, out, cuts)
+                    return r
+        return None
 
     def getattr(self, ent: Entity, attr: str, reason: str, depth: int):
         if depth > MAX_DEPTH:
@@ -291,14 +278,7 @@ class Values:
                 return ("sym", path, local), reason
             # the member of the class is the same for every instance step (100K on Django):
             # kept per (class, attribute), the receiver's rule applied after
-            key = ("instance member", path, local, attr)
-            found = self.memo.table.get(key, MISSING)
-            if found is not MISSING:
-                found = self.memo.hit(found, _NO_MEMBER)
-            else:
-                cuts = self.memo.begin(key)
-                found = self.memo.store(key, self._instance_member(path, local, attr, depth),
-                                        cuts)  # fmt: skip
+            found = self._instance_member(path, local, attr, depth)
             value, how, m = found
             if how == "member":
                 return value, _member_rule(reason, m)
@@ -325,6 +305,7 @@ class Values:
             return None
         return None
 
+    @memoized('("instance member", path, local, attr)', "_NO_MEMBER", _NO_MEMBER=_NO_MEMBER)
     def _instance_member(self, path: str, local: str, attr: str, depth: int) -> tuple:
         """(value, how, member or rule) of `attr` on an instance of class `local` (getattr):
         a member of the class (through its MRO), a property's value, a `self.attr` binding."""
@@ -379,11 +360,10 @@ class Values:
             return ent if ent[1] in self.entry_table.instances or _class_named(ent[1]) else None
         if kind != "sym":
             return None
-        key = ("result", ent)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)
-        cuts = self.memo.begin(key)
+        return self._call_result(ent, depth)
+
+    @memoized('("result", ent)')
+    def _call_result(self, ent: Entity, depth: int) -> Entity | None:
         out = None
         fi = self.files[ent[1]]
         sym = fi.syms.get(ent[2])
@@ -397,7 +377,7 @@ class Values:
             )  # fmt: skip
             if out is None and ent[2] in fi.yields:  # a generator: iterating it gives its yields
                 out = (GEN, ent[1], ent[2])
-        return self.memo.store(key, out, cuts)
+        return out
 
     def yielded(self, ent: Entity, depth: int) -> Entity | None:
         """One of the values generator function `ent` (a GEN entity) yields; a yielded call
@@ -533,13 +513,9 @@ class Values:
             return None
         if depth > MAX_DEPTH:
             return self._cut()
-        key = ("type", fi.path, scope, text)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, None)
-        cuts = self.memo.begin(key)
-        return self.memo.store(key, self._eval_type(fi, scope, text, depth), cuts)
+        return self._eval_type(fi, scope, text, depth)
 
+    @memoized('("type", fi.path, scope, text)')
     def _eval_type(self, fi, scope, text, depth):
         arms = [a for a in split_top(text, "|") if a and a != "None"]
         if len(arms) != 1:
@@ -595,12 +571,8 @@ class Values:
         """A base of this class is outside the repository or unresolved."""
         return self._bases_info(path, local)[1]
 
+    @memoized('("bases", path, local)', "((), False)")
     def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
-        key = ("bases", path, local)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, ((), False))
-        cuts = self.memo.begin(key)
         fi = self.files[path]
         out = []
         unknown = False
@@ -616,17 +588,10 @@ class Values:
                         out.append(k)
                 elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
                     unknown = True
-        return self.memo.store(key, (tuple(out), unknown), cuts)
+        return tuple(out), unknown
 
+    @memoized('("mro", path, local)', "((path, local),)")  # (a cycle of bases stops here)
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
-        key = ("mro", path, local)
-        hit = self.memo.table.get(key, MISSING)
-        if hit is not MISSING:
-            return self.memo.hit(hit, ((path, local),))  # a cycle of bases stops here
-        cuts = self.memo.begin(key)
-        return self.memo.store(key, self._c3(path, local), cuts)
-
-    def _c3(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """C3 over the bases we can resolve (engine/hierarchy.py)."""
         return c3((path, local), self._bases(path, local), lambda b: self.mro(*b))
 

@@ -12,6 +12,7 @@ from codeimpact.indexer.lang.engine.imports import (
     exported,
     through_reexports,
 )
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import outward
 from codeimpact.indexer.lang.rust.index import (
@@ -109,13 +110,6 @@ class Paths:
         r = self.own_binding((fi.path, s), name, depth)
         return r if r is not UNBOUND else through_reexports(self, (fi.path, s), name, depth)
 
-    def _memoized(self, key, depth: int, compute):
-        """Memoised lookups through `use`s and globs, which may form cycles (a lookup that
-        meets itself gets None); past the depth bound, nothing is looked up."""
-        if depth > MAX_DEPTH:
-            return None
-        return self.memo.get(key, compute)
-
     def module_member(self, path: str, mlocal: str, name: str, depth: int = 0):
         if depth > MAX_DEPTH:
             return None
@@ -177,10 +171,13 @@ class Paths:
         segs = [*imp.module.split("::"), imp.name] if imp.module else [imp.name]
         if imp.name == "*":
             segs = imp.module.split("::")
-        return self._memoized(
-            ("i", fi.path, imp), depth, lambda: self._use_path(fi, imp, segs, depth + 1)
-        )
+        # (through `use`s and globs, which may form cycles: a lookup meeting itself gets None;
+        # past the depth bound, nothing is looked up)
+        if depth > MAX_DEPTH:
+            return None
+        return self._use_path(fi, imp, segs, depth + 1)
 
+    @memoized('("i", fi.path, imp)')
     def _use_path(self, fi: File, imp: ImportFact, segs: list[str], depth: int):
         first = segs[0]
         if first in ("crate", "self", "super"):

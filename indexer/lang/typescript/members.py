@@ -10,6 +10,7 @@ from codeimpact.indexer.lang.engine.hierarchy import (
     first_member,
     subtypes,
 )
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.typescript.exports import MAX_DEPTH as _MAX_DEPTH
@@ -82,8 +83,9 @@ class Members:
 
     def heritage(self, path: str, local: str) -> tuple:
         """((kind, entity, reason, line), ...) of a class or interface's extends/implements."""
-        return self.memo.get(("heritage", path, local), lambda: self._heritage_of(path, local))
+        return self._heritage_of(path, local)
 
+    @memoized('("heritage", path, local)')
     def _heritage_of(self, path: str, local: str) -> tuple:
         fi = self.files[path]
         scope = fi.parent.get(local, "")
@@ -104,8 +106,9 @@ class Members:
 
     def type_chain(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """The type, its `extends` ancestors (breadth first), then implemented interfaces."""
-        return self.memo.get(("chain", path, local), lambda: self._type_chain(path, local))
+        return self._type_chain(path, local)
 
+    @memoized('("chain", path, local)')
     def _type_chain(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         return extends_then_implements((path, local), self._supertypes)
 
@@ -136,8 +139,9 @@ class Members:
         if depth > _MAX_DEPTH:
             return self._cut()
         # memoised per function: `return f()` chains would otherwise be walked once per path
-        return self.memo.get(("result", ent), lambda: self._call_result(ent, depth))
+        return self._call_result(ent, depth)
 
+    @memoized('("result", ent)')
     def _call_result(self, ent: Entity, depth: int) -> Entity | None:
         fi = self.files[ent[1]]
         kind = fi.kind(ent[2])

@@ -27,6 +27,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.hierarchy import (
     descendants,
 )
+from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, in_effect, innermost
@@ -242,10 +243,9 @@ class TsProject(Exports, Members, Project):
     def _eval_binding(self, fi: _FileIndex, b, depth: int):
         if depth > _MAX_DEPTH:
             return self._cut()
-        return self.memo.get(
-            ("bind", fi.path, b), lambda: self._eval_binding_uncached(fi, b, depth)
-        )
+        return self._eval_binding_uncached(fi, b, depth)
 
+    @memoized('("bind", fi.path, b)')
     def _eval_binding_uncached(self, fi: _FileIndex, b, depth: int):
         if b.value.startswith(":"):
             return self.eval_type(fi, b.scope, b.value[1:], depth + 1)
