@@ -89,8 +89,9 @@ def assess_completeness(
         comp.reasons.append(
             f"{len(outside)} definition{'s' if len(outside) > 1 else ''} on the way may be "
             "called from outside the "
-            f"repository with no caller in the graph (a special method, an override of a "
-            f"library base), e.g. {s.uid[first]}: the tests entering there are not listed"
+            f"repository, or implicitly by the interpreter, where the graph has no call (a "
+            f"special method, an override of a library base), e.g. {s.uid[first]}: the tests "
+            "entering there are not listed"
         )
     if routed:
         comp.no_caller = len(routed)

@@ -24,12 +24,20 @@ _CALLABLE = frozenset(("function", "method"))
 # dunders the graph follows as plain calls or constructions, not library callbacks
 _CALLED_BY_NAME = frozenset(("__init__", "__new__", "__post_init__"))
 EXTERNAL = "<external>::"
+# protocol methods the interpreter calls without a call written out (`while stream:`, `len(x)`,
+# `x in y`, hashing, `str(x)`, comparisons, pickling): the graph links the calls it sees
+# (`len(x)` on a typed x), so one with callers may still be entered where it sees none
+_IMPLICIT = frozenset(("__bool__", "__len__", "__iter__", "__next__", "__contains__",
+                       "__hash__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                       "__str__", "__repr__", "__format__", "__getstate__", "__setstate__",
+                       "__reduce__", "__reduce_ex__"))  # fmt: skip
 
 
 def entered_from_outside(view: GraphView, ids: Iterable[int]) -> list[int]:
     """Of `ids`, the functions and methods with no CALLS edge in that are special methods
     (`__call__`, `__enter__`, ...) or methods of a class with a base outside the repository
-    (directly or through the repository's own bases)."""
+    (directly or through the repository's own bases), and the protocol methods the
+    interpreter calls implicitly (`__bool__`, `__len__`, ...: `_IMPLICIT`) even with callers."""
     return entered_and_uncalled(view, ids)[0]
 
 
@@ -62,9 +70,11 @@ def entered_and_uncalled(view: GraphView, ids: Iterable[int]) -> tuple[list[int]
             continue  # a test is the runner's to call
         lo, hi = up.indptr[i], up.indptr[i + 1]
         kinds = up.edge_type[lo:hi]
-        if np.any(kinds == calls):
-            continue
         name = s.name[i]
+        if np.any(kinds == calls):
+            if name in _IMPLICIT:
+                out.append(i)
+            continue
         if name.startswith("__") and name.endswith("__") and len(name) > 4:
             if name not in _CALLED_BY_NAME:
                 out.append(i)

@@ -235,6 +235,29 @@ def test_a_function_only_its_modules_table_holds_makes_a_lower_bound(tmp_path):
     assert "pkg/filters.py::do_int" in comp.reasons[-1]
 
 
+IMPLICIT = {
+    "pkg/__init__.py": "",
+    "pkg/stream.py": "def more(s):\n    return s.left > 0\n\n\nclass Stream:\n"
+    "    def __init__(self, left):\n        self.left = left\n\n    def __bool__(self):\n"
+    "        return more(self)\n\n\ndef drain(s: Stream):\n    while s:\n        s.left -= 1\n\n\n"
+    "def ask(s: Stream):\n    return s.__bool__()\n",
+    "tests/test_stream.py": "from pkg.stream import Stream, ask, drain\n\n\ndef test_drain():\n"
+    "    drain(Stream(2))\n\n\ndef test_ask():\n    assert not ask(Stream(0))\n",
+}
+
+
+def test_a_protocol_method_called_implicitly_makes_a_lower_bound_despite_callers(tmp_path):
+    """`while s:` runs Stream.__bool__ with no call written: the graph links ask's explicit
+    `s.__bool__()` only (test_ask's), so more's answer misses test_drain; it says lower-bound
+    and names __bool__ although __bool__ has a caller."""
+    repo = committed_repo(tmp_path / "repo", IMPLICIT)
+    analyze(repo, IndexConfig(), RunOptions(workers=1))
+    with Index.open(repo) as index:
+        comp = index.impact("pkg/stream.py::more", include_tests=True, limit=0).completeness
+    assert (comp.status, comp.entered_from_outside) == ("lower-bound", 1)
+    assert "pkg/stream.py::Stream.__bool__" in comp.reasons[0]
+
+
 PLUGIN = {
     "pkg/__init__.py": "",
     "pkg/core.py": "def f():\n    return 1\n\n\ndef g():\n    return f()\n",
