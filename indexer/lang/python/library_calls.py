@@ -37,7 +37,7 @@ class LibraryCalls:
     entry_table: EntryTable = TABLE
     # set when an edge made depends on which scope calls (a rule leaving out the caller
     # itself): resolve.py then keeps no call outcome to play back at other sites
-    _src_read = False
+    _src_read: bool  # (resolve.py's __init__ sets it, see values.py `_folds`)
 
     def library_bases(self, path: str, cls: str) -> tuple[str, ...]:
         """The library classes (dotted, as imported) that `cls` and its repository bases

@@ -151,7 +151,7 @@ class Names:
             return self._cut()
         cands = fi.names.get(scope, NO_NAMES).get(name)
         if cands:
-            picked = self._pick(cands, line)
+            picked = cands if len(cands) == 1 else self._pick(cands, line)  # (most: one)
             if follow and picked[0][1] == "import" and len(cands) > 1:
                 alt = fi.facts.extra.get("alt_imports")
                 if alt and picked[0][0] in alt:
@@ -339,8 +339,9 @@ class Names:
     # call site's receiver and arguments start from the same few names (`self` alone is 90K
     # of Django's 355K lookups, 133K of them distinct). Kept while one file is resolved
     # (`forget_lookups`): for the run it would hold every file's. An answer met with a cut
-    # (a cycle, the depth bound) is not kept, as in the memo.
-    _lookups: dict | None = None
+    # (a cycle, the depth bound) is not kept, as in the memo. (None while no file is resolved:
+    # set in PythonProject's __init__, not here, see values.py `_folds`.)
+    _lookups: dict | None
 
     def forget_lookups(self) -> None:
         self._lookups = {}
@@ -355,28 +356,43 @@ class Names:
         if hit is not MISSING:
             return hit
         cuts = self.memo.cuts
-        r = self._lookup_name(fi, scope, name, line, depth)
-        if self.memo.cuts == cuts and len(fi.names.get(scope, NO_NAMES).get(name, ())) < 2:
+        # (_lookup_name's first step written out: the bindings read once for both)
+        bound = fi.names.get(scope, NO_NAMES).get(name)
+        if bound or name in fi.params.get(scope, NO_NAMES):
+            r = self._lookup_in_scope(fi, scope, name, line, True, depth)
+        else:
+            r = self._enclosing_lookup(fi, scope, name, depth)
+        if self.memo.cuts == cuts and (bound is None or len(bound) < 2):
             seen[key] = r
         return r
 
     def _lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int):
         if depth > MAX_DEPTH:
             self._cut()  # every scope's lookup would be cut
-        else:
-            # _lookup_in_scope answers (not None) exactly where the name is bound or a parameter
-            names, params = fi.names, fi.params
-            if name in names.get(scope, NO_NAMES) or name in params.get(scope, NO_NAMES):
-                return self._lookup_in_scope(fi, scope, name, line, True, depth)
-            # then the enclosing functions and the module: a class body's names are not
-            # visible in the functions nested in it (no cache: kept for the run, one held
-            # 100 MB per 12K files, and emptied per file it still fragmented the heap)
-            for s in fi.enclosing(scope, _CLASS_BODY):
-                if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
-                    return self._outer_lookup(fi, s, name, depth)
-            # (the module's star imports and the builtins: the same from every scope)
-            return self._outer_lookup(fi, None, name, depth)
-        return self._unbound_lookup(fi, name, depth)
+            return self._unbound_lookup(fi, name, depth)
+        # _lookup_in_scope answers (not None) exactly where the name is bound or a parameter
+        if name in fi.names.get(scope, NO_NAMES) or name in fi.params.get(scope, NO_NAMES):
+            return self._lookup_in_scope(fi, scope, name, line, True, depth)
+        return self._enclosing_lookup(fi, scope, name, depth)
+
+    def _enclosing_lookup(self, fi: FileIndex, scope: str, name: str, depth: int):
+        """`name`, bound nowhere in `scope`, in the enclosing functions and the module: a
+        class body's names are not visible in the functions nested in it (no cache: kept
+        for the run, one held 100 MB per 12K files, and emptied per file it still fragmented
+        the heap). The walk is `Lexical.enclosing` written out: its generator, left at the
+        scope that binds the name (the module's, mostly), was closed at every lookup."""
+        names, params, syms, parent = fi.names, fi.params, fi.syms, fi.parent
+        s = scope
+        while s:
+            s = parent.get(s, "")
+            if s:
+                sym = syms.get(s)
+                if sym is not None and sym.kind in _CLASS_BODY:
+                    continue
+            if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
+                return self._outer_lookup(fi, s, name, depth)
+        # (the module's star imports and the builtins: the same from every scope)
+        return self._outer_lookup(fi, None, name, depth)
 
     def _outer_lookup(self, fi: FileIndex, s: str | None, name: str, depth: int):
         """`name` looked up in the enclosing scope `s` that binds it (None: bound in none),

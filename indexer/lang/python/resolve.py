@@ -107,6 +107,10 @@ class PythonProject(
         prior: Prior | None = None,
     ):
         super().__init__(is_test_path)
+        # (the lookups kept while a file is resolved: names.py, values.py; what playback.py's
+        # recording reads; instance attributes that no class of the project binds)
+        self._lookups = self._folds = None
+        self._src_read = False
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         # the previous run's tables when they can be patched (tables.py): the same paths

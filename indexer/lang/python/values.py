@@ -94,8 +94,10 @@ class Values:
     # chain gives depends on the head's value alone, not on the scope or line it was looked
     # up in: `self.client` of every test method of a class, `response.status_code` after
     # each `response = self.client.get(...)`. Kept while one file is resolved, like
-    # names.py's lookups (`forget_lookups`); nothing met with a cut is kept.
-    _folds: dict | None = None
+    # names.py's lookups (`forget_lookups`); nothing met with a cut is kept. (An instance
+    # attribute, set in PythonProject's __init__: CPython 3.11 specialises no read of an
+    # instance attribute whose name the class also binds.)
+    _folds: dict | None
 
     def _fold(self, found, steps, depth, reads):
         seen = self._folds
@@ -234,6 +236,38 @@ class Values:
         if depth > MAX_DEPTH:
             return self._cut()
         kind = ent[0]
+        # (instances and classes first: most reads; every branch below returns)
+        if kind == "inst":
+            path, local = ent[1], ent[2]
+            if attr == "__class__":
+                return ("sym", path, local), reason
+            # the member of the class is the same for every instance step (100K on Django):
+            # kept per (class, attribute), the receiver's rule applied after
+            found = self._instance_member(path, local, attr, depth)
+            value, how, m = found
+            if how == "member":
+                return value, _member_rule(reason, m)
+            if how == "property":
+                return value, weakest(_member_rule(reason, m), "local-type")
+            if how == "attribute":
+                return value, weakest(reason, m)
+            if how == "unknown":
+                return value, reason
+            if attr == "_get_current_object":  # a werkzeug LocalProxy typed by its annotation
+                return (PROXIED, ent), reason  # (`current_app: Flask = LocalProxy(...)`)
+            return None
+        if kind == "sym":
+            path, local = ent[1], ent[2]
+            sym = self.files[path].syms.get(local)
+            if sym is not None and sym.decorators and sym.kind != "class":
+                made = self.made_instance((ent, reason))  # `cli.params` of a click command
+                return self.getattr(made[0], attr, made[1], depth + 1) if made else None
+            if sym is None or sym.kind != "class":
+                return None
+            r = self.class_member(path, local, attr, depth + 1)
+            if r is not None:
+                return r[0], _member_rule(reason, r)
+            return None
         if kind == "param" and attr == "param" and ent[3] == "request":  # pytest's params=
             r = self.request_param(ent[1], ent[2], depth + 1)
             return (r[0], weakest(reason, r[1])) if r is not None else None
@@ -272,37 +306,6 @@ class Values:
             hit = first_member(self.mro(ent[1], ent[2])[1:],
                                lambda k: files[k[0]].members.get(k[1], NO_NAMES).get(attr))  # fmt: skip
             return (("sym", hit[1][0], hit[2]), reason) if hit is not None else None
-        if kind == "inst":
-            path, local = ent[1], ent[2]
-            if attr == "__class__":
-                return ("sym", path, local), reason
-            # the member of the class is the same for every instance step (100K on Django):
-            # kept per (class, attribute), the receiver's rule applied after
-            found = self._instance_member(path, local, attr, depth)
-            value, how, m = found
-            if how == "member":
-                return value, _member_rule(reason, m)
-            if how == "property":
-                return value, weakest(_member_rule(reason, m), "local-type")
-            if how == "attribute":
-                return value, weakest(reason, m)
-            if how == "unknown":
-                return value, reason
-            if attr == "_get_current_object":  # a werkzeug LocalProxy typed by its annotation
-                return (PROXIED, ent), reason  # (`current_app: Flask = LocalProxy(...)`)
-            return None
-        if kind == "sym":
-            path, local = ent[1], ent[2]
-            sym = self.files[path].syms.get(local)
-            if sym is not None and sym.decorators and sym.kind != "class":
-                made = self.made_instance((ent, reason))  # `cli.params` of a click command
-                return self.getattr(made[0], attr, made[1], depth + 1) if made else None
-            if sym is None or sym.kind != "class":
-                return None
-            r = self.class_member(path, local, attr, depth + 1)
-            if r is not None:
-                return r[0], _member_rule(reason, r)
-            return None
         return None
 
     @memoized('("instance member", path, local, attr)', "_NO_MEMBER", _NO_MEMBER=_NO_MEMBER)
