@@ -316,10 +316,10 @@ class PythonProject(
 
     def ent_uid(self, ent: Entity) -> str | None:
         k = ent[0]
-        if k == "sym" or k == "inst":
-            return self.uid(ent[1], ent[2])
+        if k == "sym" or k == "inst":  # (self.uid written out: a static method, which
+            return f"{ent[1]}::{ent[2]}"  # CPython 3.11 looks up unspecialised at each call)
         if k == "mod":
-            return self.uid(ent[1], "")
+            return f"{ent[1]}::"
         if k == "ext":
             return external_uid(ent[1])
         return None
@@ -484,22 +484,23 @@ class PythonProject(
                 r = self.getattr(receiver[0], last, receiver[1], 1)
         else:
             r = value
+        line = call.line  # (a field of a named tuple: read once)
         passed: dict = {}  # the values of the dotted arguments, for _value_flow
         for _, chain in call.args:  # `f(self.prop)` reads prop
             if "." in chain:
-                passed[chain] = self.eval_chain(fi, call.scope, chain, call.line, 0, reads)
+                passed[chain] = self.eval_chain(fi, call.scope, chain, line, 0, reads)
         for getter, rule in reads:
-            edges.call(src, self.ent_uid(getter), rule, call.line)
+            edges.call(src, self.ent_uid(getter), rule, line)
         if r is None:
-            if receiver is not None and self._dispatch_only(receiver, last, edges, src, call.line):
+            if receiver is not None and self._dispatch_only(receiver, last, edges, src, line):
                 return
             if receiver is not None and self.library_method(fi, call, receiver, last, src, edges):
                 return
             # (items of a container we follow only in part are no evidence against a guess)
             if receiver is None or receiver[0][0] in ("param", "unknown", ALTS):
-                if dotted and self._unique_name(last, edges, src, call.line):
+                if dotted and self._unique_name(last, edges, src, line):
                     return
-            out.unresolved.append(Unresolved(src, last, call.line))
+            out.unresolved.append(Unresolved(src, last, line))
             return
         ent, reason = r
         if ent[0] == ALTS:  # one of several values (a container's items): each may run
@@ -519,6 +520,7 @@ class PythonProject(
         """The edges of calling `ent` (found by `reason`) at `call`; False when it is no
         callable we know (an alternative that is not callable is dropped silently).
         `passed`: the values of arguments already evaluated."""
+        line = call.line  # (a field of a named tuple: read once)
         k = ent[0]
         if k == "builtin" or k == "view":
             if not alt:
@@ -528,7 +530,7 @@ class PythonProject(
                 self.builtin_edges(fi, call, ent[1], edges, src)  # `len(x)`: x.__len__
             return True
         if k == "ext":
-            edges.call(src, external_uid(ent[1]), reason, call.line)
+            edges.call(src, external_uid(ent[1]), reason, line)
             if call.args:  # `Thread(target=f)`, `Client(app)`: the library calls back
                 self.library_call(fi, call, ent[1], src, edges, reason)
             return True
@@ -544,28 +546,28 @@ class PythonProject(
         wrapper = self.decorated(ent[1], ent[2], 0) if skind in ("function", "method") else None
         run = self._callable_of(wrapper) if wrapper is not None else None
         if run is not None:  # a decorated name: what its decorators returned runs
-            edges.call(src, self.ent_uid(run), weakest("decorator", reason), call.line)
+            edges.call(src, self.ent_uid(run), weakest("decorator", reason), line)
             # the caller still names the definition: impact follows this reference upstream,
             # not the wrapper's value-flow call, which it makes for every caller of every
             # definition it wraps (query/relays.py)
-            edges.add("REFERENCES", src, self.ent_uid(ent), reason, call.line)
+            edges.add("REFERENCES", src, self.ent_uid(ent), reason, line)
         else:
-            edges.call(src, self.ent_uid(ent), reason, call.line)
+            edges.call(src, self.ent_uid(ent), reason, line)
             if reason == "value-flow":  # `g()` for g = partial(f), `HANDLERS[k]()`: src itself
                 # calls f, but impact takes a value-flow call for a relay (query/relays.py)
                 # and would not follow src's callers; its reference is followed
-                edges.add("REFERENCES", src, self.ent_uid(ent), reason, call.line)
+                edges.add("REFERENCES", src, self.ent_uid(ent), reason, line)
         if skind == "class":
-            self.construction_edges(ent, edges, src, call.line)  # __init__, __new__, ...
+            self.construction_edges(ent, edges, src, line)  # __init__, __new__, ...
             if call.args:  # a subclass of a library class: its constructor's arguments
                 self.library_construct(fi, call, ent, src, edges, reason)
         elif skind == "method" and receiver is not None and not alt:
-            self._dispatch(receiver, ent, last, edges, src, call.line)
+            self._dispatch(receiver, ent, last, edges, src, line)
         elif skind == "method" and not alt and "." not in call.callee:
             bound = self._bound_receiver(fi, call)  # `report = e.show` ... `report()`
             self._src_read = True  # (what this makes depends on the site's own binding)
             if bound is not None:
-                self._dispatch(bound, ent, ent[2].rpartition(".")[2], edges, src, call.line)
+                self._dispatch(bound, ent, ent[2].rpartition(".")[2], edges, src, line)
         if call.args:
             self._value_flow(fi, call, ent, skind, edges, src, passed)
         return True
@@ -600,16 +602,6 @@ class PythonProject(
             return None
         return self.eval_chain(fi, b.scope, b.value.rpartition(".")[0], b.line, 0)
 
-    @staticmethod
-    def _polymorphic(receiver) -> tuple[str, str] | None:
-        """The static class of a receiver whose runtime class may be a subclass."""
-        ent, reason = receiver
-        if ent[0] == "inst" and not ent[3]:
-            return ent[1], ent[2]
-        if ent[0] == "sym" and reason == "self":  # cls in a classmethod
-            return ent[1], ent[2]
-        return None
-
     def _dispatch(self, receiver, ent, name, edges, src, line) -> None:
         """A method called on a receiver of static class C may run an override in a subclass;
         `super().m()` in C runs the m after C in the MRO of the instance's class, which for
@@ -619,7 +611,7 @@ class PythonProject(
             edges.dispatch(src, (self.uid(*m) for m in self.super_members(path, cls, name)
                                  if m != (ent[1], ent[2])), line)  # fmt: skip
             return
-        cls = self._polymorphic(receiver)
+        cls = _polymorphic(receiver)
         if cls is None:
             return
         found = self.overrides(cls[0], cls[1], name)
@@ -627,7 +619,7 @@ class PythonProject(
 
     def _dispatch_only(self, receiver, name, edges, src, line) -> bool:
         """C has no `name`, but subclasses define it (an abstract base, a mixin)."""
-        cls = self._polymorphic(receiver)
+        cls = _polymorphic(receiver)
         if cls is None:
             return False
         found = self.overrides(cls[0], cls[1], name)
@@ -663,15 +655,12 @@ class PythonProject(
         """Functions passed as arguments: a reference from the caller, a call from each scope
         that calls what the parameter holds (flows.py `sinks`)."""
         through_attribute = "." in call.callee
+        scope, line = call.scope, call.line  # (fields of a named tuple: read once)
         for key, chain in call.args:
             if "$" in chain and chain.startswith("arg$"):  # a literal collection: its items
                 self.items_flow(fi, call, ent, key, chain, through_attribute, edges, src)
                 continue
-            r = (
-                passed[chain]
-                if chain in passed
-                else self.eval_chain(fi, call.scope, chain, call.line)
-            )
+            r = passed[chain] if chain in passed else self.eval_chain(fi, scope, chain, line)
             if r is None:
                 continue
             if r[0][0] == LIT:  # a container (`fs = [f, g]; run(fs)`, `run(**opts)`)
@@ -679,6 +668,8 @@ class PythonProject(
                     self.spread_flow(fi, call, ent, r, through_attribute, edges, src)
                 else:
                     self.items_flow(fi, call, ent, key, r, through_attribute, edges, src)
+                continue
+            if r[0][0] != "sym" and r[0][0] != ALTS:  # (no function nor class among them)
                 continue
             # one of several values (`for cls in self.default_tags: self.register(cls)`)
             values = [e for e in members(r[0]) if e[0] == "sym"
@@ -689,16 +680,16 @@ class PythonProject(
             sinks = sorted(self.landing_sinks(ent, key, through_attribute, 0))
             for value in values:
                 dst = self.ent_uid(value)
-                edges.add("REFERENCES", src, dst, "value-flow", call.line)
+                edges.add("REFERENCES", src, dst, "value-flow", line)
                 init = self._init_of(value) if sinks else None  # a class called constructs
                 if init is not None:  # the sink constructs it for src: impact follows src
-                    edges.add("REFERENCES", src, init, "value-flow", call.line)
+                    edges.add("REFERENCES", src, init, "value-flow", line)
                 for path, caller in sinks:
                     caller_uid = self.uid(path, caller)
                     if caller_uid != dst:
-                        edges.call(caller_uid, dst, "value-flow", call.line)
+                        edges.call(caller_uid, dst, "value-flow", line)
                         if init is not None:
-                            edges.call(caller_uid, init, "value-flow", call.line)
+                            edges.call(caller_uid, init, "value-flow", line)
 
     def _init_of(self, ent) -> str | None:
         """The uid of the repository `__init__` a call of class `ent` runs, else None."""
@@ -708,6 +699,16 @@ class PythonProject(
         if init is None or init[0][0] != "sym" or self._kind(init[0]) != "method":
             return None
         return self.ent_uid(init[0])
+
+
+def _polymorphic(receiver) -> tuple[str, str] | None:
+    """The static class of a receiver whose runtime class may be a subclass."""
+    ent, reason = receiver
+    if ent[0] == "inst" and not ent[3]:
+        return ent[1], ent[2]
+    if ent[0] == "sym" and reason == "self":  # cls in a classmethod
+        return ent[1], ent[2]
+    return None
 
 
 class _Summaries(Mapping[str, tuple]):

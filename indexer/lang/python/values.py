@@ -73,9 +73,10 @@ class Values:
             return None
         if depth > MAX_DEPTH:
             return self._cut()
-        if "." not in chain and "(" not in chain and "[" not in chain:
+        if chain.isidentifier() or ("." not in chain and "(" not in chain and "[" not in chain):
             # a name alone (two thirds of the chains evaluated): the evaluator's fold would
-            # only look it up (the head, no step, no suffix)
+            # only look it up (the head, no step, no suffix); (an identifier holds none of the
+            # three: one test for most)
             return self.lookup_name(fi, scope, chain, line, depth)
         steps = parse_steps(chain)
         return self._eval_steps(fi, scope, steps, line, depth, reads) if steps else None
@@ -83,9 +84,15 @@ class Values:
     def _eval_steps(self, fi, scope, steps, line, depth, reads=None):
         """engine/chains.py's evaluate_steps, with the steps after the head kept per value
         while a file is resolved (_fold)."""
-        if len(steps) == 1 and not steps[0][1]:  # a name alone (see eval_chain)
-            return self.lookup_name(fi, scope, steps[0][0], line, depth)
-        found = self.chain_head(fi, scope, steps[0], line, depth, reads)
+        name, suffix = steps[0]
+        if len(steps) == 1 and not suffix:  # a name alone (see eval_chain)
+            return self.lookup_name(fi, scope, name, line, depth)
+        if name == "super":
+            found = self.chain_head(fi, scope, steps[0], line, depth, reads)
+        else:  # (chain_head's lookup written out: most heads)
+            found = self.lookup_name(fi, scope, name, line, depth)
+            if found is not None and suffix:
+                found = self._apply_suffix(found[0], found[1], suffix, depth)
         if found is None:
             return None
         return self._fold(found, steps[1:], depth, reads) if len(steps) > 1 else found
