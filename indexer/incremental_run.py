@@ -19,7 +19,7 @@ from codeimpact.graph import csr, layout
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.sidecar import read_unresolved
 from codeimpact.graph.store import count_mismatches
-from codeimpact.indexer import cutoff, worktree
+from codeimpact.indexer import cutoff, treesig, worktree
 from codeimpact.indexer.delta_write import (
     DeltaWrite,
     EarlyWrite,
@@ -116,7 +116,7 @@ def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str) -> Anal
     # the working tree's Meta fields (git status, the stat pass, the tree signature) are
     # taken beside the run, the files being read: not in its write phase. Forked before the
     # writer, so the writer holds no copy of this child's pipe
-    fields = worktree.EarlyFields(functools.partial(_tree_fields, run))
+    fields = worktree.EarlyFields(functools.partial(_tree_fields, run, prev))
     run.forks["tree fields"] = fields.path
     try:
         return _incremental(run, prev, plan, reason, fields)
@@ -124,12 +124,30 @@ def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str) -> Anal
         fields.close()
 
 
-def _tree_fields(run: Run) -> dict:
-    probe = worktree.StatusProbe(run.repo, run.untracked)
+def _tree_fields(run: Run, prev: Previous) -> dict:
+    last = treesig.load_last(run.idx)  # the live generation's, `prev`'s (the run holds the lock)
+    since = worktree.StatusRecord.from_json(last.status) if last is not None else None
+    asked = _status_paths(run, prev, last) if since is not None else ()
+    probe = worktree.StatusProbe(run.repo, run.untracked, since, asked)
     try:
-        return tree_fields(run.repo, run.config, run.records, run.scanned_at, probe)
+        return tree_fields(run.repo, run.config, run.records, run.scanned_at, probe, last)
     finally:
         probe.close()
+
+
+def _status_paths(run: Run, prev: Previous, last: treesig.TreeSignature) -> set[str]:
+    """The files whose git status may have changed since `prev`'s: read with other content
+    than `prev` holds (or new, or gone), unhashed (too large: the content is not known), and
+    symbolic links (a link retargeted to a file of the same content)."""
+    before = prev.files.files
+    out = set(last.links)
+    for r in run.records:
+        fs = before.get(r.path)
+        if fs is None or not r.content_hash or fs.content_hash != r.content_hash:
+            out.add(r.path)
+    now = {r.path for r in run.records}
+    out.update(p for p in before if p not in now)
+    return out
 
 
 def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,

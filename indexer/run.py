@@ -31,6 +31,7 @@ from codeimpact.indexer.report import AnalyzeReport, FileRecord, Progress, incom
 
 if TYPE_CHECKING:  # the graph state's module brings numpy: not a no-op's (indexer/files_state.py)
     from codeimpact.indexer.state import GraphState
+    from codeimpact.indexer.treesig import TreeSignature
 
 # Below this many files a full build resolves in this process: forking costs more.
 PARALLEL_RESOLVE_MIN = 200
@@ -156,7 +157,8 @@ def generation_meta(repo: Path, digest: str, comps: dict, incomplete: list, stat
 
 
 def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
-                probe: worktree.StatusProbe | None = None) -> dict:  # fmt: skip
+                probe: worktree.StatusProbe | None = None,
+                last: TreeSignature | None | bool = True) -> dict:  # fmt: skip
     """The working tree's Meta fields (`worktree.index_fields`) for the files a run read."""
     return worktree.index_fields(
         repo,
@@ -169,6 +171,7 @@ def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scan
         },  # fmt: skip
         probe,
         scanned_at_ns=scanned_at_ns,
+        last=last,
     )
 
 

@@ -97,6 +97,9 @@ class TreeSignature:
     dirs: dict[str, tuple[int, int, str | None]] = field(default_factory=dict)
     # ^ folder -> (mtime_ns, inode, digest of its names; None: never trusted)
     # Paths are relative to the repository, or absolute for git's files outside it.
+    # what the run's `git status` saw (worktree.StatusRecord.to_json), for the next run's
+    # status of the paths that can have changed since (None: run a whole one)
+    status: dict | None = None
 
     def to_text(self) -> str:
         return json.dumps(
@@ -112,6 +115,7 @@ class TreeSignature:
                 "l": self.links,
                 "gi": [self.git_index, self.git_index_stamp, self.tracked, self.tracked_key],
                 "d": [[p, *d] for p, d in self.dirs.items()],
+                **({"st": self.status} if self.status is not None else {}),
             },
             separators=(",", ":"),
         )
@@ -138,6 +142,7 @@ class TreeSignature:
                 git_index_stamp=None if gi[1] is None else tuple(int(x) for x in gi[1]),
                 tracked=None if gi[2] is None else str(gi[2]),
                 tracked_key=None if gi[3] is None else str(gi[3]),
+                status=raw["st"] if isinstance(raw.get("st"), dict) else None,
             )
         except (ValueError, TypeError, KeyError):
             return None
