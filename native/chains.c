@@ -122,6 +122,8 @@ const char callee_chain_text_doc[] = PyDoc_STR(
 "the chain of names, member operators and `()`/`[]` suffixes for balanced bracket groups,\n"
 "or None.");
 
+static PyObject *callee_form(PyObject *text);
+
 PyObject *callee_chain_text(PyObject *Py_UNUSED(module), PyObject *const *argv,
                                    Py_ssize_t argc) {
     if (check_argc("callee_chain_text", argc, 2) < 0) return NULL;
@@ -133,6 +135,11 @@ PyObject *callee_chain_text(PyObject *Py_UNUSED(module), PyObject *const *argv,
     PyObject *plain = PyObject_CallOneArg(argv[1], text);
     if (plain != Py_None) return plain; /* a chain, or NULL with an exception */
     Py_DECREF(plain);
+    return callee_form(text);
+}
+
+/* callee_chain_text's answer for a text that is not a plain chain */
+static PyObject *callee_form(PyObject *text) {
     const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(text);
     Py_ssize_t n = PyBytes_GET_SIZE(text);
     /* the output is never longer than the text: a suffix "()" or "[]" stands for a group of
@@ -181,3 +188,84 @@ PyObject *callee_chain_text(PyObject *Py_UNUSED(module), PyObject *const *argv,
     return result;
 }
 
+
+/* The answers of chain_text and callee_chain_text per text read: the one cache of the
+ * extractor's `_chain` and `callee_chain` (chains.py: cached_chain, cached_callee_chain),
+ * which the fact engine reads without a Python call (chain_of_bytes, callee_chain_of_bytes:
+ * the lru_cache wrappers and the lambda between them were ~2.5% of a Django extraction's
+ * instructions). A text's answer is one object while it is kept, and a callee's plain chain
+ * is its chain's: the facts' marshalled bytes write a string once and refer to it after
+ * only when it is the same object. Both emptied at once between two files of the fact engine
+ * once either is past CHAIN_KEPT texts (chains_next_file), inside one only past four times
+ * that (a caller without the engine). */
+enum { CHAIN_KEPT = 1 << 14 };
+static PyObject *chains_seen, *callees_seen; /* dict: bytes -> str or None */
+
+/* both at once: a callee's kept plain chain must stay the chain's kept answer */
+static void forget_chains(void) {
+    if (chains_seen != NULL) PyDict_Clear(chains_seen);
+    if (callees_seen != NULL) PyDict_Clear(callees_seen);
+}
+
+static PyObject *kept_answer(PyObject **seen, PyObject *text, PyObject *(*answer)(PyObject *)) {
+    if (*seen == NULL && (*seen = PyDict_New()) == NULL) return NULL;
+    PyObject *hit = PyDict_GetItemWithError(*seen, text);
+    if (hit != NULL) return Py_NewRef(hit);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *out = answer(text);
+    if (out == NULL) return NULL;
+    if (PyDict_GET_SIZE(*seen) >= 4 * CHAIN_KEPT) forget_chains();
+    if (PyDict_SetItem(*seen, text, out) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *chain_answer(PyObject *text) { return chain_text(NULL, text); }
+
+PyObject *chain_of_bytes(PyObject *text) {
+    return kept_answer(&chains_seen, text, chain_answer);
+}
+
+static PyObject *callee_answer(PyObject *text) {
+    PyObject *plain = chain_of_bytes(text);
+    if (plain != Py_None) return plain; /* a chain, or NULL with an exception */
+    Py_DECREF(plain);
+    return callee_form(text);
+}
+
+PyObject *callee_chain_of_bytes(PyObject *text) {
+    return kept_answer(&callees_seen, text, callee_answer);
+}
+
+void chains_next_file(void) {
+    if ((chains_seen != NULL && PyDict_GET_SIZE(chains_seen) > CHAIN_KEPT) ||
+        (callees_seen != NULL && PyDict_GET_SIZE(callees_seen) > CHAIN_KEPT))
+        forget_chains();
+}
+
+static int bytes_arg(const char *name, PyObject *text) {
+    if (PyBytes_Check(text)) return 0;
+    PyErr_Format(PyExc_TypeError, "%s: text must be bytes, not %.200s", name,
+                 Py_TYPE(text)->tp_name);
+    return -1;
+}
+
+const char cached_chain_doc[] = PyDoc_STR(
+"cached_chain(text, /)\n--\n\n"
+"chain_text(text), kept per text (one object per text while kept; the fact engine\n"
+"reads the same answers).");
+
+PyObject *cached_chain(PyObject *Py_UNUSED(module), PyObject *text) {
+    return bytes_arg("cached_chain", text) < 0 ? NULL : chain_of_bytes(text);
+}
+
+const char cached_callee_chain_doc[] = PyDoc_STR(
+"cached_callee_chain(text, /)\n--\n\n"
+"callee_chain_text(text, cached_chain), kept per text (the fact engine reads the same\n"
+"answers).");
+
+PyObject *cached_callee_chain(PyObject *Py_UNUSED(module), PyObject *text) {
+    return bytes_arg("cached_callee_chain", text) < 0 ? NULL : callee_chain_of_bytes(text);
+}

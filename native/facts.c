@@ -88,9 +88,15 @@ PyObject *hook_on_text(const Run *run, int hook, TSNode node) {
     span(run, node, &ptr, &len);
     PyObject *text = PyBytes_FromStringAndSize(ptr, len);
     if (text == NULL) return NULL;
-    PyObject *out = PyObject_CallOneArg(run->e->hooks[hook], text);
+    PyObject *out = call_text_hook(run->e, hook, text);
     Py_DECREF(text);
     return out;
+}
+
+PyObject *call_text_hook(const FactEngine *e, int hook, PyObject *text) {
+    if (hook == H_CHAIN && e->native_chain) return chain_of_bytes(text);
+    if (hook == H_CALLEE_CHAIN && e->native_callee_chain) return callee_chain_of_bytes(text);
+    return PyObject_CallOneArg(e->hooks[hook], text);
 }
 
 PyObject *line_of(TSNode node) {
@@ -581,6 +587,7 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
         PyErr_SetString(PyExc_ValueError, "the node is of another language than the engine");
         return NULL;
     }
+    chains_next_file();
     Run run = {0};
     run.member_start = -1;
     run.e = self;

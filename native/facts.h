@@ -70,6 +70,9 @@ typedef struct {
     TSFieldId fields[F_COUNT];
     PyObject *options[OPTION_COUNT]; /* str ("" when unset) */
     PyObject *hooks[HOOK_COUNT];
+    /* the chain hooks are chains.c's cached_chain and cached_callee_chain: their kept
+       answers are read without a Python call (call_text_hook) */
+    bool native_chain, native_callee_chain;
     PyTypeObject *types[TYPE_COUNT];
     PyObject *capture_names; /* tuple of str, by capture id */
     PyObject *kinds[V_CONSTRUCT_COUNT];      /* a definition's kind string, interned */
@@ -176,6 +179,7 @@ static inline PyObject *scope_at(const Interval *iv, Py_ssize_t n, Py_ssize_t po
 void span(const Run *run, TSNode node, const char **ptr, Py_ssize_t *len);
 PyObject *decoded(const Run *run, TSNode node);                /* node.text.decode() */
 PyObject *hook_on_text(const Run *run, int hook, TSNode node); /* hook(node's bytes) */
+PyObject *call_text_hook(const FactEngine *e, int hook, PyObject *text); /* hook(text) */
 PyObject *line_of(TSNode node);
 int usable(PyObject *chain); /* a chain hook's answer is a non-empty str; -1: an error */
 /* appends types[type](*items) to its list, stealing the items (NULL ones: an error) */

@@ -300,7 +300,7 @@ int call_fact(Run *run, size_t i) {
         kind = S_CALL;
     }
     PyObject *text = PyBytes_FromStringAndSize(run->src + start, end - start);
-    PyObject *chain = text ? PyObject_CallOneArg(run->e->hooks[H_CALLEE_CHAIN], text) : NULL;
+    PyObject *chain = text ? call_text_hook(run->e, H_CALLEE_CHAIN, text) : NULL;
     chain = local_chain(run, chain, start);
     if (chain == Py_None) {
         Py_SETREF(chain, unknown_chain(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)));

@@ -171,6 +171,12 @@ static int init_options(FactEngine *self, PyObject *options) {
     return 0;
 }
 
+/* whether `hook` is this module's builtin function `fn` */
+static bool is_builtin(PyObject *hook, PyCFunction fn) {
+    return PyCFunction_Check(hook) && PyCFunction_GET_FUNCTION(hook) == fn &&
+           PyCFunction_GET_SELF(hook) != NULL && PyModule_Check(PyCFunction_GET_SELF(hook));
+}
+
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"language", "source", "roles", "fields",
                                "options",  "hooks",  "types", NULL};
@@ -209,6 +215,9 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     FactEngine *self = (FactEngine *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     for (int i = 0; i < HOOK_COUNT; i++) self->hooks[i] = Py_NewRef(PyTuple_GET_ITEM(hooks, i));
+    self->native_chain = is_builtin(self->hooks[H_CHAIN], (PyCFunction)cached_chain);
+    self->native_callee_chain =
+        is_builtin(self->hooks[H_CALLEE_CHAIN], (PyCFunction)cached_callee_chain);
     for (int i = 0; i < TYPE_COUNT; i++)
         self->types[i] = (PyTypeObject *)Py_NewRef(PyTuple_GET_ITEM(types, i));
     self->runner = runner_new(language, text, (uint32_t)length);

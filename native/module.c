@@ -54,6 +54,8 @@ static PyMethodDef syntax_methods[] = {
     {"chain_text", (PyCFunction)chain_text, METH_O, chain_text_doc},
     {"callee_chain_text", (PyCFunction)(void (*)(void))callee_chain_text, METH_FASTCALL,
      callee_chain_text_doc},
+    {"cached_chain", (PyCFunction)cached_chain, METH_O, cached_chain_doc},
+    {"cached_callee_chain", (PyCFunction)cached_callee_chain, METH_O, cached_callee_chain_doc},
     {NULL, NULL, 0, NULL},
 };
 

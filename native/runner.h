@@ -8,7 +8,8 @@
  * - query_type.c: the Python `Query` type over a Runner (matches as Node tuples);
  * - facts.c, facts_defs.c: the facts of a file from a query in the shared capture
  *   vocabulary (native/vocabulary.py), configured per language by data;
- * - chains.c: the chain readers (chain_text, callee_chain_text);
+ * - chains.c: the chain readers (chain_text, callee_chain_text) and their kept answers
+ *   (cached_chain, cached_callee_chain);
  * - module.c: the module.
  */
 #ifndef CODEIMPACT_RUNNER_H
@@ -146,6 +147,14 @@ int facts_init(void); /* its constants; -1 with an exception */
 PyObject *chain_text(PyObject *module, PyObject *text);
 PyObject *callee_chain_text(PyObject *module, PyObject *const *argv, Py_ssize_t argc);
 extern const char chain_text_doc[], callee_chain_text_doc[];
+PyObject *cached_chain(PyObject *module, PyObject *text);
+PyObject *cached_callee_chain(PyObject *module, PyObject *text);
+extern const char cached_chain_doc[], cached_callee_chain_doc[];
+/* the answers cached_chain and cached_callee_chain keep, for bytes `text` (new references) */
+PyObject *chain_of_bytes(PyObject *text);
+PyObject *callee_chain_of_bytes(PyObject *text);
+/* between two files of the fact engine: the kept answers emptied once past their bound */
+void chains_next_file(void);
 
 static inline bool is_name_start(Py_UCS4 c) {
     return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');

@@ -67,6 +67,14 @@ typedef struct {
     size_t state_count, state_cap;
     Level *levels;
     size_t level_count, level_cap;
+    /* an upper bound of the depths the live states try their next step at (start depth +
+       step depth), and whether a state may wait finished (deferred): set by enter, kept by
+       leave (which only removes states). Entering a node deeper than `reach` that roots no
+       pattern, with no finished state waiting, changes nothing (enter's early return): the
+       walk skips it. Most visible nodes (names, punctuation, inside a call's callee or an
+       assignment's left side) are such. */
+    uint32_t reach;
+    bool done_waiting;
     bool find_errors;
     uint32_t error_row; /* UINT32_MAX: none found */
 } Walk;
@@ -245,6 +253,24 @@ static void compare_captures(const State *left, const State *right, bool *left_c
     }
 }
 
+/* Walk.reach and Walk.done_waiting of the states there are now. */
+static void set_bounds(Walk *w) {
+    const RunnerStep *steps = w->r->steps;
+    uint32_t reach = 0;
+    bool done = false;
+    for (size_t i = 0; i < w->state_count; i++) {
+        const State *state = &w->states[i];
+        uint16_t step_depth = steps[state->step].depth;
+        if (step_depth == RUNNER_DONE) {
+            done = true;
+        } else if (state->start_depth + step_depth > reach) {
+            reach = state->start_depth + step_depth;
+        }
+    }
+    w->reach = reach;
+    w->done_waiting = done;
+}
+
 /*
  * The query cursor enters the visible node `node` at `depth` (ts_query_cursor__advance's
  * "Enter a new node" branch): new states for the patterns rooted at its symbol
@@ -326,6 +352,8 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
             step->symbol == 0 && !step->is_named && r->steps[state->step].is_immediate;
     }
     if (!touched && !any_done) return 0; /* the passes below would change nothing */
+    /* (the bounds are computed below, after the passes; here they still hold: the loop above
+       only stepped states that were tried at this depth, and then `touched` is set) */
 
     /* ts_query_cursor__sort_states_by_capture: a stable insertion sort */
     for (size_t i = 1; i < w->state_count; i++) {
@@ -380,6 +408,7 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
             if (finish(w, &done) < 0) return -1;
         }
     }
+    set_bounds(w);
     return 0;
 }
 
@@ -401,6 +430,7 @@ static int leave(Walk *w, uint32_t depth) {
         }
     }
     w->state_count -= deleted;
+    if (deleted > 0 && w->state_count == 0) w->done_waiting = false;
     return 0;
 }
 
@@ -493,8 +523,9 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
                     from = r->root_start[symbol];
                     to = r->root_start[symbol + 1];
                 }
-                if (to > from || w->state_count > 0) {
-                    if (depth >= MAX_DEPTH) return 1;
+                if ((to > from || w->state_count > 0) && depth >= MAX_DEPTH) return 1;
+                if (to > from ||
+                    (w->state_count > 0 && (depth <= w->reach || w->done_waiting))) {
                     if (enter(w, ts_node_new(tree, child, position, alias), r->roots + from,
                               to - from, depth) < 0)
                         return -1;

@@ -286,6 +286,42 @@ def test_chain_functions_are_pythons():
         ext.chain_text("a.b")
 
 
+def test_kept_chain_answers_are_the_extractors_chains():
+    """chains.py's `_chain` and `callee_chain` are native/chains.c's kept answers, which the
+    fact engine reads without a Python call: the Python versions' answers, one object per
+    text (the facts' marshalled bytes share a string only when it is the same object), a
+    callee's plain chain the chain's own object, also once the kept answers were emptied."""
+    ext = native_syntax()
+    if ext is None:
+        pytest.skip(native_status().reason)
+    assert chains._chain is ext.cached_chain
+    assert chains.callee_chain is ext.cached_callee_chain
+    rng = random.Random(12)
+    tokens = [b"a", b"b_1", b".", b" ", b"(", b")", b"[", b"]", b"'", b"1", b","]
+    for _ in range(5000):
+        text = b"".join(rng.choice(tokens) for _ in range(rng.randint(0, 8)))
+        assert ext.cached_chain(text) == chains._py_chain(text), text
+        assert ext.cached_callee_chain(text) == chains._py_callee_chain(text), text
+        assert ext.cached_chain(text) is ext.cached_chain(bytes(text))
+    engine = py._engine()
+    if engine is None:
+        pytest.skip("no native fact engine")
+    src = b"a . b(a.b)\nc = a.b\n"
+    for _ in range(2):
+        facts = FileFacts(language="python")
+        engine.facts(py._parser().parse(src).root_node, src, facts, set())
+        (call,) = facts.calls
+        assert call.callee == "a.b"
+        assert call.callee is ext.cached_callee_chain(b"a . b") is ext.cached_chain(b"a . b")
+        # past the bound, the next file empties both: the callee's chain stays the chain's
+        for i in range(40000):
+            ext.cached_chain(b"n%d" % i)
+    with pytest.raises(TypeError):
+        ext.cached_chain("a.b")
+    with pytest.raises(TypeError):
+        ext.cached_callee_chain("a.b")
+
+
 @pytest.fixture(scope="module")
 def django(request, tmp_path_factory) -> Path:
     """Django 5.2.8's sdist, as benchmarks/sources.py finds it: $CODEIMPACT_DJANGO or

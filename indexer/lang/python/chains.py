@@ -95,18 +95,19 @@ def _py_callee_chain(text: bytes) -> str | None:
 
 
 def _native_chains() -> tuple:
-    """native/chains.c's versions of the two functions above (the same answers, tested against
-    them: the Python ones are the reference), or those when the native path does not run."""
+    """native/chains.c's versions of the two functions above with their answers kept per text
+    (the same answers, tested against them: the Python ones are the reference), which the
+    fact engine reads without calling back into Python; else the Python ones, cached."""
     ext = native_syntax()
     if ext is None:
-        return _py_chain, _py_callee_chain
-    return ext.chain_text, lambda text: ext.callee_chain_text(text, _chain)
+        return (
+            lru_cache(maxsize=_CHAIN_CACHE)(_py_chain),
+            lru_cache(maxsize=_CHAIN_CACHE)(_py_callee_chain),
+        )
+    return ext.cached_chain, ext.cached_callee_chain
 
 
-_chain_of, _callee_chain_of = _native_chains()
-_chain = lru_cache(maxsize=_CHAIN_CACHE)(_chain_of)
-callee_chain = lru_cache(maxsize=_CHAIN_CACHE)(_callee_chain_of)
-callee_chain.__doc__ = _py_callee_chain.__doc__
+_chain, callee_chain = _native_chains()
 
 
 def type_text(text: bytes) -> str:
