@@ -417,3 +417,49 @@ def patch_unresolved(sites: dict[str, list[tuple[str, int]]], old: GraphState,
     for rf in new_out.values():
         for site in rf.unresolved:
             sites.setdefault(site.name, []).append((site.scope, site.line))
+
+
+def dangling_edges(old: GraphState, snap: csr.Snapshot, res: DeltaResult,
+                   most: int = 3) -> list[str]:  # fmt: skip
+    """The edges `res` keeps although it removes one of their ends (at most `most`, each
+    said as `src -REL (reason)-> dst` and the file whose resolution made it). Such an edge
+    belongs to a file the run did not resolve again although the edit removed a symbol it
+    reaches: a rule that reads another file's symbols without the change plan knowing.
+    Written, the symbol's DELETE fails in the database (Kùzu 0.11 says only "No active
+    transaction for ROLLBACK"), and the edge codes would keep an id a newcomer then takes."""
+    if not res.gone:
+        return []
+    removed = set(res.removed_codes)
+    found: set[tuple[int, int, int]] = set()
+    for u in res.gone:
+        g = old.ids[u]
+        if g >= snap.n_nodes:
+            continue
+        for c, outgoing in ((snap.forward, True), (snap.reverse, False)):
+            part = c.row(g)
+            for n, t in zip(c.indices[part].tolist(), c.edge_type[part].tolist()):
+                src, dst = (g, n) if outgoing else (n, g)
+                if edge_code(src, dst, t) not in removed:
+                    found.add((src, dst, t))
+    if not found:
+        return []
+    wanted = {i for s, d, _ in found for i in (s, d)}
+    uids, ids = pairs(old.ids)
+    uid_of = {int(i): uids[k] for k, i in enumerate(ids.tolist()) if i in wanted}
+    said = []
+    for s, d, t in sorted(found)[:most]:
+        rel = csr.EDGE_TYPE_NAMES[t]
+        src, dst = uid_of.get(s, f"#{s}"), uid_of.get(d, f"#{d}")
+        owners = sorted({path_of(src), *old.foreign.get((rel, src, dst), ())})
+        reasons = sorted({e.reason for o in owners for e in _edges_of(old, o)
+                          if (e.rel, e.src, e.dst) == (rel, src, dst) and e.reason})  # fmt: skip
+        why = f" ({', '.join(reasons)})" if reasons else ""
+        said.append(f"{src} -{rel}{why}-> {dst}, resolved by {', '.join(owners)}")
+    return said
+
+
+def _edges_of(old: GraphState, path: str) -> list[Edge]:
+    with contextlib.suppress(Exception):  # only to say which rule made an edge
+        rf = old.resolved(path)
+        return rf.edges if rf is not None else []
+    return []

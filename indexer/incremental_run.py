@@ -33,6 +33,7 @@ from codeimpact.indexer.files_state import FileState
 from codeimpact.indexer.incremental import (
     DeltaResult,
     compute_delta,
+    dangling_edges,
     node_arrays,
     node_ranks,
     patch_unresolved,
@@ -202,6 +203,9 @@ def _delta_run(run: Run, prev: Previous, plan: ChangePlan, reason: str,
 
     t = time.perf_counter()
     diff = _diff(run, prev, old_state, snap, facts, resolved)
+    dangling = dangling_edges(old_state, snap, diff.result)
+    if dangling:  # written, the delta would fail in the database: a full build instead
+        return "edges of files not resolved again reach symbols removed: " + "; ".join(dangling)
     run.phase("diff", t)
 
     return _write(run, prev, plan, reason, fields, facts.parsed, resolved, diff, gen, early)
