@@ -134,13 +134,15 @@ class Decorators:
     def decorator_edges(self, fi: FileIndex, edges) -> None:
         """The application of each decorator: a call of what `d(...)` returned, from the
         enclosing scope, and the decorated value passed to what is applied."""
+        decorated = [(local, sym) for local, sym in fi.syms.items()
+                     if sym.decorators and sym.kind in _DECORATED]  # fmt: skip
+        if not decorated:
+            return
         lines: dict[tuple[str, str], int] = {}
         for c in fi.facts.calls:
             if c.kind == "decorator":
                 lines.setdefault((c.scope, c.callee), c.line)
-        for local, sym in fi.syms.items():
-            if not sym.decorators or sym.kind not in _DECORATED:
-                continue
+        for local, sym in decorated:
             scope = fi.parent.get(local, "")
             src = self.uid(fi.path, scope)
             value: Entity = ("sym", fi.path, local)
@@ -151,17 +153,31 @@ class Decorators:
                 if r is None:
                     continue
                 applied, reason = r
-                target = self._callable_of(applied)
-                if target is None:
+                found = self._application(applied)
+                if found is None:
                     continue
+                target, sinks = found
                 if called:  # `@d(x)`: d(x) is called by the call fact, its result here
                     self._call_applied(applied, target, weakest("decorator", reason), edges,
                                        src, line)  # fmt: skip
-                self._flow_into(target, applied, value, edges, src, line)
+                if sinks and value[0] == "sym":
+                    self._flow_into(sinks, value, edges, src, line)
                 if sym.kind != "class":
                     res = self._application_result(applied, 0)
                     if res is not None:
                         value = res
+
+    @memoized('("application", applied)')
+    def _application(self, applied: Entity):
+        """(the function that runs, the scopes calling its first parameter in a stable
+        order) of applying `applied` to a definition: the same for each definition it
+        decorates (Django: @cached_property alone over a thousand times)."""
+        target = self._callable_of(applied)
+        if target is None:
+            return None
+        landing = self.parameter_of(target, 0, True, 0)
+        called = self.sinks(landing[0][1], landing[0][2], landing[1]) if landing else ()
+        return target, tuple(sorted(called))
 
     def handed_closure_edges(self, fi: FileIndex, edges) -> None:
         """A method returning a function it defines hands that closure to its callers, who
@@ -204,19 +220,13 @@ class Decorators:
         else:
             edges.call(src, self.ent_uid(target), reason, line)
 
-    def _flow_into(self, target, applied, value, edges, src, line) -> None:
+    def _flow_into(self, sinks, value, edges, src, line) -> None:
         """`value` (the definition, or what the decorators below made of it) is the first
-        argument of `target`: where `target` (or a closure in it) calls that parameter, it
-        calls `value`."""
-        if value[0] != "sym":
-            return
-        landing = self.parameter_of(target, 0, True, 0)
-        called = self.sinks(landing[0][1], landing[0][2], landing[1]) if landing else ()
-        if not called:
-            return
+        argument of what is applied: where that function (or a closure in it) calls that
+        parameter (`sinks`: (path, scope) of each), it calls `value`."""
         dst = self.ent_uid(value)
         edges.add("REFERENCES", src, dst, "value-flow", line)
-        for path, caller in sorted(called):
+        for path, caller in sinks:
             caller_uid = self.uid(path, caller)
             if caller_uid != dst:
                 edges.call(caller_uid, dst, "value-flow", line)

@@ -296,27 +296,45 @@ class Fixtures:
         request of the file's tests and fixtures."""
         if not self.is_test_path(fi.path):
             return
-        for local, sym in fi.syms.items():
-            if not requests_fixtures(fi, sym):
+        asking = [(local, sym) for local, sym in fi.syms.items() if requests_fixtures(fi, sym)]
+        if not asking:
+            return
+        # Most test files request nothing but their parameters (Django's suite: unittest
+        # methods taking `self` only): the marks and autouse fixtures that could add names
+        # are looked for once per file, and the call tables read only when a mark is written
+        marks = _writes_marks(fi.facts.calls)
+        autouse = any(is_fixture(s) for s in fi.syms.values()) or any(
+            p != fi.path and p in self._module_of for p in conftests_above(fi.path)
+        )
+        if not (marks or autouse):  # only parameters request: a bound `self` alone does not
+            asking = [(local, sym) for local, sym in asking
+                      if len(sym.params) > _bound(sym)]  # fmt: skip
+        for local, sym in asking:
+            names = self._requested(fi, local, sym, marks, autouse)
+            got = marks and fi.literal_calls.get(local)
+            if not names and not got:
                 continue
             src = self.uid(fi.path, local)
-            for name in self._requested(fi, local, sym):
+            for name in names:
                 yield src, name, sym.start_line, self.fixture_of(fi, local, name)
-            for c in fi.literal_calls.get(local, ()):
+            for c in got or ():
                 for name in literal_arguments((c,), "getfixturevalue", 0):
                     yield src, name, c.line, self.fixture_of(fi, local, name)
 
-    def _requested(self, fi: FileIndex, local: str, sym: SymbolFact) -> list[str]:
+    def _requested(self, fi: FileIndex, local: str, sym: SymbolFact, marks: bool = True,
+                   autouse: bool = True) -> list[str]:  # fmt: skip
         """The names a test or fixture requests by its parameters; a test also by the
         usefixtures marks on it, its classes and its module, and by the autouse fixtures of
-        its classes, its module and the conftest.py files above."""
-        bound = sym.kind == "method" and "staticmethod" not in sym.decorators
+        its classes, its module and the conftest.py files above (`marks`: whether the file
+        writes any usefixtures/getfixturevalue call with literals; `autouse`: whether it or
+        a conftest.py above defines a fixture)."""
+        bound = _bound(sym)
         out = [n for i, (n, _) in enumerate(sym.params)
                if not (bound and i == 0) and n[0] != "*"
                and not self.parametrized(fi, local, n)]  # parametrize overrides a fixture  # fmt: skip
-        if not sym.is_test or is_fixture(sym):  # a fixture named test_x is no test
-            return out
-        own = fi.literal_calls.get(local)
+        if not sym.is_test or is_fixture(sym) or not (marks or autouse):
+            return out  # a fixture named test_x is no test; nothing above to request
+        own = fi.literal_calls.get(local) if marks else None
         if own:
             out += literal_arguments(own, "usefixtures", None)
         # what the scopes around the test request is the same for every test in them
@@ -340,6 +358,20 @@ class Fixtures:
             table = fixture_table(tfi)
             out += [table.names[a] for a in table.autouse.get(s, ())]
         return out
+
+
+_MARKS = ("usefixtures", "getfixturevalue")
+
+
+def _bound(sym: SymbolFact) -> bool:
+    """A method whose first parameter pytest binds to the instance, not to a fixture."""
+    return sym.kind == "method" and "staticmethod" not in sym.decorators
+
+
+def _writes_marks(calls) -> bool:
+    """Whether any call has literal arguments and is a `usefixtures` or `getfixturevalue`
+    (literal_arguments' test): without one, no scope of the file requests by a literal."""
+    return any(c.literals and c.callee.rpartition(".")[2] in _MARKS for c in calls)
 
 
 def _pytest_decorator(text: str) -> bool:

@@ -173,25 +173,55 @@ class Implicit:
         descriptors stored in the body run in the scope around the class statement."""
         methods = self.methods_by_name
         path = fi.path
-        if "__init_subclass__" in methods:
+        heritage = fi.facts.heritage
+        if heritage and "__init_subclass__" in methods:
+            # (Django: 8.8K class statements with bases, a handful of classes defining it)
             lines = {}
-            for h in fi.facts.heritage:
+            for h in heritage:
                 lines.setdefault(h.scope, h.line)
             for cls, line in lines.items():
+                if not self._inherits(path, cls, "__init_subclass__"):
+                    continue  # no base defines it: the `super` lookup below finds nothing
                 r = self.getattr(("super", path, cls), "__init_subclass__", "inheritance", 0)
                 if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "method":
                     src = self.uid(path, fi.parent.get(cls, ""))
                     edges.call(src, self.ent_uid(r[0]), "inheritance", line)
         if "__set_name__" in methods:
+            syms = fi.syms
             for b in fi.facts.bindings:
-                sym = fi.syms.get(b.scope)
-                if not b.is_call or sym is None or sym.kind != "class" or "." in b.name:
+                if not b.is_call or "." in b.name:
+                    continue
+                sym = syms.get(b.scope)
+                if sym is None or sym.kind != "class":
                     continue
                 r = self.eval_chain(fi, b.scope, b.value, b.line, 0)
                 if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
                     src = self.uid(path, fi.parent.get(b.scope, ""))
                     self._implicit_call(r[0][1], r[0][2], "__set_name__", r[1], edges, src,
                                         b.line)  # fmt: skip
+
+    @memoized('("inherits", path, local, name)', "False")
+    def _inherits(self, path: str, local: str, name: str) -> bool:
+        """Whether a base of class `local`, or a base of one, defines a method `name`: the
+        classes an MRO after the class itself holds are among these (engine/hierarchy.py
+        c3), so without one, a lookup of `name` from `super` finds nothing. (Cheaper than
+        the MRO, which most classes with bases in a file of models never need.)"""
+        defining = self._defining_classes(name)
+        for base in self._bases(path, local):
+            if base in defining or self._inherits(base[0], base[1], name):
+                return True
+        return False
+
+    def _defining_classes(self, name: str) -> frozenset:
+        """(path, class) of the classes whose body defines a method `name` (the project's
+        methods by name: the same in a full and an incremental run)."""
+        key = ("defining", name)
+        found = self.memo.table.get(key)
+        if found is None:
+            found = self.memo.table[key] = frozenset(
+                (p, local.rpartition(".")[0]) for p, local in self.methods_by_name.get(name, ())
+            )
+        return found
 
     def _setter(self, getter, name: str):
         """The definition decorated `@name.setter` beside a property's getter (`m#2`)."""
