@@ -30,6 +30,7 @@ from codeimpact.indexer.resolution import (
     summaries_of,
 )
 from codeimpact.indexer.resolve_host import Host
+from codeimpact.indexer.resolve_parts import part_resolver, resolve_split, worth_splitting
 from codeimpact.indexer.run import (
     Run,
     generation_meta,
@@ -216,11 +217,20 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph,
     if workers() > 1:  # built, resolved and freed by a host process (indexer/resolve_host.py)
         unsafe = fork_unsafe_reason()
         run.forks["resolvers"] = in_process(unsafe) if unsafe else FORKED
-        host = Host(build, encoder, workers, order, built)
+
+        def parted(modules: dict, summaries: dict[str, bytes]):
+            make = functools.partial(part_resolver, facts, lang_of, run.configs, modules,
+                                     summaries, staged(run.idx, token))  # fmt: skip
+            return resolve_split(order, make, run.idx)
+
+        split = (functools.partial(worth_splitting, lang_of=lang_of), parted)
+        host = Host(build, encoder, workers, order, built, split)
         for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe), 1):
             graph.add_blob(path, blob)
             used[path] = keys
             tick(i)
+        if host.split:
+            run.forks["resolve partitions"] = FORKED
         return host.modules, host.summaries, used, {}
     projects = build()
     built(projects)

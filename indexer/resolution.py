@@ -24,9 +24,14 @@ from codeimpact.indexer.state import (
 
 
 def make_projects(
-    facts: LazyFacts, lang_of: dict[str, str], configs: dict[str, str], prior: Prior | None = None
+    facts: LazyFacts,
+    lang_of: dict[str, str],
+    configs: dict[str, str],
+    prior: Prior | None = None,
+    prior_groups: set[str] | None = None,
 ) -> dict[str, object]:
-    """language -> its resolver project; languages of one resolver group share the project."""
+    """language -> its resolver project; languages of one resolver group share the project.
+    `prior_groups`: the groups `prior` is handed to (None: every group)."""
     by_group: dict[str, list[str]] = {}
     for path in facts:
         by_group.setdefault(group_of(lang_of[path]), []).append(path)
@@ -36,7 +41,8 @@ def make_projects(
         spec = LANGUAGES[lang]
         if spec.group not in built:
             files = facts.subset(by_group[spec.group])
-            built[spec.group] = spec.make_project(files, configs, prior)
+            given = prior if prior_groups is None or spec.group in prior_groups else None
+            built[spec.group] = spec.make_project(files, configs, given)
         projects[lang] = built[spec.group]
     return projects
 

@@ -7,7 +7,9 @@ strings): freeing the indexes gave back ~20 MB of ~190, so the builder carried ~
 dead arenas beside the database writer's process at the write. So a host forked from the
 builder builds them, resolves beside the workers it forks (indexer/resolve_workers.py),
 then sends the module names and summaries the state keeps; when it ends, all of its
-memory goes back at once.
+memory goes back at once. When workers forked from it would not fit the memory budget,
+it may instead leave the resolving to partition workers forked by the builder
+(indexer/resolve_parts.py: `split`).
 
 Every process resolving sends the chunks it resolved straight to the builder, each on a
 pipe of its own (`resolve_into`): the builder makes one per process the host may run
@@ -43,6 +45,8 @@ from codeimpact.indexer.resolve_workers import (
 )
 
 Projects = dict[str, object]
+# the builder's side of a split: (module names, summaries) -> what `results` yields
+Split = Callable[[dict, dict[str, bytes]], Iterator[tuple[str, bytes, bytes]]]
 
 
 class Host:
@@ -55,12 +59,18 @@ class Host:
     def __init__(self, build: Callable[[], Projects],
                  encoder: Callable[[Projects], Callable[[str], Encoded]],
                  workers: Callable[[Projects | None], int], order: list[str],
-                 built: Callable[[Projects], None] | None = None):  # fmt: skip
+                 built: Callable[[Projects], None] | None = None,
+                 split: tuple[Callable[[Projects], bool], Split] | None = None):  # fmt: skip
         self._build, self._encoder, self._workers = build, encoder, workers
         self._order = order
         # called with the projects once built, before any file is resolved (the shared
         # summaries are written then, while the process is small: resolution.stage_shared)
         self._built = built or (lambda projects: None)
+        # (whether the built projects are better resolved by partition workers, which the
+        # builder then runs with the module names and summaries): asked only when the
+        # host may not fork a worker of its own but two processes may resolve
+        self._split = split
+        self.split = False  # whether they were
         self.modules: dict = {}
         self.summaries: dict[str, bytes] = {}
 
@@ -113,6 +123,10 @@ class Host:
             if proc.is_alive() and end is None:
                 proc.kill()  # an error, a Ctrl-C or a consumer that stopped early
             proc.join()
+        if end is not None and end[0] == "parts":
+            self.modules, self.summaries, self.split = end[1], end[2], True
+            yield from self._split[1](self.modules, self.summaries)
+            return
         if end is not None and c == len(chunks):
             self.modules, self.summaries = end[1], end[2]
             return
@@ -146,6 +160,10 @@ class Host:
             projects = self._build()
             self._built(projects)
             workers = max(1, min(self._workers(projects), len(sinks)))
+            if workers == 1 and len(sinks) > 1 and self._split and self._split[0](projects):
+                parts = ("parts", module_names(projects), summaries_of(projects))
+                mine.send_bytes(marshal.dumps(parts))
+                return
             for unused in sinks[workers:]:
                 unused.close()
             resolve_into(self._order, self._encoder(projects), sinks[:workers])
