@@ -151,6 +151,7 @@ setup(
                 "native/core_blob.c",
                 "native/core_names.c",
                 "native/core_rows.c",
+                "native/core_index.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

@@ -95,6 +95,10 @@ static PyMethodDef core_methods[] = {
     {"typed_list", core_typed_list, METH_VARARGS,
      "typed_list(type, items) -> list: [tuple.__new__(type, x) for x in items] (FileFacts'"
      " lists decoded from marshal)"},
+    {"index_passes", core_index_passes, METH_VARARGS,
+     "index_passes(fi, symbols, imports, bindings, returns) -> (adds, aliases, item_aliases):"
+     " index_file's passes over a Python file's facts into fi's tables"
+     " (indexer/lang/python/index.py)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -87,5 +87,6 @@ PyObject *core_resolved_blob(PyObject *self, PyObject *args);
 PyObject *core_names_in(PyObject *self, PyObject *args);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *args);
+PyObject *core_index_passes(PyObject *self, PyObject *args);
 
 #endif

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from codeimpact.indexer.lang.api import CallFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE
@@ -24,6 +25,10 @@ _new = tuple.__new__
 if Unresolved._fields != ("scope", "name", "line"):
     raise ImportError(
         f"playback.py builds unresolved sites of fields it does not know: {Unresolved._fields}"
+    )
+if CallFact._fields != ("scope", "callee", "line", "kind", "args", "literals"):
+    raise ImportError(
+        f"playback.py unpacks call facts of fields it does not know: {CallFact._fields}"
     )
 _ROW = ("uid", "kind", "name", "qualified_name", "file", "start_line", "end_line", "start_byte",
         "end_byte", "signature", "exported", "is_test", "language")  # fmt: skip
@@ -94,10 +99,12 @@ class Playback:
         unresolved = out.unresolved
         resolve_call = self.resolve_call
         for index, call in enumerate(calls):
-            if call.args or call.kind == "decorator":
+            # (unpacked: a named tuple's field is a generic attribute read in CPython 3.11)
+            scope, callee, line, kind, args, _ = call
+            if args or kind == "decorator":
                 resolve_call(fi, index, call, edges, out)
                 continue
-            key = (call.scope, call.callee)
+            key = (scope, callee)
             hit = here.get(key)
             if hit is None:
                 hit = self._played_outcome(fi, call)
@@ -109,7 +116,6 @@ class Playback:
                 resolve_call(fi, index, call, edges, out)
                 continue
             src, ends, names, builtin, first = hit
-            line = call.line
             if first is None or line < first:
                 hit[4] = line
                 for rel, dst, conf, reason in ends:
@@ -162,10 +168,13 @@ class Playback:
         line = call.line
         made = edges[first_edge:]
         unresolved = out.unresolved[first_unresolved:]
-        if any(e[1] != src or e[5] != line for e in made) or any(
-            u[0] != src or u[2] != line for u in unresolved
-        ):
-            return
+        # (loops, not any() over generators: ~38K outcomes recorded per Django resolution)
+        for e in made:
+            if e[1] != src or e[5] != line:
+                return
+        for u in unresolved:
+            if u[0] != src or u[2] != line:
+                return
         self.memo.table[key] = (
             tuple((e[0], e[2], e[3], e[4]) for e in made),
             tuple(u[1] for u in unresolved),
