@@ -87,6 +87,9 @@ def fixture_table(fi: FileIndex) -> FixtureTable:
     if fi.fixture_table is not None:
         return fi.fixture_table
     table = FixtureTable()
+    fi.fixture_table = table
+    if not any(is_fixture(s) for s in fi.syms.values()):
+        return table  # (most files: the call tables are not made for it)
     calls = [c for cs in fi.literal_calls.values() for c in cs]
     for local, (name, autouse) in fixture_names(fi.syms.values(), calls).items():
         parent = fi.parent.get(local, "")
@@ -96,7 +99,6 @@ def fixture_table(fi: FileIndex) -> FixtureTable:
         table.names[local] = name
         if autouse:
             table.autouse.setdefault(parent, []).append(local)
-    fi.fixture_table = table
     return table
 
 
@@ -371,7 +373,7 @@ def _bound(sym: SymbolFact) -> bool:
 def _writes_marks(calls) -> bool:
     """Whether any call has literal arguments and is a `usefixtures` or `getfixturevalue`
     (literal_arguments' test): without one, no scope of the file requests by a literal."""
-    return any(c.literals and c.callee.rpartition(".")[2] in _MARKS for c in calls)
+    return any(c.callee.rpartition(".")[2] in _MARKS for c in [c for c in calls if c.literals])
 
 
 def _pytest_decorator(text: str) -> bool:

@@ -13,17 +13,6 @@ from __future__ import annotations
 from codeimpact.indexer.lang.python.index import FileIndex, param_owner
 
 
-def getattr_names(facts) -> set[str]:
-    """The attribute names a file's `getattr(x, "name")` calls read (the change plan's)."""
-    return {
-        text
-        for c in facts.calls
-        if c.callee == "getattr" and c.literals
-        for k, text in c.literals
-        if k == 1
-    }
-
-
 class NamedGetattr:
     """A call of what `getattr(obj, "name")` returned, as the call `obj.name(...)`."""
 

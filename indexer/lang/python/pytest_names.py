@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
-from codeimpact.indexer.lang.python.named_getattr import getattr_names
 
 AUTOUSE = "<autouse>"  # the change plan's name for "the autouse fixtures of a file"
 _FUNCTION_KINDS = ("function", "method")
+_MARKS = ("usefixtures", "getfixturevalue")
 
 
 def is_fixture(sym: SymbolFact | None) -> bool:
@@ -43,16 +43,18 @@ def literal_arguments(calls, last: str, key) -> list[str]:
 def fixture_names(symbols: Iterable[SymbolFact], calls: Iterable[CallFact]) -> dict[str, tuple]:
     """local -> (the name pytest binds, autouse) of each fixture function among `symbols`,
     given the file's calls (those with literal arguments suffice)."""
+    fixtures = [s for s in symbols if s.kind in _FUNCTION_KINDS and is_fixture(s)]
+    if not fixtures:
+        return {}  # (most files: their calls are not read)
     decorator_calls: dict[str, list] = {}
     for c in calls:
         if c.kind == "decorator" and c.literals:
             decorator_calls.setdefault(c.scope, []).append(c)
     out = {}
-    for s in symbols:
-        if s.kind in _FUNCTION_KINDS and is_fixture(s):
-            calls = decorator_calls.get(s.local, ())
-            name = (literal_arguments(calls, "fixture", "name") or [s.name])[-1]
-            out[s.local] = (name, "True" in literal_arguments(calls, "fixture", "autouse"))
+    for s in fixtures:
+        calls = decorator_calls.get(s.local, ())
+        name = (literal_arguments(calls, "fixture", "name") or [s.name])[-1]
+        out[s.local] = (name, "True" in literal_arguments(calls, "fixture", "autouse"))
     return out
 
 
@@ -65,14 +67,23 @@ def implicit_names(facts: FileFacts) -> tuple[set[str], set[str]]:
             uses.update(name.lstrip("*") for name, _ in s.params)
             if s.is_test:
                 uses.add(AUTOUSE)
-    from codeimpact.indexer.lang.python.entrypoints import FAR_SUFFIXES, TABLE
+    from codeimpact.indexer.lang.python.entrypoints import TABLE
 
-    for c in facts.calls:
-        if c.literals and c.callee.rpartition(".")[2] in ("usefixtures", "getfixturevalue"):
+    calls = facts.calls
+    for c in [c for c in calls if c.literals]:  # (few calls have literal arguments)
+        callee = c.callee
+        if callee.rpartition(".")[2] in _MARKS:
             uses.update(text for k, text in c.literals if isinstance(k, int))
-        if c.callee.endswith(FAR_SUFFIXES):  # `env.get_template()` runs any loader's get_source
-            uses |= TABLE.far_calls[c.callee.rpartition(".")[2]]
-    uses |= getattr_names(facts)  # `getattr(c, "get")` reads get
+        elif callee == "getattr":  # `getattr(c, "get")` reads get (named_getattr.py)
+            uses.update(text for k, text in c.literals if k == 1)
+    far = TABLE.far_calls
+    if far:
+        # `env.get_template()` runs any loader's get_source: one search of every callee
+        # (each ended by a NUL, which no callee holds) per hooked method, not a test per call
+        callees = "\0".join([c.callee for c in calls]) + "\0"
+        for method, names in far.items():
+            if f".{method}\0" in callees:
+                uses |= names
     defines: set[str] = set()
     for name, autouse in fixture_names(facts.symbols, facts.calls).values():
         defines.add(name)

@@ -26,6 +26,8 @@ _METHODS = ("function", "method")
 def property_decorated(decorators: tuple) -> bool:
     """A method whose reading runs it: `@property`, `@cached_property` (functools',
     werkzeug's, Django's...)."""
+    if not decorators:  # (most methods: no generator made for them)
+        return False
     return any(d == "property" or d.endswith("cached_property") for d in decorators)
 
 
@@ -36,9 +38,12 @@ def read_summary(fi: FileIndex) -> tuple[tuple[str, ...], tuple[tuple[str, str],
     props = sorted({s.name for s in fi.syms.values()
                     if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
     stored = set()
+    syms = fi.syms
     for b in fi.facts.bindings:
-        sym = fi.syms.get(b.scope)
-        if b.is_call and sym is not None and sym.kind == "class" and "." not in b.name:
+        if not b.is_call or "." in b.name:
+            continue
+        sym = syms.get(b.scope)
+        if sym is not None and sym.kind == "class":
             steps = parse_steps(b.value)
             if steps:
                 stored.add((b.name, steps[-1][0]))
