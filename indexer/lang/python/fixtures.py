@@ -211,10 +211,14 @@ class Fixtures:
         value: `common_test(app)` from tests requesting the fixture `app` (rule local-type: the
         receiver is typed by what is passed, as by an assignment)."""
         sym = fi.syms.get(scope)
-        calls = fi.name_calls.get(scope)
-        if not calls or sym.is_test or is_fixture(sym) or not self.is_test_path(fi.path):
+        # (the plain facts first: the calls by name are a call table, made on first read,
+        # and Django's library parameters asked it for ~480 files that need no other)
+        if sym is None or sym.kind != "function" or sym.is_test or is_fixture(sym):
+            return None  # (only a function is called by its plain name: name_calls' keys)
+        if not self.is_test_path(fi.path):
             return None
-        return self._passed(fi, calls, scope, name, depth)
+        calls = fi.name_calls.get(scope)
+        return self._passed(fi, calls, scope, name, depth) if calls else None
 
     @memoized('("passed", fi.path, scope, name)')
     def _passed(self, fi: FileIndex, calls, scope: str, name: str, depth: int):
