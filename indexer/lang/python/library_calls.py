@@ -151,6 +151,9 @@ class LibraryCalls:
         """An instance of the repository class that a library decorator of the table made
         the function `local` into (`@click.group(cls=FlaskGroup)`), if any."""
         fi = self.files[path]
+        sym = fi.syms.get(local)
+        if sym is None or not sym.decorators:
+            return None  # (no decorator call: the file's call tables are not made for it)
         scope = fi.parent.get(local, "")
         for c in fi.decorator_calls.get(local, ()):
             r = self.eval_chain(fi, scope, c.callee, c.line)
