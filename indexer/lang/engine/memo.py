@@ -63,7 +63,7 @@ def {name}({params}):
             memo.cuts += 1
             return {on_cycle}
         return hit
-    table[key] = BUSY
+{guard}    table[key] = BUSY
     cuts = memo.cuts
     try:
         out = compute({args})
@@ -78,12 +78,14 @@ def {name}({params}):
 """
 
 
-def memoized(key: str, on_cycle: str = "None", **names: Any) -> Callable:
+def memoized(key: str, on_cycle: str = "None", cut_if: str = "", **names: Any) -> Callable:
     """Keep what the decorated function returns in the memo of its first argument (a
     project, which has `.memo`) under `key`, an expression over the function's parameters
     (`'("member", path, cls, attr)'`): the table's entry when there is one; met again while
     it is computed, `on_cycle` (an expression too) and a cut; computed while a cut happened,
-    returned but not kept. `names`: what the two expressions use besides the parameters."""
+    returned but not kept. `cut_if`: when this expression holds for a lookup the table does
+    not answer (a depth bound, `"depth > MAX_DEPTH"`), `on_cycle` and a cut, as a cycle.
+    `names`: what the expressions use besides the parameters."""
 
     def wrap(compute: Callable) -> Callable:
         params = list(inspect.signature(compute).parameters.values())
@@ -101,6 +103,9 @@ def memoized(key: str, on_cycle: str = "None", **names: Any) -> Callable:
             owner=params[0].name,
             key=key,
             on_cycle=on_cycle,
+            guard=f"    if {cut_if}:\n        memo.cuts += 1\n        return {on_cycle}\n"
+            if cut_if
+            else "",
             args=", ".join(p.name for p in params),
         )
         exec(compile(source, f"<memoized {compute.__qualname__}>", "exec"), namespace)

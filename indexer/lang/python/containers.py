@@ -41,13 +41,10 @@ _DECLARED = frozenset(("tup", "seq"))
 class Containers:
     """Items of literal containers and of unpacked values."""
 
-    @memoized('("items", lit)', "()")
+    @memoized('("items", lit)', "()", "depth > MAX_DEPTH", MAX_DEPTH=MAX_DEPTH)
     def container_items(self, lit: Entity, depth: int) -> tuple:
         """((key, entity, rule, scope, line), ...) of the items a container holds, each with
         where it was stored."""
-        if depth > MAX_DEPTH:
-            self._cut()
-            return ()
         out = []
         _, path, scope, name, line = lit
         fi = self.files[path]

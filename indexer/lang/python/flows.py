@@ -24,8 +24,6 @@ from codeimpact.indexer.lang.engine.values import members
 from codeimpact.indexer.lang.python.containers import LIT
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity
 
-_NONE: frozenset = frozenset()
-
 
 def forwards_only(fi, call) -> bool:
     """Whether a call's only argument is `**p`, p a parameter of the calling function
@@ -42,12 +40,9 @@ def forwards_only(fi, call) -> bool:
 class Flows:
     """The sinks of a parameter: the scopes calling what it was passed."""
 
-    @memoized('("sinks", path, fn, pname)', "frozenset()")
+    @memoized('("sinks", path, fn, pname)', "frozenset()", "depth > MAX_DEPTH", MAX_DEPTH=MAX_DEPTH)
     def sinks(self, path: str, fn: str, pname: str, depth: int = 0) -> frozenset:
         """(path, scope) of every scope that calls the value passed to `pname` of `fn`."""
-        if depth > MAX_DEPTH:
-            self._cut()
-            return _NONE
         fi = self.files[path]
         out = {(path, s) for s in fi.param_calls.get(fn, NO_NAMES).get(pname, ())}
         for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
@@ -61,27 +56,25 @@ class Flows:
                 out |= self._item_sinks(path, cls, attr)
         return frozenset(out)
 
-    @memoized('("isinks", path, fn, pname)', "frozenset()")
+    @memoized(
+        '("isinks", path, fn, pname)', "frozenset()", "depth > MAX_DEPTH", MAX_DEPTH=MAX_DEPTH
+    )
     def item_sinks(self, path: str, fn: str, pname: str, depth: int = 0) -> frozenset:
         """(path, scope) of every scope that calls an item of what `pname` of `fn` was passed
         (`items[0]()`, `for f in items: f()`), also where it is passed on."""
-        if depth > MAX_DEPTH:
-            self._cut()
-            return _NONE
         fi = self.files[path]
         out = {(path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ())}
         for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
             out |= self._passed_on(path, scope, callee, k, line, depth, True)
         return frozenset(out)
 
-    @memoized('("ksinks", path, fn, pname, kw)', "frozenset()")
+    @memoized(
+        '("ksinks", path, fn, pname, kw)', "frozenset()", "depth > MAX_DEPTH", MAX_DEPTH=MAX_DEPTH
+    )
     def keyword_sinks(self, path: str, fn: str, pname: str, kw: str, depth: int = 0):
         """(path, scope) of every scope that calls the value passed as keyword `kw` into the
         `**pname` of `fn`: an item of it called (`kwargs["cb"]()`), and where it is spread
         on (`inner(**kwargs)`) the sinks of what takes `kw` there."""
-        if depth > MAX_DEPTH:
-            self._cut()
-            return _NONE
         fi = self.files[path]
         out = {(path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ())}
         for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):

@@ -364,18 +364,24 @@ def index_calls(fi: FileIndex) -> None:
     param_names = {n for ps in fi.params.values() for n in ps}
     param_items = {n + "[]" for n in param_names}  # (a set: no substring test per call site)
     param_attrs = fi.param_attrs  # (complete here; empty in most files)
+    # (the tables as locals: each name is also a class attribute (`_Table`), whose reads
+    # CPython 3.11 does not specialise)
+    literal_calls, decorator_calls = d["literal_calls"], d["decorator_calls"]
+    name_calls, pass_through = d["name_calls"], d["pass_through"]
+    param_calls, param_item_calls = d["param_calls"], d["param_item_calls"]
+    attr_calls, param_passes, attr_passes = d["attr_calls"], d["param_passes"], d["attr_passes"]
     for c in f.calls:  # (every call site of the project passes here: the cheap tests first)
         callee, args = c.callee, c.args
         if c.literals:
-            fi.literal_calls.setdefault(c.scope, []).append(c)
+            literal_calls.setdefault(c.scope, []).append(c)
         if args:
             if c.kind == "decorator":
-                fi.decorator_calls.setdefault(c.scope, []).append(c)
+                decorator_calls.setdefault(c.scope, []).append(c)
             if callee in syms and syms[callee].kind == "function":
-                fi.name_calls.setdefault(callee, []).append(c)
+                name_calls.setdefault(callee, []).append(c)
             head, _, last = callee.rpartition(".")
             if last in _ARGUMENTS_KEPT:
-                fi.pass_through.setdefault((c.scope, c.line), []).append((callee, args))
+                pass_through.setdefault((c.scope, c.line), []).append((callee, args))
             elif last in ADDERS and head and "(" not in head and "[" not in head:
                 _stored_by_call(fi, c, head, ADDERS[last])
             if last in ADDERS and head.startswith("self."):
@@ -384,22 +390,22 @@ def index_calls(fi: FileIndex) -> None:
         if callee in param_names:
             owner = param_owner(fi, c.scope, callee)
             if owner is not None:
-                fi.param_calls.setdefault(owner, {}).setdefault(callee, set()).add(c.scope)
+                param_calls.setdefault(owner, {}).setdefault(callee, set()).add(c.scope)
         elif param_attrs and callee.startswith("self.") and callee.count(".") == 1:
             cls = _method_class(fi, c.scope)
             if cls in param_attrs:
-                fi.attr_calls.setdefault(cls, {}).setdefault(callee[5:], set()).add(c.scope)
+                attr_calls.setdefault(cls, {}).setdefault(callee[5:], set()).add(c.scope)
         elif aliases and (c.scope, callee) in aliases:
             pname = aliases[(c.scope, callee)]
-            fi.param_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
+            param_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
         elif callee in param_items:  # `items[0]()` calls `items[]`
             owner = param_owner(fi, c.scope, callee[:-2])
             if owner is not None:
-                calls = fi.param_item_calls.setdefault(owner, {})
+                calls = param_item_calls.setdefault(owner, {})
                 calls.setdefault(callee[:-2], set()).add(c.scope)
         elif item_aliases and (c.scope, callee) in item_aliases:
             pname = item_aliases[(c.scope, callee)]
-            fi.param_item_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
+            param_item_calls.setdefault(c.scope, {}).setdefault(pname, set()).add(c.scope)
         # the arguments matter only when one is a parameter or `self.x` may hold one
         if not args or not (param_attrs or not param_names.isdisjoint(map(_SECOND, args))):
             continue
@@ -409,12 +415,12 @@ def index_calls(fi: FileIndex) -> None:
                     continue
                 owner = param_owner(fi, c.scope, chain)
                 if owner is not None and chain in value_parameters(fi.syms[owner]):
-                    passes = fi.param_passes.setdefault(owner, {}).setdefault(chain, [])
+                    passes = param_passes.setdefault(owner, {}).setdefault(chain, [])
                     passes.append((c.scope, callee, key, c.line))
             elif param_attrs and chain.startswith("self.") and chain.count(".") == 1:
                 cls = _method_class(fi, c.scope)
                 if cls in param_attrs:
-                    passes = fi.attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
+                    passes = attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
                     passes.append((c.scope, callee, key, c.line))
     if not decoded:  # read for another file's resolution: kept only as the tables
         f.unload()

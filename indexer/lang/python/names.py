@@ -159,6 +159,8 @@ class Names:
                     if r is not None:
                         return r
             for c in picked:
+                if c[1] == "def" or c[1] == "var":  # (_candidate's first answer, written out)
+                    return ("sym", fi.path, c[2]), "scope"
                 r = self._candidate(fi, c, follow, depth)
                 if r is not None:
                     return r
