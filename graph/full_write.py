@@ -47,6 +47,18 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
+# Kùzu's threads in a prestarted writer (a small tree's: see PRESTART_MAX_BYTES in
+# indexer/full_run.py). Django's COPYs take 0.05-0.3 s each; on one thread instead of one
+# per core the writer used ~0.1 s less CPU (1.40 -> 1.30 s, median of 8 alternated runs
+# on the same tables, ~11K fewer page faults: each thread's own allocator arena) for the
+# same wall. A large tree's writer (a new interpreter) keeps a thread per core.
+PRESTARTED_THREADS = 1
+# The new interpreter's environment beside the caller's (which wins): pyarrow imports
+# numpy, whose OpenBLAS starts a thread per core that spins ~0.05 s of CPU at import; the
+# writer does no linear algebra. (The `graph` command sets it for itself: codeimpact/cli.py.)
+WRITER_ENV = {"OPENBLAS_NUM_THREADS": "1"}
+
+
 class WriterDied(RuntimeError):
     """The writer process ended without an answer (killed, or a crash in native code)."""
 
@@ -88,6 +100,7 @@ def write_generation(gen: layout.Generation, tables: Iterable[tuple[str, pa.Tabl
             [sys.executable, "-m", __name__, str(gen.path), str(gen.number), str(buffer_pool)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
             cwd=gen.path,  # not the caller's folder: `-m` would import a checkout found there
+            env=WRITER_ENV | os.environ,
         )  # fmt: skip
         try:
             line = _feed(proc.stdin, proc.stdout, tables, meta)
@@ -190,7 +203,7 @@ def _prestarted_child(source: IO[bytes], out: IO[bytes]) -> None:
         os._exit(0)  # cancelled: the builder wrote no database
     head = json.loads(line)
     gen = layout.Generation(int(head["number"]), Path(head["folder"]))
-    _run(gen, int(head["buffer_pool"]), source, out)
+    _run(gen, int(head["buffer_pool"]), source, out, PRESTARTED_THREADS)
 
 
 def _feed(to_child: IO[bytes], from_child: IO[bytes], tables: Iterable[tuple[str, pa.Table]],
@@ -216,12 +229,13 @@ def _feed(to_child: IO[bytes], from_child: IO[bytes], tables: Iterable[tuple[str
 
 
 # ------------------------------------------------------------------------- the child
-def _serve(gen: layout.Generation, buffer_pool: int, source: IO[bytes]) -> dict[str, int]:
+def _serve(gen: layout.Generation, buffer_pool: int, source: IO[bytes],
+           threads: int) -> dict[str, int]:  # fmt: skip
     import pyarrow as pa
 
     from codeimpact.graph.store import Writer
 
-    w = Writer(gen, buffer_pool)
+    w = Writer(gen, buffer_pool, threads)
     try:
         w.create_schema()
         while True:
@@ -246,11 +260,13 @@ def _serve(gen: layout.Generation, buffer_pool: int, source: IO[bytes]) -> dict[
         raise
 
 
-def _run(gen: layout.Generation, buffer_pool: int, source: IO[bytes], out: IO[bytes]) -> None:
-    """Write `gen` from `source`, answer on `out`, and end the process here: no destructor
-    of a failed write runs (see `_serve`)."""
+def _run(gen: layout.Generation, buffer_pool: int, source: IO[bytes], out: IO[bytes],
+         threads: int = 0) -> None:  # fmt: skip
+    """Write `gen` from `source` with Kùzu on `threads` threads (0: one per core), answer
+    on `out`, and end the process here: no destructor of a failed write runs (see
+    `_serve`)."""
     try:
-        rows = _serve(gen, buffer_pool, source)
+        rows = _serve(gen, buffer_pool, source, threads)
     except BaseException as e:  # everything goes to the parent, which raises it
         answer = {"error": type(e).__name__, "message": str(e)}
         if e.__cause__ is not None:

@@ -31,7 +31,7 @@ DEFAULT_BUFFER_POOL = 512 * 1024 * 1024
 READ_BUFFER_POOL = 256 * 1024 * 1024
 
 
-def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
+def _open(path: Path, *, read_only: bool, buffer_pool: int, threads: int = 0) -> kuzu.Database:
     try:
         # a reader never checkpoints: in read-only mode a CHECKPOINT writes shadow pages
         # that make the database unopenable read-only (queries cannot reach one either:
@@ -41,6 +41,7 @@ def _open(path: Path, *, read_only: bool, buffer_pool: int) -> kuzu.Database:
             read_only=read_only,
             buffer_pool_size=buffer_pool,
             auto_checkpoint=not read_only,
+            max_num_threads=threads,  # 0: one per core
         )
     except RuntimeError as e:
         repo = path.parents[2]  # <repo>/.codeimpact/gen-N/graph.kz
@@ -94,9 +95,10 @@ class Writer:
     Use it as a context manager: it checkpoints and closes the database when the block
     ends normally, and abandons it when the block raised (see `abandon`)."""
 
-    def __init__(self, gen: layout.Generation, buffer_pool: int = DEFAULT_BUFFER_POOL):
+    def __init__(self, gen: layout.Generation, buffer_pool: int = DEFAULT_BUFFER_POOL,
+                 threads: int = 0):  # fmt: skip
         self.gen = gen
-        self.db = _open(gen.db_path, read_only=False, buffer_pool=buffer_pool)
+        self.db = _open(gen.db_path, read_only=False, buffer_pool=buffer_pool, threads=threads)
         self.conn = kuzu_module().Connection(self.db)
 
     def __enter__(self) -> Writer:
