@@ -146,32 +146,56 @@ class IgnoreRules:
 
 
 def _walk_files(repo: Path, extra: tuple[str, ...]) -> list[str]:
+    """The files under `repo` that its `.gitignore` files and `extra` do not ignore.
+
+    A scandir walk: each folder's entries tell folders from files and links (no stat of
+    each folder, as os.walk's link test makes) and whether it holds a `.gitignore`, and a
+    path is its parent's plus its name (os.path.relpath per folder, ~2 us x 3,247 on
+    Django). Symbolic links to folders are neither followed nor listed, as os.walk does
+    without followlinks."""
     rules = IgnoreRules()
     rules.add("", list(extra))
     out: list[str] = []
-    root = str(repo)
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root)
-        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
-        gi = os.path.join(dirpath, ".gitignore")
-        if os.path.isfile(gi):
+    pending = [("", str(repo))]
+    while pending:
+        rel_dir, full_dir = pending.pop()
+        try:
+            with os.scandir(full_dir) as it:
+                entries = list(it)
+        except OSError:
+            continue  # unreadable, or gone since its parent was listed (os.walk skips it)
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        for e in entries:
+            # a .gitignore that is a file (or a link to one): read before its folder's names
+            if e.name == ".gitignore" and _is_file(e):
+                try:
+                    with open(e.path, encoding="utf-8", errors="replace") as fh:
+                        rules.add(rel_dir, fh.readlines())
+                except OSError:
+                    pass
+                break
+        for e in entries:
+            name = e.name
             try:
-                with open(gi, encoding="utf-8", errors="replace") as fh:
-                    rules.add(rel_dir, fh.readlines())
+                is_dir = e.is_dir()  # follows a link, as os.walk's listing does
             except OSError:
-                pass
-        keep = []
-        for d in sorted(dirnames):
-            rel = f"{rel_dir}/{d}" if rel_dir else d
-            if d in ALWAYS_SKIPPED or rules.ignored(rel, True):
-                continue
-            keep.append(d)
-        dirnames[:] = keep
-        for name in filenames:
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            if not rules.ignored(rel, False):
-                out.append(rel)
+                is_dir = False
+            if is_dir:
+                if e.is_symlink() or name in ALWAYS_SKIPPED:
+                    continue
+                rel = prefix + name
+                if not rules.ignored(rel, True):
+                    pending.append((rel, e.path))
+            elif not rules.ignored(prefix + name, False):
+                out.append(prefix + name)
     return sorted(out)
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def discover(

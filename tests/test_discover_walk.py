@@ -1,0 +1,80 @@
+"""discover's walk outside git (a scandir walk) lists what an os.walk over the same rules
+lists: .gitignore files at several depths (negation, folder-only, anchored), links to
+folders (never followed nor listed) and to files, a broken link, a `.gitignore` that is a
+folder, the always-skipped folders, a file named like one of them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, _walk_files
+
+
+def _os_walk_files(repo: Path, extra: tuple[str, ...]) -> list[str]:
+    """The walk as it was written before (os.walk, relpath, isfile): the reference."""
+    rules = IgnoreRules()
+    rules.add("", list(extra))
+    out: list[str] = []
+    root = str(repo)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
+        gi = os.path.join(dirpath, ".gitignore")
+        if os.path.isfile(gi):
+            with open(gi, encoding="utf-8", errors="replace") as fh:
+                rules.add(rel_dir, fh.readlines())
+        keep = []
+        for d in sorted(dirnames):
+            rel = f"{rel_dir}/{d}" if rel_dir else d
+            if d in ALWAYS_SKIPPED or rules.ignored(rel, True):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in filenames:
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            if not rules.ignored(rel, False):
+                out.append(rel)
+    return sorted(out)
+
+
+def _tree(root: Path, outside: Path) -> None:
+    files = [
+        "a.py", "b.log", "keep.log", "build/x.py", "src/m.py", "src/gen/g.py",
+        "src/gen/keep.py", "src/deep/er/d.py", "src/deep/er/skip.tmp", "docs/only/readme.md",
+        "node_modules/n.js", "pkg/__pycache__/c.py", "pkg/.git", "pkg/p.py", "dironly/f.py",
+        "nest/dironly", "nest/sub/dironly/z.py", "anchored/top.py", "x/anchored/top.py",
+        "weird/.gitignore/inner.py", "weird/w.py",
+    ]  # fmt: skip
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("x = 1\n")
+    (root / ".gitignore").write_text("*.log\n!keep.log\n/build\ndironly/\n/anchored\n")
+    (root / "src" / ".gitignore").write_text("gen/*\n!gen/keep.py\n*.tmp\n")
+    (root / "src" / "deep" / ".gitignore").write_text("# a comment\n\n!skip.tmp\n")
+    (outside / "o.py").parent.mkdir(parents=True, exist_ok=True)
+    (outside / "o.py").write_text("y = 2\n")
+    (root / "link_in").symlink_to(root / "src")  # a folder inside: not followed
+    (root / "link_out").symlink_to(outside)  # a folder outside: not followed
+    (root / "flink.py").symlink_to(root / "a.py")  # a file: listed
+    (root / "broken.py").symlink_to(root / "nowhere.py")  # broken: listed, as os.walk does
+    (root / "src" / "gi_link").mkdir()
+    (root / "src" / "gi_link" / ".gitignore").symlink_to(root / "src" / ".gitignore")
+    (root / "src" / "gi_link" / "l.tmp").write_text("")
+    (root / "src" / "gi_link" / "l.py").write_text("")
+
+
+def test_the_scandir_walk_lists_what_os_walk_lists(tmp_path):
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    root.mkdir()
+    _tree(root, outside)
+    for extra in ((), ("*.md", "!docs/only/readme.md"), ("weird", "x/")):
+        got = _walk_files(root, extra)
+        assert got == _os_walk_files(root, extra)
+    got = _walk_files(root, ())
+    assert "keep.log" in got and "b.log" not in got
+    assert "src/gen/keep.py" in got and "src/gen/g.py" not in got
+    assert "src/deep/er/skip.tmp" in got and "src/gi_link/l.tmp" not in got
+    assert "flink.py" in got and "broken.py" in got and "pkg/.git" in got
+    assert not any(p.startswith(("link_in/", "link_out/", "node_modules/", "build/")) for p in got)
+    assert "weird/w.py" in got and "weird/.gitignore/inner.py" in got
