@@ -70,7 +70,7 @@ typedef struct {
     uint16_t *first_step; /* by pattern */
     bool walkable;        /* every step is one the walk implements */
     /* by raw symbol (aliases included): the patterns rooted at its public symbol, as
-       roots[root_start[s] .. root_start[s + 1]) */
+       roots[root_start[s] .. root_start[s + 1]); ERROR's at s = symbol_count (root_slot) */
     uint32_t symbol_count;
     uint32_t *root_start;
     uint16_t *roots;
@@ -81,6 +81,12 @@ typedef struct {
     uint16_t max_pattern_captures;
     bool tuple_shaped; /* a match holds at most one node per capture (no `*`, `+`) */
 } Runner;
+
+/* The slot of root_start for a node's symbol (UINT32_MAX: no pattern can root there) */
+static inline uint32_t root_slot(const Runner *r, TSSymbol symbol) {
+    if (symbol < r->symbol_count) return symbol;
+    return symbol == (TSSymbol)-1 /* ts_builtin_sym_error */ ? r->symbol_count : UINT32_MAX;
+}
 
 /* A compiled runner, or NULL with an exception (a SyntaxError-like ValueError for a
  * query that does not compile). */

@@ -39,17 +39,17 @@ QUERIES = {
     "typescript": (
         [(f"{LANG}.typescript", "javascript.scm"), (f"{LANG}.typescript", "typescript.scm")],
         (".ts",),
-        False,
+        True,
     ),
     "tsx": (
         [(f"{LANG}.typescript", f) for f in ("javascript.scm", "typescript.scm", "javascript_jsx.scm")],
         (".tsx",),
-        False,
+        True,
     ),
     "javascript": (
         [(f"{LANG}.typescript", f) for f in ("javascript.scm", "javascript_fields.scm", "javascript_jsx.scm")],
         (".js", ".jsx"),
-        False,
+        True,
     ),
 }  # fmt: skip
 

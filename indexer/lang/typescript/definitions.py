@@ -143,6 +143,7 @@ class Definitions:
             body = value.child_by_field_name("body")
             self.def_nodes.add(node.start_byte)
         elif key == "var_class":
+            body = value.child_by_field_name("body")  # (javascript.scm keeps three captures)
             heritage = value
             self.def_nodes.add(node.start_byte)
             fn = None
