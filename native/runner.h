@@ -47,7 +47,10 @@ typedef struct {
     TSFieldId field;
     uint16_t captures[RUNNER_STEP_CAPTURES]; /* capture ids, RUNNER_NONE after the last */
     uint16_t depth;                          /* RUNNER_DONE: the end of a pattern */
-    bool is_named, is_immediate, contains_captures, fallible;
+    /* the first step of the next branch of an alternation `[...]` (RUNNER_NONE: none); a
+       dead end closes a branch: a state reaching it goes on at `alternative` */
+    uint16_t alternative;
+    bool is_named, is_immediate, contains_captures, fallible, is_dead_end;
     bool unsupported; /* a feature the walk does not implement */
 } RunnerStep;
 

@@ -350,6 +350,23 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
         state->step++;
         state->seeking_immediate_match =
             step->symbol == 0 && !step->is_named && r->steps[state->step].is_immediate;
+        /* a state at the first step of an alternation's branch is copied for each later
+           branch (right after it, as query.c's copy_state places them), and one at a dead
+           end goes on after the alternation; the copies try the next node, not this one */
+        for (size_t k = j, end = j + 1; k < end; k++) {
+            const RunnerStep *next = &r->steps[w->states[k].step];
+            if (next->alternative == RUNNER_NONE) continue;
+            if (next->is_dead_end) {
+                w->states[k].step = next->alternative;
+                k--; /* (wraps around at 0 before the k++, as query.c's unsigned k does) */
+                continue;
+            }
+            State copy = w->states[k];
+            copy.step = next->alternative;
+            if (insert_state(w, k + 1, &copy) < 0) return -1;
+            end++;
+            copy_count++;
+        }
     }
     if (!touched && !any_done) return 0; /* the passes below would change nothing */
     /* (the bounds are computed below, after the passes; here they still hold: the loop above

@@ -10,8 +10,9 @@
 (abstract_method_signature name: (_) @name) @definition.method
 (internal_module name: (_) @name body: (statement_block) @body) @definition.namespace
 (module name: (_) @name body: (statement_block) @body) @definition.namespace
-(public_field_definition name: (_) @name value: (arrow_function) @value) @definition.method
-(public_field_definition name: (_) @name value: (function_expression) @value) @definition.method
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function) (function_expression)] @value) @definition.method
 
 ; ---- typed members: receivers whose type is evident
 (public_field_definition name: (_) @name) @definition.field
