@@ -74,17 +74,19 @@ static bool pattern_captures(Runner *r) {
     return true;
 }
 
-/* by raw symbol, the patterns whose root step has its public symbol */
+/* by raw symbol, the patterns whose root step has its public symbol; slot symbol_count is
+   ERROR's (ts_builtin_sym_error is outside the language's symbols: `(ERROR) @error`) */
 static bool root_table(Runner *r) {
     uint32_t count = ts_language_symbol_count(r->language);
     r->symbol_count = count;
-    r->root_start = PyMem_RawCalloc(count + 1, sizeof(uint32_t));
+    r->root_start = PyMem_RawCalloc(count + 2, sizeof(uint32_t));
     if (r->root_start == NULL) return false;
     uint32_t total = 0;
     for (int pass = 0; pass < 2; pass++) {
         total = 0;
-        for (uint32_t s = 0; s < count; s++) {
-            TSSymbol public_symbol = ts_language_public_symbol(r->language, (TSSymbol)s);
+        for (uint32_t s = 0; s <= count; s++) {
+            TSSymbol public_symbol = s == count ? (TSSymbol)-1 /* ts_builtin_sym_error */
+                                                : ts_language_public_symbol(r->language, (TSSymbol)s);
             if (pass == 0) r->root_start[s] = total;
             for (uint32_t p = 0; p < r->pattern_count; p++) {
                 if (r->steps[r->first_step[p]].symbol != public_symbol) continue;
@@ -93,7 +95,7 @@ static bool root_table(Runner *r) {
             }
         }
         if (pass == 0) {
-            r->root_start[count] = total;
+            r->root_start[count + 1] = total;
             r->roots = PyMem_RawCalloc(total ? total : 1, sizeof(uint16_t));
             if (r->roots == NULL) return false;
         }

@@ -47,7 +47,10 @@ typedef struct {
     TSFieldId field;
     uint16_t captures[RUNNER_STEP_CAPTURES]; /* capture ids, RUNNER_NONE after the last */
     uint16_t depth;                          /* RUNNER_DONE: the end of a pattern */
-    bool is_named, is_immediate, contains_captures, fallible;
+    /* the first step of the next branch of an alternation `[...]` (RUNNER_NONE: none); a
+       dead end closes a branch: a state reaching it goes on at `alternative` */
+    uint16_t alternative;
+    bool is_named, is_immediate, contains_captures, fallible, is_dead_end;
     bool unsupported; /* a feature the walk does not implement */
 } RunnerStep;
 
@@ -70,7 +73,7 @@ typedef struct {
     uint16_t *first_step; /* by pattern */
     bool walkable;        /* every step is one the walk implements */
     /* by raw symbol (aliases included): the patterns rooted at its public symbol, as
-       roots[root_start[s] .. root_start[s + 1]) */
+       roots[root_start[s] .. root_start[s + 1]); ERROR's at s = symbol_count (root_slot) */
     uint32_t symbol_count;
     uint32_t *root_start;
     uint16_t *roots;
@@ -81,6 +84,12 @@ typedef struct {
     uint16_t max_pattern_captures;
     bool tuple_shaped; /* a match holds at most one node per capture (no `*`, `+`) */
 } Runner;
+
+/* The slot of root_start for a node's symbol (UINT32_MAX: no pattern can root there) */
+static inline uint32_t root_slot(const Runner *r, TSSymbol symbol) {
+    if (symbol < r->symbol_count) return symbol;
+    return symbol == (TSSymbol)-1 /* ts_builtin_sym_error */ ? r->symbol_count : UINT32_MAX;
+}
 
 /* A compiled runner, or NULL with an exception (a SyntaxError-like ValueError for a
  * query that does not compile). */

@@ -172,6 +172,22 @@ class QueryRunner:
     def construct(self, pattern: int) -> str:
         return self._constructs[pattern]
 
+    def names(self, pattern: int) -> tuple[str, ...]:
+        """The capture names of a pattern, in the order `tuples` gives their nodes."""
+        return tuple(self._names[pattern])
+
+    def tuples(self, root: ts.Node) -> list[tuple[int, tuple[ts.Node, ...]]]:
+        """Every match under `root` as (pattern, nodes): one node per name of `names(pattern)`,
+        in QueryCursor order; `matches` without a dict per match, for the extractors that
+        dispatch on the pattern."""
+        if self.native:
+            return self._query.matches(root)
+        names = self._names
+        return [
+            (p, tuple(caps[name][0] if name in caps else None for name in names[p]))
+            for p, caps in ts.QueryCursor(self._query).matches(root)
+        ]
+
     def matches(self, root: ts.Node) -> list[tuple[str, dict[str, ts.Node]]]:
         """Every match under `root` as (construct, {capture: node}), in QueryCursor order."""
         constructs = self._constructs

@@ -31,15 +31,19 @@ bool runner_export_steps(const TSQuery *query, RunnerStep **steps_out, uint32_t 
             r->captures[k] = s->capture_ids[k];
         }
         r->depth = s->depth;
+        r->alternative = s->alternative_index;
+        r->is_dead_end = s->is_dead_end;
         r->is_named = s->is_named;
         r->is_immediate = s->is_immediate;
         r->contains_captures = s->contains_captures;
         r->fallible = s->depth != PATTERN_DONE_MARKER && i + 1 < n &&
                       ts_query__step_is_fallible(query, (uint16_t)i);
-        /* what the walk does not implement: alternatives and quantifiers (alternative
-           steps, pass-through and dead-end steps), supertypes, negated fields, the `.`
-           anchor after a last child, MISSING patterns */
-        r->unsupported = s->alternative_index != NONE || s->is_pass_through || s->is_dead_end ||
+        /* what the walk does not implement: quantifiers (pass-through steps, zero-skips,
+           loops back), supertypes, negated fields, the `.` anchor after a last child,
+           MISSING patterns; an alternation's branches (a forward alternative, dead ends)
+           it follows as query.c does */
+        r->unsupported = s->is_pass_through || s->alternative_is_skip ||
+                         (s->alternative_index != NONE && s->alternative_index <= i) ||
                          s->supertype_symbol != 0 || s->negated_field_list_id != 0 ||
                          s->is_last_child || s->is_missing;
     }
@@ -48,8 +52,11 @@ bool runner_export_steps(const TSQuery *query, RunnerStep **steps_out, uint32_t 
         first[p] = (uint16_t)pattern->steps.offset;
         /* predicates are the caller's to evaluate, and a non-local pattern (several
            top-level nodes) starts states where the walk does not */
+        /* (nor an alternation at a pattern's root: query.c starts such a pattern at each
+           branch, the walk's root table at its first step only) */
         if (pattern->predicate_steps.length > 0 || pattern->is_non_local ||
-            steps[pattern->steps.offset].depth != 0 || steps[pattern->steps.offset].symbol == 0)
+            steps[pattern->steps.offset].depth != 0 || steps[pattern->steps.offset].symbol == 0 ||
+            steps[pattern->steps.offset].alternative != NONE)
             steps[pattern->steps.offset].unsupported = true;
     }
     *steps_out = steps;

@@ -350,6 +350,23 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
         state->step++;
         state->seeking_immediate_match =
             step->symbol == 0 && !step->is_named && r->steps[state->step].is_immediate;
+        /* a state at the first step of an alternation's branch is copied for each later
+           branch (right after it, as query.c's copy_state places them), and one at a dead
+           end goes on after the alternation; the copies try the next node, not this one */
+        for (size_t k = j, end = j + 1; k < end; k++) {
+            const RunnerStep *next = &r->steps[w->states[k].step];
+            if (next->alternative == RUNNER_NONE) continue;
+            if (next->is_dead_end) {
+                w->states[k].step = next->alternative;
+                k--; /* (wraps around at 0 before the k++, as query.c's unsigned k does) */
+                continue;
+            }
+            State copy = w->states[k];
+            copy.step = next->alternative;
+            if (insert_state(w, k + 1, &copy) < 0) return -1;
+            end++;
+            copy_count++;
+        }
     }
     if (!touched && !any_done) return 0; /* the passes below would change nothing */
     /* (the bounds are computed below, after the passes; here they still hold: the loop above
@@ -477,8 +494,9 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
         w->error_row = ts_node_start_point(root).row;
     if (matching) {
         /* (the table is by raw symbol; the start node's symbol is public already) */
-        uint32_t from = root_symbol < r->symbol_count ? r->root_start[root_symbol] : 0;
-        uint32_t to = root_symbol < r->symbol_count ? r->root_start[root_symbol + 1] : 0;
+        uint32_t slot = root_slot(r, root_symbol);
+        uint32_t from = slot != UINT32_MAX ? r->root_start[slot] : 0;
+        uint32_t to = slot != UINT32_MAX ? r->root_start[slot + 1] : 0;
         if (enter(w, root, r->roots + from, to - from, 0) < 0) return -1;
     }
     if (ts_subtree_child_count(top) == 0) return matching ? leave(w, 0) : 0;
@@ -518,10 +536,10 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
                 position.bytes + ts_subtree_size(*child).bytes > 0)
                 w->error_row = position.extent.row;
             if (matching) {
-                uint32_t from = 0, to = 0;
-                if (symbol < r->symbol_count) {
-                    from = r->root_start[symbol];
-                    to = r->root_start[symbol + 1];
+                uint32_t from = 0, to = 0, slot = root_slot(r, symbol);
+                if (slot != UINT32_MAX) {
+                    from = r->root_start[slot];
+                    to = r->root_start[slot + 1];
                 }
                 if ((to > from || w->state_count > 0) && depth >= MAX_DEPTH) return 1;
                 if (to > from ||

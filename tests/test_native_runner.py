@@ -39,17 +39,17 @@ QUERIES = {
     "typescript": (
         [(f"{LANG}.typescript", "javascript.scm"), (f"{LANG}.typescript", "typescript.scm")],
         (".ts",),
-        False,
+        True,
     ),
     "tsx": (
         [(f"{LANG}.typescript", f) for f in ("javascript.scm", "typescript.scm", "javascript_jsx.scm")],
         (".tsx",),
-        False,
+        True,
     ),
     "javascript": (
         [(f"{LANG}.typescript", f) for f in ("javascript.scm", "javascript_fields.scm", "javascript_jsx.scm")],
         (".js", ".jsx"),
-        False,
+        True,
     ),
 }  # fmt: skip
 
@@ -102,8 +102,8 @@ def _node(n: ts.Node | None) -> tuple | None:
 
 
 class ThreeWays:
-    def __init__(self, grammar: str):
-        text = query_of(grammar)
+    def __init__(self, grammar: str, text: str | None = None):
+        text = query_of(grammar) if text is None else text
         self.native = native_syntax().Query(get_language(grammar), text)
         self.reference = ts.Query(get_language(grammar), text)
         self.names = [self.native.pattern_captures(p) for p in range(self.native.pattern_count)]
@@ -139,6 +139,32 @@ def test_deeper_than_query_c_follows():
     runner = ThreeWays("python")
     assert runner.check(b"x = " + b"(" * 70000 + b"f(a)" + b")" * 70000 + b"\n") >= 1
     assert runner.check(b"f(" * 3000 + b"x" + b")" * 3000 + b"\n") == 3000
+
+
+# alternations the walk follows (branches of other shapes and depths, captured in one branch
+# only, anchored, nested, where a later sibling can match too), and (ERROR) roots
+ALTERNATIONS = [
+    "(call_expression function: [(identifier) @name (member_expression property:"
+    " (property_identifier) @name)] arguments: (arguments)) @c",
+    "(arguments [(identifier) (member_expression)] @a) @b",
+    "(arguments . [(string) (template_string) (arrow_function)] @a)",
+    "(assignment_expression right: [(call_expression function: [(identifier) (member_expression)]"
+    " @f) (new_expression constructor: (_) @f)]) @x",
+    "(variable_declarator [(identifier) @x (object_pattern) @y] [(call_expression) (object)"
+    " (arrow_function)] @v)",
+    "(statement_block [(return_statement) (if_statement)] @s)",
+    "(ERROR) @e (ERROR [(identifier) (string)] @i)",
+]
+
+
+@native
+@pytest.mark.parametrize("text", ALTERNATIONS)
+def test_alternations_run_on_the_walk(text):
+    runner = ThreeWays("javascript", text)
+    assert runner.native.walkable
+    sources = SOURCES["javascript"]
+    matched = sum(runner.check(s) for s in sources + mutations(sources, 100, seed=len(text)))
+    assert matched > 10
 
 
 @native

@@ -14,8 +14,8 @@ from codeimpact.indexer.lang.typescript.syntax import (
     chain,
     clean_name,
     export_kind,
-    is_module_level,
     is_overload,
+    module_level_declarators,
     node_text,
     params_of,
     pattern_names,
@@ -56,16 +56,18 @@ class Definitions:
     def definitions(self, defs: list[tuple[str, ts.Node, dict]], declarators: list) -> None:
         items = []  # (node, name, body, kind, fn, heritage node)
         skip: list[tuple[int, int]] = []  # `declare module "x" {}`: describes another module
+        self.module_level = module_level_declarators(
+            self.root, [caps["body"] for key, _, caps in defs if key == "namespace"]
+        )
         for key, node, caps in defs:
             item = self._def_item(key, node, caps, skip)
             if item is not None:
                 items.append(item)
-        for node, caps in declarators:
-            if node.start_byte in self.def_nodes or not is_module_level(node):
+        for node, name in declarators:
+            if node.start_byte in self.def_nodes or node.start_byte not in self.module_level:
                 continue
             if require_spec(node.child_by_field_name("value")) is not None:
                 continue  # a require() binds an import, not a variable
-            name = caps["name"]
             names = [name] if name.type == "identifier" else pattern_names(name)
             for n in names:
                 items.append((node, node_text(n), None, "variable", None, None, None))
@@ -137,12 +139,13 @@ class Definitions:
             name = name.rpartition(".")[2]
             fn = None
         elif key in ("var_function", "var_wrapped", "field_function"):
-            if key == "var_wrapped" and not is_module_level(node):
+            if key == "var_wrapped" and node.start_byte not in self.module_level:
                 return None
             fn = value
             body = value.child_by_field_name("body")
             self.def_nodes.add(node.start_byte)
         elif key == "var_class":
+            body = value.child_by_field_name("body")  # (javascript.scm keeps three captures)
             heritage = value
             self.def_nodes.add(node.start_byte)
             fn = None

@@ -30,6 +30,9 @@ Conventions of these facts, beyond lang/api.py (resolve.py reads them):
 
 from __future__ import annotations
 
+from functools import cache
+from operator import itemgetter
+
 import tree_sitter as ts
 from tree_sitter_language_pack import get_parser
 
@@ -46,6 +49,7 @@ from codeimpact.indexer.lang.typescript.definitions import DEF_KIND, Definitions
 from codeimpact.indexer.lang.typescript.syntax import (
     WS,
     chain,
+    chains_next_file,
     node_text,
     object_pairs,
     object_pattern_pairs,
@@ -79,10 +83,11 @@ _TYPE_DECLS = frozenset(
     ]
 )
 _HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extends_clause"])
+_PLAIN_TYPES = frozenset(["identifier", "member_expression"])  # arguments kept by their chain
 
 
-def _runner(grammar: str) -> QueryRunner:
-    return query_runner(grammar, __package__, *_QUERY_FILES[grammar])
+def _runner(grammar: str, native: bool = True) -> QueryRunner:
+    return query_runner(grammar, __package__, *_QUERY_FILES[grammar], native=native)
 
 
 # constructs -> the handlers' keys, where one construct is one key
@@ -148,6 +153,7 @@ class _Extraction(Definitions):
         self.def_nodes: set[int] = set()  # start bytes of declarators that are definitions
         self.local_at: dict[int, str] = {}  # definition node start -> local
         self.kind_of: dict[str, str] = {"": "module"}
+        self.add_call = self.facts.calls.append  # (FileFacts.calls is a descriptor: read once)
         self.has_error = self.root.has_error
 
     # ------------------------------------------------------------ other facts
@@ -178,13 +184,10 @@ class _Extraction(Definitions):
                     )
         return out
 
-    def declarator(self, node: ts.Node, caps: dict) -> None:
+    def declarator(self, node: ts.Node, name: ts.Node) -> None:
         if node.start_byte in self.def_nodes:
             return
-        name = caps["name"]
         value = node.child_by_field_name("value")
-        scope = self.scopes.at(node.start_byte)
-        line = node.start_point[0] + 1
         req = require_spec(value)
         if req is None and value is not None and value.type == "member_expression":
             # const x = require("m").x
@@ -194,6 +197,7 @@ class _Extraction(Definitions):
                 self.consumed.add(inner[1].start_byte)
                 bound = node_text(name) if name.type == "identifier" else ""
                 if bound:
+                    scope, line = self.scopes.at(node.start_byte), node.start_point[0] + 1
                     member = node_text(prop)
                     self.facts.imports.append(
                         ImportFact(
@@ -204,6 +208,7 @@ class _Extraction(Definitions):
         if req is not None:
             spec, call = req
             self.consumed.add(call.start_byte)
+            scope, line = self.scopes.at(node.start_byte), node.start_point[0] + 1
             if name.type == "identifier":
                 self.facts.imports.append(ImportFact(scope, spec, 0, "", node_text(name), line))
             elif name.type == "object_pattern":
@@ -229,15 +234,13 @@ class _Extraction(Definitions):
         typ = type_chain(node.child_by_field_name("type"))
         vb = (":" + typ, False) if typ else value_binding(value)
         if vb is not None:
+            scope, line = self.scopes.at(node.start_byte), node.start_point[0] + 1
             self.facts.bindings.append(BindingFact(scope, node_text(name), vb[0], vb[1], line))
 
-    def assign(self, node: ts.Node, caps: dict) -> None:
-        lhs, rhs = caps["left"], caps["right"]
+    def assign(self, node: ts.Node, lhs: ts.Node, rhs: ts.Node) -> None:
         target = chain(lhs)
         if target is None or "()" in target:
             return
-        line = node.start_point[0] + 1
-        scope = self.scopes.at(node.start_byte)
         is_exports = target == "module.exports"
         member = ""
         if target.startswith("exports.") and target.count(".") == 1:
@@ -248,7 +251,7 @@ class _Extraction(Definitions):
             req = require_spec(rhs)
             if req is not None:
                 self.consumed.add(req[1].start_byte)
-                self._reexport(req[0], "=" if is_exports else "", member, line)
+                self._reexport(req[0], "=" if is_exports else "", member, node.start_point[0] + 1)
             elif rhs.type in ("identifier", "member_expression"):
                 c = chain(rhs)
                 if c:
@@ -262,10 +265,11 @@ class _Extraction(Definitions):
         if target.count(".") == 0 or (target.startswith("this.") and target.count(".") == 1):
             vb = value_binding(rhs)
             if vb is not None:
+                scope, line = self.scopes.at(node.start_byte), node.start_point[0] + 1
                 self.facts.bindings.append(BindingFact(scope, target, vb[0], vb[1], line))
 
-    def field(self, node: ts.Node, caps: dict) -> None:
-        name = node_text(caps["name"])
+    def field(self, node: ts.Node, name_node: ts.Node) -> None:
+        name = node_text(name_node)
         scope = self.scopes.at(node.start_byte)
         line = node.start_point[0] + 1
         typ = type_chain(node.child_by_field_name("type"))
@@ -276,34 +280,37 @@ class _Extraction(Definitions):
         if vb is not None and name and not name.startswith(("'", '"', "[")):
             self.facts.bindings.append(BindingFact(scope, "this." + name, vb[0], vb[1], line))
 
-    def call(self, node: ts.Node, caps: dict, decorator_scope: dict[int, str]) -> None:
-        fn = caps["callee"]
-        if fn.type == "import" or (fn.type == "identifier" and node_text(fn) == "require"):
+    def call(
+        self, node: ts.Node, fn: ts.Node, args: ts.Node, decorator_scope: dict[int, str]
+    ) -> None:
+        fn_type = fn.type
+        if fn_type == "import" or (fn_type == "identifier" and fn.text == b"require"):
             req = require_spec(node)
             if req is not None and node.start_byte not in self.consumed:
                 scope = self.scopes.at(node.start_byte)
                 self.facts.imports.append(
                     ImportFact(scope, req[0], 0, "", "", node.start_point[0] + 1)
                 )
-            if fn.type == "import" or req is not None:
+            if fn_type == "import" or req is not None:
                 return
-        inner = fn
-        while inner.type == "parenthesized_expression" and inner.named_children:
+        inner, inner_type = fn, fn_type
+        while inner_type == "parenthesized_expression" and inner.named_children:
             inner = inner.named_children[0]
-        if inner.type in _FUNCTION_VALUES:
+            inner_type = inner.type
+        if inner_type in _FUNCTION_VALUES:
             return  # an immediately invoked function literal: its body is already in scope
-        scope = decorator_scope.get(node.start_byte)
+        start = node.start_byte
+        scope = decorator_scope.get(start) if decorator_scope else None
         kind = "call" if scope is None else "decorator"
         if scope is None:
-            scope = self.scopes.at(node.start_byte)
-        self._call(scope, fn, node, kind, caps["arguments"])
+            scope = self.scopes.at(start)
+        self._call(scope, fn, node, kind, args)
 
-    def new(self, node: ts.Node, caps: dict) -> None:
+    def new(self, node: ts.Node, callee: ts.Node) -> None:
         args = node.child_by_field_name("arguments")
-        self._call(self.scopes.at(node.start_byte), caps["callee"], node, "new", args)
+        self._call(self.scopes.at(node.start_byte), callee, node, "new", args)
 
-    def jsx(self, node: ts.Node, caps: dict) -> None:
-        name = caps["callee"]
+    def jsx(self, node: ts.Node, name: ts.Node) -> None:
         c = chain(name)
         # lower-case tags are intrinsic elements (<div>), not components
         if c and c[:1].isupper() or (c and "." in c):
@@ -321,11 +328,11 @@ class _Extraction(Definitions):
         out = []
         if args is not None and args.type == "arguments":
             for i, a in enumerate(args.named_children):
-                if a.type in ("identifier", "member_expression"):
+                if a.type in _PLAIN_TYPES:
                     ac = chain(a)
                     if ac:
                         out.append((i, ac))
-        self.facts.calls.append(CallFact(scope, c, node.start_point[0] + 1, kind, tuple(out)))
+        self.add_call(CallFact(scope, c, node.start_point[0] + 1, kind, tuple(out)))
 
     def import_statement(self, node: ts.Node) -> None:
         scope = self.scopes.at(node.start_byte)
@@ -393,11 +400,11 @@ class _Extraction(Definitions):
             if target is not None:
                 self.exports.append(["=", node_text(target)])
 
-    def returns(self, node: ts.Node, caps: dict) -> None:
+    def returns(self, node: ts.Node, value: ts.Node) -> None:
         scope = self.scopes.at(node.start_byte)
         if self.kind_of.get(scope) not in ("function", "method"):
             return
-        vb = value_binding(caps["value"])
+        vb = value_binding(value)
         if vb is not None:
             self.facts.returns.append(ReturnFact(scope, vb[0], vb[1], node.start_point[0] + 1))
 
@@ -425,40 +432,92 @@ class _Extraction(Definitions):
             )
 
 
+# handler key -> the captures its handler reads after the construct's node (definitions read
+# theirs from a dict: DEF_KIND)
+_PARTS = {
+    "declarator": ("name",),
+    "assign": ("left", "right"),
+    "field": ("name",),
+    "property_sig": ("name",),
+    "call": ("callee", "arguments"),
+    "new": ("callee",),
+    "jsx": ("callee",),
+    "return": ("value",),
+    "decorator": (),
+    "import": (),
+    "export": (),
+    "type_ref": (),
+    "error": (),
+}
+
+
+@cache
+def _plans(runner: QueryRunner) -> list:
+    """Per pattern of a runner's query, (handler key, reader of its parts), made at the
+    pattern's first match: a pattern's key is fixed by the pattern (its root's node type, and
+    where its @value sits), so _key_of runs once per pattern, not per match."""
+    return [None] * runner.pattern_count
+
+
+def _plan(runner: QueryRunner, pattern: int, nodes: tuple) -> tuple:
+    names = runner.names(pattern)
+    construct = runner.construct(pattern)
+    caps = dict(zip(names, nodes))
+    key = _key_of(construct, caps[construct], caps)
+    if key in DEF_KIND:
+        return key, None
+    at = [names.index(construct)] + [names.index(part) for part in _PARTS[key]]
+    # a handler of no parts gets its node, the others a tuple (node, part, ...)
+    return key, itemgetter(*at)
+
+
 def extract(grammar: str, source: bytes) -> FileFacts:
     """Facts of one TS/TSX/JS file; bad syntax gives a `partial` result, never an exception."""
+    return extract_with(_runner(grammar), grammar, source)
+
+
+def extract_with(runner: QueryRunner, grammar: str, source: bytes) -> FileFacts:
+    """`extract` over the grammar's query run by `runner` (the native walk or py-tree-sitter's
+    QueryCursor: the tests compare the two)."""
+    chains_next_file()
     ex = _Extraction(grammar, source)
+    plans = _plans(runner)
     defs: list[tuple[str, ts.Node, dict]] = []
-    by_key: dict[str, list[tuple[ts.Node, dict]]] = {}
-    for construct, caps in _runner(grammar).matches(ex.root):
-        node = caps[construct]
-        key = _key_of(construct, node, caps)
-        if key in DEF_KIND:
-            defs.append((key, node, caps))
+    by_key: dict[str, list] = {key: [] for key in _PARTS}
+    for p, nodes in runner.tuples(ex.root):
+        plan = plans[p]
+        if plan is None:
+            plan = plans[p] = _plan(runner, p, nodes)
+        key, parts = plan
+        if parts is None:
+            names = runner.names(p)
+            caps = dict(zip(names, nodes))
+            defs.append((key, caps[runner.construct(p)], caps))
         else:
-            by_key.setdefault(key, []).append((node, caps))
-    ex.definitions(defs, by_key.get("declarator", []))
-    decorator_scope = ex.decorators([node for node, _ in by_key.get("decorator", ())])
-    for node, caps in by_key.get("declarator", ()):
-        ex.declarator(node, caps)
-    for node, caps in by_key.get("assign", ()):
-        ex.assign(node, caps)
+            by_key[key].append(parts(nodes))
+    declarators = by_key["declarator"]
+    ex.definitions(defs, declarators)
+    decorator_scope = ex.decorators(by_key["decorator"])
+    for node, name in declarators:
+        ex.declarator(node, name)
+    for node, lhs, rhs in by_key["assign"]:
+        ex.assign(node, lhs, rhs)
     for key in ("field", "property_sig"):
-        for node, caps in by_key.get(key, ()):
-            ex.field(node, caps)
-    for node, caps in by_key.get("call", ()):
-        ex.call(node, caps, decorator_scope)
-    for node, caps in by_key.get("new", ()):
-        ex.new(node, caps)
-    for node, caps in by_key.get("jsx", ()):
-        ex.jsx(node, caps)
-    for node, _ in by_key.get("import", ()):
+        for node, name in by_key[key]:
+            ex.field(node, name)
+    for node, fn, args in by_key["call"]:
+        ex.call(node, fn, args, decorator_scope)
+    for node, callee in by_key["new"]:
+        ex.new(node, callee)
+    for node, name in by_key["jsx"]:
+        ex.jsx(node, name)
+    for node in by_key["import"]:
         ex.import_statement(node)
-    for node, _ in by_key.get("export", ()):
+    for node in by_key["export"]:
         ex.export_statement(node)
-    for node, caps in by_key.get("return", ()):
-        ex.returns(node, caps)
-    ex.type_refs([node for node, _ in by_key.get("type_ref", ())])
+    for node, value in by_key["return"]:
+        ex.returns(node, value)
+    ex.type_refs(by_key["type_ref"])
     f = ex.facts
     exported = {local for name, local in ex.exports if name}
     for i, s in enumerate(f.symbols):
@@ -470,8 +529,8 @@ def extract(grammar: str, source: bytes) -> FileFacts:
         f.extra["exports"] = ex.exports
     if ex.unbound:
         f.extra["unbound"] = sorted(set(ex.unbound))
-    if ex.has_error or by_key.get("error"):
+    if ex.has_error or by_key["error"]:
         f.status = "partial"
-        err = [node.start_point[0] + 1 for node, _ in by_key.get("error", ())]
+        err = [node.start_point[0] + 1 for node in by_key["error"]]
         f.error = f"syntax error at line {min(err)}" if err else "syntax error"
     return f

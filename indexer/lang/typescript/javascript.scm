@@ -2,6 +2,7 @@
 ; the shared capture vocabulary (native/vocabulary.py). The construct capture (and, where one
 ; construct has several forms, the defining node: extract.py _key_of) picks the handler;
 ; @name, @body, @value, @left, @right, @callee and @arguments are the parts it reads.
+; At most three captures a pattern, so that the runner's walk runs them (native/walk.c).
 
 ; ---- definitions (@body is where the definition's own code runs)
 (class_declaration name: (_) @name body: (class_body) @body) @definition.class
@@ -11,7 +12,8 @@
 (variable_declarator
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)] @value) @definition.function
-(variable_declarator name: (identifier) @name value: (class body: (class_body) @body) @value) @definition.class
+; (the class's body is its value's `body` field: definitions.py reads it there)
+(variable_declarator name: (identifier) @name value: (class body: (class_body)) @value) @definition.class
 ; `export const Button = forwardRef((props, ref) => ...)`: a top-level name bound to a wrapped
 ; function literal (the handler keeps only module-level ones).
 (variable_declarator

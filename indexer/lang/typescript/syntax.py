@@ -24,6 +24,7 @@ _NAME_NODES = frozenset(
 )
 _TRANSPARENT = frozenset(["non_null_expression", "parenthesized_expression", "await_expression"])
 _DECL_WRAPPERS = frozenset(["lexical_declaration", "variable_declaration", "ambient_declaration"])
+_EXPORT_WRAPPERS = frozenset(["export_statement", "ambient_declaration"])
 # wrappers that do not change which type a value has (for receivers)
 _PROMISE_TYPES = frozenset(["Promise", "PromiseLike", "Awaited", "Readonly"])
 _NULL_TYPES = frozenset(["null", "undefined", "void", "never"])
@@ -39,6 +40,22 @@ def node_text(node: ts.Node | None) -> str:
 # A name or a dotted path of names, nothing between them (no `?.`, call, space or comment).
 _PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.#?[A-Za-z_$][\w$]*)*")
 _PLAIN_TYPES = frozenset(["identifier", "member_expression"])
+_UNSEEN = object()
+
+
+# raw text of an identifier or member expression -> its chain when the text is one, else
+# None (the walk decides): a file repeats its chains (`this.x`, `$`, `gettext`), and the
+# checks of a first sight cost more than the lookup. Emptied only between two files (once
+# past _PLAIN_KEPT texts), so that one text is one string object throughout a file: marshal
+# shares it, and a file's blob stays a function of the file alone.
+_plain_seen: dict[bytes, str | None] = {}
+_PLAIN_KEPT = 16384
+
+
+def chains_next_file() -> None:
+    """Called before each file's extraction: bounds the chain texts kept."""
+    if len(_plain_seen) > _PLAIN_KEPT:
+        _plain_seen.clear()
 
 
 def chain(node: ts.Node | None) -> str | None:
@@ -49,12 +66,18 @@ def chain(node: ts.Node | None) -> str | None:
     if node is not None and node.type in _PLAIN_TYPES:
         # most chains are plain `a.b.c`, which are their own text: read it once rather than
         # walking the member expressions (the walk was the largest cost of JS extraction)
-        text = node.text.decode(errors="replace")
-        if (
-            _PLAIN_CHAIN.fullmatch(text)
-            and text.count(".") < _MAX_CHAIN
-            and not text.startswith("import.")  # `import.meta`: `import` is not a name
-        ):
+        raw = node.text
+        text = _plain_seen.get(raw, _UNSEEN)
+        if text is _UNSEEN:
+            text = raw.decode(errors="replace")
+            if not (
+                _PLAIN_CHAIN.fullmatch(text)
+                and text.count(".") < _MAX_CHAIN
+                and not text.startswith("import.")  # `import.meta`: `import` is not a name
+            ):
+                text = None
+            _plain_seen[raw] = text
+        if text is not None:
             return text
     return _chain_walk(node)
 
@@ -209,23 +232,25 @@ def export_kind(node: ts.Node) -> str | None:
     return None
 
 
-def is_module_level(declarator: ts.Node) -> bool:
-    """A declarator of a statement at the top of the file or of a namespace body."""
-    decl = declarator.parent
-    if decl is None or decl.type not in _DECL_WRAPPERS:
-        return False
-    p = decl.parent
-    while p is not None and p.type in ("export_statement", "ambient_declaration"):
-        p = p.parent
-    if p is None:
-        return False
-    if p.type == "program":
-        return True
-    return (
-        p.type == "statement_block"
-        and p.parent is not None
-        and (p.parent.type in ("internal_module", "module"))
-    )
+def module_level_declarators(root: ts.Node, namespace_bodies: list[ts.Node]) -> set[int]:
+    """Start bytes of the declarators of statements at the top of the file or of a namespace
+    body (under `export` / `declare` wrappers), found from those tops down: a node's parent
+    is a walk down from the root in tree-sitter, so asking each declarator's ancestors cost
+    more than reading the tops' children."""
+    out: set[int] = set()
+    stack = list(namespace_bodies)
+    if root.type == "program":
+        stack.append(root)
+    while stack:
+        for c in stack.pop().named_children:
+            t = c.type
+            if t in _DECL_WRAPPERS:
+                out.update(
+                    d.start_byte for d in c.named_children if d.type == "variable_declarator"
+                )
+            if t in _EXPORT_WRAPPERS:
+                stack.append(c)
+    return out
 
 
 def is_overload(node: ts.Node, name: str) -> bool:
