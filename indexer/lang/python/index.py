@@ -53,7 +53,7 @@ PASS_THROUGH_NAMES = frozenset(k.rpartition(".")[2] for k in PASS_THROUGH)
 RAISES = {"pytest.raises": 0, "_pytest.python_api.raises": 0, "_pytest.raises.raises": 0}
 # `r = weakref.ref(obj)`: calling r gives obj back (values.py, a PROXIED value)
 REFERRERS = {"weakref.ref": 0, "weakref.WeakMethod": 0}
-_ARGUMENTS_KEPT = PASS_THROUGH_NAMES | {k.rpartition(".")[2] for k in (*RAISES, *REFERRERS)}
+ARGUMENTS_KEPT = PASS_THROUGH_NAMES | {k.rpartition(".")[2] for k in (*RAISES, *REFERRERS)}
 NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
 _SECOND = itemgetter(1)  # the chain of an argument (position or keyword, chain)
 
@@ -380,7 +380,7 @@ def index_calls(fi: FileIndex) -> None:
             if callee in syms and syms[callee].kind == "function":
                 name_calls.setdefault(callee, []).append(c)
             head, _, last = callee.rpartition(".")
-            if last in _ARGUMENTS_KEPT:
+            if last in ARGUMENTS_KEPT:
                 pass_through.setdefault((c.scope, c.line), []).append((callee, args))
             elif last in ADDERS and head and "(" not in head and "[" not in head:
                 _stored_by_call(fi, c, head, ADDERS[last])
