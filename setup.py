@@ -152,6 +152,7 @@ setup(
                 "native/core_names.c",
                 "native/core_rows.c",
                 "native/core_index.c",
+                "native/core_calls.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

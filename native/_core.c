@@ -99,6 +99,10 @@ static PyMethodDef core_methods[] = {
      "index_passes(fi, symbols, imports, bindings, returns) -> (adds, aliases, item_aliases):"
      " index_file's passes over a Python file's facts into fi's tables"
      " (indexer/lang/python/index.py)"},
+    {"index_calls_pass", core_index_calls_pass, METH_VARARGS,
+     "index_calls_pass(fi, calls, param_names, param_items, aliases, item_aliases, kit):"
+     " index_calls' loop over a Python file's calls into fi's call tables"
+     " (indexer/lang/python/index.py)"},
     {NULL, NULL, 0, NULL},
 };
 

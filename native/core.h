@@ -78,6 +78,14 @@ int visit_begin(visit_t *v, int64_t n);
 void visit_end(visit_t *v);
 int open_node_mask(PyObject *obj, buf_t *b, int64_t n, const uint8_t **out);
 
+/* core_index.c's fact helpers, shared with core_calls.c */
+int fact_ok(PyObject *fact, Py_ssize_t n);
+int str_ok(PyObject *s);
+int starts(PyObject *s, const char *lit);
+PyObject *setdefault_new(PyObject *d, PyObject *key, int list);
+PyObject *get_or(PyObject *d, PyObject *key, PyObject *dflt);
+PyObject *attr(PyObject *fi, const char *name, PyTypeObject *type);
+
 /* entry points */
 PyObject *core_bfs(PyObject *self, PyObject *args);
 PyObject *core_shortest_path(PyObject *self, PyObject *args);
@@ -88,5 +96,6 @@ PyObject *core_names_in(PyObject *self, PyObject *args);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *args);
 PyObject *core_index_passes(PyObject *self, PyObject *args);
+PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
 
 #endif

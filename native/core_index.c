@@ -36,21 +36,21 @@ static int init_strings(void) {
 }
 
 /* a fact: a tuple of at least n items */
-static int fact_ok(PyObject *fact, Py_ssize_t n) {
+int fact_ok(PyObject *fact, Py_ssize_t n) {
     if (PyTuple_Check(fact) && PyTuple_GET_SIZE(fact) >= n) return 1;
-    PyErr_SetString(PyExc_TypeError, "index_passes: a fact is not a fact tuple");
+    PyErr_SetString(PyExc_TypeError, "a fact is not a fact tuple");
     return 0;
 }
 
-static int str_ok(PyObject *s) {
+int str_ok(PyObject *s) {
     if (PyUnicode_Check(s)) return 1;
-    PyErr_Format(PyExc_TypeError, "index_passes: a str was expected, not %.200s",
+    PyErr_Format(PyExc_TypeError, "a fact field is not a str but a %.200s",
                  Py_TYPE(s)->tp_name);
     return 0;
 }
 
 /* str.startswith / str.endswith for an ASCII literal */
-static int starts(PyObject *s, const char *lit) {
+int starts(PyObject *s, const char *lit) {
     Py_ssize_t n = (Py_ssize_t)strlen(lit), len = PyUnicode_GET_LENGTH(s);
     if (len < n) return 0;
     int kind = PyUnicode_KIND(s);
@@ -70,11 +70,11 @@ static int ends(PyObject *s, const char *lit) {
     return 1;
 }
 
-/* `d.setdefault(key, {} or [])` (a new dict when `list` is 0): borrowed, NULL on error */
-static PyObject *setdefault_new(PyObject *d, PyObject *key, int list) {
+/* `d.setdefault(key, {}, [] or set())` (`list` 0, 1 or 2): borrowed, NULL on error */
+PyObject *setdefault_new(PyObject *d, PyObject *key, int list) {
     PyObject *v = PyDict_GetItemWithError(d, key);
     if (v != NULL || PyErr_Occurred()) return v;
-    v = list ? PyList_New(0) : PyDict_New();
+    v = list == 2 ? PySet_New(NULL) : list ? PyList_New(0) : PyDict_New();
     if (v == NULL) return NULL;
     int rc = PyDict_SetItem(d, key, v);
     Py_DECREF(v);
@@ -104,7 +104,7 @@ static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject 
 }
 
 /* `dict.get(key, default)` for `d` (borrowed), `dflt` when missing; NULL on error */
-static PyObject *get_or(PyObject *d, PyObject *key, PyObject *dflt) {
+PyObject *get_or(PyObject *d, PyObject *key, PyObject *dflt) {
     PyObject *v = PyDict_GetItemWithError(d, key);
     return v != NULL || PyErr_Occurred() ? v : dflt;
 }
@@ -142,10 +142,10 @@ static PyObject *after_two_colons(PyObject *value) {
     return PyUnicode_Substring(value, b + 1, n);
 }
 
-static PyObject *attr(PyObject *fi, const char *name, PyTypeObject *type) {
+PyObject *attr(PyObject *fi, const char *name, PyTypeObject *type) {
     PyObject *v = PyObject_GetAttrString(fi, name);
     if (v != NULL && !PyObject_TypeCheck(v, type)) {
-        PyErr_Format(PyExc_TypeError, "index_passes: fi.%s is not a %s", name, type->tp_name);
+        PyErr_Format(PyExc_TypeError, "fi.%s is not a %s", name, type->tp_name);
         Py_CLEAR(v);
     }
     return v;
@@ -463,3 +463,4 @@ done:
     Py_XDECREF(stored);
     return result;
 }
+

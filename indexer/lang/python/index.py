@@ -10,7 +10,14 @@ import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from codeimpact.indexer.lang.api import BindingFact, FileFacts, ImportFact, ReturnFact, SymbolFact
+from codeimpact.indexer.lang.api import (
+    BindingFact,
+    CallFact,
+    FileFacts,
+    ImportFact,
+    ReturnFact,
+    SymbolFact,
+)
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
 from codeimpact.indexer.lang.python.exports import passes_on, value_parameters
 from codeimpact.indexer.lang.python.registries import item_callers, stored_attr
@@ -53,7 +60,7 @@ PASS_THROUGH_NAMES = frozenset(k.rpartition(".")[2] for k in PASS_THROUGH)
 RAISES = {"pytest.raises": 0, "_pytest.python_api.raises": 0, "_pytest.raises.raises": 0}
 # `r = weakref.ref(obj)`: calling r gives obj back (values.py, a PROXIED value)
 REFERRERS = {"weakref.ref": 0, "weakref.WeakMethod": 0}
-_ARGUMENTS_KEPT = PASS_THROUGH_NAMES | {k.rpartition(".")[2] for k in (*RAISES, *REFERRERS)}
+ARGUMENTS_KEPT = PASS_THROUGH_NAMES | {k.rpartition(".")[2] for k in (*RAISES, *REFERRERS)}
 NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
 _SECOND = itemgetter(1)  # the chain of an argument (position or keyword, chain)
 
@@ -347,6 +354,7 @@ def _index_file(fi: FileIndex) -> None:
 def index_calls(fi: FileIndex) -> None:
     """Make the call tables (`CALL_TABLES`) of an indexed file, unless made: its calls and
     references are decoded here, not by `index_file`."""
+    global _calls_pass
     d = fi.__dict__
     if "_aliases" not in d:
         return
@@ -356,21 +364,44 @@ def index_calls(fi: FileIndex) -> None:
     d["item_adds"] = item_adds
     f = fi.facts
     decoded = f.decoded()
-    syms = fi.syms
     for name, bound in item_adds.items():  # `self.x[k] = p`, `self.x.append(p)`
         if name.startswith("self."):
             for b in bound:
                 _register(fi, b.scope, name[5:], b.value.partition(":")[2].partition(":")[2])
     param_names = {n for ps in fi.params.values() for n in ps}
     param_items = {n + "[]" for n in param_names}  # (a set: no substring test per call site)
+    if _calls_pass is None:
+        from codeimpact.native import _core  # (loaded where first used)
+
+        ok = CallFact._fields[:6] == ("scope", "callee", "line", "kind", "args", "literals")
+        _calls_pass = ok and getattr(_core, "index_calls_pass", False)
+    calls = f.calls
+    if _calls_pass and type(calls) is list:
+        _calls_pass(fi, calls, param_names, param_items, aliases, item_aliases, _CALLS_KIT)
+    else:
+        _index_calls(fi, calls, param_names, param_items, aliases, item_aliases)
+    if not decoded:  # read for another file's resolution: kept only as the tables
+        f.unload()
+
+
+# native/core_calls.c's index_calls_pass (`_index_calls` below in C: every call site of the
+# files whose tables a resolution reads passes there; ~0.26 cpu-s of a Django build's resolve
+# phase in Python), once loaded; False: the Python loop
+_calls_pass = None
+
+
+def _index_calls(fi: FileIndex, calls: list, param_names: set, param_items: set,
+                 aliases: dict, item_aliases: dict) -> None:  # fmt: skip
+    syms = fi.syms
     param_attrs = fi.param_attrs  # (complete here; empty in most files)
     # (the tables as locals: each name is also a class attribute (`_Table`), whose reads
     # CPython 3.11 does not specialise)
+    d = fi.__dict__
     literal_calls, decorator_calls = d["literal_calls"], d["decorator_calls"]
     name_calls, pass_through = d["name_calls"], d["pass_through"]
     param_calls, param_item_calls = d["param_calls"], d["param_item_calls"]
     attr_calls, param_passes, attr_passes = d["attr_calls"], d["param_passes"], d["attr_passes"]
-    for c in f.calls:  # (every call site of the project passes here: the cheap tests first)
+    for c in calls:  # (every call site of the project passes here: the cheap tests first)
         callee, args = c.callee, c.args
         if c.literals:
             literal_calls.setdefault(c.scope, []).append(c)
@@ -380,7 +411,7 @@ def index_calls(fi: FileIndex) -> None:
             if callee in syms and syms[callee].kind == "function":
                 name_calls.setdefault(callee, []).append(c)
             head, _, last = callee.rpartition(".")
-            if last in _ARGUMENTS_KEPT:
+            if last in ARGUMENTS_KEPT:
                 pass_through.setdefault((c.scope, c.line), []).append((callee, args))
             elif last in ADDERS and head and "(" not in head and "[" not in head:
                 _stored_by_call(fi, c, head, ADDERS[last])
@@ -422,8 +453,6 @@ def index_calls(fi: FileIndex) -> None:
                 if cls in param_attrs:
                     passes = attr_passes.setdefault(cls, {}).setdefault(chain[5:], [])
                     passes.append((c.scope, callee, key, c.line))
-    if not decoded:  # read for another file's resolution: kept only as the tables
-        f.unload()
 
 
 def index_items(fi: FileIndex) -> None:
@@ -525,6 +554,9 @@ def candidate_rank(c) -> int:
         return 4
     return 2
 
+
+# what index_calls_pass reads of this module: the rules' names and the rare cases' helpers
+_CALLS_KIT = (ARGUMENTS_KEPT, ADDERS, passes_on, _stored_by_call, _registered)
 
 for _name in CALL_TABLES:
     setattr(FileIndex, _name, _Table(_name, "_aliases", index_calls))

@@ -17,6 +17,7 @@ from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives, members
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
+    ARGUMENTS_KEPT,
     MAX_DEPTH,
     NO_NAMES,
     PASS_THROUGH,
@@ -408,6 +409,13 @@ class Values:
         arguments (PASS_THROUGH: `cast(T, update_wrapper(wrapper, f))`) is read as a return
         of that argument, when it is written as a name."""
         rets = fi.returns.get(local, ())
+        # (only a returned call is read through pass_through: without one the file's call
+        # tables, which reading it makes, are not needed)
+        for r in rets:
+            if r.is_call:
+                break
+        else:
+            return rets
         if not fi.pass_through:
             return rets
         return tuple(self._passed_through(fi, r) if r.is_call else r for r in rets)
@@ -456,6 +464,8 @@ class Values:
         """(RAISED entity, rule) of `with pytest.raises(E) as excinfo` (binding `b`), when E
         is a repository class; None otherwise."""
         chain = b.value.partition(":")[2]
+        if chain.rpartition(".")[2] not in ARGUMENTS_KEPT:
+            return None  # (pass_through keeps no call of it: its tables need not be made)
         for callee, args in fi.pass_through.get((b.scope, b.line), ()):
             if callee != chain:
                 continue
