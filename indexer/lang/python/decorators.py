@@ -49,16 +49,23 @@ class Decorators:
         """What calling a decorator factory returns: a class makes an instance; a function
         what its `return`s give (not its declared type: a factory's is often a union of
         what it returns with and without the function, `Command | Callable[...]`)."""
-        if ent[0] == "sym" and self._kind(ent) == "class":
+        if ent[0] != "sym":
+            return None
+        kind = self._kind(ent)
+        if kind == "class":
             return ("inst", ent[1], ent[2], True)
-        if ent[0] != "sym" or self._kind(ent) not in _FUNCTIONS:
+        if kind not in _FUNCTIONS:
             return None
-        if depth > MAX_DEPTH:
-            return None
-        fi = self.files[ent[1]]
+        return self._factory_returns(ent[1], ent[2], depth)
+
+    # the same for every use of the factory (Django: `@register.filter(...)` and its kin,
+    # each definition's decorators read again by `decorated`)
+    @memoized('("factory", path, local)', "None", "depth > MAX_DEPTH", MAX_DEPTH=MAX_DEPTH)
+    def _factory_returns(self, path: str, local: str, depth: int) -> Entity | None:
+        fi = self.files[path]
         # a returned name first: `return decorator` says more than `return decorator(f)`,
         # the branch for the factory used without parentheses
-        for r in sorted(self.returns_of(fi, ent[2]), key=lambda r: r.is_call):
+        for r in sorted(self.returns_of(fi, local), key=lambda r: r.is_call):
             if r.value.startswith("ann:"):
                 continue
             res = self.eval_chain(fi, r.scope, r.value, None, depth + 1)
@@ -139,9 +146,10 @@ class Decorators:
         if not decorated:
             return
         lines: dict[tuple[str, str], int] = {}
-        for c in fi.facts.calls:
-            if c.kind == "decorator":
-                lines.setdefault((c.scope, c.callee), c.line)
+        # (unpacked: a named tuple's field is a generic attribute read in CPython 3.11)
+        for scope, callee, line, kind, _, _ in fi.facts.calls:
+            if kind == "decorator":
+                lines.setdefault((scope, callee), line)
         for local, sym in decorated:
             scope = fi.parent.get(local, "")
             src = self.uid(fi.path, scope)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.rules import weakest
-from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
+from codeimpact.indexer.lang.python.index import NO_NAMES, FileIndex, parse_steps
 from codeimpact.indexer.lang.python.values import _member_rule
 
 # builtin -> the methods of its first argument's class it calls (the first one defined)
@@ -49,6 +49,7 @@ _BUILTIN_PROTOCOL = {
     # the probe of an attribute the instance may lack: when it does, __getattr__ runs
     "hasattr": ("__getattr__",),
 }
+_NONE: frozenset = frozenset()
 _CONTEXT = {"enter:": ("__enter__", "__exit__"), "aenter:": ("__aenter__", "__aexit__")}
 # Every method name this module calls: a class gaining or losing one changes the edges of
 # code that names the class (PythonProject.hierarchy_changes reads this).
@@ -179,13 +180,24 @@ class Implicit:
             lines = {}
             for h in heritage:
                 lines.setdefault(h.scope, h.line)
+            memo, files = self.memo, self.files
             for cls, line in lines.items():
-                if not self._inherits(path, cls, "__init_subclass__"):
-                    continue  # no base defines it: the `super` lookup below finds nothing
-                r = self.getattr(("super", path, cls), "__init_subclass__", "inheritance", 0)
-                if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "method":
+                cuts = memo.cuts
+                owners = self._member_owners(path, cls, "__init_subclass__")
+                if not owners:
+                    continue  # no ancestor has it: the `super` lookup finds nothing
+                if len(owners) == 1 and memo.cuts == cuts:
+                    # (Django: 3K model classes, AltersData's alone) no cycle met, so the
+                    # MRO after the class holds exactly these ancestors: the one with the
+                    # member is what `super` finds, without the MRO (c3) of each class
+                    ((opath, owner),) = owners
+                    target = ("sym", opath, files[opath].members[owner]["__init_subclass__"])
+                else:
+                    r = self.getattr(("super", path, cls), "__init_subclass__", "inheritance", 0)
+                    target = r[0] if r is not None else None
+                if target is not None and target[0] == "sym" and self._kind(target) == "method":
                     src = self.uid(path, fi.parent.get(cls, ""))
-                    edges.call(src, self.ent_uid(r[0]), "inheritance", line)
+                    edges.call(src, self.ent_uid(target), "inheritance", line)
         if "__set_name__" in methods:
             syms = fi.syms
             for b in fi.facts.bindings:
@@ -200,28 +212,23 @@ class Implicit:
                     self._implicit_call(r[0][1], r[0][2], "__set_name__", r[1], edges, src,
                                         b.line)  # fmt: skip
 
-    @memoized('("inherits", path, local, name)', "False")
-    def _inherits(self, path: str, local: str, name: str) -> bool:
-        """Whether a base of class `local`, or a base of one, defines a method `name`: the
-        classes an MRO after the class itself holds are among these (engine/hierarchy.py
-        c3), so without one, a lookup of `name` from `super` finds nothing. (Cheaper than
-        the MRO, which most classes with bases in a file of models never need.)"""
-        defining = self._defining_classes(name)
+    @memoized('("member owners", path, local, name)', "_NONE", _NONE=_NONE)
+    def _member_owners(self, path: str, local: str, name: str) -> frozenset:
+        """(path, class) of the ancestors of class `local` (its bases, theirs, ...) whose
+        body defines a member `name`: the classes an MRO after the class itself holds are
+        among the ancestors (engine/hierarchy.py c3: all of them when no cycle is met), so
+        with none a lookup of `name` from `super` finds nothing, and with one it finds that
+        one's. (Cheaper than the MRO, which most classes with bases in a file of models
+        never need; the sets are shared down a hierarchy.)"""
+        files = self.files
+        out = _NONE
         for base in self._bases(path, local):
-            if base in defining or self._inherits(base[0], base[1], name):
-                return True
-        return False
-
-    def _defining_classes(self, name: str) -> frozenset:
-        """(path, class) of the classes whose body defines a method `name` (the project's
-        methods by name: the same in a full and an incremental run)."""
-        key = ("defining", name)
-        found = self.memo.table.get(key)
-        if found is None:
-            found = self.memo.table[key] = frozenset(
-                (p, local.rpartition(".")[0]) for p, local in self.methods_by_name.get(name, ())
-            )
-        return found
+            found = self._member_owners(base[0], base[1], name)
+            if name in files[base[0]].members.get(base[1], NO_NAMES):
+                found = found | {base}
+            if found and found is not out:
+                out = found if not out else out | found
+        return out
 
     def _setter(self, getter, name: str):
         """The definition decorated `@name.setter` beside a property's getter (`m#2`)."""
