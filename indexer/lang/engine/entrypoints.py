@@ -114,6 +114,9 @@ class EntryTable:
         object.__setattr__(self, "hooked_names", frozenset(names))
         makes = {n: row.keyword for row in self.decorators for n in row.names}
         object.__setattr__(self, "_makes", makes)
+        # (class, method) -> method_rows' answer: a fixed table, asked per class and method
+        # a repository class inherits from a library (Django: ~18K asks, unittest's asserts)
+        object.__setattr__(self, "_method_rows", {})
 
     def class_keyword(self, decorator: str) -> str | None:
         """The keyword naming the class the library decorator `decorator` makes, if any."""
@@ -140,6 +143,16 @@ class EntryTable:
     ) -> tuple[tuple[CallsArgument, ...], tuple[str, ...]]:
         """(argument rows, names called on the instance) of `method` of the library class
         `cls`, from the nearest of `cls` and its library bases that the table knows it of."""
+        key = (cls, method)
+        found = self._method_rows.get(key)  # type: ignore[attr-defined]
+        if found is None:
+            found = self._find_method_rows(cls, method)
+            self._method_rows[key] = found  # type: ignore[attr-defined]
+        return found
+
+    def _find_method_rows(
+        self, cls: str, method: str
+    ) -> tuple[tuple[CallsArgument, ...], tuple[str, ...]]:
         for c in self.lineage(cls):
             rows = self._by_callee.get(f"{c}.{method}", ())  # type: ignore[attr-defined]
             calls = self._by_method.get((c, method), ())  # type: ignore[attr-defined]

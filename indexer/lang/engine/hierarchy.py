@@ -78,6 +78,12 @@ def subtypes(types: Iterable[K], supers: Callable[[K], Iterable[K]]) -> dict[K, 
 def c3(me: K, bases: Sequence[K], mro_of: Callable[[K], Sequence[K]]) -> tuple[K, ...]:
     """Python's C3 linearisation of `me` over the bases we can resolve; depth-first (each
     class once) when C3 fails, as it does for inconsistent hierarchies."""
+    if len(bases) < 2:  # (most classes: the merge below would give just this)
+        if not bases:
+            return (me,)
+        first = tuple(mro_of(bases[0]))
+        if me not in first:  # (a cycle of bases: the merge stops where it meets `me`)
+            return (me, *first)
     seqs = [list(mro_of(b)) for b in bases]
     seqs.append(list(bases))
     out = [me]

@@ -146,10 +146,9 @@ class Decorators:
         if not decorated:
             return
         lines: dict[tuple[str, str], int] = {}
-        # (unpacked: a named tuple's field is a generic attribute read in CPython 3.11)
-        for scope, callee, line, kind, _, _ in fi.facts.calls:
-            if kind == "decorator":
-                lines.setdefault((scope, callee), line)
+        for c in fi.facts.calls:
+            if c.kind == "decorator":
+                lines.setdefault((c.scope, c.callee), c.line)
         for local, sym in decorated:
             scope = fi.parent.get(local, "")
             src = self.uid(fi.path, scope)

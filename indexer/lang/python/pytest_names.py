@@ -62,11 +62,15 @@ def implicit_names(facts: FileFacts) -> tuple[set[str], set[str]]:
     """(names the file's lookups read that none of its expressions writes, names other files
     read of it that are not the names of its definitions): LanguageSpec.implicit_names."""
     uses: set[str] = set()
+    fixtures = False  # (most files define none: fixture_names' own pass over them is skipped)
     for s in facts.symbols:
-        if s.kind in _FUNCTION_KINDS and (s.is_test or is_fixture(s)):
-            uses.update(name.lstrip("*") for name, _ in s.params)
-            if s.is_test:
-                uses.add(AUTOUSE)
+        if s.kind in _FUNCTION_KINDS:
+            fixture = is_fixture(s)
+            fixtures = fixtures or fixture
+            if s.is_test or fixture:
+                uses.update(name.lstrip("*") for name, _ in s.params)
+                if s.is_test:
+                    uses.add(AUTOUSE)
     from codeimpact.indexer.lang.python.entrypoints import TABLE
 
     calls = facts.calls
@@ -85,7 +89,7 @@ def implicit_names(facts: FileFacts) -> tuple[set[str], set[str]]:
             if f".{method}\0" in callees:
                 uses |= names
     defines: set[str] = set()
-    for name, autouse in fixture_names(facts.symbols, facts.calls).values():
+    for name, autouse in (fixture_names(facts.symbols, calls) if fixtures else {}).values():
         defines.add(name)
         if autouse:
             defines.add(AUTOUSE)

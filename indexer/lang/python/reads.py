@@ -128,7 +128,9 @@ class Reads:
                     out.append((get[0], "get", m))
         elif name in self.entry_table.read_hooks:
             out.extend((ent, "entry", None) for ent in self._library_read(path, cls, name, 0))
-        if subclasses:
+        # a subclass's getter is a property method named `name`: a read name (its file's
+        # read summary names it), so for any other name there is none to look for
+        if subclasses and name in self.read_names:
             found = m[0] if m is not None else None
             for p, local in self.overrides(path, cls, name):
                 getter = ("sym", p, local)

@@ -671,8 +671,11 @@ class Values:
         )
 
     def _descendant_set(self, path: str, cls: str) -> frozenset:
+        # (from the walk itself: most classes asked for their overrides are never asked
+        # for `descendants`, whose sort is then not made)
         return self.memo.cached(
-            ("descendant set", path, cls), lambda: frozenset(self.descendants(path, cls))
+            ("descendant set", path, cls),
+            lambda: frozenset(descendants((path, cls), lambda k: self.subclasses.get(k, ()))),
         )
 
 
