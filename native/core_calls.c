@@ -4,12 +4,12 @@
  * resolution reads passes here (~0.26 cpu-s of a Django build's resolve phase in Python, its
  * host and worker each making their own). The rules are index.py's, written out in the same
  * order, so that every table, set and list is filled in the same order; a change there is
- * made here too (tests/test_core_index.py compares every table the two make).
+ * made here too (tests/test_core_calls.py compares every table the two make).
  */
 
 #include "core.h"
 
-enum { S_KIND = 1, S_PARAMS = 10, S_DECORATORS = 11 }; /* SymbolFact's (index.py checks) */
+enum { S_KIND = 1, S_PARAMS = 10, S_DECORATORS = 11 }; /* SymbolFact's (index.py _LAYOUT) */
 
 static PyObject *s_class, *s_function, *s_method, *s_empty, *s_decorator, *s_staticmethod;
 

@@ -374,6 +374,7 @@ def index_calls(fi: FileIndex) -> None:
         from codeimpact.native import _core  # (loaded where first used)
 
         ok = CallFact._fields[:6] == ("scope", "callee", "line", "kind", "args", "literals")
+        ok = ok and all(t._fields[at : at + len(names)] == names for t, names, at in _LAYOUT)
         _calls_pass = ok and getattr(_core, "index_calls_pass", False)
     # (the plain tuples of a blob not decoded: most sites are only read, and the C loop makes
     # a CallFact of those a table keeps, not one made and freed per site)
