@@ -4,12 +4,12 @@
  * resolution reads passes here (~0.26 cpu-s of a Django build's resolve phase in Python, its
  * host and worker each making their own). The rules are index.py's, written out in the same
  * order, so that every table, set and list is filled in the same order; a change there is
- * made here too (tests/test_core_index.py compares every table the two make).
+ * made here too (tests/test_core_calls.py compares every table the two make).
  */
 
 #include "core.h"
 
-enum { S_KIND = 1, S_PARAMS = 10, S_DECORATORS = 11 }; /* SymbolFact's (index.py checks) */
+enum { S_KIND = 1, S_PARAMS = 10, S_DECORATORS = 11 }; /* SymbolFact's (index.py _LAYOUT) */
 
 static PyObject *s_class, *s_function, *s_method, *s_empty, *s_decorator, *s_staticmethod;
 
@@ -29,7 +29,7 @@ static int init_strings(void) {
 }
 
 enum { C_SCOPE = 0, C_CALLEE = 1, C_LINE = 2, C_KIND = 3, C_ARGS = 4, C_LITERALS = 5 };
-enum { K_KEPT, K_ADDERS, K_PASSES_ON, K_STORED_BY_CALL, K_REGISTERED, K_COUNT };
+enum { K_KEPT, K_ADDERS, K_PASSES_ON, K_STORED_BY_CALL, K_REGISTERED, K_CALL_FACT, K_COUNT };
 enum {
     U_SYMS, U_PARAMS, U_PARENT, U_NAMES, U_PARAM_ATTRS, U_LITERAL, U_DECORATOR, U_NAME_CALLS,
     U_PASS_THROUGH, U_PARAM_CALLS, U_PARAM_ITEM_CALLS, U_ATTR_CALLS, U_PARAM_PASSES,
@@ -214,23 +214,46 @@ static int tail_rule(PyObject **k, const Tail *tails, int nt, PyObject *callee, 
     return *kept < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
+/* a call site: the call as read (a CallFact, or marshal's plain tuple of one: FileFacts
+ * plain_calls) and, once a table keeps it or a helper reads it, as a CallFact (`made`) */
+typedef struct {
+    PyObject *call, *made;
+    PyTypeObject *type;
+} Site;
+
+/* the site's call as a CallFact (borrowed), or NULL on error */
+static PyObject *site_fact(Site *site) {
+    PyObject *c = site->call;
+    if (Py_TYPE(c) == site->type) return c;
+    if (site->made == NULL) {
+        Py_ssize_t n = PyTuple_GET_SIZE(c);
+        PyObject *made = site->type->tp_alloc(site->type, n);
+        if (made == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(made, i, Py_NewRef(PyTuple_GET_ITEM(c, i)));
+        site->made = made;
+    }
+    return site->made;
+}
+
+/* `table.setdefault(key, []).append(the site's CallFact)` */
+static int keep_site(PyObject *table, PyObject *key, Site *site) {
+    PyObject *list = setdefault_new(table, key, 1);
+    PyObject *fact = list != NULL ? site_fact(site) : NULL;
+    return fact != NULL ? PyList_Append(list, fact) : -1;
+}
+
 /* the head's rules (index.py: a call with arguments) */
 static int call_heads(PyObject **u, PyObject **k, const Tail *tails, int nt, PyObject *fi,
-                      PyObject *c) {
+                      Site *site) {
+    PyObject *c = site->call;
     PyObject *scope = PyTuple_GET_ITEM(c, C_SCOPE), *callee = PyTuple_GET_ITEM(c, C_CALLEE);
     int deco = PyUnicode_Compare(PyTuple_GET_ITEM(c, C_KIND), s_decorator) == 0;
     if (PyErr_Occurred()) return -1;
-    if (deco) {
-        PyObject *list = setdefault_new(u[U_DECORATOR], scope, 1);
-        if (list == NULL || PyList_Append(list, c) < 0) return -1;
-    }
+    if (deco && keep_site(u[U_DECORATOR], scope, site) < 0) return -1;
     PyObject *sym = PyDict_GetItemWithError(u[U_SYMS], callee);
     int fn = sym != NULL ? kind_is(sym, s_function, NULL) : PyErr_Occurred() ? -1 : 0;
     if (fn < 0) return -1;
-    if (fn) {
-        PyObject *list = setdefault_new(u[U_NAME_CALLS], callee, 1);
-        if (list == NULL || PyList_Append(list, c) < 0) return -1;
-    }
+    if (fn && keep_site(u[U_NAME_CALLS], callee, site) < 0) return -1;
     Py_ssize_t n = PyUnicode_GET_LENGTH(callee);
     Py_ssize_t dot = PyUnicode_FindChar(callee, '.', 0, n, -1);
     if (dot == -2) return -1;
@@ -246,9 +269,10 @@ static int call_heads(PyObject **u, PyObject **k, const Tail *tails, int nt, PyO
         Py_XDECREF(row);
         if (bad) goto done;
     }
-    if (adder != NULL) { /* (rare: the Python helpers) */
+    if (adder != NULL) { /* (rare: the Python helpers, which read a CallFact) */
         head = PyUnicode_Substring(callee, 0, dot < 0 ? 0 : dot);
-        if (head == NULL) goto done;
+        c = head != NULL ? site_fact(site) : NULL;
+        if (c == NULL) goto done;
         Py_ssize_t hn = PyUnicode_GET_LENGTH(head);
         if (!kept && hn && PyUnicode_FindChar(head, '(', 0, hn, 1) == -1 &&
             PyUnicode_FindChar(head, '[', 0, hn, 1) == -1) {
@@ -380,9 +404,39 @@ static int call_args(PyObject **u, PyObject **k, PyObject *c, PyObject *args,
     return 0;
 }
 
+/* one call site, index.py `_index_calls`' loop body */
+static int one_site(PyObject **u, PyObject **k, const Tail *tails, int nt, PyObject *fi,
+                    Site *site, PyObject *param_names, PyObject *param_items, PyObject *aliases,
+                    PyObject *item_aliases) {
+    PyObject *c = site->call;
+    if (!fact_ok(c, C_LITERALS + 1)) return -1;
+    PyObject *scope = PyTuple_GET_ITEM(c, C_SCOPE), *callee = PyTuple_GET_ITEM(c, C_CALLEE);
+    PyObject *cargs = PyTuple_GET_ITEM(c, C_ARGS);
+    if (!str_ok(scope) || !str_ok(callee)) return -1;
+    if (!PyTuple_Check(cargs)) {
+        PyErr_SetString(PyExc_TypeError, "index_calls_pass: a call's args are not a tuple");
+        return -1;
+    }
+    int lit = PyObject_IsTrue(PyTuple_GET_ITEM(c, C_LITERALS));
+    if (lit < 0 || (lit && keep_site(u[U_LITERAL], scope, site) < 0)) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(cargs);
+    if (n && call_heads(u, k, tails, nt, fi, site) < 0) return -1;
+    if (call_callee(u, c, param_names, param_items, aliases, item_aliases) < 0) return -1;
+    /* the arguments matter only when one is a parameter or `self.x` may hold one */
+    int any = n && PyDict_GET_SIZE(u[U_PARAM_ATTRS]);
+    for (Py_ssize_t j = 0; n && !any && j < n; j++) {
+        PyObject *arg = PyTuple_GET_ITEM(cargs, j);
+        if (!fact_ok(arg, 2)) return -1;
+        any = PySet_Contains(param_names, PyTuple_GET_ITEM(arg, 1));
+        if (any < 0) return -1;
+    }
+    return any ? call_args(u, k, c, cargs, param_names) : 0;
+}
+
 /* index_calls_pass(fi, calls, param_names, param_items, aliases, item_aliases, kit): index.py
- * `_index_calls`' loop into fi's call tables (made empty by the caller); kit: (ARGUMENTS_KEPT,
- * ADDERS, passes_on, _stored_by_call, _registered) */
+ * `_index_calls`' loop into fi's call tables (made empty by the caller); calls: CallFacts or
+ * their plain tuples (the tables keep CallFacts); kit: (ARGUMENTS_KEPT, ADDERS, passes_on,
+ * _stored_by_call, _registered, CallFact) */
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *fi, *calls, *param_names, *param_items, *aliases, *item_aliases, *kit;
@@ -404,35 +458,18 @@ PyObject *core_index_calls_pass(PyObject *self, PyObject *args) {
         u[i] = attr(fi, CALL_TABLES[i], &PyDict_Type);
         if (u[i] == NULL) goto done;
     }
+    PyTypeObject *type = (PyTypeObject *)k[K_CALL_FACT];
+    if (!PyType_Check(type) || !PyType_IsSubtype(type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "index_calls_pass: the kit's fact type");
+        goto done;
+    }
     /* (the list may not change under the loop: PyList_GET_ITEM below) */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(calls); i++) {
-        PyObject *c = PyList_GET_ITEM(calls, i);
-        if (!fact_ok(c, C_LITERALS + 1)) goto done;
-        PyObject *scope = PyTuple_GET_ITEM(c, C_SCOPE), *callee = PyTuple_GET_ITEM(c, C_CALLEE);
-        PyObject *cargs = PyTuple_GET_ITEM(c, C_ARGS);
-        if (!str_ok(scope) || !str_ok(callee)) goto done;
-        if (!PyTuple_Check(cargs)) {
-            PyErr_SetString(PyExc_TypeError, "index_calls_pass: a call's args are not a tuple");
-            goto done;
-        }
-        int lit = PyObject_IsTrue(PyTuple_GET_ITEM(c, C_LITERALS));
-        if (lit < 0) goto done;
-        if (lit) {
-            PyObject *list = setdefault_new(u[U_LITERAL], scope, 1);
-            if (list == NULL || PyList_Append(list, c) < 0) goto done;
-        }
-        Py_ssize_t n = PyTuple_GET_SIZE(cargs);
-        if (n && call_heads(u, k, tails, nt, fi, c) < 0) goto done;
-        if (call_callee(u, c, param_names, param_items, aliases, item_aliases) < 0) goto done;
-        /* the arguments matter only when one is a parameter or `self.x` may hold one */
-        int any = n && PyDict_GET_SIZE(u[U_PARAM_ATTRS]);
-        for (Py_ssize_t j = 0; n && !any && j < n; j++) {
-            PyObject *arg = PyTuple_GET_ITEM(cargs, j);
-            if (!fact_ok(arg, 2)) goto done;
-            any = PySet_Contains(param_names, PyTuple_GET_ITEM(arg, 1));
-            if (any < 0) goto done;
-        }
-        if (any && call_args(u, k, c, cargs, param_names) < 0) goto done;
+        Site site = {PyList_GET_ITEM(calls, i), NULL, type};
+        int rc = one_site(u, k, tails, nt, fi, &site, param_names, param_items, aliases,
+                          item_aliases);
+        Py_XDECREF(site.made);
+        if (rc < 0) goto done;
     }
     result = Py_NewRef(Py_None);
 done:

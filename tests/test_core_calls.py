@@ -11,6 +11,7 @@ import pytest
 from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, SymbolFact
 from codeimpact.indexer.lang.python import index
 from codeimpact.indexer.lang.python.extract import extract
+from codeimpact.indexer.reading import extract_source
 
 _core = pytest.importorskip("codeimpact.native._core")
 if not hasattr(_core, "index_calls_pass"):
@@ -62,6 +63,27 @@ def test_every_call_table_is_the_python_loop(part, monkeypatch):
     for path in files:
         made += any(_same(extract(path.read_bytes()), monkeypatch).values())
     assert made  # (some file has a table that is not empty)
+
+
+def test_plain_calls_of_a_blob_make_the_same_tables(monkeypatch):
+    """Calls not decoded are read as the blob's plain tuples: the tables are the same, and
+    what they keep are CallFacts; the file's calls stay undecoded."""
+    source = (ROOT / "indexer/lang/python/index.py").read_bytes()
+    blob = extract_source("python", source)
+    kept = 0
+    for native in (True, False):
+        facts = FileFacts.from_bytes(blob)
+        tables = _tables(facts, native, monkeypatch)
+        assert not facts.decoded()
+        assert tables == _tables(FileFacts.from_bytes(blob), False, monkeypatch)
+    fi = index.FileIndex("pkg/m.py", "pkg.m", "pkg", FileFacts.from_bytes(blob))
+    index.index_file(fi)
+    monkeypatch.setattr(index, "_calls_pass", _core.index_calls_pass)
+    for table in ("literal_calls", "decorator_calls", "name_calls"):
+        for calls in getattr(fi, table).values():
+            assert all(type(c) is CallFact for c in calls)
+            kept += len(calls)
+    assert kept and fi.item_adds["stored"]  # (`stored.append(b)`: by the Python helper)
 
 
 def _sym(local, kind="function", params=(), decorators=()):

@@ -218,6 +218,12 @@ class FileFacts:
         """Whether the calls are decoded (always, for facts not read from a blob)."""
         return self.__dict__["_calls"] is not None
 
+    def plain_calls(self) -> list:
+        """The calls, as the plain tuples of the blob while they are not decoded: read once
+        (python/index.py `index_calls`, which makes CallFacts of the few its tables keep),
+        not kept, so no CallFact is made and freed for each call site read."""
+        return _CALLS.plain(self)
+
     def unload(self) -> None:
         """Forget the decoded calls and references of facts read from a blob: read again, they
         are decoded again. Only a file's own resolution and its call tables (python/index.py
@@ -259,6 +265,13 @@ class _Packed:
         d = obj.__dict__
         if d[self._blob] is not None:
             d[self._slot] = None
+
+    def plain(self, obj) -> list:
+        """The list as the blob holds it (plain tuples), decoded and not kept, while it is
+        not decoded; else the list."""
+        d = obj.__dict__
+        items = d[self._slot]
+        return marshal.loads(d[self._blob]) if items is None else items
 
 
 # (set on the dataclass once made: a descriptor in the class body would be taken for the

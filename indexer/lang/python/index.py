@@ -374,12 +374,15 @@ def index_calls(fi: FileIndex) -> None:
         from codeimpact.native import _core  # (loaded where first used)
 
         ok = CallFact._fields[:6] == ("scope", "callee", "line", "kind", "args", "literals")
+        ok = ok and all(t._fields[at : at + len(names)] == names for t, names, at in _LAYOUT)
         _calls_pass = ok and getattr(_core, "index_calls_pass", False)
-    calls = f.calls
-    if _calls_pass and type(calls) is list:
+    # (the plain tuples of a blob not decoded: most sites are only read, and the C loop makes
+    # a CallFact of those a table keeps, not one made and freed per site)
+    calls = f.plain_calls() if _calls_pass else None
+    if type(calls) is list:
         _calls_pass(fi, calls, param_names, param_items, aliases, item_aliases, _CALLS_KIT)
     else:
-        _index_calls(fi, calls, param_names, param_items, aliases, item_aliases)
+        _index_calls(fi, f.calls, param_names, param_items, aliases, item_aliases)
     if not decoded:  # read for another file's resolution: kept only as the tables
         f.unload()
 
@@ -556,7 +559,7 @@ def candidate_rank(c) -> int:
 
 
 # what index_calls_pass reads of this module: the rules' names and the rare cases' helpers
-_CALLS_KIT = (ARGUMENTS_KEPT, ADDERS, passes_on, _stored_by_call, _registered)
+_CALLS_KIT = (ARGUMENTS_KEPT, ADDERS, passes_on, _stored_by_call, _registered, CallFact)
 
 for _name in CALL_TABLES:
     setattr(FileIndex, _name, _Table(_name, "_aliases", index_calls))

@@ -97,12 +97,12 @@ class Playback:
         here: dict = {}
         append = edges.append
         unresolved = out.unresolved
-        resolve_call = self.resolve_call
-        for index, call in enumerate(calls):
+        resolve_site = self.resolve_site
+        for call in calls:
             # (unpacked: a named tuple's field is a generic attribute read in CPython 3.11)
             scope, callee, line, kind, args, _ = call
             if args or kind == "decorator":
-                resolve_call(fi, index, call, edges, out)
+                resolve_site(fi, call, scope, callee, line, kind, args, edges, out)
                 continue
             key = (scope, callee)
             hit = here.get(key)
@@ -113,7 +113,7 @@ class Playback:
                     continue
                 here[key] = hit
             if hit is False:
-                resolve_call(fi, index, call, edges, out)
+                resolve_site(fi, call, scope, callee, line, kind, args, edges, out)
                 continue
             src, ends, names, builtin, first = hit
             if first is None or line < first:
