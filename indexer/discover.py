@@ -145,8 +145,14 @@ class IgnoreRules:
         return result
 
 
-def _walk_files(repo: Path, extra: tuple[str, ...]) -> list[str]:
-    """The files under `repo` that its `.gitignore` files and `extra` do not ignore.
+# folder (repository-relative, "" for the root) -> its stat, taken before its entries were
+# listed, and those entries: what the walk saw, for the tree signature (indexer/treesig.py)
+Listed = dict[str, tuple[os.stat_result, list[os.DirEntry]]]
+
+
+def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None) -> list[str]:
+    """The files under `repo` that its `.gitignore` files and `extra` do not ignore; with
+    `listed`, each folder walked is recorded there.
 
     A scandir walk: each folder's entries tell folders from files and links (no stat of
     each folder, as os.walk's link test makes) and whether it holds a `.gitignore`, and a
@@ -160,10 +166,13 @@ def _walk_files(repo: Path, extra: tuple[str, ...]) -> list[str]:
     while pending:
         rel_dir, full_dir = pending.pop()
         try:
+            st = os.stat(full_dir) if listed is not None else None
             with os.scandir(full_dir) as it:
                 entries = list(it)
         except OSError:
             continue  # unreadable, or gone since its parent was listed (os.walk skips it)
+        if st is not None:
+            listed[rel_dir] = (st, entries)
         prefix = f"{rel_dir}/" if rel_dir else ""
         for e in entries:
             # a .gitignore that is a file (or a link to one): read before its folder's names
@@ -203,12 +212,14 @@ def discover(
     config: IndexConfig,
     configs_out: dict[str, str] | None = None,
     untracked: Untracked | None = None,
+    listed: Listed | None = None,
 ) -> list[SourceFile]:
     """The files to index, sorted by path, with their language and size.
 
     With `configs_out`, also collects the text of the project files that the
     enabled languages' resolvers read (LanguageSpec.config_files: tsconfig.json, go.mod, ...).
-    With `untracked`, also says which of the files git listed are untracked.
+    With `untracked`, also says which of the files git listed are untracked. With `listed`,
+    outside git, also what the walk saw of each folder (`Listed`).
     """
     wanted = {
         name
@@ -219,7 +230,7 @@ def discover(
     repo = repo.resolve()
     names = _git_files(repo, untracked)
     if names is None:
-        names = _walk_files(repo, config.ignore)
+        names = _walk_files(repo, config.ignore, listed)
     elif config.ignore:
         rules = IgnoreRules()
         rules.add("", list(config.ignore))

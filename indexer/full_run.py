@@ -141,7 +141,9 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         st.shared = shared  # linked into the generation by the sidecar writer
         stats = run_stats(run.records, st.totals, parsed)
         meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "full",
-                              run.config, run.records, run.scanned_at, probe)  # fmt: skip
+                              run.config, run.records, run.scanned_at, probe,
+                              listed=run.listed)  # fmt: skip
+        run.listed = {}  # last read here
         flags, kinds = full_graph.node_arrays(content)
         n_resolved = content.n_resolved
         # the sidecars are written by a forked child while this process writes Kùzu, when

@@ -28,7 +28,7 @@ from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.layout import check_repo  # noqa: F401 (imported from here)
 from codeimpact.graph.storage_errors import storage_error
 from codeimpact.indexer.config import IndexConfig, RunOptions
-from codeimpact.indexer.discover import Untracked, discover
+from codeimpact.indexer.discover import Listed, Untracked, discover
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.files_state import load_files_state
 from codeimpact.indexer.gitinfo import head_commit
@@ -118,14 +118,19 @@ def _analyze(
         # when it is older than that (a file added while the run lists and reads is not indexed)
         scanned_at = time.time_ns()
         untracked = Untracked()
-        files = discover(repo, config, configs, untracked)
+        # outside git, a full build's tree signature takes each folder as the walk listed
+        # it; the walk's stat of each folder is not paid by a run with a live generation
+        listed: Listed | None = None
+        if options.force or not (idx / layout.CURRENT).exists():
+            listed = {}
+        files = discover(repo, config, configs, untracked, listed)
         configs_digest = _configs_digest(configs)
         prev, reason = (None, "forced") if options.force else _previous(idx, digest, configs_digest)
         records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
         timings["scan"] = time.perf_counter() - t
         run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
                   configs_digest, records, data, timings, t0, scanned_at,
-                  untracked=untracked.paths)  # fmt: skip
+                  untracked=untracked.paths, listed=listed or {})  # fmt: skip
         run.cpu_mark = process_cpu()
         run.cpu_seconds["scan"] = round(run.cpu_mark - cpu, 3)
         if prev is not None:

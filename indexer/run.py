@@ -134,10 +134,10 @@ def run_stats(records, totals: dict, parsed: int) -> dict:
 def generation_meta(repo: Path, digest: str, comps: dict, incomplete: list, stats: dict,
                     mode: str, config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
                     probe: worktree.StatusProbe | None = None,
-                    fields: dict | None = None) -> dict:  # fmt: skip
+                    fields: dict | None = None, listed: dict | None = None) -> dict:  # fmt: skip
     """What Meta records about this generation (read by `graph status`); `probe`: a
     `git status` started once the files were read; `fields`: `tree_fields` computed already
-    (worktree.EarlyFields)."""
+    (worktree.EarlyFields); `listed`: the folders discover's walk saw (`Run.listed`)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "identity_digest": digest,
@@ -151,14 +151,15 @@ def generation_meta(repo: Path, digest: str, comps: dict, incomplete: list, stat
         **(
             fields
             if fields is not None
-            else tree_fields(repo, config, records, scanned_at_ns, probe)
+            else tree_fields(repo, config, records, scanned_at_ns, probe, listed=listed)
         ),  # fmt: skip
     }
 
 
 def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
                 probe: worktree.StatusProbe | None = None,
-                last: TreeSignature | None | bool = True) -> dict:  # fmt: skip
+                last: TreeSignature | None | bool = True,
+                listed: dict | None = None) -> dict:  # fmt: skip
     """The working tree's Meta fields (`worktree.index_fields`) for the files a run read."""
     return worktree.index_fields(
         repo,
@@ -172,6 +173,7 @@ def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scan
         probe,
         scanned_at_ns=scanned_at_ns,
         last=last,
+        listed=listed,
     )
 
 
@@ -213,6 +215,9 @@ class Run:
     forks: dict[str, str] = field(default_factory=dict)
     # the untracked files discover's `git ls-files` listed (None: git did not list them)
     untracked: set[str] | None = None
+    # outside git, what discover's walk saw of each folder (discover.Listed; empty in git):
+    # a full build's tree signature takes it instead of listing every folder again
+    listed: dict = field(default_factory=dict)
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip

@@ -44,7 +44,7 @@ from codeimpact.graph.errors import CodeImpactError
 from codeimpact.graph.layout import read_current
 from codeimpact.graph.meta_files import meta_from_files
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules
+from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, Listed
 from codeimpact.indexer.fileset import config_rules, indexable_name
 from codeimpact.indexer.gitinfo import try_git
 from codeimpact.indexer.lang import EXTENSIONS, language_name_for
@@ -306,13 +306,16 @@ class _Listing:
 
 
 def list_folder(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules | None,
-          git: bool, rules: IgnoreRules, load_own_ignore: bool = True) -> _Listing | None:  # fmt: skip
-    """One folder's listing; with `load_own_ignore`, its `.gitignore` joins `rules` first."""
-    try:
-        with os.scandir(os.path.join(root, rel)) as it:
-            entries = list(it)
-    except OSError:
-        return None
+          git: bool, rules: IgnoreRules, load_own_ignore: bool = True,
+          entries: list[os.DirEntry] | None = None) -> _Listing | None:  # fmt: skip
+    """One folder's listing (of `entries` when given: its entries as listed already); with
+    `load_own_ignore`, its `.gitignore` joins `rules` first."""
+    if entries is None:
+        try:
+            with os.scandir(os.path.join(root, rel)) as it:
+                entries = list(it)
+        except OSError:
+            return None
     out = _Listing([], [], False)
     prefix = f"{rel}/" if rel else ""
     langs = config.languages
@@ -433,21 +436,26 @@ def _is_ignore_file(path: str) -> bool:
     return path.rpartition("/")[2] == GITIGNORE or path.endswith("/info/exclude")
 
 
-def _walk(repo: Path, config: IndexConfig, git: bool,
-          previous: TreeSignature | None = None) -> dict[str, _Folder] | None:  # fmt: skip
+def _walk(repo: Path, config: IndexConfig, git: bool, previous: TreeSignature | None = None,
+          listed: Listed | None = None) -> dict[str, _Folder] | None:  # fmt: skip
     """folder -> what the signature records, for every folder discover looks into.
 
     A folder whose mtime and inode are those a usable `previous` signature trusted has the
     same listing as then: its entry and its subfolders are taken from there, not listed.
+    Outside git, a folder in `listed` (discover's walk: its stat taken before its entries
+    were listed, as here) is taken from there, not listed again: the signature then says
+    what the tree held when discover listed the files the index holds, and a change since
+    has moved the folder's mtime off the recorded one.
     """
+    listed = None if git else listed
     try:
-        return _walk_once(repo, config, git, _previous_usable(previous, str(repo)))
+        return _walk_once(repo, config, git, _previous_usable(previous, str(repo)), listed)
     except _Restart:
-        return _walk_once(repo, config, git, None)
+        return _walk_once(repo, config, git, None, listed)
 
 
-def _walk_once(repo: Path, config: IndexConfig, git: bool,
-               previous: TreeSignature | None) -> dict[str, _Folder] | None:  # fmt: skip
+def _walk_once(repo: Path, config: IndexConfig, git: bool, previous: TreeSignature | None,
+               listed: Listed | None = None) -> dict[str, _Folder] | None:  # fmt: skip
     root = str(repo)
     cfg_rules = config_rules(config)
     rules = IgnoreRules()
@@ -466,8 +474,9 @@ def _walk_once(repo: Path, config: IndexConfig, git: bool,
     while pending:
         level: list[tuple[str, _Folder]] = []
         for rel in pending:
+            seen = listed.get(rel) if listed else None
             try:
-                st = os.stat(os.path.join(root, rel))
+                st = seen[0] if seen is not None else os.stat(os.path.join(root, rel))
             except OSError:
                 return None
             old = previous.dirs.get(rel) if previous is not None else None
@@ -482,7 +491,8 @@ def _walk_once(repo: Path, config: IndexConfig, git: bool,
                 kids = children.get(rel, [])
                 level.append((rel, _Folder(old[0], old[1], kids, rel in had_ignore, None, old[2])))
                 continue
-            listing = list_folder(root, rel, config, cfg_rules, git, rules)
+            listing = list_folder(root, rel, config, cfg_rules, git, rules,
+                                  entries=None if seen is None else seen[1])  # fmt: skip
             if listing is None:
                 return None
             if previous is not None and listing.gitignore != (rel in had_ignore):
@@ -528,7 +538,8 @@ def stat_files(root: str, paths: Iterable[str]) -> dict[str, FileStat]:
 def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
          settled: Mapping[str, tuple[int, int]], scanned_at_ns: int, in_git: bool,
          previous: TreeSignature | None = None,
-         stats: Mapping[str, FileStat] | None = None) -> TreeSignature | None:  # fmt: skip
+         stats: Mapping[str, FileStat] | None = None,
+         listed: Listed | None = None) -> TreeSignature | None:  # fmt: skip
     """The signature of the tree as the index describes it (None: no cheap check here).
 
     `indexed`: path -> content entry of every indexed file, as the build read it;
@@ -537,6 +548,7 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
     `previous`: the last signature taken here, whose folders unchanged since are not
     listed again (a one-file edit of Django lists a few folders instead of 3,247).
     `stats`: `stat_files` of the indexed files, taken after they were read (else taken here).
+    `listed`: outside git, the folders discover's walk listed (`_walk`).
     """
     repo = repo.resolve()
     root = str(repo)
@@ -551,7 +563,7 @@ def take(repo: Path, config: IndexConfig, indexed: Mapping[str, str],
             return None
     else:
         _record_no_git(rec, repo)
-    walked = _walk(repo, config, in_git, previous)
+    walked = _walk(repo, config, in_git, previous, listed)
     if walked is None or len(indexed) + len(walked) > MAX_ENTRIES:
         return None
     in_folder: dict[str, set[str]] = {}

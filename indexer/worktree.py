@@ -343,6 +343,7 @@ def index_fields(
     *,
     scanned_at_ns: int | None = None,
     last: treesig.TreeSignature | None | bool = True,
+    listed: dict | None = None,
 ) -> dict:
     """The Meta fields an analyze records; `indexed` is path -> (content hash, size).
 
@@ -359,7 +360,8 @@ def index_fields(
     `scanned_at_ns` (when discover began) adds the tree's stat signature (`treesig`),
     which lets the freshness check decide without git or reading a file; `last`: the live
     generation's signature when the caller loaded it (True: load it here), and the
-    signature keeps what `probe` saw (`StatusRecord`).
+    signature keeps what `probe` saw (`StatusRecord`); `listed`: the folders discover's
+    walk saw (outside git), which the signature takes instead of listing them again.
     """
     known = {p: entry(h, s) for p, (h, s) in indexed.items()}
     wt = scan(repo, config, known, probe)
@@ -386,7 +388,7 @@ def index_fields(
         if last is True:
             last = treesig.load_last(idx)
         signature = treesig.take(repo, config, known, settled or {}, scanned_at_ns, wt.in_git,
-                                 last or None, stats)  # fmt: skip
+                                 last or None, stats, listed)  # fmt: skip
         if signature is not None:
             if wt.in_git and probe is not None and probe.index_stamp is not None:
                 untracked = probe.untracked or set()

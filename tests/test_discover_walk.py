@@ -1,14 +1,23 @@
 """discover's walk outside git (a scandir walk) lists what an os.walk over the same rules
 lists: .gitignore files at several depths (negation, folder-only, anchored), links to
 folders (never followed nor listed) and to files, a broken link, a `.gitignore` that is a
-folder, the always-skipped folders, a file named like one of them."""
+folder, the always-skipped folders, a file named like one of them. A full build's tree
+signature takes the folders as that walk listed them: the same signature a second walk
+takes, and a file added after the walk is seen by the cheap freshness check."""
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
-from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, _walk_files
+from codeimpact.indexer import pipeline, treesig
+from codeimpact.indexer.build import analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, _walk_files, discover
+from codeimpact.query.freshness import freshness
+from codeimpact.query.index import Index
+from codeimpact.query.status import collect
 
 
 def _os_walk_files(repo: Path, extra: tuple[str, ...]) -> list[str]:
@@ -78,3 +87,60 @@ def test_the_scandir_walk_lists_what_os_walk_lists(tmp_path):
     assert "flink.py" in got and "broken.py" in got and "pkg/.git" in got
     assert not any(p.startswith(("link_in/", "link_out/", "node_modules/", "build/")) for p in got)
     assert "weird/w.py" in got and "weird/.gitignore/inner.py" in got
+
+
+def _aged(root: Path) -> None:
+    """Every file and folder's times two minutes back: settled, as a tree at rest is."""
+    old = time.time() - 120
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        for name in filenames + dirnames:
+            os.utime(os.path.join(dirpath, name), (old, old), follow_symlinks=False)
+    os.utime(root, (old, old))
+
+
+def _sig_fields(sig) -> dict:
+    return {k: v for k, v in vars(sig).items() if k != "taken_at_ns"}
+
+
+def test_the_signature_from_the_walks_listing_is_the_one_a_second_walk_takes(tmp_path):
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    root.mkdir()
+    _tree(root, outside)
+    _aged(root)
+    config = IndexConfig()
+    listed: dict = {}
+    scanned_at = time.time_ns()
+    files = discover(root, config, {}, None, listed)
+    assert "" in listed and "src/deep/er" in listed and "build" not in listed
+    indexed = {f.path: f"h{len(f.path)}" for f in files}
+    settled = {f.path: (f.size, f.mtime_ns) for f in files}
+    args = (root, config, indexed, settled, scanned_at, False)
+    walked = treesig.take(*args)
+    taken = treesig.take(*args, listed=listed)
+    assert walked is not None and len(walked.dirs) == len(listed)
+    assert _sig_fields(taken) == _sig_fields(walked)
+
+
+def test_a_file_added_after_the_walk_listed_its_folder_is_not_fresh(tmp_path, monkeypatch):
+    """The run's signature holds the folder as discover listed it (the index's files): a
+    file written after that, before the signature is taken, moved the folder's mtime, and
+    the cheap check lists the folder again and sees the file the index lacks."""
+    root = tmp_path / "repo"
+    for rel in ("pkg/__init__.py", "pkg/a.py", "main.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x = 1\n")
+    _aged(root)
+    real_scan = pipeline.scan
+
+    def scan_then_add(*args, **kwargs):
+        out = real_scan(*args, **kwargs)  # discover listed the folders before this
+        (root / "pkg" / "late.py").write_text("y = 2\n")
+        return out
+
+    monkeypatch.setattr(pipeline, "scan", scan_then_add)
+    report = analyze(root, IndexConfig(), RunOptions(workers=1))
+    assert report.files == 3
+    monkeypatch.undo()
+    with Index.open(root) as index:
+        cheap = freshness(index)
+        assert cheap.fresh is False and cheap.fresh == collect(index, exact=True).fresh
