@@ -76,6 +76,8 @@ GROUP = "python"  # the resolver group: its shared summary (tables.py) is shared
 IMPLICIT = tuple(
     dict.fromkeys(("__init__", "__call__", "__getitem__", "__iter__", "__enter__", *IMPLICIT_NAMES))
 )
+# name -> (its place in IMPLICIT, IMPLICIT's own string: the summary's marshal bytes share it)
+_IMPLICIT_AT = {m: (i, m) for i, m in enumerate(IMPLICIT)}
 
 
 class PythonProject(
@@ -202,7 +204,11 @@ class PythonProject(
                 continue
             bases, unknown = self._bases_info(path, local)
             members = fi.members.get(local, {})
-            implicit = tuple(m for m in IMPLICIT if m in members)
+            # (from its members, fewer than IMPLICIT's names in most classes)
+            found = [_IMPLICIT_AT[m] for m in members if m in _IMPLICIT_AT]
+            if len(found) > 1:
+                found.sort()  # IMPLICIT's order
+            implicit = tuple(m for _, m in found) if found else ()
             if unknown:  # what a library base calls back (entrypoints.py) is looked up unnamed
                 names = fi.names.get(local, {})
                 implicit += tuple(sorted(n for n in self.entry_table.hooked_names

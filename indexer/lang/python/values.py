@@ -597,9 +597,7 @@ class Values:
         out = []
         unknown = False
         scope = fi.parent.get(local, "")
-        for h in fi.facts.heritage:
-            if h.scope != local:
-                continue
+        for h in self._heritage_of(fi, local):
             r = self.eval_chain(fi, scope, h.base, h.line, 0)
             for ent in members(r[0]) if r is not None else (None,):  # (alternatives: each)
                 if ent is not None and ent[0] == "sym" and self._kind(ent) == "class":
@@ -609,6 +607,20 @@ class Values:
                 elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
                     unknown = True
         return tuple(out), unknown
+
+    # (file index, class -> its heritage facts) of the file whose bases were read last: a
+    # summary reads every class's of a file in a row (one scan of the file's facts per
+    # class was 467K tests per Django build, 66K in one file)
+    _heritage_last: tuple | None = None
+
+    def _heritage_of(self, fi: FileIndex, local: str) -> list:
+        last = self._heritage_last
+        if last is None or last[0] is not fi:
+            by_class: dict = {}
+            for h in fi.facts.heritage:
+                by_class.setdefault(h.scope, []).append(h)
+            last = self._heritage_last = (fi, by_class)
+        return last[1].get(local, ())
 
     @memoized('("mro", path, local)', "((path, local),)")  # (a cycle of bases stops here)
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
