@@ -105,8 +105,14 @@ def fixture_table(fi: FileIndex) -> FixtureTable:
 class Fixtures:
     """Fixture lookup by pytest's rules, the fixture edges, and fixture-typed parameters."""
 
+    # no file of the project defines a fixture (PythonProject's summaries say so when they
+    # are every file's): no request binds one, and requests are not looked at
+    _fixtureless: bool
+
     def fixture_of(self, fi: FileIndex, scope: str, name: str) -> tuple[str, str] | None:
         """The fixture a name requested by `scope` (a test or a fixture) is bound to."""
+        if self._fixtureless:
+            return None
         sym = fi.syms.get(scope)
         if sym is None or not requests_fixtures(fi, sym) or not self.is_test_path(fi.path):
             return None
@@ -265,6 +271,8 @@ class Fixtures:
 
     def fixture_edges(self, fi: FileIndex, edges: Edges) -> None:
         """A test (or fixture) calls the fixtures it requests."""
+        if self._fixtureless:
+            return  # (Django: ~700 test files, each a pass over its definitions)
         for src, _name, line, found in self._requests(fi):
             if found is not None:
                 edges.call(src, self.uid(*found), "fixture", line)

@@ -31,11 +31,14 @@ def property_decorated(decorators: tuple) -> bool:
     return any(d == "property" or d.endswith("cached_property") for d in decorators)
 
 
-def read_summary(fi: FileIndex) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+def read_summary(
+    fi: FileIndex, decorated: list
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """(names of the file's property methods, (attribute, class name) of the class
     attributes bound to a call of a class name: descriptor instances when that class defines
-    `__get__`). Plain tuples: summaries are marshalled for the next run."""
-    props = sorted({s.name for s in fi.syms.values()
+    `__get__`), given the file's decorated definitions. Plain tuples: summaries are
+    marshalled for the next run."""
+    props = sorted({s.name for s in decorated
                     if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
     stored = set()
     syms = fi.syms

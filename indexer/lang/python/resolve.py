@@ -47,6 +47,7 @@ from codeimpact.indexer.lang.python.named_getattr import NamedGetattr
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.playback import Playback, callee_shape
+from codeimpact.indexer.lang.python.pytest_names import is_fixture
 from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
 from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
@@ -113,6 +114,9 @@ class PythonProject(
         # recording reads; instance attributes that no class of the project binds)
         self._lookups = self._folds = None
         self._src_read = False
+        # whether a file summarised by this project defines a pytest fixture (_summarise);
+        # until every file is summarised, fixtures are looked for
+        self._fixture_met = self._fixtureless = False
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         # the previous run's tables when they can be patched (tables.py): the same paths
@@ -188,6 +192,9 @@ class PythonProject(
                                  rank)  # fmt: skip
                     self._tables_changed = True
         self._fresh = fresh
+        # no file defines a pytest fixture, so no request binds one (fixtures.py): known when
+        # every file was summarised here (a full build), else fixtures are looked for
+        self._fixtureless = len(fresh) == len(self.paths) and not self._fixture_met
         self._tables = tables
         self.methods_by_name = tables.methods_by_name
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = tables.subclasses
@@ -218,7 +225,10 @@ class PythonProject(
         # its index is built: only the file's own resolution reads its calls and references
         # again (FileFacts.unload; a full build summarises every file before forking)
         fi.facts.unload()
-        return fi.module, methods, classes, read_summary(fi)
+        decorated = [s for s in fi.syms.values() if s.decorators]  # (few definitions)
+        if not self._fixture_met and decorated:
+            self._fixture_met = any(is_fixture(s) for s in decorated)
+        return fi.module, methods, classes, read_summary(fi, decorated)
 
     def release(self, path: str) -> None:
         """Drop the calls and references of a resolved file (from the facts this project was
