@@ -149,6 +149,7 @@ setup(
                 "native/core_paths.c",
                 "native/core_edges.c",
                 "native/core_blob.c",
+                "native/core_gather.c",
                 "native/core_names.c",
                 "native/core_rows.c",
                 "native/core_index.c",

@@ -31,7 +31,13 @@ import pyarrow.compute as pc
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_type
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
-from codeimpact.indexer.resolved import EXTERNAL_PREFIX, RELAY_REASON, ResolvedFile, SymbolRow
+from codeimpact.indexer.resolved import (
+    EXTERNAL_PREFIX,
+    RELAY_REASON,
+    Edge,
+    ResolvedFile,
+    SymbolRow,
+)
 from codeimpact.indexer.state import ID_BITS, TYPE_BITS, GraphState, Ref, resolved_blob
 from codeimpact.indexer.tables import external_row
 
@@ -47,6 +53,9 @@ REL_NO = {r: i for i, r in enumerate(RELS)}
 ROW_COLUMNS = [(c, t) for c, t in NODE_TABLES["Symbol"] if c not in ("uid", "id")]
 ROW_SCHEMA = pa.schema([("tmp", pa.int64())] + [(c, arrow_type(t)) for c, t in ROW_COLUMNS])
 assert ["uid"] + [c for c, _ in ROW_COLUMNS] == list(SymbolRow._fields)
+assert list(Edge._fields) == ["rel", "src", "dst", "confidence", "reason", "line"]
+# Each row column's kind for the C gather (native/core_gather.c): string, int64, bool.
+KINDS = "".join({"STRING": "s", "INT64": "i", "BOOLEAN": "b"}[t] for _, t in ROW_COLUMNS)
 
 
 @dataclass
@@ -97,10 +106,34 @@ class _Numbering(dict):
         return n
 
 
+# Rows per batch of the C gather's rows: its columns are compact (the Python way's batches
+# bound the Python values held), so batches as large as the Symbol COPY's slices.
+NATIVE_BATCH_ROWS = SYMBOL_SLICE
+
+
+def _native_gather():
+    """native/core_gather.c's `gather_file`; None with an extension built without it."""
+    try:
+        from codeimpact.native import _core
+    except ImportError:
+        return None
+    return getattr(_core, "gather_file", None)
+
+
+def _row_columns() -> list[list]:
+    """Empty row columns for the C gather: [values, offsets (a string column's), validity]."""
+    return [[bytearray(), bytearray(4) if k == "s" else None, bytearray()] for k in KINDS]
+
+
+def _bits(flags: bytearray) -> pa.Buffer:
+    """One byte per row (0 or 1) as Arrow's bitmap."""
+    return pa.py_buffer(np.packbits(np.frombuffer(flags, np.uint8), bitorder="little"))
+
+
 class FullGraph:
     """Gathers resolved files (`add`, in path order), then builds the `FullContent`."""
 
-    def __init__(self, scratch_dir: Path):
+    def __init__(self, scratch_dir: Path, native: bool = True):
         # the pack is written as files come, beside the index, and moved into the generation
         fd, name = tempfile.mkstemp(prefix="pack-", suffix=".tmp", dir=scratch_dir)
         self._pack_path = Path(name)
@@ -109,15 +142,26 @@ class FullGraph:
         self._spans: dict[str, tuple[int, int]] = {}
         self._uids: list[str] = []  # number -> the one string kept for it
         self._uid_no = _Numbering(self._uids)  # uid -> number in order of first sight
-        self._symbol_nos = array("i")  # numbers of the symbols given (repeats allowed)
-        self._external_nos = array("i")  # numbers of external edge targets (repeats allowed)
-        self._rows: list[list] = [[] for _ in ROW_SCHEMA.names]
-        self._batches: list[pa.RecordBatch] = []
-        self._rel, self._src, self._dst = array("b"), array("i"), array("i")
-        self._conf, self._reason, self._line = array("d"), array("h"), array("i")
         self._reasons = _Numbering([])
         self._foreign: dict[tuple, list[str]] = {}
         self._calls: Counter = Counter()
+        self._batches: list[pa.RecordBatch] = []
+        # the C gather (native/core_gather.c) when the extension has it (`native=False`: the
+        # Python loops below, its reference)
+        self._gather = _native_gather() if native else None
+        if self._gather is not None:
+            self._rows_given = 0  # rows in the batches made
+            # the numbers and edge columns are bytearrays the C gather grows in place
+            self._g = [self._uid_no, self._uids, REL_NO, self._reasons, self._reasons.names,
+                       *(bytearray() for _ in range(8)), _row_columns()]  # fmt: skip
+            (self._symbol_nos, self._external_nos, self._rel, self._src, self._dst, self._conf,
+             self._reason, self._line) = self._g[5:13]  # fmt: skip
+            return
+        self._symbol_nos = array("i")  # numbers of the symbols given (repeats allowed)
+        self._external_nos = array("i")  # numbers of external edge targets (repeats allowed)
+        self._rows: list[list] = [[] for _ in ROW_SCHEMA.names]
+        self._rel, self._src, self._dst = array("b"), array("i"), array("i")
+        self._conf, self._reason, self._line = array("d"), array("h"), array("i")
 
     # -------------------------------------------------------------- gathering
     def add(self, rf: ResolvedFile) -> None:
@@ -137,10 +181,17 @@ class FullGraph:
         self._pack.write(blob)
         self._spans[path] = (self._offset, len(blob))
         self._offset += len(blob)
-        if symbols:
-            self._add_symbols(symbols)
-        if edges:
-            self._add_edges(path, edges)
+        if self._gather is not None:
+            for i in self._gather(self._g, KINDS, path, EXTERNAL_PREFIX, symbols, edges):
+                rel, src, dst = edges[i][:3]  # another file's symbol's edge (see _add_edges)
+                self._foreign.setdefault((rel, src, dst), []).append(path)
+            if len(self._symbol_nos) // 4 - self._rows_given >= NATIVE_BATCH_ROWS:
+                self._flush_native()
+        else:
+            if symbols:
+                self._add_symbols(symbols)
+            if edges:
+                self._add_edges(path, edges)
         self._calls["total"] += calls_total
         self._calls["builtin"] += calls_builtin
         # the sites themselves are read back from the pack for the sidecar (unresolved_sites)
@@ -160,12 +211,39 @@ class FullGraph:
             self._flush_rows()
 
     def _flush_rows(self) -> None:
+        if self._gather is not None:
+            self._flush_native()
+            return
         if self._rows[0]:
             self._batches.append(pa.RecordBatch.from_arrays(
                 [pa.array(col, type=f.type) for col, f in zip(self._rows, ROW_SCHEMA)],
                 schema=ROW_SCHEMA,
             ))  # fmt: skip
             self._rows = [[] for _ in ROW_SCHEMA.names]
+
+    def _flush_native(self) -> None:
+        """The rows the C gather gathered since the last batch, as a batch: its bytearrays
+        become the Arrow buffers (no copy), and fresh ones take their place."""
+        start, end = self._rows_given, len(self._symbol_nos) // 4
+        if end == start:
+            return
+        numbers = np.frombuffer(self._symbol_nos, np.int32)[start:end].astype(np.int64)
+        arrays = [pa.array(numbers)]
+        del numbers  # (the view of a bytearray the gather grows)
+        for kind, col, field in zip(KINDS, self._g[13], list(ROW_SCHEMA)[1:]):
+            values, offsets, valid = col
+            nulls = valid.count(0)
+            bitmap = _bits(valid) if nulls else None
+            if kind == "s":
+                buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(values)]
+            elif kind == "b":
+                buffers = [bitmap, _bits(values)]
+            else:
+                buffers = [bitmap, pa.py_buffer(values)]
+            arrays.append(pa.Array.from_buffers(field.type, end - start, buffers, nulls))
+        self._batches.append(pa.RecordBatch.from_arrays(arrays, schema=ROW_SCHEMA))
+        self._g[13] = _row_columns()
+        self._rows_given = end
 
     def _add_edges(self, path: str, edges: list[tuple]) -> None:
         rels, srcs, dsts, confs, reasons, lines = zip(*edges)

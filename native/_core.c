@@ -84,6 +84,10 @@ static PyMethodDef core_methods[] = {
     {"resolved_blob", core_resolved_blob, METH_VARARGS,
      "resolved_blob(symbols, edges, unresolved, calls_total, calls_builtin) -> bytes: marshal"
      " bytes of the five, each distinct str written once; None for a value it does not write"},
+    {"gather_file", core_gather_file, METH_VARARGS,
+     "gather_file(g, kinds, path, external_prefix, symbols, edges) -> list: a resolved file's"
+     " rows and edges appended to a full build's gathered graph (indexer/full_graph.py); the"
+     " indices of the edges whose source is another file's"},
     {"names_in", core_names_in, METH_VARARGS,
      "names_in(out, seen, rows, field, mode): add to the set `out` the identifiers of each"
      " row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs) whose text is"

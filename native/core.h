@@ -92,6 +92,7 @@ PyObject *core_shortest_path(PyObject *self, PyObject *args);
 PyObject *core_scc(PyObject *self, PyObject *args);
 PyObject *core_dedupe_edges(PyObject *self, PyObject *args);
 PyObject *core_resolved_blob(PyObject *self, PyObject *args);
+PyObject *core_gather_file(PyObject *self, PyObject *args);
 PyObject *core_names_in(PyObject *self, PyObject *args);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *args);

@@ -1,0 +1,147 @@
+"""native/core_gather.c's gather_file (indexer/full_graph.py FullGraph's gathering) gives the
+graph the Python loops (the reference, `FullGraph(native=False)`) give: on the resolved files
+of a real build of this repository's code and every language's fixtures, and on rows written
+to reach each case (None in every column kind, non-ASCII, another file's edges, external
+targets, a uid given twice, several batches)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codeimpact.graph import layout
+from codeimpact.indexer import full_graph
+from codeimpact.indexer.build import analyze
+from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow
+from codeimpact.indexer.state import load_graph_state, read_ref
+
+_core = pytest.importorskip("codeimpact.native._core")
+if not hasattr(_core, "gather_file"):
+    pytest.skip("an extension built before gather_file", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _content(tmp_path: Path, native: bool, files: list[tuple[str, bytes]],
+             batch: int | None = None, monkeypatch=None) -> full_graph.FullContent:  # fmt: skip
+    if batch is not None:
+        monkeypatch.setattr(full_graph, "NATIVE_BATCH_ROWS", batch)
+        monkeypatch.setattr(full_graph, "BATCH_ROWS", batch)
+    scratch = tmp_path / ("native" if native else "python")
+    scratch.mkdir(exist_ok=True)
+    g = full_graph.FullGraph(scratch, native=native)
+    assert (g._gather is _core.gather_file) == native
+    for path, blob in files:
+        g.add_blob(path, blob)
+    return g.finish()
+
+
+def _same(a: full_graph.FullContent, b: full_graph.FullContent) -> None:
+    for f in ("rel", "src", "dst", "confidence", "reason", "line"):
+        x, y = getattr(a, f), getattr(b, f)
+        assert x.dtype == y.dtype and np.array_equal(x, y), f
+    assert a.symbols.schema == b.symbols.schema
+    assert a.symbols.to_pylist() == b.symbols.to_pylist()
+    assert a.uids.equals(b.uids) and a.reasons.equals(b.reasons)
+    assert a.ids == b.ids
+    assert list(a.ext_refs.items()) == list(b.ext_refs.items())
+    assert a.foreign == b.foreign and a.calls == b.calls
+    assert a.pack_spans == b.pack_spans and a.n_resolved == b.n_resolved
+    assert a.pack.read_bytes() == b.pack.read_bytes()
+
+
+def _blobs(repo: Path) -> list[tuple[str, bytes]]:
+    gen = layout.read_current(layout.index_dir(repo))
+    st = load_graph_state(gen.path)
+    return [(p, read_ref(gen.path, ref)) for p, ref in sorted(st.resolved_refs.items())]
+
+
+def test_a_real_build_gathers_as_the_python_loops(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "indexer", repo / "indexer")
+    shutil.copytree(ROOT / "tests" / "lang", repo / "lang")
+    analyze(str(repo), IndexConfig(), RunOptions(workers=1))
+    files = _blobs(repo)
+    assert len(files) > 100
+    languages = set()
+    for batch in (None, 1000):  # one batch, and many (their rows gathered in other batches)
+        native = _content(tmp_path, True, files, batch, monkeypatch)
+        python = _content(tmp_path, False, files, batch, monkeypatch)
+        _same(native, python)
+        languages = set(native.symbols["language"].to_pylist())
+    assert {"python", "java", "go", "typescript"} <= languages
+    assert native.ext_refs  # (another file's edges: the next test)
+
+
+def _row(uid: str, i: int, **changes) -> SymbolRow:
+    path = uid.split("::")[0]
+    row = SymbolRow(uid, "function", uid[-2:], uid.replace("::", "."), path, i, i + 3, 10 * i,
+                    10 * i + 9, "(x)", i % 2 == 0, i % 3 == 0, "python")  # fmt: skip
+    return row._replace(**changes)
+
+
+def test_each_case_gathers_as_the_python_loops(tmp_path, monkeypatch):
+    a = ResolvedFile("a.py")
+    a.symbols = [
+        _row("a.py::", 0, name="", qualified_name=""),
+        _row("a.py::f", 1, signature=None),  # a null in a string column
+        _row("a.py::ünï", 2, name="ünï", signature="(é: 日本)"),
+        _row("a.py::g", 3, start_line=None, exported=None),  # null int, null bool
+        _row("a.py::f", 4, kind="method"),  # the uid again: its last row stays
+    ]
+    a.edges = [
+        Edge("CALLS", "a.py::f", "b.py::h", 1.0, "scope", 3),
+        Edge("CALLS", "a.py::f", "<external>::os.path.join", 0.7, "import", 4),
+        Edge("CALLS", "a.py::f", "b.py::h", 0.5, "value-flow", 2),  # (a duplicate)
+        Edge("REFERENCES", "b.py::h", "a.py::ünï", 0.9, "scope", 9),  # another file's
+        Edge("CONTAINS", "a.py::", "a.py::f", 1.0, "scope", 1),
+        Edge("CALLS", "a.py::g", "a.py::missing", 1.0, "scope", 5),  # to no symbol
+    ]
+    a.unresolved = []
+    a.calls_total, a.calls_builtin = 7, 1
+    b = ResolvedFile("b.py")
+    b.symbols = [_row("b.py::h", 5), *(_row(f"b.py::s{i}", i) for i in range(40))]
+    b.edges = [Edge("CALLS", "b.py::h", "<external>::os.path.join", 0.7, "import", 1),
+               Edge("IMPORTS", "b.py::", "<external>::sys", 1.0, "import", 1)]  # fmt: skip
+    b.symbols.append(_row("b.py::", 0))
+    files = []
+    for rf in (a, b):
+        from codeimpact.indexer.state import resolved_blob
+
+        files.append((rf.path, resolved_blob(rf)))
+    for batch in (None, 3):
+        native = _content(tmp_path, True, files, batch, monkeypatch)
+        python = _content(tmp_path, False, files, batch, monkeypatch)
+        _same(native, python)
+    rows = {r["uid"]: r for r in native.symbols.to_pylist()}
+    assert rows["a.py::f"]["kind"] == "method" and rows["a.py::f"]["start_line"] == 4
+    assert rows["a.py::g"]["start_line"] is None and rows["a.py::g"]["exported"] is None
+    assert rows["a.py::ünï"]["signature"] == "(é: 日本)"
+    assert native.foreign == {("REFERENCES", "b.py::h", "a.py::ünï"): ["a.py"]}
+    assert native.ext_refs == {"<external>::os.path.join": 2, "<external>::sys": 1}
+
+
+def test_add_takes_the_same_way(tmp_path):
+    """`add` (a resolution in this process) gathers a ResolvedFile's rows as `add_blob`."""
+    rf = ResolvedFile("a.py", [_row("a.py::f", 1)], [Edge("CALLS", "a.py::f", "a.py::f", 1.0,
+                                                          "scope", 2)])  # fmt: skip
+    for native in (True, False):
+        g = full_graph.FullGraph(tmp_path, native=native)
+        g.add(rf)
+        c = g.finish()
+        assert c.symbols["uid"].to_pylist() == ["a.py::f"] and c.src.tolist() == [0]
+
+
+def test_a_bad_row_is_refused(tmp_path):
+    g = full_graph.FullGraph(tmp_path)
+    with pytest.raises(TypeError):
+        g._gather(g._g, full_graph.KINDS, "a.py", "<external>::", [_row("a.py::f", 1, name=3)],
+                  [])  # fmt: skip
+    with pytest.raises(KeyError):
+        g._gather(g._g, full_graph.KINDS, "a.py", "<external>::", [],
+                  [("NOPE", "a.py::f", "a.py::f", 1.0, "scope", 1)])  # fmt: skip
+    g.abandon()
