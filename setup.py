@@ -154,6 +154,7 @@ setup(
                 "native/core_rows.c",
                 "native/core_index.c",
                 "native/core_calls.c",
+                "native/core_fields.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

@@ -99,6 +99,9 @@ static PyMethodDef core_methods[] = {
     {"typed_list", core_typed_list, METH_VARARGS,
      "typed_list(type, items) -> list: [tuple.__new__(type, x) for x in items] (FileFacts'"
      " lists decoded from marshal)"},
+    {"tuple_fields", core_tuple_fields, METH_VARARGS,
+     "tuple_fields(cls) -> bool: the fields of a named tuple type as read-only slots over its"
+     " items (specialised attribute reads); False, cls unchanged, for another kind of type"},
     {"index_passes", core_index_passes, METH_VARARGS,
      "index_passes(fi, symbols, imports, bindings, returns) -> (adds, aliases, item_aliases):"
      " index_file's passes over a Python file's facts into fi's tables"

@@ -96,6 +96,7 @@ PyObject *core_gather_file(PyObject *self, PyObject *args);
 PyObject *core_names_in(PyObject *self, PyObject *args);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *args);
+PyObject *core_tuple_fields(PyObject *self, PyObject *args);
 PyObject *core_index_passes(PyObject *self, PyObject *args);
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
 

@@ -167,7 +167,9 @@ error:
 
 /* typed_list(type, items): [tuple.__new__(type, x) for x in items] (FileFacts' lists decoded
  * from marshal: every fact of a build passes here, twice for its calls), without a Python
- * call or a second tuple per item. `type` is a tuple subclass without a __dict__. */
+ * call or a second tuple per item. `type` is a tuple subclass without a __dict__. An item of
+ * another size than the type's `_fields` is refused (ValueError): a field read as a slot
+ * (core_fields.c) reads its item unchecked. */
 PyObject *core_typed_list(PyObject *self, PyObject *args) {
     (void)self;
     PyTypeObject *type;
@@ -177,6 +179,13 @@ PyObject *core_typed_list(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "typed_list: the type must be a tuple");
         return NULL;
     }
+    Py_ssize_t want = -1; /* the type's number of fields, if it names them */
+    PyObject *fields = PyObject_GetAttrString((PyObject *)type, "_fields");
+    if (fields == NULL)
+        PyErr_Clear();
+    else if (PyTuple_Check(fields))
+        want = PyTuple_GET_SIZE(fields);
+    Py_XDECREF(fields);
     PyObject *seq = PySequence_Fast(items, "typed_list: the items are no sequence");
     if (seq == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -187,6 +196,12 @@ PyObject *core_typed_list(PyObject *self, PyObject *args) {
         PyObject *t = PyTuple_CheckExact(x) ? Py_NewRef(x) : PySequence_Tuple(x);
         if (t == NULL) goto error;
         Py_ssize_t size = PyTuple_GET_SIZE(t);
+        if (want >= 0 && size != want) {
+            PyErr_Format(PyExc_ValueError, "typed_list: %zd items for the %zd fields of %s", size,
+                         want, type->tp_name);
+            Py_DECREF(t);
+            goto error;
+        }
         PyObject *made = type->tp_alloc(type, size);
         if (made == NULL) {
             Py_DECREF(t);

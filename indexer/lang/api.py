@@ -131,6 +131,12 @@ def _list_makers() -> tuple:
             _lists = tuple(partial(_mapped, partial(tuple.__new__, k)) for k in _KINDS)
         else:
             _lists = tuple(partial(typed, k) for k in _KINDS)
+            # the fields read as slots (native/core_fields.c: a named tuple's field is a
+            # descriptor CPython 3.11 does not specialise; ~3.7% of resolving Django), once
+            # typed_list checks the facts it makes hold every field
+            fields = getattr(_core, "tuple_fields", None)
+            for k in _KINDS if fields is not None else ():
+                fields(k)
     return _lists
 
 
