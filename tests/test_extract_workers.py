@@ -100,3 +100,43 @@ def test_a_scan_that_keeps_no_bytes_indexes_the_same_graph(tmp_path, monkeypatch
     assert reread.parsed == full.parsed == 4
     assert (reread.symbols, reread.edges, reread.calls) == (full.symbols, full.edges, full.calls)
     assert full.edges["CALLS"] >= 2
+
+
+# Each language's query and fact engine are made once, by the process that forks the
+# workers, not by every worker at its first file (~30 ms of query analysis per language).
+_ENGINES_BEFORE_THE_FORK = textwrap.dedent(
+    """
+    import importlib, os, sys
+    from codeimpact.indexer.workers import extract_parallel
+    py = importlib.import_module("codeimpact.indexer.lang.python.extract")
+    queries = importlib.import_module("codeimpact.indexer.lang.queries")
+    made_by = sys.argv[1]
+
+    def noted(make):
+        def wrapper(*args, **kwargs):
+            with open(made_by, "a") as fh:
+                fh.write(f"{os.getpid()}\\n")
+            return make(*args, **kwargs)
+        return wrapper
+
+    # (both are called on a cache miss only: once per language and process)
+    py.fact_engine, queries.QueryRunner = noted(py.fact_engine), noted(queries.QueryRunner)
+    items = [(f"m{i}.py", "python", b"import os\\nos.path.join(1)\\n") for i in range(20)]
+    items += [(f"m{i}.js", "javascript", b"const a = require('b');\\na.c();\\n") for i in range(20)]
+    n, failed = extract_parallel(items, 2, 60.0, None, lambda path, blob: None)
+    assert n == len(items) and not failed, (n, failed)
+    print(os.getpid())
+    """
+)
+
+
+def test_engines_are_made_before_the_workers_are_forked(tmp_path):
+    made_by = tmp_path / "made_by"
+    out = subprocess.run(
+        [sys.executable, "-c", _ENGINES_BEFORE_THE_FORK, str(made_by)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    # python's engine and javascript's runner, made in the parent only
+    made = made_by.read_text().split()
+    assert len(made) >= 2 and set(made) == {out.stdout.strip()}, made
