@@ -2,13 +2,15 @@
 
     python benchmarks/resolve_one.py prep /work/src/django-5.2.8 -o /tmp/dj.facts
     python benchmarks/resolve_one.py run /tmp/dj.facts [--every 4] [--only NAME]
-    valgrind --tool=callgrind --toggle-collect='*resolve_some*' ... run /tmp/dj.facts
+    PYTHONHASHSEED=0 valgrind --tool=callgrind python benchmarks/resolve_one.py run /tmp/dj.facts
 
 `prep` extracts every Python file of a tree once (the facts blobs, marshalled to one file);
 `run` decodes them, builds the project (make_projects) and resolves every Nth file in path
 order as a full build's host does (resolve_file, lookup keys, release, forget), then prints
 the digest of the resolved blobs and lookup keys (equal digests: the same resolution) and
-the CPU of both steps. `--only`: time the project's methods NAME,... (e.g. fixture_edges)
+the CPU of both steps. Compile the sources first (`python -m compileall -q .`) after an
+edit or a `git stash`: a first import compiles them, ~15 M instructions that are not
+resolution's. `--only`: time the project's methods NAME,... (e.g. fixture_edges)
 summed over the run; `--profile FILE`: cProfile the resolution. The code measured is
 the installed one.
 """
@@ -22,6 +24,9 @@ import os
 import sys
 import time
 from pathlib import Path
+
+# (numpy, imported on the way, spins its thread pool: ~16-48 M instructions that vary)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def prep(tree: Path, out: Path) -> None:
