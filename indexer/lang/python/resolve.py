@@ -117,6 +117,7 @@ class PythonProject(
         # whether a file summarised by this project defines a pytest fixture (_summarise);
         # until every file is summarised, fixtures are looked for
         self._fixture_met = self._fixtureless = False
+        self._heritage_values = {}  # values.py _bases_info
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         # the previous run's tables when they can be patched (tables.py): the same paths
@@ -401,8 +402,11 @@ class PythonProject(
         self.write_edges(fi, edges)
         self.class_creation_edges(fi, edges)
 
+        known = self._heritage_values
         for h in f.heritage:
-            r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
+            r = known.get((path, h), MISSING)
+            if r is MISSING:
+                r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
             if r is None:
                 continue
             for ent in members(r[0]):  # (a base imported in a try/except: either)

@@ -591,14 +591,23 @@ class Values:
         """A base of this class is outside the repository or unresolved."""
         return self._bases_info(path, local)[1]
 
+    # (path, heritage fact) -> what its base evaluates to, kept by `_bases_info` when no cut
+    # was met: the file's EXTENDS edges read it (resolve.py file_edges) instead of evaluating
+    # every base chain twice (a full build summarises every class before it resolves a file)
+    _heritage_values: dict
+
     @memoized('("bases", path, local)', "((), False)")
     def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
         fi = self.files[path]
         out = []
         unknown = False
         scope = fi.parent.get(local, "")
+        memo, known = self.memo, self._heritage_values
         for h in self._heritage_of(fi, local):
+            cuts = memo.cuts
             r = self.eval_chain(fi, scope, h.base, h.line, 0)
+            if memo.cuts == cuts:  # (an answer met with no cut: the same in any order)
+                known[(path, h)] = r
             for ent in members(r[0]) if r is not None else (None,):  # (alternatives: each)
                 if ent is not None and ent[0] == "sym" and self._kind(ent) == "class":
                     k = (ent[1], ent[2])
