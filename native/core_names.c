@@ -23,6 +23,52 @@ static void init_table(void) {
 
 static inline int char_class(Py_UCS4 ch) { return ch < 128 ? word_char[ch] : 0; }
 
+/* The identifiers made so far, by their characters: the same few thousand names (`self`,
+ * `assertEqual`, `models`) are cut out of most texts of every file, and each cut made a
+ * new string, hashed it (siphash) to add it to a set where it mostly was already, and freed
+ * it. Here a name met before is the string made the first time (its hash kept), found by a
+ * cheap hash of its characters. Which equal string a set holds does not matter to it nor to
+ * marshal (none is interned). The table is emptied when full: its memory stays bounded. */
+#define NAMES_SLOTS (1 << 16) /* a power of two */
+#define NAMES_MAX (NAMES_SLOTS / 2)
+static PyObject *names_made[NAMES_SLOTS];
+static Py_ssize_t names_count;
+
+static void names_forget(void) {
+    for (Py_ssize_t i = 0; i < NAMES_SLOTS; i++) Py_CLEAR(names_made[i]);
+    names_count = 0;
+}
+
+/* the name `text[first:end]` (an ASCII identifier), a new reference */
+static PyObject *name_of(PyObject *text, int kind, const void *data, Py_ssize_t first,
+                         Py_ssize_t end) {
+    Py_ssize_t n = end - first;
+    uint32_t h = 2166136261u; /* FNV-1a over the characters */
+    for (Py_ssize_t i = first; i < end; i++)
+        h = (h ^ (uint32_t)PyUnicode_READ(kind, data, i)) * 16777619u;
+    size_t slot = h & (NAMES_SLOTS - 1);
+    for (;;) {
+        PyObject *name = names_made[slot];
+        if (name == NULL) break;
+        if (PyUnicode_GET_LENGTH(name) == n) { /* (a made name is ASCII: one byte a char) */
+            const Py_UCS1 *have = PyUnicode_1BYTE_DATA(name);
+            Py_ssize_t i = 0;
+            while (i < n && have[i] == PyUnicode_READ(kind, data, first + i)) i++;
+            if (i == n) return Py_NewRef(name);
+        }
+        slot = (slot + 1) & (NAMES_SLOTS - 1);
+    }
+    PyObject *name = PyUnicode_Substring(text, first, end);
+    if (name == NULL) return NULL;
+    if (names_count >= NAMES_MAX) {
+        names_forget();
+        slot = h & (NAMES_SLOTS - 1);
+    }
+    names_made[slot] = Py_NewRef(name);
+    names_count++;
+    return name;
+}
+
 /* add the identifiers of `text` to `out` */
 static int scan(PyObject *out, PyObject *text) {
 #if PY_VERSION_HEX < 0x030C0000
@@ -46,7 +92,7 @@ static int scan(PyObject *out, PyObject *text) {
         if (first == 0 && i == n && PyUnicode_CheckExact(text)) {
             rc = PySet_Add(out, text);
         } else {
-            PyObject *name = PyUnicode_Substring(text, first, i);
+            PyObject *name = name_of(text, kind, data, first, i);
             if (name == NULL) return -1;
             rc = PySet_Add(out, name);
             Py_DECREF(name);

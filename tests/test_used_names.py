@@ -90,3 +90,17 @@ def test_refuses_what_is_no_text():
         _core.names_in(set(), set(), [("a",)], 1, 0)
     with pytest.raises(ValueError):
         _core.names_in(set(), set(), [("a",)], 0, 7)
+
+
+def test_a_name_cut_again_is_the_string_made_the_first_time():
+    first, again = _scan("self.assertEqual(x)"), _scan("other.assertEqual", "ü.assertEqual")
+    (a,) = [n for n in first if n == "assertEqual"]
+    (b,) = [n for n in again if n == "assertEqual"]
+    assert a is b  # (no new string hashed and freed per text)
+    assert again == {"other", "assertEqual"}
+
+
+def test_names_stay_right_past_the_table_s_bound():
+    texts = [f"m.n{i}_{i % 7}" for i in range(70_000)]  # (the table holds 32,768 names)
+    assert _scan(*texts) == {"m"} | {t[2:] for t in texts}
+    assert _scan("m.n5_5", "m.n69999_6") == {"m", "n5_5", "n69999_6"}
