@@ -74,6 +74,7 @@ _MODULE, _IMPORTED = ImportFact._fields.index("module"), ImportFact._fields.inde
 _BASE = HeritageFact._fields.index("base")
 _TARGET = ReferenceFact._fields.index("target")
 _VALUE = BindingFact._fields.index("value")
+_BOUND = BindingFact._fields.index("name")
 _RETURNED = ReturnFact._fields.index("value")
 _PARAMS, _DECORATORS = SymbolFact._fields.index("params"), SymbolFact._fields.index("decorators")
 _STR, _PAIRS, _STRS = 0, 1, 2  # a str; pairs whose second item is a str; strs
@@ -455,16 +456,19 @@ def binder_names(facts: FileFacts) -> set[str]:
     attribute of `self.x[k] = v` and of `self.x.append(v)`, and a method handing out an item
     of a registry (its own name). Every other name a binder reads is in a text `used_names`
     scans (a value, an annotation, a callee, a decorator, an import)."""
+    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
+
     rules = _rules(facts)
     container_of, registry_store = rules.container_of, rules.registry_store
     local_of = {s.local: s for s in facts.symbols}
     out = {src[0] for src, _ in rules.registry_binders(facts, local_of)}
-    for b in facts.bindings:
+    # (the `self.` facts picked in C: every binding and call of a full build was tested here)
+    for b in _core.rows_prefixed(facts.bindings, _BOUND, "self.", -1):
         name = b.name
-        if "[" in name and name.startswith("self.") and b.scope in local_of:
+        if "[" in name and b.scope in local_of:
             out.add(container_of(name)[5:])
-    for c in facts.calls:
-        if c.args and c.callee.startswith("self.") and c.scope in local_of:
+    for c in _core.rows_prefixed(facts.calls, _CALLEE, "self.", _ARGS):  # (with arguments)
+        if c.scope in local_of:
             attr = registry_store(c)
             if attr is not None:
                 out.add(attr)

@@ -99,6 +99,9 @@ static PyMethodDef core_methods[] = {
     {"typed_list", core_typed_list, METH_VARARGS,
      "typed_list(type, items) -> list: [tuple.__new__(type, x) for x in items] (FileFacts'"
      " lists decoded from marshal)"},
+    {"rows_prefixed", core_rows_prefixed, METH_VARARGS,
+     "rows_prefixed(rows, field, prefix, need) -> list: the rows whose str item `field` starts"
+     " with `prefix` and, when need >= 0, whose item `need` is true, in order"},
     {"tuple_fields", core_tuple_fields, METH_VARARGS,
      "tuple_fields(cls) -> bool: the fields of a named tuple type as read-only slots over its"
      " items (specialised attribute reads); False, cls unchanged, for another kind of type"},

@@ -97,6 +97,7 @@ PyObject *core_names_in(PyObject *self, PyObject *args);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *args);
 PyObject *core_tuple_fields(PyObject *self, PyObject *args);
+PyObject *core_rows_prefixed(PyObject *self, PyObject *args);
 PyObject *core_index_passes(PyObject *self, PyObject *args);
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
 

@@ -181,3 +181,52 @@ fail:
     Py_DECREF(fast);
     return NULL;
 }
+
+/* rows_prefixed(rows, field, prefix, need) -> list: the rows whose item `field` is a str that
+ * starts with `prefix` and, when need >= 0, whose item `need` is true, in their order
+ * (indexer/plan.py binder_names' `self.` calls and bindings: a Python loop's test per fact of
+ * every file of a full build, for the few it keeps). */
+PyObject *core_rows_prefixed(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *rows, *prefix;
+    Py_ssize_t field, need;
+    if (!PyArg_ParseTuple(args, "OnUn:rows_prefixed", &rows, &field, &prefix, &need)) return NULL;
+    if (field < 0) {
+        PyErr_SetString(PyExc_ValueError, "rows_prefixed: negative field");
+        return NULL;
+    }
+    PyObject *fast = PySequence_Fast(rows, "rows_prefixed: rows is not a sequence");
+    if (fast == NULL) return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) goto fail;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    PyObject **row = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *r = row[k];
+        if (!PyTuple_Check(r) || field >= PyTuple_GET_SIZE(r) || need >= PyTuple_GET_SIZE(r)) {
+            PyErr_SetString(PyExc_TypeError, "rows_prefixed: a row is no tuple of those fields");
+            goto fail;
+        }
+        PyObject *text = PyTuple_GET_ITEM(r, field);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "rows_prefixed: a text is %.80s, not str",
+                         Py_TYPE(text)->tp_name);
+            goto fail;
+        }
+        Py_ssize_t match = PyUnicode_Tailmatch(text, prefix, 0, PY_SSIZE_T_MAX, -1);
+        if (match < 0) goto fail;
+        if (!match) continue;
+        if (need >= 0) {
+            int truth = PyObject_IsTrue(PyTuple_GET_ITEM(r, need));
+            if (truth < 0) goto fail;
+            if (!truth) continue;
+        }
+        if (PyList_Append(out, r) < 0) goto fail;
+    }
+    Py_DECREF(fast);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_DECREF(fast);
+    return NULL;
+}

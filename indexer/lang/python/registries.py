@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from codeimpact.indexer.lang.api import FileFacts
+from codeimpact.indexer.lang.api import FileFacts, ReferenceFact
 
 # `self.x`, `self.x[]`, `self.x.setdefault()`: the container an adder stores into
 _STORE_HEAD = re.compile(r"self\.(\w+)(?:\[\]|\.setdefault\(\))?\Z")
@@ -96,10 +96,13 @@ def item_callers(facts: FileFacts, loops: list) -> tuple[set, set]:
 
 def _self_reads(facts: FileFacts) -> dict[tuple[str, int], set[str]]:
     """(scope, line) -> the attributes of `self` read there as values."""
+    from codeimpact.native import _core  # (loaded where first used)
+
     read: dict[tuple[str, int], set[str]] = {}
-    for r in facts.references:
+    # (the `self.` references picked in C: the lookup keys read every file's here)
+    for r in _core.rows_prefixed(facts.references, _TARGET, "self.", -1):
         t = r.target
-        if t.startswith("self.") and r.kind == "read" and t.count(".") == 1:
+        if r.kind == "read" and t.count(".") == 1:
             read.setdefault((r.scope, r.line), set()).add(t[5:])
     return read
 
@@ -172,3 +175,4 @@ def _stores(facts: FileFacts) -> list[tuple[str, str, str]]:
 
 
 _ADDER_NAMES = frozenset(("append", "add", "appendleft", "insert"))
+_TARGET = ReferenceFact._fields.index("target")
