@@ -236,7 +236,17 @@ PyObject *local_chain(Run *run, PyObject *chain, Py_ssize_t start) {
 static int passed_literals(Run *run, PyObject *scope, TSNode node, PyObject *args,
                            PyObject *line) {
     Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if (n == 0) return 0;
+    /* an argument is bound below only under a name `arg$<start>` (call_args's), so a call
+       none of whose names starts so (most) needs no second walk over its arguments */
+    PyObject *prefix = run->e->options[O_LOCAL_PASSED];
+    Py_ssize_t named = 0;
+    for (Py_ssize_t i = 0; i < n && named == 0; i++) {
+        PyObject *name = PyTuple_GET_ITEM(PyTuple_GET_ITEM(args, i), 1);
+        if (!PyUnicode_Check(name)) continue;
+        named = PyUnicode_Tailmatch(name, prefix, 0, PY_SSIZE_T_MAX, -1);
+        if (named < 0) return -1;
+    }
+    if (named == 0) return 0;
     TSNode room[ROOM];
     uint32_t count;
     TSNode *children = children_of(node, room, &count);
