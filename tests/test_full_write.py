@@ -87,3 +87,28 @@ def test_a_killed_writer_is_an_error(tmp_path, writer):
     with pytest.raises(WriterDied, match="without an answer"):
         write_generation(_gen(tmp_path), tables(), {}, 64 << 20, writer=writer)
     assert _children() == []
+
+
+def test_a_table_cut_short_is_the_builder_gone(tmp_path):
+    """The tables go as Arrow IPC streams straight into the pipe (no byte count ahead): a
+    stream that ends before its end marker is the builder gone in the middle of a table,
+    never a table written."""
+    import io
+    import json
+
+    from codeimpact.graph.full_write import _rows, _write_stream
+
+    sink = io.BytesIO()
+    _write_stream(sink, arrow_table(NODE_TABLES["File"], [FILE_ROW] * 50))
+    stream = sink.getvalue()
+    gen = _gen(tmp_path)
+    w = prestart(die_with_parent)
+    head = {"folder": str(gen.path), "number": gen.number, "buffer_pool": 64 << 20}
+    w.to_child.write(json.dumps(head).encode() + b"\n" + b'{"table": "File"}\n')
+    w.to_child.write(stream[: len(stream) // 2])
+    w.to_child.close()
+    line = w.from_child.read().strip().splitlines()[-1]
+    with pytest.raises(RuntimeError, match="in the middle of a table"):  # (its text, sent)
+        _rows(line, w._reap(), w.err)
+    w.cancel()
+    assert _children() == []
