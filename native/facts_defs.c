@@ -213,11 +213,25 @@ static PyObject *local_of(PyObject *seen, PyObject *parent_local, PyObject *name
     return local;
 }
 
-/* one definition's symbol (and heritage or return type), `name` stolen */
-static int symbol_of(Run *run, Def *d, PyObject *name, uint32_t start) {
+/* The parent of `node` found down from `from`, a node holding it (ts_node_parent walks
+ * down from the root, past every statement of the module before it: for a method, from its
+ * class's body is the shorter way); ts_node_parent's answer when `from` does not hold it. */
+static TSNode parent_below(TSNode from, TSNode node) {
+    TSNode parent = from;
+    for (;;) {
+        TSNode next = ts_node_child_with_descendant(parent, node);
+        if (ts_node_is_null(next)) return ts_node_parent(node);
+        if (next.id == node.id) return parent;
+        parent = next;
+    }
+}
+
+/* one definition's symbol (and heritage or return type), `name` stolen; `holder`: the body
+ * of the definition it is in (null at the module's level) */
+static int symbol_of(Run *run, Def *d, PyObject *name, uint32_t start, TSNode holder) {
     const FactEngine *e = run->e;
     TSNode outer = d->node; /* a decorated definition starts at its first decorator */
-    TSNode up = ts_node_parent(d->node);
+    TSNode up = ts_node_is_null(holder) ? ts_node_parent(d->node) : parent_below(holder, d->node);
     if (!ts_node_is_null(up) && role_of(run, up) == R_DECORATED) outer = up;
     bool function_like = d->kind == K_FUNCTION || d->kind == K_METHOD;
     PyObject *params = function_like ? params_of(run, d->node) : PyTuple_New(0);
@@ -291,7 +305,8 @@ int definitions(Run *run) {
                                      parent, d->local};
         run->full_iv[i] = (Interval){start, ts_node_end_byte(d->node), parent, d->local};
         stack[depth++] = i;
-        if (symbol_of(run, d, name, start) < 0) goto done;
+        TSNode holder = parent >= 0 ? run->defs[parent].body : (TSNode){0};
+        if (symbol_of(run, d, name, start, holder) < 0) goto done;
     }
     rc = 0;
 done:
@@ -336,7 +351,7 @@ int decorators(Run *run) {
     Py_ssize_t n = 0;
     for (size_t i = 0; i < count; i++) {
         TSNode dec = part_of(run, run->decorators[i], V_DECORATOR);
-        TSNode up = ts_node_parent(dec);
+        TSNode up = parent_of(run, dec); /* (the definitions' intervals are made) */
         TSNode target = ts_node_is_null(up) ? (TSNode){0} : field_of(run, up, F_DEFINITION);
         PyObject *scope;
         if (!ts_node_is_null(target)) {
