@@ -373,10 +373,12 @@ class FullGraph:
         by_name = sorted(self._reasons)
         rank = np.array([by_name.index(r) for r in self._reasons] or [0], dtype=np.int64)
         reason = np.frombuffer(self._reason, np.int16)
-        ok = np.flatnonzero((src >= 0) & (dst >= 0))
-        rel, src, dst, conf, line, reason = (a[ok] for a in (rel, src, dst, conf, line, reason))
+        ok = (src >= 0) & (dst >= 0)
+        if not ok.all():
+            ok = np.flatnonzero(ok)
+            rel, src, dst, conf, line, reason = (a[ok] for a in (rel, src, dst, conf, line, reason))
         relay = np.array([r == RELAY_REASON for r in self._reasons] or [False])[reason]
-        order = np.lexsort((rank[reason], line, relay, -conf, dst, src, rel))
+        order = _best_first(rel, src, dst, conf, relay, line, rank[reason], len(perm))
         rel, src, dst, conf, line, reason = (a[order] for a in (rel, src, dst, conf, line, reason))
         first = np.ones(len(rel), dtype=bool)
         first[1:] = (rel[1:] != rel[:-1]) | (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
@@ -397,6 +399,21 @@ class FullGraph:
         for n in numbers[np.argsort(met[first], kind="stable")].tolist():
             out[self._uids[n]] = count_of[int(perm[n])]
         return out
+
+
+def _best_first(rel: np.ndarray, src: np.ndarray, dst: np.ndarray, conf: np.ndarray,
+                relay: np.ndarray, line: np.ndarray, rank: np.ndarray, ids: int) -> np.ndarray:  # fmt: skip
+    """The order of the edges by (relation, source, target), each key's best first: the order
+    of np.lexsort((rank, line, relay, -conf, dst, src, rel)), with the key packed in one int64
+    and (relay, line, rank) in another (3 keys sorted instead of 7: 0.038 -> 0.023 s on
+    Django's 193K edges), as long as ids fit its bits."""
+    bits = max(1, int(ids).bit_length())
+    if len(RELS).bit_length() + 2 * bits > 63:
+        return np.lexsort((rank, line, relay, -conf, dst, src, rel))
+    key = (rel.astype(np.int64) << (2 * bits)) | (src << bits) | dst
+    # line: int32 (+2**31 >= 0, 32 bits), rank: a reason's number (< 2**15, an int16)
+    tie = (relay.astype(np.int64) << 47) | ((line + (1 << 31)) << 15) | rank
+    return np.lexsort((tie, -conf, key))
 
 
 def warm_up() -> None:
