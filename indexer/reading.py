@@ -22,18 +22,36 @@ def content_hash(data: bytes) -> str:
     return xxhash.xxh3_64_hexdigest(data)
 
 
+def _read(full: str, max_size: int) -> bytes | int:
+    """The file's bytes up to max_size + 1, or its size when its stat says it is larger.
+    One open, fstat, read and close: open(...).read(max_size + 1) also took a second fstat,
+    an isatty ioctl, a seek and a read of the end, and made a bytes of max_size + 1 (16 MB:
+    a mapping made and unmade) per file (Django's 2,930 files: 0.045 -> 0.031 s)."""
+    fd = os.open(full, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_size:
+            return size
+        data = os.read(fd, size + 1)  # (a read short of it is the end of a regular file)
+        while len(data) == size + 1 and len(data) <= max_size:  # it grew: read on
+            more = os.read(fd, min(1 << 16, max_size + 1 - len(data)))
+            if not more:
+                break
+            data += more
+            size = len(data) - 1
+        return data
+    finally:
+        os.close(fd)
+
+
 def read_source(root: str, path: str, max_size: int) -> ReadResult:
     full = os.path.join(root, path)
     try:
-        size = os.path.getsize(full)
-        if size > max_size:
-            return ReadResult(
-                size, "", "skipped:file_too_large", f"{size} bytes > {max_size}", None
-            )
-        with open(full, "rb") as fh:
-            data = fh.read(max_size + 1)
+        data = _read(full, max_size)
     except OSError as e:
         return ReadResult(0, "", "skipped:unreadable", e.strerror or str(e), None)
+    if isinstance(data, int):
+        return ReadResult(data, "", "skipped:file_too_large", f"{data} bytes > {max_size}", None)
     size = len(data)
     if size > max_size:
         return ReadResult(size, "", "skipped:file_too_large", f"{size} bytes > {max_size}", None)
