@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from codeimpact import options
+from codeimpact.graph import QUIET_BLAS
 from codeimpact.graph.errors import BadInput, CodeImpactError
 from codeimpact.present import (
     cypher_result,
@@ -310,9 +311,10 @@ def run() -> None:
     Only the console script does this: `main` itself stays an ordinary click command, for
     callers in this process (tests, the API).
     """
-    # numpy's OpenBLAS starts a thread per core at import that spins for about 0.1 s of CPU,
-    # taken from the extraction workers; no command does linear algebra
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # numpy's OpenBLAS on one thread (graph/__init__.py QUIET_BLAS): a thread per core spins
+    # ~0.1 s of CPU at its import, taken from the extraction workers
+    for name, value in QUIET_BLAS.items():
+        os.environ.setdefault(name, value)
     # A query loads tens of thousands of acyclic strings and lists (the symbol table) after
     # importing its modules; collecting every 700 allocations walked them again and again:
     # 8% of `graph impact` on Django (median of 8: 0.58 -> 0.53 s). Cycles are still found.

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from codeimpact.graph import layout
+from codeimpact.graph import QUIET_BLAS, layout
 from codeimpact.graph.errors import CorruptIndex
 
 if TYPE_CHECKING:
@@ -55,10 +55,8 @@ if TYPE_CHECKING:
 # on the same tables, ~11K fewer page faults: each thread's own allocator arena) for the
 # same wall. A large tree's writer (a new interpreter) keeps a thread per core.
 PRESTARTED_THREADS = 1
-# The new interpreter's environment beside the caller's (which wins): pyarrow imports
-# numpy, whose OpenBLAS starts a thread per core that spins ~0.05 s of CPU at import; the
-# writer does no linear algebra. (The `graph` command sets it for itself: codeimpact/cli.py.)
-WRITER_ENV = {"OPENBLAS_NUM_THREADS": "1"}
+# The new interpreter's environment beside the caller's (which wins): OpenBLAS on one thread.
+WRITER_ENV = QUIET_BLAS
 
 
 class WriterDied(RuntimeError):
