@@ -99,8 +99,13 @@ class Playback:
         unresolved = out.unresolved
         resolve_site = self.resolve_site
         for call in calls:
-            # (unpacked: a named tuple's field is a generic attribute read in CPython 3.11)
-            scope, callee, line, kind, args, _ = call
+            # (each field a slot read: api's fact types, native/core_fields.c; an unpacking of
+            # a tuple subclass is the generic one, an iterator's steps)
+            scope = call.scope
+            callee = call.callee
+            line = call.line
+            kind = call.kind
+            args = call.args
             if args or kind == "decorator":
                 resolve_site(fi, call, scope, callee, line, kind, args, edges, out)
                 continue
