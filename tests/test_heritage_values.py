@@ -48,3 +48,25 @@ def test_the_edges_read_the_bases_the_summary_evaluated(monkeypatch):
     extends = {(e.src, e.dst) for e in got.edges if e.rel == "EXTENDS"}
     assert ("pkg/m.py::B", "pkg/base.py::Other") in extends
     assert ("pkg/m.py::B", "pkg/m.py::A") in extends
+
+
+def test_library_bases_read_the_bases_the_summary_evaluated(monkeypatch):
+    """The library bases of a class (entry-point rows) read its heritage facts grouped by
+    class and the answers its summary kept, not a scan and an evaluation per class."""
+    files = {
+        **FILES,
+        "pkg/web.py": "from werkzeug.test import Client\nfrom pkg.m import A\n\n\n"
+        "class AppClient(A, Client):\n    pass\n\n\nclass Sub(AppClient):\n    pass\n",
+    }
+    facts = {p: SPEC.extract(src.encode()) for p, src in files.items()}
+    project = PythonProject(facts, SPEC.is_test_path, {})
+    evaluated = []
+    chain = Values.eval_chain
+
+    def spied(self, fi, scope, text, line, *rest):
+        evaluated.append(text)
+        return chain(self, fi, scope, text, line, *rest)
+
+    monkeypatch.setattr(Values, "eval_chain", spied)
+    assert project.library_bases("pkg/web.py", "Sub") == ("werkzeug.test.Client",)
+    assert "Client" not in evaluated

@@ -21,6 +21,7 @@ edge to the external name (`<external>::werkzeug.test.Client.get`, rule `inherit
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.entrypoints import EntryTable
+from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.entrypoints import TABLE
 from codeimpact.indexer.lang.python.index import Entity, FileIndex
@@ -48,16 +49,20 @@ class LibraryCalls:
 
     def _library_bases(self, path: str, cls: str) -> tuple[str, ...]:
         out: list[str] = []
+        known = self._heritage_values
         for p, c in self.mro(path, cls):
             if not self.has_unknown_base(p, c):
                 continue
             fi = self.files[p]
             scope = fi.parent.get(c, "")
-            for h in fi.facts.heritage:
-                if h.scope == c:
+            # (the class's own heritage facts, and what its bases gave when its summary
+            # evaluated them: values.py _bases_info)
+            for h in self._heritage_of(fi, c):
+                r = known.get((p, h), MISSING)
+                if r is MISSING:
                     r = self.eval_chain(fi, scope, h.base, h.line, 0)
-                    if r is not None and r[0][0] == "ext" and r[0][1] not in out:
-                        out.append(r[0][1])
+                if r is not None and r[0][0] == "ext" and r[0][1] not in out:
+                    out.append(r[0][1])
         return tuple(out)
 
     def library_call(self, fi: FileIndex, call, callee: str, src: str, edges, reason: str) -> None:
