@@ -155,18 +155,22 @@ class Values:
     def chain_step(self, found, step, depth, reads):
         name, suffix = step
         if reads is not None:
-            kind = found[0][0]
-            if kind == "inst":
-                self.property_read(found, name, depth, reads)
-            elif kind == ALTS:
-                # one of several values (a helper's parameter): each instance's getter may
-                # run, as an override may (dispatch); value-flow would make it a relay
-                rule = weakest(found[1], "dispatch")
-                for arm in found[0][1]:
-                    if arm[0] == "inst":
-                        self.property_read((arm, rule), name, depth, reads)
+            self.member_reads(found, name, depth, reads)
         r = self.getattr(found[0], name, found[1], depth + 1)
         return self._apply_suffix(r[0], r[1], suffix, depth) if r is not None and suffix else r
+
+    def member_reads(self, found, name, depth, reads) -> None:
+        """The getters reading member `name` of the value `found` runs, to `reads`."""
+        kind = found[0][0]
+        if kind == "inst":
+            self.property_read(found, name, depth, reads)
+        elif kind == ALTS:
+            # one of several values (a helper's parameter): each instance's getter may
+            # run, as an override may (dispatch); value-flow would make it a relay
+            rule = weakest(found[1], "dispatch")
+            for arm in found[0][1]:
+                if arm[0] == "inst":
+                    self.property_read((arm, rule), name, depth, reads)
 
     def chain_end(self, found, depth, _reads):
         return found
