@@ -37,6 +37,7 @@ void runner_free(Runner *r) {
     PyMem_RawFree(r->roots);
     PyMem_RawFree(r->pattern_capture_start);
     PyMem_RawFree(r->pattern_captures);
+    PyMem_RawFree(r->lone);
     PyMem_RawFree(r);
 }
 
@@ -71,6 +72,18 @@ static bool pattern_captures(Runner *r) {
         if (n - start > r->max_pattern_captures) r->max_pattern_captures = n - start;
     }
     r->pattern_capture_start[r->pattern_count] = n;
+    return true;
+}
+
+static bool lone_patterns(Runner *r) {
+    r->lone = PyMem_RawCalloc(r->pattern_count ? r->pattern_count : 1, sizeof(bool));
+    if (r->lone == NULL) return false;
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        const RunnerStep *root = &r->steps[r->first_step[p]];
+        r->lone[p] = root->symbol != 0 && root->field == 0 && root->depth == 0 &&
+                     root->alternative == RUNNER_NONE && !root->is_dead_end &&
+                     root[1].depth == RUNNER_DONE && root[1].alternative == RUNNER_NONE;
+    }
     return true;
 }
 
@@ -131,7 +144,7 @@ Runner *runner_new(const TSLanguage *language, const char *text, uint32_t length
         return NULL;
     }
     if (!runner_export_steps(query, &r->steps, &r->step_count, &r->first_step) ||
-        !pattern_captures(r) || !root_table(r)) {
+        !pattern_captures(r) || !root_table(r) || !lone_patterns(r)) {
         runner_free(r);
         PyErr_NoMemory();
         return NULL;

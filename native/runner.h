@@ -83,6 +83,9 @@ typedef struct {
     uint16_t *pattern_captures;      /* capture ids */
     uint16_t max_pattern_captures;
     bool tuple_shaped; /* a match holds at most one node per capture (no `*`, `+`) */
+    /* by pattern: one step of a node symbol (no field, no alternatives): `(attribute) @m`,
+       whose match is the node it roots at (walk.c's enter makes its state last) */
+    bool *lone;
 } Runner;
 
 /* The slot of root_start for a node's symbol (UINT32_MAX: no pattern can root there) */

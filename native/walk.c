@@ -181,26 +181,64 @@ static int finish(Walk *w, const State *state) {
     return 0;
 }
 
-/* ts_query_cursor__add_state: states stay ordered by start depth, then pattern. */
-static int add_state(Walk *w, uint16_t pattern, uint32_t depth) {
+/* ts_query_cursor__add_state: states stay ordered by start depth, then pattern. Where a
+ * new state of `pattern` at `depth` goes (SIZE_MAX: there is one already). */
+static size_t state_slot(const Walk *w, uint16_t pattern, uint32_t depth) {
     uint16_t first = w->r->first_step[pattern];
     size_t index = w->state_count;
     while (index > 0) {
         const State *prev = &w->states[index - 1];
         if (prev->start_depth < depth) break;
         if (prev->start_depth == depth) {
-            if (prev->pattern == pattern && prev->step == first) return 0;
+            if (prev->pattern == pattern && prev->step == first) return SIZE_MAX;
             if (prev->pattern <= pattern) break;
         }
         index--;
     }
+    return index;
+}
+
+static int add_state(Walk *w, uint16_t pattern, uint32_t depth) {
+    size_t index = state_slot(w, pattern, depth);
+    if (index == SIZE_MAX) return 0;
     State state = {.capture_count = 0,
-                   .step = first,
+                   .step = w->r->first_step[pattern],
                    .pattern = pattern,
                    .start_depth = depth,
                    .seeking_immediate_match = true,
                    .has_in_progress_alternatives = false};
     return insert_state(w, index, &state);
+}
+
+/* The state of a lone pattern (Runner.lone) rooted at `node` once enter has tried it there:
+ * its root step matched (a new state seeks an immediate match: no status, no copy), the
+ * captures taken, at the end of the pattern. */
+static State lone_state(const Runner *r, uint16_t pattern, TSNode node, uint32_t depth) {
+    uint16_t first = r->first_step[pattern];
+    const RunnerStep *step = &r->steps[first];
+    State state = {.capture_count = 0,
+                   .step = (uint16_t)(first + 1),
+                   .pattern = pattern,
+                   .start_depth = depth,
+                   .seeking_immediate_match = false,
+                   .has_in_progress_alternatives = false};
+    for (unsigned k = 0; k < RUNNER_STEP_CAPTURES && step->captures[k] != RUNNER_NONE; k++) {
+        state.nodes[state.capture_count] = node;
+        state.ids[state.capture_count] = step->captures[k];
+        state.capture_count++;
+    }
+    return state;
+}
+
+/* Whether states[j] is the only state of its pattern begun at its depth (its group for the
+ * longest-match pass: the states are ordered by start depth, then pattern). */
+static inline bool alone(const Walk *w, size_t j) {
+    const State *s = &w->states[j];
+    if (j > 0 && w->states[j - 1].start_depth == s->start_depth &&
+        w->states[j - 1].pattern == s->pattern)
+        return false;
+    return !(j + 1 < w->state_count && w->states[j + 1].start_depth == s->start_depth &&
+             w->states[j + 1].pattern == s->pattern);
 }
 
 /* ts_query_cursor__state_precedes */
@@ -281,11 +319,18 @@ static void set_bounds(Walk *w) {
 static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_count,
                  uint32_t depth) {
     const Runner *r = w->r;
-    for (uint32_t i = 0; i < root_count; i++) {
+    /* A lone pattern's new state would be the last one (every other state began higher up,
+       or is finished: a state begun at a sibling is gone once the sibling is left unless it
+       is at its end) and would match at once without touching the others: it is made after
+       the others have tried the node (`lone`), and where nothing else happens its match is
+       emitted without going through the states. */
+    bool lone = root_count == 1 && r->lone[roots[0]];
+    for (uint32_t i = 0; i < root_count && !lone; i++) {
         if (add_state(w, roots[i], depth) < 0) return -1;
     }
 
     bool touched = false, any_done = false, have_node = false, have_status = false;
+    bool matched = false; /* a state took a step (or was copied) */
     Status status = {0};
     TSSymbol symbol = 0;
     bool is_named = false, is_error = false;
@@ -309,6 +354,17 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
         bool does_match = step->symbol == 0 ? !is_error && (is_named || !step->is_named)
                                             : symbol == step->symbol;
         bool anchored = (step->is_immediate && is_named) || state->seeking_immediate_match;
+        if (!does_match && !anchored && !step->field && alone(w, j)) {
+            /* Not this node: the state stays for a later sibling, or fails when there is
+               none. Kept either way, without the status that tells which: one that fails
+               here is left at its parent instead (leave), and until then it only waits,
+               above the nodes entered (deeper ones), alone among its pattern's states begun
+               at its depth (so the longest-match pass compares it with none, and none can
+               join it: they begin at its root, or are copies of it made where it matches).
+               (Not for a field's step: the status's "no later sibling with this field" is
+               query.c's guess, which a later sibling can belie.) */
+            continue;
+        }
         /* the status is asked only where it decides something (not at a pattern's root) */
         if ((!anchored || step->field) && !have_status) {
             status = current_status(w, r->language);
@@ -331,6 +387,7 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
             }
             continue;
         }
+        matched = true;
         /* a later sibling could match this step too: keep a copy that skips this node */
         if (later_sibling_can_match && (step->contains_captures || step->fallible)) {
             State copy = *state;
@@ -368,9 +425,28 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
             copy_count++;
         }
     }
+    if (lone) {
+        State state = lone_state(r, roots[0], node, depth);
+        if (!matched && !any_done) {
+            /* the passes below would only finish it */
+            if (finish(w, &state) < 0) return -1;
+            if (touched) set_bounds(w);
+            return 0;
+        }
+        size_t index = state_slot(w, roots[0], depth);
+        if (index != SIZE_MAX && insert_state(w, index, &state) < 0) return -1;
+        touched = any_done = true;
+    }
     if (!touched && !any_done) return 0; /* the passes below would change nothing */
     /* (the bounds are computed below, after the passes; here they still hold: the loop above
        only stepped states that were tried at this depth, and then `touched` is set) */
+    if (!matched && !any_done) {
+        /* No state took a step and none is at its end: the states are as the last passes
+           left them (sorted, the longest matches kept) but for those that failed here, and
+           the passes would change nothing. */
+        set_bounds(w);
+        return 0;
+    }
 
     /* ts_query_cursor__sort_states_by_capture: a stable insertion sort */
     for (size_t i = 1; i < w->state_count; i++) {

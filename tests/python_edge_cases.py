@@ -408,6 +408,10 @@ EDGE_CASES = {
     "deep_blocks": "".join("    " * i + f"def f{i}(a: int) -> A{i}:\n" for i in range(100))
     + "    " * 100
     + "return x\n",
+    # a broken comprehension whose for_in_clause has two `right:` children: query.c's
+    # cursor drops the state waiting for `right:` at the first, on the field map's word
+    # that no later child has that field; the walk must too (walk.c's enter)
+    "two_rights": "[()for in i,x]\n",
     "no_calls": "x = 1\n",
     "only_comment": "# nothing\n",
     "empty_file": "",
