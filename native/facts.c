@@ -283,6 +283,10 @@ static inline uint16_t construct_of(const Run *run, size_t match) {
     return run->e->construct_of[run->m.matches[match].pattern];
 }
 
+/* the match arrays a FactEngine keeps between runs: up to this many entries each (a file
+   of ~1 MB of Python source has fewer) */
+enum { KEPT_MATCHES = 1 << 16 };
+
 static inline bool is_definition(uint16_t v) { return FAMILY[v] == FAMILY_DEFINITION; }
 
 /* what the local scopes hook is made of */
@@ -508,7 +512,7 @@ static int the_rest(Run *run) {
                     rc = item_facts(run, scope, node, lhs, rhs);
             }
         } else if (v == V_REFERENCE_MEMBER) {
-            rc = member_read(run, construct_node(run, k));
+            rc = member_read(run, construct_node(run, k), run->m.matches[k].parent);
         } else if (v == V_BINDING_CONTEXT || v == V_ASSIGNMENT_MEMBER ||
                    v == V_BINDING_ITERATION || v == V_BINDING_COMPREHENSION) {
             rc = flow_binding(run, k, v);
@@ -589,6 +593,13 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
     }
     chains_next_file();
     Run run = {0};
+    /* (taken from the engine while the run holds them: a hook running another file's facts
+       on this engine starts with none) */
+    run.m.matches = self->kept.matches;
+    run.m.match_cap = self->kept.match_cap;
+    run.m.caps = self->kept.caps;
+    run.m.cap_cap = self->kept.cap_cap;
+    self->kept = (RunnerMatches){0};
     run.member_start = -1;
     run.e = self;
     run.like = argv[0];
@@ -620,7 +631,15 @@ done:
     PyMem_Free(run.calls);
     PyMem_Free(run.callees);
     PyMem_Free(run.known);
-    runner_matches_free(&run.m);
+    if (run.m.match_cap <= KEPT_MATCHES && run.m.cap_cap <= KEPT_MATCHES &&
+        self->kept.matches == NULL && self->kept.caps == NULL) {
+        self->kept.matches = run.m.matches;
+        self->kept.match_cap = run.m.match_cap;
+        self->kept.caps = run.m.caps;
+        self->kept.cap_cap = run.m.cap_cap;
+    } else {
+        runner_matches_free(&run.m);
+    }
     for (Py_ssize_t i = 0; i < run.n_defs; i++) Py_XDECREF(run.defs[i].local);
     PyMem_Free(run.defs);
     PyMem_Free(run.body_iv);

@@ -670,7 +670,7 @@ static bool read_elsewhere(const Run *run, TSNode node, TSNode parent) {
 
 /* a member read as a value (`if obj.p:`, `f"{obj.p}"`, `obj.p + 1`): a reference of kind
  * "read" to its chain (a property's getter may run), in the scope it is read in */
-int member_read(Run *run, TSNode node) {
+int member_read(Run *run, TSNode node, TSNode parent) {
     Py_ssize_t start = (Py_ssize_t)ts_node_start_byte(node);
     Py_ssize_t end = (Py_ssize_t)ts_node_end_byte(node);
     /* a member at the start of the one before it (in match order, outer first) is inside
@@ -686,7 +686,7 @@ int member_read(Run *run, TSNode node) {
     for (size_t j = run->next_callee; j < run->n_calls && c[2 * j] == start; j++) {
         if (c[2 * j + 1] == end) return 0;
     }
-    TSNode parent = parent_of(run, node);
+    if (ts_node_is_null(parent)) parent = parent_of(run, node);
     if (ts_node_is_null(parent) || read_elsewhere(run, node, parent)) return 0;
     PyObject *chain = local_chain(run, hook_on_text(run, H_CALLEE_CHAIN, node), start);
     int ok = usable(chain);

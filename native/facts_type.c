@@ -19,6 +19,7 @@ static const char *const OPTION_NAMES[OPTION_COUNT] = {
 
 static void engine_dealloc(FactEngine *self) {
     runner_free(self->runner);
+    runner_matches_free(&self->kept);
     PyMem_RawFree(self->capture_vocab);
     PyMem_RawFree(self->construct_of);
     PyMem_RawFree(self->role);

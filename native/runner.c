@@ -175,7 +175,8 @@ static int begin_match(RunnerMatches *out, uint16_t pattern) {
     if (out->match_count == out->match_cap &&
         runner_grow((void **)&out->matches, &out->match_cap, sizeof(RunnerMatch)) < 0)
         return -1;
-    out->matches[out->match_count++] = (RunnerMatch){(uint32_t)out->cap_count, pattern, 0};
+    out->matches[out->match_count++] =
+        (RunnerMatch){.capture_start = (uint32_t)out->cap_count, .pattern = pattern};
     return 0;
 }
 

@@ -109,6 +109,9 @@ typedef struct {
     uint32_t capture_start; /* into caps */
     uint16_t pattern;
     uint16_t capture_count;
+    /* a lone pattern's match made by the walk: its node's parent (ts_node_parent), which the
+       walk knows; otherwise a null node (id NULL) */
+    TSNode parent;
 } RunnerMatch;
 
 typedef struct {

@@ -58,11 +58,14 @@ typedef struct {
     uint32_t current_structural; /* next non-extra child's for an extra one)          */
     uint32_t depth;              /* query.c's depth of a visible child here */
     bool owner_visible;          /* leaving the subtree whose children these are is an event */
+    TSSymbol owner_alias;        /* the owner's alias (0: none) and where it starts: with */
+    Length owner_position;       /* the parent level's current child, the owner's TSNode */
 } Level;
 
 typedef struct {
     const Runner *r; /* (NULL when only looking for errors) */
     RunnerMatches *out;
+    TSNode root; /* the start node */
     State *states;
     size_t state_count, state_cap;
     Level *levels;
@@ -165,7 +168,29 @@ static Status current_status(const Walk *w, const TSLanguage *language) {
     return st;
 }
 
-static int finish(Walk *w, const State *state) {
+/* ts_node_new (node.c's is not inlined) */
+static inline TSNode make_node(const TSTree *tree, const Subtree *subtree, Length position,
+                               TSSymbol alias) {
+    return (TSNode){{position.bytes, position.extent.row, position.extent.column, alias},
+                    subtree,
+                    tree};
+}
+
+/* The parent of the node being entered (ts_node_parent's answer): the owner of the
+ * innermost level whose owner is visible (the start node for the first level). */
+static TSNode entered_parent(const Walk *w) {
+    if (w->level_count == 0) return (TSNode){0}; /* (the start node: not known) */
+    for (size_t l = w->level_count; l-- > 1;) {
+        const Level *level = &w->levels[l];
+        if (!level->owner_visible) continue;
+        const Level *up = &w->levels[l - 1];
+        return make_node(w->root.tree, &up->children[up->current], level->owner_position,
+                         level->owner_alias);
+    }
+    return w->root;
+}
+
+static int finish(Walk *w, const State *state, TSNode parent) {
     RunnerMatches *out = w->out;
     if (out->match_count == out->match_cap &&
         runner_grow((void **)&out->matches, &out->match_cap, sizeof(RunnerMatch)) < 0)
@@ -173,8 +198,8 @@ static int finish(Walk *w, const State *state) {
     if (out->cap_count + MAX_STATE_CAPTURES > out->cap_cap &&
         runner_grow((void **)&out->caps, &out->cap_cap, sizeof(RunnerCapture)) < 0)
         return -1;
-    out->matches[out->match_count++] =
-        (RunnerMatch){(uint32_t)out->cap_count, state->pattern, state->capture_count};
+    out->matches[out->match_count++] = (RunnerMatch){(uint32_t)out->cap_count, state->pattern,
+                                                     state->capture_count, parent};
     for (uint16_t i = 0; i < state->capture_count; i++) {
         out->caps[out->cap_count++] = (RunnerCapture){state->nodes[i], state->ids[i]};
     }
@@ -429,7 +454,7 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
         State state = lone_state(r, roots[0], node, depth);
         if (!matched && !any_done) {
             /* the passes below would only finish it */
-            if (finish(w, &state) < 0) return -1;
+            if (finish(w, &state, entered_parent(w)) < 0) return -1;
             if (touched) set_bounds(w);
             return 0;
         }
@@ -498,7 +523,9 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
             State done = *state;
             erase_state(w, j);
             j--;
-            if (finish(w, &done) < 0) return -1;
+            /* (a lone pattern's state finishes where it began: at the node entered) */
+            TSNode parent = r->lone[done.pattern] ? entered_parent(w) : (TSNode){0};
+            if (finish(w, &done, parent) < 0) return -1;
         }
     }
     set_bounds(w);
@@ -514,7 +541,7 @@ static int leave(Walk *w, uint32_t depth) {
         State *state = &w->states[i];
         uint16_t step_depth = r->steps[state->step].depth;
         if (step_depth == RUNNER_DONE && (state->start_depth > depth || depth == 0)) {
-            if (finish(w, state) < 0) return -1;
+            if (finish(w, state, (TSNode){0}) < 0) return -1;
             deleted++;
         } else if (step_depth != RUNNER_DONE && state->start_depth + step_depth > depth) {
             deleted++;
@@ -528,7 +555,7 @@ static int leave(Walk *w, uint32_t depth) {
 }
 
 static int push_level(Walk *w, Subtree owner, const TSLanguage *language, Length position,
-                      uint32_t depth, bool owner_visible) {
+                      uint32_t depth, bool owner_visible, TSSymbol owner_alias) {
     if (w->level_count == w->level_cap &&
         runner_grow((void **)&w->levels, &w->level_cap, sizeof(Level)) < 0)
         return -1;
@@ -544,6 +571,8 @@ static int push_level(Walk *w, Subtree owner, const TSLanguage *language, Length
         .current_structural = 0,
         .depth = depth,
         .owner_visible = owner_visible,
+        .owner_alias = owner_alias,
+        .owner_position = position,
     };
     return 0;
 }
@@ -577,7 +606,8 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
     }
     if (ts_subtree_child_count(top) == 0) return matching ? leave(w, 0) : 0;
     if (push_level(w, top, language,
-                   (Length){ts_node_start_byte(root), ts_node_start_point(root)}, 1, true) < 0)
+                   (Length){ts_node_start_byte(root), ts_node_start_point(root)}, 1, true,
+                   0) < 0)
         return -1;
     while (w->level_count > 0) {
         Level *level = &w->levels[w->level_count - 1];
@@ -620,7 +650,7 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
                 if ((to > from || w->state_count > 0) && depth >= MAX_DEPTH) return 1;
                 if (to > from ||
                     (w->state_count > 0 && (depth <= w->reach || w->done_waiting))) {
-                    if (enter(w, ts_node_new(tree, child, position, alias), r->roots + from,
+                    if (enter(w, make_node(tree, child, position, alias), r->roots + from,
                               to - from, depth) < 0)
                         return -1;
                 }
@@ -629,7 +659,7 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
         if (ts_subtree_child_count(*child) > 0) {
             /* (`level` is stale once the stack grows) */
             if (push_level(w, *child, language, position, visible ? depth + 1 : depth,
-                           visible) < 0)
+                           visible, alias) < 0)
                 return -1;
         } else if (matching && visible && w->state_count > 0) {
             if (leave(w, depth) < 0) return -1;
@@ -641,7 +671,11 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
 }
 
 int walk_run(const Runner *r, TSNode root, bool find_errors, RunnerMatches *out) {
-    Walk w = {.r = r, .out = out, .find_errors = find_errors, .error_row = UINT32_MAX};
+    Walk w = {.r = r,
+              .out = out,
+              .root = root,
+              .find_errors = find_errors,
+              .error_row = UINT32_MAX};
     /* the walk that matches (and finds the errors when asked), or the one that only finds
        the errors: the compiler drops from each loop what it does not do */
     int rc = r != NULL ? walk_tree(&w, root, true) : walk_tree(&w, root, false);
