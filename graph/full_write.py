@@ -17,8 +17,9 @@ same type with the same text (storage_errors reads Kùzu's message; an OSError k
 errno).
 
 A full build may start its writer early (`prestart`): forked while the builder is still
-small, after it imported pyarrow and Kùzu, so the writer needs no interpreter start-up nor
-imports of its own (0.25-0.3 s of CPU on Django, the most of what a process of its own
+small (indexer/full_run.py: as the first resolved file comes, once the sources are freed),
+after it imported pyarrow and the Kùzu module, so the writer needs no interpreter start-up
+nor imports of its own (0.25-0.3 s of CPU on Django, the most of what a process of its own
 cost over a write in the builder) and is ready when the tables are. It waits for a first
 line naming the generation, `{"folder": path, "number": n, "buffer_pool": bytes}`.
 
@@ -176,14 +177,18 @@ class Prestarted:
         self.err.close()
 
 
+def import_writer_modules() -> None:
+    """Import what a prestarted writer uses, so that the child shares them (see `prestart`)."""
+    import pyarrow.ipc  # noqa: F401 - the child reads the tables with it: imported once, here
+
+    from codeimpact.graph import store  # noqa: F401 - Kùzu's (imported by its Writer), likewise
+
+
 def prestart(after_fork: Callable[[int], None]) -> Prestarted:
     """A writer forked now (see the module docstring): call it while this process is small
     and runs no other thread. `after_fork(parent_pid)` runs first in the child (the
     builder's lifeline: the writer dies with it)."""
-    import pyarrow.ipc  # noqa: F401 - the child reads the tables with it: imported once, here
-
-    from codeimpact.graph import store  # noqa: F401 - Kùzu, likewise
-
+    import_writer_modules()
     down_r, down_w = os.pipe()
     up_r, up_w = os.pipe()
     err = tempfile.TemporaryFile()  # noqa: SIM115 - closed by Prestarted.cancel

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib
 import secrets
@@ -46,9 +47,9 @@ from codeimpact.indexer.tables import file_table, write_full_generation
 if TYPE_CHECKING:
     from codeimpact.indexer import full_graph
 
-# Source bytes held (every file's, read by the scan) up to which the database writer is
-# forked early: Django's 2,900 files are ~40 MB; a tree of ~70,000 (the Linux kernel) starts
-# its writer when it writes instead, from a fresh interpreter.
+# Source bytes (every file's, read by the scan) up to which the database writer is forked
+# early: Django's 2,900 files are ~20 MB; a tree of ~70,000 (the Linux kernel) starts its
+# writer when it writes instead, from a fresh interpreter.
 PRESTART_MAX_BYTES = 128 << 20
 
 
@@ -68,30 +69,49 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
         @functools.cache  # once
         def start_arrow() -> None:
             # the full build's graph needs pyarrow (incremental runs go without its
-            # import time): imported, set up and started while the workers extract
+            # import time): imported, set up and started while the workers extract, with
+            # what the database writer forked later needs (it shares them: no imports of
+            # its own)
             full_graph = importlib.import_module("codeimpact.indexer.full_graph")
-            not_now = _prestart_refusal(run)  # before Arrow starts its threads: a fork copies one
-            run.forks["database writer"] = not_now or FORKED
-            if not not_now:
-                writer.append(full_write.prestart(die_with_parent))
-                arrow_scope.callback(writer[0].cancel)
+            full_write.import_writer_modules()
             full_graph.warm_up()
             arrow_scope.enter_context(malloc_pool())
 
-        return _full_graph(run, reason, probe, start_arrow, writer)
+        def start_writer(sources: int) -> None:
+            not_now = _prestart_refusal(sources)
+            run.forks["database writer"] = not_now or FORKED
+            if not not_now:
+                _trim_heap()
+                writer.append(full_write.prestart(die_with_parent))
+                arrow_scope.callback(writer[0].cancel)
+
+        return _full_graph(run, reason, probe, start_arrow, start_writer, writer)
 
 
-def _prestart_refusal(run: Run) -> str:
+def _prestart_refusal(sources: int) -> str:
     """Empty when the database writer is forked now (graph/full_write.py `prestart`), else why
     not: it keeps what this process holds at the fork (pages this process frees later stay
-    the writer's until it ends), so only while that is small, and only when no other thread
-    runs. Otherwise it starts as a new interpreter when the tables are ready."""
-    held = sum(map(len, run.data.values()))
-    if held > PRESTART_MAX_BYTES:
+    the writer's until it ends), so only in a small tree's build (`sources`: the bytes its
+    scan read), and only when no other thread runs. Otherwise it starts as a new interpreter
+    when the tables are ready."""
+    if sources > PRESTART_MAX_BYTES:
         limit = PRESTART_MAX_BYTES >> 20
-        return f"a new interpreter later: {held >> 20} MB of sources held, over {limit} MB"
+        return f"a new interpreter later: {sources >> 20} MB of sources read, over {limit} MB"
     unsafe = fork_unsafe_reason()
     return f"a new interpreter later: {unsafe}" if unsafe else ""
+
+
+def _trim_heap() -> None:
+    """Give the C allocator's free pages back to the OS (glibc's malloc_trim; elsewhere
+    nothing). Before the writer's fork: the pages of every source file's bytes, freed after
+    the extraction but kept by the allocator, would be the writer's from the fork on (the
+    builder's next allocations write them: each page then copied for the writer, which
+    kept ~19 MB of Django's sources through the resolution, the build's peak)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
 
 
 def _sidecars_stay(run: Run) -> str:
@@ -105,12 +125,16 @@ def _sidecars_stay(run: Run) -> str:
 
 
 def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
-                start_arrow: Callable[[], None],
+                start_arrow: Callable[[], None], start_writer: Callable[[int], None],
                 writer: list[full_write.Prestarted]) -> AnalyzeReport:  # fmt: skip
     t = time.perf_counter()
     facts, parsed = run.facts_for(run.records, start_arrow)
     start_arrow()  # when every file's facts came from the cache
+    sources = sum(map(len, run.data.values()))
     run.data.clear()  # every source file's bytes (shared with the caller): last used here
+    # the writer is forked once these are freed, as the first resolved file comes (the
+    # builder waits for it meanwhile: the fork is on no one's path)
+    begin = functools.cache(functools.partial(start_writer, sources))  # once
     run.phase("extract", t)
     from codeimpact.indexer import full_graph
 
@@ -118,7 +142,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     graph = full_graph.FullGraph(run.idx)
     try:
         token = secrets.token_hex(4)
-        modules, summaries, used, resolvers = _resolve_all(run, facts, graph, token)
+        modules, summaries, used, resolvers = _resolve_all(run, facts, graph, token, begin)
         shared = staged(run.idx, token)
         # Millions of small objects: freeing them took 0.09 s on Django and gives the OS
         # no memory back. When memory allows they are freed by a thread during Kùzu's
@@ -191,11 +215,11 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     return run.report("full", gen.number, stats, incomplete, reason, n_resolved)
 
 
-def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph,
-                 token: str) -> tuple:  # fmt: skip
+def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token: str,
+                 begin: Callable[[], None]) -> tuple:  # fmt: skip
     """Resolve every file into `graph`; returns the module names, the resolvers'
     summaries and each file's lookup keys (the shared summaries: files named by `token`,
-    resolution.staged)."""
+    resolution.staged). `begin()` runs once, before the first file is gathered."""
     lang_of = {r.path: r.language for r in run.records}
     used: dict[str, bytes] = {}
     order = sorted(facts)
@@ -228,12 +252,16 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph,
         split = (functools.partial(worth_splitting, lang_of=lang_of), parted)
         host = Host(build, encoder, workers, order, built, split)
         for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe), 1):
+            if i == 1:
+                begin()
             graph.add_blob(path, blob)
             used[path] = keys
             tick(i)
+        begin()  # (none came)
         if host.split:
             run.forks["resolve partitions"] = FORKED
         return host.modules, host.summaries, used, {}
+    begin()
     projects = build()
     built(projects)
     for i, path in enumerate(order, 1):
