@@ -21,7 +21,9 @@ small (indexer/full_run.py: as the first resolved file comes, once the sources a
 after it imported pyarrow and the Kùzu module, so the writer needs no interpreter start-up
 nor imports of its own (0.25-0.3 s of CPU on Django, the most of what a process of its own
 cost over a write in the builder) and is ready when the tables are. It waits for a first
-line naming the generation, `{"folder": path, "number": n, "buffer_pool": bytes}`.
+line naming the generation, `{"folder": path, "number": n, "buffer_pool": bytes}`, which
+the builder sends (`Prestarted.begin`) as its resolution ends: the writer then creates the
+database and its schema (~0.14 s on Django) while the builder makes the tables.
 
 Protocol, parent to child: per table a line `{"table": name}` and an Arrow IPC stream (which
 says where it ends); then a line `{"meta": ...}`. Child to parent, at the end: one line, `{"rows":
@@ -146,11 +148,22 @@ class Prestarted:
     to_child: IO[bytes]
     from_child: IO[bytes]
     err: IO[bytes]  # the child's stderr
+    begun: layout.Generation | None = None  # named to the child by `begin`
+
+    def begin(self, gen: layout.Generation, buffer_pool: int) -> None:
+        """Name the generation to the child now: it creates the database and its schema
+        while the caller makes the tables (then `write` them, to the same generation)."""
+        self.begun = gen
+        with contextlib.suppress(BrokenPipeError):  # the writer died: `write` says why
+            self.to_child.write(_head(gen, buffer_pool))
+            self.to_child.flush()
 
     def write(self, gen: layout.Generation, tables: Iterable[tuple[str, pa.Table]],
               meta: dict[str, Any], buffer_pool: int) -> dict[str, int]:  # fmt: skip
         try:
-            head = {"folder": str(gen.path), "number": gen.number, "buffer_pool": buffer_pool}
+            if self.begun is not None and self.begun != gen:
+                raise ValueError(f"the writer was begun for {self.begun}, not {gen}")
+            head = None if self.begun is not None else _head(gen, buffer_pool)
             line = _feed(self.to_child, self.from_child, tables, meta, head)
             status = self._reap()
         except BaseException:
@@ -220,13 +233,19 @@ def _prestarted_child(source: IO[bytes], out: IO[bytes]) -> None:
     _run(gen, int(head["buffer_pool"]), source, out, PRESTARTED_THREADS)
 
 
+def _head(gen: layout.Generation, buffer_pool: int) -> bytes:
+    """The first line to a prestarted writer: the generation it writes."""
+    head = {"folder": str(gen.path), "number": gen.number, "buffer_pool": buffer_pool}
+    return json.dumps(head).encode() + b"\n"
+
+
 def _feed(to_child: IO[bytes], from_child: IO[bytes], tables: Iterable[tuple[str, pa.Table]],
-          meta: dict[str, Any], head: dict | None = None) -> bytes:  # fmt: skip
+          meta: dict[str, Any], head: bytes | None = None) -> bytes:  # fmt: skip
     """Send the tables and meta (after `head`, a prestarted writer's generation) to the
     writer; returns its answer line (b"": none)."""
     try:
         if head is not None:
-            to_child.write(json.dumps(head).encode() + b"\n")
+            to_child.write(head)
         for name, table in tables:
             to_child.write(json.dumps({"table": name}).encode() + b"\n")
             _write_stream(to_child, table)

@@ -1,12 +1,13 @@
 """The full build's database written by a process of its own (graph/full_write.py): what it
 raised comes back as such, and a writer that dies is an error, never a half-written answer.
 Each test runs with a writer started at the write (a fresh interpreter) and with one forked
-beforehand (`prestart`, as a full build does while its workers extract)."""
+beforehand (`prestart`, as a full build does before it resolves)."""
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -60,6 +61,26 @@ def test_the_tables_and_meta_are_written_and_counted(tmp_path, writer):
     res = conn.execute("MATCH (m:Meta {key: 'mode'}) RETURN m.value")
     assert res.get_next()[0] == '"full"'
     assert _children() == []  # waited for
+
+
+def test_a_begun_writer_makes_the_database_before_the_tables_come(tmp_path):
+    # a full build names the generation as its resolution ends: the writer makes the
+    # database and its schema while the builder still makes the tables
+    gen = _gen(tmp_path)
+    w = prestart(die_with_parent)
+    try:
+        w.begin(gen, 64 << 20)
+        deadline = time.monotonic() + 60
+        while not gen.db_path.exists():  # made by the child alone: nothing else sent yet
+            assert time.monotonic() < deadline, "the begun writer made no database"
+            time.sleep(0.01)
+        rows = write_generation(gen, [("File", arrow_table(NODE_TABLES["File"], [FILE_ROW]))],
+                                {"generation": 1, "mode": "full"}, 64 << 20,
+                                writer=w)  # fmt: skip
+    finally:
+        w.cancel()
+    assert rows["File"] == 1 and rows["Symbol"] == 0
+    assert _children() == []
 
 
 def test_what_the_writer_raised_is_raised_here(tmp_path, writer):
