@@ -199,33 +199,118 @@ static PyObject *callee_form(PyObject *text) {
  * once either is past CHAIN_KEPT texts (chains_next_file), inside one only past four times
  * that (a caller without the engine). */
 enum { CHAIN_KEPT = 1 << 14 };
-static PyObject *chains_seen, *callees_seen; /* dict: bytes -> str or None */
+
+/* A table of kept answers: text (bytes) -> answer (str or None), looked up by the text's
+ * bytes (the fact engine's spans of the source, without a bytes object; a dict's lookup
+ * hashed a new bytes object with SipHash each time: ~420 instructions a lookup). Open
+ * addressing, linear probing, at most half full. */
+typedef struct {
+    PyObject *text, *answer; /* NULL text: empty */
+    uint64_t hash;
+} Kept;
+
+typedef struct {
+    Kept *slots;
+    size_t cap, count; /* cap: 0 or a power of two */
+} KeptTable;
+
+static KeptTable chains_seen, callees_seen;
+
+static inline uint64_t text_hash(const char *p, Py_ssize_t n) {
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+    return h ^ (h >> 29);
+}
+
+static PyObject *kept_find(const KeptTable *t, const char *p, Py_ssize_t n, uint64_t h) {
+    if (t->cap == 0) return NULL;
+    for (size_t i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        const Kept *k = &t->slots[i];
+        if (k->text == NULL) return NULL;
+        if (k->hash == h && PyBytes_GET_SIZE(k->text) == n &&
+            memcmp(PyBytes_AS_STRING(k->text), p, (size_t)n) == 0)
+            return k->answer;
+    }
+}
+
+static void kept_place(KeptTable *t, Kept entry) {
+    size_t i = entry.hash & (t->cap - 1);
+    while (t->slots[i].text != NULL) i = (i + 1) & (t->cap - 1);
+    t->slots[i] = entry;
+}
+
+/* takes a reference to `answer` (and a new one to `text`); -1 with MemoryError */
+static int kept_add(KeptTable *t, PyObject *text, PyObject *answer, uint64_t h) {
+    if (2 * (t->count + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        Kept *slots = PyMem_Calloc(cap, sizeof(Kept));
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        Kept *old = t->slots;
+        size_t old_cap = t->cap;
+        t->slots = slots;
+        t->cap = cap;
+        for (size_t i = 0; i < old_cap; i++) {
+            if (old[i].text != NULL) kept_place(t, old[i]);
+        }
+        PyMem_Free(old);
+    }
+    kept_place(t, (Kept){Py_NewRef(text), answer, h});
+    t->count++;
+    return 0;
+}
+
+static void kept_clear(KeptTable *t) {
+    if (t->count == 0) return;
+    for (size_t i = 0; i < t->cap; i++) {
+        Kept *k = &t->slots[i];
+        if (k->text == NULL) continue;
+        Py_DECREF(k->text);
+        Py_DECREF(k->answer);
+        k->text = k->answer = NULL;
+    }
+    t->count = 0;
+}
 
 /* both at once: a callee's kept plain chain must stay the chain's kept answer */
 static void forget_chains(void) {
-    if (chains_seen != NULL) PyDict_Clear(chains_seen);
-    if (callees_seen != NULL) PyDict_Clear(callees_seen);
+    kept_clear(&chains_seen);
+    kept_clear(&callees_seen);
 }
 
-static PyObject *kept_answer(PyObject **seen, PyObject *text, PyObject *(*answer)(PyObject *)) {
-    if (*seen == NULL && (*seen = PyDict_New()) == NULL) return NULL;
-    PyObject *hit = PyDict_GetItemWithError(*seen, text);
+/* the kept answer for the text p[0 .. n) (`text`: those bytes as an object, or NULL: made
+ * when needed), or answer(text) kept */
+static PyObject *kept_answer(KeptTable *seen, const char *p, Py_ssize_t n, PyObject *text,
+                             PyObject *(*answer)(PyObject *)) {
+    uint64_t h = text_hash(p, n);
+    PyObject *hit = kept_find(seen, p, n, h);
     if (hit != NULL) return Py_NewRef(hit);
-    if (PyErr_Occurred()) return NULL;
+    PyObject *made = NULL;
+    if (text == NULL && (text = made = PyBytes_FromStringAndSize(p, n)) == NULL) return NULL;
     PyObject *out = answer(text);
-    if (out == NULL) return NULL;
-    if (PyDict_GET_SIZE(*seen) >= 4 * CHAIN_KEPT) forget_chains();
-    if (PyDict_SetItem(*seen, text, out) < 0) {
-        Py_DECREF(out);
-        return NULL;
+    if (out != NULL) {
+        if (seen->count >= 4 * CHAIN_KEPT) forget_chains();
+        if (kept_add(seen, text, Py_NewRef(out), h) < 0) {
+            Py_DECREF(out); /* (kept_add dropped nothing: its reference too) */
+            Py_DECREF(out);
+            out = NULL;
+        }
     }
+    Py_XDECREF(made);
     return out;
 }
 
 static PyObject *chain_answer(PyObject *text) { return chain_text(NULL, text); }
 
+PyObject *chain_of_span(const char *p, Py_ssize_t n) {
+    return kept_answer(&chains_seen, p, n, NULL, chain_answer);
+}
+
 PyObject *chain_of_bytes(PyObject *text) {
-    return kept_answer(&chains_seen, text, chain_answer);
+    return kept_answer(&chains_seen, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text), text,
+                       chain_answer);
 }
 
 static PyObject *callee_answer(PyObject *text) {
@@ -235,14 +320,17 @@ static PyObject *callee_answer(PyObject *text) {
     return callee_form(text);
 }
 
+PyObject *callee_chain_of_span(const char *p, Py_ssize_t n) {
+    return kept_answer(&callees_seen, p, n, NULL, callee_answer);
+}
+
 PyObject *callee_chain_of_bytes(PyObject *text) {
-    return kept_answer(&callees_seen, text, callee_answer);
+    return kept_answer(&callees_seen, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text), text,
+                       callee_answer);
 }
 
 void chains_next_file(void) {
-    if ((chains_seen != NULL && PyDict_GET_SIZE(chains_seen) > CHAIN_KEPT) ||
-        (callees_seen != NULL && PyDict_GET_SIZE(callees_seen) > CHAIN_KEPT))
-        forget_chains();
+    if (chains_seen.count > CHAIN_KEPT || callees_seen.count > CHAIN_KEPT) forget_chains();
 }
 
 static int bytes_arg(const char *name, PyObject *text) {

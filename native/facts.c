@@ -86,6 +86,9 @@ PyObject *hook_on_text(const Run *run, int hook, TSNode node) {
     const char *ptr;
     Py_ssize_t len;
     span(run, node, &ptr, &len);
+    if (hook == H_CHAIN && run->e->native_chain) return chain_of_span(ptr, len);
+    if (hook == H_CALLEE_CHAIN && run->e->native_callee_chain)
+        return callee_chain_of_span(ptr, len);
     PyObject *text = PyBytes_FromStringAndSize(ptr, len);
     if (text == NULL) return NULL;
     PyObject *out = call_text_hook(run->e, hook, text);

@@ -309,13 +309,16 @@ int call_fact(Run *run, size_t i) {
         scope = scope_at(run->body_iv, run->n_defs, start);
         kind = S_CALL;
     }
-    PyObject *text = PyBytes_FromStringAndSize(run->src + start, end - start);
-    PyObject *chain = text ? call_text_hook(run->e, H_CALLEE_CHAIN, text) : NULL;
-    chain = local_chain(run, chain, start);
-    if (chain == Py_None) {
-        Py_SETREF(chain, unknown_chain(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)));
+    PyObject *chain;
+    if (run->e->native_callee_chain) {
+        chain = callee_chain_of_span(run->src + start, end - start);
+    } else {
+        PyObject *text = PyBytes_FromStringAndSize(run->src + start, end - start);
+        chain = text ? call_text_hook(run->e, H_CALLEE_CHAIN, text) : NULL;
+        Py_XDECREF(text);
     }
-    Py_XDECREF(text);
+    chain = local_chain(run, chain, start);
+    if (chain == Py_None) Py_SETREF(chain, unknown_chain(run->src + start, end - start));
     PyObject *line = chain == NULL ? NULL : line_of(callee);
     if (line == NULL || passed_literals(run, scope, part_of(run, match, V_ARGUMENTS), args,
                                         line) < 0) {

@@ -168,6 +168,9 @@ extern const char cached_chain_doc[], cached_callee_chain_doc[];
 /* the answers cached_chain and cached_callee_chain keep, for bytes `text` (new references) */
 PyObject *chain_of_bytes(PyObject *text);
 PyObject *callee_chain_of_bytes(PyObject *text);
+/* the same for the text p[0 .. n) (no bytes object made when the answer is kept) */
+PyObject *chain_of_span(const char *p, Py_ssize_t n);
+PyObject *callee_chain_of_span(const char *p, Py_ssize_t n);
 /* between two files of the fact engine: the kept answers emptied once past their bound */
 void chains_next_file(void);
 

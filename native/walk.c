@@ -98,6 +98,26 @@ static void erase_state(Walk *w, size_t index) {
     w->state_count--;
 }
 
+/* language.c's ts_language_symbol_metadata and node.c's ts_node_symbol and
+ * ts_node_is_named, inline (the runtime's own are calls into another file) */
+static inline TSSymbolMetadata symbol_metadata(const TSLanguage *language, TSSymbol symbol) {
+    if (symbol == ts_builtin_sym_error) return (TSSymbolMetadata){.visible = true, .named = true};
+    if (symbol == ts_builtin_sym_error_repeat) return (TSSymbolMetadata){0};
+    return language->symbol_metadata[symbol];
+}
+
+static inline TSSymbol node_symbol(const TSLanguage *language, TSNode node) {
+    TSSymbol symbol = (TSSymbol)node.context[3];
+    if (!symbol) symbol = ts_subtree_symbol(*(const Subtree *)node.id);
+    return symbol == ts_builtin_sym_error ? symbol : language->public_symbol_map[symbol];
+}
+
+static inline bool node_is_named(const TSLanguage *language, TSNode node) {
+    TSSymbol alias = (TSSymbol)node.context[3];
+    return alias ? symbol_metadata(language, alias).named
+                 : ts_subtree_named(*(const Subtree *)node.id);
+}
+
 /* ts_tree_cursor_current_status for the child being visited at the top level (its field
  * and its later siblings; the walk runs no supertype steps). */
 typedef struct {
@@ -118,7 +138,7 @@ static Status current_status(const Walk *w, const TSLanguage *language) {
         /* stop walking up at a visible ancestor: fields refer to nodes through hidden
            wrapper nodes */
         TSSymbol entry_symbol = SUBTREE_SYMBOL(*entry, level->current_structural);
-        if (l != w->level_count - 1 && ts_language_symbol_metadata(language, entry_symbol).visible)
+        if (l != w->level_count - 1 && symbol_metadata(language, entry_symbol).visible)
             break;
         if (!st.has_later_named_siblings) {
             uint32_t structural_index = level->current_structural;
@@ -126,7 +146,7 @@ static Status current_status(const Walk *w, const TSLanguage *language) {
             for (uint32_t j = level->current + 1; j < level->count; j++) {
                 Subtree sibling = level->children[j];
                 TSSymbol symbol = SUBTREE_SYMBOL(sibling, structural_index);
-                TSSymbolMetadata metadata = ts_language_symbol_metadata(language, symbol);
+                TSSymbolMetadata metadata = symbol_metadata(language, symbol);
                 if (metadata.visible) {
                     st.has_later_siblings = true;
                     if (metadata.named) {
@@ -371,8 +391,8 @@ static int enter(Walk *w, TSNode node, const uint16_t *roots, uint32_t root_coun
         if (state->start_depth + step->depth != depth) continue;
         touched = true;
         if (!have_node) {
-            symbol = ts_node_symbol(node);
-            is_named = ts_node_is_named(node);
+            symbol = node_symbol(r->language, node);
+            is_named = node_is_named(r->language, node);
             is_error = symbol == ts_builtin_sym_error;
             have_node = true;
         }
@@ -554,7 +574,7 @@ static int leave(Walk *w, uint32_t depth) {
     return 0;
 }
 
-static int push_level(Walk *w, Subtree owner, const TSLanguage *language, Length position,
+static inline int push_level(Walk *w, Subtree owner, const TSLanguage *language, Length position,
                       uint32_t depth, bool owner_visible, TSSymbol owner_alias) {
     if (w->level_count == w->level_cap &&
         runner_grow((void **)&w->levels, &w->level_cap, sizeof(Level)) < 0)
@@ -575,6 +595,12 @@ static int push_level(Walk *w, Subtree owner, const TSLanguage *language, Length
         .owner_position = position,
     };
     return 0;
+}
+
+/* Whether leaving a node at `depth` can change the states: one tries a step below it, or one
+ * is finished (most visible nodes are left with neither). */
+static inline bool leave_matters(const Walk *w, uint32_t depth) {
+    return w->state_count > 0 && (depth < w->reach || w->done_waiting);
 }
 
 /* query.c keeps start depths in 16 bits; deeper trees are left to its cursor */
@@ -615,7 +641,9 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
             bool owner_visible = level->owner_visible;
             uint32_t owner_depth = level->depth - 1;
             w->level_count--;
-            if (matching && owner_visible && leave(w, owner_depth) < 0) return -1;
+            if (matching && owner_visible && leave_matters(w, owner_depth) &&
+                leave(w, owner_depth) < 0)
+                return -1;
             continue;
         }
         const Subtree *child = &level->children[level->index];
@@ -661,7 +689,7 @@ static inline int walk_tree(Walk *w, TSNode root, const bool matching) {
             if (push_level(w, *child, language, position, visible ? depth + 1 : depth,
                            visible, alias) < 0)
                 return -1;
-        } else if (matching && visible && w->state_count > 0) {
+        } else if (matching && visible && leave_matters(w, depth)) {
             if (leave(w, depth) < 0) return -1;
         }
     }
