@@ -17,9 +17,9 @@ they return the class far more often than anything else.
 
 from __future__ import annotations
 
-from codeimpact.indexer.lang.engine.memo import memoized
+from codeimpact.indexer.lang.engine.memo import MISSING, memoized
 from codeimpact.indexer.lang.engine.rules import weakest
-from codeimpact.indexer.lang.python.index import MAX_DEPTH, Entity, FileIndex
+from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity, FileIndex
 
 _FUNCTIONS = ("function", "method")
 _DECORATED = ("class", *_FUNCTIONS)
@@ -149,6 +149,13 @@ class Decorators:
         for c in fi.facts.calls:
             if c.kind == "decorator":
                 lines.setdefault((c.scope, c.callee), c.line)
+        # (scope, chain) -> [what it applies, its application, its result or MISSING]: the
+        # same for each definition of a scope it decorates (Django: 3.8K of 6.3K decorators
+        # repeat one of their scope, `@override_settings(...)` on each test method), unless
+        # the line matters: the chain's first name bound twice or more in the scope, where
+        # the lookups are not kept either (names.py lookup_name), or a cut was met
+        known: dict[tuple[str, str], list] = {}
+        names, memo = fi.names, self.memo
         for local, sym in decorated:
             scope = fi.parent.get(local, "")
             src = self.uid(fi.path, scope)
@@ -156,13 +163,18 @@ class Decorators:
             for chain in reversed(sym.decorators):
                 called = chain.endswith("()")
                 line = lines.get((local, chain[:-2] if called else chain), sym.start_line)
-                r = self._applied(fi, scope, chain, line, 0)
-                if r is None:
-                    continue
-                applied, reason = r
-                found = self._application(applied)
+                hit = known.get((scope, chain))
+                if hit is None:
+                    cuts = memo.cuts
+                    r = self._applied(fi, scope, chain, line, 0)
+                    hit = [r, self._application(r[0]) if r is not None else None, MISSING]
+                    head = chain.partition(".")[0].partition("(")[0]
+                    if memo.cuts == cuts and len(names.get(scope, NO_NAMES).get(head, ())) < 2:
+                        known[(scope, chain)] = hit
+                r, found = hit[0], hit[1]
                 if found is None:
                     continue
+                applied, reason = r
                 target, sinks = found
                 if called:  # `@d(x)`: d(x) is called by the call fact, its result here
                     self._call_applied(applied, target, weakest("decorator", reason), edges,
@@ -170,7 +182,12 @@ class Decorators:
                 if sinks and value[0] == "sym":
                     self._flow_into(sinks, value, edges, src, line)
                 if sym.kind != "class":
-                    res = self._application_result(applied, 0)
+                    res = hit[2]
+                    if res is MISSING:
+                        cuts = memo.cuts
+                        res = self._application_result(applied, 0)
+                        if memo.cuts == cuts:
+                            hit[2] = res
                     if res is not None:
                         value = res
 

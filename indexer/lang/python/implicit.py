@@ -27,6 +27,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import NO_NAMES, FileIndex, parse_steps
+from codeimpact.indexer.lang.python.reads import class_body_calls
 from codeimpact.indexer.lang.python.values import _member_rule
 
 # builtin -> the methods of its first argument's class it calls (the first one defined)
@@ -198,14 +199,12 @@ class Implicit:
                 if target is not None and target[0] == "sym" and self._kind(target) == "method":
                     src = self.uid(path, fi.parent.get(cls, ""))
                     edges.call(src, self.ent_uid(target), "inheritance", line)
+        # (the file's summary found them when this project made it: a full build's files)
+        class_calls = self._class_calls.pop(path, None)
         if "__set_name__" in methods:
-            syms = fi.syms
-            for b in fi.facts.bindings:
-                if not b.is_call or "." in b.name:
-                    continue
-                sym = syms.get(b.scope)
-                if sym is None or sym.kind != "class":
-                    continue
+            if class_calls is None:
+                class_calls = class_body_calls(fi, [])
+            for b in class_calls:
                 r = self.eval_chain(fi, b.scope, b.value, b.line, 0)
                 if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
                     src = self.uid(path, fi.parent.get(b.scope, ""))

@@ -31,25 +31,34 @@ def property_decorated(decorators: tuple) -> bool:
     return any(d == "property" or d.endswith("cached_property") for d in decorators)
 
 
-def read_summary(
-    fi: FileIndex, decorated: list
-) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """(names of the file's property methods, (attribute, class name) of the class
-    attributes bound to a call of a class name: descriptor instances when that class defines
-    `__get__`), given the file's decorated definitions. Plain tuples: summaries are
-    marshalled for the next run."""
-    props = sorted({s.name for s in decorated
-                    if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
-    stored = set()
+def class_body_calls(fi: FileIndex, out: list) -> list:
+    """The bindings of the class bodies of a file to a call (`name = C(...)`): stored
+    descriptors (read_summary), `__set_name__` (implicit.py), to `out`."""
     syms = fi.syms
     for b in fi.facts.bindings:
         if not b.is_call or "." in b.name:
             continue
         sym = syms.get(b.scope)
         if sym is not None and sym.kind == "class":
-            steps = parse_steps(b.value)
-            if steps:
-                stored.add((b.name, steps[-1][0]))
+            out.append(b)
+    return out
+
+
+def read_summary(
+    fi: FileIndex, decorated: list, class_calls: list
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(names of the file's property methods, (attribute, class name) of the class
+    attributes bound to a call of a class name: descriptor instances when that class defines
+    `__get__`), given the file's decorated definitions; the class-body bindings to a call
+    (`class_body_calls`) to `class_calls`. Plain tuples: summaries are marshalled for the
+    next run."""
+    props = sorted({s.name for s in decorated
+                    if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
+    stored = set()
+    for b in class_body_calls(fi, class_calls):
+        steps = parse_steps(b.value)
+        if steps:
+            stored.add((b.name, steps[-1][0]))
     return tuple(props), tuple(sorted(stored))
 
 

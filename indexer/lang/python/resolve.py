@@ -118,6 +118,9 @@ class PythonProject(
         # until every file is summarised, fixtures are looked for
         self._fixture_met = self._fixtureless = False
         self._heritage_values = {}  # values.py _bases_info
+        # path -> the class-body bindings to a call of a file summarised here (read_summary
+        # finds them): class_creation_edges reads them, not every binding of the file again
+        self._class_calls: dict[str, list | tuple] = {}
         # .pyi stubs after their sources, so a module name stands for the source file
         self.paths = sorted(files, key=lambda p: (p.endswith(".pyi"), p))
         # the previous run's tables when they can be patched (tables.py): the same paths
@@ -229,7 +232,10 @@ class PythonProject(
         decorated = [s for s in fi.syms.values() if s.decorators]  # (few definitions)
         if not self._fixture_met and decorated:
             self._fixture_met = any(is_fixture(s) for s in decorated)
-        return fi.module, methods, classes, read_summary(fi, decorated)
+        class_calls: list = []
+        reads = read_summary(fi, decorated, class_calls)
+        self._class_calls[path] = class_calls or ()
+        return fi.module, methods, classes, reads
 
     def release(self, path: str) -> None:
         """Drop the calls and references of a resolved file (from the facts this project was
