@@ -419,6 +419,21 @@ def patch_unresolved(sites: dict[str, list[tuple[str, int]]], old: GraphState,
             sites.setdefault(site.name, []).append((site.scope, site.line))
 
 
+def same_unresolved(old: GraphState, new_out: dict[str, ResolvedFile]) -> bool:
+    """Whether the files resolved again keep the unresolved call sites (callee, scope, line)
+    the live generation holds for them: then `patch_unresolved` would change nothing but
+    the order of the sites in a name's list (which no reader depends on)."""
+    for p, rf in new_out.items():
+        was = old.resolved(p)
+        if was is None:
+            if rf.unresolved:
+                return False
+            continue
+        if sorted(map(tuple, was.unresolved)) != sorted(map(tuple, rf.unresolved)):
+            return False
+    return True
+
+
 def dangling_edges(old: GraphState, snap: csr.Snapshot, res: DeltaResult,
                    most: int = 3) -> list[str]:  # fmt: skip
     """The edges `res` keeps although it removes one of their ends (at most `most`, each
