@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from codeimpact.graph import layout
 from codeimpact.graph.arrow import arrow_table
@@ -238,11 +240,14 @@ def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey],
     return written
 
 
-def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True) -> None:
+def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True,
+                also: Callable[[Any], None] | None = None) -> None:  # fmt: skip
     """Deletes first (edges, then nodes), then updates, then inserts; one transaction.
     `guard`: keep an edge in every node group that lost edges (see KUZU_NODE_GROUP_SIZE),
     needed when this transaction is checkpointed on its own; a transaction left in the WAL
-    needs none (graph/wal_store.py: the checkpoint of several keeps every group)."""
+    needs none (graph/wal_store.py: the checkpoint of several keeps every group).
+    `also(conn)`: more writes committed with the delta (a run's Meta: one commit, so one
+    WAL sync, instead of two)."""
     conn = w.conn
     limit = row_limit(conn)
     conn.execute("BEGIN TRANSACTION")
@@ -292,6 +297,8 @@ def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True) -> None:
             inserted |= _create_edges(conn, rel, rows, limit)
         if guard:
             delta.edges_rewritten = _keep_groups(conn, deleted, inserted, delta.survivors)
+        if also is not None:
+            also(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

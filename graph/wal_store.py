@@ -124,8 +124,9 @@ def bring_level(db_path: Path, expected_generation: int | None, replay: list[Gra
 
 def write_delta(opened: Opened, db_path: Path, delta: GraphDelta,
                 meta: dict[str, Any]) -> dict[str, int]:  # fmt: skip
-    """The second half of `write_deltas`: the run's delta and Meta, each committed to the
-    WAL; returns the row counts the database holds now."""
-    apply_delta(_Conn(opened.conn), delta, guard=False)
-    write_meta(opened.conn, db_path.parent, meta)
+    """The second half of `write_deltas`: the run's delta and Meta, committed to the WAL
+    together (one commit: each syncs the WAL, ~10-20 ms on these machines); returns the
+    row counts the database holds now."""
+    apply_delta(_Conn(opened.conn), delta, guard=False,
+                also=lambda conn: write_meta(conn, db_path.parent, meta))  # fmt: skip
     return count_rows(opened.conn)
