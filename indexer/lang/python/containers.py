@@ -41,7 +41,7 @@ _DECLARED = frozenset(("tup", "seq"))
 class Containers:
     """Items of literal containers and of unpacked values."""
 
-    @memoized('("items", lit)', "()", "depth > MAX_DEPTH", MAX_DEPTH=MAX_DEPTH)
+    @memoized('("items", lit)', "()", "depth > MAX_DEPTH", per_file=True, MAX_DEPTH=MAX_DEPTH)
     def container_items(self, lit: Entity, depth: int) -> tuple:
         """((key, entity, rule, scope, line), ...) of the items a container holds, each with
         where it was stored."""

@@ -33,7 +33,7 @@ class NamedGetattr:
             if c[1] != "bind" or not b.is_call or b.value != "getattr":
                 return []
             site = (b.scope, b.line)
-        sites = self.memo.cached(("getattr sites", fi.path), lambda: _getattr_sites(fi))
+        sites = self.memo.cached(("getattr sites", fi.path), lambda: _getattr_sites(fi), True)
         out = []
         for g in sites.get(site, ()):
             obj = next((chain for k, chain in g.args if k == 0), None)

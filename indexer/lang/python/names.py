@@ -222,7 +222,7 @@ class Names:
             return None  # a binding: the variable symbol (a later candidate) is the answer
         return self._binding_value(fi, c[2], depth + 1)
 
-    @memoized('("bind", fi.path, id(b))')
+    @memoized('("bind", fi.path, id(b))', per_file=True)
     def _binding_value(self, fi: FileIndex, b, depth: int):
         value = b.value
         if ":" in value:  # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":"
@@ -346,6 +346,7 @@ class Names:
     _lookups: dict | None
 
     def forget_lookups(self) -> None:
+        self.memo.next_file()
         self._lookups = {}
         self._folds = {}  # values.py: the steps after a chain's head
 

@@ -147,7 +147,7 @@ class Reads:
             else:
                 reads.append((getter, _member_rule(reason, m)))
 
-    @memoized('("reads", path, cls, name, subclasses)', "()")
+    @memoized('("reads", path, cls, name, subclasses)', "()", per_file=True)
     def _class_reads(self, path: str, cls: str, name: str, subclasses: bool, depth: int) -> tuple:
         """(getter, how, member) of reading `name` on an instance of `cls` (property_read)."""
         out = []
