@@ -248,6 +248,19 @@ static int may_rename(PyObject *chain, PyObject *names) {
     if (PySet_GET_SIZE(names) == 0) return 0;
     Py_ssize_t h;
     if (!PyUnicode_Check(chain) || (h = head_length(chain)) == 0) return 1;
+    if (PySet_GET_SIZE(names) <= 8) {
+        /* a few names (a file's comprehension and lambda variables): compared in place,
+           without a substring to make and hash */
+        Py_ssize_t pos = 0;
+        PyObject *name;
+        Py_hash_t hash;
+        while (_PySet_NextEntry(names, &pos, &name, &hash)) {
+            if (!PyUnicode_Check(name) || PyUnicode_GET_LENGTH(name) != h) continue;
+            int same = PyUnicode_Tailmatch(chain, name, 0, h, -1);
+            if (same != 0) return same; /* 1, or -1 with an exception */
+        }
+        return 0;
+    }
     PyObject *head = PyUnicode_Substring(chain, 0, h); /* chain itself when all of it */
     if (head == NULL) return -1;
     int found = PySet_Contains(names, head);
