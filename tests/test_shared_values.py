@@ -83,3 +83,20 @@ def test_make_projects_decodes_facts_sharing_their_values():
     fa, fb = (projects["python"].files[p].facts for p in sorted(blobs))
     one, two = _strs_and_ints(fa), _strs_and_ints(fb)
     assert one == two and all(x is y for x, y in zip(one, two))
+
+
+def test_equal_parameter_lists_share_their_dict_while_projects_are_made():
+    a, b = _blobs()
+    blobs = {"pkg/a.py": a, "pkg/b.py": b}
+    facts = LazyFacts(sorted(blobs), lambda p: FileFacts.from_bytes(blobs[p]))
+    files = make_projects(facts, dict.fromkeys(blobs, "python"), {})["python"].files
+    fa, fb = (files[p] for p in sorted(blobs))
+    assert fa.params == fb.params and set(fa.params) == {"Handler.run", "handle_request"}
+    assert fa.params["Handler.run"] == {"self": (0, ""), "request": (1, ""), "args": (2, "")}
+    assert all(fa.params[k] is fb.params[k] for k in fa.params)
+    # indexed later (an incremental run's lazy index): a dict of its own
+    later = SPEC.make_project({"pkg/c.py": FileFacts.from_bytes(b)}).files["pkg/c.py"]
+    assert (
+        later.params == fa.params
+        and later.params["handle_request"] is not fa.params["handle_request"]
+    )

@@ -131,6 +131,7 @@ _SHARED_FIELDS = (
     ("value", "line"),
 )
 _sharing: tuple | None = None  # (shared_values: the list makers sharing into its table)
+_tables: dict[str, dict] | None = None  # (shared_values: shared_table's)
 
 
 def _list_makers() -> tuple:
@@ -165,7 +166,7 @@ def shared_values() -> Iterator[None]:
     is copied by the resolve worker forked beside the host (refcounts). The table of values
     goes at the end (the values stay with the facts holding them), so a long-lived process
     keeps no strings of facts it let go."""
-    global _sharing
+    global _sharing, _tables
     makers = _list_makers()
     typed = getattr(_core(), "typed_list", None)
     if typed is None or _sharing is not None:  # (no sharing in C; or already sharing)
@@ -177,10 +178,18 @@ def shared_values() -> Iterator[None]:
              for k, fields in zip(_KINDS, _SHARED_FIELDS)]  # fmt: skip
     _sharing = tuple(partial(_shared, typed, k, m, table) if m else make
                      for k, m, make in zip(_KINDS, masks, makers))  # fmt: skip
+    _tables = {}
     try:
         yield
     finally:
-        _sharing = None
+        _sharing = _tables = None
+
+
+def shared_table(name: str) -> dict | None:
+    """A dict of its own for `name` while `shared_values` runs (else None): what a resolver
+    makes of equal facts of several files made once (python/index.py: a parameter list's
+    parameters by name)."""
+    return None if _tables is None else _tables.setdefault(name, {})
 
 
 def _shared(typed: Callable, kind: type, mask: int, table: tuple, items) -> list:
