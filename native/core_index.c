@@ -196,7 +196,22 @@ error:
     return NULL;
 }
 
+/* Whether `outer` is a scope around `local` (`local` starts with `outer` and a dot). */
+static int encloses(PyObject *outer, PyObject *local) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(outer);
+    return n < PyUnicode_GET_LENGTH(local) && PyUnicode_READ_CHAR(local, n) == '.' &&
+           PyUnicode_Tailmatch(local, outer, 0, n, -1) == 1;
+}
+
+#define OPEN_MAX 64
+
 static int symbol_pass(PyObject **t, PyObject *symbols, PyObject *by_params) {
+    /* the definitions around the current one, outermost first (borrowed: the facts hold
+       them): a definition's head (`A.b` -> `A`) is the local of one met before it, in
+       source order, so its parent is that str, not a new one (Django: ~35K strs, each
+       hashed again as a key of the parent and names tables) */
+    PyObject *open[OPEN_MAX];
+    int depth = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(symbols); i++) {
         PyObject *s = PyList_GET_ITEM(symbols, i);
         if (!fact_ok(s, S_DECORATORS + 1)) return -1;
@@ -208,8 +223,16 @@ static int symbol_pass(PyObject **t, PyObject *symbols, PyObject *by_params) {
         if (n == 0) continue;
         Py_ssize_t dot = PyUnicode_FindChar(local, '.', 0, n, -1);
         if (dot == -2) return -1;
-        PyObject *head = dot < 0 ? Py_NewRef(s_empty) : PyUnicode_Substring(local, 0, dot);
+        while (depth > 0 && !encloses(open[depth - 1], local)) depth--;
+        PyObject *head;
+        if (dot < 0)
+            head = Py_NewRef(s_empty);
+        else if (depth > 0 && PyUnicode_GET_LENGTH(open[depth - 1]) == dot)
+            head = Py_NewRef(open[depth - 1]);
+        else
+            head = PyUnicode_Substring(local, 0, dot);
         if (head == NULL) return -1;
+        if (depth < OPEN_MAX) open[depth++] = local;
         int rc = -1;
         if (PyDict_SetItem(t[T_PARENT], local, head) < 0) goto next;
         int var = PyUnicode_Compare(kind, s_variable) == 0;
