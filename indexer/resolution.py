@@ -11,7 +11,7 @@ from pathlib import Path
 
 from codeimpact.graph.layout import atomic_write, fsync_dir, fsync_fd
 from codeimpact.indexer.lang import LANGUAGES, group_of
-from codeimpact.indexer.lang.api import Prior
+from codeimpact.indexer.lang.api import Prior, shared_values
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import (
     lookup_keys_blob,
@@ -31,7 +31,14 @@ def make_projects(
     prior_groups: set[str] | None = None,
 ) -> dict[str, object]:
     """language -> its resolver project; languages of one resolver group share the project.
-    `prior_groups`: the groups `prior` is handed to (None: every group)."""
+    `prior_groups`: the groups `prior` is handed to (None: every group). The facts decoded
+    meanwhile share their values across files (lang/api.py shared_values)."""
+    with shared_values():
+        return _make_projects(facts, lang_of, configs, prior, prior_groups)
+
+
+def _make_projects(facts: LazyFacts, lang_of: dict[str, str], configs: dict[str, str],
+                   prior: Prior | None, prior_groups: set[str] | None) -> dict[str, object]:  # fmt: skip
     by_group: dict[str, list[str]] = {}
     for path in facts:
         by_group.setdefault(group_of(lang_of[path]), []).append(path)

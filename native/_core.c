@@ -97,8 +97,9 @@ static PyMethodDef core_methods[] = {
      " strip, row_type, edge_type): a file's SymbolFacts as rows and CONTAINS edges, appended"
      " (indexer/lang/python/playback.py Playback.definitions)"},
     {"typed_list", core_typed_list, METH_VARARGS,
-     "typed_list(type, items) -> list: [tuple.__new__(type, x) for x in items] (FileFacts'"
-     " lists decoded from marshal)"},
+     "typed_list(type, items[, mask, strs, ints]) -> list: [tuple.__new__(type, x) for x in"
+     " items] (FileFacts' lists decoded from marshal); the strs and ints of the fields in the"
+     " bit mask `mask` made the ones kept for their values (in the dict strs, the list ints)"},
     {"rows_prefixed", core_rows_prefixed, METH_VARARGS,
      "rows_prefixed(rows, field, prefix, need) -> list: the rows whose str item `field` starts"
      " with `prefix` and, when need >= 0, whose item `need` is true, in order"},

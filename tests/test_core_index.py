@@ -128,3 +128,15 @@ def test_bad_facts_raise():
         _core.index_passes(fi, [("x",)], [], [], [])
     with pytest.raises(TypeError):
         _core.index_passes(fi, [], [], [BindingFact("", 1, "v", False, 1)], [])
+
+
+def test_a_definitions_parent_is_the_local_of_the_definition_around_it():
+    # (the str object itself: no new str per definition, hashed again as a key)
+    source = b"class A:\n    def b(self):\n        def c():\n            pass\n    x = 1\n\n\ndef d():\n    pass\n"
+    fi = index.FileIndex("pkg/m.py", "pkg.m", "pkg", extract(source))
+    index.index_file(fi)
+    assert fi.parent == {"A": "", "A.b": "A", "A.b.c": "A.b", "d": ""}
+    syms = fi.syms
+    assert fi.parent["A.b"] is syms["A"].local
+    assert fi.parent["A.b.c"] is syms["A.b"].local
+    assert next(k for k in fi.names if k == "A.b") is syms["A.b"].local

@@ -17,6 +17,7 @@ from codeimpact.indexer.lang.api import (
     ImportFact,
     ReturnFact,
     SymbolFact,
+    shared_table,
 )
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
 from codeimpact.indexer.lang.python.exports import passes_on, value_parameters
@@ -252,7 +253,12 @@ def index_file(fi: FileIndex) -> None:
         _index_file(fi)
     else:
         f = fi.facts
-        adds, aliases, item_aliases = _passes(fi, f.symbols, f.imports, f.bindings, f.returns)
+        # (while make_projects runs, a parameter list's dict is made once for every file:
+        # api.shared_table; the resolvers never change these dicts)
+        by_params = shared_table("python.params")
+        adds, aliases, item_aliases = _passes(
+            fi, f.symbols, f.imports, f.bindings, f.returns, by_params
+        )
         fi.__dict__.update(_adds=adds, _aliases=aliases, _item_aliases=item_aliases, _items=True)
         fi.names.finish()
     # A dict of its own, not the class's shared keys with a values array (a "split" dict, as

@@ -1,0 +1,102 @@
+"""lang/api.py shared_values: the facts of files decoded while resolver projects are made hold
+one str object per value and one int object per line number across files (marshal makes
+them anew per blob), with the values decoded without it; the calls, decoded for a file's own
+resolution after a resolve host forks, are left as they are."""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.api import FileFacts, shared_values
+from codeimpact.indexer.lang.python import SPEC
+from codeimpact.indexer.lazy_facts import LazyFacts
+from codeimpact.indexer.resolution import make_projects
+
+# (a second definition past line 256: line numbers the interpreter keeps no object of)
+SOURCE = (
+    """
+import os.path
+
+
+class Handler:
+    def run(self, request, *args):
+        response = request.build(os.path.join("a", "b"))
+        return response
+"""
+    + "\n" * 300
+    + """
+def handle_request(request):
+    result = request.go()
+    return result
+"""
+)
+
+
+def _blobs() -> list[bytes]:
+    # two files with the same facts, and each extracted apart: no object shared beforehand
+    return [SPEC.extract(SOURCE.encode()).to_bytes(), SPEC.extract(SOURCE.encode()).to_bytes()]
+
+
+def _strs_and_ints(facts: FileFacts) -> list:
+    out = []
+
+    def walk(x):
+        # (not the interpreter's own single objects: small ints, "" and one-letter strs)
+        if type(x) is str and len(x) > 1 or type(x) is int and x > 256:
+            out.append(x)
+        elif isinstance(x, tuple):
+            for y in x:
+                walk(y)
+
+    for kind in ("symbols", "imports", "bindings", "returns"):
+        for fact in getattr(facts, kind):
+            walk((fact.name, fact.value) if kind == "bindings" else
+                 (fact.value,) if kind == "returns" else
+                 (fact.module, fact.name, fact.line) if kind == "imports" else
+                 (fact.name, fact.params, fact.start_line, fact.end_line))  # fmt: skip
+    return out
+
+
+def test_facts_decoded_meanwhile_share_their_values():
+    a, b = _blobs()
+    plain = [FileFacts.from_bytes(a), FileFacts.from_bytes(b)]
+    with shared_values():
+        shared = [FileFacts.from_bytes(a), FileFacts.from_bytes(b)]
+    after = FileFacts.from_bytes(b)  # (the table is gone: as marshal makes them)
+    assert shared == plain == [after, after]
+    one, two = (_strs_and_ints(f) for f in shared)
+    assert len(one) == len(two) > 15 and one == two
+    assert all(x is y for x, y in zip(one, two))
+    assert any(type(x) is int for x in one)  # (the late definition's lines)
+    p_one, p_two = (_strs_and_ints(f) for f in plain)
+    assert not any(x is y for x, y in zip(p_one, p_two))
+    assert not any(x is y for x, y in zip(one, _strs_and_ints(after)))
+    # the calls: not shared (decoded after the fork, for the file's own resolution)
+    callees = [[c.callee for c in f.calls] for f in shared]
+    assert callees[0] == callees[1] and callees[0]
+    assert not any(x is y for x, y in zip(*callees))
+
+
+def test_make_projects_decodes_facts_sharing_their_values():
+    a, b = _blobs()
+    blobs = {"pkg/a.py": a, "pkg/b.py": b}
+    facts = LazyFacts(sorted(blobs), lambda p: FileFacts.from_bytes(blobs[p]))
+    projects = make_projects(facts, dict.fromkeys(blobs, "python"), {})
+    fa, fb = (projects["python"].files[p].facts for p in sorted(blobs))
+    one, two = _strs_and_ints(fa), _strs_and_ints(fb)
+    assert one == two and all(x is y for x, y in zip(one, two))
+
+
+def test_equal_parameter_lists_share_their_dict_while_projects_are_made():
+    a, b = _blobs()
+    blobs = {"pkg/a.py": a, "pkg/b.py": b}
+    facts = LazyFacts(sorted(blobs), lambda p: FileFacts.from_bytes(blobs[p]))
+    files = make_projects(facts, dict.fromkeys(blobs, "python"), {})["python"].files
+    fa, fb = (files[p] for p in sorted(blobs))
+    assert fa.params == fb.params and set(fa.params) == {"Handler.run", "handle_request"}
+    assert fa.params["Handler.run"] == {"self": (0, ""), "request": (1, ""), "args": (2, "")}
+    assert all(fa.params[k] is fb.params[k] for k in fa.params)
+    # indexed later (an incremental run's lazy index): a dict of its own
+    later = SPEC.make_project({"pkg/c.py": FileFacts.from_bytes(b)}).files["pkg/c.py"]
+    assert (
+        later.params == fa.params
+        and later.params["handle_request"] is not fa.params["handle_request"]
+    )
