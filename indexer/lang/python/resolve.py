@@ -53,6 +53,10 @@ from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
 
+# (a fact or an unresolved site made as the class's own __new__ does, without its Python
+# frame: a decorator's call fact per definition, ~35K unresolved sites per Django)
+_new = tuple.__new__
+
 # Method names of builtin types and of the most used library objects: a receiver we cannot
 # type is most likely one of these, so a same-named repository method is no evidence of a call.
 _COMMON_METHODS = frozenset(
@@ -462,7 +466,7 @@ class PythonProject(
             # a decorator (and what its arguments call) runs where the definition stands: it
             # is called from the enclosing scope, whose names it sees (`@d def f` is f = d(f))
             scope = fi.parent.get(scope, "")
-            call = call._replace(scope=scope)
+            call = _new(call.__class__, (scope, *call[1:]))  # (not _replace: ~3x the time)
         # (the last name is without its suffixes; a method call `a.b.m()`: the receiver's
         # value, then the method on it, with dispatch; any other form: the chain's value)
         of_getattr, head, steps, last, dotted, method, simple = callee_shape(callee)
@@ -477,7 +481,7 @@ class PythonProject(
                 return
         src = f"{fi.path}::{scope}"  # (self.uid)
         if steps is None:
-            out.unresolved.append(Unresolved(src, last, line))
+            out.unresolved.append(_new(Unresolved, (src, last, line)))
             return
         reads: list = []  # property getters the chain's attribute reads run
         if simple:
@@ -534,7 +538,7 @@ class PythonProject(
             if receiver is None or receiver[0][0] in ("param", "unknown", ALTS):
                 if dotted and self._unique_name(last, edges, src, line):
                     return
-            out.unresolved.append(Unresolved(src, last, line))
+            out.unresolved.append(_new(Unresolved, (src, last, line)))
             return
         ent, reason = r
         if ent[0] == ALTS:  # one of several values (a container's items): each may run
@@ -544,10 +548,10 @@ class PythonProject(
                 made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True,
                                          passed) for e in ent[1]]  # fmt: skip
             if not any(made):
-                out.unresolved.append(Unresolved(src, last, call.line))
+                out.unresolved.append(_new(Unresolved, (src, last, call.line)))
             return
         if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False, passed):
-            out.unresolved.append(Unresolved(src, last, call.line))
+            out.unresolved.append(_new(Unresolved, (src, last, call.line)))
 
     def _call_value(self, fi, call, ent, reason, receiver, edges, src, out, alt: bool,
                     passed: dict) -> bool:  # fmt: skip

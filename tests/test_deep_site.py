@@ -1,0 +1,41 @@
+"""A call site whose resolution recurses too deep (an absurdly long chain) is left unresolved
+and the file resolves on: playback.py resolve_calls guards each site it resolves, with or
+without arguments (the guard was resolve.py `resolve_site`'s frame, written out there)."""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.python import SPEC
+from codeimpact.indexer.lang.python.resolve import PythonProject
+
+SOURCE = """\
+def f(x):
+    return x
+
+
+def g():
+    return 1
+
+
+def run(a):
+    deep(a)
+    f(a)
+    g()
+"""
+
+
+def test_a_site_too_deep_is_unresolved_and_the_file_resolves_on(monkeypatch):
+    facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/m.py": SPEC.extract(SOURCE.encode())}
+    project = PythonProject(facts, SPEC.is_test_path, {})
+    inner = PythonProject._resolve_call
+
+    def deep(self, fi, call, scope, callee, *rest):
+        if callee == "deep":
+            raise RecursionError
+        return inner(self, fi, call, scope, callee, *rest)
+
+    monkeypatch.setattr(PythonProject, "_resolve_call", deep)
+    out = project.resolve_file("pkg/m.py")
+    assert ("pkg/m.py::run", "deep", 10) in {tuple(u) for u in out.unresolved}
+    calls = {(e.src, e.dst) for e in out.edges if e.rel == "CALLS"}
+    assert ("pkg/m.py::run", "pkg/m.py::f") in calls
+    assert ("pkg/m.py::run", "pkg/m.py::g") in calls
