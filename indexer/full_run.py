@@ -159,6 +159,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
                 writer[0].begin(gen, run.options.buffer_pool)
             content = graph.finish()
         except BaseException:
+            if writer:  # stopped first: it may be making the database in the folder removed
+                writer[0].cancel()
             layout.discard(gen)
             raise
     except BaseException:

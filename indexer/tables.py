@@ -17,7 +17,6 @@ import numpy as np
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.errors import CorruptIndex
-from codeimpact.graph.full_write import Prestarted, write_generation
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, column_names
 from codeimpact.graph.store import count_mismatches
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, SymbolRow
@@ -25,6 +24,8 @@ from codeimpact.indexer.state import decode_codes
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from codeimpact.graph.full_write import Prestarted
 
 EdgeKey = tuple[str, str, str]  # (rel, src, dst)
 
@@ -96,6 +97,9 @@ def write_full_generation(gen: layout.Generation, tables: Iterator[tuple[str, pa
     its row counts, checked against the figures in `meta`. Written by a process of its own
     (graph/full_write.py: Kùzu's COPY would add its 130-170 MB to this process's peak):
     `writer` when one was prestarted."""
+    # here: an edit's run imports this module, never the full build's writer (nor tempfile)
+    from codeimpact.graph.full_write import write_generation
+
     counts = write_generation(gen, tables, {**meta, "generation": gen.number}, buffer_pool,
                               writer=writer)  # fmt: skip
     lost = count_mismatches(counts, expected_counts(meta["stats"]))

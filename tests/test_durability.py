@@ -111,3 +111,18 @@ def test_a_noop_writes_no_stamp(make_repo, index_repo):
     assert index_repo(repo).mode == "unchanged"
     after = os.stat(stamp)
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_the_write_marker_waits_for_no_disk(tmp_path, fsyncs):
+    # it only reports a write a killed writer left (in the page cache as much as on disk);
+    # after a machine's crash the leftovers go all the same: no sync at the run's start
+    idx = tmp_path / ".codeimpact"
+    idx.mkdir()
+    gen = layout.next_generation(idx)
+    try:
+        assert fsyncs == []
+        marker = layout.read_marker(idx)
+        assert marker is not None and marker.dir == gen.path.name
+    finally:
+        layout.discard(gen)
+    assert layout.read_marker(idx) is None

@@ -70,15 +70,19 @@ def test_a_noop_analyze_imports_none_of_the_write_path(make_repo, index_repo):
     assert loaded == []
 
 
+EDIT_HEAVY = {"kuzu", "pyarrow", "asyncio", "codeimpact.graph.full_write"}
+
+
 def test_an_edit_leaves_the_database_modules_to_its_writer(make_repo, index_repo):
     """An edit's process hands the database to its writer child: Kùzu (~40 ms to import,
-    most of it asyncio) and Arrow are imported there, beside the resolution, not before it."""
+    most of it asyncio) and Arrow are imported there, beside the resolution, not before it;
+    nor does it import the full build's writer."""
     files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)}
     repo = make_repo({**files, "pkg/a.py": "def f():\n    return 1\n"})
     index_repo(repo)
     (repo / "pkg/a.py").write_text("def f():\n    return 2\n\n\ndef g():\n    return f()\n")
     out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy={"kuzu", "pyarrow", "asyncio"}), str(repo)],
+        [sys.executable, "-c", PROBE.format(heavy=EDIT_HEAVY), str(repo)],
         capture_output=True,
         text=True,
         check=True,

@@ -39,3 +39,35 @@ def test_the_writer_is_forked_once_the_sources_are_freed(tmp_path, monkeypatch, 
         assert report.forks["resolvers"] == FORKED
     assert held == [[0]], f"the writer was forked while sources were held: {held}"
     assert report.symbols >= files
+
+
+def test_a_finish_that_fails_after_the_writer_began_stops_it_before_the_folder_goes(
+    tmp_path, monkeypatch
+):
+    # the writer was told the generation (it makes its database there) before the graph's
+    # finish: a finish that fails stops it, then removes the folder, and the run raises
+    write_files(tmp_path, {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(3)})
+    from codeimpact.graph import layout
+    from codeimpact.indexer import full_graph, full_run
+
+    writers, alive_at_discard = [], []
+    real_prestart, real_discard = full_write.prestart, layout.discard
+
+    def prestart(after_fork):
+        writers.append(real_prestart(after_fork))
+        return writers[-1]
+
+    def discard(gen):
+        alive_at_discard.append([w.pid for w in writers if w.pid])
+        real_discard(gen)
+
+    def fail(self):
+        raise RuntimeError("finish failed")
+
+    monkeypatch.setattr(full_write, "prestart", prestart)
+    monkeypatch.setattr(full_run.layout, "discard", discard)
+    monkeypatch.setattr(full_graph.FullGraph, "finish", fail)
+    with pytest.raises(RuntimeError, match="finish failed"):
+        analyze(tmp_path, IndexConfig(), RunOptions(workers=2, memory_budget_mb=1 << 20))
+    assert len(writers) == 1 and alive_at_discard == [[]], alive_at_discard
+    assert list(layout.index_dir(tmp_path).glob("gen-*")) == []
