@@ -39,7 +39,7 @@ _symbol_rows = None  # native/core_rows.c's, once imported
 
 class Playback:
     """`definitions` and `resolve_calls`: the engine's per-file loops (engine/project.py); the
-    calls without arguments from their value on (`resolve_named`, and `_called`: resolve.py
+    calls without arguments from their value on (in `resolve_calls`, and `_called`: resolve.py
     `_resolve_call`'s tail for them, which records what is played back)."""
 
     def definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
@@ -119,7 +119,16 @@ class Playback:
             if hit is None:
                 hit = self._played_outcome(fi, call)
                 if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
-                    self.resolve_named(fi, call, *hit, edges, out)
+                    # (`resolve_call` from the value of the first name on, written out here:
+                    # a method's frame per site was ~40K per Django)
+                    name, method, last, value = hit
+                    try:
+                        if value is MISSING:
+                            value = self.lookup_name(fi, scope, name, line, 0)
+                        self._called(fi, call, method, method, value, last, edges,
+                                     f"{fi.path}::{scope}", out)  # fmt: skip
+                    except RecursionError:
+                        self._too_deep(fi, call, out)
                     continue
                 here[key] = hit
             if hit is False:
@@ -136,19 +145,6 @@ class Playback:
             for name in names:
                 unresolved.append(_new(Unresolved, (src, name, line)))
             out.calls_builtin += builtin
-
-    def resolve_named(self, fi: FileIndex, call, name: str, method: bool, last: str, value,
-                      edges: Edges, out: ResolvedFile) -> None:  # fmt: skip
-        """`resolve_call` of a call without arguments `f()` or `x.m()` (not a decorator nor a
-        getattr: playback.py checked its form) from the value of its first name on: `value`,
-        or MISSING when the file's lookups do not hold it yet."""
-        try:
-            if value is MISSING:
-                value = self.lookup_name(fi, call.scope, name, call.line, 0)
-            src = f"{fi.path}::{call.scope}"  # (self.uid)
-            self._called(fi, call, method, method, value, last, edges, src, out)
-        except RecursionError:
-            self._too_deep(fi, call, out)
 
     def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
                 src: str, out: ResolvedFile) -> None:  # fmt: skip
@@ -198,7 +194,7 @@ class Playback:
         """[src, edge ends, unresolved names, builtin count, None] of a call without arguments
         that `_resolve_call` would play back (not a decorator nor a getattr, `f()` or `x.m()`
         with the lookup of f or x kept, the outcome in the memo); False when no site of its
-        scope and callee ever is (by its form); else `resolve_named`'s (name, method, last,
+        scope and callee ever is (by its form); else (name, method, last,
         value or MISSING), the form's checks made."""
         callee = call.callee
         shape = _SHAPES.get(callee) or callee_shape(callee)
