@@ -1,6 +1,7 @@
 """A call site whose resolution recurses too deep (an absurdly long chain) is left unresolved
 and the file resolves on: playback.py resolve_calls guards each site it resolves, with or
-without arguments (the guard was resolve.py `resolve_site`'s frame, written out there)."""
+without arguments (the guards were the frames of resolve.py `resolve_site` and of
+`resolve_named`, written out there)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,20 @@ def test_a_site_too_deep_is_unresolved_and_the_file_resolves_on(monkeypatch):
     calls = {(e.src, e.dst) for e in out.edges if e.rel == "CALLS"}
     assert ("pkg/m.py::run", "pkg/m.py::f") in calls
     assert ("pkg/m.py::run", "pkg/m.py::g") in calls
+
+
+def test_a_site_without_arguments_too_deep_is_unresolved(monkeypatch):
+    facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/m.py": SPEC.extract(SOURCE.encode())}
+    project = PythonProject(facts, SPEC.is_test_path, {})
+    inner = PythonProject._called
+
+    def deep(self, fi, call, method, dotted, value, last, *rest):
+        if last == "g":
+            raise RecursionError
+        return inner(self, fi, call, method, dotted, value, last, *rest)
+
+    monkeypatch.setattr(PythonProject, "_called", deep)
+    out = project.resolve_file("pkg/m.py")
+    assert ("pkg/m.py::run", "g", 12) in {tuple(u) for u in out.unresolved}
+    calls = {(e.src, e.dst) for e in out.edges if e.rel == "CALLS"}
+    assert ("pkg/m.py::run", "pkg/m.py::f") in calls

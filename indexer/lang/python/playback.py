@@ -39,7 +39,7 @@ _symbol_rows = None  # native/core_rows.c's, once imported
 
 class Playback:
     """`definitions` and `resolve_calls`: the engine's per-file loops (engine/project.py); the
-    calls without arguments from their value on (`resolve_named`, and `_called`: resolve.py
+    calls without arguments from their value on (in `resolve_calls`, and `_called`: resolve.py
     `_resolve_call`'s tail for them, which records what is played back)."""
 
     def definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
@@ -93,13 +93,14 @@ class Playback:
         calls = fi.facts.calls
         out.calls_total += len(calls)
         # (scope, callee) -> [src, edge ends, names, builtin, first line], or False for a
-        # site whose form is never played back (`_played_outcome`)
+        # site whose form is never played back
         here: dict = {}
         append = edges.append
         unresolved = out.unresolved
         # (resolve.py `resolve_site`'s guard written out: one frame less per site, ~100K per
         # Django; a try costs nothing in CPython 3.11 until it catches)
         resolve = self._resolve_call
+        path, bound = fi.path, fi.getattr_bound
         for call in calls:
             # (each field a slot read: api's fact types, native/core_fields.c; an unpacking of
             # a tuple subclass is the generic one, an iterator's steps)
@@ -117,9 +118,39 @@ class Playback:
             key = (scope, callee)
             hit = here.get(key)
             if hit is None:
-                hit = self._played_outcome(fi, call)
+                # a call without arguments played back (`f()` or `x.m()`, not a decorator nor
+                # a getattr, the lookup of f or x kept, the outcome in the memo): [src, edge
+                # ends, unresolved names, builtin count, None]; False when no site of its scope
+                # and callee ever is (by its form); else (name, method, last, value or
+                # MISSING), resolved below. (`method` is `dotted` too: the forms played are `f`
+                # and `x.m`.) Written out: a method's frame per new key was ~81K per Django.
+                shape = _SHAPES.get(callee) or callee_shape(callee)
+                if not shape[6] or bound and shape[1] in bound:
+                    hit = False
+                else:
+                    name, method, last = shape[2][0][0], shape[5], shape[3]
+                    value = self._lookups.get((path, scope, name), MISSING)
+                    played = (
+                        None
+                        if value is MISSING
+                        else self.memo.table.get(("call outcome", method, method, value, last))
+                    )
+                    hit = (
+                        (name, method, last, value)
+                        if played is None
+                        else [f"{path}::{scope}", *played, None]
+                    )
                 if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
-                    self.resolve_named(fi, call, *hit, edges, out)
+                    # (`resolve_call` from the value of the first name on, written out here:
+                    # a method's frame per site was ~40K per Django)
+                    name, method, last, value = hit
+                    try:
+                        if value is MISSING:
+                            value = self.lookup_name(fi, scope, name, line, 0)
+                        self._called(fi, call, method, method, value, last, edges,
+                                     f"{fi.path}::{scope}", out)  # fmt: skip
+                    except RecursionError:
+                        self._too_deep(fi, call, out)
                     continue
                 here[key] = hit
             if hit is False:
@@ -136,19 +167,6 @@ class Playback:
             for name in names:
                 unresolved.append(_new(Unresolved, (src, name, line)))
             out.calls_builtin += builtin
-
-    def resolve_named(self, fi: FileIndex, call, name: str, method: bool, last: str, value,
-                      edges: Edges, out: ResolvedFile) -> None:  # fmt: skip
-        """`resolve_call` of a call without arguments `f()` or `x.m()` (not a decorator nor a
-        getattr: playback.py checked its form) from the value of its first name on: `value`,
-        or MISSING when the file's lookups do not hold it yet."""
-        try:
-            if value is MISSING:
-                value = self.lookup_name(fi, call.scope, name, call.line, 0)
-            src = f"{fi.path}::{call.scope}"  # (self.uid)
-            self._called(fi, call, method, method, value, last, edges, src, out)
-        except RecursionError:
-            self._too_deep(fi, call, out)
 
     def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
                 src: str, out: ResolvedFile) -> None:  # fmt: skip
@@ -193,29 +211,6 @@ class Playback:
             tuple(u[1] for u in unresolved),
             out.calls_builtin - builtin,
         )
-
-    def _played_outcome(self, fi: FileIndex, call) -> list | bool | tuple:
-        """[src, edge ends, unresolved names, builtin count, None] of a call without arguments
-        that `_resolve_call` would play back (not a decorator nor a getattr, `f()` or `x.m()`
-        with the lookup of f or x kept, the outcome in the memo); False when no site of its
-        scope and callee ever is (by its form); else `resolve_named`'s (name, method, last,
-        value or MISSING), the form's checks made."""
-        callee = call.callee
-        shape = _SHAPES.get(callee) or callee_shape(callee)
-        if not shape[6]:
-            return False
-        bound = fi.getattr_bound
-        if bound and shape[1] in bound:
-            return False
-        name, method, last = shape[2][0][0], shape[5], shape[3]
-        value = self._lookups.get((fi.path, call.scope, name), MISSING)
-        if value is MISSING:
-            return name, method, last, MISSING
-        # (`method` is `dotted` too: the forms played are `f` and `x.m`)
-        played = self.memo.table.get(("call outcome", method, method, value, last))
-        if played is None:
-            return name, method, last, value
-        return [f"{fi.path}::{call.scope}", *played, None]
 
 
 # callee -> what `_resolve_call` and the playback read of it, the same in every file: (a
