@@ -129,20 +129,26 @@ error:
     return -1;
 }
 
-int append_pair(PyObject *out, PyObject *key, PyObject *value) {
+PyObject *new_pair(PyObject *key, PyObject *value) {
     if (key == NULL || value == NULL) {
         Py_XDECREF(key);
         Py_XDECREF(value);
-        return -1;
+        return NULL;
     }
     PyObject *pair = PyTuple_New(2);
     if (pair == NULL) {
         Py_DECREF(key);
         Py_DECREF(value);
-        return -1;
+        return NULL;
     }
     PyTuple_SET_ITEM(pair, 0, key);
     PyTuple_SET_ITEM(pair, 1, value);
+    return pair;
+}
+
+int append_pair(PyObject *out, PyObject *key, PyObject *value) {
+    PyObject *pair = new_pair(key, value);
+    if (pair == NULL) return -1;
     int rc = PyList_Append(out, pair);
     Py_DECREF(pair);
     return rc;

@@ -187,6 +187,8 @@ PyObject *line_of(TSNode node);
 int usable(PyObject *chain); /* a chain hook's answer is a non-empty str; -1: an error */
 /* appends types[type](*items) to its list, stealing the items (NULL ones: an error) */
 int append_fact(Run *run, int type, Py_ssize_t n, PyObject **items);
+/* (key, value), stealing both (NULL: an error set, or one of them NULL, the other dropped) */
+PyObject *new_pair(PyObject *key, PyObject *value);
 int append_pair(PyObject *out, PyObject *key, PyObject *value); /* steals both */
 TSNode first_named(TSNode node);
 /* node's children (runner_children) in room[0 .. ROOM) or, when more, a new array (free it

@@ -40,19 +40,8 @@ typedef struct {
 
 /* takes `key` and `value` (NULL: an error set, the other dropped) */
 static int add_pair(Pairs *p, PyObject *key, PyObject *value) {
-    if (key == NULL || value == NULL) {
-        Py_XDECREF(key);
-        Py_XDECREF(value);
-        return -1;
-    }
-    PyObject *pair = PyTuple_New(2);
-    if (pair == NULL) {
-        Py_DECREF(key);
-        Py_DECREF(value);
-        return -1;
-    }
-    PyTuple_SET_ITEM(pair, 0, key);
-    PyTuple_SET_ITEM(pair, 1, value);
+    PyObject *pair = new_pair(key, value);
+    if (pair == NULL) return -1;
     Py_ssize_t cap = p->cap ? p->cap : (Py_ssize_t)(sizeof p->room / sizeof p->room[0]);
     if (p->n == cap) {
         PyObject **items = PyMem_Malloc(2 * (size_t)cap * sizeof(PyObject *));
