@@ -97,7 +97,7 @@ class Playback:
         here: dict = {}
         append = edges.append
         unresolved = out.unresolved
-        # (resolve.py `resolve_site`'s guard written out: one frame less per site, ~100K per
+        # (resolve.py `resolve_call`'s guard written out: one frame less per site, ~100K per
         # Django; a try costs nothing in CPython 3.11 until it catches)
         resolve = self._resolve_call
         path, bound = fi.path, fi.getattr_bound
@@ -109,64 +109,60 @@ class Playback:
             line = call.line
             kind = call.kind
             args = call.args
-            if args or kind == "decorator":
-                try:
-                    resolve(fi, call, scope, callee, line, kind, args, edges, out)
-                except RecursionError:  # an absurdly deep chain: unresolved, not a crash
-                    self._too_deep(fi, call, out)
-                continue
-            key = (scope, callee)
-            hit = here.get(key)
-            if hit is None:
-                # a call without arguments played back (`f()` or `x.m()`, not a decorator nor
-                # a getattr, the lookup of f or x kept, the outcome in the memo): [src, edge
-                # ends, unresolved names, builtin count, None]; False when no site of its scope
-                # and callee ever is (by its form); else (name, method, last, value or
-                # MISSING), resolved below. (`method` is `dotted` too: the forms played are `f`
-                # and `x.m`.) Written out: a method's frame per new key was ~81K per Django.
-                shape = _SHAPES.get(callee) or callee_shape(callee)
-                if not shape[6] or bound and shape[1] in bound:
-                    hit = False
-                else:
-                    name, method, last = shape[2][0][0], shape[5], shape[3]
-                    value = self._lookups.get((path, scope, name), MISSING)
-                    played = (
-                        None
-                        if value is MISSING
-                        else self.memo.table.get(("call outcome", method, method, value, last))
-                    )
-                    hit = (
-                        (name, method, last, value)
-                        if played is None
-                        else [f"{path}::{scope}", *played, None]
-                    )
-                if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
-                    # (`resolve_call` from the value of the first name on, written out here:
-                    # a method's frame per site was ~40K per Django)
-                    name, method, last, value = hit
-                    try:
-                        if value is MISSING:
-                            value = self.lookup_name(fi, scope, name, line, 0)
-                        self._called(fi, call, method, method, value, last, edges,
-                                     f"{fi.path}::{scope}", out)  # fmt: skip
-                    except RecursionError:
-                        self._too_deep(fi, call, out)
+            if not (args or kind == "decorator"):
+                key = (scope, callee)
+                hit = here.get(key)
+                if hit is None:
+                    # a call without arguments played back (`f()` or `x.m()`, not a decorator
+                    # nor a getattr, the lookup of f or x kept, the outcome in the memo): [src,
+                    # edge ends, unresolved names, builtin count, None]; False when no site of
+                    # its scope and callee ever is (by its form); else (name, method, last,
+                    # value or MISSING), resolved below. (`method` is `dotted` too: the forms
+                    # played are `f` and `x.m`.) Written out: a method's frame per new key was
+                    # ~81K per Django.
+                    shape = _SHAPES.get(callee) or callee_shape(callee)
+                    if not shape[6] or bound and shape[1] in bound:
+                        hit = False
+                    else:
+                        name, method, last = shape[2][0][0], shape[5], shape[3]
+                        value = self._lookups.get((path, scope, name), MISSING)
+                        played = (
+                            None
+                            if value is MISSING
+                            else self.memo.table.get(("call outcome", method, method, value, last))
+                        )
+                        hit = (
+                            (name, method, last, value)
+                            if played is None
+                            else [f"{path}::{scope}", *played, None]
+                        )
+                    if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
+                        # (`resolve_call` from the value of the first name on, written out
+                        # here: a method's frame per site was ~40K per Django)
+                        name, method, last, value = hit
+                        try:
+                            if value is MISSING:
+                                value = self.lookup_name(fi, scope, name, line, 0)
+                            self._called(fi, call, method, method, value, last, edges,
+                                         f"{fi.path}::{scope}", out)  # fmt: skip
+                        except RecursionError:
+                            self._too_deep(fi, call, out)
+                        continue
+                    here[key] = hit
+                if hit is not False:
+                    src, ends, names, builtin, first = hit
+                    if first is None or line < first:
+                        hit[4] = line
+                        for rel, dst, conf, reason in ends:
+                            append(_new(Edge, (rel, src, dst, conf, reason, line)))
+                    for name in names:
+                        unresolved.append(_new(Unresolved, (src, name, line)))
+                    out.calls_builtin += builtin
                     continue
-                here[key] = hit
-            if hit is False:
-                try:
-                    resolve(fi, call, scope, callee, line, kind, args, edges, out)
-                except RecursionError:
-                    self._too_deep(fi, call, out)
-                continue
-            src, ends, names, builtin, first = hit
-            if first is None or line < first:
-                hit[4] = line
-                for rel, dst, conf, reason in ends:
-                    append(_new(Edge, (rel, src, dst, conf, reason, line)))
-            for name in names:
-                unresolved.append(_new(Unresolved, (src, name, line)))
-            out.calls_builtin += builtin
+            try:
+                resolve(fi, call, scope, callee, line, kind, args, edges, out)
+            except RecursionError:  # an absurdly deep chain: unresolved, not a crash
+                self._too_deep(fi, call, out)
 
     def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
                 src: str, out: ResolvedFile) -> None:  # fmt: skip

@@ -442,15 +442,9 @@ class PythonProject(
 
     def resolve_call(self, fi: FileIndex, index: int, call, edges: Edges,
                      out: ResolvedFile) -> None:  # fmt: skip
-        self.resolve_site(fi, call, call.scope, call.callee, call.line, call.kind, call.args,
-                          edges, out)  # fmt: skip
-
-    def resolve_site(self, fi: FileIndex, call, scope: str, callee: str, line: int, kind: str,
-                     args: tuple, edges: Edges, out: ResolvedFile) -> None:  # fmt: skip
-        """`resolve_call` given the call's fields (playback.py has read them: a named tuple's
-        field is a generic attribute read in CPython 3.11, ~100K sites per Django)."""
         try:
-            self._resolve_call(fi, call, scope, callee, line, kind, args, edges, out)
+            self._resolve_call(fi, call, call.scope, call.callee, call.line, call.kind,
+                               call.args, edges, out)  # fmt: skip
         except RecursionError:  # an absurdly deep chain: unresolved, not a crash
             self._too_deep(fi, call, out)
 
