@@ -160,7 +160,7 @@ def used_names(facts: FileFacts) -> set[str]:
             _core.names_in(names, seen, rows, at, mode)
     spec = LANGUAGES.get(facts.language)
     if spec is not None and spec.implicit_names is not None:
-        names |= spec.implicit_names(facts)[0]  # read by names no expression writes
+        names |= spec.implicit_names(facts, names)[0]  # read by names no expression writes
     return names
 
 
@@ -261,7 +261,7 @@ def changed_names(
                 values.update(s.name for s in facts.symbols if s.name)
                 spec = LANGUAGES.get(facts.language)
                 if spec is not None and spec.implicit_names is not None:
-                    values |= spec.implicit_names(facts)[1]  # bound by names of their own
+                    values |= spec.implicit_names(facts, None)[1]  # bound by names of their own
     imports = _import_bindings(old) ^ _import_bindings(new)
     for _scope, module, _level, name, alias in imports:
         if name == "*":

@@ -104,3 +104,19 @@ def test_names_stay_right_past_the_table_s_bound():
     texts = [f"m.n{i}_{i % 7}" for i in range(70_000)]  # (the table holds 32,768 names)
     assert _scan(*texts) == {"m"} | {t[2:] for t in texts}
     assert _scan("m.n5_5", "m.n69999_6") == {"m", "n5_5", "n69999_6"}
+
+
+def test_a_far_hook_s_names_only_where_its_method_is_called():
+    """`env.get_template()` runs every loader's get_source (entrypoints' far calls): the file's
+    used names hold get_source; given the used names, implicit_names searches the callees only
+    for the hooked methods a file names, with the same answer as the search of every one."""
+
+    def facts(*callees: str) -> FileFacts:
+        return FileFacts("python", calls=[CallFact("f", c, 1, "call", ()) for c in callees])
+
+    called = facts("env.get_template", "os.path.join")
+    named = facts("get_template", "x.get_template_names")  # (no `.get_template()` call)
+    for f, far in ((called, {"get_source"}), (named, set()), (facts("len"), set())):
+        assert used_names(f) & {"get_source", "list_templates"} == far
+        assert SPEC.implicit_names(f, used_names(f)) == SPEC.implicit_names(f)
+    assert SPEC.implicit_names(facts("len"), {"len"})[0] == set()

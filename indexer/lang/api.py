@@ -16,7 +16,7 @@ resolver reads, and its resolver.
 from __future__ import annotations
 
 import marshal
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -438,8 +438,12 @@ class LanguageSpec:
     # facts -> (names the file's lookups read that none of its expressions writes, names other
     # files read of it that no definition of it is named): Python's pytest fixtures, which a
     # test requests by a parameter's name or a string and a conftest.py binds by a name of
-    # its own (`fixture(name=...)`, autouse); the change plan counts them
-    implicit_names: Callable[[FileFacts], tuple[set[str], set[str]]] | None = None
+    # its own (`fixture(name=...)`, autouse); the change plan counts them. Its second
+    # argument, when not None: the names the file's expressions spell (plan.py `used_names`),
+    # which lets a language skip what none of them names
+    implicit_names: (
+        Callable[[FileFacts, Collection[str] | None], tuple[set[str], set[str]]] | None
+    ) = None
     # source -> every function definition's body (None when it does not parse); for
     # languages whose observed coverage can be imported (`graph coverage import`: Python)
     function_bodies: Callable[[bytes], list[FunctionBody] | None] | None = None
