@@ -31,7 +31,7 @@ from codeimpact.indexer.lang.python.reads import class_body_calls
 from codeimpact.indexer.lang.python.values import _member_rule
 
 # builtin -> the methods of its first argument's class it calls (the first one defined)
-_BUILTIN_PROTOCOL = {
+BUILTIN_PROTOCOL = {
     "len": ("__len__",),
     "str": ("__str__", "__repr__"),
     "repr": ("__repr__",),
@@ -56,7 +56,7 @@ _CONTEXT = {"enter:": ("__enter__", "__exit__"), "aenter:": ("__aenter__", "__ae
 # code that names the class (PythonProject.hierarchy_changes reads this).
 IMPLICIT_NAMES = tuple(
     sorted(
-        {m for ms in (*_BUILTIN_PROTOCOL.values(), *_CONTEXT.values()) for m in ms}
+        {m for ms in (*BUILTIN_PROTOCOL.values(), *_CONTEXT.values()) for m in ms}
         | {
             "__iter__",
             "__next__",
@@ -120,7 +120,7 @@ class Implicit:
 
     def builtin_edges(self, fi: FileIndex, call, name: str, edges: Edges, src: str) -> None:
         """`len(x)` and its kin on an instance: CALLS to the protocol method they run."""
-        methods = _BUILTIN_PROTOCOL.get(name)
+        methods = BUILTIN_PROTOCOL.get(name)
         chain = next((c for k, c in call.args if k == 0), None) if methods else None
         if chain is None:
             return

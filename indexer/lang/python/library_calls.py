@@ -28,6 +28,13 @@ from codeimpact.indexer.lang.python.index import Entity, FileIndex
 from codeimpact.indexer.resolved import external_uid
 
 _FUNCTIONS = ("function", "method")
+# What a call outcome does with the site's arguments, kept with the outcome (resolve.py
+# `_outcome`; playback.py `_arguments` runs them at each site): (step, value, rule)
+ROWS = 0  # the argument rows (a tuple) of the library callable reached, by the rule
+BOUND = 1  # `partial(lib_callable, arg)`: the rows of what the first argument is
+CLASS_MADE = 2  # the class a keyword argument names is constructed (value: the keyword)
+PROTOCOL = 3  # a builtin's protocol method on its first argument (value: the builtin)
+FLOW = 4  # functions passed as arguments (value: the callee, rule: its kind)
 # library methods calling library methods calling hooks: a few steps cover every row
 _MAX_HOPS = 6
 
@@ -65,17 +72,18 @@ class LibraryCalls:
                     out.append(r[0][1])
         return tuple(out)
 
-    def library_call(self, fi: FileIndex, call, callee: str, src: str, edges, reason: str) -> None:
-        """A call resolved to the library callable `callee`: the arguments its rows name run."""
+    def library_follow(self, callee: str, reason: str, follow: list) -> None:
+        """A call resolved to the library callable `callee`: the arguments its rows name run
+        (the step to `follow`, when the table has one)."""
         rows = self.entry_table.argument_rows(callee)
         if rows:
-            self._apply_rows(fi, call, rows, src, edges, weakest(reason, "entry-point"))
+            follow.append((ROWS, rows, weakest(reason, "entry-point")))
         elif callee in self.entry_table.binders:
-            self._bound_call(fi, call, src, edges, reason)
+            follow.append((BOUND, None, reason))
         else:
             keyword = self.entry_table.class_keyword(callee)
             if keyword is not None:
-                self._class_made(fi, call, keyword, src, edges, reason)
+                follow.append((CLASS_MADE, keyword, reason))
 
     def _class_made(self, fi: FileIndex, call, keyword: str, src: str, edges, reason) -> None:
         """`@click.group(cls=FlaskGroup)`: the library constructs the class given for the
@@ -100,10 +108,11 @@ class LibraryCalls:
             rule = weakest(weakest(reason, r[1]), "entry-point")
             self._apply_rows(fi, call._replace(args=shifted), rows, src, edges, rule)
 
-    def library_method(self, fi: FileIndex, call, receiver, name: str, src: str, edges) -> bool:
+    def library_method(self, receiver, name: str, src: str, line: int, edges, follow: list) -> bool:
         """`name` called on an instance (or `super()`) of a repository class whose
         repository MRO does not define it: when a library base of the table does, the call
-        reaches that library method and what it calls back. Whether an edge was made."""
+        reaches that library method and what it calls back (the arguments its rows name: a
+        step to `follow`). Whether an edge was made."""
         ent, reason = receiver
         if ent[0] not in ("inst", "super") and (ent[0] != "sym" or self._kind(ent) != "class"):
             return False  # an instance, super(), or a class (a library classmethod)
@@ -116,13 +125,13 @@ class LibraryCalls:
         if found is None:
             return False
         base, rows, calls = found
-        edges.call(src, external_uid(f"{base}.{name}"), weakest(reason, "inheritance"),
-                   call.line)  # fmt: skip
+        edges.call(src, external_uid(f"{base}.{name}"), weakest(reason, "inheritance"), line)
         rule = weakest(reason, "entry-point")
-        self._apply_rows(fi, call, rows, src, edges, rule)
+        if rows:
+            follow.append((ROWS, rows, rule))
         instance = ("inst", path, cls, ent[0] == "inst" and ent[3])
         for hook in calls:
-            self.run_member(instance, hook, src, call.line, rule, edges, 0)
+            self.run_member(instance, hook, src, line, rule, edges, 0)
         return True
 
     def _library_method(self, path: str, cls: str, name: str) -> tuple | None:
@@ -136,22 +145,23 @@ class LibraryCalls:
                 return base, rows, calls
         return None
 
-    def library_construct(self, fi: FileIndex, call, cls: Entity, src: str, edges, reason) -> None:
+    def construct_rows(self, cls: Entity) -> tuple:
         """`C(...)` of a repository class C extending a library class of the table: the
-        library's constructor gets the arguments, unless a repository `__init__` on the way
-        takes them otherwise (one that does not forward `*args` first)."""
+        argument rows of the library's constructor, which gets the arguments, unless a
+        repository `__init__` on the way takes them otherwise (one that does not forward
+        `*args` first)."""
         if not self.has_unknown_base(cls[1], cls[2]):
-            return
+            return ()
         init = self.class_member(cls[1], cls[2], "__init__", 0)
         if init is not None and init[0][0] == "sym":
             params = self.files[init[0][1]].syms[init[0][2]].params
             if len(params) < 2 or not params[1][0].startswith("*"):
-                return
+                return ()
         for base in self.library_bases(cls[1], cls[2]):
             rows = self.entry_table.argument_rows(base)
             if rows:
-                self._apply_rows(fi, call, rows, src, edges, weakest(reason, "entry-point"))
-                return
+                return rows
+        return ()
 
     def decorator_instance(self, path: str, local: str) -> Entity | None:
         """An instance of the repository class that a library decorator of the table made

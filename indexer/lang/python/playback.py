@@ -6,6 +6,10 @@ scope and callee alone once the name's lookup is kept for the file (names.py `_l
 and the outcome of calling that value is in the memo (resolve.py `_resolve_call`, which
 records it at the first such site): 87K of Django's 110K sites without arguments. Those
 are played back here, per (scope, callee), without the general path's frames.
+
+A call with arguments plays back the same outcome (`_called`: the value called and the last
+name; 51K of Django's 68K such sites meet one kept), then makes what its own arguments make
+(`_arguments`: their reads, and the outcome's steps that read them, kept with it).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
+from codeimpact.indexer.lang.python.library_calls import BOUND, CLASS_MADE, FLOW, PROTOCOL, ROWS
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, strip_dup
 
 # an Edge, Unresolved or SymbolRow from its fields (engine/edges.py checks Edge's): the named
@@ -134,7 +139,7 @@ class Playback:
                         hit = (
                             (name, method, last, value)
                             if played is None
-                            else [f"{path}::{scope}", *played, None]
+                            else [f"{path}::{scope}", played[0], played[1], played[2], None]
                         )
                     if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
                         # (`resolve_call` from the value of the first name on, written out
@@ -165,14 +170,14 @@ class Playback:
                 self._too_deep(fi, call, out)
 
     def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
-                src: str, out: ResolvedFile) -> None:  # fmt: skip
-        """The edges of calling `value` (`method`: `last` on it) without arguments at `call`."""
+                src: str, out: ResolvedFile) -> list | tuple:  # fmt: skip
+        """The edges of calling `value` (`method`: `last` on it) at `call`, its arguments
+        aside; what the arguments make: the steps `_arguments` takes (the outcome's)."""
         key = ("call outcome", method, dotted, value, last)
         played = self.memo.table.get(key)
         if played is None:
-            self._record_outcome(key, fi, call, method, value, last, edges, src, out)
-            return
-        ends, names, builtin = played
+            return self._record_outcome(key, fi, call, method, value, last, edges, src, out)
+        ends, names, builtin, follow = played
         append = edges.append
         line = call.line
         for rel, dst, conf, reason in ends:
@@ -180,33 +185,64 @@ class Playback:
         for name in names:
             out.unresolved.append(_new(Unresolved, (src, name, line)))
         out.calls_builtin += builtin
+        return follow
 
-    def _record_outcome(self, key, fi, call, method, value, last, edges, src, out) -> None:
-        """The general path for a call without arguments, kept as the outcome of `key` when
-        nothing in it depended on where it ran: no memo cut (a cycle, the depth bound) and no
-        comparison with the calling scope (`_src_read`: a callee that is the caller itself is
-        left out by some rules); every edge made starts at the site with its line."""
+    def _record_outcome(self, key, fi, call, method, value, last, edges, src, out) -> list:
+        """The general path for a call (its arguments aside: resolve.py `_outcome`), kept as
+        the outcome of `key` when nothing in it depended on where it ran: no memo cut (a
+        cycle, the depth bound) and no comparison with the calling scope (`_src_read`: a
+        callee that is the caller itself is left out by some rules); every edge made starts
+        at the site with its line. The steps that read the arguments, which it returns, are
+        kept with it."""
         first_edge, first_unresolved, builtin = len(edges), len(out.unresolved), out.calls_builtin
         cuts = self.memo.cuts
         self._src_read = False
-        self._outcome(fi, call, method, key[2], value, last, [], edges, src, out)
+        follow: list = []
+        self._outcome(fi, call, method, key[2], value, last, [], edges, src, out, follow)
         if self.memo.cuts != cuts or self._src_read:
-            return
+            return follow
         line = call.line
         made = edges[first_edge:]
         unresolved = out.unresolved[first_unresolved:]
         # (loops, not any() over generators: ~38K outcomes recorded per Django resolution)
         for e in made:
             if e[1] != src or e[5] != line:
-                return
+                return follow
         for u in unresolved:
             if u[0] != src or u[2] != line:
-                return
+                return follow
         self.memo.table[key] = (
             tuple((e[0], e[2], e[3], e[4]) for e in made),
             tuple(u[1] for u in unresolved),
             out.calls_builtin - builtin,
+            tuple(follow),
         )
+        return follow
+
+    def _arguments(self, fi: FileIndex, call, src: str, edges: Edges, follow) -> None:
+        """What a call's arguments make beside the outcome of calling its callee: the getters
+        its dotted arguments read, then the outcome's steps that read the arguments (`follow`,
+        library_calls.py: the same for every site of the outcome's form, each a lookup of
+        the table or the class done once)."""
+        scope, line = call.scope, call.line
+        passed: dict = {}  # the values of the dotted arguments, for _value_flow
+        reads: list = []
+        for _, chain in call.args:  # `f(self.prop)` reads prop
+            if "." in chain:
+                passed[chain] = self.eval_chain(fi, scope, chain, line, 0, reads)
+        for getter, rule in reads:
+            edges.call(src, self.ent_uid(getter), rule, line)
+        for step, value, rule in follow:
+            if step == FLOW:
+                self._value_flow(fi, call, value, rule, edges, src, passed)
+            elif step == ROWS:
+                self._apply_rows(fi, call, value, src, edges, rule)
+            elif step == PROTOCOL:
+                self.builtin_edges(fi, call, value, edges, src)
+            elif step == BOUND:
+                self._bound_call(fi, call, src, edges, rule)
+            elif step == CLASS_MADE:
+                self._class_made(fi, call, value, src, edges, rule)
 
 
 # callee -> what `_resolve_call` and the playback read of it, the same in every file: (a

@@ -33,7 +33,7 @@ from codeimpact.indexer.lang.python.containers import LIT, Containers
 from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.fixtures import Fixtures
 from codeimpact.indexer.lang.python.flows import Flows, forwards_only
-from codeimpact.indexer.lang.python.implicit import IMPLICIT_NAMES, Implicit
+from codeimpact.indexer.lang.python.implicit import BUILTIN_PROTOCOL, IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
     NO_NAMES,
     Entity,
@@ -42,7 +42,7 @@ from codeimpact.indexer.lang.python.index import (
     index_file,
     index_items,
 )
-from codeimpact.indexer.lang.python.library_calls import LibraryCalls
+from codeimpact.indexer.lang.python.library_calls import FLOW, PROTOCOL, ROWS, LibraryCalls
 from codeimpact.indexer.lang.python.named_getattr import NamedGetattr
 from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
@@ -487,23 +487,25 @@ class PythonProject(
                 value = self.lookup_name(fi, scope, key[2], line, 0)
         else:
             value = self._eval_steps(fi, scope, steps[:-1] if method else steps, line, 0, reads)
-        if args:
-            if args[0][0] != "**" or not forwards_only(fi, call):
-                self._outcome(fi, call, method, dotted, value, last, reads, edges, src, out)
-                return
+        if args and args[0][0] == "**" and forwards_only(fi, call):
             call = call._replace(args=())  # (its outcome is that of a call without any)
-        # No arguments: what follows the value depends on the value and the last name only,
-        # the same at every call site of that form (`self.assertEqual()` in every test of a
-        # class, `Model()` everywhere): played back from the one memo as the edges' other
-        # ends, with this site's source and line.
+            args = ()
+        # What follows the value depends on the value and the last name only, the same at
+        # every call site of that form (`self.assertEqual(a, b)` in every test of a class,
+        # `Model()` everywhere): played back from the one memo as the edges' other ends, with
+        # this site's source and line; then what the site's arguments make (playback.py).
         for getter, rule in reads:  # (the value's own reads first, as the general path does)
             edges.call(src, self.ent_uid(getter), rule, line)
-        self._called(fi, call, method, dotted, value, last, edges, src, out)
+        follow = self._called(fi, call, method, dotted, value, last, edges, src, out)
+        if args:
+            self._arguments(fi, call, src, edges, follow)
 
     def _outcome(self, fi, call, method: bool, dotted: bool, value, last: str, reads: list,
-                 edges: Edges, src: str, out: ResolvedFile) -> None:  # fmt: skip
+                 edges: Edges, src: str, out: ResolvedFile, follow: list) -> None:  # fmt: skip
         """The edges of calling `value` (`method`: of calling `last` on the receiver `value`)
-        at `call`; `reads`: the getters the value's chain ran, not made into edges yet."""
+        at `call`; `reads`: the getters the value's chain ran, not made into edges yet. What
+        would read the call's arguments is not done: added to `follow` (playback.py
+        `_arguments` runs it per site)."""
         receiver = None
         if method:
             receiver = value
@@ -517,16 +519,13 @@ class PythonProject(
         else:
             r = value
         line = call.line  # (a field of a named tuple: read once)
-        passed: dict = {}  # the values of the dotted arguments, for _value_flow
-        for _, chain in call.args:  # `f(self.prop)` reads prop
-            if "." in chain:
-                passed[chain] = self.eval_chain(fi, call.scope, chain, line, 0, reads)
         for getter, rule in reads:
             edges.call(src, self.ent_uid(getter), rule, line)
         if r is None:
             if receiver is not None and self._dispatch_only(receiver, last, edges, src, line):
                 return
-            if receiver is not None and self.library_method(fi, call, receiver, last, src, edges):
+            if receiver is not None and self.library_method(receiver, last, src, line, edges,
+                                                            follow):  # fmt: skip
                 return
             # (items of a container we follow only in part are no evidence against a guess)
             if receiver is None or receiver[0][0] in ("param", "unknown", ALTS):
@@ -537,34 +536,35 @@ class PythonProject(
         ent, reason = r
         if ent[0] == ALTS:  # one of several values (a container's items): each may run
             if receiver is not None and receiver[0][0] == ALTS:
-                made = self._arms_call(fi, call, receiver, last, reason, edges, src, out, passed)
+                made = self._arms_call(fi, call, receiver, last, reason, edges, src, out, follow)
             else:
                 made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True,
-                                         passed) for e in ent[1]]  # fmt: skip
+                                         follow) for e in ent[1]]  # fmt: skip
             if not any(made):
                 out.unresolved.append(_new(Unresolved, (src, last, call.line)))
             return
-        if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False, passed):
+        if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False, follow):
             out.unresolved.append(_new(Unresolved, (src, last, call.line)))
 
     def _call_value(self, fi, call, ent, reason, receiver, edges, src, out, alt: bool,
-                    passed: dict) -> bool:  # fmt: skip
+                    follow: list) -> bool:  # fmt: skip
         """The edges of calling `ent` (found by `reason`) at `call`; False when it is no
-        callable we know (an alternative that is not callable is dropped silently).
-        `passed`: the values of arguments already evaluated."""
+        callable we know (an alternative that is not callable is dropped silently). What
+        reads the arguments goes to `follow` (`_outcome`)."""
         line = call.line  # (a field of a named tuple: read once)
         k = ent[0]
         if k == "builtin" or k == "view":
             if not alt:
                 out.calls_builtin += 1
-            if k == "builtin" and call.args:  # `sorted(xs, key=f)` calls f
-                self.library_call(fi, call, f"builtins.{ent[1]}", src, edges, reason)
-                self.builtin_edges(fi, call, ent[1], edges, src)  # `len(x)`: x.__len__
+            if k == "builtin":  # `sorted(xs, key=f)` calls f; `len(x)`: x.__len__
+                self.library_follow(f"builtins.{ent[1]}", reason, follow)
+                if ent[1] in BUILTIN_PROTOCOL:
+                    follow.append((PROTOCOL, ent[1], None))
             return True
         if k == "ext":
             edges.call(src, external_uid(ent[1]), reason, line)
-            if call.args:  # `Thread(target=f)`, `Client(app)`: the library calls back
-                self.library_call(fi, call, ent[1], src, edges, reason)
+            # `Thread(target=f)`, `Client(app)`: the library calls back
+            self.library_follow(ent[1], reason, follow)
             return True
         if k == "inst":
             m = self.class_member(ent[1], ent[2], "__call__", 0)
@@ -591,8 +591,10 @@ class PythonProject(
                 edges.add("REFERENCES", src, self.ent_uid(ent), reason, line)
         if skind == "class":
             self.construction_edges(ent, edges, src, line)  # __init__, __new__, ...
-            if call.args:  # a subclass of a library class: its constructor's arguments
-                self.library_construct(fi, call, ent, src, edges, reason)
+            # a subclass of a library class: its constructor's arguments
+            rows = self.construct_rows(ent)
+            if rows:
+                follow.append((ROWS, rows, weakest(reason, "entry-point")))
         elif skind == "method" and receiver is not None and not alt:
             self._dispatch(receiver, ent, last, edges, src, line)
         elif skind == "method" and not alt and "." not in call.callee:
@@ -600,11 +602,10 @@ class PythonProject(
             self._src_read = True  # (what this makes depends on the site's own binding)
             if bound is not None:
                 self._dispatch(bound, ent, ent[2].rpartition(".")[2], edges, src, line)
-        if call.args:
-            self._value_flow(fi, call, ent, skind, edges, src, passed)
+        follow.append((FLOW, ent, skind))
         return True
 
-    def _arms_call(self, fi, call, receiver, last, reason, edges, src, out, passed) -> list:
+    def _arms_call(self, fi, call, receiver, last, reason, edges, src, out, follow) -> list:
         """`last` called on a receiver that is one of several values (`obj: A | B`, an item
         of a container): each arm's method runs, and, on an arm whose class may be a
         subclass, the overrides of that method in its subclasses (the dispatch a single
@@ -616,7 +617,7 @@ class PythonProject(
                 if e not in seen:
                     seen.add(e)
                     made.append(self._call_value(fi, call, e, reason, receiver, edges, src, out,
-                                                 True, passed))  # fmt: skip
+                                                 True, follow))  # fmt: skip
                 if e[0] == "sym" and arm[0] == "inst" and self._kind(e) == "method":
                     self._dispatch((arm, receiver[1]), e, last, edges, src, call.line)
         return made
