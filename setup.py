@@ -152,6 +152,7 @@ setup(
                 "native/core_gather.c",
                 "native/core_names.c",
                 "native/core_rows.c",
+                "native/core_shared.c",
                 "native/core_index.c",
                 "native/core_calls.c",
                 "native/core_fields.c",

@@ -97,9 +97,9 @@ static PyMethodDef core_methods[] = {
      " strip, row_type, edge_type): a file's SymbolFacts as rows and CONTAINS edges, appended"
      " (indexer/lang/python/playback.py Playback.definitions)"},
     {"typed_list", core_typed_list, METH_VARARGS,
-     "typed_list(type, items[, mask, strs, ints]) -> list: [tuple.__new__(type, x) for x in"
+     "typed_list(type, items[, mask, values]) -> list: [tuple.__new__(type, x) for x in"
      " items] (FileFacts' lists decoded from marshal); the strs and ints of the fields in the"
-     " bit mask `mask` made the ones kept for their values (in the dict strs, the list ints)"},
+     " bit mask `mask` made the ones the SharedValues `values` keeps for their values"},
     {"rows_prefixed", core_rows_prefixed, METH_VARARGS,
      "rows_prefixed(rows, field, prefix, need) -> list: the rows whose str item `field` starts"
      " with `prefix` and, when need >= 0, whose item `need` is true, in order"},
@@ -107,8 +107,9 @@ static PyMethodDef core_methods[] = {
      "tuple_fields(cls) -> bool: the fields of a named tuple type as read-only slots over its"
      " items (specialised attribute reads); False, cls unchanged, for another kind of type"},
     {"index_passes", core_index_passes, METH_VARARGS,
-     "index_passes(fi, symbols, imports, bindings, returns) -> (adds, aliases, item_aliases):"
-     " index_file's passes over a Python file's facts into fi's tables"
+     "index_passes(fi, symbols, imports, bindings, returns[, by_params]) -> (adds, aliases,"
+     " item_aliases, unsorted): index_file's passes over a Python file's facts into fi's"
+     " tables; unsorted: the lists of fi.names out of line order"
      " (indexer/lang/python/index.py)"},
     {"index_calls_pass", core_index_calls_pass, METH_VARARGS,
      "index_calls_pass(fi, calls, param_names, param_items, aliases, item_aliases, kit):"
@@ -122,4 +123,10 @@ static struct PyModuleDef core_module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__core(void) { return PyModule_Create(&core_module); }
+PyMODINIT_FUNC PyInit__core(void) {
+    if (PyType_Ready(&SharedValues_Type) < 0) return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (m != NULL && PyModule_AddObjectRef(m, "SharedValues", (PyObject *)&SharedValues_Type) < 0)
+        Py_CLEAR(m);
+    return m;
+}

@@ -84,7 +84,12 @@ int str_ok(PyObject *s);
 int starts(PyObject *s, const char *lit);
 PyObject *setdefault_new(PyObject *d, PyObject *key, int list);
 PyObject *get_or(PyObject *d, PyObject *key, PyObject *dflt);
+PyObject *literal_str(const char *text);
 PyObject *attr(PyObject *fi, const char *name, PyTypeObject *type);
+
+/* core_shared.c: the values shared across the facts of files (typed_list) */
+extern PyTypeObject SharedValues_Type;
+int share_value(PyObject *values, PyObject **slot, int depth);
 
 /* entry points */
 PyObject *core_bfs(PyObject *self, PyObject *args);

@@ -165,59 +165,32 @@ error:
     return NULL;
 }
 
-/* *slot (a reference) made the one object kept for its value, the first one met: a str the one
- * the dict `strs` holds (keys all strs: the dict's fast lookups), an int from 257 below the
- * length of the list `ints` the one at its index (no hashing: line numbers, most offsets). A
- * tuple's items likewise, `depth` levels down, replaced in place (equal values of immutable
- * objects). -1: an error. */
-static int share(PyObject **slot, int depth, PyObject *strs, PyObject *ints) {
-    PyObject *x = *slot;
-    if (PyUnicode_CheckExact(x)) {
-        if (PyUnicode_GET_LENGTH(x) < 2) return 0; /* ("" and one letter: one object already) */
-        PyObject *kept = PyDict_SetDefault(strs, x, x); /* (borrowed: held by the dict) */
-        if (kept == NULL) return -1;
-        if (kept != x) Py_SETREF(*slot, Py_NewRef(kept));
-    } else if (PyLong_CheckExact(x)) {
-        long v = PyLong_AsLong(x);
-        if (v < 257 || v >= PyList_GET_SIZE(ints)) {
-            if (v == -1) PyErr_Clear(); /* (past a C long) */
-            return 0;
-        }
-        PyObject *kept = PyList_GET_ITEM(ints, v);
-        if (kept == Py_None)
-            Py_SETREF(((PyListObject *)ints)->ob_item[v], Py_NewRef(x));
-        else if (kept != x)
-            Py_SETREF(*slot, Py_NewRef(kept));
-    } else if (depth > 0 && PyTuple_CheckExact(x)) {
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(x); k++)
-            if (share(&((PyTupleObject *)x)->ob_item[k], depth - 1, strs, ints) < 0) return -1;
-    }
-    return 0;
-}
-
 /* typed_list(type, items): [tuple.__new__(type, x) for x in items] (FileFacts' lists decoded
  * from marshal: every fact of a build passes here, twice for its calls), without a Python
  * call or a second tuple per item. `type` is a tuple subclass without a __dict__. An item of
  * another size than the type's `_fields` is refused (ValueError): a field read as a slot
- * (core_fields.c) reads its item unchecked. typed_list(type, items, mask, strs, ints): the
- * strs and ints of the fields in the bit mask `mask` (those of the tuples there too:
- * parameters, decorators) made the objects kept for their values (`share`). */
+ * (core_fields.c) reads its item unchecked. typed_list(type, items, mask, values): the strs
+ * and ints of the fields in the bit mask `mask` (those of the tuples there too: parameters,
+ * decorators) made the objects the SharedValues `values` keeps for their values
+ * (core_shared.c). */
 PyObject *core_typed_list(PyObject *self, PyObject *args) {
     (void)self;
     PyTypeObject *type;
     PyObject *items;
     unsigned long long mask = 0; /* (the fields shared) */
-    PyObject *strs = NULL, *ints = NULL;
-    if (!PyArg_ParseTuple(args, "O!O|KO!O!:typed_list", &PyType_Type, &type, &items, &mask,
-                          &PyDict_Type, &strs, &PyList_Type, &ints))
+    PyObject *values = NULL;
+    if (!PyArg_ParseTuple(args, "O!O|KO!:typed_list", &PyType_Type, &type, &items, &mask,
+                          &SharedValues_Type, &values))
         return NULL;
-    if (ints == NULL) mask = 0;
+    if (values == NULL) mask = 0;
     if (!PyType_IsSubtype(type, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "typed_list: the type must be a tuple");
         return NULL;
     }
     Py_ssize_t want = -1; /* the type's number of fields, if it names them */
-    PyObject *fields = PyObject_GetAttrString((PyObject *)type, "_fields");
+    PyObject *key = literal_str("_fields");
+    if (key == NULL) return NULL;
+    PyObject *fields = PyObject_GetAttr((PyObject *)type, key);
     if (fields == NULL)
         PyErr_Clear();
     else if (PyTuple_Check(fields))
@@ -249,7 +222,7 @@ PyObject *core_typed_list(PyObject *self, PyObject *args) {
         Py_DECREF(t);
         PyList_SET_ITEM(out, i, made);
         for (Py_ssize_t k = 0; mask && k < size && k < 64; k++)
-            if ((mask >> k) & 1 && share(&((PyTupleObject *)made)->ob_item[k], 2, strs, ints) < 0)
+            if ((mask >> k) & 1 && share_value(values, &((PyTupleObject *)made)->ob_item[k], 2) < 0)
                 goto error;
     }
     Py_DECREF(seq);

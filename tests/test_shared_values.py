@@ -100,3 +100,24 @@ def test_equal_parameter_lists_share_their_dict_while_projects_are_made():
         later.params == fa.params
         and later.params["handle_request"] is not fa.params["handle_request"]
     )
+
+
+def test_the_table_keeps_one_object_per_value_of_every_str_kind_and_length():
+    # (core_shared.c: strs by a hash of their characters' bytes, compared with their kind:
+    # "\x00\x01\x01\x01" and "\u0100\u0101" hold the same 4 bytes; thousands grow the table)
+    from codeimpact.native import _core
+
+    words = ["ab", "abcdefgh", "abcdefghi", "ééé", "日本語", "😀x"]
+    words += ["\x00\x01\x01\x01", "\u0100\u0101", *(f"name_{i}" for i in range(5000))]
+    values = _core.SharedValues()
+
+    def decoded():  # (new objects of the same values, as marshal makes them per blob)
+        return [("".join(list(w)), int(str(300 + i))) for i, w in enumerate(words)]
+
+    one = _core.typed_list(tuple, decoded(), 0b11, values)
+    two = _core.typed_list(tuple, decoded(), 0b11, values)
+    plain = _core.typed_list(tuple, decoded())
+    assert one == two == plain == [(w, 300 + i) for i, w in enumerate(words)]
+    assert all(x[0] is y[0] and x[1] is y[1] for x, y in zip(one, two))
+    assert not any(x[0] is y[0] for x, y in zip(one, plain))
+    assert len(values) == len(words)

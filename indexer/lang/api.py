@@ -168,12 +168,12 @@ def shared_values() -> Iterator[None]:
     keeps no strings of facts it let go."""
     global _sharing, _tables
     makers = _list_makers()
-    typed = getattr(_core(), "typed_list", None)
-    if typed is None or _sharing is not None:  # (no sharing in C; or already sharing)
+    core = _core()
+    typed, values = getattr(core, "typed_list", None), getattr(core, "SharedValues", None)
+    if values is None or _sharing is not None:  # (no sharing in C; or already sharing)
         yield
         return
-    # (strs in a dict of strs: its lookups are the fast ones; ints by value: no hashing)
-    table = ({}, [None] * 65536)
+    table = values()  # (strs by a cheap hash of their characters, ints by value)
     masks = [sum(1 << k._fields.index(f) for f in fields)
              for k, fields in zip(_KINDS, _SHARED_FIELDS)]  # fmt: skip
     _sharing = tuple(partial(_shared, typed, k, m, table) if m else make
@@ -192,8 +192,8 @@ def shared_table(name: str) -> dict | None:
     return None if _tables is None else _tables.setdefault(name, {})
 
 
-def _shared(typed: Callable, kind: type, mask: int, table: tuple, items) -> list:
-    return typed(kind, items, mask, *table)
+def _shared(typed: Callable, kind: type, mask: int, table: object, items) -> list:
+    return typed(kind, items, mask, table)
 
 
 def _core():

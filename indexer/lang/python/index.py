@@ -19,7 +19,7 @@ from codeimpact.indexer.lang.api import (
     SymbolFact,
     shared_table,
 )
-from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable
+from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, first
 from codeimpact.indexer.lang.python.exports import passes_on, value_parameters
 from codeimpact.indexer.lang.python.registries import item_callers, stored_attr
 
@@ -256,11 +256,13 @@ def index_file(fi: FileIndex) -> None:
         # (while make_projects runs, a parameter list's dict is made once for every file:
         # api.shared_table; the resolvers never change these dicts)
         by_params = shared_table("python.params")
-        adds, aliases, item_aliases = _passes(
+        adds, aliases, item_aliases, unsorted = _passes(
             fi, f.symbols, f.imports, f.bindings, f.returns, by_params
         )
         fi.__dict__.update(_adds=adds, _aliases=aliases, _item_aliases=item_aliases, _items=True)
-        fi.names.finish()
+        # (ScopeTable.finish, for the few lists out of line order: the passes found them)
+        for bindings in unsorted:
+            bindings.sort(key=first)
     # A dict of its own, not the class's shared keys with a values array (a "split" dict, as
     # CPython 3.11 makes an instance's __dict__ when first read): it specialises a read of a
     # split dict's attribute (LOAD_ATTR_WITH_HINT), then finds no value in the shared keys and
