@@ -81,9 +81,15 @@ PyObject *setdefault_new(PyObject *d, PyObject *key, int list) {
     return rc < 0 ? NULL : v;
 }
 
-/* engine/scopes.py ScopeTable.add(scope, name, binding) (binding stolen) */
-static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject *binding) {
+/* engine/scopes.py ScopeTable.add(scope, name, (line, kind, what)) (the tuple made here:
+ * PyTuple_Pack parses its varargs, ~200 instructions a tuple, ~150K per Django build) */
+static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject *line,
+                     PyObject *kind, PyObject *what) {
+    PyObject *binding = PyTuple_New(3);
     if (binding == NULL) return -1;
+    PyTuple_SET_ITEM(binding, 0, Py_NewRef(line));
+    PyTuple_SET_ITEM(binding, 1, Py_NewRef(kind));
+    PyTuple_SET_ITEM(binding, 2, Py_NewRef(what));
     int rc = -1;
     PyObject *by_name = setdefault_new(names, scope, 0);
     if (by_name != NULL) {
@@ -260,9 +266,9 @@ static int symbol_pass(PyObject **t, PyObject *symbols, PyObject *by_params) {
         if (PyDict_SetItem(t[T_PARENT], local, head) < 0) goto next;
         int var = PyUnicode_Compare(kind, s_variable) == 0;
         if (PyErr_Occurred()) goto next;
-        PyObject *binding = PyTuple_Pack(3, PyTuple_GET_ITEM(s, S_START_LINE),
-                                         var ? s_var : s_def, local);
-        if (names_add(t[T_NAMES], head, name, binding) < 0) goto next;
+        if (names_add(t[T_NAMES], head, name, PyTuple_GET_ITEM(s, S_START_LINE),
+                      var ? s_var : s_def, local) < 0)
+            goto next;
         if (!var) {
             PyObject *owner = PyDict_GetItemWithError(t[T_SYMS], head);
             if (owner == NULL && PyErr_Occurred()) goto next;
@@ -340,8 +346,7 @@ static int import_pass(PyObject **t, PyObject *imports) {
             bound = dot < 0 ? Py_NewRef(module) : PyUnicode_Substring(module, 0, dot);
             if (bound == NULL) return -1;
         }
-        int rc = names_add(t[T_NAMES], scope, bound,
-                           PyTuple_Pack(3, PyTuple_GET_ITEM(imp, I_LINE), s_import, imp));
+        int rc = names_add(t[T_NAMES], scope, bound, PyTuple_GET_ITEM(imp, I_LINE), s_import, imp);
         Py_DECREF(bound);
         if (rc < 0) return -1;
     }
@@ -421,9 +426,7 @@ static int one_binding(PyObject **t, PyObject *b, PyObject *looped, PyObject *ad
         Py_XDECREF(attr_name);
         return list == NULL ? -1 : PyList_Append(list, b);
     }
-    if (names_add(t[T_NAMES], scope, name, PyTuple_Pack(3, PyTuple_GET_ITEM(b, B_LINE), s_bind, b)) <
-        0)
-        return -1;
+    if (names_add(t[T_NAMES], scope, name, PyTuple_GET_ITEM(b, B_LINE), s_bind, b) < 0) return -1;
     if (is_call) {
         if (PyUnicode_Compare(value, s_getattr) == 0) return PySet_Add(t[T_GETATTR], name);
         return PyErr_Occurred() ? -1 : 0;

@@ -196,6 +196,16 @@ PyObject *core_typed_list(PyObject *self, PyObject *args) {
     else if (PyTuple_Check(fields))
         want = PyTuple_GET_SIZE(fields);
     Py_XDECREF(fields);
+    /* A tuple of the items list that nothing else holds (marshal's, the list dropped after)
+     * is made a `type` in place, not copied into a new one and freed: the type lays its
+     * items out as a tuple does (a tuple subclass without a __dict__, weak references or a
+     * finalizer, as tuple_fields requires). */
+    int retype = type != &PyTuple_Type && PyList_CheckExact(items) &&
+                 (type->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+                 type->tp_basicsize == PyTuple_Type.tp_basicsize &&
+                 type->tp_itemsize == PyTuple_Type.tp_itemsize && type->tp_dictoffset == 0 &&
+                 type->tp_weaklistoffset == 0 && type->tp_finalize == NULL &&
+                 type->tp_del == NULL;
     PyObject *seq = PySequence_Fast(items, "typed_list: the items are no sequence");
     if (seq == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -212,14 +222,20 @@ PyObject *core_typed_list(PyObject *self, PyObject *args) {
             Py_DECREF(t);
             goto error;
         }
-        PyObject *made = type->tp_alloc(type, size);
-        if (made == NULL) {
+        PyObject *made;
+        if (retype && t == x && Py_REFCNT(x) == 2 && size > 0) { /* (the list's and t) */
+            Py_SET_TYPE(x, (PyTypeObject *)Py_NewRef(type));
+            made = t;
+        } else {
+            made = type->tp_alloc(type, size);
+            if (made == NULL) {
+                Py_DECREF(t);
+                goto error;
+            }
+            for (Py_ssize_t k = 0; k < size; k++)
+                PyTuple_SET_ITEM(made, k, Py_NewRef(PyTuple_GET_ITEM(t, k)));
             Py_DECREF(t);
-            goto error;
         }
-        for (Py_ssize_t k = 0; k < size; k++)
-            PyTuple_SET_ITEM(made, k, Py_NewRef(PyTuple_GET_ITEM(t, k)));
-        Py_DECREF(t);
         PyList_SET_ITEM(out, i, made);
         for (Py_ssize_t k = 0; mask && k < size && k < 64; k++)
             if ((mask >> k) & 1 && share_value(values, &((PyTupleObject *)made)->ob_item[k], 2) < 0)

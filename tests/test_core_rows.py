@@ -104,3 +104,24 @@ def test_typed_list_of_any_items():
         _core.typed_list(dict, [])
     with pytest.raises(TypeError):
         _core.typed_list(CallFact, [1])
+
+
+def test_typed_list_retypes_the_tuples_only_its_list_holds():
+    # (marshal's: made the fact type in place, not copied; a tuple held elsewhere too is
+    # copied, and stays the plain tuple its holder has)
+    import gc
+    import marshal
+
+    decoded = marshal.loads(
+        marshal.dumps([("", "f", 3, "call", (), ()), ("", "g", 4, "call", (), ())])
+    )
+    ids = [id(x) for x in decoded]
+    held = decoded[1]
+    made = _core.typed_list(CallFact, decoded)
+    assert [type(x) for x in made] == [CallFact, CallFact]
+    assert id(made[0]) == ids[0] and made[1] is not held and type(held) is tuple
+    assert made == [("", "f", 3, "call", (), ()), ("", "g", 4, "call", (), ())]
+    assert made[0].callee == "f" and made[1].line == 4
+    del decoded, held
+    gc.collect()
+    assert made[0] == ("", "f", 3, "call", (), ())
