@@ -67,15 +67,24 @@ static int grow(Shared *t) {
     return 0;
 }
 
+/* The slots a str is looked for in, from the one its hash gives: the hash has no secret, so
+ * the strs of a hostile checkout could be made to fall into one run of slots, and each
+ * lookup would go through all of it (quadratic). Past them a str is left unshared (sharing
+ * only saves memory): a str costs at most PROBES comparisons. (Django's 71,666 distinct
+ * ASCII strs lie at most 29 slots past their own in the table of 2/3 load at most: PROBES
+ * leaves room for trees many times larger.) */
+#define PROBES 128
+
 /* The str kept for the value of `s` (borrowed: `s` itself when it is the first of its
- * value); NULL on error. */
+ * value, or left unshared); NULL on error. */
 static PyObject *kept_str(Shared *t, PyObject *s) {
     if ((t->used + 1) * 3 > (t->mask + 1) * 2 && grow(t) < 0) return NULL;
     int kind = PyUnicode_KIND(s);
     size_t nbytes = (size_t)PyUnicode_GET_LENGTH(s) * (size_t)kind;
     const void *data = PyUnicode_DATA(s);
     uint64_t h = chars_hash(data, nbytes, kind);
-    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    size_t i = h & t->mask;
+    for (int probes = 0; probes < PROBES; probes++, i = (i + 1) & t->mask) {
         Entry *e = &t->entries[i];
         if (e->str == s) return s;
         if (e->str == NULL) {
@@ -89,6 +98,7 @@ static PyObject *kept_str(Shared *t, PyObject *s) {
             memcmp(PyUnicode_DATA(e->str), data, nbytes) == 0)
             return e->str;
     }
+    return s;
 }
 
 /* *slot (a reference) made the one object `values` keeps for its value, the first one met:

@@ -121,3 +121,39 @@ def test_the_table_keeps_one_object_per_value_of_every_str_kind_and_length():
     assert all(x[0] is y[0] and x[1] is y[1] for x, y in zip(one, two))
     assert not any(x[0] is y[0] for x, y in zip(one, plain))
     assert len(values) == len(words)
+
+
+def _chars_hash(s: str) -> int:
+    """core_shared.c's hash of an ASCII str (kind 1)."""
+    m = (1 << 64) - 1
+    data, k = s.encode(), 0x517CC1B727220A95
+    h = (len(data) * 0x9E3779B97F4A7C15 ^ 1) & m
+    for at in range(0, len(data), 8):
+        w = int.from_bytes(data[at : at + 8], "little")
+        h = ((((h << 5) | (h >> 59)) & m) ^ w) * k & m
+    h ^= h >> 33
+    h = h * 0xFF51AFD7ED558CCD & m
+    return h ^ (h >> 33)
+
+
+def test_strs_made_to_collide_cost_a_bounded_search_and_stay_correct():
+    # (the hash has no secret: a hostile checkout's strs can fall into one run of slots;
+    # past 128 slots a str is left unshared, so no lookup goes through the whole run)
+    from codeimpact.native import _core
+
+    colliding, i = [], 0
+    while len(colliding) < 140:  # (one slot of the first table's 2,048)
+        if _chars_hash(f"attr_{i}") & 2047 == 7:
+            colliding.append(f"attr_{i}")
+        i += 1
+    values = _core.SharedValues()
+
+    def decoded():
+        return [("".join(list(w)),) for w in colliding]
+
+    one = _core.typed_list(tuple, decoded(), 1, values)
+    two = _core.typed_list(tuple, decoded(), 1, values)
+    assert one == two == [(w,) for w in colliding]
+    assert len(values) == 128  # (all fell into one run: the 12 past it left unshared)
+    assert all(x[0] is y[0] for x, y in zip(one[:128], two[:128]))
+    assert not any(x[0] is y[0] for x, y in zip(one[128:], two[128:]))
