@@ -50,6 +50,10 @@ MIN_HELD = 2  # files a worker holds, however big: the next one is there when it
 # of real work, a hang in a small file is still cut at the timeout
 TIMEOUT_BYTES = 1024 * 1024
 MAX_HELD = 256  # files a worker holds, however small: a batch message stays small
+# A worker's first message: it runs. A fresh worker's start (the fork, being scheduled on a
+# busy machine) is not its first file's parse: timed from the hand-out, a 1 KB file took
+# "over 0.05s" at load 6.
+READY = ("ready", -1, None)
 
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
 _READ = ("", 0)  # (repository root, max file size) for Unread items; set with _ITEMS
@@ -90,6 +94,7 @@ def _worker(conn, _wid: int, parent_pid: int) -> None:
     # asked once per file: Connection.poll builds a selector per call (~20 us, x 2,900 files)
     pending = select.poll()
     pending.register(conn.fileno(), select.POLLIN)
+    conn.send(READY)  # the parent's clock for this worker's first file starts now
     while True:
         # Read every batch already sent before the next file, not only when idle. The parent
         # sends a batch per answer it gets; left unread while a long batch of small files
@@ -158,6 +163,7 @@ def extract_parallel(
     # made per wait, as multiprocessing's `wait` does, was ~40 us of 2,900 answers' each)
     answers = selectors.DefaultSelector()
     started: dict[int, float] = {}  # worker -> when it started its first held item
+    starting: set[int] = set()  # workers not yet READY: their held items are not timed
     next_wid = 0
 
     def spawn() -> None:
@@ -167,6 +173,7 @@ def extract_parallel(
         p.start()
         child.close()
         procs[next_wid] = (p, parent)
+        starting.add(next_wid)
         answers.register(parent, selectors.EVENT_READ, next_wid)
         next_wid += 1
 
@@ -198,6 +205,7 @@ def extract_parallel(
         queue = held.pop(wid, [])
         held_bytes.pop(wid, None)
         started.pop(wid, None)
+        starting.discard(wid)
         todo.extend(reversed(queue[1:]))
         return queue[0] if queue else None
 
@@ -230,6 +238,10 @@ def extract_parallel(
                     spawn()
                     feed(next_wid - 1)
                     continue
+                if kind == READY[0]:
+                    starting.discard(wid)
+                    started[wid] = time.monotonic()
+                    continue
                 held[wid].remove(idx)
                 held_bytes[wid] -= sizes[idx]
                 started[wid] = time.monotonic()  # the worker is on its next item now
@@ -247,6 +259,8 @@ def extract_parallel(
                 finish(idx)
             now = time.monotonic()
             for wid, since in list(started.items()):
+                if wid in starting:
+                    continue
                 limit = timeout_s * _size_factor(sizes, held.get(wid))
                 if held.get(wid) and now - since > limit:
                     idx = retire(wid)

@@ -140,3 +140,25 @@ def test_engines_are_made_before_the_workers_are_forked(tmp_path):
     # python's engine and javascript's runner, made in the parent only
     made = made_by.read_text().split()
     assert len(made) >= 2 and set(made) == {out.stdout.strip()}, made
+
+
+# Every worker forked here starts 0.4 s late (a fork hook that sleeps in the child: a busy
+# machine scheduling it late), and its files take far less than the 0.2 s timeout.
+_SLOW_START = textwrap.dedent(
+    """
+    import os, time
+    from codeimpact.indexer.workers import extract_parallel
+    os.register_at_fork(after_in_child=lambda: time.sleep(0.4))
+    items = [(f"f{i}.py", "python", b"def f(x):\\n    return g(x)\\n") for i in range(6)]
+    n, failed = extract_parallel(items, 2, 0.2, None, lambda path, blob: None)
+    print(n, sorted(failed.items()))
+    """
+)
+
+
+def test_a_worker_slow_to_start_does_not_time_out_its_first_files():
+    # the timeout is the parse's: a worker's own start-up is not charged to the file it holds
+    out = subprocess.run([sys.executable, "-c", _SLOW_START], capture_output=True, text=True,
+                         timeout=60)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "6 []"
