@@ -94,11 +94,12 @@ class Playback:
     def resolve_calls(self, fi: FileIndex, edges: Edges, out: ResolvedFile) -> None:
         """The file's call sites, in order: played back when they can be, else resolved by
         `resolve_call`. A repeat at a later line in the same scope adds no edge: the same
-        edges at an earlier line are what dedupe_edges keeps of them."""
+        edges at an earlier line are what dedupe_edges keeps of them. A site's arguments
+        make their own edges at each site (`_arguments`)."""
         calls = fi.facts.calls
         out.calls_total += len(calls)
-        # (scope, callee) -> [src, edge ends, names, builtin, first line], or False for a
-        # site whose form is never played back
+        # (scope, callee) -> [src, edge ends, names, builtin, first line, follow], or False
+        # for a site whose form is never played back
         here: dict = {}
         append = edges.append
         unresolved = out.unresolved
@@ -114,14 +115,15 @@ class Playback:
             line = call.line
             kind = call.kind
             args = call.args
-            if not (args or kind == "decorator"):
+            # (`**kw` first: whether the call forwards its own keywords only, per site)
+            if kind != "decorator" and not (args and args[0][0] == "**"):
                 key = (scope, callee)
                 hit = here.get(key)
                 if hit is None:
-                    # a call without arguments played back (`f()` or `x.m()`, not a decorator
-                    # nor a getattr, the lookup of f or x kept, the outcome in the memo): [src,
-                    # edge ends, unresolved names, builtin count, None]; False when no site of
-                    # its scope and callee ever is (by its form); else (name, method, last,
+                    # a call played back (`f(...)` or `x.m(...)`, not a decorator nor a
+                    # getattr, the lookup of f or x kept, the outcome in the memo): [src, edge
+                    # ends, unresolved names, builtin count, None, follow]; False when no site
+                    # of its scope and callee ever is (by its form); else (name, method, last,
                     # value or MISSING), resolved below. (`method` is `dotted` too: the forms
                     # played are `f` and `x.m`.) Written out: a method's frame per new key was
                     # ~81K per Django.
@@ -139,23 +141,26 @@ class Playback:
                         hit = (
                             (name, method, last, value)
                             if played is None
-                            else [f"{path}::{scope}", played[0], played[1], played[2], None]
+                            else [f"{path}::{scope}", *played[:3], None, played[3]]
                         )
                     if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
                         # (`resolve_call` from the value of the first name on, written out
                         # here: a method's frame per site was ~40K per Django)
                         name, method, last, value = hit
+                        src = f"{path}::{scope}"
                         try:
                             if value is MISSING:
                                 value = self.lookup_name(fi, scope, name, line, 0)
-                            self._called(fi, call, method, method, value, last, edges,
-                                         f"{fi.path}::{scope}", out)  # fmt: skip
+                            follow = self._called(fi, call, method, method, value, last, edges,
+                                                  src, out)  # fmt: skip
+                            if args:
+                                self._arguments(fi, call, src, edges, follow)
                         except RecursionError:
                             self._too_deep(fi, call, out)
                         continue
                     here[key] = hit
                 if hit is not False:
-                    src, ends, names, builtin, first = hit
+                    src, ends, names, builtin, first, follow = hit
                     if first is None or line < first:
                         hit[4] = line
                         for rel, dst, conf, reason in ends:
@@ -163,6 +168,11 @@ class Playback:
                     for name in names:
                         unresolved.append(_new(Unresolved, (src, name, line)))
                     out.calls_builtin += builtin
+                    if args:
+                        try:
+                            self._arguments(fi, call, src, edges, follow)
+                        except RecursionError:
+                            self._too_deep(fi, call, out)
                     continue
             try:
                 resolve(fi, call, scope, callee, line, kind, args, edges, out)
