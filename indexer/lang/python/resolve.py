@@ -424,13 +424,20 @@ class PythonProject(
                     edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), r[1], h.line)
 
         self.read_edges(fi, edges)
+        lookups = self._lookups
         for ref in f.references:
             if ref.kind == "read":
                 continue  # read_edges
-            reads: list = []
-            r = self.eval_chain(fi, ref.scope, ref.target, ref.line, 0, reads)
-            for getter, rule in reads:
-                edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
+            target = ref.target
+            if target.isidentifier():  # a name alone (most): eval_chain's lookup written out
+                r = lookups.get((path, ref.scope, target), MISSING) if lookups else MISSING
+                if r is MISSING:
+                    r = self.lookup_name(fi, ref.scope, target, ref.line)
+            else:
+                reads: list = []
+                r = self.eval_chain(fi, ref.scope, target, ref.line, 0, reads)
+                for getter, rule in reads:
+                    edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
             if r is None or r[0][0] != "sym":
                 continue
             ent, reason = r
@@ -689,20 +696,28 @@ class PythonProject(
         that calls what the parameter holds (flows.py `sinks`)."""
         through_attribute = "." in call.callee
         scope, line = call.scope, call.line  # (fields of a named tuple: read once)
+        lookups, file_path = self._lookups, fi.path
         for key, chain in call.args:
-            if "$" in chain and chain.startswith("arg$"):  # a literal collection: its items
+            if chain.isidentifier():  # a name alone (~3/4 of the arguments): eval_chain's
+                # lookup written out, the file's lookups first (a frame less per argument)
+                r = lookups.get((file_path, scope, chain), MISSING) if lookups else MISSING
+                if r is MISSING:
+                    r = self.lookup_name(fi, scope, chain, line)
+            elif "$" in chain and chain.startswith("arg$"):  # a literal collection: its items
                 self.items_flow(fi, call, ent, key, chain, through_attribute, edges, src)
                 continue
-            r = passed[chain] if chain in passed else self.eval_chain(fi, scope, chain, line)
+            else:
+                r = passed[chain] if chain in passed else self.eval_chain(fi, scope, chain, line)
             if r is None:
                 continue
-            if r[0][0] == LIT:  # a container (`fs = [f, g]; run(fs)`, `run(**opts)`)
+            kind = r[0][0]
+            if kind == LIT:  # a container (`fs = [f, g]; run(fs)`, `run(**opts)`)
                 if key == "**":
                     self.spread_flow(fi, call, ent, r, through_attribute, edges, src)
                 else:
                     self.items_flow(fi, call, ent, key, r, through_attribute, edges, src)
                 continue
-            if r[0][0] != "sym" and r[0][0] != ALTS:  # (no function nor class among them)
+            if kind != "sym" and kind != ALTS:  # (no function nor class among them)
                 continue
             # one of several values (`for cls in self.default_tags: self.register(cls)`)
             values = [e for e in members(r[0]) if e[0] == "sym"
