@@ -96,7 +96,7 @@ static PyMethodDef core_methods[] = {
      "symbol_rows(symbols, rows, edges, path, module, language, is_test, contains, unnamed,"
      " strip, row_type, edge_type): a file's SymbolFacts as rows and CONTAINS edges, appended"
      " (indexer/lang/python/playback.py Playback.definitions)"},
-    {"typed_list", core_typed_list, METH_VARARGS,
+    {"typed_list", (PyCFunction)(void (*)(void))core_typed_list, METH_FASTCALL,
      "typed_list(type, items[, mask, values]) -> list: [tuple.__new__(type, x) for x in"
      " items] (FileFacts' lists decoded from marshal); the strs and ints of the fields in the"
      " bit mask `mask` made the ones the SharedValues `values` keeps for their values"},

@@ -93,11 +93,28 @@ PyObject *setdefault_new(PyObject *d, PyObject *key, int list) {
 
 /* The scope of the last names_add (a reference: a scope made for a definition may be
  * dropped, and its address taken again) and its dict in fi.names (borrowed: the table holds
- * it), forgotten at the start and end of each index_passes: 3 of 4 bindings are in the scope
- * of the one before (~127K dict lookups per Django build saved). */
+ * it): 3 of 4 bindings are in the scope of the one before (~127K dict lookups per Django
+ * build saved); and the lists of fi.names a binding went into out of line order (a new list
+ * each index_passes, which forgets the others at its start and end). */
 static struct {
-    PyObject *scope, *by_name;
+    PyObject *scope, *by_name, *unsorted;
 } last;
+
+/* Whether `line` is at or past the line of the last binding of the list `held`: 1, 0, -1. */
+static int in_order_after(PyObject *held, PyObject *line) {
+    Py_ssize_t n = PyList_GET_SIZE(held);
+    if (n == 0) return 1;
+    PyObject *prev = PyList_GET_ITEM(held, n - 1);
+    if (!fact_ok(prev, 1)) return -1;
+    return PyObject_RichCompareBool(line, PyTuple_GET_ITEM(prev, 0), Py_GE);
+}
+
+/* `held` put in last.unsorted once */
+static int out_of_order(PyObject *held) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(last.unsorted); i++)
+        if (PyList_GET_ITEM(last.unsorted, i) == held) return 0;
+    return PyList_Append(last.unsorted, held);
+}
 
 /* engine/scopes.py ScopeTable.add(scope, name, (line, kind, what)) (the tuple made here:
  * PyTuple_Pack parses its varargs, ~200 instructions a tuple, ~150K per Django build) */
@@ -115,7 +132,9 @@ static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject 
         last.by_name = by_name;
         PyObject *held = PyDict_GetItemWithError(by_name, name);
         if (held != NULL) {
-            rc = PyList_Append(held, binding);
+            int ordered = in_order_after(held, line);
+            if (ordered >= 0 && (ordered || out_of_order(held) == 0))
+                rc = PyList_Append(held, binding);
         } else if (!PyErr_Occurred()) {
             PyObject *one = PyList_New(1);
             if (one != NULL) {
@@ -494,44 +513,6 @@ static int return_pass(PyObject **t, PyObject *returns) {
     return 0;
 }
 
-/* Whether a names list's bindings ((line, kind, what) tuples) are in line order: 1, 0, -1. */
-static int in_line_order(PyObject *list) {
-    long before = LONG_MIN;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
-        PyObject *b = PyList_GET_ITEM(list, i);
-        if (!fact_ok(b, 1)) return -1;
-        long line = PyLong_AsLong(PyTuple_GET_ITEM(b, 0));
-        if (line == -1 && PyErr_Occurred()) return -1;
-        if (line < before) return 0;
-        before = line;
-    }
-    return 1;
-}
-
-/* The lists of fi.names not in line order, for the caller to sort (ScopeTable.finish's sort,
- * which went through all of them: Django's 124,717 lists, 14,268 of several bindings, 69
- * out of order, as a name defined or imported is bound again before). */
-static PyObject *out_of_order(PyObject *names) {
-    PyObject *out = PyList_New(0), *scope, *by_name, *name, *list;
-    Py_ssize_t i = 0;
-    while (out != NULL && PyDict_Next(names, &i, &scope, &by_name)) {
-        if (!PyDict_Check(by_name)) {
-            PyErr_SetString(PyExc_TypeError, "index_passes: fi.names holds no dict");
-            goto error;
-        }
-        Py_ssize_t j = 0;
-        while (PyDict_Next(by_name, &j, &name, &list)) {
-            if (!PyList_Check(list) || PyList_GET_SIZE(list) < 2) continue;
-            int ordered = in_line_order(list);
-            if (ordered < 0 || (!ordered && PyList_Append(out, list) < 0)) goto error;
-        }
-    }
-    return out;
-error:
-    Py_DECREF(out);
-    return NULL;
-}
-
 /* index_passes(fi, symbols, imports, bindings, returns[, by_params]) -> (adds, aliases,
  * item_aliases, unsorted): the passes of index.py's index_file over the four fact lists, into
  * fi's tables; the caller sets fi's markers and sorts the lists of fi.names `unsorted` holds
@@ -551,6 +532,8 @@ PyObject *core_index_passes(PyObject *self, PyObject *args) {
     if (init_strings() < 0) return NULL;
     Py_CLEAR(last.scope);
     last.by_name = NULL;
+    Py_XSETREF(last.unsorted, PyList_New(0));
+    if (last.unsorted == NULL) return NULL;
     PyObject *t[T_COUNT] = {0};
     PyObject *looped = NULL, *adds = NULL, *aliases = NULL, *item_aliases = NULL, *stored = NULL;
     PyObject *result = NULL;
@@ -577,12 +560,10 @@ PyObject *core_index_passes(PyObject *self, PyObject *args) {
             goto done;
     }
     if (stored_pass(t, stored) < 0 || return_pass(t, returns) < 0) goto done;
-    PyObject *unsorted = out_of_order(t[T_NAMES]);
-    if (unsorted == NULL) goto done;
-    result = PyTuple_Pack(4, adds, aliases, item_aliases, unsorted);
-    Py_DECREF(unsorted);
+    result = PyTuple_Pack(4, adds, aliases, item_aliases, last.unsorted);
 done:
     Py_CLEAR(last.scope);
+    Py_CLEAR(last.unsorted);
     last.by_name = NULL;
     for (int i = 0; i < T_COUNT; i++) Py_XDECREF(t[i]);
     Py_XDECREF(looped);
