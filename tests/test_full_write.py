@@ -133,3 +133,41 @@ def test_a_table_cut_short_is_the_builder_gone(tmp_path):
         _rows(line, w._reap(), w.err)
     w.cancel()
     assert _children() == []
+
+
+class _Said:
+    """A Kùzu connection that records the statements run through it."""
+
+    def __init__(self, conn):
+        self.conn, self.said = conn, []
+
+    def execute(self, query, *args):
+        self.said.append(query)
+        return self.conn.execute(query, *args)
+
+    def close(self):
+        self.conn.close()
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["nothing after", "a write after"])
+def test_a_writer_checkpoints_again_at_close_only_after_a_write(tmp_path, after):
+    # the writer checkpoints (and counts) once, after Meta: closing then finds an empty WAL,
+    # so it runs no second CHECKPOINT; a write after that checkpoint is checkpointed by close
+    import kuzu
+
+    from codeimpact.graph.store import Writer
+
+    gen = _gen(tmp_path)
+    w = Writer(gen, 64 << 20, 1)
+    w.create_schema()
+    w.copy("File", arrow_table(NODE_TABLES["File"], [FILE_ROW]))
+    w.conn = spy = _Said(w.conn)  # after the COPY: it reads its table from its caller's frame
+    w.write_meta({"mode": "full"})
+    assert w.checkpoint()["File"] == 1
+    if after:
+        w.execute("CREATE (:File {path: 'b.py', language: 'python', content_hash: '1', "
+                  "size: 1, lines: 1, is_test: false, status: 'ok'})")  # fmt: skip
+    w.close()
+    assert spy.said.count("CHECKPOINT") == (2 if after else 1)
+    db = kuzu.Database(str(gen.db_path), read_only=True)
+    assert count_rows(kuzu.Connection(db))["File"] == (2 if after else 1)
