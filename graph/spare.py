@@ -10,10 +10,14 @@ databases and the writer alternates between them:
   reader pins that generation (the publish holds its folder's lock exclusively, so
   nobody has the file open): it moves to `spare/` with a record of the generation
   whose content it holds and its checksums;
+- right after the publish, a detached process *levels* it: the delta and Meta of the
+  generation just published go in, and it is recorded as that generation
+  (graph/spare_level.py), off the next run's critical path;
 - the next run *takes* it into the new generation's folder and brings it forward:
-  the live generation's own delta (its `delta.bin`) when the spare is one behind,
-  then the run's delta (graph/wal_store.py). Nothing is copied; a reader of the live
-  generation is never waited for.
+  the live generation's own delta (its `delta.bin`) when the spare is still one behind
+  (no leveller ran, or it was killed before its record), then the run's delta
+  (graph/wal_store.py). Nothing is copied; a reader of the live generation is never
+  waited for. Whoever moves or writes the spare holds its lock (`held`).
 
 When there is no usable spare (the first edit after a full build, the previous
 generation still pinned by a reader at publish time and since, a damaged spare),
@@ -34,17 +38,25 @@ import mmap
 import os
 import re
 import shutil
+import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import xxhash
 
-from codeimpact.graph import layout, manifest
+from codeimpact.graph import layout, lock, manifest
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.delta_log import load_delta
 
 SPARE_DIRNAME = "spare"
 RECORD_NAME = "spare.json"
+# Serialises whoever moves or writes the spare: a run's take, the salvage of a publish,
+# a full build's drop and the leveller that brings it forward after a publish
+# (graph/spare_level.py), which holds it until it is done (a flock: a killed holder drops it)
+LOCK_NAME = "spare.lock"
+# How long a run waits for a leveller before it kills it (a killed leveller costs a copy)
+LEVELLER_WAIT = 20.0
 FORMAT = 1
 WAL_SUFFIX = ".wal"
 _GEN_DIR = re.compile(r"gen-(\d{6,})")
@@ -69,6 +81,42 @@ def spare_dir(idx: Path) -> Path:
     return idx / SPARE_DIRNAME
 
 
+def _stop_leveller(fd: int) -> None:
+    """Kill the leveller recorded in the lock file (pid, start ticks) if it still runs."""
+    with contextlib.suppress(OSError, ValueError):
+        pid, ticks = (int(x) for x in os.pread(fd, 64, 0).split()[:2])
+        if pid > 0 and lock.process_start_ticks(pid) == ticks:
+            os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def held(idx: Path, wait: float | None = None):
+    """The spare's lock (see LOCK_NAME); yields its fd. A leveller still at work is waited
+    for up to `wait` seconds, then killed. Released by closing the fd, never by LOCK_UN: a
+    leveller forked while it is held shares it (`spare_level.start`) and keeps it."""
+    fd = os.open(idx / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        deadline = time.monotonic() + (LEVELLER_WAIT if wait is None else wait)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    _stop_leveller(fd)
+                    deadline = float("inf")
+                time.sleep(0.002)
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def waited(idx: Path) -> None:
+    """Return once no leveller works on the spare (tests, and `status` of a spare)."""
+    with held(idx):
+        pass
+
+
 def _db_files(folder: Path) -> list[str]:
     """The database's files in `folder`: graph.kz, and its WAL when it holds anything."""
     names = [layout.DB_FILENAME]
@@ -91,6 +139,11 @@ def _checksum(path: Path) -> list:
 
 def drop(idx: Path) -> None:
     """Forget the spare (a full build starts a new lineage; a damaged spare is useless)."""
+    with held(idx):
+        _drop(idx)
+
+
+def _drop(idx: Path) -> None:
     shutil.rmtree(spare_dir(idx), ignore_errors=True)
 
 
@@ -126,8 +179,9 @@ def _stamped(folder: Path, names: list[str]) -> dict[str, list]:
 
 
 def _move_in(src: Path, names: list[str], generation: int, idx: Path) -> None:
-    """Move the database files `names` of `src` into a fresh spare of `generation`."""
-    drop(idx)
+    """Move the database files `names` of `src` into a fresh spare of `generation` (the
+    caller holds the spare's lock)."""
+    _drop(idx)
     dst = spare_dir(idx)
     dst.mkdir()
     files = _stamped(src, names)  # (before the move, which changes their ctime)
@@ -135,7 +189,10 @@ def _move_in(src: Path, names: list[str], generation: int, idx: Path) -> None:
         os.replace(src / name, dst / name)
         if name not in files:
             files[name] = _checksum(dst / name)
-    record = {"format": FORMAT, "generation": generation, "files": files}
+    # each file's stat once in the spare: while it holds, the file is what `files` says
+    # (any write moves the ctime), so the leveller need not hash it again (graph/spare_level.py)
+    stamps = {name: manifest._stat_key(os.stat(dst / name)) for name in names}
+    record = {"format": FORMAT, "generation": generation, "files": files, "stamps": stamps}
     # last: a spare without its record (a crash in between) is never used
     (dst / RECORD_NAME).write_text(json.dumps(record, sort_keys=True))
 
@@ -148,7 +205,7 @@ def salvager(idx: Path, generation: int):
         m = _GEN_DIR.fullmatch(folder.name)
         if m is None or int(m.group(1)) != generation:
             return
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError), held(idx):
             _move_in(folder, _db_files(folder), generation, idx)
 
     return salvage
@@ -188,9 +245,14 @@ def _salvage_previous(idx: Path, live: int) -> None:
         os.close(fd)
 
 
-def verify(folder: Path, expected: dict[str, list]) -> None:
-    """Raise SpareDamaged unless the files of `folder` hold what the spare's record says."""
+def verify(folder: Path, expected: dict[str, list], stamps: dict[str, list] | None = None) -> None:
+    """Raise SpareDamaged unless the files of `folder` hold what the spare's record says.
+    A file whose stat is still its stamp in `stamps` (see `_move_in`) is not hashed again."""
     for name, want in sorted(expected.items()):
+        if stamps and name in stamps:
+            with contextlib.suppress(OSError):
+                if manifest._stat_key(os.stat(folder / name)) == stamps[name]:
+                    continue
         try:
             found = _checksum(folder / name)
         except OSError as e:
@@ -206,23 +268,30 @@ def take(idx: Path, live: layout.Generation, dst: layout.Generation,
     `check=False`: its checksums are not computed here but returned (`Taken.expected`) for
     the caller to `verify` before use (the kernel's 1 GB: 1-3 s the run need not wait for,
     when the writer child checks it while the run resolves)."""
+    with held(idx):
+        return take_held(idx, live, dst, check)
+
+
+def take_held(idx: Path, live: layout.Generation, dst: layout.Generation,
+              check: bool = True) -> Taken | None:  # fmt: skip
+    """`take`, by a caller that holds the spare's lock (`held`)."""
     record = _record(idx)
     if record is None or record["generation"] not in (live.number, live.number - 1):
         _salvage_previous(idx, live.number)
         record = _record(idx)
     if record is None:
-        drop(idx)
+        _drop(idx)
         return None
     generation = record["generation"]
     replay: list[GraphDelta] = []
     if generation == live.number - 1:
         delta = load_delta(live.path)
         if delta is None:
-            drop(idx)
+            _drop(idx)
             return None
         replay.append(delta)
     elif generation != live.number:
-        drop(idx)
+        _drop(idx)
         return None
     src = spare_dir(idx)
     files: dict = record["files"]
@@ -233,11 +302,11 @@ def take(idx: Path, live: layout.Generation, dst: layout.Generation,
         for name in files:
             os.replace(src / name, dst.path / name)
     except OSError:
-        drop(idx)
+        _drop(idx)
         for name in files:
             with contextlib.suppress(OSError):
                 (dst.path / name).unlink()
         return None
-    drop(idx)
+    _drop(idx)
     wal = files.get(layout.DB_FILENAME + WAL_SUFFIX)
     return Taken(generation, replay, wal[0] if wal else 0, None if check else files)

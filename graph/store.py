@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ctypes
+import importlib
 import json
+import sys
 import threading
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,11 +23,50 @@ if TYPE_CHECKING:  # only annotations: importing pyarrow costs every query ~0.3 
 
 def kuzu_module():
     """Kùzu, imported when a database is first opened, not with this module: its import
-    (~40 ms, most of it the asyncio it brings) is no part of an edit's main process, which
-    hands the database to its writer child."""
-    import kuzu
+    is no part of an edit's main process, which hands the database to its writer child.
 
+    kuzu/__init__ imports its AsyncConnection, and with it asyncio, concurrent.futures and
+    ssl: 23 of the 29 ms of CPU the import cost a forked writer (median of 15), in every
+    process that opens a database (an edit's writer, on the critical path of a small edit;
+    the spare's leveller; a full build's writer; each query). Nothing here uses it, so while
+    kuzu is imported `kuzu.async_connection` is a placeholder whose AsyncConnection imports
+    the real module when first used; `import kuzu.async_connection` after it is the real one."""
+    kuzu = sys.modules.get("kuzu")
+    if kuzu is not None:
+        return kuzu
+    name = "kuzu.async_connection"
+    placeholder = None
+    if name not in sys.modules:
+        placeholder = types.ModuleType(name)
+        placeholder.AsyncConnection = _AsyncConnection  # type: ignore[attr-defined]
+        sys.modules[name] = placeholder
+    try:
+        import kuzu
+    finally:
+        if placeholder is not None and sys.modules.get(name) is placeholder:
+            del sys.modules[name]
     return kuzu
+
+
+def _real_async_connection() -> type:
+    return importlib.import_module("kuzu.async_connection").AsyncConnection
+
+
+class _AsyncConnectionType(type):
+    """`kuzu.AsyncConnection` stands for the real class: instances, isinstance, attributes."""
+
+    def __call__(cls, *args, **kwargs):
+        return _real_async_connection()(*args, **kwargs)
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _real_async_connection())
+
+    def __getattr__(cls, attr: str):
+        return getattr(_real_async_connection(), attr)
+
+
+class _AsyncConnection(metaclass=_AsyncConnectionType):
+    """kuzu.AsyncConnection until its module is imported (see `kuzu_module`)."""
 
 
 DEFAULT_BUFFER_POOL = 512 * 1024 * 1024

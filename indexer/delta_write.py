@@ -22,6 +22,7 @@ from typing import Any
 from codeimpact.graph import layout, spare, wal_store
 from codeimpact.graph.delta import GraphDelta, clone_database
 from codeimpact.graph.delta_log import save_delta
+from codeimpact.graph.store import kuzu_module
 from codeimpact.indexer import wal_commit
 from codeimpact.indexer.fork_guard import fork_unsafe_reason
 
@@ -63,7 +64,8 @@ class PendingWrite:
         try:
             done = self.job.result()
         except Exception:
-            if self.source != "spare":
+            # (a prestarted child that failed may have failed on the spare it took)
+            if self.source not in ("spare", "prestarted"):
                 raise
             # a spare that cannot be brought forward: copy the live one instead
             _clear_db(self.gen)
@@ -71,6 +73,10 @@ class PendingWrite:
             self.job = _copy_and_start(self.live, self.gen, self.delta, self.meta,
                                        self.buffer_pool)  # fmt: skip
             done = self.job.result()
+        if done.info:  # a prestarted child says where its database came from
+            self.source = done.info["source"]
+            self.replayed = done.info.get("replayed", 0)
+            self.compacted = done.info.get("compacted", False)
         save_delta(self.gen.path, self.delta)
         return DeltaWrite(done.rows, self.source, self.replayed, self.compacted,
                           done.rewritten, done.path)  # fmt: skip
@@ -136,27 +142,31 @@ class EarlyWrite:
 def prestart(idx: Path, live: layout.Generation, gen: layout.Generation,
              buffer_pool: int) -> EarlyWrite | None:  # fmt: skip
     """`start_delta`'s writer forked now, before the run's delta is known (None when a fork
-    is unsafe now: `start_delta` then writes once the delta is there). The spare is taken
-    here; without one the child copies the live database itself."""
+    is unsafe now: `start_delta` then writes once the delta is there). The child takes the
+    spare itself, or copies the live database without one: a leveller still bringing the
+    spare level after the previous run (graph/spare_level.py) is waited for there, Kùzu
+    imported meanwhile, while this process goes on with the run."""
+
+    def prepare() -> wal_commit.Ready:  # (in the child)
+        kuzu_module()
+        with spare.held(idx):
+            taken = spare.take_held(idx, live, gen, check=False)
+        if taken is None:
+            clone_database(live, gen)
+            return wal_commit.Ready(live.number, [], False, {"source": "copy"})
+        # the spare's checksums, checked before it is opened: a damaged one fails the
+        # write, which `PendingWrite.result` does again on a copy
+        spare.verify(gen.path, taken.expected or {})
+        compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
+        info = {"source": "spare", "replayed": len(taken.replay), "compacted": compact}
+        return wal_commit.Ready(taken.generation, taken.replay, compact, info)
+
     if fork_unsafe_reason():
         return None  # before the spare is taken: `start_delta` takes it then
-    # the child checks the spare's checksums before it opens it: a damaged one fails the
-    # write, which `PendingWrite.result` does again on a copy
-    taken = spare.take(idx, live, gen, check=False)
-    if taken is not None:
-        compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
-        expected = taken.expected or {}
-        child = wal_commit.prestart(gen.db_path, taken.generation, taken.replay,
-                                    compact_after_replay=compact, buffer_pool=buffer_pool,
-                                    copy_from=lambda: spare.verify(gen.path, expected))  # fmt: skip
-        if child is not None:
-            return EarlyWrite(live, gen, buffer_pool, "spare", len(taken.replay), compact, child)
-        _clear_db(gen)  # no fork now: `start_delta` copies later
-        return None
-    child = wal_commit.prestart(gen.db_path, live.number, [], compact_after_replay=False,
-                                buffer_pool=buffer_pool,
-                                copy_from=lambda: clone_database(live, gen))  # fmt: skip
-    return None if child is None else EarlyWrite(live, gen, buffer_pool, "copy", 0, False, child)
+    child = wal_commit.prestart(gen.db_path, buffer_pool=buffer_pool, prepare=prepare)
+    return (
+        None if child is None else EarlyWrite(live, gen, buffer_pool, "prestarted", 0, False, child)
+    )
 
 
 def salvager(idx: Path, live: layout.Generation):

@@ -19,7 +19,7 @@ from codeimpact.graph import csr, layout
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.sidecar import UNRESOLVED_FILE, read_unresolved
 from codeimpact.graph.store import count_mismatches
-from codeimpact.indexer import cutoff, treesig, worktree
+from codeimpact.indexer import cutoff, spare_leveller, treesig, worktree
 from codeimpact.indexer.delta_write import (
     DeltaWrite,
     EarlyWrite,
@@ -176,6 +176,12 @@ def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     # outside the discard above: a publish that failed part way is the layout's to undo
     layout.publish(run.idx, gen, outcome.write.rows, run.cache.sealed_files(),
                    salvage=salvager(run.idx, prev.gen))  # fmt: skip
+    # the database it replaced is the spare now: brought level with `gen` in the background,
+    # the next run only opens it (graph/spare_level.py)
+    run.forks["spare leveller"] = spare_leveller.start(
+        run.idx, gen.number, outcome.delta, outcome.meta, outcome.write.rows,
+        run.options.buffer_pool,
+    )  # fmt: skip
     return outcome.report()
 
 
@@ -515,7 +521,7 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     if lost:  # never published: the full build writes the graph anew
         return f"the delta lost database rows ({', '.join(lost)})"
     n_resolved = 0 if resolved.cut_off else len(resolved.out)
-    return _Written(written, lambda: run.report(
+    return _Written(written, delta, pending.meta, lambda: run.report(
         "incremental", gen.number, stats, incomplete, reason, n_resolved, plan,
         {**delta.counts(), **written.counts(), "cut_off": int(resolved.cut_off)}))  # fmt: skip
 
@@ -525,6 +531,8 @@ class _Written:
     """A generation written whole, to be published (`report()` once it is)."""
 
     write: DeltaWrite
+    delta: GraphDelta  # what made the generation from the live one, and its Meta
+    meta: dict
     report: Callable[[], AnalyzeReport]
 
 

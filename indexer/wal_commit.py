@@ -10,10 +10,11 @@ dies with its parent.
 The run writes its side files while the child commits (`start`, then `Pending.result`):
 on two cores the database's write and the side files' no longer follow each other.
 
-An incremental run may start the child early (`prestart`, as the run begins): it opens
-the database and brings it level with the live generation (the spare's replay, or the copy
-of the first edit after a full build) while the run loads its state and resolves, then
-waits for the run's delta (`Prestarted.commit`). The fork happens while this process is
+An incremental run may start the child early (`prestart`, as the run begins): it puts the
+database in place (`prepare`: the spare taken, once a leveller still at work on it is done,
+or the copy of the first edit after a full build), opens it and brings it level with the
+live generation while the run loads its state and resolves, then waits for the run's delta
+(`Prestarted.commit`). The fork happens while this process is
 small: a child forked at the write phase copied the page tables of everything the run had
 loaded, and each page the run then wrote (the side files walk all of it) was copied again.
 
@@ -29,7 +30,7 @@ import os
 import pickle
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,19 @@ class Committed:
     rows: dict[str, int]  # the database's row counts after the commit
     rewritten: int  # edges a compaction wrote again (0 without one)
     path: str  # "forked", or "in this process: why" (the run's report says it)
+    # what a prestarted child's `prepare` said of the database it put in place (`Ready.info`)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A database in place for `prestart`'s child: what `wal_store.bring_level` needs, and
+    what the run's report says of it."""
+
+    expected_generation: int | None
+    replay: list[GraphDelta]
+    compact_after_replay: bool
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 class DeltaChildDied(RuntimeError):
@@ -89,7 +103,8 @@ class Pending:
             raise DeltaChildDied(f"the database writer exited without an answer (status {status})")
         answer = pickle.loads(data)
         if answer[0] == "ok":
-            self._done = Committed(*answer[1], FORKED)
+            counts, rewritten, info = answer[1]
+            self._done = Committed(counts, rewritten, FORKED, info)
             return self._done
         error = None
         with contextlib.suppress(Exception):
@@ -131,10 +146,10 @@ def start(db_path: Path, expected_generation: int | None, replay: list[GraphDelt
     if pid == 0:  # the child: never returns
         os.close(read_end)
 
-        def work() -> tuple[dict[str, int], int]:
+        def work() -> tuple[dict[str, int], int, dict]:
             opened, counts, rewritten = wal_store.write_deltas(*args, **kwargs)
             _KEPT.append(opened)
-            return counts, rewritten
+            return counts, rewritten, {}
 
         _child(parent, write_end, work)
     os.close(write_end)
@@ -146,7 +161,7 @@ _KEPT: list[wal_store.Opened] = []
 
 
 def _child(parent: int, write_end: int, work) -> None:
-    """The body of a forked writer: `work()` -> (counts, rewritten), sent to the parent as
+    """The body of a forked writer: `work()` -> (counts, rewritten, info), sent to the parent as
     the answer (or what it raised); ends the process."""
     code = 0
     try:
@@ -217,13 +232,13 @@ def _read_message(fd: int) -> bytes:
         return data if len(data) == size else b""
 
 
-def prestart(db_path: Path, expected_generation: int | None, replay: list[GraphDelta], *,
-             compact_after_replay: bool, buffer_pool: int,
-             copy_from: Callable[[], None] | None = None) -> Prestarted | None:  # fmt: skip
+def prestart(db_path: Path, *, buffer_pool: int,
+             prepare: Callable[[], Ready]) -> Prestarted | None:  # fmt: skip
     """Fork the writer of `db_path` now (None when a fork is unsafe: the caller writes later
-    with `start`). The child runs `copy_from()` first when given (it puts the database in
-    place), then `wal_store.bring_level`, then waits for `Prestarted.commit`'s delta and
-    Meta and writes them (`wal_store.write_delta`). Call it before the run grows."""
+    with `start`). The child runs `prepare()` first, which puts the database in place (the
+    spare taken, or a copy) and says how to bring it level; then `wal_store.bring_level`,
+    then it waits for `Prestarted.commit`'s delta and Meta and writes them
+    (`wal_store.write_delta`). Call it before the run grows."""
     if fork_unsafe_reason():
         return None
     parent = os.getpid()
@@ -234,19 +249,18 @@ def prestart(db_path: Path, expected_generation: int | None, replay: list[GraphD
         os.close(down_w)
         os.close(up_r)
 
-        def work() -> tuple[dict[str, int], int]:
-            if copy_from is not None:
-                copy_from()
+        def work() -> tuple[dict[str, int], int, dict]:
+            ready = prepare()
             opened, rewritten = wal_store.bring_level(
-                db_path, expected_generation, replay,
-                compact_after_replay=compact_after_replay, buffer_pool=buffer_pool,
+                db_path, ready.expected_generation, ready.replay,
+                compact_after_replay=ready.compact_after_replay, buffer_pool=buffer_pool,
             )  # fmt: skip
             _KEPT.append(opened)
             message = _read_message(down_r)
             if not message:  # cancelled: the run writes no delta (nothing is published)
                 os._exit(0)
             delta, meta = pickle.loads(message)
-            return wal_store.write_delta(opened, db_path, delta, meta), rewritten
+            return wal_store.write_delta(opened, db_path, delta, meta), rewritten, ready.info
 
         _child(parent, up_w, work)
     os.close(down_r)

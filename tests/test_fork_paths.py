@@ -72,7 +72,8 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
 
     reports = _runs(forked)
     assert reports[0] == {"database writer": FORKED, "sidecar writer": FORKED}
-    assert reports[1:] == [{"tree fields": FORKED, "delta writer": FORKED}] * len(EDITS)
+    edit = {"tree fields": FORKED, "delta writer": FORKED, "spare leveller": FORKED}
+    assert reports[1:] == [edit] * len(EDITS)
 
     with OtherThread():
         reports = _runs(here)
@@ -82,6 +83,7 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
     for later in reports[1:]:
         assert later["delta writer"].startswith(f"in this process: {why}"), reports
         assert later["tree fields"].startswith(f"in this process: {why}"), reports
+        assert later["spare leveller"].startswith(f"not run: {why}"), reports
 
     diff = index_dump.first_difference(index_dump.dump(forked), index_dump.dump(here))
     assert diff is None, f"the in-process paths built another index: {diff}"

@@ -41,6 +41,7 @@ def test_a_damaged_spare_is_checked_and_copied_instead(tmp_path, monkeypatch, fo
     assert run(repo).delta["spare_used"] == 0  # the first edit copies; its old database: spare
     (repo / "m.py").write_text(FILES["m.py"])
     assert run(repo).delta["spare_used"] == 1  # a sound spare is used
+    spare.waited(idx)  # (its leveller is done: graph/spare_level.py)
     _damage(spare.spare_dir(idx) / layout.DB_FILENAME)
     if not forked:  # the writer is not prestarted: `start_delta` takes the spare later
         monkeypatch.setattr(delta_write, "fork_unsafe_reason", lambda: "a test says so")
@@ -66,6 +67,7 @@ def test_the_spare_keeps_the_checksums_its_generation_recorded(tmp_path):
     assert run(repo).mode == "full"
     (repo / "m.py").write_text(FILES["m.py"] + ADDED)
     assert run(repo).delta["spare_used"] == 0
+    spare.waited(idx)
     record = json.loads((spare.spare_dir(idx) / spare.RECORD_NAME).read_bytes())
     for name, want in record["files"].items():
         assert spare._checksum(spare.spare_dir(idx) / name) == want
@@ -84,6 +86,7 @@ def test_the_spare_keeps_the_checksums_its_generation_recorded(tmp_path):
     (idx / layout.CURRENT).write_text(json.dumps(current))
     (repo / "m.py").write_text(FILES["m.py"])
     assert run(repo).delta["spare_used"] == 1
+    spare.waited(idx)  # its leveller keeps the checksum: the database file is unchanged
     record = json.loads((spare.spare_dir(idx) / spare.RECORD_NAME).read_bytes())
     assert record["files"][layout.DB_FILENAME][1] == "0" * 16
     (repo / "m.py").write_text(FILES["m.py"] + ADDED)

@@ -1,0 +1,151 @@
+"""The spare is brought level with the live generation after a publish, in a detached
+process (graph/spare_level.py, indexer/spare_leveller.py): the next edit opens it without a
+replay. A leveller killed with SIGKILL at any of its stages leaves the live generation as it
+was and the next edit correct (a spare without a record: a copy); a run that comes while a
+leveller works waits for it, or kills it once it waited too long. Real Kùzu, real processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from test_incremental import assert_same_as_full, dump, run
+
+from codeimpact.graph import layout, spare, spare_level
+from conftest import write_files
+
+FILES = {
+    "m.py": "def a():\n    return b()\n\n\ndef b():\n    return 1\n",
+    **{f"n{i}.py": "from m import a\n\n\ndef main():\n    a()\n" for i in range(1, 5)},
+}
+ADDED = "\n\ndef added():\n    return a()\n"
+
+
+def _record(idx: Path) -> dict | None:
+    try:
+        return json.loads((spare.spare_dir(idx) / spare.RECORD_NAME).read_bytes())
+    except OSError:
+        return None
+
+
+def _indexed(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository and its index, fully built."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write_files(repo, FILES)
+    assert run(repo).mode == "full"
+    return repo, layout.index_dir(repo)
+
+
+def _edited_while_paused(tmp_path: Path, monkeypatch, stage: str, seconds: float) -> tuple:
+    """An edit after the full build whose leveller stops `seconds` at `stage`: the
+    repository, its index and the leveller's pid."""
+    repo, idx = _indexed(tmp_path)
+    marker = tmp_path / "leveller.pid"
+    _pause_at(monkeypatch, stage, marker, seconds)
+    (repo / "m.py").write_text(FILES["m.py"] + ADDED)
+    assert run(repo).mode == "incremental"
+    return repo, idx, _paused_pid(marker)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _pause_at(monkeypatch, stage: str, marker: Path, seconds: float) -> None:
+    """Levellers forked from now on stop `seconds` at `stage`, their pid in `marker`."""
+
+    def pause(name: str) -> None:
+        if name == stage:
+            marker.write_text(str(os.getpid()))
+            time.sleep(seconds)
+
+    monkeypatch.setattr(spare_level, "STAGE", pause)
+
+
+def _paused_pid(marker: Path) -> int:
+    deadline = time.monotonic() + 30
+    while not marker.exists() or not marker.read_text():
+        assert time.monotonic() < deadline, "the leveller never reached its stage"
+        time.sleep(0.01)
+    return int(marker.read_text())
+
+
+def test_after_a_publish_the_spare_holds_the_live_generation(tmp_path):
+    repo, idx = _indexed(tmp_path)
+    (repo / "m.py").write_text(FILES["m.py"] + ADDED)
+    report = run(repo)  # a copy: the full build's database becomes the spare
+    assert report.mode == "incremental" and report.delta["spare_used"] == 0, report.delta
+    spare.waited(idx)
+    live = layout.read_current(idx).number
+    assert _record(idx)["generation"] == live  # without the leveller: live - 1
+    (repo / "m.py").write_text(FILES["m.py"])
+    report = run(repo)
+    assert report.delta["spare_used"] == 1 and report.delta["deltas_replayed"] == 0, report.delta
+    assert report.forks["spare leveller"] == "forked"
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+    spare.waited(idx)
+    assert _record(idx)["generation"] == live + 1
+    (repo / "m.py").write_text(FILES["m.py"] + ADDED)
+    assert run(repo).delta["deltas_replayed"] == 0
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+
+
+@pytest.mark.parametrize("stage", ["checked", "unrecorded", "applied", "written"])
+def test_a_leveller_killed_at_any_stage_costs_at_most_a_copy(tmp_path, monkeypatch, stage):
+    repo, idx, pid = _edited_while_paused(tmp_path, monkeypatch, stage, 60)
+    live = layout.read_current(idx)
+    before = dump(repo, with_answers=False)
+    os.kill(pid, signal.SIGKILL)
+    while not _gone(pid):
+        time.sleep(0.01)
+    monkeypatch.setattr(spare_level, "STAGE", spare_level._no_stage)
+    # the live generation is untouched and answers as before
+    assert layout.read_current(idx) == live
+    assert dump(repo, with_answers=False) == before
+    # the spare: still the generation before (killed before its record went), or none
+    record = _record(idx)
+    if stage == "checked":
+        assert record is not None and record["generation"] == live.number - 1
+    else:
+        assert record is None
+    (repo / "m.py").write_text(FILES["m.py"])
+    report = run(repo)
+    assert report.mode == "incremental", report.reason
+    assert report.delta["spare_used"] == int(stage == "checked"), report.delta
+    assert report.delta["deltas_replayed"] == int(stage == "checked"), report.delta
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+    # and the spare is brought level again after this run
+    spare.waited(idx)
+    assert _record(idx)["generation"] == live.number + 1
+
+
+def test_a_run_waits_for_a_leveller_at_work(tmp_path, monkeypatch):
+    """Without the spare's lock the run would find a spare without its record (being
+    levelled), drop it and copy."""
+    repo, _, _ = _edited_while_paused(tmp_path, monkeypatch, "applied", 1.0)
+    monkeypatch.setattr(spare_level, "STAGE", spare_level._no_stage)
+    (repo / "m.py").write_text(FILES["m.py"])
+    report = run(repo)  # while the leveller sleeps at "applied"
+    assert report.delta["spare_used"] == 1 and report.delta["deltas_replayed"] == 0, report.delta
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+
+
+def test_a_leveller_that_takes_too_long_is_killed(tmp_path, monkeypatch):
+    repo, _, pid = _edited_while_paused(tmp_path, monkeypatch, "applied", 120)
+    monkeypatch.setattr(spare_level, "STAGE", spare_level._no_stage)
+    monkeypatch.setattr(spare, "LEVELLER_WAIT", 0.2)
+    (repo / "m.py").write_text(FILES["m.py"])
+    report = run(repo)
+    assert report.mode == "incremental" and report.delta["spare_used"] == 0, report.delta
+    assert _gone(pid)
+    assert_same_as_full(repo, tmp_path, with_answers=False)
