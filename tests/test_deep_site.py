@@ -45,14 +45,14 @@ def test_a_site_too_deep_is_unresolved_and_the_file_resolves_on(monkeypatch):
 def test_a_site_without_arguments_too_deep_is_unresolved(monkeypatch):
     facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/m.py": SPEC.extract(SOURCE.encode())}
     project = PythonProject(facts, SPEC.is_test_path, {})
-    inner = PythonProject._called
+    inner = PythonProject._record_outcome
 
-    def deep(self, fi, call, method, dotted, value, last, *rest):
+    def deep(self, key, fi, call, method, value, last, *rest):
         if last == "g":
             raise RecursionError
-        return inner(self, fi, call, method, dotted, value, last, *rest)
+        return inner(self, key, fi, call, method, value, last, *rest)
 
-    monkeypatch.setattr(PythonProject, "_called", deep)
+    monkeypatch.setattr(PythonProject, "_record_outcome", deep)
     out = project.resolve_file("pkg/m.py")
     assert ("pkg/m.py::run", "g", 12) in {tuple(u) for u in out.unresolved}
     calls = {(e.src, e.dst) for e in out.edges if e.rel == "CALLS"}

@@ -393,9 +393,16 @@ class Names:
                 if sym is not None and sym.kind in _CLASS_BODY:
                     continue
             if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
-                return self._outer_lookup(fi, s, name, depth)
-        # (the module's star imports and the builtins: the same from every scope)
-        return self._outer_lookup(fi, None, name, depth)
+                break
+        else:
+            s = None  # (the module's star imports and the builtins: the same from every scope)
+        # (_outer_lookup's kept answer first, written out: a frame per lookup, 67K per Django)
+        seen = self._lookups
+        if seen is not None:
+            hit = seen.get((fi.path, s, name, None), MISSING)
+            if hit is not MISSING:
+                return hit
+        return self._outer_lookup(fi, s, name, depth)
 
     def _outer_lookup(self, fi: FileIndex, s: str | None, name: str, depth: int):
         """`name` looked up in the enclosing scope `s` that binds it (None: bound in none),

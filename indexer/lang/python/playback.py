@@ -144,21 +144,31 @@ class Playback:
                             else [f"{path}::{scope}", *played[:3], None, played[3]]
                         )
                     if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
-                        # (`resolve_call` from the value of the first name on, written out
-                        # here: a method's frame per site was ~40K per Django)
+                        # (`resolve_call` from the value of the first name on, and `_called`,
+                        # written out here: a method's frame per site was ~40K per Django)
                         name, method, last, value = hit
                         src = f"{path}::{scope}"
+                        kept = True  # (the lookup kept for the file: not line-dependent)
                         try:
                             if value is MISSING:
                                 value = self.lookup_name(fi, scope, name, line, 0)
-                            follow = self._called(fi, call, method, method, value, last, edges,
-                                                  src, out)  # fmt: skip
-                            if args:
-                                self._arguments(fi, call, src, edges, follow)
+                                kept = (path, scope, name) in self._lookups
+                            outcome = ("call outcome", method, method, value, last)
+                            played = self.memo.table.get(outcome)
+                            if played is None:
+                                follow = self._record_outcome(outcome, fi, call, method, value,
+                                                              last, edges, src, out)  # fmt: skip
+                                if args:
+                                    self._arguments(fi, call, src, edges, follow)
+                                continue
                         except RecursionError:
                             self._too_deep(fi, call, out)
-                        continue
-                    here[key] = hit
+                            continue
+                        hit = [src, *played[:3], None, played[3]]  # (played below)
+                        if kept:  # (else the next site looks its value up again)
+                            here[key] = hit
+                    else:
+                        here[key] = hit
                 if hit is not False:
                     src, ends, names, builtin, first, follow = hit
                     if first is None or line < first:
