@@ -158,10 +158,16 @@ class Names:
                     r = self._alternative_imports(fi, cands, alt, line, depth)
                     if r is not None:
                         return r
-            for c in picked:
-                if c[1] == "def" or c[1] == "var":  # (_candidate's first answer, written out)
+            for c in picked:  # (_candidate written out: a frame per candidate, 70K per Django)
+                kind = c[1]
+                if kind == "def" or kind == "var":
                     return ("sym", fi.path, c[2]), "scope"
-                r = self._candidate(fi, c, follow, depth)
+                if kind == "import":
+                    r = self.import_target(fi, c[2], follow, depth + 1)
+                elif follow:
+                    r = self._binding_value(fi, c[2], depth + 1)
+                else:
+                    continue  # a binding: the variable symbol (a later candidate) answers
                 if r is not None:
                     return r
             if follow and picked[0][1] == "bind" and picked[0][2].value.startswith("key:"):

@@ -69,7 +69,7 @@ def implicit_names(
     fixtures = False  # (most files define none: fixture_names' own pass over them is skipped)
     for s in facts.symbols:
         if s.kind in _FUNCTION_KINDS:
-            fixture = is_fixture(s)
+            fixture = bool(s.decorators) and is_fixture(s)  # (most have none: no call)
             fixtures = fixtures or fixture
             if s.is_test or fixture:
                 uses.update(name.lstrip("*") for name, _ in s.params)
