@@ -10,6 +10,7 @@ from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import SourceFile
 from codeimpact.indexer.files_state import FileState
 from codeimpact.indexer.lang import LANGUAGES, content_language, same_spec
+from codeimpact.indexer.lang.api import count_lines
 from codeimpact.indexer.reading import read_source
 from codeimpact.indexer.report import FileRecord
 
@@ -82,7 +83,7 @@ def scan(
         else:
             rec.is_test = LANGUAGES[sf.language].is_test_path(sf.path)
         if rr.data is not None:
-            rec.lines = rr.data.count(b"\n") + (0 if rr.data.endswith(b"\n") or not rr.data else 1)
+            rec.lines = count_lines(rr.data)
             if kept + len(rr.data) <= SCAN_KEEP_BYTES:
                 data[sf.path] = rr.data
                 kept += len(rr.data)

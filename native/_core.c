@@ -65,8 +65,31 @@ static PyObject *core_version(PyObject *self, PyObject *args) {
     return PyUnicode_FromString("0.1.0");
 }
 
+/* line_count: the scan counts every file's lines, each extractor again: bytes.count(b"\n")
+ * looks at a byte at a time (~3.6 instructions a byte, ~20 ms per pass over Django's
+ * sources); compared 255 bytes at a time into a byte counter, the loop vectorises. */
+static PyObject *core_line_count(PyObject *self, PyObject *arg) {
+    Py_buffer b;
+    (void)self;
+    if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) != 0) return NULL;
+    const unsigned char *s = (const unsigned char *)b.buf;
+    Py_ssize_t n = b.len, i = 0, count = 0;
+    while (i < n) {
+        Py_ssize_t end = n - i < 255 ? n : i + 255;
+        unsigned char block = 0; /* at most 255 newlines: exact in a byte */
+        for (; i < end; i++) block += s[i] == '\n';
+        count += block;
+    }
+    if (n > 0 && s[n - 1] != '\n') count++; /* a last line without its newline */
+    PyBuffer_Release(&b);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef core_methods[] = {
     {"version", core_version, METH_NOARGS, "Version of the native core."},
+    {"line_count", core_line_count, METH_O,
+     "line_count(data) -> int: the lines of a file's bytes (its newlines, and one more when"
+     " the last line has none), as data.count(b'\\n') + (data and not data.endswith(b'\\n'))"},
     {"validate_csr", core_validate_csr, METH_VARARGS,
      "validate_csr(indptr, indices, edge_type, confidence) -> None; full O(n + nnz) check."},
     {"bfs", core_bfs, METH_VARARGS,

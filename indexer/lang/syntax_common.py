@@ -23,7 +23,8 @@ from types import MappingProxyType
 
 import tree_sitter as ts
 
-from codeimpact.indexer.lang.api import FileFacts, SymbolFact
+# count_lines: the extractors of Go, Java and the C family import it from here
+from codeimpact.indexer.lang.api import FileFacts, SymbolFact, count_lines  # noqa: F401
 
 _WS = re.compile(r"\s+")
 
@@ -41,10 +42,6 @@ def child(node: ts.Node | None, *types: str) -> ts.Node | None:
     if node is None:
         return None
     return next((c for c in node.named_children if c.type in types), None)
-
-
-def count_lines(source: bytes) -> int:
-    return source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
 
 
 def signature(source: bytes, start: int, end: int) -> str:

@@ -58,6 +58,7 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     ReturnFact,
     SymbolFact,
+    count_lines,
 )
 from codeimpact.indexer.lang.python import parametrize
 from codeimpact.indexer.lang.python.bindings import _exports, _LocalScopes
@@ -143,7 +144,7 @@ def facts_of_tree(root: ts.Node, source: bytes, *, native: bool = True) -> FileF
     """`extract` of the tree parsed from `source` (tests run both paths over one parse)."""
     facts = FileFacts(
         language=NAME,
-        lines=source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0),
+        lines=count_lines(source),
     )
     facts.symbols.append(
         SymbolFact(

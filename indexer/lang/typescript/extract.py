@@ -43,6 +43,7 @@ from codeimpact.indexer.lang.api import (
     ImportFact,
     ReferenceFact,
     ReturnFact,
+    count_lines,
 )
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.typescript.definitions import DEF_KIND, Definitions
@@ -145,7 +146,7 @@ class _Extraction(Definitions):
         self.root = tree.root_node
         self.facts = FileFacts(
             language=grammar,
-            lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+            lines=count_lines(source),
         )
         self.exports: list[list[str]] = []
         self.unbound: list[str] = []  # exports.f = function () {}: defines f, binds no name
