@@ -314,7 +314,13 @@ static int call_callee(PyObject **u, PyObject *c, PyObject *param_names, PyObjec
     PyObject *pname = pair_get(aliases, scope, callee);
     if (pname != NULL) return add_to_set(u[U_PARAM_CALLS], scope, pname, scope);
     if (PyErr_Occurred()) return -1;
-    in = PySet_Contains(param_items, callee); /* `items[0]()` calls `items[]` */
+    /* `items[0]()` calls `items[]` (param_items: the parameters' names with "[]"; most
+       callees end otherwise, and a set lookup of a str made anew hashes it) */
+    Py_ssize_t cn = PyUnicode_GET_LENGTH(callee);
+    in = cn > 2 && PyUnicode_READ_CHAR(callee, cn - 1) == ']' &&
+                 PyUnicode_READ_CHAR(callee, cn - 2) == '['
+             ? PySet_Contains(param_items, callee)
+             : 0;
     if (in) {
         PyObject *held =
             in > 0 ? PyUnicode_Substring(callee, 0, PyUnicode_GET_LENGTH(callee) - 2) : NULL;
