@@ -114,7 +114,13 @@ int share_value(PyObject *values, PyObject **slot, int depth) {
         if (kept == NULL) return -1;
         if (kept != x) Py_SETREF(*slot, Py_NewRef(kept));
     } else if (PyLong_CheckExact(x)) {
+#if PY_VERSION_HEX < 0x030C0000
+        /* (an int of one digit read in place: CPython before 3.12 keeps 0 < v < 2**30 as one
+           30-bit digit; PyLong_AsLong's checks were ~27 instructions of each of ~330K ints) */
+        long v = Py_SIZE(x) == 1 ? (long)((PyLongObject *)x)->ob_digit[0] : PyLong_AsLong(x);
+#else
         long v = PyLong_AsLong(x);
+#endif
         if (v < 257 || v >= INTS_MAX) {
             if (v == -1) PyErr_Clear(); /* (past a C long) */
             return 0;
