@@ -299,6 +299,22 @@ def _pending(path: Path | str) -> set[str] | None:
     return None
 
 
+def sync_with_publish(paths: Iterable[Path]) -> None:
+    """fsync files (or folders) outside any generation that the generation this process is
+    writing relies on (the facts cache: its pack and index), in `publish`'s batch before
+    CURRENT names it, instead of one after another now; now when this process writes no
+    generation (or several)."""
+    mine = [pending for pid, pending in _UNSYNCED.values() if pid == os.getpid()]
+    if len(mine) == 1:
+        mine[0].update(os.path.abspath(p) for p in paths)
+        return
+    for p in paths:
+        if os.path.isdir(p):
+            fsync_dir(Path(p))
+        else:
+            fsync_file(Path(p))
+
+
 def _deferred(path: Path | str) -> bool:
     """Whether `path` lies in a generation folder whose fsyncs `publish` makes."""
     return _pending(path) is not None

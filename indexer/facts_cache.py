@@ -25,7 +25,7 @@ from pathlib import Path
 
 import xxhash
 
-from codeimpact.graph.layout import atomic_write
+from codeimpact.graph.layout import atomic_write, sync_with_publish
 
 FORMAT = 2  # 2: (offset, length, xxh3-64) per blob
 
@@ -133,18 +133,24 @@ class FactsCache:
         now (a pack mostly of other blobs is rewritten with the live ones only)."""
         index = self._load()
         live_bytes = sum(ref[1] for h, ref in index.items() if h in live)
+        written: list[Path] = []  # pack bytes this flush hands to the disk (the index's too)
         try:
             if self._size > 2 * live_bytes + SLACK:
                 self._compact(live)
             elif self._dirty:
                 if self._writer is not None:  # (an index that only forgot damaged blobs: none)
                     self._writer.flush()
-                    os.fsync(self._writer.fileno())
+                    written.append(self.root / self._pack)
             else:
                 return
+            # synced with the generation that relies on them, in its publish's batch (each
+            # blob carries its digest: a pack torn by a crash before that only loses blobs)
             atomic_write(
-                self.index_path, marshal.dumps((FORMAT, self._pack, self._size, self._index))
+                self.index_path,
+                marshal.dumps((FORMAT, self._pack, self._size, self._index)),
+                durable=False,
             )
+            sync_with_publish([*written, self.index_path, self.root])
             self._dirty = False
             self._sealed = {self.index_path.name: self.index_path.stat().st_size,
                             self._pack: self._size}  # fmt: skip

@@ -126,3 +126,24 @@ def test_the_write_marker_waits_for_no_disk(tmp_path, fsyncs):
     finally:
         layout.discard(gen)
     assert layout.read_marker(idx) is None
+
+
+@pytest.mark.parametrize("runs", [1, 2])
+def test_the_facts_cache_is_synced_in_the_publish_batch(make_repo, index_repo, monkeypatch, runs):
+    """The cache files a generation relies on (its facts: pack, index and their folder) are
+    synced with the generation's own, before CURRENT, not one after another as the run
+    flushes them."""
+    batches: list[list[str]] = []
+    real = layout._sync_paths
+
+    def record(paths) -> None:
+        paths = sorted(paths)
+        batches.append(paths)
+        real(paths)
+
+    monkeypatch.setattr(layout, "_sync_paths", record)
+    repo, _ = _synced_runs(make_repo, index_repo, [], runs)
+    facts = repo / ".codeimpact" / "facts"
+    synced = {os.path.relpath(p, facts) for p in batches[-1] if p.startswith(str(facts))}
+    assert "." in synced and any(p.endswith(".pack") for p in synced), synced
+    assert any(p.endswith(".index") for p in synced), synced
