@@ -3,7 +3,7 @@
 `start` forks it once the run has published (graph/spare_level.py says what it does and why
 a kill of it at any point costs at most a copy). It is detached: a process of its own
 session, its standard streams on /dev/null (a caller capturing the run's output is not kept
-waiting), not killed with the run (the run is over), not waited for. The spare's lock
+waiting), not killed with the run (the run is over), nobody waits for it. The spare's lock
 is taken before the fork and the leveller inherits it, so no run can take the spare between
 the publish and the leveller's start; the next run that wants the spare waits for it to end
 (`spare.held`). It records its pid in the lock file, for a run that waited too long to kill
@@ -33,33 +33,14 @@ def start(idx: Path, live: int, delta: GraphDelta, meta: dict[str, Any], rows: d
     unsafe = fork_unsafe_reason()
     if unsafe:
         return f"not run: {unsafe}; the next run brings the spare level"
-    _reap()
     with spare.held(idx) as fd:
         if not spare_level.levellable(idx, live):
             return "not run: no spare of the generation before"
         pid = os.fork()
         if pid == 0:  # never returns
             _leveller(fd, idx, live, delta, meta, rows, buffer_pool)
-    # not waited for: a command line run exits now and the leveller goes to init; a process
-    # that runs analyze again reaps the levellers that ended meanwhile (`_reap`). (A double
-    # fork waited for its middle process: two forks and an exit of the run's whole address
-    # space on the run's path, ~18 ms of wall at load 5.6.)
-    _FORKED.append(pid)
+        os.waitpid(pid, 0)  # the intermediate child, which exits at once
     return FORKED
-
-
-# levellers this process forked and has not reaped
-_FORKED: list[int] = []
-
-
-def _reap() -> None:
-    for pid in list(_FORKED):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid  # reaped by someone else
-        if done:
-            _FORKED.remove(pid)
 
 
 def _leveller(fd: int, idx: Path, live: int, delta: GraphDelta, meta: dict[str, Any],
@@ -67,6 +48,8 @@ def _leveller(fd: int, idx: Path, live: int, delta: GraphDelta, meta: dict[str, 
     code = 1
     try:
         os.setsid()  # (a Ctrl-C at the terminal is for the next command, not for it)
+        if os.fork():
+            os._exit(0)  # the leveller is the grandchild: nobody has to reap it
         gc.disable()  # it touches few objects: the run's heap stays shared, not copied
         faulthandler.disable()  # (its file may be a copy of the caller's stderr)
         null = os.open(os.devnull, os.O_RDWR)

@@ -17,7 +17,6 @@ import pytest
 from test_incremental import assert_same_as_full, dump, run
 
 from codeimpact.graph import layout, spare, spare_level
-from codeimpact.indexer import spare_leveller
 from conftest import write_files
 
 FILES = {
@@ -152,19 +151,3 @@ def test_a_leveller_that_takes_too_long_is_killed(tmp_path, monkeypatch):
     assert report.mode == "incremental" and report.delta["spare_used"] == 0, report.delta
     assert _gone(pid)
     assert_same_as_full(repo, tmp_path, with_answers=False)
-
-
-def test_levellers_are_reaped_by_the_next_run(tmp_path):
-    """A leveller is the run's child, not waited for (the run returns at once); a process
-    that runs analyze again reaps those that ended: no zombie piles up in an embedder."""
-    repo, idx = _indexed(tmp_path)
-    pids = []
-    for text in (FILES["m.py"] + ADDED, FILES["m.py"], FILES["m.py"] + ADDED):
-        (repo / "m.py").write_text(text)
-        assert run(repo).forks["spare leveller"] == "forked"
-        pids.append(spare_leveller._FORKED[-1])
-        spare.waited(idx)
-    left = list(spare_leveller._FORKED)
-    assert left == [pids[-1]], left
-    for pid in pids[:-1]:
-        assert not os.path.exists(f"/proc/{pid}")  # reaped, not a zombie
