@@ -102,6 +102,43 @@ def test_equal_parameter_lists_share_their_dict_while_projects_are_made():
     )
 
 
+def test_builds_in_two_threads_each_share_into_a_table_of_their_own():
+    # (an embedding process, an MCP server say, building two projects at once: the sharing is
+    # the thread's own; with one module-wide table the second build would add its values to
+    # the first's, and the first's end would take the second's sharing away mid-build)
+    import threading
+
+    from codeimpact.indexer.lang.api import shared_table
+
+    a, b = _blobs()
+    inside, leave, seen = threading.Barrier(2), threading.Event(), {}
+
+    def build(name: str) -> None:
+        with shared_values():
+            first = FileFacts.from_bytes(a)
+            inside.wait(timeout=10)
+            if name == "early":
+                seen[name] = (first, FileFacts.from_bytes(b), shared_table("t"))
+            else:
+                leave.wait(timeout=10)  # (decodes after the other build's sharing ended)
+                seen[name] = (first, FileFacts.from_bytes(b), shared_table("t"))
+        if name == "early":
+            leave.set()
+
+    threads = [threading.Thread(target=build, args=(n,)) for n in ("early", "late")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    for first, second, table in seen.values():
+        one, two = _strs_and_ints(first), _strs_and_ints(second)
+        assert one == two and all(x is y for x, y in zip(one, two))
+        assert table == {}
+    (e1, _, e_table), (l1, _, l_table) = seen["early"], seen["late"]
+    assert e_table is not l_table
+    assert not any(x is y for x, y in zip(_strs_and_ints(e1), _strs_and_ints(l1)))
+
+
 def test_the_table_keeps_one_object_per_value_of_every_str_kind_and_length():
     # (core_shared.c: strs by a hash of their characters' bytes, compared with their kind:
     # "\x00\x01\x01\x01" and "\u0100\u0101" hold the same 4 bytes; thousands grow the table)

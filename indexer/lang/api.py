@@ -18,6 +18,7 @@ from __future__ import annotations
 import marshal
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -130,8 +131,13 @@ _SHARED_FIELDS = (
     ("name", "value", "line"),
     ("value", "line"),
 )
-_sharing: tuple | None = None  # (shared_values: the list makers sharing into its table)
-_tables: dict[str, dict] | None = None  # (shared_values: shared_table's)
+# What `shared_values` shares while it runs: (the list makers sharing into its table, the
+# dicts of `shared_table`), or None. A context variable, not a module global: each thread
+# (and each asyncio task) of an embedding process that builds a project has its own, so two
+# builds running side by side neither share a table nor end each other's sharing.
+_SHARING: ContextVar[tuple[tuple, dict[str, dict]] | None] = ContextVar(
+    "codeimpact_shared_values", default=None
+)
 
 
 def _list_makers() -> tuple:
@@ -166,30 +172,30 @@ def shared_values() -> Iterator[None]:
     is copied by the resolve worker forked beside the host (refcounts). The table of values
     goes at the end (the values stay with the facts holding them), so a long-lived process
     keeps no strings of facts it let go."""
-    global _sharing, _tables
     makers = _list_makers()
     core = _core()
     typed, values = getattr(core, "typed_list", None), getattr(core, "SharedValues", None)
-    if values is None or _sharing is not None:  # (no sharing in C; or already sharing)
+    if values is None or _SHARING.get() is not None:  # (no sharing in C; or already sharing)
         yield
         return
     table = values()  # (strs by a cheap hash of their characters, ints by value)
     masks = [sum(1 << k._fields.index(f) for f in fields)
              for k, fields in zip(_KINDS, _SHARED_FIELDS)]  # fmt: skip
-    _sharing = tuple(partial(_shared, typed, k, m, table) if m else make
-                     for k, m, make in zip(_KINDS, masks, makers))  # fmt: skip
-    _tables = {}
+    lists = tuple(partial(_shared, typed, k, m, table) if m else make
+                  for k, m, make in zip(_KINDS, masks, makers))  # fmt: skip
+    token = _SHARING.set((lists, {}))
     try:
         yield
     finally:
-        _sharing = _tables = None
+        _SHARING.reset(token)
 
 
 def shared_table(name: str) -> dict | None:
     """A dict of its own for `name` while `shared_values` runs (else None): what a resolver
     makes of equal facts of several files made once (python/index.py: a parameter list's
     parameters by name)."""
-    return None if _tables is None else _tables.setdefault(name, {})
+    sharing = _SHARING.get()
+    return None if sharing is None else sharing[1].setdefault(name, {})
 
 
 def _shared(typed: Callable, kind: type, mask: int, table: object, items) -> list:
@@ -283,7 +289,8 @@ class FileFacts:
         t = marshal.loads(data)
         if t[0] != FACTS_FORMAT:
             raise ValueError("facts format changed")
-        sym, imp, _call, her, _ref, bind, ret = _sharing or _list_makers()
+        sharing = _SHARING.get()
+        sym, imp, _call, her, _ref, bind, ret = sharing[0] if sharing else _list_makers()
         f = cls.__new__(cls)
         f.__dict__.update(
             language=t[1],
