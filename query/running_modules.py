@@ -7,7 +7,7 @@ import of a module whose top-level code does. A test module stands for every tes
 its file, so listing one reached by imports alone selected whole files of tests that
 never run the target (Click: `import click` re-exports most of the package, 0.24 of
 the suite per function). A test file's `from m import x` IMPORTS m itself too (lang/python/
-resolve.py `_import_run_edge`): it runs m's top-level code as `import m` does, so the test
+file_edges.py `_import_run_edge`): it runs m's top-level code as `import m` does, so the test
 module is a test of what m runs (`from flask.cli import FlaskGroup` and the callback
 flask/cli.py hands to click), through an edge of the graph.
 """
@@ -43,7 +43,7 @@ def runs_on_import(view, nodes, closure_nodes, sources, type_mask, min_confidenc
 
 def _imports_in_body(view) -> np.ndarray:
     """Bool per node: a definition other than a module with an IMPORTS edge (an import in
-    a function's body, resolvers' lang/python/resolve.py `_import_run_edge`)."""
+    a function's body, resolvers' lang/python/file_edges.py `_import_run_edge`)."""
     got = view.cached("imports_in_body")
     if got is None:
         c = view.csr("downstream")

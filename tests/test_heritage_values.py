@@ -1,6 +1,6 @@
 """A class statement's bases are evaluated once per build: `_bases_info` (a file's summary)
 keeps what each base chain gave when no cut was met (values.py `_heritage_values`), and the
-file's EXTENDS edges read it (resolve.py file_edges) instead of evaluating the chain again.
+file's EXTENDS edges read it (file_edges.py) instead of evaluating the chain again.
 An answer met with a cut (a cycle of imports) is not kept: the edges evaluate it."""
 
 from __future__ import annotations

@@ -26,11 +26,11 @@ from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import weakest
-from codeimpact.indexer.lang.engine.typed_members import CALLABLE_KINDS
 from codeimpact.indexer.lang.engine.values import ALTS, members
 from codeimpact.indexer.lang.python.callbacks import Callbacks
 from codeimpact.indexer.lang.python.containers import LIT, Containers
 from codeimpact.indexer.lang.python.decorators import Decorators
+from codeimpact.indexer.lang.python.file_edges import FileEdges
 from codeimpact.indexer.lang.python.fixtures import Fixtures
 from codeimpact.indexer.lang.python.flows import Flows, forwards_only
 from codeimpact.indexer.lang.python.implicit import BUILTIN_PROTOCOL, IMPLICIT_NAMES, Implicit
@@ -87,6 +87,7 @@ _IMPLICIT_AT = {m: (i, m) for i, m in enumerate(IMPLICIT)}
 
 class PythonProject(
     Playback,
+    FileEdges,
     Reads,
     Implicit,
     LibraryCalls,
@@ -359,93 +360,6 @@ class PythonProject(
         out = super().resolve_file(path)
         out.unresolved += self.unbound_fixtures(self.files[path])  # plugins' fixtures
         return out
-
-    def _import_run_edge(self, fi: FileIndex, imp, edges: Edges) -> None:
-        """A test file importing a module runs the module's top-level code: in a function's
-        body when the function runs (an app module of the suite that sets itself up, `from
-        blueprintapp import app` registering blueprints), at the top of the file when the
-        test module is collected (`from flask.cli import FlaskGroup` runs flask/cli.py,
-        which hands `_set_debug` to click as an option's callback). The name an import
-        binds is the module's edge (file_edges); this one depends on the module run, which
-        the query follows only when importing it runs what is asked about
-        (query/running_modules.py). Test files only: elsewhere the importer's own top
-        level is what runs, and a module import of it already says so."""
-        if imp.scope:
-            sym = fi.syms.get(imp.scope)
-            if sym is None or sym.kind not in CALLABLE_KINDS:
-                return
-        elif not imp.name or imp.name == "*":
-            return  # `import m` and `from m import *`: the module's edge goes to m already
-        elif any(line == imp.line for line, _kind in fi.facts.extra.get("guarded_imports", ())):
-            return  # under `if TYPE_CHECKING:` (or `__main__`): it does not run on import
-        target = self.module_run_by(fi, imp)
-        if target is not None and target != fi.path:
-            edges.add("IMPORTS", self.uid(fi.path, imp.scope), self.uid(target, ""), "import",
-                      imp.line)  # fmt: skip
-
-    def file_edges(self, fi: FileIndex, edges: Edges) -> None:
-        path, f = fi.path, fi.facts
-        module_uid = self.uid(path, "")
-        test_file = self.is_test_path(path)
-        for imp in f.imports:
-            if test_file:
-                self._import_run_edge(fi, imp, edges)
-            if imp.name == "*":
-                base = self._import_base(fi, imp)
-                target = self.module_entity(base) if base else None
-            elif not imp.name and not imp.alias:
-                target = self.module_entity(imp.module)  # `import a.b` depends on a.b
-            else:
-                r = self.import_target(fi, imp, False, 0)
-                target = r[0] if r else None
-            if target is None:
-                continue
-            dst = self.ent_uid(target)
-            if dst is not None and dst != module_uid:
-                edges.add("IMPORTS", module_uid, dst, "import", imp.line)
-
-        self.decorator_edges(fi, edges)
-        self.handed_closure_edges(fi, edges)
-        self.fixture_edges(fi, edges)
-        self.context_edges(fi, edges)
-        self.loop_edges(fi, edges)
-        self.write_edges(fi, edges)
-        self.class_creation_edges(fi, edges)
-
-        known = self._heritage_values
-        for h in f.heritage:
-            r = known.get((path, h), MISSING)
-            if r is MISSING:
-                r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
-            if r is None:
-                continue
-            for ent in members(r[0]):  # (a base imported in a try/except: either)
-                if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
-                    edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), r[1], h.line)
-
-        self.read_edges(fi, edges)
-        lookups = self._lookups
-        for ref in f.references:
-            if ref.kind == "read":
-                continue  # read_edges
-            target = ref.target
-            if target.isidentifier():  # a name alone (most): eval_chain's lookup written out
-                r = lookups.get((path, ref.scope, target), MISSING) if lookups else MISSING
-                if r is MISSING:
-                    r = self.lookup_name(fi, ref.scope, target, ref.line)
-            else:
-                reads: list = []
-                r = self.eval_chain(fi, ref.scope, target, ref.line, 0, reads)
-                for getter, rule in reads:
-                    edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
-            if r is None or r[0][0] != "sym":
-                continue
-            ent, reason = r
-            if self._kind(ent) in ("class", "function", "method"):
-                src = self.uid(path, ref.scope)
-                dst = self.ent_uid(ent)
-                if src != dst:
-                    edges.add("REFERENCES", src, dst, reason, ref.line)
 
     def resolve_call(self, fi: FileIndex, index: int, call, edges: Edges,
                      out: ResolvedFile) -> None:  # fmt: skip

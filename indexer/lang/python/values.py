@@ -591,7 +591,7 @@ class Values:
         return self._bases_info(path, local)[1]
 
     # (path, heritage fact) -> what its base evaluates to, kept by `_bases_info` when no cut
-    # was met: the file's EXTENDS edges read it (resolve.py file_edges) instead of evaluating
+    # was met: the file's EXTENDS edges read it (file_edges.py) instead of evaluating
     # every base chain twice (a full build summarises every class before it resolves a file)
     _heritage_values: dict
 

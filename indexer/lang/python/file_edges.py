@@ -1,0 +1,105 @@
+"""The edges of a Python file other than its definitions' and its call sites' (a mixin of
+PythonProject; engine/project.py's `file_edges` hook): what its imports bind and run, what
+the rules of whole statements make (decorators, handed closures, fixtures, `with`, loops,
+writes, class creation), its classes' EXTENDS, its attribute reads' getters (reads.py) and
+its references to definitions (`x = f`, `isinstance(o, C)`, a default value).
+"""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.engine.edges import Edges
+from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.typed_members import CALLABLE_KINDS
+from codeimpact.indexer.lang.engine.values import members
+from codeimpact.indexer.lang.python.index import FileIndex
+
+
+class FileEdges:
+    """`file_edges` (the engine's hook) and the IMPORTS edge of a module a test file runs."""
+
+    def _import_run_edge(self, fi: FileIndex, imp, edges: Edges) -> None:
+        """A test file importing a module runs the module's top-level code: in a function's
+        body when the function runs (an app module of the suite that sets itself up, `from
+        blueprintapp import app` registering blueprints), at the top of the file when the
+        test module is collected (`from flask.cli import FlaskGroup` runs flask/cli.py,
+        which hands `_set_debug` to click as an option's callback). The name an import
+        binds is the module's edge (file_edges); this one depends on the module run, which
+        the query follows only when importing it runs what is asked about
+        (query/running_modules.py). Test files only: elsewhere the importer's own top
+        level is what runs, and a module import of it already says so."""
+        if imp.scope:
+            sym = fi.syms.get(imp.scope)
+            if sym is None or sym.kind not in CALLABLE_KINDS:
+                return
+        elif not imp.name or imp.name == "*":
+            return  # `import m` and `from m import *`: the module's edge goes to m already
+        elif any(line == imp.line for line, _kind in fi.facts.extra.get("guarded_imports", ())):
+            return  # under `if TYPE_CHECKING:` (or `__main__`): it does not run on import
+        target = self.module_run_by(fi, imp)
+        if target is not None and target != fi.path:
+            edges.add("IMPORTS", self.uid(fi.path, imp.scope), self.uid(target, ""), "import",
+                      imp.line)  # fmt: skip
+
+    def file_edges(self, fi: FileIndex, edges: Edges) -> None:
+        path, f = fi.path, fi.facts
+        module_uid = self.uid(path, "")
+        test_file = self.is_test_path(path)
+        for imp in f.imports:
+            if test_file:
+                self._import_run_edge(fi, imp, edges)
+            if imp.name == "*":
+                base = self._import_base(fi, imp)
+                target = self.module_entity(base) if base else None
+            elif not imp.name and not imp.alias:
+                target = self.module_entity(imp.module)  # `import a.b` depends on a.b
+            else:
+                r = self.import_target(fi, imp, False, 0)
+                target = r[0] if r else None
+            if target is None:
+                continue
+            dst = self.ent_uid(target)
+            if dst is not None and dst != module_uid:
+                edges.add("IMPORTS", module_uid, dst, "import", imp.line)
+
+        self.decorator_edges(fi, edges)
+        self.handed_closure_edges(fi, edges)
+        self.fixture_edges(fi, edges)
+        self.context_edges(fi, edges)
+        self.loop_edges(fi, edges)
+        self.write_edges(fi, edges)
+        self.class_creation_edges(fi, edges)
+
+        known = self._heritage_values
+        for h in f.heritage:
+            r = known.get((path, h), MISSING)
+            if r is MISSING:
+                r = self.eval_chain(fi, fi.parent.get(h.scope, ""), h.base, h.line)
+            if r is None:
+                continue
+            for ent in members(r[0]):  # (a base imported in a try/except: either)
+                if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
+                    edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), r[1], h.line)
+
+        self.read_edges(fi, edges)
+        lookups = self._lookups
+        for ref in f.references:
+            if ref.kind == "read":
+                continue  # read_edges
+            target = ref.target
+            if target.isidentifier():  # a name alone (most): eval_chain's lookup written out
+                r = lookups.get((path, ref.scope, target), MISSING) if lookups else MISSING
+                if r is MISSING:
+                    r = self.lookup_name(fi, ref.scope, target, ref.line)
+            else:
+                reads: list = []
+                r = self.eval_chain(fi, ref.scope, target, ref.line, 0, reads)
+                for getter, rule in reads:
+                    edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
+            if r is None or r[0][0] != "sym":
+                continue
+            ent, reason = r
+            if self._kind(ent) in ("class", "function", "method"):
+                src = self.uid(path, ref.scope)
+                dst = self.ent_uid(ent)
+                if src != dst:
+                    edges.add("REFERENCES", src, dst, reason, ref.line)
