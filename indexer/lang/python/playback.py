@@ -22,6 +22,7 @@ from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
 from codeimpact.indexer.lang.python.library_calls import BOUND, CLASS_MADE, FLOW, PROTOCOL, ROWS
+from codeimpact.indexer.lang.python.reads import chain_reads
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, strip_dup
 
 # an Edge, Unresolved or SymbolRow from its fields (engine/edges.py checks Edge's): the named
@@ -249,7 +250,13 @@ class Playback:
         reads: list = []
         for _, chain in call.args:  # `f(self.prop)` reads prop
             if "." in chain:
-                passed[chain] = self.eval_chain(fi, scope, chain, line, 0, reads)
+                # (a chain reading no member a getter may run for: not evaluated, ~3/4 of
+                # Django's; _value_flow evaluates it if it needs its value)
+                hit = self._argument_reads.get(chain)
+                if hit is None:
+                    hit = self._argument_reads[chain] = chain_reads(chain, self.argument_names)
+                if hit:
+                    passed[chain] = self.eval_chain(fi, scope, chain, line, 0, reads)
         for getter, rule in reads:
             edges.call(src, self.ent_uid(getter), rule, line)
         for step, value, rule in follow:

@@ -46,20 +46,41 @@ def class_body_calls(fi: FileIndex, out: list) -> list:
 
 def read_summary(
     fi: FileIndex, decorated: list, class_calls: list
-) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
     """(names of the file's property methods, (attribute, class name) of the class
     attributes bound to a call of a class name: descriptor instances when that class defines
-    `__get__`), given the file's decorated definitions; the class-body bindings to a call
-    (`class_body_calls`) to `class_calls`. Plain tuples: summaries are marshalled for the
-    next run."""
+    `__get__`, the class attributes bound otherwise: `aliases`), given the file's decorated
+    definitions; the class-body bindings to a call (`class_body_calls`) to `class_calls`.
+    Plain tuples: summaries are marshalled for the next run.
+
+    An alias is a class-body name bound to what is neither a call nor a literal container:
+    a chain (`coords = tuple` in GEOS's LineString, `exterior_ring = shell`: reading it runs
+    the property it names), an item, an unpacked value, an annotation. It is no read name
+    (read_edges keeps the premise it was recorded with), but a chain read through it may
+    run a getter: `argument_names`."""
     props = sorted({s.name for s in decorated
                     if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
     stored = set()
-    for b in class_body_calls(fi, class_calls):
-        steps = parse_steps(b.value)
-        if steps:
-            stored.add((b.name, steps[-1][0]))
-    return tuple(props), tuple(sorted(stored))
+    aliases = set()
+    syms = fi.syms
+    for b in fi.facts.bindings:
+        if "." in b.name:
+            continue
+        sym = syms.get(b.scope)
+        if sym is None or sym.kind != "class":
+            continue
+        value = b.value
+        if b.is_call:  # (class_body_calls' test, written out: one pass over the bindings)
+            class_calls.append(b)
+            steps = parse_steps(value)
+            if steps:
+                stored.add((b.name, steps[-1][0]))
+            # `name = C(...)` (a pytest fixture's value aside): what `stored` says
+            if ":" not in value and not value.endswith(".getfixturevalue"):
+                continue
+        if value != "lit:":  # (a literal container: no getter runs reading it)
+            aliases.add(b.name)
+    return tuple(props), tuple(sorted(stored)), tuple(sorted(aliases))
 
 
 def read_names(read_summaries, methods_by_name) -> frozenset[str]:
@@ -68,10 +89,45 @@ def read_names(read_summaries, methods_by_name) -> frozenset[str]:
     getters = {local.rpartition(".")[0].rpartition(".")[2].partition("#")[0]
                for _, local in methods_by_name.get("__get__", ())}  # fmt: skip
     out: set[str] = set()
-    for props, stored in read_summaries:
-        out.update(props)
-        out.update(attr for attr, cls in stored if cls in getters)
+    for summary in read_summaries:
+        out.update(summary[0])
+        out.update(attr for attr, cls in summary[1] if cls in getters)
     return frozenset(out)
+
+
+def argument_names(read_summaries, methods_by_name, subclasses, names: frozenset[str]):
+    """The member names whose reading may run a getter, however the class binds them: the
+    read names `names`, the class-body aliases, and the class attributes bound to a call of
+    a class that defines `__get__` or inherits it from a class of the project. A chain
+    that reads none of them runs no getter (`chain_reads`), which spares evaluating most
+    of the dotted arguments of calls (playback.py `_arguments`).
+
+    (Still assumed, as `read_names` does: a class attribute bound to a call that returns a
+    descriptor instance under another name than its class's, a factory or a renamed
+    import, is not read through.)"""
+    todo = [(path, local.rpartition(".")[0])
+            for path, local in methods_by_name.get("__get__", ())]  # fmt: skip
+    seen = set(todo)
+    while todo:  # (the classes defining __get__, then their subclasses)
+        for sub in subclasses.get(todo.pop(), ()):
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+    getters = {local.rpartition(".")[2].partition("#")[0] for _, local in seen}
+    out = set(names)
+    for summary in read_summaries:
+        out.update(attr for attr, cls in summary[1] if cls in getters)
+        out.update(summary[2])
+    return frozenset(out)
+
+
+def chain_reads(chain: str, names: frozenset[str]) -> bool:
+    """Whether a chain reads a member named in `names` (a head is a name looked up, not a
+    member read)."""
+    steps = parse_steps(chain) if chain[:1] != "?" else None
+    if steps is None:
+        return False
+    return any(name in names for name, _suffix in steps[1:])
 
 
 def _read_steps(chain: str, names: frozenset[str]) -> tuple | None:

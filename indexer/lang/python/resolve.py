@@ -48,7 +48,7 @@ from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.playback import Playback, callee_shape
 from codeimpact.indexer.lang.python.pytest_names import is_fixture
-from codeimpact.indexer.lang.python.reads import Reads, read_names, read_summary
+from codeimpact.indexer.lang.python.reads import Reads, argument_names, read_names, read_summary
 from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
@@ -119,6 +119,8 @@ class PythonProject(
         # recording reads; instance attributes that no class of the project binds)
         self._lookups = self._folds = None
         self._src_read = False
+        # dotted argument -> whether it reads a member of `argument_names` (playback.py)
+        self._argument_reads: dict[str, bool] = {}
         # whether a file summarised by this project defines a pytest fixture (_summarise);
         # until every file is summarised, fixtures are looked for
         self._fixture_met = self._fixtureless = False
@@ -209,6 +211,9 @@ class PythonProject(
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = tables.subclasses
         self.read_names = (read_names(tables.reads.values(), self.methods_by_name)
                            | self.entry_table.read_hooks)  # fmt: skip
+        # (a dotted argument is evaluated for its reads only when it reads one: playback.py)
+        self.argument_names = argument_names(tables.reads.values(), self.methods_by_name,
+                                             self.subclasses, self.read_names)  # fmt: skip
 
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()

@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-# bump when what the tables hold, or how a summary gives it, changes
-VERSION = 1
+# bump when what the tables hold, or how a summary gives it, changes (2: a read summary
+# lists its class-body aliases, reads.py read_summary)
+VERSION = 2
 
 Pair = tuple[str, str]  # (path, local)
 
@@ -60,7 +61,7 @@ class Tables:
                     subclasses.setdefault(base, []).append((path, local))
                 if clean:
                     seeds[("bases", path, local)] = (bases, unknown)
-            if reads[0] or reads[1]:
+            if reads[0] or reads[1] or reads[2]:
                 t.reads[path] = reads
         return t
 
@@ -77,7 +78,7 @@ class Tables:
             if clean:
                 self.seeds[("bases", path, local)] = (bases, unknown)
         self.reads.pop(path, None)
-        if new[3][0] or new[3][1]:
+        if new[3][0] or new[3][1] or new[3][2]:
             self.reads[path] = new[3]
 
 

@@ -1,0 +1,122 @@
+"""A dotted argument is evaluated for the getters it runs only when it reads a member whose
+reading may run one (playback.py `_arguments`, reads.py `argument_names`): a property or a
+stored descriptor by its own name (a read name), and also a class attribute that aliases
+one (`coords = tuple` in GEOS's LineString runs the property `tuple`), in the class read
+or in a base, aliasing a property of another module's class, or a descriptor whose class
+inherits `__get__`. Those are no read names (read_edges keeps its premise), so the file
+summary lists the class-body aliases (read_summary) for the arguments' test."""
+
+from __future__ import annotations
+
+from codeimpact.indexer.lang.python import SPEC
+from codeimpact.indexer.lang.python.resolve import PythonProject
+from codeimpact.indexer.lang.python.values import Values
+
+GEOM = """\
+class Base:
+    @property
+    def tuple(self):
+        return ()
+
+    coords = tuple
+
+
+class Line(Base):
+    pass
+
+
+class Ring:
+    @property
+    def shell(self):
+        return 1
+
+    exterior = shell
+
+
+class Desc:
+    def __get__(self, obj, owner):
+        return 1
+
+
+class SubDesc(Desc):
+    pass
+
+
+class Holder:
+    d = SubDesc()
+"""
+
+OTHER = """\
+from pkg.geom import Ring
+
+
+class Poly:
+    outer = Ring.shell
+"""
+
+USE = """\
+from pkg.geom import Holder, Line, Ring
+from pkg.other import Poly
+
+
+def show(x):
+    return x
+
+
+def in_base(line: Line):
+    show(line.coords)
+
+
+def in_class(ring: Ring):
+    show(ring.exterior)
+
+
+def of_another_module(poly: Poly):
+    show(poly.outer)
+
+
+def inherited_get(h: Holder):
+    show(h.d)
+
+
+def plain(line: Line):
+    show(line.plain.more)
+"""
+
+
+def _project() -> PythonProject:
+    facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/geom.py": SPEC.extract(GEOM.encode()),
+             "pkg/other.py": SPEC.extract(OTHER.encode()),
+             "pkg/use.py": SPEC.extract(USE.encode())}  # fmt: skip
+    return PythonProject(facts, SPEC.is_test_path, {})
+
+
+def test_aliases_of_getters_are_argument_names_not_read_names():
+    project = _project()
+    aliases = {"coords", "exterior", "outer", "d"}
+    assert not aliases & project.read_names  # (read_edges' premise, unchanged)
+    assert aliases <= project.argument_names
+    assert "plain" not in project.argument_names
+
+
+def test_an_argument_reading_an_alias_runs_its_getter(monkeypatch):
+    project = _project()
+    evaluated: list[str] = []
+    eval_chain = Values.eval_chain
+
+    def spied(self, fi, scope, chain, line, depth=0, reads=None):
+        if fi.path == "pkg/use.py" and reads is not None:  # (evaluated for its reads)
+            evaluated.append(chain)
+        return eval_chain(self, fi, scope, chain, line, depth, reads)
+
+    monkeypatch.setattr(Values, "eval_chain", spied)
+    out = project.resolve_file("pkg/use.py")
+    calls = {(e.src.partition("::")[2], e.dst) for e in out.edges if e.rel == "CALLS"}
+    assert ("in_base", "pkg/geom.py::Base.tuple") in calls
+    assert ("in_class", "pkg/geom.py::Ring.shell") in calls
+    assert ("of_another_module", "pkg/geom.py::Ring.shell") in calls
+    assert ("inherited_get", "pkg/geom.py::Desc.__get__") in calls
+    # a chain that reads no such member is not evaluated for its reads (value flow
+    # evaluates it for its value: show's parameter)
+    assert "line.plain.more" not in evaluated
+    assert {"line.coords", "ring.exterior", "poly.outer", "h.d"} <= set(evaluated)
