@@ -144,12 +144,14 @@ class Names:
             group.sort(key=candidate_rank)
         return group
 
-    def _lookup_in_scope(
-        self, fi: FileIndex, scope: str, name: str, line: int | None, follow: bool, depth: int
-    ):
+    def _lookup_in_scope(self, fi: FileIndex, scope: str, name: str, line: int | None,
+                         follow: bool, depth: int, cands: list | None = None):  # fmt: skip
+        """`name` in `scope` alone: its bindings there (`cands`, when the caller read them),
+        else its parameter; None when neither."""
         if depth > MAX_DEPTH:
             return self._cut()
-        cands = fi.names.get(scope, NO_NAMES).get(name)
+        if cands is None:
+            cands = fi.names.get(scope, NO_NAMES).get(name)
         if cands:
             picked = cands if len(cands) == 1 else self._pick(cands, line)  # (most: one)
             if follow and picked[0][1] == "import" and len(cands) > 1:
@@ -365,10 +367,13 @@ class Names:
         if hit is not MISSING:
             return hit
         cuts = self.memo.cuts
-        # (_lookup_name's first step written out: the bindings read once for both)
+        # (_lookup_name's first step written out: the bindings read once, for both; a
+        # parameter's lookup is _lookup_in_scope's last step, depth is in bounds here)
         bound = fi.names.get(scope, NO_NAMES).get(name)
-        if bound or name in fi.params.get(scope, NO_NAMES):
-            r = self._lookup_in_scope(fi, scope, name, line, True, depth)
+        if bound:
+            r = self._lookup_in_scope(fi, scope, name, line, True, depth, bound)
+        elif name in fi.params.get(scope, NO_NAMES):
+            r = self._param(fi, scope, name, depth)
         else:
             r = self._enclosing_lookup(fi, scope, name, depth)
         if self.memo.cuts == cuts and (bound is None or len(bound) < 2):
