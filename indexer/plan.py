@@ -68,7 +68,7 @@ _READ = re.compile(r"(\.?)([A-Za-z_][A-Za-z0-9_]*(?:\$\d+)?)")  # (a member's do
 # there (a dict's literal key `"delete"` read as a name chained Django's plan to 8,001 names);
 # a single colon each (`std::x` is a Rust path)
 _FORM = re.compile(r"[a-z]+:(?!:)(?:[^:\s]*:(?!:))*")
-# used_names' texts: the field of each kind of fact, and its form (_core.names_in's modes)
+# used_names' texts: the field of each kind of fact, and its form (_core.names_of's modes)
 _CALLEE, _ARGS = CallFact._fields.index("callee"), CallFact._fields.index("args")
 _MODULE, _IMPORTED = ImportFact._fields.index("module"), ImportFact._fields.index("name")
 _BASE = HeritageFact._fields.index("base")
@@ -77,7 +77,7 @@ _VALUE = BindingFact._fields.index("value")
 _BOUND = BindingFact._fields.index("name")
 _RETURNED = ReturnFact._fields.index("value")
 _PARAMS, _DECORATORS = SymbolFact._fields.index("params"), SymbolFact._fields.index("decorators")
-_STR, _PAIRS, _STRS = 0, 1, 2  # a str; pairs whose second item is a str; strs
+_STR, _PAIRS, _STRS = 0, 1, 2  # a str; pairs whose second item is a str; strs (names_of)
 # Files that stand for their folder: Python packages, JS/TS index files, Rust module roots.
 PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib", "main"})
 
@@ -142,22 +142,18 @@ def used_names(facts: FileFacts) -> set[str]:
 
     # the identifiers `_NAME` finds in the texts below (in C: every file of a full build
     # passes here); the texts repeat (`self.assertEqual`, `len`): each is scanned once
-    names: set[str] = set()
-    seen: set[str] = set()
-    for rows, at, mode in (
-        (facts.calls, _CALLEE, _STR),
-        (facts.calls, _ARGS, _PAIRS),  # (position or keyword, chain)
-        (facts.imports, _MODULE, _STR),
-        (facts.imports, _IMPORTED, _STR),
-        (facts.heritage, _BASE, _STR),
-        (facts.references, _TARGET, _STR),
-        (facts.bindings, _VALUE, _STR),
-        (facts.returns, _RETURNED, _STR),
-        (facts.symbols, _PARAMS, _PAIRS),  # (name, annotation)
-        (facts.symbols, _DECORATORS, _STRS),
-    ):
-        if rows:
-            _core.names_in(names, seen, rows, at, mode)
+    names: set[str] = _core.names_of(
+        facts.calls, _CALLEE, _STR,
+        facts.calls, _ARGS, _PAIRS,  # (position or keyword, chain)
+        facts.imports, _MODULE, _STR,
+        facts.imports, _IMPORTED, _STR,
+        facts.heritage, _BASE, _STR,
+        facts.references, _TARGET, _STR,
+        facts.bindings, _VALUE, _STR,
+        facts.returns, _RETURNED, _STR,
+        facts.symbols, _PARAMS, _PAIRS,  # (name, annotation)
+        facts.symbols, _DECORATORS, _STRS,
+    )  # fmt: skip
     spec = LANGUAGES.get(facts.language)
     if spec is not None and spec.implicit_names is not None:
         names |= spec.implicit_names(facts, names)[0]  # read by names no expression writes

@@ -111,10 +111,9 @@ static PyMethodDef core_methods[] = {
      "gather_file(g, kinds, path, external_prefix, symbols, edges) -> list: a resolved file's"
      " rows and edges appended to a full build's gathered graph (indexer/full_graph.py); the"
      " indices of the edges whose source is another file's"},
-    {"names_in", core_names_in, METH_VARARGS,
-     "names_in(out, seen, rows, field, mode): add to the set `out` the identifiers of each"
-     " row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs) whose text is"
-     " not in the set `seen` (texts scanned are added to it)"},
+    {"names_of", (PyCFunction)(void (*)(void))core_names_of, METH_FASTCALL,
+     "names_of(rows, field, mode[, rows, field, mode ...]) -> set: the identifiers of each"
+     " row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs)"},
     {"symbol_rows", core_symbol_rows, METH_VARARGS,
      "symbol_rows(symbols, rows, edges, path, module, language, is_test, contains, unnamed,"
      " strip, row_type, edge_type): a file's SymbolFacts as rows and CONTAINS edges, appended"
@@ -123,9 +122,13 @@ static PyMethodDef core_methods[] = {
      "typed_list(type, items[, mask, values]) -> list: [tuple.__new__(type, x) for x in"
      " items] (FileFacts' lists decoded from marshal); the strs and ints of the fields in the"
      " bit mask `mask` made the ones the SharedValues `values` keeps for their values"},
-    {"rows_prefixed", core_rows_prefixed, METH_VARARGS,
+    {"rows_prefixed", (PyCFunction)(void (*)(void))core_rows_prefixed, METH_FASTCALL,
      "rows_prefixed(rows, field, prefix, need) -> list: the rows whose str item `field` starts"
      " with `prefix` and, when need >= 0, whose item `need` is true, in order"},
+    {"test_uses", (PyCFunction)(void (*)(void))core_test_uses, METH_FASTCALL,
+     "test_uses(symbols, calls, fields, function_kinds, marks, autouse) -> (set, bool): the"
+     " fixture names a file's tests, fixtures and marks request; whether it defines a fixture"
+     " (indexer/lang/python/pytest_names.py implicit_names)"},
     {"tuple_fields", core_tuple_fields, METH_VARARGS,
      "tuple_fields(cls) -> bool: the fields of a named tuple type as read-only slots over its"
      " items (specialised attribute reads); False, cls unchanged, for another kind of type"},

@@ -98,11 +98,12 @@ PyObject *core_scc(PyObject *self, PyObject *args);
 PyObject *core_dedupe_edges(PyObject *self, PyObject *args);
 PyObject *core_resolved_blob(PyObject *self, PyObject *args);
 PyObject *core_gather_file(PyObject *self, PyObject *args);
-PyObject *core_names_in(PyObject *self, PyObject *args);
+PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_tuple_fields(PyObject *self, PyObject *args);
-PyObject *core_rows_prefixed(PyObject *self, PyObject *args);
+PyObject *core_rows_prefixed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_test_uses(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_index_passes(PyObject *self, PyObject *args);
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
 

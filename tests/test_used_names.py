@@ -1,9 +1,11 @@
-"""plan.used_names (its text scan in C, native/core_names.c `names_in`) finds what the regex
-over the joined texts finds: `[A-Za-z_][A-Za-z0-9_]*`, ASCII only."""
+"""plan.used_names (its text scan in C, native/core_names.c `names_of`) finds what the regex
+over the joined texts finds: `[A-Za-z_][A-Za-z0-9_]*`, ASCII only; and the strings it holds
+are those marshal writes as the regex way's (the lookup keys' bytes)."""
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,9 +37,7 @@ def _regex_way(facts: FileFacts) -> set[str]:
 
 
 def _scan(*texts: str) -> set[str]:
-    out: set[str] = set()
-    _core.names_in(out, set(), [(t,) for t in texts], 0, 0)
-    return out
+    return _core.names_of([(t,) for t in texts], 0, 0)
 
 
 @pytest.mark.parametrize(
@@ -73,23 +73,50 @@ def test_every_field_form():
                                                       "staticmethod"}  # fmt: skip
 
 
-def test_texts_seen_are_scanned_once_and_kept():
-    out: set[str] = set()
-    seen = {"skipped.name"}
-    _core.names_in(out, seen, [("skipped.name",), ("kept.one",)], 0, 0)
-    assert out == {"kept", "one"}
-    assert seen == {"skipped.name", "kept.one"}
+def test_a_text_again_and_an_equal_text_add_nothing_new():
+    text = "kept.one"
+    rows = [(text,), (text,), ("kept" + ".one",), ("one",), ("kept",)]
+    out = _core.names_of(rows, 0, 0, [("x", (("k", text), ("j", "one.two")))], 1, 1)
+    assert out == {"kept", "one", "two"}
+    assert _core.names_of([("a.b",)], 0, 0) == {"a", "b"}  # (a new call: a new set)
+
+
+def test_the_strings_held_are_those_marshal_wrote_before():
+    """marshal writes an interned string with another code than an equal one: the lookup
+    keys' bytes hold a one-character name as CPython's own (interned) string, a text that is
+    one name and interned as itself unless the name was cut out of a text before it, every
+    other name as a string that is not interned."""
+    single = "Q"  # (a cut of `Q` out of `Q.x` is CPython's one-character str)
+    interned = sys.intern("".join(["inter", "ned"]))
+    plain = "".join(["plain", "name"])
+    texts = ["x.Q", "Q", interned, "pre.interned", plain, "plainname.x", "cut.only"]
+    for order in (texts, texts[::-1]):
+        got = {n: n for n in _core.names_of([(t,) for t in order], 0, 0)}
+        assert set(got) == set(_NAME.findall(" ".join(order)))
+        assert got["Q"] is single
+        assert (got["interned"] is interned) == (order is texts)  # (else cut: `pre.interned`)
+        for name in (
+            "plainname",
+            "cut",
+            "only",
+            "pre",
+            "x",
+            *(["interned"] if order is not texts else []),
+        ):
+            assert sys.intern("".join([name[:1], name[1:]])) is not got[name]  # (not interned)
 
 
 def test_refuses_what_is_no_text():
     with pytest.raises(TypeError):
-        _core.names_in(set(), set(), [(3,)], 0, 0)
+        _core.names_of([(3,)], 0, 0)
     with pytest.raises(TypeError):
-        _core.names_in(set(), set(), [((("k", None),),)], 0, 1)
+        _core.names_of([((("k", None),),)], 0, 1)
     with pytest.raises(IndexError):
-        _core.names_in(set(), set(), [("a",)], 1, 0)
+        _core.names_of([("a",)], 1, 0)
     with pytest.raises(ValueError):
-        _core.names_in(set(), set(), [("a",)], 0, 7)
+        _core.names_of([("a",)], 0, 7)
+    with pytest.raises(TypeError):
+        _core.names_of([("a",)], 0)
 
 
 def test_a_name_cut_again_is_the_string_made_the_first_time():

@@ -17,6 +17,10 @@ from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
 AUTOUSE = "<autouse>"  # the change plan's name for "the autouse fixtures of a file"
 _FUNCTION_KINDS = ("function", "method")
 _MARKS = ("usefixtures", "getfixturevalue")
+_FUNCTION_SET = frozenset(_FUNCTION_KINDS)
+# test_uses' fields: SymbolFact kind, is_test, params, decorators; CallFact callee, literals
+_FIELDS = (*(SymbolFact._fields.index(f) for f in ("kind", "is_test", "params", "decorators")),
+           *(CallFact._fields.index(f) for f in ("callee", "literals")))  # fmt: skip
 
 
 def is_fixture(sym: SymbolFact | None) -> bool:
@@ -65,25 +69,17 @@ def implicit_names(
     read of it that are not the names of its definitions): LanguageSpec.implicit_names.
     `used`: the names the file's expressions spell (plan.py `used_names`), when known: a
     hooked method none of them names is called by no callee of the file."""
-    uses: set[str] = set()
-    fixtures = False  # (most files define none: fixture_names' own pass over them is skipped)
-    for s in facts.symbols:
-        if s.kind in _FUNCTION_KINDS:
-            fixture = bool(s.decorators) and is_fixture(s)  # (most have none: no call)
-            fixtures = fixtures or fixture
-            if s.is_test or fixture:
-                uses.update(name.lstrip("*") for name, _ in s.params)
-                if s.is_test:
-                    uses.add(AUTOUSE)
+    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
+
+    # the parameters of tests and fixtures (AUTOUSE for a test), the fixtures named by the
+    # marks (`usefixtures("db")`) and by `getattr(c, "get")` (named_getattr.py), in C: every
+    # file of a full build passes here (a Python loop over every symbol and call was ~30 ms
+    # of Django's); whether the file defines a fixture (fixture_names' pass is skipped)
+    uses, fixtures = _core.test_uses(facts.symbols, facts.calls, _FIELDS, _FUNCTION_SET,
+                                     _MARKS, AUTOUSE)  # fmt: skip
     from codeimpact.indexer.lang.python.entrypoints import TABLE
 
     calls = facts.calls
-    for c in [c for c in calls if c.literals]:  # (few calls have literal arguments)
-        callee = c.callee
-        if callee.rpartition(".")[2] in _MARKS:
-            uses.update(text for k, text in c.literals if isinstance(k, int))
-        elif callee == "getattr":  # `getattr(c, "get")` reads get (named_getattr.py)
-            uses.update(text for k, text in c.literals if k == 1)
     # `env.get_template()` runs any loader's get_source: one search of every callee (each
     # ended by a NUL, which no callee holds) per hooked method, not a test per call; none
     # for a method the file does not name (Django: 48 files of 2.8K name one; the callees
