@@ -57,6 +57,7 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     ReturnFact,
     SymbolFact,
+    native_core,
 )
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -138,11 +139,9 @@ def plan_changes(old: dict[str, str], new: dict[str, str]) -> ChangePlan:
 
 def used_names(facts: FileFacts) -> set[str]:
     """Every identifier a file's lookups start from or pass through."""
-    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
-
     # the identifiers `_NAME` finds in the texts below (in C: every file of a full build
     # passes here); the texts repeat (`self.assertEqual`, `len`): each is scanned once
-    names: set[str] = _core.names_of(
+    names: set[str] = native_core().names_of(
         facts.calls, _CALLEE, _STR,
         facts.calls, _ARGS, _PAIRS,  # (position or keyword, chain)
         facts.imports, _MODULE, _STR,
@@ -452,21 +451,26 @@ def binder_names(facts: FileFacts) -> set[str]:
     attribute of `self.x[k] = v` and of `self.x.append(v)`, and a method handing out an item
     of a registry (its own name). Every other name a binder reads is in a text `used_names`
     scans (a value, an annotation, a callee, a decorator, an import)."""
-    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
-
+    core = native_core()
     rules = _rules(facts)
     container_of, registry_store = rules.container_of, rules.registry_store
-    local_of = {s.local: s for s in facts.symbols}
-    out = {src[0] for src, _ in rules.registry_binders(facts, local_of)}
-    # (the `self.` facts picked in C: every binding and call of a full build was tested here)
-    for b in _core.rows_prefixed(facts.bindings, _BOUND, "self.", -1):
+    out = {src[0] for src, _ in rules.registry_binders(facts, None)}
+    # (the `self.` facts picked in C: every binding and call of a full build was tested here;
+    # the scopes of the file's definitions are gathered for the few kept, 3% of Django's files)
+    scopes = None
+    for b in core.rows_prefixed(facts.bindings, _BOUND, "self.", -1):
         name = b.name
-        if "[" in name and b.scope in local_of:
-            out.add(container_of(name)[5:])
-    for c in _core.rows_prefixed(facts.calls, _CALLEE, "self.", _ARGS):  # (with arguments)
-        if c.scope in local_of:
-            attr = registry_store(c)
-            if attr is not None:
+        if "[" in name:
+            if scopes is None:
+                scopes = {s.local for s in facts.symbols}
+            if b.scope in scopes:
+                out.add(container_of(name)[5:])
+    for c in core.rows_prefixed(facts.calls, _CALLEE, "self.", _ARGS):  # (with arguments)
+        attr = registry_store(c)
+        if attr is not None:
+            if scopes is None:
+                scopes = {s.local for s in facts.symbols}
+            if c.scope in scopes:
                 out.add(attr)
     return out
 

@@ -104,8 +104,9 @@ class FlowRules(NamedTuple):
     container_of: Callable[[str], str]  # a binding's name -> the name its value is reached by
     value_parameters: Callable[[SymbolFact], set[str]]  # the parameters a caller's value fills
     passes_on: Callable[[str], bool]  # whether value flow follows a parameter passed to a callee
-    # (facts, local -> SymbolFact) -> binders of the registries on an instance
-    registry_binders: Callable[[FileFacts, dict], list[tuple[tuple[str, ...], str]]]
+    # (facts, local -> SymbolFact or None: made when needed) -> binders of the registries on
+    # an instance
+    registry_binders: Callable[[FileFacts, dict | None], list[tuple[tuple[str, ...], str]]]
     registry_store: Callable[[CallFact], str | None]  # the attribute a call stores into
 
 
@@ -173,7 +174,7 @@ def shared_values() -> Iterator[None]:
     goes at the end (the values stay with the facts holding them), so a long-lived process
     keeps no strings of facts it let go."""
     makers = _list_makers()
-    core = _core()
+    core = native_core()
     typed, values = getattr(core, "typed_list", None), getattr(core, "SharedValues", None)
     if values is None or _SHARING.get() is not None:  # (no sharing in C; or already sharing)
         yield
@@ -202,10 +203,19 @@ def _shared(typed: Callable, kind: type, mask: int, table: object, items) -> lis
     return typed(kind, items, mask, table)
 
 
-def _core():
-    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
+_native = None  # (native_core)
 
-    return _core
+
+def native_core():
+    """codeimpact.native._core, loaded where first used (no-op runs never load it) and kept:
+    an import statement per call (the lookup keys' functions, every file of a full build)
+    costs more than the work of some."""
+    global _native
+    if _native is None:
+        from codeimpact.native import _core
+
+        _native = _core
+    return _native
 
 
 def count_lines(source: bytes) -> int:
@@ -218,7 +228,7 @@ def count_lines(source: bytes) -> int:
 
 def _bind_line_count() -> Callable[[bytes], int]:
     global _line_count
-    _line_count = getattr(_core(), "line_count", None) or _count_lines  # (an older build)
+    _line_count = getattr(native_core(), "line_count", None) or _count_lines  # (an older build)
     return _line_count
 
 

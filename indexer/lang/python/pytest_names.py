@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact
+from codeimpact.indexer.lang.api import CallFact, FileFacts, SymbolFact, native_core
 
 AUTOUSE = "<autouse>"  # the change plan's name for "the autouse fixtures of a file"
 _FUNCTION_KINDS = ("function", "method")
@@ -69,13 +69,11 @@ def implicit_names(
     read of it that are not the names of its definitions): LanguageSpec.implicit_names.
     `used`: the names the file's expressions spell (plan.py `used_names`), when known: a
     hooked method none of them names is called by no callee of the file."""
-    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
-
     # the parameters of tests and fixtures (AUTOUSE for a test), the fixtures named by the
     # marks (`usefixtures("db")`) and by `getattr(c, "get")` (named_getattr.py), in C: every
     # file of a full build passes here (a Python loop over every symbol and call was ~30 ms
     # of Django's); whether the file defines a fixture (fixture_names' pass is skipped)
-    uses, fixtures = _core.test_uses(facts.symbols, facts.calls, _FIELDS, _FUNCTION_SET,
+    uses, fixtures = native_core().test_uses(facts.symbols, facts.calls, _FIELDS, _FUNCTION_SET,
                                      _MARKS, AUTOUSE)  # fmt: skip
     from codeimpact.indexer.lang.python.entrypoints import TABLE
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from codeimpact.indexer.lang.api import FileFacts, ReferenceFact
+from codeimpact.indexer.lang.api import FileFacts, ReferenceFact, native_core
 
 # `self.x`, `self.x[]`, `self.x.setdefault()`: the container an adder stores into
 _STORE_HEAD = re.compile(r"self\.(\w+)(?:\[\]|\.setdefault\(\))?\Z")
@@ -96,30 +96,36 @@ def item_callers(facts: FileFacts, loops: list) -> tuple[set, set]:
 
 def _self_reads(facts: FileFacts) -> dict[tuple[str, int], set[str]]:
     """(scope, line) -> the attributes of `self` read there as values."""
-    from codeimpact.native import _core  # (loaded where first used)
-
     read: dict[tuple[str, int], set[str]] = {}
     # (the `self.` references picked in C: the lookup keys read every file's here)
-    for r in _core.rows_prefixed(facts.references, _TARGET, "self.", -1):
+    for r in native_core().rows_prefixed(facts.references, _TARGET, "self.", -1):
         t = r.target
         if r.kind == "read" and t.count(".") == 1:
             read.setdefault((r.scope, r.line), set()).add(t[5:])
     return read
 
 
-def _getters(facts: FileFacts, read: dict[tuple[str, int], set[str]]) -> set[tuple[str, str]]:
+def _returned_locals(facts: FileFacts) -> set[tuple[str, str]]:
+    """(scope, name) of each plain name a function returns, not a call's result.
+    (A returned literal's local, `ret$K`, is no handler: its items are what it hands out,
+    and counting it made Django's Collector.delete a getter of self.data, chaining the
+    change plan's flow binders to 8,044 names.)"""
+    return {(r.scope, r.value) for r in facts.returns if not r.is_call and "$" not in r.value}
+
+
+def _getters(facts: FileFacts, read: dict[tuple[str, int], set[str]],
+             returned: set[tuple[str, str]] | None = None) -> set[tuple[str, str]]:  # fmt: skip
     """(method, attribute): the methods that read `self.attribute` and return a local name
     bound after the read (Flask's `_find_error_handler`: `handler_map =
-    self.error_handler_spec[name][c]`, `handler = handler_map.get(cls)`, `return handler`)."""
+    self.error_handler_spec[name][c]`, `handler = handler_map.get(cls)`, `return handler`).
+    `returned`: `_returned_locals(facts)` when the caller made them."""
     reads: dict[str, list[tuple[int, set[str]]]] = {}
     for (scope, line), attrs in read.items():
         reads.setdefault(scope, []).append((line, attrs))
     out: set[tuple[str, str]] = set()
-    # (a returned literal's local, `ret$K`, is no handler: its items are what it hands out,
-    # and counting it made Django's Collector.delete a getter of self.data, chaining the
-    # change plan's flow binders to 8,044 names)
-    returned = {(r.scope, r.value) for r in facts.returns
-                if not r.is_call and r.scope in reads and "$" not in r.value}  # fmt: skip
+    if returned is None:
+        returned = _returned_locals(facts)
+    returned = {x for x in returned if x[0] in reads}
     if not returned:
         return out
     for b in facts.bindings:
@@ -145,12 +151,21 @@ def registry_view(facts: FileFacts) -> dict[str, tuple]:
     return {scope: tuple(sorted(v)) for scope, v in out.items()}
 
 
-def registry_binders(facts: FileFacts, symbols: dict) -> list[tuple[tuple[str, ...], str]]:
+def registry_binders(
+    facts: FileFacts, symbols: dict | None = None
+) -> list[tuple[tuple[str, ...], str]]:
     """Flow binders (indexer/plan.py) of the methods handing out an item of `self.x`: reached
     by the attribute's name, as are the callers of their value (a function storing into
     `self.x` is reached by its own name, reading x: indexer/plan.py). `symbols`: local ->
-    SymbolFact."""
-    getters = _getters(facts, _self_reads(facts))
+    SymbolFact (None: made here if a method hands one out)."""
+    # (most files return no plain name: their `self.` reads are not gathered; every file of
+    # a full build passes here, its lookup keys)
+    returned = _returned_locals(facts)
+    getters = _getters(facts, _self_reads(facts), returned) if returned else ()
+    if not getters:
+        return []
+    if symbols is None:
+        symbols = {s.local: s for s in facts.symbols}
     return sorted({((symbols[scope].name,), attr) for scope, attr in getters if scope in symbols})
 
 
