@@ -26,7 +26,9 @@ the builder sends (`Prestarted.begin`) as its resolution ends: the writer then c
 database and its schema (~0.14 s on Django) while the builder makes the tables.
 
 Protocol, parent to child: per table a line `{"table": name}` and an Arrow IPC stream (which
-says where it ends); then a line `{"meta": ...}`. Child to parent, at the end: one line, `{"rows":
+says where it ends); then a line `{"meta": ...}`. A prestarted writer may be sent its first
+tables (`Prestarted.send`: the node tables, as soon as the graph is finished) before the
+builder makes Meta and the other tables. Child to parent, at the end: one line, `{"rows":
 {table: count}}` or `{"error": type, "errno": n, "message": text}`.
 """
 
@@ -158,6 +160,16 @@ class Prestarted:
             self.to_child.write(_head(gen, buffer_pool))
             self.to_child.flush()
 
+    def send(self, tables: Iterable[tuple[str, pa.Table]]) -> None:
+        """Send the first tables of the coming `write` now, after `begin`: the child COPYs
+        them while the caller makes the rest (and Meta)."""
+        if self.begun is None:
+            raise ValueError("send before begin: the writer does not know its generation")
+        with contextlib.suppress(BrokenPipeError):  # the writer died: `write` says why
+            for name, table in tables:
+                _send_table(self.to_child, name, table)
+            self.to_child.flush()
+
     def write(self, gen: layout.Generation, tables: Iterable[tuple[str, pa.Table]],
               meta: dict[str, Any], buffer_pool: int) -> dict[str, int]:  # fmt: skip
         try:
@@ -239,6 +251,11 @@ def _head(gen: layout.Generation, buffer_pool: int) -> bytes:
     return json.dumps(head).encode() + b"\n"
 
 
+def _send_table(to_child: IO[bytes], name: str, table: pa.Table) -> None:
+    to_child.write(json.dumps({"table": name}).encode() + b"\n")
+    _write_stream(to_child, table)
+
+
 def _feed(to_child: IO[bytes], from_child: IO[bytes], tables: Iterable[tuple[str, pa.Table]],
           meta: dict[str, Any], head: bytes | None = None) -> bytes:  # fmt: skip
     """Send the tables and meta (after `head`, a prestarted writer's generation) to the
@@ -247,8 +264,7 @@ def _feed(to_child: IO[bytes], from_child: IO[bytes], tables: Iterable[tuple[str
         if head is not None:
             to_child.write(head)
         for name, table in tables:
-            to_child.write(json.dumps({"table": name}).encode() + b"\n")
-            _write_stream(to_child, table)
+            _send_table(to_child, name, table)
             del table
         to_child.write(json.dumps({"meta": meta}).encode() + b"\n")
     except BrokenPipeError:

@@ -472,9 +472,19 @@ def unresolved_sites(pack_dir: Path, refs: dict[str, Ref]) -> dict[str, list[tup
 
 def symbol_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
     """(table name, Arrow table) in COPY order: the same rows as `tables.full_tables`."""
+    yield from node_tables(c, files)
+    yield from rel_tables(c)
+
+
+def node_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """The node tables of `symbol_tables`, which the relations' COPYs need first."""
     yield "File", files
     for i in range(0, c.symbols.num_rows, SYMBOL_SLICE):
         yield "Symbol", c.symbols.slice(i, SYMBOL_SLICE)
+
+
+def rel_tables(c: FullContent) -> Iterator[tuple[str, pa.Table]]:
+    """The relation tables of `symbol_tables`, in COPY order."""
     # the two columns alone: filtering the whole table copied every string column (0.1 s)
     pairs = pa.table({"from": c.symbols["file"], "to": c.symbols["uid"]})
     yield "DEFINES", pairs.filter(pc.not_equal(pairs["from"], ""))

@@ -171,3 +171,18 @@ def test_a_writer_checkpoints_again_at_close_only_after_a_write(tmp_path, after)
     assert spy.said.count("CHECKPOINT") == (2 if after else 1)
     db = kuzu.Database(str(gen.db_path), read_only=True)
     assert count_rows(kuzu.Connection(db))["File"] == (2 if after else 1)
+
+
+def test_a_prestarted_writer_takes_its_first_tables_before_the_rest(tmp_path):
+    # a full build sends the node tables as its graph is finished (the writer COPYs them
+    # while the builder makes Meta and the relations), the rest with Meta at the write
+    file_table = [("File", arrow_table(NODE_TABLES["File"], [FILE_ROW]))]
+    gen = _gen(tmp_path)
+    w = prestart(die_with_parent)
+    with pytest.raises(ValueError, match="send before begin"):
+        w.send(file_table)
+    w.begin(gen, 64 << 20)
+    w.send(file_table)
+    symbols = [("Symbol", arrow_table(NODE_TABLES["Symbol"], []))]
+    rows = write_generation(gen, symbols, {"generation": 1}, 64 << 20, writer=w)
+    assert (rows["File"], rows["Symbol"], _children()) == (1, 0, [])
