@@ -68,7 +68,8 @@ def scan(
                 )  # fmt: skip
             )
             continue
-        rr = read_source(root, sf.path, config.max_file_size)
+        # discover's size with its stat: no fstat of the opened file (~2,900 calls on Django)
+        rr = read_source(root, sf.path, config.max_file_size, sf.size if sf.mtime_ns >= 0 else -1)
         lang = content_language(sf.language, rr.data)  # a `.h` holding C++ is cpp
         rec = FileRecord(sf.path, lang, rr.size, rr.content_hash, rr.status, rr.detail)
         if old is not None and rr.status == "ok" and old.content_hash == rr.content_hash:

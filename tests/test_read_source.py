@@ -97,3 +97,29 @@ def test_no_buffer_of_the_limit_for_a_small_file(tmp_path, size):
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20
+
+
+def test_a_size_given_spares_the_fstat_and_the_bytes_still_rule(tmp_path, monkeypatch):
+    # the scan passes discover's size (its stat, just taken): no fstat of the opened file;
+    # a file grown or shrunk since reads as its bytes are, one over the limit by that size
+    # is too large as before
+    (tmp_path / "g.py").write_bytes(b"a" * 50)
+    real_fstat, seen = os.fstat, []
+
+    def counted_fstat(fd):  # (os is everyone's: count only the calls made in read_source)
+        seen.append(fd)
+        return real_fstat(fd)
+
+    def read(*args):
+        monkeypatch.setattr(reading.os, "fstat", counted_fstat)
+        try:
+            return read_source(str(tmp_path), "g.py", *args)
+        finally:
+            monkeypatch.setattr(reading.os, "fstat", real_fstat)
+
+    for stale in (10, 50, 80):
+        assert read(100, stale).data == b"a" * 50
+    assert read(30, 10).status == "skipped:file_too_large"
+    assert read(30, 50).detail == "50 bytes > 30"
+    assert seen == []
+    assert read(100).data == b"a" * 50 and len(seen) == 1  # no size: the fstat says it
