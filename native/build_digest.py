@@ -28,6 +28,7 @@ SYNTAX_SOURCES = (
     "facts_items.c",
     "facts_flow.c",
     "chains.c",
+    "call_sites.c",
     "ts_runtime.c",
 )
 # What they include or are generated from: our headers, the capture vocabulary compiled in

@@ -67,7 +67,8 @@ static struct PyModuleDef syntax_module = {
 };
 
 PyMODINIT_FUNC PyInit__syntax(void) {
-    if (PyType_Ready(&QueryType) < 0 || PyType_Ready(&FactEngineType) < 0 || facts_init() < 0)
+    if (PyType_Ready(&QueryType) < 0 || PyType_Ready(&FactEngineType) < 0 ||
+        PyType_Ready(&CallSitesType) < 0 || facts_init() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&syntax_module);
     if (m == NULL) return NULL;
@@ -75,7 +76,8 @@ PyMODINIT_FUNC PyInit__syntax(void) {
             0 ||
         PyModule_AddStringConstant(m, "SOURCE_DIGEST", CODEIMPACT_SOURCE_DIGEST) < 0 ||
         PyModule_AddObjectRef(m, "Query", (PyObject *)&QueryType) < 0 ||
-        PyModule_AddObjectRef(m, "FactEngine", (PyObject *)&FactEngineType) < 0) {
+        PyModule_AddObjectRef(m, "FactEngine", (PyObject *)&FactEngineType) < 0 ||
+        PyModule_AddObjectRef(m, "CallSites", (PyObject *)&CallSitesType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -8,6 +8,7 @@
  * - query_type.c: the Python `Query` type over a Runner (matches as Node tuples);
  * - facts.c, facts_defs.c: the facts of a file from a query in the shared capture
  *   vocabulary (native/vocabulary.py), configured per language by data;
+ * - call_sites.c: call sites (callee and plain arguments as chains) of any language;
  * - chains.c: the chain readers (chain_text, callee_chain_text) and their kept answers
  *   (cached_chain, cached_callee_chain);
  * - module.c: the module.
@@ -157,6 +158,9 @@ extern PyTypeObject QueryType;
 /* facts.c */
 extern PyTypeObject FactEngineType;
 int facts_init(void); /* its constants; -1 with an exception */
+
+/* call_sites.c: the call sites of a query's call constructs, read in C */
+extern PyTypeObject CallSitesType;
 
 /* chains.c */
 PyObject *chain_text(PyObject *module, PyObject *text);

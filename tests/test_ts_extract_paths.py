@@ -155,3 +155,48 @@ def test_a_files_blob_does_not_depend_on_the_files_before_it(monkeypatch):
     again = [extract_source("javascript", s) for s in reversed(texts)][::-1]
     assert first == again
     assert len(syntax._plain_seen) > 3  # one file's texts outgrew the bound, not cut
+
+
+@pytest.mark.skipif(not native_status().used, reason=native_status().reason)
+def test_native_call_sites_read_what_the_python_reading_reads():
+    """native/call_sites.c reads every call and `new` site of a file in one call: the same
+    (start, line, callee chain, plain arguments) as _read_call, and the very chain strings
+    the language's `chain` keeps (syntax._plain_seen: one object per text, which marshal
+    shares), hits and misses alike."""
+    sites = kept = 0
+    for grammar, source in SOURCES:
+        runner, reader = tx._runner(grammar), tx._call_sites(grammar)
+        root = get_parser(grammar).parse(source).root_node
+        calls, news = [], []
+        for p, nodes in runner.tuples(root):
+            construct, caps = runner.construct(p), dict(zip(runner.names(p), nodes))
+            if construct == "reference.call":
+                calls.append((caps[construct], caps["callee"], caps["arguments"]))
+            elif construct == "reference.new":
+                news.append((caps[construct], caps["callee"]))
+        if len(syntax._plain_seen) > 1000:
+            syntax._plain_seen.clear()
+        read = reader.read(calls, source, syntax._plain_seen, syntax.chain)
+        read += reader.read(news, source, syntax._plain_seen, syntax.chain)
+        args = [a for _, _, a in calls] + [n.child_by_field_name("arguments") for n, _ in news]
+        for (node, callee, *_), arguments, got in zip(calls + news, args, read):
+            c, out = tx._read_call(callee, arguments)  # (after: its chains are kept ones)
+            assert got == (node.start_byte, node.start_point[0] + 1, c, out)
+            for mine, theirs in zip([got[2], *(a for _, a in got[3])], [c, *(a for _, a in out)]):
+                if theirs is not None and syntax._plain_seen.get(theirs.encode()) is theirs:
+                    assert mine is theirs  # a kept text: its one object
+                    kept += 1
+            sites += 1
+    assert sites > 1_000 and kept > 1_000
+
+
+@pytest.mark.skipif(not native_status().used, reason=native_status().reason)
+def test_call_sites_refuse_what_the_grammar_lacks():
+    from tree_sitter_language_pack import get_language
+
+    from codeimpact.native import _syntax
+
+    with pytest.raises(ValueError, match="no field"):
+        _syntax.CallSites(get_language("javascript"), ("identifier",), "arguments", "nope")
+    with pytest.raises(TypeError, match="a site is"):
+        tx._call_sites("javascript").read([(None,)], b"", {}, syntax.chain)

@@ -34,7 +34,7 @@ from functools import cache
 from operator import itemgetter
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
+from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -49,6 +49,7 @@ from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.typescript.definitions import DEF_KIND, Definitions
 from codeimpact.indexer.lang.typescript.syntax import (
     WS,
+    _plain_seen,
     chain,
     chains_next_file,
     node_text,
@@ -60,7 +61,7 @@ from codeimpact.indexer.lang.typescript.syntax import (
     type_chain,
     value_binding,
 )
-from codeimpact.native.runner import QueryRunner
+from codeimpact.native.runner import QueryRunner, native_syntax
 
 _QUERY_FILES = {
     "typescript": ("javascript.scm", "typescript.scm"),
@@ -85,6 +86,30 @@ _TYPE_DECLS = frozenset(
 )
 _HERITAGE_NODES = frozenset(["implements_clause", "extends_type_clause", "extends_clause"])
 _PLAIN_TYPES = frozenset(["identifier", "member_expression"])  # arguments kept by their chain
+
+
+def _read_call(fn: ts.Node, args: ts.Node | None) -> tuple[str | None, tuple]:
+    """A call's callee chain and its plain arguments as ((index, chain), ...): what
+    native/call_sites.c reads for every site of a file at once (the reference)."""
+    c = chain(fn)
+    out = []
+    if args is not None and args.type == "arguments":
+        for i, a in enumerate(args.named_children):
+            if a.type in _PLAIN_TYPES:
+                ac = chain(a)
+                if ac:
+                    out.append((i, ac))
+    return c, tuple(out)
+
+
+@cache
+def _call_sites(grammar: str):
+    """The native reader of the grammar's call sites (native/call_sites.c)."""
+    ext = native_syntax()
+    if ext is None:
+        return None
+    return ext.CallSites(get_language(grammar), tuple(sorted(_PLAIN_TYPES)), "arguments",
+                         "arguments")  # fmt: skip
 
 
 def _runner(grammar: str, native: bool = True) -> QueryRunner:
@@ -282,16 +307,29 @@ class _Extraction(Definitions):
             self.facts.bindings.append(BindingFact(scope, "this." + name, vb[0], vb[1], line))
 
     def call(
-        self, node: ts.Node, fn: ts.Node, args: ts.Node, decorator_scope: dict[int, str]
+        self, node: ts.Node, fn: ts.Node, args: ts.Node | None, decorator_scope: dict[int, str]
     ) -> None:
+        c, out = _read_call(fn, args)
+        self.call_site(node, fn, node.start_byte, node.start_point[0] + 1, c, out, decorator_scope)
+
+    def call_site(
+        self,
+        node: ts.Node,
+        fn: ts.Node,
+        start: int,
+        line: int,
+        c: str | None,
+        out: tuple,
+        decorator_scope: dict[int, str],
+    ) -> None:
+        """A call whose callee chain `c` and plain arguments `out` are read (`_read_call`, or
+        native/call_sites.c for every site of the file at once)."""
         fn_type = fn.type
-        if fn_type == "import" or (fn_type == "identifier" and fn.text == b"require"):
+        if fn_type == "import" or (fn_type == "identifier" and c == "require"):
             req = require_spec(node)
-            if req is not None and node.start_byte not in self.consumed:
-                scope = self.scopes.at(node.start_byte)
-                self.facts.imports.append(
-                    ImportFact(scope, req[0], 0, "", "", node.start_point[0] + 1)
-                )
+            if req is not None and start not in self.consumed:
+                scope = self.scopes.at(start)
+                self.facts.imports.append(ImportFact(scope, req[0], 0, "", "", line))
             if fn_type == "import" or req is not None:
                 return
         inner, inner_type = fn, fn_type
@@ -300,16 +338,20 @@ class _Extraction(Definitions):
             inner_type = inner.type
         if inner_type in _FUNCTION_VALUES:
             return  # an immediately invoked function literal: its body is already in scope
-        start = node.start_byte
         scope = decorator_scope.get(start) if decorator_scope else None
         kind = "call" if scope is None else "decorator"
         if scope is None:
             scope = self.scopes.at(start)
-        self._call(scope, fn, node, kind, args)
+        self._add_call(scope, fn, line, kind, c, out)
 
     def new(self, node: ts.Node, callee: ts.Node) -> None:
-        args = node.child_by_field_name("arguments")
-        self._call(self.scopes.at(node.start_byte), callee, node, "new", args)
+        c, out = _read_call(callee, node.child_by_field_name("arguments"))
+        self.new_site(node, callee, node.start_byte, node.start_point[0] + 1, c, out)
+
+    def new_site(
+        self, node: ts.Node, callee: ts.Node, start: int, line: int, c: str | None, out: tuple
+    ) -> None:
+        self._add_call(self.scopes.at(start), callee, line, "new", c, out)
 
     def jsx(self, node: ts.Node, name: ts.Node) -> None:
         c = chain(name)
@@ -318,22 +360,14 @@ class _Extraction(Definitions):
             line = node.start_point[0] + 1
             self.facts.calls.append(CallFact(self.scopes.at(node.start_byte), c, line, "jsx", ()))
 
-    def _call(
-        self, scope: str, fn: ts.Node, node: ts.Node, kind: str, args: ts.Node | None
+    def _add_call(
+        self, scope: str, fn: ts.Node, line: int, kind: str, c: str | None, out: tuple
     ) -> None:
-        c = chain(fn)
         if c is None:
             # keep the name so the site is counted as unresolved, never guessed
             prop = fn.child_by_field_name("property") if fn.type == "member_expression" else None
             c = "?." + node_text(prop) if prop is not None else "?"
-        out = []
-        if args is not None and args.type == "arguments":
-            for i, a in enumerate(args.named_children):
-                if a.type in _PLAIN_TYPES:
-                    ac = chain(a)
-                    if ac:
-                        out.append((i, ac))
-        self.add_call(CallFact(scope, c, node.start_point[0] + 1, kind, tuple(out)))
+        self.add_call(CallFact(scope, c, line, kind, out))
 
     def import_statement(self, node: ts.Node) -> None:
         scope = self.scopes.at(node.start_byte)
@@ -506,10 +540,20 @@ def extract_with(runner: QueryRunner, grammar: str, source: bytes) -> FileFacts:
     for key in ("field", "property_sig"):
         for node, name in by_key[key]:
             ex.field(node, name)
-    for node, fn, args in by_key["call"]:
-        ex.call(node, fn, args, decorator_scope)
-    for node, callee in by_key["new"]:
-        ex.new(node, callee)
+    calls, news = by_key["call"], by_key["new"]
+    reader = _call_sites(grammar) if runner.native else None
+    if reader is None:
+        for node, fn, args in calls:
+            ex.call(node, fn, args, decorator_scope)
+        for node, callee in news:
+            ex.new(node, callee)
+    else:  # every site read in one C call (the chains are still `chain`'s: _plain_seen)
+        read_calls = reader.read(calls, source, _plain_seen, chain)
+        read_news = reader.read(news, source, _plain_seen, chain)
+        for (node, fn, _), (start, line, c, out) in zip(calls, read_calls):
+            ex.call_site(node, fn, start, line, c, out, decorator_scope)
+        for (node, callee), (start, line, c, out) in zip(news, read_news):
+            ex.new_site(node, callee, start, line, c, out)
     for node, name in by_key["jsx"]:
         ex.jsx(node, name)
     for node in by_key["import"]:
