@@ -282,6 +282,7 @@ def _serve(gen: layout.Generation, buffer_pool: int, source: IO[bytes],
 
     w = Writer(gen, buffer_pool, threads)
     try:
+        w.begin()  # the schema, the tables and Meta: one transaction, one checkpoint
         w.create_schema()
         while True:
             line = source.readline()

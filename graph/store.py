@@ -145,6 +145,7 @@ class Writer:
         # nothing written since the last CHECKPOINT (`checkpoint`): `close` checkpoints no
         # more (~4 ms on Django, the same file: it finds an empty WAL)
         self._checkpointed = False
+        self._in_transaction = False  # `begin` opened one, `checkpoint` commits it
 
     def __enter__(self) -> Writer:
         return self
@@ -154,6 +155,15 @@ class Writer:
             self.close()
         else:
             self.abandon()
+
+    def begin(self) -> None:
+        """Write everything up to `checkpoint` in one transaction. Kùzu 0.11 checkpoints at
+        the end of every COPY's own transaction (auto_checkpoint or not): in one transaction
+        the COPYs are checkpointed once, at its COMMIT, and a relation's COPY finds its
+        endpoints' keys in the node tables' in-memory indexes (Django's full write: -380 M
+        instructions of ~4.7 G, the same database)."""
+        self.conn.execute("BEGIN TRANSACTION")
+        self._in_transaction = True
 
     def create_schema(self) -> None:
         for stmt in ddl():
@@ -181,6 +191,9 @@ class Writer:
 
     def checkpoint(self) -> dict[str, int]:
         """Write everything to the database file; returns the row counts it then holds."""
+        if self._in_transaction:
+            self._in_transaction = False
+            self.conn.execute("COMMIT")
         self.conn.execute("CHECKPOINT")
         rows = count_rows(self.conn)  # reads: the database stays checkpointed
         self._checkpointed = True

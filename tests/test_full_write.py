@@ -186,3 +186,29 @@ def test_a_prestarted_writer_takes_its_first_tables_before_the_rest(tmp_path):
     symbols = [("Symbol", arrow_table(NODE_TABLES["Symbol"], []))]
     rows = write_generation(gen, symbols, {"generation": 1}, 64 << 20, writer=w)
     assert (rows["File"], rows["Symbol"], _children()) == (1, 0, [])
+
+
+def test_a_begun_writer_checkpoints_its_copies_once_at_the_end(tmp_path):
+    # Kùzu 0.11 checkpoints at the end of each COPY's own transaction (the pages go into
+    # graph.kz at once); in the writer's one transaction nothing reaches graph.kz (still
+    # its 4 KB header) until `checkpoint` commits it, and then every row is there
+    import kuzu
+
+    from codeimpact.graph.store import Writer
+
+    gen = _gen(tmp_path)
+    w = Writer(gen, 64 << 20, 1)
+    header = gen.db_path.stat().st_size
+    w.begin()
+    w.create_schema()
+    w.copy("File", arrow_table(NODE_TABLES["File"], [FILE_ROW]))
+    w.copy("Symbol", arrow_table(NODE_TABLES["Symbol"], []))
+    w.write_meta({"mode": "full"})
+    assert gen.db_path.stat().st_size == header  # no COPY checkpointed on its own
+    assert w.checkpoint()["File"] == 1
+    w.close()
+    assert gen.db_path.stat().st_size > header
+    db = kuzu.Database(str(gen.db_path), read_only=True)
+    conn = kuzu.Connection(db)
+    assert count_rows(conn)["File"] == 1
+    assert conn.execute("MATCH (m:Meta {key: 'mode'}) RETURN m.value").get_next()[0] == '"full"'
