@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import json
+import os
 import sys
 import threading
 import types
@@ -194,7 +195,10 @@ class Writer:
         if self._in_transaction:
             self._in_transaction = False
             self.conn.execute("COMMIT")
-        self.conn.execute("CHECKPOINT")
+        # a COMMIT after a COPY checkpointed (Kùzu forces it) and left no WAL: a CHECKPOINT
+        # then only syncs the same file again (3 fdatasyncs, ~6 M instructions)
+        if os.path.exists(str(self.gen.db_path) + ".wal"):
+            self.conn.execute("CHECKPOINT")
         rows = count_rows(self.conn)  # reads: the database stays checkpointed
         self._checkpointed = True
         return rows

@@ -205,8 +205,11 @@ def test_a_begun_writer_checkpoints_its_copies_once_at_the_end(tmp_path):
     w.copy("Symbol", arrow_table(NODE_TABLES["Symbol"], []))
     w.write_meta({"mode": "full"})
     assert gen.db_path.stat().st_size == header  # no COPY checkpointed on its own
+    w.conn = spy = _Said(w.conn)  # after the COPYs: they read their tables from this frame
     assert w.checkpoint()["File"] == 1
     w.close()
+    # the COMMIT checkpointed (a COPY forces it) and left no WAL: no CHECKPOINT after it
+    assert "COMMIT" in spy.said and "CHECKPOINT" not in spy.said
     assert gen.db_path.stat().st_size > header
     db = kuzu.Database(str(gen.db_path), read_only=True)
     conn = kuzu.Connection(db)
