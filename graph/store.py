@@ -132,6 +132,14 @@ def write_meta(conn: kuzu.Connection, folder: Path, meta: dict[str, Any]) -> Non
         )
 
 
+# A transaction of the full write (`Writer.begin`) commits before its COPYs' Arrow tables
+# would pass this share of the buffer pool: until its COMMIT, Kùzu holds in the pool what
+# they wrote (a 4x Django tree that wrote with a 96 MB pool a COPY per transaction needed
+# 160 MB in one). Django's ~45 MB of tables are one transaction under the default 512 MB
+# pool; a table larger than the share is a transaction of its own, as a COPY was before.
+TRANSACTION_POOL_SHARE = 4
+
+
 class Writer:
     """A writable connection to a new generation's database.
 
@@ -147,6 +155,9 @@ class Writer:
         # more (~4 ms on Django, the same file: it finds an empty WAL)
         self._checkpointed = False
         self._in_transaction = False  # `begin` opened one, `checkpoint` commits it
+        # the Arrow bytes the open transaction's COPYs took (see `copy`), and their bound
+        self._pinned = 0
+        self._pin_limit = buffer_pool // TRANSACTION_POOL_SHARE
 
     def __enter__(self) -> Writer:
         return self
@@ -158,13 +169,16 @@ class Writer:
             self.abandon()
 
     def begin(self) -> None:
-        """Write everything up to `checkpoint` in one transaction. Kùzu 0.11 checkpoints at
-        the end of every COPY's own transaction (auto_checkpoint or not): in one transaction
-        the COPYs are checkpointed once, at its COMMIT, and a relation's COPY finds its
-        endpoints' keys in the node tables' in-memory indexes (Django's full write: -380 M
-        instructions of ~4.7 G, the same database)."""
+        """Write what follows in one transaction, up to `checkpoint`. Kùzu 0.11 checkpoints
+        at the end of every COPY's own transaction (auto_checkpoint or not): in one
+        transaction the COPYs are checkpointed once, at its COMMIT, and a relation's COPY
+        finds its endpoints' keys in the node tables' in-memory indexes (Django's full write:
+        -380 M instructions of ~5.4 G, the same database). A transaction holds what its
+        COPYs wrote in the buffer pool until its COMMIT, so `copy` commits and begins again
+        before the pool could fill (see TRANSACTION_POOL_SHARE)."""
         self.conn.execute("BEGIN TRANSACTION")
         self._in_transaction = True
+        self._pinned = 0
 
     def create_schema(self) -> None:
         for stmt in ddl():
@@ -179,6 +193,12 @@ class Writer:
         _check_columns(name, arrow_rows, expected)
         self._checkpointed = False
         if arrow_rows.num_rows:
+            size = arrow_rows.nbytes
+            if self._in_transaction and self._pinned and self._pinned + size > self._pin_limit:
+                self.conn.execute("COMMIT")  # (a checkpoint: a COPY forces it)
+                self.conn.execute("BEGIN TRANSACTION")
+                self._pinned = 0
+            self._pinned += size
             # Kùzu's COPY scans a Python variable by name from the calling frame.
             self.conn.execute(f"COPY {name} FROM arrow_rows")
 

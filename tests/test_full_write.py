@@ -16,7 +16,7 @@ import pytest
 from codeimpact.graph import layout
 from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.full_write import WriterDied, prestart, write_generation
-from codeimpact.graph.schema import NODE_TABLES
+from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
 from codeimpact.graph.store import count_rows
 from codeimpact.indexer.lifeline import die_with_parent
 
@@ -215,3 +215,40 @@ def test_a_begun_writer_checkpoints_its_copies_once_at_the_end(tmp_path):
     conn = kuzu.Connection(db)
     assert count_rows(conn)["File"] == 1
     assert conn.execute("MATCH (m:Meta {key: 'mode'}) RETURN m.value").get_next()[0] == '"full"'
+
+
+def test_a_begun_writer_commits_before_its_copies_pass_a_share_of_the_pool(tmp_path):
+    # what a transaction's COPYs wrote stays in the buffer pool until its COMMIT: past
+    # pool / TRANSACTION_POOL_SHARE of Arrow bytes the writer commits and begins again, so a
+    # graph larger than that share of a small pool still writes
+    import kuzu
+
+    from codeimpact.graph.store import TRANSACTION_POOL_SHARE, Writer
+
+    pool = 16 << 20
+
+    def symbols(first: int, n: int) -> pa.Table:
+        rows = [(f"m.f{i}", i, "function", f"f{i}", f"m.f{i}", "a.py", 1, 2, 0, 9, "x" * 200,
+                 False, False, "python") for i in range(first, first + n)]  # fmt: skip
+        return arrow_table(NODE_TABLES["Symbol"], rows)
+
+    half = symbols(0, 10_000)
+    assert half.nbytes * 2 > pool // TRANSACTION_POOL_SHARE > half.nbytes
+    gen = _gen(tmp_path)
+    w = Writer(gen, pool, 1)
+    w.begin()
+    w.create_schema()
+    w.copy("File", arrow_table(NODE_TABLES["File"], [FILE_ROW]))
+    w.copy("Symbol", half)
+    w.conn = spy = _Said(w.conn)
+    w.copy("Symbol", symbols(10_000, 10_000))
+    columns = [("from", "STRING"), ("to", "STRING"), *REL_TABLES["CALLS"][2]]
+    calls = arrow_table(columns, [("m.f1", "m.f2", 1.0, "direct", 3)])
+    w.copy("CALLS", calls)
+    w.write_meta({"mode": "full"})
+    rows = w.checkpoint()
+    w.close()
+    assert spy.said.count("COMMIT") == 2  # before the second half, and at the end
+    assert (rows["File"], rows["Symbol"], rows["CALLS"]) == (1, 20_000, 1)
+    db = kuzu.Database(str(gen.db_path), read_only=True)
+    assert count_rows(kuzu.Connection(db)) == rows
