@@ -70,3 +70,15 @@ def test_a_wide_delta_by_row_equals_a_full_build(chain_repo, tmp_path, monkeypat
                                                "symbols_deleted"))  # fmt: skip
         assert rows > graph_delta.ROW_BY_ROW_MAX, report.delta  # wider than the floor
         assert_same_as_full(chain_repo, tmp_path, with_answers=False)
+
+
+def test_an_edge_whose_row_is_the_same_is_not_written_again(chain_repo, tmp_path):
+    # a line above every function moves each function down: its CALLS edge gets another
+    # line (a column: deleted and created again), its CONTAINS edge only another line of
+    # the resolver's (not a column: the same row, left in the database as it is)
+    (chain_repo / "chain.py").write_text("# a line above every function\n" + CHAIN)
+    report = run(chain_repo)
+    assert report.mode == "incremental", report.reason
+    assert report.delta["symbols_updated"] >= N
+    assert report.delta["edges_deleted"] == report.delta["edges_inserted"] == N  # CALLS only
+    assert_same_as_full(chain_repo, tmp_path, with_answers=True)
