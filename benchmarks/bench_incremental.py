@@ -140,7 +140,7 @@ _COUNTED: set[tuple[str, int]] = set()  # (repository, generation) whose levelle
 
 
 def background_cpu(repo: Path) -> float:
-    """The CPU seconds of the leveller the last run of `repo` forked (0 when none: another
+    """The CPU seconds of the leveller the last run of `repo` started (0 when none: another
     version of the code, a no-op), once it is done: its lock (`spare.lock`, a flock that a
     leveller holds to its end) is waited for, outside the run's wall, so the next run does
     not meet it either."""

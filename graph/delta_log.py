@@ -30,18 +30,30 @@ _FIELDS = (
 )
 
 
+def delta_data(delta: GraphDelta) -> tuple:
+    """`delta` as plain data (marshal's): what `delta_of` reads back."""
+    return (FORMAT, {name: getattr(delta, name) for name in _FIELDS})
+
+
+def delta_of(data: object) -> GraphDelta | None:
+    """The delta of `delta_data`'s value; None for anything else."""
+    try:
+        fmt, fields = data  # type: ignore[misc]
+        if fmt != FORMAT or not isinstance(fields, dict) or not set(fields) <= set(_FIELDS):
+            return None
+        return GraphDelta(**fields)
+    except (ValueError, TypeError):
+        return None
+
+
 def save_delta(gen_path: Path, delta: GraphDelta) -> None:
-    data = (FORMAT, {name: getattr(delta, name) for name in _FIELDS})
-    atomic_write(gen_path / DELTA_NAME, marshal.dumps(data))
+    atomic_write(gen_path / DELTA_NAME, marshal.dumps(delta_data(delta)))
 
 
 def load_delta(gen_path: Path) -> GraphDelta | None:
     """The delta recorded in a generation's folder; None when there is none or it is
     unreadable (the caller then copies the live database instead of replaying)."""
     try:
-        fmt, fields = marshal.loads((gen_path / DELTA_NAME).read_bytes())
-        if fmt != FORMAT or not isinstance(fields, dict) or not set(fields) <= set(_FIELDS):
-            return None
-        return GraphDelta(**fields)
+        return delta_of(marshal.loads((gen_path / DELTA_NAME).read_bytes()))
     except (OSError, ValueError, EOFError, TypeError):
         return None

@@ -93,7 +93,7 @@ def _stop_leveller(fd: int) -> None:
 def held(idx: Path, wait: float | None = None):
     """The spare's lock (see LOCK_NAME); yields its fd. A leveller still at work is waited
     for up to `wait` seconds, then killed. Released by closing the fd, never by LOCK_UN: a
-    leveller forked while it is held shares it (`spare_level.start`) and keeps it."""
+    leveller started while it is held is handed it (`spare_leveller.start`) and keeps it."""
     fd = os.open(idx / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         deadline = time.monotonic() + (LEVELLER_WAIT if wait is None else wait)

@@ -15,7 +15,7 @@ The spare is a cache, and this keeps it one: its record is removed before anythi
 written and recorded again (with new checksums) only once the database holds the live
 generation, row counts checked, so a leveller killed at any point leaves a spare without a
 record, which the next run drops and copies the live database instead. The live generation
-is never touched. The leveller holds the spare's lock (`spare.held`) from before its fork to
+is never touched. The leveller holds the spare's lock (`spare.held`) from before its start to
 its end: a run that wants the spare meanwhile waits for it (or kills it, past
 spare.LEVELLER_WAIT).
 """
@@ -96,7 +96,7 @@ def level(idx: Path, live: int, delta: GraphDelta, meta: dict[str, Any], rows: d
             files[name] = record["files"][name]
         else:
             files[name] = spare._checksum(folder / name)
-    # the CPU this process took (a forked child's count starts at its fork): the run's own
+    # the CPU this process took (a new interpreter: its start and imports included): the run's own
     # rusage never holds it, so benchmarks read it here (benchmarks/bench_incremental.py)
     body = json.dumps({"format": spare.FORMAT, "generation": live, "files": files,
                        "leveller_cpu_seconds": round(time.process_time(), 4)},

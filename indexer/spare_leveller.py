@@ -1,68 +1,134 @@
 """The process that brings the spare level after an incremental run publishes.
 
-`start` forks it once the run has published (graph/spare_level.py says what it does and why
-a kill of it at any point costs at most a copy). It is detached: a process of its own
-session, its standard streams on /dev/null (a caller capturing the run's output is not kept
-waiting), not killed with the run (the run is over), nobody waits for it. The spare's lock
-is taken before the fork and the leveller inherits it, so no run can take the spare between
-the publish and the leveller's start; the next run that wants the spare waits for it to end
-(`spare.held`). It records its pid in the lock file, for a run that waited too long to kill
-it. With another Python thread running a fork is unsafe (indexer/fork_guard.py): nothing is
-forked, and the next run brings the spare level itself, as it did before.
+`start` runs it once the run has published (graph/spare_level.py says what it does and why
+a kill of it at any point costs at most a copy). It is a fresh interpreter, not a fork of
+the run: a caller may hold native threads (an MCP server with a Kùzu database open, an
+agent's process), and a forked child holds a copy of whatever lock one of them held at the
+fork, never released (fork_guard sees only Python threads). `/bin/sh` starts it in the
+background and exits: the run waits for that shell only (~2 ms), so no child of the caller
+is left running or unreaped; the leveller belongs to no one (init reaps it). It is detached:
+a session of its own, its standard streams on /dev/null (a caller capturing the run's
+output is not kept waiting), not killed with the run (the run is over).
+
+What it levels with (the run's delta, the live generation's Meta and row counts) is in a
+file of the spare's folder (JOB_NAME: plain data), written before it starts. The spare's
+lock is taken before it starts and handed to it (its fd stays open in it), so no run can
+take the spare between the publish and the leveller's start; the next run that wants the spare waits for
+it to end (`spare.held`). It records its pid in the lock file, for a run that waited too
+long to kill it. When it cannot be started (no shell, no interpreter) nothing runs and the
+next run brings the spare level itself, as it did before.
 """
 
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import gc
+import marshal
 import os
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from codeimpact.graph import lock, spare, spare_level
 from codeimpact.graph.delta import GraphDelta
-from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason
+from codeimpact.graph.delta_log import delta_data, delta_of
+from codeimpact.graph.meta_files import META_FILES
+
+STARTED = "started"
+# in the spare's folder: what the leveller levels with, as plain data (marshal: input read
+# from disk stays data, never code): (JOB_FORMAT, live, delta_data, Meta in table, rows, pool)
+JOB_NAME = "level-job.bin"
+JOB_FORMAT = 1
+# for tests: "stage:seconds:file" makes a leveller write its pid to `file` and sleep at `stage`
+PAUSE_ENV = "CODEIMPACT_TEST_LEVELLER_PAUSE"
+SHELL = "/bin/sh"
+# the shell starts the interpreter in the background and exits; "$0" is the interpreter
+_LAUNCH = '"$0" -c "$1" "$2" "$3" </dev/null >/dev/null 2>&1 &'
+_CODE = (
+    "import sys; from codeimpact.indexer.spare_leveller import main; "
+    "main(sys.argv[1], int(sys.argv[2]))"
+)
+
+
+class BadJob(ValueError):
+    """The job file is not one this version wrote."""
 
 
 def start(idx: Path, live: int, delta: GraphDelta, meta: dict[str, Any], rows: dict[str, int],
           buffer_pool: int) -> str:  # fmt: skip
-    """Fork the leveller of the spare to generation `live` (just published: `delta` made it
+    """Start the leveller of the spare to generation `live` (just published: `delta` made it
     from the one before, `meta` and `rows` are its Meta and row counts). Returns what the
     run's report says of it (`forks`)."""
-    unsafe = fork_unsafe_reason()
-    if unsafe:
-        return f"not run: {unsafe}; the next run brings the spare level"
+    if not sys.executable or not os.path.exists(SHELL):
+        return "not run: no interpreter to start; the next run brings the spare level"
     with spare.held(idx) as fd:
         if not spare_level.levellable(idx, live):
             return "not run: no spare of the generation before"
-        pid = os.fork()
-        if pid == 0:  # never returns
-            _leveller(fd, idx, live, delta, meta, rows, buffer_pool)
-        os.waitpid(pid, 0)  # the intermediate child, which exits at once
-    return FORKED
+        in_table = {k: v for k, v in meta.items() if k not in META_FILES}
+        job = spare.spare_dir(idx) / JOB_NAME
+        # not synced: a job lost with the machine leaves a spare without a newer record
+        job.write_bytes(marshal.dumps((JOB_FORMAT, live, delta_data(delta), in_table,
+                                       rows, buffer_pool)))  # fmt: skip
+        import subprocess  # here: the leveller itself does not need it
+
+        try:
+            shell = subprocess.Popen(
+                # (from "/": `-c` puts the working folder first on the import path)
+                [SHELL, "-c", _LAUNCH, sys.executable, _CODE, str(idx), str(fd)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=(fd,), start_new_session=True, cwd="/",
+            )  # fmt: skip
+        except OSError as e:
+            return f"not run: {e}; the next run brings the spare level"
+        shell.wait()  # it exits once the leveller is started in the background
+    return STARTED
 
 
-def _leveller(fd: int, idx: Path, live: int, delta: GraphDelta, meta: dict[str, Any],
-              rows: dict[str, int], buffer_pool: int) -> None:  # fmt: skip
+def main(idx_arg: str, fd: int) -> None:
+    """The leveller's body (a fresh interpreter, the spare's lock held on `fd`)."""
     code = 1
     try:
-        os.setsid()  # (a Ctrl-C at the terminal is for the next command, not for it)
-        if os.fork():
-            os._exit(0)  # the leveller is the grandchild: nobody has to reap it
-        gc.disable()  # it touches few objects: the run's heap stays shared, not copied
-        faulthandler.disable()  # (its file may be a copy of the caller's stderr)
-        null = os.open(os.devnull, os.O_RDWR)
-        for std in (0, 1, 2):
-            os.dup2(null, std)
-        os.close(null)
+        gc.disable()  # it makes few objects
         me = os.getpid()
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{me} {lock.process_start_ticks(me)}\n".encode(), 0)
+        _pause_for_tests()
+        idx = Path(idx_arg)
+        job = spare.spare_dir(idx) / JOB_NAME
+        live, delta, meta, rows, buffer_pool = read_job(job)
+        job.unlink()
         spare_level.level(idx, live, delta, meta, rows, buffer_pool)
         code = 0
     except BaseException:  # a failed levelling leaves no record: the next run copies
         pass
     finally:
         os._exit(code)  # no destructor runs: the spare's database must not be closed
+
+
+def read_job(path: Path) -> tuple[int, GraphDelta, dict, dict, int]:
+    """(live, delta, Meta in table, rows, buffer pool) of a job file; BadJob for a file of
+    another format or version (nothing else is ever read from it)."""
+    data = marshal.loads(path.read_bytes())
+    if not (isinstance(data, tuple) and len(data) == 6 and data[0] == JOB_FORMAT):
+        raise BadJob(f"{path}: not a leveller job of format {JOB_FORMAT}")
+    _, live, fields, meta, rows, buffer_pool = data
+    delta = delta_of(fields)
+    if delta is None or not isinstance(meta, dict) or not isinstance(rows, dict):
+        raise BadJob(f"{path}: not a leveller job of format {JOB_FORMAT}")
+    return int(live), delta, meta, rows, int(buffer_pool)
+
+
+def _pause_for_tests() -> None:
+    value = os.environ.get(PAUSE_ENV)
+    if not value:
+        return
+    stage, seconds, marker = value.split(":", 2)
+
+    def pause(name: str) -> None:
+        if name == stage:
+            Path(marker).write_text(str(os.getpid()))
+            time.sleep(float(seconds))
+
+    spare_level.STAGE = pause

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from test_incremental import assert_same_as_full, dump, run
 
-from codeimpact.graph import layout, spare, spare_level
+from codeimpact.graph import layout, spare
+from codeimpact.indexer import spare_leveller
 from conftest import write_files
 
 FILES = {
@@ -62,14 +63,8 @@ def _gone(pid: int) -> bool:
 
 
 def _pause_at(monkeypatch, stage: str, marker: Path, seconds: float) -> None:
-    """Levellers forked from now on stop `seconds` at `stage`, their pid in `marker`."""
-
-    def pause(name: str) -> None:
-        if name == stage:
-            marker.write_text(str(os.getpid()))
-            time.sleep(seconds)
-
-    monkeypatch.setattr(spare_level, "STAGE", pause)
+    """Levellers started from now on stop `seconds` at `stage`, their pid in `marker`."""
+    monkeypatch.setenv(spare_leveller.PAUSE_ENV, f"{stage}:{seconds}:{marker}")
 
 
 def _paused_pid(marker: Path) -> int:
@@ -93,7 +88,7 @@ def test_after_a_publish_the_spare_holds_the_live_generation(tmp_path):
     (repo / "m.py").write_text(FILES["m.py"])
     report = run(repo)
     assert report.delta["spare_used"] == 1 and report.delta["deltas_replayed"] == 0, report.delta
-    assert report.forks["spare leveller"] == "forked"
+    assert report.forks["spare leveller"] == spare_leveller.STARTED
     assert_same_as_full(repo, tmp_path, with_answers=False)
     spare.waited(idx)
     assert _record(idx)["generation"] == live + 1
@@ -110,7 +105,7 @@ def test_a_leveller_killed_at_any_stage_costs_at_most_a_copy(tmp_path, monkeypat
     os.kill(pid, signal.SIGKILL)
     while not _gone(pid):
         time.sleep(0.01)
-    monkeypatch.setattr(spare_level, "STAGE", spare_level._no_stage)
+    monkeypatch.delenv(spare_leveller.PAUSE_ENV)
     # the live generation is untouched and answers as before
     assert layout.read_current(idx) == live
     assert dump(repo, with_answers=False) == before
@@ -135,7 +130,7 @@ def test_a_run_waits_for_a_leveller_at_work(tmp_path, monkeypatch):
     """Without the spare's lock the run would find a spare without its record (being
     levelled), drop it and copy."""
     repo, _, _ = _edited_while_paused(tmp_path, monkeypatch, "applied", 1.0)
-    monkeypatch.setattr(spare_level, "STAGE", spare_level._no_stage)
+    monkeypatch.delenv(spare_leveller.PAUSE_ENV)
     (repo / "m.py").write_text(FILES["m.py"])
     report = run(repo)  # while the leveller sleeps at "applied"
     assert report.delta["spare_used"] == 1 and report.delta["deltas_replayed"] == 0, report.delta
@@ -144,10 +139,55 @@ def test_a_run_waits_for_a_leveller_at_work(tmp_path, monkeypatch):
 
 def test_a_leveller_that_takes_too_long_is_killed(tmp_path, monkeypatch):
     repo, _, pid = _edited_while_paused(tmp_path, monkeypatch, "applied", 120)
-    monkeypatch.setattr(spare_level, "STAGE", spare_level._no_stage)
+    monkeypatch.delenv(spare_leveller.PAUSE_ENV)
     monkeypatch.setattr(spare, "LEVELLER_WAIT", 0.2)
     (repo / "m.py").write_text(FILES["m.py"])
     report = run(repo)
     assert report.mode == "incremental" and report.delta["spare_used"] == 0, report.delta
     assert _gone(pid)
     assert_same_as_full(repo, tmp_path, with_answers=False)
+
+
+def test_the_leveller_is_a_new_interpreter_that_no_caller_waits_for(tmp_path, monkeypatch):
+    """Not a fork of the run: a copy of a caller's threads' locks (an embedder's Kùzu) could
+    never be released in it; and not a child of the caller, who would have to reap it."""
+    _, idx, pid = _edited_while_paused(tmp_path, monkeypatch, "checked", 60)
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+        with open(f"/proc/{pid}/stat") as fh:
+            parent = int(fh.read().rpartition(")")[2].split()[1])
+        assert b"-c" in argv, argv  # a program started anew, not this one forked
+        assert parent != os.getpid()
+        assert os.getsid(pid) != os.getsid(0)  # detached: a session of its own
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        while not _gone(pid):
+            time.sleep(0.01)
+    spare.waited(idx)
+
+
+def test_a_job_file_of_another_format_is_refused(tmp_path):
+    """The leveller's job is plain data (marshal), never code: a file of another format
+    (a pickle, an older version's) is refused, nothing of it run."""
+    import marshal
+    import pickle
+
+    from codeimpact.graph.delta import GraphDelta
+    from codeimpact.graph.delta_log import delta_data
+
+    job = tmp_path / spare_leveller.JOB_NAME
+    good = (spare_leveller.JOB_FORMAT, 7, delta_data(GraphDelta(files_delete=["a.py"])),
+            {"k": [1, "v"]}, {"File": 3}, 1 << 20)  # fmt: skip
+    job.write_bytes(marshal.dumps(good))
+    live, delta, meta, rows, pool = spare_leveller.read_job(job)
+    assert (live, delta.files_delete, meta, rows, pool) == (7, ["a.py"], {"k": [1, "v"]},
+                                                            {"File": 3}, 1 << 20)  # fmt: skip
+    for bad in (marshal.dumps((0, *good[1:])), marshal.dumps(good[:5]),
+                marshal.dumps((*good[:2], (99, {}), *good[3:]))):  # fmt: skip
+        job.write_bytes(bad)
+        with pytest.raises(spare_leveller.BadJob):
+            spare_leveller.read_job(job)
+    job.write_bytes(pickle.dumps(good))
+    with pytest.raises((spare_leveller.BadJob, ValueError, EOFError)):
+        spare_leveller.read_job(job)
