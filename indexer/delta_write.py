@@ -22,6 +22,7 @@ from typing import Any
 from codeimpact.graph import layout, spare, wal_store
 from codeimpact.graph.delta import GraphDelta, clone_database
 from codeimpact.graph.delta_log import save_delta
+from codeimpact.graph.meta_files import meta_to_files
 from codeimpact.graph.store import kuzu_module
 from codeimpact.indexer import wal_commit
 from codeimpact.indexer.fork_guard import fork_unsafe_reason
@@ -85,6 +86,14 @@ class PendingWrite:
         self.job.cancel()
 
 
+def _in_table(gen: layout.Generation, meta: dict[str, Any]) -> dict[str, Any]:
+    """Write the Meta values kept in files (graph/meta_files.py) into `gen`'s folder here,
+    their fsyncs deferred to the publish's batch (this process writes `gen`); returns the
+    Meta the database holds. Written by the writer child, each file was synced there,
+    file and folder, one after the other (~10-20 ms of its commit, which the run waits for)."""
+    return meta_to_files(gen.path, meta)
+
+
 def _copy_and_start(live: layout.Generation, gen: layout.Generation, delta: GraphDelta,
                     meta: dict[str, Any], buffer_pool: int) -> wal_commit.Pending:  # fmt: skip
     clone_database(live, gen)
@@ -96,7 +105,7 @@ def start_delta(idx: Path, live: layout.Generation, gen: layout.Generation, delt
                 meta: dict[str, Any], buffer_pool: int) -> PendingWrite:  # fmt: skip
     """Start writing `gen`'s database: `live`'s content plus `delta`, and Meta = `meta`.
     The commit runs in a child (indexer/wal_commit.py) while the caller goes on."""
-    meta = {**meta, "generation": gen.number}
+    meta = _in_table(gen, {**meta, "generation": gen.number})
     taken = spare.take(idx, live, gen)
     if taken is not None:
         compact = taken.wal_bytes > wal_store.COMPACT_WAL_BYTES
@@ -126,7 +135,7 @@ class EarlyWrite:
 
     def commit(self, delta: GraphDelta, meta: dict[str, Any]) -> PendingWrite:
         """What `start_delta` returns, for this writer: the child writes `delta` and Meta."""
-        meta = {**meta, "generation": self.gen.number}
+        meta = _in_table(self.gen, {**meta, "generation": self.gen.number})
         assert self.child is not None, "committed twice"
         job = self.child.commit(delta, meta)
         self.child = None  # the `PendingWrite`'s now: its `cancel` stops it

@@ -147,3 +147,25 @@ def test_the_facts_cache_is_synced_in_the_publish_batch(make_repo, index_repo, m
     synced = {os.path.relpath(p, facts) for p in batches[-1] if p.startswith(str(facts))}
     assert "." in synced and any(p.endswith(".pack") for p in synced), synced
     assert any(p.endswith(".index") for p in synced), synced
+
+
+@pytest.mark.parametrize(
+    "runs", [2, 3]
+)  # the first edit copies the database, the next takes the spare
+def test_an_edits_meta_files_are_synced_in_the_publish_batch(make_repo, index_repo, monkeypatch,
+                                                             runs):  # fmt: skip
+    """The Meta values kept in files (the tree signature: ~600 KB on Django) are written by
+    the run, synced with the rest of its generation: not by the database's writer child,
+    which synced each one (file, then folder) while the run waited for its commit."""
+    batches: list[list[str]] = []
+    real = layout._sync_paths
+
+    def record(paths) -> None:
+        batches.append(sorted(paths))
+        real(paths)
+
+    monkeypatch.setattr(layout, "_sync_paths", record)
+    repo, _ = _synced_runs(make_repo, index_repo, [], runs)
+    gen = layout.read_current(repo / ".codeimpact").path
+    synced = {os.path.relpath(p, gen) for p in batches[-1] if p.startswith(str(gen))}
+    assert {"tree-signature.json", "incomplete.json"} <= synced, synced
