@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from typing import Any
 
 from codeimpact.graph import wal_store
 from codeimpact.graph.delta import GraphDelta
+from codeimpact.graph.delta import warm_up as apply_warm_up
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 
 
@@ -256,6 +258,8 @@ def prestart(db_path: Path, *, buffer_pool: int,
                 compact_after_replay=ready.compact_after_replay, buffer_pool=buffer_pool,
             )  # fmt: skip
             _KEPT.append(opened)
+            if not select.select([down_r], [], [], 0)[0]:  # the delta is not there yet
+                apply_warm_up(opened.conn)
             message = _read_message(down_r)
             if not message:  # cancelled: the run writes no delta (nothing is published)
                 os._exit(0)

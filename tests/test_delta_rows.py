@@ -8,6 +8,7 @@ generation to a full build's."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import kuzu
@@ -82,3 +83,54 @@ def test_an_edge_whose_row_is_the_same_is_not_written_again(chain_repo, tmp_path
     assert report.delta["symbols_updated"] >= N
     assert report.delta["edges_deleted"] == report.delta["edges_inserted"] == N  # CALLS only
     assert_same_as_full(chain_repo, tmp_path, with_answers=True)
+
+
+def test_the_writer_warms_up_before_the_delta_without_writing(chain_repo, tmp_path, monkeypatch):
+    """The prestarted writer runs each kind of statement once, matching nothing, while it
+    waits for the run's delta (graph/delta.py warm_up): nothing reaches the database."""
+    from codeimpact.graph import store, wal_store
+    from codeimpact.indexer import delta_write, wal_commit
+
+    warmed = tmp_path / "warmed"
+    real = wal_commit.apply_warm_up
+
+    def warm_up(conn) -> None:  # (in the forked writer)
+        before = store.count_rows(conn)
+        wal = conn_wal.stat().st_size if conn_wal.exists() else 0
+        real(conn)
+        after_wal = conn_wal.stat().st_size if conn_wal.exists() else 0
+        warmed.write_text(f"{before == store.count_rows(conn)} {wal == after_wal}")
+
+    gen = layout.read_current(layout.index_dir(chain_repo))
+    conn_wal = gen.db_path.with_name(gen.db_path.name + ".wal")  # the copy's: same name
+    monkeypatch.setattr(wal_commit, "apply_warm_up", warm_up)
+    # the run hands its delta over once the writer is level (on so small a tree it is
+    # often there first, and the writer then goes straight to it)
+    level = tmp_path / "level"
+    real_level, real_commit = wal_store.bring_level, delta_write.EarlyWrite.commit
+
+    def bring_level(*args, **kwargs):
+        out = real_level(*args, **kwargs)
+        level.touch()
+        return out
+
+    def commit(self, *args, **kwargs):
+        deadline = time.monotonic() + 30
+        while not level.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real_commit(self, *args, **kwargs)
+
+    monkeypatch.setattr(wal_store, "bring_level", bring_level)
+    monkeypatch.setattr(delta_write.EarlyWrite, "commit", commit)
+    (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
+    report = run(chain_repo)
+    assert report.mode == "incremental" and report.forks["delta writer"] == "forked"
+    assert warmed.read_text() == "True True"
+    assert_same_as_full(chain_repo, tmp_path, with_answers=False)
+    # and on its own: a database warmed up holds what it held, its WAL unchanged
+    gen = layout.read_current(layout.index_dir(chain_repo))
+    opened = wal_store.Opened(gen.db_path, 64 << 20)
+    rows = store.count_rows(opened.conn)
+    real(opened.conn)
+    assert store.count_rows(opened.conn) == rows
+    opened.close_checkpointed()
