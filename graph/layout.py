@@ -413,13 +413,15 @@ def _sync_paths(paths: Iterable[str]) -> None:
 
 def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
             outside: dict[str, int] | None = None, *,
-            salvage: Callable[[Path], None] | None = None) -> None:  # fmt: skip
+            salvage: Callable[[Path], None] | None = None,
+            checked: dict[str, list] | None = None) -> None:  # fmt: skip
     """Make `gen` the live generation and drop the older ones nobody reads any more.
 
     Its manifest is written first (graph/manifest.py): `rows` are the row counts of its
     database tables (None: those of its current manifest, for a generation published again
     after an in-place change), `outside` the facts cache files it relies on; `salvage`:
-    see `_try_remove_generation`."""
+    see `_try_remove_generation`; `checked`: file of `gen` -> [size, xxh3] its writer took and
+    knows unchanged since (the manifest's entry, not hashed again)."""
     try:
         db_size: int | None = os.stat(gen.db_path).st_size
     except OSError:
@@ -430,7 +432,7 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
         previous = (live.path, live.manifest) if live.path != gen.path else None
     except (NoIndex, CorruptIndex):
         previous = None
-    digest = manifest.seal(gen.path, gen.number, rows, outside, previous)
+    digest = manifest.seal(gen.path, gen.number, rows, outside, previous, checked)
     writer, pending = _UNSYNCED.pop(os.path.abspath(gen.path), (None, ()))
     if writer == os.getpid():  # written by this process: durable before anything names it
         _sync_paths(pending)

@@ -105,15 +105,22 @@ def _stat_key(st: os.stat_result) -> list[int]:
 
 def seal(gen_path: Path, generation: int, rows: dict[str, int],
          outside: dict[str, int] | None = None,
-         previous: tuple[Path, str | None] | None = None) -> str:  # fmt: skip
+         previous: tuple[Path, str | None] | None = None,
+         checked: dict[str, list] | None = None) -> str:  # fmt: skip
     """Write the manifest of a generation; returns the manifest's checksum.
 
     `outside`: files beside the generations (path relative to the index folder -> the
     prefix length to check) that the generation relies on: the facts cache. `previous`: the
     live generation (folder, manifest checksum), whose checked files this one may share (a
-    resolved pack hard-linked, the facts cache untouched): their checksums are reused."""
+    resolved pack hard-linked, the facts cache untouched): their checksums are reused.
+    `checked`: files of this generation (local name -> [size, xxh3]) whose checksum its
+    writer took and knows unchanged since (an incremental run's database: the spare it
+    verified, written only through its WAL): reused while their size is that one."""
     idx = gen_path.parent
     known = _checked_files(*previous) if previous is not None else {}
+    for name, (size, xxh3) in (checked or {}).items():
+        with contextlib.suppress(OSError):
+            known[name] = ((os.stat(gen_path / name).st_ino, size), Entry(size, xxh3))
     files: dict[str, Entry] = {}
 
     def entry(path: Path, name: str, size: int, grows: bool) -> Entry:

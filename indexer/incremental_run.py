@@ -174,8 +174,10 @@ def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
         layout.discard(gen)
         return outcome
     # outside the discard above: a publish that failed part way is the layout's to undo
+    db = outcome.write.db_checksum
     layout.publish(run.idx, gen, outcome.write.rows, run.cache.sealed_files(),
-                   salvage=salvager(run.idx, prev.gen))  # fmt: skip
+                   salvage=salvager(run.idx, prev.gen),
+                   checked={layout.DB_FILENAME: db} if db else None)  # fmt: skip
     # the database it replaced is the spare now: brought level with `gen` in the background,
     # the next run only opens it (graph/spare_level.py)
     run.forks["spare leveller"] = spare_leveller.start(

@@ -59,6 +59,8 @@ class Ready:
     replay: list[GraphDelta]
     compact_after_replay: bool
     info: dict[str, Any] = field(default_factory=dict)
+    # what the info says once the delta is committed (in the child, before its answer)
+    finish: Callable[[dict[str, Any]], dict[str, Any]] = dict
 
 
 class DeltaChildDied(RuntimeError):
@@ -264,7 +266,8 @@ def prestart(db_path: Path, *, buffer_pool: int,
             if not message:  # cancelled: the run writes no delta (nothing is published)
                 os._exit(0)
             delta, meta = pickle.loads(message)
-            return wal_store.write_delta(opened, db_path, delta, meta), rewritten, ready.info
+            counts = wal_store.write_delta(opened, db_path, delta, meta)
+            return counts, rewritten, ready.finish(ready.info)
 
         _child(parent, up_w, work)
     os.close(down_r)

@@ -191,3 +191,36 @@ def test_a_job_file_of_another_format_is_refused(tmp_path):
     job.write_bytes(pickle.dumps(good))
     with pytest.raises((spare_leveller.BadJob, ValueError, EOFError)):
         spare_leveller.read_job(job)
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_the_database_the_writer_verified_is_not_hashed_again_at_publish(tmp_path, monkeypatch,
+                                                                          compact):  # fmt: skip
+    """An edit that takes the spare writes its database through the WAL only: the checksum
+    the writer took of the file (verifying the spare) is the manifest's. A compaction
+    rewrites the file: then it is hashed at publish."""
+    from codeimpact.graph import manifest, wal_store
+
+    repo, idx = _indexed(tmp_path)
+    (repo / "m.py").write_text(FILES["m.py"] + ADDED)
+    run(repo)  # a copy: the full build's database becomes the spare
+    spare.waited(idx)
+    if compact:
+        monkeypatch.setattr(wal_store, "COMPACT_WAL_BYTES", 0)  # (the writer is forked)
+    hashed: list[str] = []
+    real = manifest.file_digest
+
+    def file_digest(path, size=None):
+        hashed.append(Path(path).name)
+        return real(path, size)
+
+    monkeypatch.setattr(manifest, "file_digest", file_digest)
+    (repo / "m.py").write_text(FILES["m.py"])
+    report = run(repo)
+    assert report.delta["spare_used"] == 1 and report.delta["compacted"] == int(compact)
+    assert (layout.DB_FILENAME in hashed) == compact, hashed
+    gen = layout.read_current(idx)
+    found = manifest.load(gen.path, gen.manifest, gen.number)
+    entry = found.files[f"{gen.path.name}/{layout.DB_FILENAME}"]
+    assert entry.xxh3 == real(gen.db_path) and entry.size == gen.db_path.stat().st_size
+    assert_same_as_full(repo, tmp_path, with_answers=False)
