@@ -27,6 +27,7 @@ _FIELDS = (
     "rels_delete",
     "rels_insert",
     "survivors",
+    "rels_update",
 )
 
 

@@ -234,6 +234,19 @@ def compute_delta(
                     (edge_code(ids[nb.src], ids[nb.dst], csr.EDGE_TYPES[nb.rel]), nb.confidence)
                 )
             continue
+        if ob is not None and nb is not None:
+            # the same two nodes, other properties: set in place (the snapshot's code and
+            # confidence as for any change)
+            d.rels_update.setdefault(nb.rel, []).append(edge_row(nb))
+            res.removed_codes.append(
+                edge_code(old.ids[ob.src], old.ids[ob.dst], csr.EDGE_TYPES[ob.rel])
+            )
+            res.added.append(
+                (edge_code(ids[nb.src], ids[nb.dst], csr.EDGE_TYPES[nb.rel]), nb.confidence)
+            )
+            if nb.rel not in d.survivors:
+                d.survivors[nb.rel] = [edge_row(nb)]
+            continue
         if ob is not None:
             # deleted one by one, not left to DETACH DELETE: apply_delta needs to know
             # where every deleted edge was (see graph.delta.KUZU_NODE_GROUP_SIZE)

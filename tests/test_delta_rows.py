@@ -73,16 +73,26 @@ def test_a_wide_delta_by_row_equals_a_full_build(chain_repo, tmp_path, monkeypat
         assert_same_as_full(chain_repo, tmp_path, with_answers=False)
 
 
-def test_an_edge_whose_row_is_the_same_is_not_written_again(chain_repo, tmp_path):
+def test_an_edge_whose_row_is_the_same_is_not_written_again(chain_repo, tmp_path, monkeypatch):
     # a line above every function moves each function down: its CALLS edge gets another
-    # line (a column: deleted and created again), its CONTAINS edge only another line of
-    # the resolver's (not a column: the same row, left in the database as it is)
+    # line (a column: set in place), its CONTAINS edge only another line of the resolver's
+    # (not a column: the same row, left in the database as it is)
+    from codeimpact.graph import wal_store
+
     (chain_repo / "chain.py").write_text("# a line above every function\n" + CHAIN)
     report = run(chain_repo)
     assert report.mode == "incremental", report.reason
     assert report.delta["symbols_updated"] >= N
-    assert report.delta["edges_deleted"] == report.delta["edges_inserted"] == N  # CALLS only
+    assert report.delta["edges_deleted"] == report.delta["edges_inserted"] == 0, report.delta
+    assert report.delta["edges_updated"] == N, report.delta  # CALLS only
     assert_same_as_full(chain_repo, tmp_path, with_answers=True)
+    # back up a line, the spare's WAL (those updates, replayed) checkpointed by the writer
+    monkeypatch.setattr(wal_store, "COMPACT_WAL_BYTES", 0)  # (the writer is forked)
+    for text in (CHAIN, "# two lines\n# above\n" + CHAIN):
+        (chain_repo / "chain.py").write_text(text)
+        report = run(chain_repo)
+        assert report.delta["edges_updated"] == N and report.delta["compacted"], report.delta
+        assert_same_as_full(chain_repo, tmp_path, with_answers=True)
 
 
 def test_the_writer_warms_up_before_the_delta_without_writing(chain_repo, tmp_path, monkeypatch):
