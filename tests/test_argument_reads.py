@@ -4,11 +4,13 @@ stored descriptor by its own name (a read name), and also a class attribute that
 one (`coords = tuple` in GEOS's LineString runs the property `tuple`), in the class read
 or in a base, aliasing a property of another module's class, or a descriptor whose class
 inherits `__get__`. Those are no read names (read_edges keeps its premise), so the file
-summary lists the class-body aliases (read_summary) for the arguments' test."""
+summary lists the class-body aliases (read_summary) for the arguments' test; a member no
+class body binds at all is read without asking its class for a getter (`member_names`)."""
 
 from __future__ import annotations
 
 from codeimpact.indexer.lang.python import SPEC
+from codeimpact.indexer.lang.python.reads import Reads
 from codeimpact.indexer.lang.python.resolve import PythonProject
 from codeimpact.indexer.lang.python.values import Values
 
@@ -19,6 +21,9 @@ class Base:
         return ()
 
     coords = tuple
+
+    def area(self):
+        return 0
 
 
 class Line(Base):
@@ -51,6 +56,8 @@ from pkg.geom import Ring
 
 
 class Poly:
+    import pkg.geom as geometry
+
     outer = Ring.shell
 """
 
@@ -81,6 +88,11 @@ def inherited_get(h: Holder):
 
 def plain(line: Line):
     show(line.plain.more)
+
+
+def method(line: Line):
+    line.area()
+    show(line.area)
 """
 
 
@@ -120,3 +132,25 @@ def test_an_argument_reading_an_alias_runs_its_getter(monkeypatch):
     # evaluates it for its value: show's parameter)
     assert "line.plain.more" not in evaluated
     assert {"line.coords", "ring.exterior", "poly.outer", "h.d"} <= set(evaluated)
+
+
+def test_a_member_no_class_body_binds_is_read_without_looking_for_a_getter(monkeypatch):
+    """reads.py `member_names`: a member that only a `def` or nothing binds (a method, an
+    attribute set in a method) runs no getter when read, so its class is not asked; an
+    import in a class body binds a member too."""
+    project = _project()
+    assert {"coords", "outer", "d", "geometry"} <= project.member_names
+    assert "area" not in project.member_names and "tuple" in project.member_names
+    asked: list[str] = []
+    class_reads = Reads._class_reads
+
+    def spied(self, path, cls, name, *rest):
+        asked.append(name)
+        return class_reads(self, path, cls, name, *rest)
+
+    monkeypatch.setattr(Reads, "_class_reads", spied)
+    out = project.resolve_file("pkg/use.py")
+    calls = {(e.src.partition("::")[2], e.dst) for e in out.edges if e.rel == "CALLS"}
+    assert ("method", "pkg/geom.py::Base.area") in calls
+    assert ("in_base", "pkg/geom.py::Base.tuple") in calls
+    assert "coords" in asked and "area" not in asked

@@ -75,11 +75,16 @@ def read_summary(
             steps = parse_steps(value)
             if steps:
                 stored.add((b.name, steps[-1][0]))
-            # `name = C(...)` (a pytest fixture's value aside): what `stored` says
-            if ":" not in value and not value.endswith(".getfixturevalue"):
-                continue
+                # `name = C(...)` (a pytest fixture's value aside): what `stored` says
+                if ":" not in value and not value.endswith(".getfixturevalue"):
+                    continue
         if value != "lit:":  # (a literal container: no getter runs reading it)
             aliases.add(b.name)
+    for imp in fi.facts.imports:  # (an import in a class body binds a class attribute too)
+        if imp.scope and imp.name != "*":
+            sym = syms.get(imp.scope)
+            if sym is not None and sym.kind == "class":
+                aliases.add(imp.alias or imp.name or imp.module.split(".", 1)[0])
     return tuple(props), tuple(sorted(stored)), tuple(sorted(aliases))
 
 
@@ -117,6 +122,18 @@ def argument_names(read_summaries, methods_by_name, subclasses, names: frozenset
     out = set(names)
     for summary in read_summaries:
         out.update(attr for attr, cls in summary[1] if cls in getters)
+        out.update(summary[2])
+    return frozenset(out)
+
+
+def member_names(read_summaries, names: frozenset[str]) -> frozenset[str]:
+    """Every name a class body binds otherwise than by a `def` or to a literal container
+    (the aliases, the attributes bound to a call), with the read names `names`: reading a
+    member of any other name runs no getter (`property_read`: the member is then a method,
+    a class or nothing, and no subclass property can be named so)."""
+    out = set(names)
+    for summary in read_summaries:
+        out.update(attr for attr, _cls in summary[1])
         out.update(summary[2])
     return frozenset(out)
 
@@ -188,6 +205,8 @@ class Reads:
         `__get__`: (getter, rule) to `reads`, the rule the member was found by. On an
         instance that may be of a subclass (declared, `self`), the properties subclasses
         define under that name may run instead (`dispatch`)."""
+        if name not in self.member_names:  # (most members read: a method, a plain attribute)
+            return
         ent, reason = receiver
         # what the class says is the same for every read of `name` on its instances (88K
         # reads on Django, most of them of nothing): kept per (class, name, exactness),

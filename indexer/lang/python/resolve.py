@@ -48,7 +48,13 @@ from codeimpact.indexer.lang.python.names import Names
 from codeimpact.indexer.lang.python.paths import module_name
 from codeimpact.indexer.lang.python.playback import Playback, callee_shape
 from codeimpact.indexer.lang.python.pytest_names import is_fixture
-from codeimpact.indexer.lang.python.reads import Reads, argument_names, read_names, read_summary
+from codeimpact.indexer.lang.python.reads import (
+    Reads,
+    argument_names,
+    member_names,
+    read_names,
+    read_summary,
+)
 from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
 from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
@@ -214,6 +220,8 @@ class PythonProject(
         # (a dotted argument is evaluated for its reads only when it reads one: playback.py)
         self.argument_names = argument_names(tables.reads.values(), self.methods_by_name,
                                              self.subclasses, self.read_names)  # fmt: skip
+        # (a member of no other name is read without a getter: reads.py property_read)
+        self.member_names = member_names(tables.reads.values(), self.read_names)
 
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()
