@@ -99,9 +99,12 @@ class Playback:
         make their own edges at each site (`_arguments`)."""
         calls = fi.facts.calls
         out.calls_total += len(calls)
-        # (scope, callee) -> [src, edge ends, names, builtin, first line, follow], or False
-        # for a site whose form is never played back
+        # scope -> callee -> [src, edge ends, names, builtin, first line, follow], or False
+        # for a site whose form is never played back (per scope: a file's sites come scope
+        # by scope, so the scope's table is looked up again only where the scope changes,
+        # no (scope, callee) key is made per site)
         here: dict = {}
+        cur_scope, cur = None, here
         append = edges.append
         unresolved = out.unresolved
         # (resolve.py `resolve_call`'s guard written out: one frame less per site, ~100K per
@@ -118,8 +121,12 @@ class Playback:
             args = call.args
             # (`**kw` first: whether the call forwards its own keywords only, per site)
             if kind != "decorator" and not (args and args[0][0] == "**"):
-                key = (scope, callee)
-                hit = here.get(key)
+                if scope != cur_scope:
+                    cur = here.get(scope)
+                    if cur is None:
+                        cur = here[scope] = {}
+                    cur_scope = scope
+                hit = cur.get(callee)
                 if hit is None:
                     # a call played back (`f(...)` or `x.m(...)`, not a decorator nor a
                     # getattr, the lookup of f or x kept, the outcome in the memo): [src, edge
@@ -167,9 +174,9 @@ class Playback:
                             continue
                         hit = [src, *played[:3], None, played[3]]  # (played below)
                         if kept:  # (else the next site looks its value up again)
-                            here[key] = hit
+                            cur[callee] = hit
                     else:
-                        here[key] = hit
+                        cur[callee] = hit
                 if hit is not False:
                     src, ends, names, builtin, first, follow = hit
                     if first is None or line < first:
