@@ -1,11 +1,12 @@
 """A dotted argument is evaluated for the getters it runs only when it reads a member whose
-reading may run one (playback.py `_arguments`, reads.py `argument_names`): a property or a
-stored descriptor by its own name (a read name), and also a class attribute that aliases
-one (`coords = tuple` in GEOS's LineString runs the property `tuple`), in the class read
-or in a base, aliasing a property of another module's class, or a descriptor whose class
-inherits `__get__`. Those are no read names (read_edges keeps its premise), so the file
-summary lists the class-body aliases (read_summary) for the arguments' test; a member no
-class body binds at all is read without asking its class for a getter (`member_names`)."""
+reading may run one (playback.py `_arguments`, reads.py `member_names`): a property or a
+stored descriptor by its own name (a read name), and also any other class attribute a
+class body binds: an alias of one (`coords = tuple` in GEOS's LineString runs the property
+`tuple`), in the class read or in a base, aliasing a property of another module's class, a
+descriptor whose class inherits `__get__` or that a factory made. Those are no read names
+(read_edges keeps its premise), so the file summary lists the class-body aliases
+(read_summary); a member no class body binds at all is read without asking its class for a
+getter."""
 
 from __future__ import annotations
 
@@ -49,6 +50,25 @@ class SubDesc(Desc):
 
 class Holder:
     d = SubDesc()
+
+
+def make_desc():
+    return Desc()
+
+
+class Made:
+    m = make_desc()
+
+
+def _get_late(self):
+    return 1
+
+
+class Late:
+    pass
+
+
+Late.late = property(_get_late)
 """
 
 OTHER = """\
@@ -62,7 +82,7 @@ class Poly:
 """
 
 USE = """\
-from pkg.geom import Holder, Line, Ring
+from pkg.geom import Holder, Late, Line, Made, Ring
 from pkg.other import Poly
 
 
@@ -86,6 +106,14 @@ def inherited_get(h: Holder):
     show(h.d)
 
 
+def factory_made(made: Made):
+    show(made.m)
+
+
+def assigned_late(late: Late):
+    show(late.late)
+
+
 def plain(line: Line):
     show(line.plain.more)
 
@@ -103,12 +131,12 @@ def _project() -> PythonProject:
     return PythonProject(facts, SPEC.is_test_path, {})
 
 
-def test_aliases_of_getters_are_argument_names_not_read_names():
+def test_aliases_of_getters_are_member_names_not_read_names():
     project = _project()
-    aliases = {"coords", "exterior", "outer", "d"}
+    aliases = {"coords", "exterior", "outer", "d", "m"}
     assert not aliases & project.read_names  # (read_edges' premise, unchanged)
-    assert aliases <= project.argument_names
-    assert "plain" not in project.argument_names
+    assert aliases <= project.member_names
+    assert "plain" not in project.member_names and "late" not in project.member_names
 
 
 def test_an_argument_reading_an_alias_runs_its_getter(monkeypatch):
@@ -128,10 +156,16 @@ def test_an_argument_reading_an_alias_runs_its_getter(monkeypatch):
     assert ("in_class", "pkg/geom.py::Ring.shell") in calls
     assert ("of_another_module", "pkg/geom.py::Ring.shell") in calls
     assert ("inherited_get", "pkg/geom.py::Desc.__get__") in calls
+    # a descriptor a factory made (no class name in the body: no read name) runs too
+    assert ("factory_made", "pkg/geom.py::Desc.__get__") in calls
+    # a property set on the class outside its body was never found by the resolver (class
+    # members are what class bodies bind: values.py class_member; `property(f)` is a
+    # builtin's call): no getter edge, with or without the prefilter
+    assert not any(src == "assigned_late" and "_get_late" in dst for src, dst in calls)
     # a chain that reads no such member is not evaluated for its reads (value flow
     # evaluates it for its value: show's parameter)
     assert "line.plain.more" not in evaluated
-    assert {"line.coords", "ring.exterior", "poly.outer", "h.d"} <= set(evaluated)
+    assert {"line.coords", "ring.exterior", "poly.outer", "h.d", "made.m"} <= set(evaluated)
 
 
 def test_a_member_no_class_body_binds_is_read_without_looking_for_a_getter(monkeypatch):

@@ -261,7 +261,7 @@ class Playback:
                 # Django's; _value_flow evaluates it if it needs its value)
                 hit = self._argument_reads.get(chain)
                 if hit is None:
-                    hit = self._argument_reads[chain] = chain_reads(chain, self.argument_names)
+                    hit = self._argument_reads[chain] = chain_reads(chain, self.member_names)
                 if hit:
                     passed[chain] = self.eval_chain(fi, scope, chain, line, 0, reads)
         for getter, rule in reads:

@@ -57,7 +57,7 @@ def read_summary(
     a chain (`coords = tuple` in GEOS's LineString, `exterior_ring = shell`: reading it runs
     the property it names), an item, an unpacked value, an annotation. It is no read name
     (read_edges keeps the premise it was recorded with), but a chain read through it may
-    run a getter: `argument_names`."""
+    run a getter: `member_names`."""
     props = sorted({s.name for s in decorated
                     if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
     stored = set()
@@ -100,37 +100,13 @@ def read_names(read_summaries, methods_by_name) -> frozenset[str]:
     return frozenset(out)
 
 
-def argument_names(read_summaries, methods_by_name, subclasses, names: frozenset[str]):
-    """The member names whose reading may run a getter, however the class binds them: the
-    read names `names`, the class-body aliases, and the class attributes bound to a call of
-    a class that defines `__get__` or inherits it from a class of the project. A chain
-    that reads none of them runs no getter (`chain_reads`), which spares evaluating most
-    of the dotted arguments of calls (playback.py `_arguments`).
-
-    (Still assumed, as `read_names` does: a class attribute bound to a call that returns a
-    descriptor instance under another name than its class's, a factory or a renamed
-    import, is not read through.)"""
-    todo = [(path, local.rpartition(".")[0])
-            for path, local in methods_by_name.get("__get__", ())]  # fmt: skip
-    seen = set(todo)
-    while todo:  # (the classes defining __get__, then their subclasses)
-        for sub in subclasses.get(todo.pop(), ()):
-            if sub not in seen:
-                seen.add(sub)
-                todo.append(sub)
-    getters = {local.rpartition(".")[2].partition("#")[0] for _, local in seen}
-    out = set(names)
-    for summary in read_summaries:
-        out.update(attr for attr, cls in summary[1] if cls in getters)
-        out.update(summary[2])
-    return frozenset(out)
-
-
 def member_names(read_summaries, names: frozenset[str]) -> frozenset[str]:
     """Every name a class body binds otherwise than by a `def` or to a literal container
     (the aliases, the attributes bound to a call), with the read names `names`: reading a
     member of any other name runs no getter (`property_read`: the member is then a method,
-    a class or nothing, and no subclass property can be named so)."""
+    a class or nothing, and no subclass property can be named so). So a chain reading none
+    of them runs no getter (`chain_reads`), which spares evaluating most of the dotted
+    arguments of calls for their reads (playback.py `_arguments`)."""
     out = set(names)
     for summary in read_summaries:
         out.update(attr for attr, _cls in summary[1])

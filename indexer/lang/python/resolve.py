@@ -50,7 +50,6 @@ from codeimpact.indexer.lang.python.playback import Playback, callee_shape
 from codeimpact.indexer.lang.python.pytest_names import is_fixture
 from codeimpact.indexer.lang.python.reads import (
     Reads,
-    argument_names,
     member_names,
     read_names,
     read_summary,
@@ -125,7 +124,7 @@ class PythonProject(
         # recording reads; instance attributes that no class of the project binds)
         self._lookups = self._folds = None
         self._src_read = False
-        # dotted argument -> whether it reads a member of `argument_names` (playback.py)
+        # dotted argument -> whether it reads a member of `member_names` (playback.py)
         self._argument_reads: dict[str, bool] = {}
         # whether a file summarised by this project defines a pytest fixture (_summarise);
         # until every file is summarised, fixtures are looked for
@@ -217,10 +216,8 @@ class PythonProject(
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = tables.subclasses
         self.read_names = (read_names(tables.reads.values(), self.methods_by_name)
                            | self.entry_table.read_hooks)  # fmt: skip
-        # (a dotted argument is evaluated for its reads only when it reads one: playback.py)
-        self.argument_names = argument_names(tables.reads.values(), self.methods_by_name,
-                                             self.subclasses, self.read_names)  # fmt: skip
-        # (a member of no other name is read without a getter: reads.py property_read)
+        # (a member of no other name is read without a getter: reads.py property_read; a
+        # dotted argument reading none is not evaluated for its reads, playback.py)
         self.member_names = member_names(tables.reads.values(), self.read_names)
 
     def _summarise(self, path: str) -> tuple:
