@@ -465,7 +465,8 @@ def binder_names(facts: FileFacts) -> set[str]:
                 scopes = {s.local for s in facts.symbols}
             if b.scope in scopes:
                 out.add(container_of(name)[5:])
-    for c in core.rows_prefixed(facts.calls, _CALLEE, "self.", _ARGS):  # (with arguments)
+    # (with arguments, and, where the rules say which, a callee's last name that may store)
+    for c in core.rows_prefixed(facts.calls, _CALLEE, "self.", _ARGS, rules.registry_adders):
         attr = registry_store(c)
         if attr is not None:
             if scopes is None:

@@ -123,8 +123,9 @@ static PyMethodDef core_methods[] = {
      " items] (FileFacts' lists decoded from marshal); the strs and ints of the fields in the"
      " bit mask `mask` made the ones the SharedValues `values` keeps for their values"},
     {"rows_prefixed", (PyCFunction)(void (*)(void))core_rows_prefixed, METH_FASTCALL,
-     "rows_prefixed(rows, field, prefix, need) -> list: the rows whose str item `field` starts"
-     " with `prefix` and, when need >= 0, whose item `need` is true, in order"},
+     "rows_prefixed(rows, field, prefix, need[, lasts]) -> list: the rows whose str item"
+     " `field` starts with `prefix`, when need >= 0 whose item `need` is true, and given the"
+     " tuple `lasts` whose last dotted part is one of them, in order"},
     {"test_uses", (PyCFunction)(void (*)(void))core_test_uses, METH_FASTCALL,
      "test_uses(symbols, calls, fields, function_kinds, marks, autouse) -> (set, bool): the"
      " fixture names a file's tests, fixtures and marks request; whether it defines a fixture"

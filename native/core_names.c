@@ -268,14 +268,38 @@ fail:
     return NULL;
 }
 
-/* rows_prefixed(rows, field, prefix, need) -> list: the rows whose item `field` is a str that
- * starts with `prefix` and, when need >= 0, whose item `need` is true, in their order
- * (indexer/plan.py binder_names' `self.` calls and bindings: a Python loop's test per fact of
+/* whether the part of `text` after its last `.` (all of it without one) is one of the strs
+ * of the tuple `lasts` (1, 0, -1) */
+static int last_part_in(PyObject *text, PyObject *lasts) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t dot = PyUnicode_FindChar(text, '.', 0, n, -1);
+    if (dot == -2) return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lasts); i++) {
+        PyObject *last = PyTuple_GET_ITEM(lasts, i);
+        if (!PyUnicode_Check(last)) {
+            PyErr_SetString(PyExc_TypeError, "rows_prefixed: a last part is no str");
+            return -1;
+        }
+        if (PyUnicode_GET_LENGTH(last) != n - dot - 1) continue;
+        Py_ssize_t same = PyUnicode_Tailmatch(text, last, dot + 1, n, 1);
+        if (same != 0) return same < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* rows_prefixed(rows, field, prefix, need[, lasts]) -> list: the rows whose item `field` is a
+ * str that starts with `prefix`, when need >= 0 whose item `need` is true, and given the tuple
+ * `lasts` whose text's last dotted part is one of them, in their order (indexer/plan.py binder_names' `self.` calls and bindings: a Python loop's test per fact of
  * every file of a full build, for the few it keeps). */
 PyObject *core_rows_prefixed(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "rows_prefixed(rows, field, prefix, need)");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "rows_prefixed(rows, field, prefix, need[, lasts])");
+        return NULL;
+    }
+    PyObject *lasts = nargs == 5 && args[4] != Py_None ? args[4] : NULL;
+    if (lasts != NULL && !PyTuple_Check(lasts)) {
+        PyErr_SetString(PyExc_TypeError, "rows_prefixed: lasts is no tuple");
         return NULL;
     }
     PyObject *rows = args[0], *prefix = args[2];
@@ -322,6 +346,11 @@ PyObject *core_rows_prefixed(PyObject *self, PyObject *const *args, Py_ssize_t n
         else if ((match = PyUnicode_Tailmatch(text, prefix, 0, PY_SSIZE_T_MAX, -1)) < 0)
             goto fail;
         if (!match) continue;
+        if (lasts != NULL) {
+            int last = last_part_in(text, lasts);
+            if (last < 0) goto fail;
+            if (!last) continue;
+        }
         if (need >= 0) {
             int truth = PyObject_IsTrue(PyTuple_GET_ITEM(r, need));
             if (truth < 0) goto fail;

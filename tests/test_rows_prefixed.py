@@ -70,3 +70,16 @@ def test_rows_prefixed_keeps_the_order_and_tests_the_needed_item():
         _core.rows_prefixed([("self.a",)], 0, "self.", 2)
     with pytest.raises(ValueError):
         _core.rows_prefixed([("a",)], -1, "self.", -1)
+
+
+def test_rows_prefixed_tests_the_last_dotted_part():
+    rows = [("self.x.append",), ("self.append",), ("self.x.appendx",), ("self.x.add",),
+            ("self.xappend",), ("self.ü.add",), ("self.ü.ädd",), ("self.x.y.insert",)]  # fmt: skip
+    lasts = ("append", "add", "insert")
+    assert _core.rows_prefixed(rows, 0, "self.", -1, lasts) == [
+        rows[0], rows[1], rows[3], rows[5], rows[7]
+    ]  # fmt: skip
+    assert _core.rows_prefixed(rows, 0, "self.", -1, None) == rows
+    assert _core.rows_prefixed(rows, 0, "self.", -1, ("ädd",)) == [rows[6]]
+    with pytest.raises(TypeError):
+        _core.rows_prefixed(rows, 0, "self.", -1, ["append"])

@@ -108,6 +108,9 @@ class FlowRules(NamedTuple):
     # an instance
     registry_binders: Callable[[FileFacts, dict | None], list[tuple[tuple[str, ...], str]]]
     registry_store: Callable[[CallFact], str | None]  # the attribute a call stores into
+    # the last dotted names of the callees registry_store may answer for (None: any): the
+    # lookup keys test only those calls (binder_names: every call of a full build)
+    registry_adders: tuple[str, ...] | None = None
 
 
 # 3: CallFact.literals (from_bytes builds the tuples without their defaults: older blobs would

@@ -21,6 +21,7 @@ from codeimpact.indexer.lang.python.exports import (
 from codeimpact.indexer.lang.python.index import ADDERS
 from codeimpact.indexer.lang.python.pytest_names import AUTOUSE, fixture_names
 from codeimpact.indexer.lang.python.registries import (
+    REGISTRY_ADDERS,
     registry_binders,
     registry_store,
     registry_view,
@@ -35,6 +36,7 @@ FLOW_RULES = FlowRules(
     passes_on,
     registry_binders,
     registry_store,
+    REGISTRY_ADDERS,
 )
 
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})

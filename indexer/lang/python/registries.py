@@ -189,5 +189,6 @@ def _stores(facts: FileFacts) -> list[tuple[str, str, str]]:
     return out
 
 
-_ADDER_NAMES = frozenset(("append", "add", "appendleft", "insert"))
+REGISTRY_ADDERS = ("append", "add", "appendleft", "insert")  # (FlowRules.registry_adders)
+_ADDER_NAMES = frozenset(REGISTRY_ADDERS)
 _TARGET = ReferenceFact._fields.index("target")
