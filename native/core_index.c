@@ -100,11 +100,12 @@ static struct {
     PyObject *scope, *by_name, *unsorted;
 } last;
 
-/* Whether `line` is at or past the line of the last binding of the list `held`: 1, 0, -1. */
+/* Whether `line` is at or past the line of the last binding of `held` (a list, or the
+ * 1-tuple of a name bound once): 1, 0, -1. */
 static int in_order_after(PyObject *held, PyObject *line) {
-    Py_ssize_t n = PyList_GET_SIZE(held);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(held);
     if (n == 0) return 1;
-    PyObject *prev = PyList_GET_ITEM(held, n - 1);
+    PyObject *prev = PySequence_Fast_GET_ITEM(held, n - 1);
     if (!fact_ok(prev, 1)) return -1;
     return PyObject_RichCompareBool(line, PyTuple_GET_ITEM(prev, 0), Py_GE);
 }
@@ -117,7 +118,10 @@ static int out_of_order(PyObject *held) {
 }
 
 /* engine/scopes.py ScopeTable.add(scope, name, (line, kind, what)) (the tuple made here:
- * PyTuple_Pack parses its varargs, ~200 instructions a tuple, ~150K per Django build) */
+ * PyTuple_Pack parses its varargs, ~200 instructions a tuple, ~150K per Django build), but a
+ * name bound once in its scope (110K of Django's 124K) held as a 1-tuple, not a list: one
+ * object of 48 bytes, not a list and its items (~80; PyList_New allocates both); a second
+ * binding makes the list (index.py `_bind`, the readers index and iterate either) */
 static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject *line,
                      PyObject *kind, PyObject *what) {
     PyObject *binding = PyTuple_New(3);
@@ -131,14 +135,24 @@ static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject 
         if (scope != last.scope) Py_XSETREF(last.scope, Py_NewRef(scope));
         last.by_name = by_name;
         PyObject *held = PyDict_GetItemWithError(by_name, name);
-        if (held != NULL) {
+        if (held != NULL && PyTuple_CheckExact(held)) { /* bound once before: now a list */
+            PyObject *two = PyList_New(2);
+            int ordered = two != NULL ? in_order_after(held, line) : -1;
+            if (ordered >= 0) {
+                PyList_SET_ITEM(two, 0, Py_NewRef(PyTuple_GET_ITEM(held, 0)));
+                PyList_SET_ITEM(two, 1, Py_NewRef(binding));
+                rc = PyDict_SetItem(by_name, name, two); /* (`held` freed) */
+                if (rc == 0 && !ordered) rc = out_of_order(two);
+            }
+            Py_XDECREF(two);
+        } else if (held != NULL) {
             int ordered = in_order_after(held, line);
             if (ordered >= 0 && (ordered || out_of_order(held) == 0))
                 rc = PyList_Append(held, binding);
         } else if (!PyErr_Occurred()) {
-            PyObject *one = PyList_New(1);
+            PyObject *one = PyTuple_New(1);
             if (one != NULL) {
-                PyList_SET_ITEM(one, 0, Py_NewRef(binding));
+                PyTuple_SET_ITEM(one, 0, Py_NewRef(binding));
                 rc = PyDict_SetItem(by_name, name, one);
                 Py_DECREF(one);
             }

@@ -140,3 +140,26 @@ def test_a_definitions_parent_is_the_local_of_the_definition_around_it():
     assert fi.parent["A.b"] is syms["A"].local
     assert fi.parent["A.b.c"] is syms["A.b"].local
     assert next(k for k in fi.names if k == "A.b") is syms["A.b"].local
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_name_bound_once_is_a_one_tuple(native, monkeypatch):
+    """fi.names holds a name bound once in its scope as a 1-tuple (a list and its items are
+    twice the memory), a list sorted by line from its second binding, in both passes."""
+    if not native:
+        monkeypatch.setattr(index, "_passes", False)  # (the Python loops)
+    f = FileFacts(language="python")
+    f.bindings += [
+        BindingFact("", "once", "a", False, 4),
+        BindingFact("", "twice", "b", False, 9),
+        BindingFact("", "twice", "c", False, 2),  # (out of line order: sorted)
+        BindingFact("", "thrice", "d", False, 1),
+        BindingFact("", "thrice", "e", False, 5),
+        BindingFact("", "thrice", "f", False, 3),
+    ]
+    fi = index.FileIndex("m.py", "m", "", f)
+    index.index_file(fi)
+    names = fi.names[""]
+    assert names["once"] == ((4, "bind", f.bindings[0]),)
+    assert type(names["twice"]) is list and [c[0] for c in names["twice"]] == [2, 9]
+    assert [c[2].value for c in names["thrice"]] == ["d", "f", "e"]

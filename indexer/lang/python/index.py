@@ -79,7 +79,8 @@ class FileIndex(Lexical):
     facts: FileFacts
     syms: dict[str, SymbolFact] = field(default_factory=dict)
     parent: dict[str, str] = field(default_factory=dict)
-    # scope -> name -> [(line, kind, payload)] candidates in source order
+    # scope -> name -> [(line, kind, payload)] candidates in source order (a 1-tuple for a name
+    # bound once: `_bind`)
     names: ScopeTable = field(default_factory=ScopeTable)
     params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
     returns: dict[str, list] = field(default_factory=dict)
@@ -271,6 +272,22 @@ def index_file(fi: FileIndex) -> None:
     fi.__dict__ = dict(fi.__dict__)
 
 
+def _bind(names: ScopeTable, scope: str, name: str, binding: tuple) -> None:
+    """ScopeTable.add, a name bound once in its scope held as a 1-tuple (most: a list and its
+    items are twice the memory), a list from its second binding (native/core_index.c
+    names_add); the readers of fi.names index and iterate either."""
+    by_name = names.get(scope)
+    if by_name is None:
+        by_name = names[scope] = {}
+    held = by_name.get(name)
+    if held is None:
+        by_name[name] = (binding,)
+    elif held.__class__ is tuple:
+        by_name[name] = [held[0], binding]
+    else:
+        held.append(binding)
+
+
 def _index_file(fi: FileIndex) -> None:
     f = fi.facts
     names = fi.names
@@ -283,7 +300,7 @@ def _index_file(fi: FileIndex) -> None:
         head = local.rpartition(".")[0]
         fi.parent[local] = head
         kind = "var" if s.kind == "variable" else "def"
-        names.add(head, s.name, (s.start_line, kind, local))
+        _bind(names, head, s.name, (s.start_line, kind, local))
         if kind == "def" and head in syms and syms[head].kind == "class":
             # a property's setter or deleter is the same attribute: the getter stands for it
             if not any(d.endswith(_ACCESSORS) for d in s.decorators):
@@ -301,7 +318,7 @@ def _index_file(fi: FileIndex) -> None:
             bound = imp.alias or imp.name
         else:
             bound = imp.alias or imp.module.split(".", 1)[0]
-        names.add(imp.scope, bound, (imp.line, "import", imp))
+        _bind(names, imp.scope, bound, (imp.line, "import", imp))
     looped = set()
     adds: dict[str, list[BindingFact]] = {}  # item_adds' bindings: `x[k] = v`
     aliases: dict[tuple[str, str], str] = {}  # (scope, local) -> the parameter it was bound to
@@ -348,7 +365,7 @@ def _index_file(fi: FileIndex) -> None:
             if cls is not None and cls in syms and syms[cls].kind == "class":
                 fi.self_attrs.setdefault(cls, {}).setdefault(name[5:], []).append(b)
             continue
-        names.add(b.scope, name, (b.line, "bind", b))
+        _bind(names, b.scope, name, (b.line, "bind", b))
         if b.is_call:
             if value == "getattr":
                 fi.getattr_bound.add(name)
