@@ -232,6 +232,18 @@ PyObject *attr(PyObject *fi, const char *name, PyTypeObject *type) {
     return v;
 }
 
+/* fi's attribute `name` when it is a set or a frozenset (fi.getattr_bound: the class's shared
+ * empty frozenset until a name is bound to getattr's result), new reference */
+static PyObject *attr_any_set(PyObject *fi, const char *name) {
+    PyObject *key = literal_str(name);
+    PyObject *v = key != NULL ? PyObject_GetAttr(fi, key) : NULL;
+    if (v != NULL && !PyAnySet_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "fi.%s is not a set", name);
+        Py_CLEAR(v);
+    }
+    return v;
+}
+
 enum {
     T_NAMES, T_SYMS, T_PARENT, T_MEMBERS, T_PARAMS, T_STAR, T_PARAMETRIZED, T_LOOPS, T_WRITES,
     T_CONTEXTS, T_SELF_ATTRS, T_GETATTR, T_PARAM_ATTRS, T_RETURNS, T_YIELDS, T_COUNT
@@ -479,7 +491,14 @@ static int one_binding(PyObject **t, PyObject *b, PyObject *looped, PyObject *ad
     }
     if (names_add(t[T_NAMES], scope, name, PyTuple_GET_ITEM(b, B_LINE), s_bind, b) < 0) return -1;
     if (is_call) {
-        if (PyUnicode_Compare(value, s_getattr) == 0) return PySet_Add(t[T_GETATTR], name);
+        if (PyUnicode_Compare(value, s_getattr) == 0) {
+            if (!PySet_CheckExact(t[T_GETATTR])) { /* (the shared empty frozenset: a set now) */
+                PyObject *bound = PySet_New(t[T_GETATTR]);
+                if (bound == NULL) return -1;
+                Py_SETREF(t[T_GETATTR], bound);
+            }
+            return PySet_Add(t[T_GETATTR], name);
+        }
         return PyErr_Occurred() ? -1 : 0;
     }
     int param = in_params(t[T_PARAMS], scope, value); /* `alias = cb`: alias() calls cb */
@@ -552,11 +571,10 @@ PyObject *core_index_passes(PyObject *self, PyObject *args) {
     PyObject *looped = NULL, *adds = NULL, *aliases = NULL, *item_aliases = NULL, *stored = NULL;
     PyObject *result = NULL;
     for (int i = 0; i < T_COUNT; i++) {
-        PyTypeObject *type = i == T_GETATTR ? &PySet_Type
-                             : (i == T_STAR || i == T_LOOPS || i == T_WRITES || i == T_CONTEXTS)
+        PyTypeObject *type = (i == T_STAR || i == T_LOOPS || i == T_WRITES || i == T_CONTEXTS)
                                  ? &PyList_Type
                                  : &PyDict_Type;
-        t[i] = attr(fi, TABLES[i], type);
+        t[i] = i == T_GETATTR ? attr_any_set(fi, TABLES[i]) : attr(fi, TABLES[i], type);
         if (t[i] == NULL) goto done;
     }
     looped = PySet_New(NULL);
@@ -574,6 +592,11 @@ PyObject *core_index_passes(PyObject *self, PyObject *args) {
             goto done;
     }
     if (stored_pass(t, stored) < 0 || return_pass(t, returns) < 0) goto done;
+    /* (a file binding a name to getattr's result: its own set; the others keep the empty one) */
+    if (PySet_CheckExact(t[T_GETATTR])) {
+        PyObject *key = literal_str(TABLES[T_GETATTR]);
+        if (key == NULL || PyObject_SetAttr(fi, key, t[T_GETATTR]) < 0) goto done;
+    }
     result = PyTuple_Pack(4, adds, aliases, item_aliases, last.unsorted);
 done:
     Py_CLEAR(last.scope);

@@ -163,3 +163,21 @@ def test_a_name_bound_once_is_a_one_tuple(native, monkeypatch):
     assert names["once"] == ((4, "bind", f.bindings[0]),)
     assert type(names["twice"]) is list and [c[0] for c in names["twice"]] == [2, 9]
     assert [c[2].value for c in names["thrice"]] == ["d", "f", "e"]
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_getattr_bound_is_made_by_its_first_name(native, monkeypatch):
+    """fi.getattr_bound is the class's shared empty frozenset until a name is bound to what
+    getattr returns (most files bind none), then a set of the file's own, in both passes."""
+    if not native:
+        monkeypatch.setattr(index, "_passes", False)  # (the Python loops)
+    none, some = FileFacts(language="python"), FileFacts(language="python")
+    none.bindings.append(BindingFact("", "x", "len", True, 1))
+    some.bindings += [BindingFact("", "m", "getattr", True, 1),
+                      BindingFact("f", "n", "getattr", True, 2)]  # fmt: skip
+    fis = [index.FileIndex(f"{i}.py", str(i), "", f) for i, f in enumerate((none, some, some))]
+    for fi in fis:
+        index.index_file(fi)
+    assert fis[0].getattr_bound is index.FileIndex.getattr_bound == frozenset()
+    assert type(fis[1].getattr_bound) is set and fis[1].getattr_bound == {"m", "n"}
+    assert fis[1].getattr_bound is not fis[2].getattr_bound
