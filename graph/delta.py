@@ -12,12 +12,13 @@ import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from codeimpact.graph import layout
 from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
-from codeimpact.graph.store import Writer
+from codeimpact.graph.store import Writer, write_meta
 
 # Above this many rows an insert goes through COPY (Arrow) instead of UNWIND ... CREATE.
 COPY_THRESHOLD = 500
@@ -332,9 +333,9 @@ def warm_up(conn) -> None:
     """Run the statements a small delta runs (`apply_delta`'s, row by row), each matching
     no row, in a transaction rolled back: nothing is written, not even to the WAL. The first
     statement of a kind in a process costs Kùzu several times the next ones (Django: the
-    first edge delete ~14 ms, the next ~1 ms; the first create ~3 ms, the next ~0.8), so a
-    writer started early (indexer/wal_commit.py prestart) pays that while it waits for the
-    run's delta, not after it, when the run waits for its commit."""
+    first edge delete ~14 ms, the next ~1 ms; the first create ~3 ms, the next ~0.8; Meta's
+    MERGE ~5 ms, then ~2), so a writer started early (indexer/wal_commit.py prestart) pays
+    that while it waits for the run's delta, not after it, when the run waits for its commit."""
     none = "\0"  # no key of any table (paths and uids never hold a NUL)
     conn.execute("BEGIN TRANSACTION")
     try:
@@ -345,6 +346,7 @@ def warm_up(conn) -> None:
                 _update_edges(conn, rel, [(none, none, *(_ANY[t] for _, t in props))])
         _each(conn, "MATCH (s:Symbol {uid: @u}) DELETE s", [{"u": none}])
         _each(conn, "MATCH (n:Symbol {uid: @uid}) SET n.start_line = @v", [{"uid": none, "v": 0}])
+        write_meta(conn, Path(none), {none: None})  # a Meta row of its own, rolled back
     finally:
         conn.execute("ROLLBACK")
 
