@@ -26,7 +26,11 @@ from pathlib import Path
 import numpy as np
 import numpy.ma  # noqa: F401 - pyarrow imports it at its first numpy conversion (10 ms): not in finish
 import pyarrow as pa
-import pyarrow.compute as pc
+
+# (Arrow's kernels called by name: `pyarrow.compute`'s import wraps its ~290 functions and
+# parses their docstrings, 0.04-0.05 s of CPU at every full build; `Array.take` and
+# `Table.filter` import it too)
+from pyarrow._compute import call_function as _kernel
 
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_type
@@ -87,7 +91,7 @@ class FullContent:
 
     def edge_counts(self) -> dict[str, int]:
         counts = {name: 0 for name in REL_TABLES}
-        counts["DEFINES"] = int(pc.sum(pc.not_equal(self.symbols["file"], "")).as_py() or 0)
+        counts["DEFINES"] = int(_kernel("sum", [_non_empty(self.symbols["file"])]).as_py() or 0)
         for i, n in zip(*np.unique(self.rel, return_counts=True)):
             counts[RELS[i]] = int(n)
         return counts
@@ -356,10 +360,10 @@ class FullGraph:
         if len(ids) != len(sorted_uids):
             keep = np.zeros(len(ids), dtype=bool)
             keep[order[last]] = True
-            rows, ids = rows.filter(pa.array(keep)), ids[keep]
+            rows, ids = _kernel("filter", [rows, pa.array(keep)]), ids[keep]
         by_id = pa.array(sorted_uids, type=pa.string())
         ids = pa.array(ids, type=pa.int64())
-        made = {"uid": by_id.take(ids), "id": ids}
+        made = {"uid": _kernel("take", [by_id, ids]), "id": ids}
         columns = [made[c] if c in made else rows[c] for c, _ in NODE_TABLES["Symbol"]]
         table = pa.Table.from_arrays(columns, names=[c for c, _ in NODE_TABLES["Symbol"]])
         return table, by_id
@@ -419,13 +423,17 @@ def _best_first(rel: np.ndarray, src: np.ndarray, dst: np.ndarray, conf: np.ndar
     return np.lexsort((tie, -conf, key))
 
 
+def _non_empty(strings) -> pa.Array:
+    return _kernel("not_equal", [strings, pa.scalar("")])
+
+
 def warm_up() -> None:
     """Pay Arrow's one-time start of its compute functions (0.03-0.05 s at the first filter
     in a process) now: run while the workers extract, it is off the serial path from the
     last resolved file to the database."""
     small = pa.table({"n": pa.array([1, 2]), "s": pa.array(["a", ""])})
-    small.filter(pc.not_equal(small["s"], "")).take(pa.array([0]))
-    pc.dictionary_encode(small["s"].combine_chunks())
+    _kernel("take", [_kernel("filter", [small, _non_empty(small["s"])]), pa.array([0])])
+    _kernel("dictionary_encode", [small["s"].combine_chunks()])
 
 
 def edge_codes(c: FullContent) -> tuple[np.ndarray, np.ndarray]:
@@ -441,7 +449,7 @@ def node_arrays(c: FullContent) -> tuple[np.ndarray, np.ndarray]:
     ids = c.symbols["id"].to_numpy()
     flags = np.zeros(len(ids), dtype=np.uint8)
     flags[ids] = c.symbols["is_test"].to_numpy(zero_copy_only=False)
-    kind = pc.dictionary_encode(c.symbols["kind"].combine_chunks())
+    kind = _kernel("dictionary_encode", [c.symbols["kind"].combine_chunks()])
     codes = np.array([csr.KIND_CODES.get(k, 255) for k in kind.dictionary.to_pylist()] or [255],
                      dtype=np.uint8)  # fmt: skip
     kinds = np.zeros(len(ids), dtype=np.uint8)
@@ -487,17 +495,20 @@ def rel_tables(c: FullContent) -> Iterator[tuple[str, pa.Table]]:
     """The relation tables of `symbol_tables`, in COPY order."""
     # the two columns alone: filtering the whole table copied every string column (0.1 s)
     pairs = pa.table({"from": c.symbols["file"], "to": c.symbols["uid"]})
-    yield "DEFINES", pairs.filter(pc.not_equal(pairs["from"], ""))
+    yield "DEFINES", _kernel("filter", [pairs, _non_empty(pairs["from"])])
     del pairs
     uid = c.uids
     for no, name in sorted(enumerate(RELS), key=lambda x: list(REL_TABLES).index(x[1])):
         at = np.flatnonzero(c.rel == no)
-        cols = {"from": uid.take(pa.array(c.src[at])), "to": uid.take(pa.array(c.dst[at]))}
+        cols = {
+            "from": _kernel("take", [uid, pa.array(c.src[at])]),
+            "to": _kernel("take", [uid, pa.array(c.dst[at])]),
+        }
         for prop, _ in REL_TABLES[name][2]:
             if prop == "confidence":
                 cols[prop] = pa.array(c.confidence[at], type=pa.float64())
             elif prop == "reason":
-                cols[prop] = c.reasons.take(pa.array(c.reason[at]))
+                cols[prop] = _kernel("take", [c.reasons, pa.array(c.reason[at])])
             else:
                 cols[prop] = pa.array(c.line[at], type=pa.int64())
         yield name, pa.table(cols)
