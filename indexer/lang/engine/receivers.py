@@ -25,15 +25,22 @@ def returned_value(project, fi, returns: Iterable, declared_prefix: str,
     the project's `eval_chain(fi, scope, chain, line, depth)`, and when it is a call, by its
     `call_result(value, depth)`."""
     n = len(declared_prefix)
-    for r in sorted(returns, key=lambda r: not r.value.startswith(declared_prefix)):
+    # the declared types first, then the returned chains, each in source order (two loops,
+    # not a sort with a key: a lambda made per call)
+    returned = []
+    for r in returns:
         value = r.value
-        if value.startswith(declared_prefix):
-            v = declared(value[n:], r)
-        else:
-            res = project.eval_chain(fi, r.scope, value, None, depth + 1)
-            v = res[0] if res is not None else None
-            if v is not None and r.is_call:
-                v = project.call_result(v, depth + 1)
+        if not value.startswith(declared_prefix):
+            returned.append(r)
+            continue
+        v = declared(value[n:], r)
+        if v is not None and v[0] in kinds:
+            return v
+    for r in returned:
+        res = project.eval_chain(fi, r.scope, r.value, None, depth + 1)
+        v = res[0] if res is not None else None
+        if v is not None and r.is_call:
+            v = project.call_result(v, depth + 1)
         if v is not None and v[0] in kinds:
             return v
     return None

@@ -67,13 +67,18 @@ class Containers:
     def _stored(self, fi: FileIndex, lit: Entity, depth: int) -> list:
         """The `item:` bindings of a container: its literal's, then those stored into it."""
         _, _, scope, name, line = lit
+        out = []  # (loops, not comprehensions: a function made for each, 9K per Django)
         if name.startswith("self."):
             cls = fi.parent.get(scope, "")
-            binds = fi.self_attrs.get(cls, NO_NAMES).get(name[5:], ())
+            for b in fi.self_attrs.get(cls, NO_NAMES).get(name[5:], ()):
+                if b.line == line and b.scope == scope and b.value.startswith("item:"):
+                    out.append(b)
         else:
-            binds = [c[2] for c in fi.names.get(scope, NO_NAMES).get(name, ()) if c[1] == "bind"]
-        out = [b for b in binds
-               if b.line == line and b.scope == scope and b.value.startswith("item:")]  # fmt: skip
+            for c in fi.names.get(scope, NO_NAMES).get(name, ()):
+                if c[1] == "bind":
+                    b = c[2]
+                    if b.line == line and b.scope == scope and b.value.startswith("item:"):
+                        out.append(b)
         for b in fi.item_adds.get(name, ()):
             if name.startswith("self."):
                 if fi.parent.get(b.scope) == fi.parent.get(scope):  # a method of the class
@@ -93,15 +98,28 @@ class Containers:
         if ent[0] != LIT:
             return None
         items = self.container_items(ent, depth + 1)
+        # (loops, not comprehensions nor generators: a function made for each, ~20K per
+        # Django)
         if before is not None:
             # (`form = defaults["form"]` ... `defaults["form"] = Subclass(form)`)
-            items = [i for i in items if i[3] != before[0] or i[4] <= before[1]]
-        if key is not None and all(i[0] != "*" for i in items):
+            scope, line = before
+            kept = []
+            for i in items:
+                if i[3] != scope or i[4] <= line:
+                    kept.append(i)
+            items = kept
+        if key is not None:
             # every item's key is known: one not among them holds what the facts do not
             # name (`return None, h`: the item at 0 is no function), not any other item
-            exact = [(i[1], i[2]) for i in items if i[0] == key]
-            return _joined(exact, "alias") if exact else None
-        return _joined([(i[1], i[2]) for i in items])
+            exact = []
+            for i in items:
+                if i[0] == "*":
+                    break
+                if i[0] == key:
+                    exact.append(i)
+            else:
+                return _joined_items(exact, "alias") if exact else None
+        return _joined_items(items)
 
     def container_attr(self, ent: Entity, attr: str, reason: str, depth: int):
         """`container.attr`: a view for the methods that hand out items, else a builtin."""
@@ -196,9 +214,19 @@ class Containers:
 
 def _joined(found: list, rule: str = "value-flow"):
     """(entity, rule) of one of the values found, under `rule` at most; None for none."""
-    ent = alternatives(e for e, _ in found)
-    if ent is None:
-        return None
-    for _, r in found:
+    ents = []  # (a loop, not a generator: a function made per call)
+    for e, r in found:
+        ents.append(e)
         rule = weakest(rule, r)
-    return ent, rule
+    ent = alternatives(ents)
+    return (ent, rule) if ent is not None else None
+
+
+def _joined_items(items, rule: str = "value-flow"):
+    """`_joined` of container items ((key, entity, rule, scope, line))."""
+    ents = []
+    for i in items:
+        ents.append(i[1])
+        rule = weakest(rule, i[2])
+    ent = alternatives(ents)
+    return (ent, rule) if ent is not None else None

@@ -50,9 +50,12 @@ class LibraryCalls:
     def library_bases(self, path: str, cls: str) -> tuple[str, ...]:
         """The library classes (dotted, as imported) that `cls` and its repository bases
         extend, in MRO order."""
-        return self.memo.cached(
-            ("library bases", path, cls), lambda: self._library_bases(path, cls), per_file=True
-        )
+        key = ("library bases", path, cls)
+        table = self.memo.file_table
+        out = table.get(key)
+        if out is None:
+            out = table[key] = self._library_bases(path, cls)
+        return out
 
     def _library_bases(self, path: str, cls: str) -> tuple[str, ...]:
         out: list[str] = []
@@ -120,8 +123,12 @@ class LibraryCalls:
         # the same for every call of `name` on the class (45K unresolved method calls on
         # Django ask, mostly unittest's assert methods): kept per (class, name) while the
         # file is resolved (another file asked for 98 of Django's 2.9K)
-        found = self.memo.cached(("library method", path, cls, name),
-                                 lambda: self._library_method(path, cls, name), True)  # fmt: skip
+        # (the memo's table read here: a lambda made per call for `cached`, 6K per Django)
+        key = ("library method", path, cls, name)
+        table = self.memo.file_table
+        found = table.get(key, MISSING)
+        if found is MISSING:
+            found = table[key] = self._library_method(path, cls, name)
         if found is None:
             return False
         base, rows, calls = found

@@ -139,7 +139,11 @@ class Names:
         chosen = in_effect(cands, line) if line is not None else None
         if chosen is None:
             chosen = cands[-1]
-        group = [c for c in cands if c[0] == chosen[0]]
+        at = chosen[0]
+        group = []  # (a loop: a list comprehension is a function made per call, 25K per Django)
+        for c in cands:
+            if c[0] == at:
+                group.append(c)
         if len(group) > 1:
             group.sort(key=candidate_rank)
         return group

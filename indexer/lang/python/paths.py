@@ -14,7 +14,7 @@ def is_test_path(path: str) -> bool:
         or name == "tests.py"
     ):
         return True
-    return any(part in _TEST_DIRS for part in dirs)
+    return not _TEST_DIRS.isdisjoint(dirs)  # (any test folder among them)
 
 
 def module_name(path: str, package_dirs: frozenset[str]) -> str:

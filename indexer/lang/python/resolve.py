@@ -644,8 +644,10 @@ class PythonProject(
             if kind != "sym" and kind != ALTS:  # (no function nor class among them)
                 continue
             # one of several values (`for cls in self.default_tags: self.register(cls)`)
-            values = [e for e in members(r[0]) if e[0] == "sym"
-                      and self._kind(e) in ("function", "method", "class")]  # fmt: skip
+            values = []  # (a loop: a list comprehension is a function made per call)
+            for e in members(r[0]):
+                if e[0] == "sym" and self._kind(e) in ("function", "method", "class"):
+                    values.append(e)
             if not values:
                 continue
             # (a keyword into `**kwargs`: flows.py `keyword_sinks`)

@@ -10,7 +10,7 @@ chain takes its weakest rule's confidence.
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.chains import fold
-from codeimpact.indexer.lang.engine.hierarchy import c3, descendants, first_member
+from codeimpact.indexer.lang.engine.hierarchy import c3, descendants
 from codeimpact.indexer.lang.engine.memo import memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
@@ -232,7 +232,7 @@ class Values:
             if not binds:
                 continue
             # the most telling binding first, then in source order (sorted is stable)
-            for b in sorted(binds, key=lambda b: candidate_rank((b.line, "bind", b))):
+            for b in sorted(binds, key=_bind_rank):
                 r = self._binding_value(cfi, b, depth + 1)
                 # a parameter stored (`self.x, self.y = x, y`) says less than a later binding
                 if r is not None and r[0][0] != "param":
@@ -310,9 +310,11 @@ class Values:
             return ("builtin", attr), reason
         if kind == "super":  # the bases' members, in the order of the class's MRO
             files = self.files
-            hit = first_member(self.mro(ent[1], ent[2])[1:],
-                               lambda k: files[k[0]].members.get(k[1], NO_NAMES).get(attr))  # fmt: skip
-            return (("sym", hit[1][0], hit[2]), reason) if hit is not None else None
+            for p, c in self.mro(ent[1], ent[2])[1:]:  # (first_member written out)
+                m = files[p].members.get(c, NO_NAMES).get(attr)
+                if m is not None:
+                    return ("sym", p, m), reason
+            return None
         return None
 
     @memoized('("instance member", path, local, attr)', "_NO_MEMBER", _NO_MEMBER=_NO_MEMBER)
@@ -336,12 +338,12 @@ class Values:
         if ent[0] != "sym":
             return False
         sym = self.files[ent[1]].syms.get(ent[2])
-        return (
-            sym is not None
-            and sym.kind == "method"
-            and bool(sym.decorators)  # (most methods have none)
-            and any(d == "property" or d.endswith("cached_property") for d in sym.decorators)
-        )
+        if sym is None or sym.kind != "method":
+            return False
+        for d in sym.decorators:  # noqa: SIM110 (most methods have none; no generator made)
+            if d == "property" or d.endswith("cached_property"):
+                return True
+        return False
 
     def call_result(self, ent: Entity, depth: int) -> Entity | None:
         """The value of calling `ent`: an instance for a class, what a function returns."""
@@ -633,7 +635,10 @@ class Values:
     @memoized('("mro", path, local)', "((path, local),)")  # (a cycle of bases stops here)
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """C3 over the bases we can resolve (engine/hierarchy.py)."""
-        return c3((path, local), self._bases(path, local), lambda b: self.mro(*b))
+        return c3((path, local), self._bases(path, local), self._mro_of)
+
+    def _mro_of(self, base: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+        return self.mro(base[0], base[1])
 
     def super_members(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
         """The definitions `super().name` in class `cls` reaches in the MRO of each subclass
@@ -646,19 +651,27 @@ class Values:
             order = self.mro(*sub)
             if (path, cls) not in order:
                 continue
-            rest = order[order.index((path, cls)) + 1 :]
-            hit = first_member(rest, lambda k: files[k[0]].members.get(k[1], NO_NAMES).get(name))
-            if hit is not None and (hit[1][0], hit[2]) not in found:
-                found.append((hit[1][0], hit[2]))
+            # (first_member written out: a lambda made per subclass, 14K per Django)
+            for p, c in order[order.index((path, cls)) + 1 :]:
+                m = files[p].members.get(c, NO_NAMES).get(name)
+                if m is not None:
+                    if (p, m) not in found:
+                        found.append((p, m))
+                    break
         return found
 
     def descendants(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
         """Every subclass of `cls` in the repository, transitively, in a stable order."""
-        return self.memo.cached(
-            ("descendants", path, cls),
-            lambda: tuple(sorted(descendants((path, cls), lambda k: self.subclasses.get(k, ())))),
-            per_file=True,
-        )
+        # (the memo's table read here: a lambda made per call for `cached`, 14K per Django)
+        key = ("descendants", path, cls)
+        table = self.memo.file_table
+        out = table.get(key)
+        if out is None:
+            out = table[key] = tuple(sorted(descendants((path, cls), self._subclasses_of)))
+        return out
+
+    def _subclasses_of(self, key: tuple[str, str]) -> list[tuple[str, str]]:
+        return self.subclasses.get(key, ())
 
     def overrides(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
         """Definitions of method `name` in the subclasses of `cls`, transitively."""
@@ -685,21 +698,30 @@ class Values:
     def _method_classes(self, name: str) -> frozenset:
         """(path, class) of the classes whose body defines a method `name` (the project's
         methods by name: the same in a full and an incremental run)."""
-        return self.memo.cached(
-            ("method classes", name),
-            lambda: frozenset(
+        key = ("method classes", name)
+        table = self.memo.table
+        out = table.get(key)
+        if out is None:
+            out = table[key] = frozenset(
                 (p, local.rpartition(".")[0]) for p, local in self.methods_by_name.get(name, ())
-            ),
-        )
+            )
+        return out
 
     def _descendant_set(self, path: str, cls: str) -> frozenset:
         # (from the walk itself: most classes asked for their overrides are never asked
         # for `descendants`, whose sort is then not made)
-        return self.memo.cached(
-            ("descendant set", path, cls),
-            lambda: frozenset(descendants((path, cls), lambda k: self.subclasses.get(k, ()))),
-            per_file=True,
-        )
+        # (the memo's table read here: a lambda made per call for `cached`, 29K per Django)
+        key = ("descendant set", path, cls)
+        table = self.memo.file_table
+        out = table.get(key)
+        if out is None:
+            out = table[key] = frozenset(descendants((path, cls), self._subclasses_of))
+        return out
+
+
+def _bind_rank(b) -> tuple:
+    """candidate_rank of an instance attribute's binding (instance_attr's sort key)."""
+    return candidate_rank((b.line, "bind", b))
 
 
 def _member_rule(reason: str, member: tuple) -> str:
