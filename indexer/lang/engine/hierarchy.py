@@ -84,17 +84,28 @@ def c3(me: K, bases: Sequence[K], mro_of: Callable[[K], Sequence[K]]) -> tuple[K
         first = tuple(mro_of(bases[0]))
         if me not in first:  # (a cycle of bases: the merge stops where it meets `me`)
             return (me, *first)
-    seqs = [list(mro_of(b)) for b in bases]
+    # (loops, not comprehensions nor any() over a generator: in CPython 3.11 each is a
+    # function made per run of its line)
+    seqs = []
+    for b in bases:
+        seqs.append(list(mro_of(b)))
     seqs.append(list(bases))
     out = [me]
     while True:
-        seqs = [s for s in seqs if s]
+        left = []
+        for s in seqs:
+            if s:
+                left.append(s)
+        seqs = left
         if not seqs:
             return tuple(out)
         for s in seqs:
             head = s[0]
-            if not any(head in t[1:] for t in seqs):
-                break
+            for t in seqs:
+                if head in t[1:]:
+                    break
+            else:
+                break  # (a head in no tail)
         else:
             seen = set(out)
             for s in seqs:

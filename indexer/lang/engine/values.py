@@ -49,4 +49,7 @@ def members(ent: Any) -> tuple:
 
 def each(ent: Any, step: Callable[[Any], Any]) -> Any:
     """`step` applied to every alternative of `ent`, as one entity (see `alternatives`)."""
-    return alternatives(step(e) for e in ent[1])
+    found = []  # (a loop, not a generator: a function made per call)
+    for e in ent[1]:
+        found.append(step(e))
+    return alternatives(found)

@@ -160,7 +160,7 @@ class Containers:
             return None
         if index < 0:
             return r[0]
-        return each((ALTS, (r[0],)), lambda e: self.unpacked(e, index, depth + 1))
+        return alternatives((self.unpacked(r[0], index, depth + 1),))  # (`each` of the one)
 
     def unpacked(self, ent: Entity, index: int, depth: int):
         """The item at `index` of a value unpacked into a tuple of names."""

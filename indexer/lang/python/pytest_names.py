@@ -25,11 +25,12 @@ _FIELDS = (*(SymbolFact._fields.index(f) for f in ("kind", "is_test", "params", 
 
 def is_fixture(sym: SymbolFact | None) -> bool:
     """`@pytest.fixture`, `@pytest.fixture(...)`, `@fixture`, `@pytest_asyncio.fixture`."""
-    return (
-        sym is not None
-        and bool(sym.decorators)  # (most definitions have none)
-        and any(d.removesuffix("()").rpartition(".")[2] == "fixture" for d in sym.decorators)
-    )
+    if sym is None or not sym.decorators:  # (most definitions have none)
+        return False
+    for d in sym.decorators:  # noqa: SIM110 (a loop: no generator made)
+        if d.removesuffix("()").rpartition(".")[2] == "fixture":
+            return True
+    return False
 
 
 def literal_arguments(calls, last: str, key) -> list[str]:

@@ -26,9 +26,12 @@ _METHODS = ("function", "method")
 def property_decorated(decorators: tuple) -> bool:
     """A method whose reading runs it: `@property`, `@cached_property` (functools',
     werkzeug's, Django's...)."""
-    if not decorators:  # (most methods: no generator made for them)
+    if not decorators:  # (most methods)
         return False
-    return any(d == "property" or d.endswith("cached_property") for d in decorators)
+    for d in decorators:  # noqa: SIM110 (a loop: no generator made)
+        if d == "property" or d.endswith("cached_property"):
+            return True
+    return False
 
 
 def class_body_calls(fi: FileIndex, out: list) -> list:

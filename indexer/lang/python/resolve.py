@@ -223,7 +223,11 @@ class PythonProject(
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()
         fi = self.files[path]
-        methods = [(s.name, local) for local, s in fi.syms.items() if s.kind == "method"]
+        # (loops, not comprehensions: in CPython 3.11 each is a function made per run)
+        methods = []
+        for local, s in fi.syms.items():
+            if s.kind == "method":
+                methods.append((s.name, local))
         classes = []
         for local, s in fi.syms.items():
             if s.kind != "class":
@@ -231,10 +235,17 @@ class PythonProject(
             bases, unknown = self._bases_info(path, local)
             members = fi.members.get(local, {})
             # (from its members, fewer than IMPLICIT's names in most classes)
-            found = [_IMPLICIT_AT[m] for m in members if m in _IMPLICIT_AT]
-            if len(found) > 1:
+            found = []
+            for m in members:
+                if m in _IMPLICIT_AT:
+                    found.append(_IMPLICIT_AT[m])
+            if not found:
+                implicit = ()
+            elif len(found) == 1:
+                implicit = (found[0][1],)
+            else:
                 found.sort()  # IMPLICIT's order
-            implicit = tuple(m for _, m in found) if found else ()
+                implicit = tuple([m for _, m in found])
             if unknown:  # what a library base calls back (entrypoints.py) is looked up unnamed
                 names = fi.names.get(local, {})
                 implicit += tuple(sorted(n for n in self.entry_table.hooked_names
@@ -244,7 +255,10 @@ class PythonProject(
         # its index is built: only the file's own resolution reads its calls and references
         # again (FileFacts.unload; a full build summarises every file before forking)
         fi.facts.unload()
-        decorated = [s for s in fi.syms.values() if s.decorators]  # (few definitions)
+        decorated = []  # (few definitions)
+        for s in fi.syms.values():
+            if s.decorators:
+                decorated.append(s)
         if not self._fixture_met and decorated:
             self._fixture_met = any(is_fixture(s) for s in decorated)
         class_calls: list = []
