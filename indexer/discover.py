@@ -12,11 +12,12 @@ import os
 import re
 import stat
 import subprocess
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.gitinfo import checked, not_a_repository, run_git
+from codeimpact.indexer.gitinfo import checked, not_a_repository, run_git, run_git_meanwhile
 from codeimpact.indexer.lang import DECLARED, language_name_for
 
 ALWAYS_SKIPPED = (
@@ -48,12 +49,16 @@ class Untracked:
     paths: set[str] | None = None
 
 
-def _git_files(repo: Path, untracked: Untracked | None = None) -> list[str] | None:
+def _git_files(repo: Path, untracked: Untracked | None = None,
+               meanwhile: Callable[[], object] | None = None) -> list[str] | None:  # fmt: skip
     # -t tags each path (`?` untracked): the run's `git status` then needs no untracked
     # walk of its own (worktree.StatusProbe), the costlier half of it (~40 of ~70 ms, Django)
     args = ("ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
     try:
-        out = run_git(repo, *args, timeout=120)
+        if meanwhile is None:
+            out = run_git(repo, *args, timeout=120)
+        else:
+            out = run_git_meanwhile(repo, args, meanwhile, timeout=120)
     except (OSError, subprocess.TimeoutExpired):
         return None
     # outside a work tree: the folder is walked (git's other refusals are the user's to see,
@@ -213,13 +218,16 @@ def discover(
     configs_out: dict[str, str] | None = None,
     untracked: Untracked | None = None,
     listed: Listed | None = None,
+    meanwhile: Callable[[], Mapping[str, os.stat_result] | None] | None = None,
 ) -> list[SourceFile]:
     """The files to index, sorted by path, with their language and size.
 
     With `configs_out`, also collects the text of the project files that the
     enabled languages' resolvers read (LanguageSpec.config_files: tsconfig.json, go.mod, ...).
     With `untracked`, also says which of the files git listed are untracked. With `listed`,
-    outside git, also what the walk saw of each folder (`Listed`).
+    outside git, also what the walk saw of each folder (`Listed`). `meanwhile` is called
+    while git lists the files (not when git cannot be run: nothing waits then); what it
+    returns is the `os.lstat` of files by path, taken then, which the listing uses.
     """
     wanted = {
         name
@@ -228,7 +236,8 @@ def discover(
         for name in spec.config_files
     }
     repo = repo.resolve()
-    names = _git_files(repo, untracked)
+    pre: dict[str, os.stat_result] = {}
+    names = _git_files(repo, untracked, meanwhile and (lambda: pre.update(meanwhile() or ())))
     if names is None:
         names = _walk_files(repo, config.ignore, listed)
     elif config.ignore:
@@ -248,12 +257,12 @@ def discover(
             continue
         if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
             continue
-        full = os.path.join(root, rel)
         try:
-            st = os.lstat(full)
+            st = pre.get(rel) or os.lstat(os.path.join(root, rel))
         except OSError:
             continue  # deleted in the work tree but still in git's index
         if stat.S_ISLNK(st.st_mode):  # the lstat answers: no second and third call per file
+            full = os.path.join(root, rel)
             real = os.path.realpath(full)
             if not (real == root or real.startswith(root + os.sep)) or not os.path.isfile(real):
                 continue

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -57,6 +57,22 @@ def start_git(repo: Path, *args: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         env=_git_env(),
     )
+
+
+def run_git_meanwhile(repo: Path, args: Sequence[str], meanwhile: Callable[[], object],
+                      timeout: float = GIT_TIMEOUT) -> subprocess.CompletedProcess:  # fmt: skip
+    """`run_git`'s answer, with `meanwhile()` called while git runs: the caller's own work
+    where it would wait (git runs on another core). git is killed and reaped when
+    `meanwhile` raises or git outlives `timeout` (subprocess.TimeoutExpired, as run_git)."""
+    with start_git(repo, *args) as proc:
+        try:
+            meanwhile()
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:
+            proc.kill()
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def not_a_repository(stderr: bytes) -> bool:

@@ -1,0 +1,95 @@
+"""What a run does while git lists the files (pipeline._WhileListing).
+
+`git ls-files` runs on another core while the run would wait for it (Django: ~40 ms quiet,
+80-140 ms at load); the run checks the live generation there, and when a file's stat moved
+since it, imports the incremental run's modules (numpy's ~50 ms of CPU among them), which
+an edit needs next. A no-op imports none of them, there or after.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from codeimpact.indexer import gitinfo
+
+# the modules loaded when the run reads git's listing, then the report
+PROBE = """
+import json, subprocess, sys
+seen = []
+communicate = subprocess.Popen.communicate
+def probe(self, *a, **k):
+    if "ls-files" in self.args:
+        seen.append(sorted(m for m in sys.modules if m in {watch!r}))
+    return communicate(self, *a, **k)
+subprocess.Popen.communicate = probe
+from codeimpact.cli import main
+try:
+    main(["analyze", "--index-only", "--json", sys.argv[1]])
+except SystemExit as e:
+    assert not e.code, e.code
+print(json.dumps(seen))
+"""
+WATCH = {"numpy", "codeimpact.indexer.incremental_run"}
+# enough files that one edited is an edit (a third of them changed is a full build)
+FILLER = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)}
+
+
+def _analyze(repo) -> tuple[dict, list]:
+    probe = PROBE.format(watch=WATCH)
+    out = subprocess.check_output([sys.executable, "-c", probe, str(repo)], text=True)
+    report, _, seen = out.rstrip("\n").rpartition("\n")
+    return json.loads(report), json.loads(seen)
+
+
+def test_an_edit_imports_its_run_while_git_lists_the_files(make_repo, index_repo):
+    repo = make_repo({**FILLER, "pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "f = 1\n"})
+    index_repo(repo)
+    report, seen = _analyze(repo)
+    assert report["mode"] == "unchanged" and seen == [[]]
+    (repo / "pkg/a.py").write_text("def f():\n    return 2\n\n\ndef g():\n    return f()\n")
+    report, seen = _analyze(repo)
+    assert report["mode"] == "incremental" and report["delta"]["symbols_inserted"] == 1
+    assert seen == [sorted(WATCH)]
+
+
+def test_a_file_added_is_indexed_though_no_stat_moved(make_repo, index_repo):
+    repo = make_repo({**FILLER, "pkg/a.py": "def f():\n    return 1\n"})
+    index_repo(repo)
+    (repo / "pkg/b.py").write_text("from pkg.a import f\n\n\ndef g():\n    return f()\n")
+    report, seen = _analyze(repo)
+    assert report["mode"] == "incremental" and report["delta"]["files_written"] == 1
+    assert seen == [[]]  # imported after the scan, as before
+
+
+def test_a_config_change_found_while_listing_still_rebuilds(make_repo, index_repo):
+    repo = make_repo({"pkg/a.py": "def f():\n    return 1\n", "go.mod": "module x\n",
+                      "m/m.go": "package m\n"})  # fmt: skip
+    index_repo(repo)
+    (repo / "go.mod").write_text("module y\n")
+    (repo / "pkg/a.py").write_text("def f():\n    return 2\n")
+    report, _ = _analyze(repo)
+    assert report["mode"] == "full" and report["reason"] == "project config files changed"
+
+
+def test_git_is_reaped_when_the_work_meanwhile_raises(make_repo, monkeypatch):
+    repo = make_repo({"pkg/a.py": "x = 1\n"})
+    started, popen = [], gitinfo.subprocess.Popen
+
+    def start(*a, **k):
+        started.append(popen(*a, **k))
+        return started[-1]
+
+    monkeypatch.setattr(gitinfo.subprocess, "Popen", start)
+
+    def fail():
+        raise KeyError("meanwhile")
+
+    with pytest.raises(KeyError):
+        gitinfo.run_git_meanwhile(repo, ("ls-files", "-z"), fail)
+    assert len(started) == 1 and started[0].returncode is not None  # waited for: no zombie
+    out = gitinfo.run_git_meanwhile(repo, ("ls-files", "-z"), lambda: None)
+    assert out.returncode == 0 and out.stdout.split(b"\0")[0] == b"pkg/a.py"
