@@ -27,7 +27,9 @@ def write_unresolved(gen_dir: Path, sites: dict[str, list[tuple[str, int]]] | Pa
             fsync_file(gen_dir / UNRESOLVED_FILE)
         fsync_dir(gen_dir)
         return
-    atomic_write(gen_dir / UNRESOLVED_FILE, marshal.dumps({k: list(v) for k, v in sites.items()}))
+    if not all(type(v) is list for v in sites.values()):  # lists already: an edit's (read)
+        sites = {k: list(v) for k, v in sites.items()}  # (Django: 10 ms of the 17 a write took)
+    atomic_write(gen_dir / UNRESOLVED_FILE, marshal.dumps(sites))
 
 
 def read_unresolved(gen_dir: Path) -> dict[str, list[tuple[str, int]]]:

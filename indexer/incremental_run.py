@@ -111,8 +111,9 @@ class _Diff:
     kinds: np.ndarray
     rank: np.ndarray  # each node's rank in uid order
     # name -> (scope, line) of its call sites; or the live generation's folder, whose
-    # unresolved sites stand (none of the files resolved again changed theirs)
-    unresolved: dict[str, list[tuple[str, int]]] | Path
+    # unresolved sites stand (none of the files resolved again changed theirs); asked for
+    # once the writer has the delta: neither it nor the Meta needs them
+    unresolved: Callable[[], dict[str, list[tuple[str, int]]] | Path]
 
 
 def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | str:
@@ -467,17 +468,21 @@ def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f
     st = res.state
     flags, kinds = node_arrays(res, len(st.ids), snap.node_flags, snap.node_kind)
     rank = node_ranks(res, snap.node_rank, old_state.ids)
+
     # the live generation's file (2.4 MB on Django: read, patched and written again cost
     # ~30 ms of CPU) is linked when no site changed (a comment edited, a function added
-    # whose calls all resolve)
-    unresolved: dict[str, list[tuple[str, int]]] | Path = prev.gen.path
-    if (
-        removed
-        or not (prev.gen.path / UNRESOLVED_FILE).is_file()
-        or not same_unresolved(old_state, new_out)
-    ):
-        unresolved = read_unresolved(prev.gen.path)
-        patch_unresolved(unresolved, old_state, new_out, removed)
+    # whose calls all resolve); else it is read (~18 ms) while the writer commits
+    def unresolved() -> dict[str, list[tuple[str, int]]] | Path:
+        if (
+            removed
+            or not (prev.gen.path / UNRESOLVED_FILE).is_file()
+            or not same_unresolved(old_state, new_out)
+        ):
+            sites = read_unresolved(prev.gen.path)
+            patch_unresolved(sites, old_state, new_out, removed)
+            return sites
+        return prev.gen.path
+
     return _Diff(res, flags, kinds, rank, unresolved)
 
 
@@ -512,7 +517,7 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     try:
         run.phase("write", t)
         # the side files while the child commits the delta (two cores: one each)
-        run.save_state(gen, st, diff.flags, diff.kinds, diff.unresolved, meta, diff.rank)
+        run.save_state(gen, st, diff.flags, diff.kinds, diff.unresolved(), meta, diff.rank)
         t = time.perf_counter()
         written = pending.result()
         run.phase("write", t, add=True)

@@ -53,3 +53,31 @@ def test_unchanged_sites_are_linked_and_changed_ones_rewritten(tmp_path):
     assert run(repo).mode == "incremental"
     assert "unknown_call" not in _sites(repo)[1]
     assert_same_as_full(repo, tmp_path)
+
+
+def test_sites_are_read_once_the_writer_has_the_delta(tmp_path, monkeypatch):
+    """The live sites (Django: 2.4 MB, ~18 ms to read) are read and patched while the
+    writer commits the delta, not before the run hands it over."""
+    from codeimpact.indexer import delta_write, incremental_run
+
+    repo = tmp_path / "repo"
+    write_files(repo, {**BASE, "pkg/uses.py": USES})
+    run(repo)
+    order: list[str] = []
+    commit, read = delta_write.EarlyWrite.commit, incremental_run.read_unresolved
+
+    def committed(self, *a, **k):
+        order.append("commit")
+        return commit(self, *a, **k)
+
+    def reading(*a, **k):
+        order.append("read")
+        return read(*a, **k)
+
+    monkeypatch.setattr(delta_write.EarlyWrite, "commit", committed)
+    monkeypatch.setattr(incremental_run, "read_unresolved", reading)
+    _edit(repo, "pkg/uses.py", "def go():\n", "\ndef go():\n")  # the site's line moves
+    assert run(repo).mode == "incremental"
+    assert order == ["commit", "read"]
+    assert _sites(repo)[1]["unknown_call"] == [("pkg/uses.py::go", 4)]
+    assert_same_as_full(repo, tmp_path)
