@@ -158,7 +158,7 @@ class Decorators:
         names, memo = fi.names, self.memo
         for local, sym in decorated:
             scope = fi.parent.get(local, "")
-            src = self.uid(fi.path, scope)
+            src = self.here_uid(fi, scope)
             value: Entity = ("sym", fi.path, local)
             for chain in reversed(sym.decorators):
                 called = chain.endswith("()")
@@ -221,7 +221,7 @@ class Decorators:
                     continue
                 local, n = f"{scope}.{name}", 1
                 while local in syms and syms[local].kind == "function":
-                    edges.add("REFERENCES", self.uid(fi.path, scope), self.uid(fi.path, local),
+                    edges.add("REFERENCES", self.here_uid(fi, scope), self.uid(fi.path, local),
                               "scope", r.line)  # fmt: skip
                     n += 1
                     local = f"{scope}.{name}#{n}"

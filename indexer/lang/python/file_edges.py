@@ -37,12 +37,12 @@ class FileEdges:
             return  # under `if TYPE_CHECKING:` (or `__main__`): it does not run on import
         target = self.module_run_by(fi, imp)
         if target is not None and target != fi.path:
-            edges.add("IMPORTS", self.uid(fi.path, imp.scope), self.uid(target, ""), "import",
+            edges.add("IMPORTS", self.here_uid(fi, imp.scope), self.uid(target, ""), "import",
                       imp.line)  # fmt: skip
 
     def file_edges(self, fi: FileIndex, edges: Edges) -> None:
         path, f = fi.path, fi.facts
-        module_uid = self.uid(path, "")
+        module_uid = self.here_uid(fi, "")
         test_file = self.is_test_path(path)
         for imp in f.imports:
             if test_file:
@@ -78,7 +78,9 @@ class FileEdges:
                 continue
             for ent in members(r[0]):  # (a base imported in a try/except: either)
                 if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
-                    edges.add("EXTENDS", self.uid(path, h.scope), self.ent_uid(ent), r[1], h.line)
+                    edges.add(
+                        "EXTENDS", self.here_uid(fi, h.scope), self.ent_uid(ent), r[1], h.line
+                    )
 
         self.read_edges(fi, edges)
         lookups = self._lookups
@@ -94,12 +96,12 @@ class FileEdges:
                 reads: list = []
                 r = self.eval_chain(fi, ref.scope, target, ref.line, 0, reads)
                 for getter, rule in reads:
-                    edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
+                    edges.call(self.here_uid(fi, ref.scope), self.ent_uid(getter), rule, ref.line)
             if r is None or r[0][0] != "sym":
                 continue
             ent, reason = r
             if self._kind(ent) in ("class", "function", "method"):
-                src = self.uid(path, ref.scope)
+                src = self.here_uid(fi, ref.scope)
                 dst = self.ent_uid(ent)
                 if src != dst:
                     edges.add("REFERENCES", src, dst, reason, ref.line)

@@ -95,7 +95,7 @@ class Implicit:
             if r is None:
                 continue
             (_, path, cls, _exact), rule, methods = r
-            src = self.uid(fi.path, b.scope)
+            src = self.here_uid(fi, b.scope)
             for name in methods:
                 self._implicit_call(path, cls, name, rule, edges, src, b.line)
 
@@ -107,7 +107,7 @@ class Implicit:
             if r is None or r[0][0] != "inst":
                 continue
             (_, path, cls, _exact), rule = r
-            src = self.uid(fi.path, b.scope)
+            src = self.here_uid(fi, b.scope)
             m = self.class_member(path, cls, "__iter__", 0)
             if m is None or not self._implicit_call(
                 path, cls, "__iter__", rule, edges, src, b.line
@@ -154,13 +154,13 @@ class Implicit:
                     reads = []
             r = self.eval_chain(fi, b.scope, receiver, b.line, 0, reads)
             if reads:
-                src = self.uid(fi.path, b.scope)
+                src = self.here_uid(fi, b.scope)
                 for getter, rule in reads:
                     edges.call(src, self.ent_uid(getter), rule, b.line)
             if r is None or r[0][0] != "inst":
                 continue
             (_, path, cls, _exact), rule = r
-            src = self.uid(fi.path, b.scope)
+            src = self.here_uid(fi, b.scope)
             if setattr_defined:  # it runs for every assignment, and may run the setter next
                 self._implicit_call(path, cls, "__setattr__", rule, edges, src, b.line)
             m = self.class_member(path, cls, attr, 0)

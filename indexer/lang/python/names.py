@@ -361,6 +361,19 @@ class Names:
         self.memo.next_file()
         self._lookups = {}
         self._folds = {}  # values.py: the steps after a chain's head
+        self._srcs = {}  # `here_uid`
+
+    # scope -> its uid, for the file being resolved (`here_uid`): the source of most edges
+    # the file makes, one string per scope (not one made per edge, each hashed again where
+    # the edges are deduplicated and encoded)
+    _srcs: dict
+
+    def here_uid(self, fi: FileIndex, scope: str) -> str:
+        """`uid(fi.path, scope)` for the file being resolved (`fi`: that file only)."""
+        src = self._srcs.get(scope)
+        if src is None:
+            src = self._srcs[scope] = f"{fi.path}::{scope}"
+        return src
 
     def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
         seen = self._lookups

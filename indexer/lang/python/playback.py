@@ -105,6 +105,7 @@ class Playback:
         # no (scope, callee) key is made per site)
         here: dict = {}
         cur_scope, cur = None, here
+        srcs = self._srcs  # (names.py here_uid: the scope's uid, made once per scope)
         append = edges.append
         unresolved = out.unresolved
         # (resolve.py `resolve_call`'s guard written out: one frame less per site, ~100K per
@@ -126,6 +127,9 @@ class Playback:
                     if cur is None:
                         cur = here[scope] = {}
                     cur_scope = scope
+                    src = srcs.get(scope)
+                    if src is None:
+                        src = srcs[scope] = f"{path}::{scope}"
                 hit = cur.get(callee)
                 if hit is None:
                     # a call played back (`f(...)` or `x.m(...)`, not a decorator nor a
@@ -149,13 +153,12 @@ class Playback:
                         hit = (
                             (name, method, last, value)
                             if played is None
-                            else [f"{path}::{scope}", *played[:3], None, played[3]]
+                            else [src, *played[:3], None, played[3]]
                         )
                     if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
                         # (`resolve_call` from the value of the first name on, and `_called`,
                         # written out here: a method's frame per site was ~40K per Django)
                         name, method, last, value = hit
-                        src = f"{path}::{scope}"
                         kept = True  # (the lookup kept for the file: not line-dependent)
                         try:
                             if value is MISSING:

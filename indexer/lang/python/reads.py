@@ -157,7 +157,6 @@ class Reads:
         names = self.read_names
         if not names:
             return
-        path = fi.path
         chains = self._read_chains
         if chains is None:
             chains = self._read_chains = {}
@@ -177,7 +176,7 @@ class Reads:
             if found is not None:
                 self.member_reads(found, steps[-1], 0, reads)
             for getter, rule in reads:
-                edges.call(self.uid(path, ref.scope), self.ent_uid(getter), rule, ref.line)
+                edges.call(self.here_uid(fi, ref.scope), self.ent_uid(getter), rule, ref.line)
 
     def property_read(self, receiver, name: str, depth: int, reads: list) -> None:
         """Reading `name` on an instance runs its property's getter or its descriptor's

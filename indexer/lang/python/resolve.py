@@ -123,6 +123,7 @@ class PythonProject(
         # (the lookups kept while a file is resolved: names.py, values.py; what playback.py's
         # recording reads; instance attributes that no class of the project binds)
         self._lookups = self._folds = None
+        self._srcs = {}
         self._src_read = False
         # dotted argument -> whether it reads a member of `member_names` (playback.py)
         self._argument_reads: dict[str, bool] = {}
@@ -418,7 +419,9 @@ class PythonProject(
                                    edges, out)  # fmt: skip
             if alts:
                 return
-        src = f"{fi.path}::{scope}"  # (self.uid)
+        src = self._srcs.get(scope)  # (here_uid written out)
+        if src is None:
+            src = self._srcs[scope] = f"{fi.path}::{scope}"
         if steps is None:
             out.unresolved.append(_new(Unresolved, (src, last, line)))
             return
