@@ -28,4 +28,6 @@ class Edges(list):
     def dispatch(self, src: str, targets: Iterable[str], line: int) -> None:
         """Calls to each implementation that may run instead of the one resolved."""
         conf = CONFIDENCE["dispatch"]
-        self.extend(_new(Edge, ("CALLS", src, dst, conf, "dispatch", line)) for dst in targets)
+        append = self.append
+        for dst in targets:  # (a loop, not a generator: a function made per call)
+            append(_new(Edge, ("CALLS", src, dst, conf, "dispatch", line)))

@@ -168,7 +168,10 @@ class Containers:
             r = self.item_of(ent, "scope", str(index), depth + 1)
             return r[0] if r is not None else None
         if ent[0] == ALTS:
-            return each(ent, lambda e: self.unpacked(e, index, depth + 1))
+            found = []  # (`each` written out: a lambda made per call)
+            for e in ent[1]:
+                found.append(self.unpacked(e, index, depth + 1))
+            return alternatives(found)
         if ent[0] == "tup" and index < len(ent[3]):
             return self.eval_type(self.files[ent[1]], ent[2], ent[3][index], depth + 1)
         if ent[0] == "seq":

@@ -201,9 +201,11 @@ class Flows:
             and "staticmethod" not in tsym.decorators
             and (kind == "class" or through_attribute)
         )
-        shift = 1 if bound else 0
-        pname = next((n for n, (i, _) in params.items() if i - shift == key), None)
-        return (target, pname) if pname is not None else None
+        at = key + 1 if bound else key
+        for n, (i, _) in params.items():  # (a loop, not next() over a generator)
+            if i == at:
+                return target, n
+        return None
 
     def items_flow(self, fi, call, ent, key, value, through_attribute: bool, edges,
                    src: str) -> None:  # fmt: skip

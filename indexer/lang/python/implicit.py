@@ -265,8 +265,10 @@ class Implicit:
         if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
             out.append((self.ent_uid(init[0]), "constructor"))
         names = ["__new__"]
-        if any(self._is_dataclass(p, c) for p, c in self.mro(path, cls)):
-            names.append("__post_init__")
+        for p, c in self.mro(path, cls):  # (a loop: no generator made)
+            if self._is_dataclass(p, c):
+                names.append("__post_init__")
+                break
         for name in names:
             m = self.class_member(path, cls, name, 0)
             if m is not None and m[0][0] == "sym" and self._kind(m[0]) == "method":

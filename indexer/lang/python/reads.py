@@ -123,7 +123,10 @@ def chain_reads(chain: str, names: frozenset[str]) -> bool:
     steps = parse_steps(chain) if chain[:1] != "?" else None
     if steps is None:
         return False
-    return any(name in names for name, _suffix in steps[1:])
+    for step in steps[1:]:  # noqa: SIM110 (a loop: no generator made)
+        if step[0] in names:
+            return True
+    return False
 
 
 def _read_steps(chain: str, names: frozenset[str]) -> tuple | None:

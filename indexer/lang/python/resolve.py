@@ -589,14 +589,19 @@ class PythonProject(
         a subclass with several bases may be another base's (a diamond)."""
         if receiver[0][0] == "super":
             _, path, cls = receiver[0]
-            edges.dispatch(src, (self.uid(*m) for m in self.super_members(path, cls, name)
-                                 if m != (ent[1], ent[2])), line)  # fmt: skip
+            found = self.super_members(path, cls, name)
+        else:
+            cls = _polymorphic(receiver)
+            if cls is None:
+                return
+            found = self.overrides(cls[0], cls[1], name)
+        if not found:  # (most: no generator nor list made)
             return
-        cls = _polymorphic(receiver)
-        if cls is None:
-            return
-        found = self.overrides(cls[0], cls[1], name)
-        edges.dispatch(src, (self.uid(p, m) for p, m in found if (p, m) != (ent[1], ent[2])), line)
+        targets = []
+        for p, m in found:
+            if p != ent[1] or m != ent[2]:
+                targets.append(self.uid(p, m))
+        edges.dispatch(src, targets, line)
 
     def _dispatch_only(self, receiver, name, edges, src, line) -> bool:
         """C has no `name`, but subclasses define it (an abstract base, a mixin)."""
@@ -604,8 +609,10 @@ class PythonProject(
         if cls is None:
             return False
         found = self.overrides(cls[0], cls[1], name)
-        edges.dispatch(src, (self.uid(p, m) for p, m in found), line)
-        return bool(found)
+        if not found:
+            return False
+        edges.dispatch(src, [self.uid(p, m) for p, m in found], line)
+        return True
 
     def _unique_name(self, name: str, edges, src, line) -> bool:
         """Receiver unknown: the only method of that name in the repository, at 0.5.
@@ -624,7 +631,10 @@ class PythonProject(
         if self._is_property(("sym", p, local)):  # its value is called, not the getter
             return True
         cls = self.files[p].parent.get(local, "")
-        return any(self.has_unknown_base(cp, c) for cp, c in self.mro(p, cls))
+        for cp, c in self.mro(p, cls):  # noqa: SIM110 (a loop: no generator made)
+            if self.has_unknown_base(cp, c):
+                return True
+        return False
 
     def unique_target(self, found: tuple[str, str]) -> str:
         """A decorated method's call reaches what its decorators returned."""
