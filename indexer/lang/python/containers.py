@@ -147,7 +147,10 @@ class Containers:
     def container_iter(self, ent: Entity, index: int, depth: int):
         """An element of `for x in ent` (index >= 0: its position in a tuple target)."""
         if ent[0] == ALTS:
-            return each(ent, lambda e: self.iter_item(e, index, depth + 1))
+            found = []  # (`each` written out: a lambda made per call)
+            for e in ent[1]:
+                found.append(self.iter_item(e, index, depth + 1))
+            return alternatives(found)
         if ent[0] == VIEW:
             if ent[5] != "items()":
                 return None

@@ -141,8 +141,10 @@ class Decorators:
     def decorator_edges(self, fi: FileIndex, edges) -> None:
         """The application of each decorator: a call of what `d(...)` returned, from the
         enclosing scope, and the decorated value passed to what is applied."""
-        decorated = [(local, sym) for local, sym in fi.syms.items()
-                     if sym.decorators and sym.kind in _DECORATED]  # fmt: skip
+        decorated = []  # (a loop: a list comprehension is a function made per file)
+        for local, sym in fi.syms.items():
+            if sym.decorators and sym.kind in _DECORATED:
+                decorated.append((local, sym))
         if not decorated:
             return
         lines: dict[tuple[str, str], int] = {}

@@ -44,7 +44,9 @@ class Flows:
     def sinks(self, path: str, fn: str, pname: str, depth: int = 0) -> frozenset:
         """(path, scope) of every scope that calls the value passed to `pname` of `fn`."""
         fi = self.files[path]
-        out = {(path, s) for s in fi.param_calls.get(fn, NO_NAMES).get(pname, ())}
+        out = set()  # (a loop: a set comprehension is a function made per call)
+        for s in fi.param_calls.get(fn, NO_NAMES).get(pname, ()):
+            out.add((path, s))
         for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
             out |= self._passed_on(path, scope, callee, k, line, depth)
         cls = fi.parent.get(fn, "")
@@ -63,7 +65,9 @@ class Flows:
         """(path, scope) of every scope that calls an item of what `pname` of `fn` was passed
         (`items[0]()`, `for f in items: f()`), also where it is passed on."""
         fi = self.files[path]
-        out = {(path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ())}
+        out = set()
+        for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ()):
+            out.add((path, s))
         for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
             out |= self._passed_on(path, scope, callee, k, line, depth, True)
         return frozenset(out)
@@ -76,7 +80,9 @@ class Flows:
         `**pname` of `fn`: an item of it called (`kwargs["cb"]()`), and where it is spread
         on (`inner(**kwargs)`) the sinks of what takes `kw` there."""
         fi = self.files[path]
-        out = {(path, s) for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ())}
+        out = set()
+        for s in fi.param_item_calls.get(fn, NO_NAMES).get(pname, ()):
+            out.add((path, s))
         for scope, callee, k, line in fi.param_passes.get(fn, NO_NAMES).get(pname, ()):
             if k == "**":
                 out |= self._passed_on(path, scope, callee, kw, line, depth, spread=True)

@@ -150,8 +150,11 @@ class Implicit:
             reads: list | None = None
             if "." in receiver and names:
                 steps = parse_steps(receiver)
-                if steps is not None and any(name in names for name, _ in steps[1:]):
-                    reads = []
+                if steps is not None:
+                    for step in steps[1:]:  # (a loop, not any() over a generator)
+                        if step[0] in names:
+                            reads = []
+                            break
             r = self.eval_chain(fi, b.scope, receiver, b.line, 0, reads)
             if reads:
                 src = self.here_uid(fi, b.scope)

@@ -112,6 +112,7 @@ class Playback:
         # Django; a try costs nothing in CPython 3.11 until it catches)
         resolve = self._resolve_call
         path, bound = fi.path, fi.getattr_bound
+        played_builtin = 0  # (added to out.calls_builtin at the end: not an attribute per site)
         for call in calls:
             # (each field a slot read: api's fact types, native/core_fields.c; an unpacking of
             # a tuple subclass is the generic one, an iterator's steps)
@@ -188,7 +189,7 @@ class Playback:
                             append(_new(Edge, (rel, src, dst, conf, reason, line)))
                     for name in names:
                         unresolved.append(_new(Unresolved, (src, name, line)))
-                    out.calls_builtin += builtin
+                    played_builtin += builtin
                     if args:
                         try:
                             self._arguments(fi, call, src, edges, follow)
@@ -199,6 +200,7 @@ class Playback:
                 resolve(fi, call, scope, callee, line, kind, args, edges, out)
             except RecursionError:  # an absurdly deep chain: unresolved, not a crash
                 self._too_deep(fi, call, out)
+        out.calls_builtin += played_builtin
 
     def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
                 src: str, out: ResolvedFile) -> list | tuple:  # fmt: skip
