@@ -52,51 +52,113 @@ static int key_order(const void *a, const void *b) {
     return 0;
 }
 
+/* The edges kept by the current call, by (rel, src, dst): an open-addressing table of this
+ * file's own, kept from call to call (a slot is of the call whose generation it holds),
+ * probed by the three strs' hashes (each str keeps its own once computed): a dict keyed by a
+ * 3-tuple sliced from every edge cost ~1,200 instructions an edge. */
+typedef struct {
+    Py_ssize_t at; /* the kept edge's place in `kept` */
+    Py_hash_t hash;
+    uint32_t gen;
+} kept_key_t;
+static kept_key_t *key_slots;
+static size_t key_mask; /* slots - 1 (a power of two) */
+static uint32_t key_gen;
+
+static inline size_t key_home(Py_hash_t h) {
+    return (size_t)(((uint64_t)h * 0x9E3779B97F4A7C15u) >> 32) & key_mask;
+}
+
+/* room for `n` keys at most half full, every slot free (-1 without memory) */
+static int keys_begin(Py_ssize_t n) {
+    size_t want = 1024;
+    while (want < 2 * (size_t)n) want *= 2;
+    if (key_slots == NULL || key_mask + 1 < want) {
+        PyMem_Free(key_slots);
+        key_slots = PyMem_Calloc(want, sizeof *key_slots);
+        if (key_slots == NULL) {
+            key_mask = 0;
+            PyErr_NoMemory();
+            return -1;
+        }
+        key_mask = want - 1;
+        key_gen = 0;
+    }
+    if (++key_gen == 0) { /* (wrapped: no slot may look current) */
+        for (size_t i = 0; i <= key_mask; i++) key_slots[i].gen = 0;
+        key_gen = 1;
+    }
+    return 0;
+}
+
+static inline int same_str(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
+           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
+}
+
 PyObject *core_dedupe_edges(PyObject *self, PyObject *args) {
     PyObject *edges, *relay;
     (void)self;
     if (!PyArg_ParseTuple(args, "OU:dedupe_edges", &edges, &relay)) return NULL;
     PyObject *seq = PySequence_Fast(edges, "dedupe_edges: edges must be a sequence");
     if (seq == NULL) return NULL;
-    PyObject *best = PyDict_New();
-    if (best == NULL) goto fail;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k = 0;
     PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject **kept = PyMem_New(PyObject *, n > 0 ? n : 1); /* (borrowed: `seq` holds them) */
+    if (kept == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (keys_begin(n) < 0) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *e = items[i];
         if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 6) {
             PyErr_SetString(PyExc_TypeError, "dedupe_edges: an edge is a tuple of 6 fields");
             goto fail;
         }
+        uint64_t h = 0;
         for (int f = 0; f < 3; f++) {
-            if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(e, f))) {
+            PyObject *s = PyTuple_GET_ITEM(e, f);
+            if (!PyUnicode_CheckExact(s)) {
                 PyErr_SetString(PyExc_TypeError, "dedupe_edges: rel, src and dst are str");
                 goto fail;
             }
+            Py_hash_t hs = PyObject_Hash(s);
+            if (hs == -1) goto fail;
+            h = (h ^ (uint64_t)hs) * 0x100000001B3u;
         }
-        PyObject *key = PyTuple_GetSlice(e, 0, 3);
-        if (key == NULL) goto fail;
-        PyObject *cur = PyDict_GetItemWithError(best, key); /* borrowed */
-        int put = 1;
-        if (cur != NULL) {
-            put = edge_better(e, cur, relay);
-        } else if (PyErr_Occurred()) {
-            put = -1;
+        size_t slot = key_home((Py_hash_t)h);
+        kept_key_t *at;
+        for (; (at = &key_slots[slot])->gen == key_gen; slot = (slot + 1) & key_mask) {
+            PyObject *cur = kept[at->at];
+            if (at->hash == (Py_hash_t)h &&
+                same_str(PyTuple_GET_ITEM(e, 0), PyTuple_GET_ITEM(cur, 0)) &&
+                same_str(PyTuple_GET_ITEM(e, 1), PyTuple_GET_ITEM(cur, 1)) &&
+                same_str(PyTuple_GET_ITEM(e, 2), PyTuple_GET_ITEM(cur, 2)))
+                break;
         }
-        if (put > 0 && PyDict_SetItem(best, key, e) < 0) put = -1;
-        Py_DECREF(key);
+        if (at->gen != key_gen) { /* a key met first */
+            *at = (kept_key_t){k, (Py_hash_t)h, key_gen};
+            kept[k++] = e;
+            continue;
+        }
+        int put = edge_better(e, kept[at->at], relay);
         if (put < 0) goto fail;
+        if (put) kept[at->at] = e;
     }
-    PyObject *out = PyDict_Values(best);
-    Py_DECREF(best);
-    Py_DECREF(seq);
+    qsort(kept, (size_t)k, sizeof(PyObject *), key_order);
+    PyObject *out = PyList_New(k);
     if (out != NULL) {
-        qsort(PySequence_Fast_ITEMS(out), (size_t)PyList_GET_SIZE(out), sizeof(PyObject *),
-              key_order);
+        for (Py_ssize_t i = 0; i < k; i++) PyList_SET_ITEM(out, i, Py_NewRef(kept[i]));
     }
+    PyMem_Free(kept);
+    Py_DECREF(seq);
     return out;
 fail:
-    Py_XDECREF(best);
+    PyMem_Free(kept);
     Py_DECREF(seq);
     return NULL;
 }

@@ -51,3 +51,22 @@ def test_not_edges_refused():
         dedupe_edges([("CALLS", "a", "b")])
     with pytest.raises(TypeError):
         dedupe_edges([("CALLS", "a", 3, 1.0, "scope", 1)])
+
+
+def test_many_keys_equal_strings_other_objects_and_calls_after():
+    # thousands of distinct keys (past the table's first 1,024 slots), each met again as
+    # fresh equal strings (resolvers make a string per mention), then a smaller call whose
+    # keys a slot of the bigger one's would match: nothing carries over
+    rng = random.Random(3)
+    keys = [("CALLS", f"m{i % 97}.py::f{i}", f"x{i * 7 % 1013}.py::g") for i in range(4000)]
+    edges = []
+    for _ in range(3):
+        for rel, src, dst in rng.sample(keys, len(keys)):
+            edges.append(Edge("".join(rel), "".join(src), "".join(dst), rng.choice([1.0, 0.7]),
+                              "scope", rng.randint(1, 9)))  # fmt: skip
+    want = _dedupe_edges(edges)
+    assert len(want) == len(keys)
+    assert dedupe_edges(edges) == want
+    small = [Edge("CALLS", "".join(k[1]), k[2], 0.5, "scope", 1) for k in keys[:10]]
+    assert dedupe_edges(small) == _dedupe_edges(small)
+    assert dedupe_edges([]) == []

@@ -78,3 +78,20 @@ def test_what_c_does_not_write_goes_the_python_way():
 def test_empty_file():
     rf = ResolvedFile("e.py")
     assert _loaded_equal(resolved_blob(rf), _resolved_blob(rf))
+
+
+def test_many_strings_once_each_and_files_after():
+    # thousands of distinct strings (past the table's first 1,024 slots), each written as
+    # fresh equal objects and as the same one, and confidences equal by value: each is
+    # written once; a file after it shares nothing with it
+    big = ResolvedFile("a.py")
+    uids = [f"m{i % 31}.py::C{i}.f" for i in range(5000)]
+    for i, uid in enumerate(uids):
+        conf = float(f"0.{i % 3 + 5}")  # (fresh floats, equal by value)
+        big.edges.append(Edge("CALLS", "".join(uid), uid, conf, "scope", i))
+        big.edges.append(Edge("CALLS", uid, "".join(uid), conf, "scope", i + 1))
+    blob = resolved_blob(big)
+    assert _loaded_equal(blob, _resolved_blob(big))
+    assert blob.count(b"m3.py::C34.f") == 1  # (no uid holds it but itself)
+    small = _file(4)
+    assert _loaded_equal(resolved_blob(small), _resolved_blob(small))
