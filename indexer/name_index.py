@@ -24,6 +24,39 @@ from codeimpact.graph.layout import atomic_write
 NAMES_NAME = "state-names.bin"
 FORMAT = 1
 
+# The first byte of a lookup keys blob (`keys_blob`): the version of its layout. A blob written
+# before it (marshal's bytes of two lists) never starts with it; `read_keys` reads both.
+KEYS_FORMAT = 1
+_KEYS_HEAD, _KEYS_HEAD_CHAR = bytes([KEYS_FORMAT]), chr(KEYS_FORMAT)
+
+
+def keys_blob(used: list[str], extra: list[str]) -> bytes:
+    """A file's lookup keys as plan.lookup_keys_blob writes them: KEYS_FORMAT, then its used
+    names one a line, a NUL, its other binder names one a line, in the order given (the order
+    its facts first name them: the facts alone fix it, so the same facts give the same bytes
+    without a sort; sorted() and marshal.dumps of two lists were ~0.13 G instructions over
+    Django's files). Names that could not be read back so (a newline or a NUL in one, a lone
+    empty name: never identifiers) go as marshal's two sorted lists."""
+    u, e = "\n".join(used), "\n".join(extra)
+    if (
+        u.count("\n") + e.count("\n") != max(len(used) - 1, 0) + max(len(extra) - 1, 0)
+        or "\0" in u
+        or "\0" in e
+        or [""] in (used, extra)
+    ):
+        return marshal.dumps((sorted(used), sorted(extra)))
+    return "".join((_KEYS_HEAD_CHAR, u, "\0", e)).encode("utf-8", "surrogatepass")
+
+
+def read_keys(blob: bytes) -> tuple[list[str], list]:
+    """(used names, binder names) of a lookup keys blob (`keys_blob`); of a marshal one,
+    what it holds: the two lists, or (an index written before binder names were kept) the
+    used names and the binders themselves."""
+    if blob[:1] != _KEYS_HEAD:
+        return marshal.loads(blob)
+    used, _, extra = blob[1:].decode("utf-8", "surrogatepass").partition("\0")
+    return used.split("\n") if used else [], extra.split("\n") if extra else []
+
 
 class NameIndex:
     """name -> the files whose lookup keys hold it: each posting an array of
@@ -44,7 +77,7 @@ class NameIndex:
         paths = sorted(base)
         lists: dict[str, array] = {}
         for i, path in enumerate(paths):
-            used, second = marshal.loads(base[path])
+            used, second = read_keys(base[path])
             if second and not isinstance(second[0], str):
                 return None
             for name in used:

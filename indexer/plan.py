@@ -41,7 +41,6 @@ keep their uids and are updated in place, never deleted and re-created.
 
 from __future__ import annotations
 
-import marshal
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -59,6 +58,7 @@ from codeimpact.indexer.lang.api import (
     SymbolFact,
     native_core,
 )
+from codeimpact.indexer.name_index import keys_blob
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # what a flow binder's value reads: names, and locals that extraction names `x$<digits>` (a
@@ -137,8 +137,10 @@ def plan_changes(old: dict[str, str], new: dict[str, str]) -> ChangePlan:
     return plan
 
 
-def used_names(facts: FileFacts) -> set[str]:
-    """Every identifier a file's lookups start from or pass through."""
+def used_names(facts: FileFacts, order: list[str] | None = None) -> set[str]:
+    """Every identifier a file's lookups start from or pass through; `order`: a list they
+    are appended to as well, in the order the facts first name them (the implicit names
+    after, sorted)."""
     # the identifiers `_NAME` finds in the texts below (in C: every file of a full build
     # passes here); the texts repeat (`self.assertEqual`, `len`): each is scanned once
     names: set[str] = native_core().names_of(
@@ -152,10 +154,14 @@ def used_names(facts: FileFacts) -> set[str]:
         facts.returns, _RETURNED, _STR,
         facts.symbols, _PARAMS, _PAIRS,  # (name, annotation)
         facts.symbols, _DECORATORS, _STRS,
+        order if order is not None else [],
     )  # fmt: skip
     spec = LANGUAGES.get(facts.language)
     if spec is not None and spec.implicit_names is not None:
-        names |= spec.implicit_names(facts, names)[0]  # read by names no expression writes
+        implicit = spec.implicit_names(facts, names)[0]  # read by names no expression writes
+        if order is not None and not implicit <= names:
+            order += sorted(implicit - names)
+        names |= implicit
     return names
 
 
@@ -479,11 +485,13 @@ def binder_names(facts: FileFacts) -> set[str]:
 def lookup_keys_blob(facts: FileFacts) -> bytes:
     """What the change plan needs of an unchanged file, without its facts: the names its
     lookups use, and the other names its flow binders read (read back by
-    `GraphState.lookup_keys`). The binders themselves are made from the facts only when a
-    plan asks for a name the file reads (`FlowIndex`): few files in an edit's plan, while
-    every file of a full build paid for them (~7% of Django's resolution CPU)."""
-    used = used_names(facts)
-    return marshal.dumps((sorted(used), sorted(binder_names(facts) - used)))
+    `GraphState.lookup_keys`; name_index.keys_blob). The binders themselves are made from
+    the facts only when a plan asks for a name the file reads (`FlowIndex`): few files in an
+    edit's plan, while every file of a full build paid for them (~7% of Django's resolution
+    CPU)."""
+    order: list[str] = []
+    used = used_names(facts, order)
+    return keys_blob(order, sorted(binder_names(facts) - used))
 
 
 Binders = list[tuple[tuple[str, ...], str]]  # flow_binders of one file

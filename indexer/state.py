@@ -48,7 +48,7 @@ import xxhash
 from codeimpact.graph.layout import atomic_write, fsync_file
 from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
-from codeimpact.indexer.name_index import NAMES_NAME, NameIndex, load_index
+from codeimpact.indexer.name_index import NAMES_NAME, NameIndex, load_index, read_keys
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
 
 GRAPH_NAME = "state-graph.bin"
@@ -196,7 +196,7 @@ class GraphState:
         blob = self.used.get(path)
         if blob is None:
             return None
-        names, binders = marshal.loads(blob)
+        names, binders = read_keys(blob)
         return frozenset(names), binders
 
     def users_of(self, names: set[str], used_only: bool) -> set[str] | None:
@@ -218,7 +218,7 @@ class GraphState:
             blob = self.used.get(p)
             if blob is None:
                 continue
-            used, second = marshal.loads(blob)
+            used, second = read_keys(blob)
             held = set(used)
             if not used_only and second:  # binder names, or (an older index) the binders
                 held.update(

@@ -112,8 +112,9 @@ static PyMethodDef core_methods[] = {
      " rows and edges appended to a full build's gathered graph (indexer/full_graph.py); the"
      " indices of the edges whose source is another file's"},
     {"names_of", (PyCFunction)(void (*)(void))core_names_of, METH_FASTCALL,
-     "names_of(rows, field, mode[, rows, field, mode ...]) -> set: the identifiers of each"
-     " row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs)"},
+     "names_of(rows, field, mode[, rows, field, mode ...][, order]) -> set: the identifiers of"
+     " each row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs); each"
+     " appended to the list `order` too, as first met"},
     {"symbol_rows", core_symbol_rows, METH_VARARGS,
      "symbol_rows(symbols, rows, edges, path, module, language, is_test, contains, unnamed,"
      " strip, row_type, edge_type): a file's SymbolFacts as rows and CONTAINS edges, appended"

@@ -80,6 +80,20 @@ static int seen_before(PyObject *text) {
     return 0;
 }
 
+/* The list the current call appends each name it adds to `out` to (NULL: none asked): the
+ * names in the order the scan first met them, an order the facts alone fix (a set's depends
+ * on the strings' hashes, random per process): what the lookup keys' blob writes unsorted. */
+static PyObject *order_out;
+
+/* `name` into `out` (and `order_out` when the set did not hold it) */
+static int put_name(PyObject *out, PyObject *name) {
+    if (order_out == NULL) return PySet_Add(out, name);
+    Py_ssize_t before = PySet_GET_SIZE(out);
+    if (PySet_Add(out, name) < 0) return -1;
+    /* (a name this call added may be met again as new after names_forget: not twice) */
+    return PySet_GET_SIZE(out) > before ? PyList_Append(order_out, name) : 0;
+}
+
 /* add the name `chars[0:n]` (ASCII, FNV-1a hash `h`) to `out` unless this call added it;
  * `whole`: the text that is that name, added as it is when this call has not added it */
 static int add_name(PyObject *out, const Py_UCS1 *chars, Py_ssize_t n, uint32_t h,
@@ -95,7 +109,7 @@ static int add_name(PyObject *out, const Py_UCS1 *chars, Py_ssize_t n, uint32_t 
             m->added = generation;
             /* (the name made, its hash known, for a text marshal writes the same way) */
             if (whole != NULL && !PyUnicode_CHECK_INTERNED(whole)) whole = NULL;
-            return PySet_Add(out, whole != NULL ? whole : m->name);
+            return put_name(out, whole != NULL ? whole : m->name);
         }
         slot = (slot + 1) & (NAMES_SLOTS - 1);
     }
@@ -112,7 +126,7 @@ static int add_name(PyObject *out, const Py_UCS1 *chars, Py_ssize_t n, uint32_t 
     m->hash = h;
     m->added = generation;
     names_count++;
-    return PySet_Add(out, whole != NULL ? whole : name);
+    return put_name(out, whole != NULL ? whole : name);
 }
 
 /* add the identifiers of `text` to `out` */
@@ -232,12 +246,17 @@ static int rows_in(PyObject *out, PyObject *rows, Py_ssize_t field, int mode) {
     return rc;
 }
 
-/* names_of(rows, field, mode[, rows, field, mode ...]) -> set */
+/* names_of(rows, field, mode[, rows, field, mode ...][, order]) -> set; `order`: a list the
+ * names are appended to as first met */
 PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs % 3 != 0) {
+    if (nargs % 3 == 1 && PyList_CheckExact(args[nargs - 1])) {
+        order_out = args[--nargs];
+    } else if (nargs % 3 != 0) {
         PyErr_SetString(PyExc_TypeError, "names_of: (rows, field, mode) triples expected");
         return NULL;
+    } else {
+        order_out = NULL;
     }
     init_table();
     if (++generation == 0) { /* (wrapped: no mark may look current) */
@@ -247,7 +266,10 @@ PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     seen_count = 0;
     PyObject *out = PySet_New(NULL);
-    if (out == NULL) return NULL;
+    if (out == NULL) {
+        order_out = NULL;
+        return NULL;
+    }
     for (Py_ssize_t a = 0; a < nargs; a += 3) {
         Py_ssize_t field = PyLong_AsSsize_t(args[a + 1]);
         long mode = PyLong_AsLong(args[a + 2]);
@@ -262,8 +284,10 @@ PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         if (rows_in(out, args[a], field, (int)mode) < 0) goto fail;
     }
+    order_out = NULL; /* (borrowed for the call only) */
     return out;
 fail:
+    order_out = NULL;
     Py_DECREF(out);
     return NULL;
 }
