@@ -131,8 +131,15 @@ static int put_bytes(out_t *o, const char *s, Py_ssize_t n) {
  * the caller writes it with FLAG_REF (2); 0 when there are too many; -1 on error. The floats
  * are the rules' few confidences. */
 static int put_ref(out_t *o, PyObject *v) {
-    Py_hash_t h = PyObject_Hash(v); /* (an exact str or float: no code of the caller's runs) */
-    if (h == -1) return -1;
+    Py_hash_t h;
+    if (PyFloat_CheckExact(v)) { /* (its bits: a float's hash is computed at every ask) */
+        double d = PyFloat_AS_DOUBLE(v);
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits); /* (no 0.0 nor nan here: equal values, equal bits) */
+        h = (Py_hash_t)(bits ^ (bits >> 29));
+    } else if ((h = PyObject_Hash(v)) == -1) { /* (an exact str: no code of the caller's runs) */
+        return -1;
+    }
     size_t slot = ref_home(h);
     for (ref_t *r; (r = &ref_slots[slot])->gen == ref_gen; slot = (slot + 1) & ref_mask) {
         if (r->obj == v || (r->hash == h && same_value(r->obj, v))) {
