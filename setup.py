@@ -148,6 +148,7 @@ setup(
                 "native/core_bfs.c",
                 "native/core_paths.c",
                 "native/core_edges.c",
+                "native/core_steps.c",
                 "native/core_blob.c",
                 "native/core_gather.c",
                 "native/core_names.c",

@@ -134,6 +134,11 @@ static PyMethodDef core_methods[] = {
     {"tuple_fields", core_tuple_fields, METH_VARARGS,
      "tuple_fields(cls) -> bool: the fields of a named tuple type as read-only slots over its"
      " items (specialised attribute reads); False, cls unchanged, for another kind of type"},
+    {"parse_steps", core_parse_steps, METH_O,
+     "parse_steps(chain) -> ((name, suffix), ...) or None: indexer/lang/python/index.py"
+     " _parse_steps' answer, kept by chain"},
+    {"parse_steps_cache", core_parse_steps_cache, METH_NOARGS,
+     "parse_steps_cache() -> dict: the steps parse_steps keeps, by chain"},
     {"index_passes", core_index_passes, METH_VARARGS,
      "index_passes(fi, symbols, imports, bindings, returns[, by_params]) -> (adds, aliases,"
      " item_aliases, unsorted): index_file's passes over a Python file's facts into fi's"

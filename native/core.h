@@ -105,6 +105,8 @@ PyObject *core_tuple_fields(PyObject *self, PyObject *args);
 PyObject *core_rows_prefixed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_test_uses(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_index_passes(PyObject *self, PyObject *args);
+PyObject *core_parse_steps(PyObject *self, PyObject *chain);
+PyObject *core_parse_steps_cache(PyObject *self, PyObject *unused);
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
 
 #endif

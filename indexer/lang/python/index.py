@@ -18,6 +18,7 @@ from codeimpact.indexer.lang.api import (
     ImportFact,
     ReturnFact,
     SymbolFact,
+    native_core,
     shared_table,
 )
 from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, first
@@ -207,7 +208,7 @@ _STEPS: dict[str, tuple[tuple[str, str], ...] | None] = {}
 _STEPS_MAX = 65536
 
 
-def parse_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
+def _cached_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
     """`a.b().c[]` -> (("a", ""), ("b", "()"), ("c", "[]")): names with their suffixes."""
     out = _STEPS.get(chain, _STEPS)  # (the dict itself: no chain's steps)
     if out is not _STEPS:
@@ -216,6 +217,18 @@ def parse_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
         _STEPS.clear()
     out = _STEPS[chain] = _parse_steps(chain)
     return out
+
+
+def __getattr__(name: str):
+    # `parse_steps` (`_cached_steps`' answers) is native/core_steps.c's where the extension
+    # has it: the resolvers' lookups ask for a chain's steps ~110K times on Django, a Python
+    # call and a dict lookup each, a regex match per part of the 36K parsed. Bound here when
+    # a module first imports it (the resolvers': an extraction never loads the extension for
+    # it), then a plain global of this module.
+    if name == "parse_steps":
+        found = globals()["parse_steps"] = getattr(native_core(), "parse_steps", _cached_steps)
+        return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _parse_steps(chain: str) -> tuple[tuple[str, str], ...] | None:
