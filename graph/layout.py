@@ -47,6 +47,9 @@ DB_FILENAME = "graph.kz"
 CURRENT = "CURRENT"
 WRITING = "writing.json"
 GEN_PREFIX = "gen-"
+# a generation folder that no reader pins and no name reaches any more, renamed to be removed
+# in the background (`remove_trash`)
+TRASH_PREFIX = "trash-"
 _GEN_DIR = re.compile(r"gen-(\d{6,})")
 
 # A status probe takes the lock for a moment (shared, non-blocking); a writer
@@ -235,9 +238,11 @@ def pin_current(idx: Path, attempts: int = 5) -> tuple[Generation, Pin]:
     return read_current(idx), Pin(None)
 
 
-def _try_remove_generation(path: Path, salvage: Callable[[Path], None] | None = None) -> bool:
+def _try_remove_generation(path: Path, salvage: Callable[[Path], None] | None = None,
+                           defer: bool = False) -> bool:  # fmt: skip
     """Delete a generation folder unless a reader pins it; True if it is gone. `salvage`
-    may first move files out of it (graph/spare.py: nobody has them open then)."""
+    may first move files out of it (graph/spare.py: nobody has them open then); `defer`:
+    rename it to the trash instead of deleting it."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     except FileNotFoundError:
@@ -252,6 +257,10 @@ def _try_remove_generation(path: Path, salvage: Callable[[Path], None] | None = 
             return False  # a reader still uses it; a later publish removes it
         if salvage is not None:
             salvage(path)
+        if defer:
+            with contextlib.suppress(OSError):  # (else deleted here)
+                os.rename(path, path.with_name(TRASH_PREFIX + path.name))
+                return True
         shutil.rmtree(path, ignore_errors=True)
         return not path.exists()
     finally:
@@ -414,8 +423,9 @@ def _sync_paths(paths: Iterable[str]) -> None:
 def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
             outside: dict[str, int] | None = None, *,
             salvage: Callable[[Path], None] | None = None,
-            checked: dict[str, list] | None = None) -> None:  # fmt: skip
-    """Make `gen` the live generation and drop the older ones nobody reads any more.
+            checked: dict[str, list] | None = None, defer: bool = False) -> None:  # fmt: skip
+    """Make `gen` the live generation and drop the older ones nobody reads any more
+    (`defer`: to the trash, which the caller has removed, see `remove_stale`).
 
     Its manifest is written first (graph/manifest.py): `rows` are the row counts of its
     database tables (None: those of its current manifest, for a generation published again
@@ -442,19 +452,33 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     marker = read_marker(idx)
     if marker is not None and marker.dir == gen.path.name:
         clear_marker(idx)
-    remove_stale(idx, keep=gen.path.name, salvage=salvage)
+    remove_stale(idx, keep=gen.path.name, salvage=salvage, defer=defer)
     manifest.stamp_sealed(gen.path, outside or ())
 
 
-def remove_stale(idx: Path, keep: str | None,
-                 salvage: Callable[[Path], None] | None = None) -> None:  # fmt: skip
-    """Remove unpinned generation folders other than `keep`, and temporary files of killed writes."""
+def remove_stale(idx: Path, keep: str | None, salvage: Callable[[Path], None] | None = None,
+                 defer: bool = False, keep_trash: bool = False) -> None:  # fmt: skip
+    """Remove unpinned generation folders other than `keep`, the trash (unless `keep_trash`)
+    and temporary files of killed writes. `defer`: the folders are renamed to the trash and
+    the trash is left to `remove_trash` (an edit's spare leveller runs it in the background:
+    deleting Django's generation folder was 5-8 ms of the run's wall); a kill leaves it to
+    the next leveller or full build."""
     for child in idx.iterdir():
         if child.name.startswith(GEN_PREFIX) and child.name != keep:
-            _try_remove_generation(child, salvage)
+            _try_remove_generation(child, salvage, defer)
+        elif child.name.startswith(TRASH_PREFIX):
+            if not (defer or keep_trash):
+                shutil.rmtree(child, ignore_errors=True)
         elif child.name.startswith((CURRENT + ".tmp", WRITING + ".tmp")):
             with contextlib.suppress(OSError):
                 child.unlink()
+
+
+def remove_trash(idx: Path) -> None:
+    """Delete the generation folders `remove_stale` renamed to the trash."""
+    for child in idx.iterdir():
+        if child.name.startswith(TRASH_PREFIX):
+            shutil.rmtree(child, ignore_errors=True)
 
 
 def discard(gen: Generation) -> None:
@@ -551,8 +575,8 @@ def _tidy_after_writer(idx: Path) -> None:
     except (NoIndex, CorruptIndex):
         live = None
     clear_marker(idx)
-    if live is not None:
-        remove_stale(idx, keep=live)
+    if live is not None:  # (the trash: its leveller's, which may be at it now)
+        remove_stale(idx, keep=live, keep_trash=True)
 
 
 # -------------------------------------------------------------------- the lock

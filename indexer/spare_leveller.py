@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codeimpact.graph import lock, spare, spare_level
+from codeimpact.graph import layout, lock, spare, spare_level
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.delta_log import delta_data, delta_of
 from codeimpact.graph.meta_files import META_FILES
@@ -104,6 +104,8 @@ def main(idx_arg: str, fd: int) -> None:
     except BaseException:  # a failed levelling leaves no record: the next run copies
         pass
     finally:
+        with contextlib.suppress(BaseException):  # the run's old folder (layout.remove_stale)
+            layout.remove_trash(Path(idx_arg))
         os._exit(code)  # no destructor runs: the spare's database must not be closed
 
 
