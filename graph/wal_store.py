@@ -29,6 +29,7 @@ see only what replay gives: the tests compare it with a full build through `Read
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -123,10 +124,12 @@ def bring_level(db_path: Path, expected_generation: int | None, replay: list[Gra
 
 
 def write_delta(opened: Opened, db_path: Path, delta: GraphDelta,
-                meta: dict[str, Any]) -> dict[str, int]:  # fmt: skip
+                meta: dict[str, Any] | Callable[[], dict[str, Any]]) -> dict[str, int]:  # fmt: skip
     """The second half of `write_deltas`: the run's delta and Meta, committed to the WAL
     together (one commit: each syncs the WAL, ~10-20 ms on these machines); returns the
-    row counts the database holds now."""
+    row counts the database holds now. `meta` may be a function, called once the delta's
+    statements ran (the Meta can come after the delta: indexer/wal_commit.py)."""
     apply_delta(_Conn(opened.conn), delta, guard=False,
-                also=lambda conn: write_meta(conn, db_path.parent, meta))  # fmt: skip
+                also=lambda conn: write_meta(conn, db_path.parent,
+                                             meta() if callable(meta) else meta))  # fmt: skip
     return count_rows(opened.conn)

@@ -138,8 +138,15 @@ class EarlyWrite:
         self.source, self.replayed, self.compacted = source, replayed, compacted
         self.child: wal_commit.Prestarted | None = child
 
+    def send(self, delta: GraphDelta) -> None:
+        """Hand the child `delta` before its Meta is known (`commit` then sends the Meta):
+        it runs the statements meanwhile."""
+        assert self.child is not None, "committed already"
+        self.child.send(delta)
+
     def commit(self, delta: GraphDelta, meta: dict[str, Any]) -> PendingWrite:
-        """What `start_delta` returns, for this writer: the child writes `delta` and Meta."""
+        """What `start_delta` returns, for this writer: the child writes `delta` (unless
+        `send` handed it over: the same one) and Meta."""
         meta = _in_table(self.gen, {**meta, "generation": self.gen.number})
         assert self.child is not None, "committed twice"
         job = self.child.commit(delta, meta)

@@ -507,6 +507,8 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     """Write the delta as generation `gen` (published by the caller), unless rows were lost."""
     t = time.perf_counter()
     delta, st = diff.result.delta, diff.result.state
+    if early is not None:  # its statements run while the Meta's tree fields are awaited
+        early.send(delta)
     incomplete = run.incomplete_files()
     stats = run_stats(run.records, st.totals, parsed)
     meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "incremental",

@@ -14,7 +14,8 @@ An incremental run may start the child early (`prestart`, as the run begins): it
 database in place (`prepare`: the spare taken, once a leveller still at work on it is done,
 or the copy of the first edit after a full build), opens it and brings it level with the
 live generation while the run loads its state and resolves, then waits for the run's delta
-(`Prestarted.commit`). The fork happens while this process is
+(`Prestarted.commit`; its statements run once `Prestarted.send` hands it over, before the
+Meta comes). The fork happens while this process is
 small: a child forked at the write phase copied the page tables of everything the run had
 loaded, and each page the run then wrote (the side files walk all of it) was copied again.
 
@@ -195,15 +196,25 @@ class Prestarted:
 
     def __init__(self, pid: int, to_child: int, from_child: int):
         self._pid, self._to_child, self._from_child = pid, to_child, from_child
+        self._sent = False
+
+    def send(self, delta: GraphDelta) -> None:
+        """Send the run's delta ahead of its Meta: the child runs its statements while the
+        caller still computes the Meta (the working tree's fields), in the transaction
+        `commit`'s Meta then ends."""
+        assert not self._sent, "sent twice"
+        self._sent = True
+        with contextlib.suppress(BrokenPipeError):  # (its answer says why: see `commit`)
+            self._write(delta)
 
     def commit(self, delta: GraphDelta, meta: dict[str, Any]) -> Pending:
-        """Send the run's delta and Meta; the child commits them while the caller goes on.
-        (A child that failed already has closed its end: its answer says why.)"""
+        """Send the run's delta (unless `send` did) and Meta; the child commits them while
+        the caller goes on. (A child that failed already has closed its end: its answer
+        says why.)"""
         try:
-            data = pickle.dumps((delta, meta), protocol=pickle.HIGHEST_PROTOCOL)
-            view = memoryview(len(data).to_bytes(8, "little") + data)
-            while view:
-                view = view[os.write(self._to_child, view) :]
+            if not self._sent:
+                self._write(delta)
+            self._write(meta)
         except BrokenPipeError:
             pass
         finally:
@@ -212,6 +223,12 @@ class Prestarted:
         pending = Pending(self._pid, self._from_child)
         self._pid, self._from_child = 0, -1
         return pending
+
+    def _write(self, value: Any) -> None:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(len(data).to_bytes(8, "little") + data)
+        while view:
+            view = view[os.write(self._to_child, view) :]
 
     def cancel(self) -> None:
         """Stop the writer unless `commit` handed it over (the run wrote nothing by delta)."""
@@ -224,16 +241,28 @@ class Prestarted:
         self._pid = 0
 
 
-def _read_message(fd: int) -> bytes:
-    """The length-prefixed message `Prestarted.commit` sends (b"": none came). Not read to
-    the end of the pipe: a process the run forks later holds a copy of its write end."""
-    with os.fdopen(fd, "rb", closefd=True) as fh:
-        head = fh.read(8)
-        if len(head) < 8:
-            return b""
-        size = int.from_bytes(head, "little")
-        data = fh.read(size)
-        return data if len(data) == size else b""
+def _read_message(fh) -> bytes:
+    """A length-prefixed message `Prestarted` sends (b"": none came). Not read to the end
+    of the pipe: a process the run forks later holds a copy of its write end."""
+    head = fh.read(8)
+    if len(head) < 8:
+        return b""
+    size = int.from_bytes(head, "little")
+    data = fh.read(size)
+    return data if len(data) == size else b""
+
+
+def _meta_of(fh) -> Callable[[], dict[str, Any]]:
+    """The Meta `Prestarted.commit` sends after the delta, read when the delta's statements
+    ran; none (the run failed or was cancelled meanwhile): the child ends, nothing committed."""
+
+    def meta() -> dict[str, Any]:
+        message = _read_message(fh)
+        if not message:
+            os._exit(0)  # (mid-transaction: no commit; the generation is discarded)
+        return pickle.loads(message)
+
+    return meta
 
 
 def prestart(db_path: Path, *, buffer_pool: int,
@@ -262,11 +291,12 @@ def prestart(db_path: Path, *, buffer_pool: int,
             _KEPT.append(opened)
             if not select.select([down_r], [], [], 0)[0]:  # the delta is not there yet
                 apply_warm_up(opened.conn)
-            message = _read_message(down_r)
+            fh = os.fdopen(down_r, "rb")
+            message = _read_message(fh)
             if not message:  # cancelled: the run writes no delta (nothing is published)
                 os._exit(0)
-            delta, meta = pickle.loads(message)
-            counts = wal_store.write_delta(opened, db_path, delta, meta)
+            delta = pickle.loads(message)
+            counts = wal_store.write_delta(opened, db_path, delta, _meta_of(fh))
             return counts, rewritten, ready.finish(ready.info)
 
         _child(parent, up_w, work)

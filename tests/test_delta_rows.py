@@ -8,6 +8,7 @@ generation to a full build's."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -115,15 +116,15 @@ def test_the_writer_warms_up_before_the_delta_without_writing(chain_repo, tmp_pa
     monkeypatch.setattr(wal_commit, "apply_warm_up", warm_up)
     # the run hands its delta over once the writer warmed up (on so small a tree the delta
     # is often there first, and the writer then goes straight to it)
-    real_commit = delta_write.EarlyWrite.commit
+    real_send = delta_write.EarlyWrite.send
 
-    def commit(self, *args, **kwargs):
+    def send(self, *args, **kwargs):
         deadline = time.monotonic() + 30
         while not warmed.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
-        return real_commit(self, *args, **kwargs)
+        return real_send(self, *args, **kwargs)
 
-    monkeypatch.setattr(delta_write.EarlyWrite, "commit", commit)
+    monkeypatch.setattr(delta_write.EarlyWrite, "send", send)
     (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
     report = run(chain_repo)
     assert report.mode == "incremental" and report.forks["delta writer"] == "forked"
@@ -136,3 +137,59 @@ def test_the_writer_warms_up_before_the_delta_without_writing(chain_repo, tmp_pa
     real(opened.conn)
     assert store.count_rows(opened.conn) == rows
     opened.close_checkpointed()
+
+
+def test_the_writer_runs_the_delta_before_the_meta_comes(chain_repo, tmp_path, monkeypatch):
+    """The run hands its delta over before it computes the Meta (which waits for the working
+    tree's fields): the writer runs the statements meanwhile, and the Meta, sent then, ends
+    the same transaction."""
+    from codeimpact.indexer import incremental_run, wal_commit
+
+    ran = tmp_path / "ran"
+    real_meta_of = wal_commit._meta_of
+
+    def meta_of(fh):  # (in the forked writer)
+        meta = real_meta_of(fh)
+
+        def after_the_statements():
+            ran.write_text("ok")
+            return meta()
+
+        return after_the_statements
+
+    monkeypatch.setattr(wal_commit, "_meta_of", meta_of)
+    real_meta = incremental_run.generation_meta
+
+    def generation_meta(*args, **kwargs):  # (in the run) once the writer ran the delta
+        deadline = time.monotonic() + 30
+        while not ran.exists():
+            assert time.monotonic() < deadline, "the writer had not the delta before the Meta"
+            time.sleep(0.01)
+        return real_meta(*args, **kwargs)
+
+    monkeypatch.setattr(incremental_run, "generation_meta", generation_meta)
+    (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
+    report = run(chain_repo)
+    assert report.mode == "incremental" and report.forks["delta writer"] == "forked"
+    assert_same_as_full(chain_repo, tmp_path, with_answers=True)
+
+
+def test_a_run_failing_after_it_sent_the_delta_commits_nothing(chain_repo, tmp_path, monkeypatch):
+    from codeimpact.indexer import incremental_run
+
+    idx = layout.index_dir(chain_repo)
+    live = layout.read_current(idx)
+
+    def generation_meta(*args, **kwargs):
+        raise RuntimeError("the Meta failed")
+
+    monkeypatch.setattr(incremental_run, "generation_meta", generation_meta)
+    (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
+    with pytest.raises(RuntimeError, match="the Meta failed"):
+        run(chain_repo)
+    assert layout.read_current(idx) == live
+    children = Path(f"/proc/self/task/{os.getpid()}/children").read_text().split()
+    assert not [c for c in children if Path(f"/proc/{c}").exists()]  # none left, no zombie
+    monkeypatch.undo()
+    assert run(chain_repo).mode == "incremental"
+    assert_same_as_full(chain_repo, tmp_path, with_answers=False)
