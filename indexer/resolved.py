@@ -77,21 +77,24 @@ RELAY_REASON = "value-flow"
 
 def better(e: Edge, cur: Edge | None) -> bool:
     """The one rule for duplicate edges: most confident, then not a relay, then earliest
-    line, then reason (so the choice never depends on the order edges are met in)."""
-    return cur is None or (-e.confidence, e.reason == RELAY_REASON, e.line, e.reason) < (
-        -cur.confidence,
-        cur.reason == RELAY_REASON,
-        cur.line,
-        cur.reason,
+    line, then reason (so the choice never depends on the order edges are met in). (Fields
+    by index: `e` may be a plain tuple of an Edge's fields, `dedupe_edges`.)"""
+    return cur is None or (-e[3], e[4] == RELAY_REASON, e[5], e[4]) < (
+        -cur[3],
+        cur[4] == RELAY_REASON,
+        cur[5],
+        cur[4],
     )
 
 
-def dedupe_edges(edges: list[Edge]) -> list[Edge]:
-    """One edge per (relation, source, target), chosen by `better`, sorted (in C: every
-    resolved file passes here; `_dedupe_edges` is the same in Python)."""
+def dedupe_edges(edges: list[Edge | tuple]) -> list[Edge]:
+    """One edge per (relation, source, target), chosen by `better`, sorted, each an Edge
+    (`edges` may hold plain tuples of an Edge's fields: a resolver appends them, and only
+    the edges kept are made Edges). In C: every resolved file passes here; `_dedupe_edges`
+    is the same in Python."""
     from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
 
-    return _core.dedupe_edges(edges, RELAY_REASON)
+    return _core.dedupe_edges(edges, RELAY_REASON, Edge)
 
 
 def _dedupe_edges(edges: list[Edge]) -> list[Edge]:
@@ -101,4 +104,5 @@ def _dedupe_edges(edges: list[Edge]) -> list[Edge]:
         cur = best.get(key)
         if cur is None or better(e, cur):
             best[key] = e
-    return sorted(best.values())
+    new = tuple.__new__
+    return [e if type(e) is Edge else new(Edge, e) for e in sorted(best.values())]

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from codeimpact.indexer.resolved import RELAY_REASON, Edge, _dedupe_edges, dedupe_edges
+from codeimpact.native import _core
 
 
 def _edges() -> list[Edge]:
@@ -70,3 +71,19 @@ def test_many_keys_equal_strings_other_objects_and_calls_after():
     small = [Edge("CALLS", "".join(k[1]), k[2], 0.5, "scope", 1) for k in keys[:10]]
     assert dedupe_edges(small) == _dedupe_edges(small)
     assert dedupe_edges([]) == []
+
+
+def test_plain_tuples_in_edges_out():
+    # (a resolver appends plain tuples of an Edge's fields: only the kept ones are made Edges)
+    edges = _edges()
+    plain = [tuple(e) for e in edges]
+    mixed = [e if i % 2 else tuple(e) for i, e in enumerate(edges)]
+    want = _dedupe_edges(edges)
+    for given in (plain, mixed):
+        got = dedupe_edges(given)
+        assert got == want == _dedupe_edges(given)
+        assert [type(e) for e in got] == [Edge] * len(want)
+        assert [type(e) for e in _dedupe_edges(given)] == [Edge] * len(want)
+    assert _core.dedupe_edges(plain, RELAY_REASON) == want  # (no type given: as they came)
+    with pytest.raises(TypeError):
+        _core.dedupe_edges(plain, RELAY_REASON, dict)
