@@ -15,6 +15,7 @@ name; 51K of Django's 68K such sites meet one kept), then makes what its own arg
 from __future__ import annotations
 
 from functools import partial
+from types import MappingProxyType
 
 from codeimpact.indexer.lang.api import CallFact
 from codeimpact.indexer.lang.engine.edges import Edges
@@ -154,7 +155,7 @@ class Playback:
                         hit = (
                             (name, method, last, value)
                             if played is None
-                            else [src, *played[:3], None, played[3]]
+                            else [src, played[0], played[1], played[2], None, played[3]]
                         )
                     if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
                         # (`resolve_call` from the value of the first name on, and `_called`,
@@ -176,7 +177,14 @@ class Playback:
                         except RecursionError:
                             self._too_deep(fi, call, out)
                             continue
-                        hit = [src, *played[:3], None, played[3]]  # (played below)
+                        hit = [
+                            src,
+                            played[0],
+                            played[1],
+                            played[2],
+                            None,
+                            played[3],
+                        ]  # (played below)
                         if kept:  # (else the next site looks its value up again)
                             cur[callee] = hit
                     else:
@@ -257,8 +265,9 @@ class Playback:
         library_calls.py: the same for every site of the outcome's form, each a lookup of
         the table or the class done once)."""
         scope, line = call.scope, call.line
-        passed: dict = {}  # the values of the dotted arguments, for _value_flow
-        reads: list = []
+        # the values of the dotted arguments, for _value_flow (with the reads, made only when
+        # one is evaluated: not a dict and a list per site, 68K per Django)
+        passed = _NONE_PASSED
         for _, chain in call.args:  # `f(self.prop)` reads prop
             if "." in chain:
                 # (a chain reading no member a getter may run for: not evaluated, ~3/4 of
@@ -267,9 +276,12 @@ class Playback:
                 if hit is None:
                     hit = self._argument_reads[chain] = chain_reads(chain, self.member_names)
                 if hit:
+                    if passed is _NONE_PASSED:
+                        passed, reads = {}, []
                     passed[chain] = self.eval_chain(fi, scope, chain, line, 0, reads)
-        for getter, rule in reads:
-            edges.call(src, self.ent_uid(getter), rule, line)
+        if passed is not _NONE_PASSED:
+            for getter, rule in reads:
+                edges.call(src, self.ent_uid(getter), rule, line)
         for step, value, rule in follow:
             if step == FLOW:
                 self._value_flow(fi, call, value, rule, edges, src, passed)
@@ -282,6 +294,9 @@ class Playback:
             elif step == CLASS_MADE:
                 self._class_made(fi, call, value, src, edges, rule)
 
+
+# `_arguments`' dotted arguments' values when none was evaluated (read-only: _value_flow)
+_NONE_PASSED = MappingProxyType({})
 
 # callee -> what `_resolve_call` and the playback read of it, the same in every file: (a
 # getattr() call's result, its head name, its steps (None: not a chain parse_steps reads),

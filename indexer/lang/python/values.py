@@ -648,7 +648,7 @@ class Values:
         files = self.files
         found = []
         for sub in self.descendants(path, cls):
-            order = self.mro(*sub)
+            order = self.mro(sub[0], sub[1])
             if (path, cls) not in order:
                 continue
             # (first_member written out: a lambda made per subclass, 14K per Django)
