@@ -194,7 +194,7 @@ class Playback:
                     if first is None or line < first:
                         hit[4] = line
                         for rel, dst, conf, reason in ends:
-                            append(_new(Edge, (rel, src, dst, conf, reason, line)))
+                            append((rel, src, dst, conf, reason, line))  # (engine/edges.py)
                     for name in names:
                         unresolved.append(_new(Unresolved, (src, name, line)))
                     played_builtin += builtin
@@ -222,7 +222,7 @@ class Playback:
         append = edges.append
         line = call.line
         for rel, dst, conf, reason in ends:
-            append(_new(Edge, (rel, src, dst, conf, reason, line)))
+            append((rel, src, dst, conf, reason, line))
         for name in names:
             out.unresolved.append(_new(Unresolved, (src, name, line)))
         out.calls_builtin += builtin
