@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sources import sdist
+from sources import compile_package, sdist
 
 DEFAULT_BASELINE = "/work/venvs/base71/bin/python"
 A_FILE = "django/utils/crypto.py"
@@ -163,18 +163,6 @@ def background_cpu(repo: Path) -> float:
         return 0.0
     _COUNTED.add(key)
     return cpu
-
-
-def compile_package(python: str) -> None:
-    """Byte-compile the side's codeimpact packages once, as an installed wheel is: with
-    PYTHONDONTWRITEBYTECODE set (as on this machine) an editable checkout's modules that were
-    never imported with it unset are compiled again by every run (0.2-0.4 s of start-up)."""
-    code = ("import os, compileall, codeimpact, codeimpact.indexer, codeimpact.graph, "
-            "codeimpact.query, codeimpact.native\n"
-            "for m in (codeimpact, codeimpact.indexer, codeimpact.graph, codeimpact.query, "
-            "codeimpact.native):\n"
-            "    compileall.compile_dir(os.path.dirname(m.__file__), quiet=1)")  # fmt: skip
-    subprocess.run([python, "-c", code], check=True, capture_output=True, cwd="/")
 
 
 CASES = ("parse floor", "full index", "no-op", "edit C", "revert C", "edit A", "revert A",

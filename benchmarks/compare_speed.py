@@ -8,7 +8,9 @@ every round), in a child process: CPU time is user+sys of that child and every p
 waited for (its extraction and resolution workers), from getrusage(RUSAGE_CHILDREN); peak
 memory is the process tree's PSS sum, sampled every 50 ms (sources.run_measured_peaks), and
 the largest process's high-water mark. Prints each run and the median ratio new/old: the
-shared machine's noise hits both sides of a round alike.
+shared machine's noise hits both sides of a round alike. Both sides are byte-compiled first
+(`sources.compile_package`): with PYTHONDONTWRITEBYTECODE set, a checkout's changed modules
+would be compiled again by every run of that side alone.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from sources import fresh_copy, run_measured_peaks
+from sources import compile_package, fresh_copy, run_measured_peaks
 
 CHILD = (
     "import sys\n"
@@ -48,6 +50,8 @@ def main() -> None:
     ap.add_argument("tree", type=Path)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
+    for python in (args.old, args.new):
+        compile_package(python)
     scratch = Path(tempfile.mkdtemp(prefix="compare-speed-"))
     runs: dict[str, list[tuple]] = {"old": [], "new": []}
     try:
