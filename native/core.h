@@ -109,4 +109,20 @@ PyObject *core_parse_steps(PyObject *self, PyObject *chain);
 PyObject *core_parse_steps_cache(PyObject *self, PyObject *unused);
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
 
+/* The home slot of a hash in an open-addressing table of mask+1 slots (a power of two):
+ * Fibonacci hashing, so the low bits of CPython's str hashes do not cluster. */
+static inline size_t table_home(Py_hash_t h, size_t mask) {
+    return (size_t)(((uint64_t)h * 0x9E3779B97F4A7C15u) >> 32) & mask;
+}
+
+/* Two exact strs equal as dict keys are: the same object, or the same kind, length and
+ * code units. */
+static inline int same_str(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
+           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
+}
+
 #endif

@@ -36,9 +36,7 @@ static size_t ref_mask; /* slots - 1 (a power of two); 0 before the first call *
 static size_t ref_used;
 static uint32_t ref_gen;
 
-static inline size_t ref_home(Py_hash_t h) {
-    return (size_t)(((uint64_t)h * 0x9E3779B97F4A7C15u) >> 32) & ref_mask;
-}
+static inline size_t ref_home(Py_hash_t h) { return table_home(h, ref_mask); }
 
 /* a new generation: every slot free (-1 without memory) */
 static int refs_begin(void) {
@@ -82,10 +80,7 @@ static int refs_grow(void) {
 static inline int same_value(PyObject *a, PyObject *b) {
     if (Py_TYPE(a) != Py_TYPE(b)) return 0;
     if (PyFloat_CheckExact(a)) return PyFloat_AS_DOUBLE(a) == PyFloat_AS_DOUBLE(b);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
-    int kind = PyUnicode_KIND(a);
-    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
-           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
+    return same_str(a, b);
 }
 
 static int grow(out_t *o, Py_ssize_t more) {

@@ -65,9 +65,7 @@ static kept_key_t *key_slots;
 static size_t key_mask; /* slots - 1 (a power of two) */
 static uint32_t key_gen;
 
-static inline size_t key_home(Py_hash_t h) {
-    return (size_t)(((uint64_t)h * 0x9E3779B97F4A7C15u) >> 32) & key_mask;
-}
+static inline size_t key_home(Py_hash_t h) { return table_home(h, key_mask); }
 
 /* room for `n` keys at most half full, every slot free (-1 without memory) */
 static int keys_begin(Py_ssize_t n) {
@@ -89,14 +87,6 @@ static int keys_begin(Py_ssize_t n) {
         key_gen = 1;
     }
     return 0;
-}
-
-static inline int same_str(PyObject *a, PyObject *b) {
-    if (a == b) return 1;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
-    int kind = PyUnicode_KIND(a);
-    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
-           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
 }
 
 /* `e` as a tuple of `type` (a new reference): itself when it is one, else its items in one */
