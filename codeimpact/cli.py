@@ -169,7 +169,7 @@ def analyze(
         if bar:
             bar.close()
     if not index_only:
-        _register(Path(report.repo))
+        _register(report=report)
     for line in report.notes:
         click.echo(f"graph: note: {line}", err=True)
     if as_json:
@@ -178,13 +178,14 @@ def analyze(
         click.echo(escape(report.summary()))
 
 
-def _register(repo: Path) -> None:
-    """Record the repository in the user's registry (`graph list`); a registry that cannot
-    be written is said in one line and does not fail the analyze, whose index is written."""
-    from codeimpact.registry import record_repo
+def _register(repo: Path | None = None, report=None) -> None:
+    """Record the repository in the user's registry (`graph list`): from the run's report
+    when there is one, else from its index; a registry that cannot be written is said in
+    one line and does not fail the analyze, whose index is written."""
+    from codeimpact.registry import record_repo, record_run
 
     try:
-        record_repo(repo)
+        record_run(report) if report is not None else record_repo(repo)
     except CodeImpactError as e:
         click.echo(f"graph: warning: not registered: {escape(str(e).splitlines()[0])}", err=True)
 

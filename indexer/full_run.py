@@ -227,7 +227,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     # here (37.5 MB on Django, every full build): the first edit copies this database, and
     # the publish that replaces it keeps it as the spare of the edits after (graph/spare.py)
     spare.drop(run.idx)
-    return run.report("full", gen.number, stats, incomplete, reason, n_resolved)
+    return run.report("full", gen.number, stats, incomplete, reason, n_resolved, meta)
 
 
 def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token: str,

@@ -533,7 +533,7 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
         return f"the delta lost database rows ({', '.join(lost)})"
     n_resolved = 0 if resolved.cut_off else len(resolved.out)
     return _Written(written, delta, pending.meta, lambda: run.report(
-        "incremental", gen.number, stats, incomplete, reason, n_resolved, plan,
+        "incremental", gen.number, stats, incomplete, reason, n_resolved, pending.meta, plan,
         {**delta.counts(), **written.counts(), "cut_off": int(resolved.cut_off)}))  # fmt: skip
 
 

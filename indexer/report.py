@@ -52,6 +52,12 @@ class AnalyzeReport:
     notes: list[str] = field(default_factory=list)  # e.g. a stale lock taken over
     # job -> "forked", or the path it took instead and why (indexer/fork_guard.py)
     forks: dict[str, str] = field(default_factory=dict)
+    # what the index now holds, for the user's registry without opening the database:
+    # HEAD when indexed, when (None: an unchanged run, which did not read the Meta) and the
+    # File rows per language
+    indexed_commit: str | None = None
+    indexed_at: float | None = None
+    languages: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         """One sentence, in every mode: what this run did, then what the index holds."""

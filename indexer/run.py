@@ -120,6 +120,12 @@ def gc_paused():
             gc.enable()
 
 
+def languages_of(languages) -> dict[str, int]:
+    """File rows per language, as `MATCH (f:File) RETURN f.language, count(*)` counts them
+    (files without a language left out)."""
+    return dict(sorted(Counter(lang for lang in languages if lang).items()))
+
+
 def run_stats(records, totals: dict, parsed: int) -> dict:
     return {
         "files": len(records),
@@ -219,7 +225,7 @@ class Run:
     # a full build's tree signature takes it instead of listing every folder again
     listed: dict = field(default_factory=dict)
 
-    def report(self, mode, gen_no, stats, incomplete, reason, n_resolved,
+    def report(self, mode, gen_no, stats, incomplete, reason, n_resolved, meta: dict,
                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
         changes = {}
         if plan is not None:
@@ -245,6 +251,9 @@ class Run:
             resolved=n_resolved,
             delta=delta or {},
             forks=self.forks,
+            indexed_commit=meta["indexed_commit"],
+            indexed_at=meta["indexed_at"],
+            languages=languages_of(r.language for r in self.records),
         )
 
     def phase(self, name: str, started: float, *, add: bool = False) -> None:
@@ -314,4 +323,6 @@ class Run:
             seconds=time.perf_counter() - self.t0,
             timings=self.timings,
             reason="no file changed",
+            indexed_commit=prev.files.commit,
+            languages=languages_of(f.language for f in prev.files.files.values()),
         )

@@ -168,3 +168,49 @@ def test_mcp_all_with_nothing_registered_is_one_line(home):
     )  # fmt: skip
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "no repository is registered" in res.stderr
+
+
+def _entry_from_index(repo: Path) -> RepoEntry:
+    from codeimpact.query.index import Index
+    from codeimpact.registry import entry_of
+
+    with Index.open(repo) as index:
+        return entry_of(index)
+
+
+def test_a_run_registers_what_its_index_says_without_opening_it(home, make_repo):
+    """The entry comes from the run's report (full, incremental): it must be the one the
+    index itself gives; an unchanged run leaves the entry of its generation untouched."""
+    repo = make_repo({"pkg/a.py": "def f():\n    return 1\n", "web/x.ts": "export const x = 1;\n"})
+    reg = Registry(home / "codeimpact" / "registry.json")
+    for step in ("full", "incremental"):
+        if step == "incremental":
+            (repo / "pkg" / "b.py").write_text("from pkg.a import f\n\ndef g():\n    return f()\n")
+        data = json.loads(cli("analyze", "--json", str(repo)).stdout)
+        assert data["mode"] == step and data["languages"] == {"python": 1 + (step != "full"),
+                                                              "typescript": 1}  # fmt: skip
+        (entry,) = reg.entries()
+        assert entry == _entry_from_index(repo)
+    registry_file = home / "codeimpact" / "registry.json"
+    before = registry_file.stat()
+    data = json.loads(cli("analyze", "--json", str(repo)).stdout)
+    assert data["mode"] == "unchanged" and data["indexed_at"] is None
+    after = registry_file.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert reg.entries() == [entry]
+
+
+def test_an_unchanged_run_records_an_index_written_without_registering(home, make_repo):
+    """A generation written by `--index-only` is not the registered one: the next plain
+    analyze, unchanged, records it from the index (its time, its counts)."""
+    repo = make_repo({"a.py": "def f():\n    return 1\n"})
+    reg = Registry(home / "codeimpact" / "registry.json")
+    cli("analyze", str(repo))
+    (first,) = reg.entries()
+    (repo / "a.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n")
+    cli("analyze", "--index-only", str(repo))
+    assert reg.entries() == [first]
+    assert json.loads(cli("analyze", "--json", str(repo)).stdout)["mode"] == "unchanged"
+    (now,) = reg.entries()
+    assert now == _entry_from_index(repo)
+    assert now.generation == first.generation + 1 and now.symbols > first.symbols
