@@ -436,17 +436,17 @@ def patch_unresolved(sites: dict[str, list[tuple[str, int]]], old: GraphState,
         rf = old.resolved(p)
         if rf is None:
             continue
-        for site in rf.unresolved:
-            kept = sites.get(site.name)
+        for scope, name, line in rf.unresolved:
+            kept = sites.get(name)
             if kept is None:
                 continue
             with contextlib.suppress(ValueError):
-                kept.remove((site.scope, site.line))
+                kept.remove((scope, line))
             if not kept:
-                del sites[site.name]
+                del sites[name]
     for rf in new_out.values():
-        for site in rf.unresolved:
-            sites.setdefault(site.name, []).append((site.scope, site.line))
+        for scope, name, line in rf.unresolved:  # (a resolver's may be plain tuples)
+            sites.setdefault(name, []).append((scope, line))
 
 
 def same_unresolved(old: GraphState, new_out: dict[str, ResolvedFile]) -> bool:

@@ -57,7 +57,7 @@ def test_a_project_without_fixtures_looks_at_no_request(monkeypatch):
     project = _project(FILES)
     assert _resolved(project) == expected
     assert callers == ["unbound_fixtures"]
-    assert any(u.name == "fixture:db" for u in expected["tests/test_a.py"].unresolved)
+    assert any(u[1] == "fixture:db" for u in expected["tests/test_a.py"].unresolved)  # (scope, name, line)
 
 
 @pytest.mark.parametrize("where", ["tests/conftest.py", "pkg/fixtures.py"])

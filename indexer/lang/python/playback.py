@@ -26,8 +26,10 @@ from codeimpact.indexer.lang.python.library_calls import BOUND, CLASS_MADE, FLOW
 from codeimpact.indexer.lang.python.reads import chain_reads
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, strip_dup
 
-# an Edge, Unresolved or SymbolRow from its fields (engine/edges.py checks Edge's): the named
-# tuples' own __new__ is one more Python frame per row
+# a SymbolRow from its fields (engine/edges.py checks Edge's): the named tuples' own __new__
+# is one more Python frame per row. An unresolved site is the plain tuple of Unresolved's
+# fields (scope, name, line), as an edge is of Edge's: ~73K per Django resolution were each
+# made an Unresolved through tuple.__new__; every reader indexes or unpacks them
 _new = tuple.__new__
 if Unresolved._fields != ("scope", "name", "line"):
     raise ImportError(
@@ -196,7 +198,7 @@ class Playback:
                         for rel, dst, conf, reason in ends:
                             append((rel, src, dst, conf, reason, line))  # (engine/edges.py)
                     for name in names:
-                        unresolved.append(_new(Unresolved, (src, name, line)))
+                        unresolved.append((src, name, line))
                     played_builtin += builtin
                     if args:
                         try:
@@ -224,7 +226,7 @@ class Playback:
         for rel, dst, conf, reason in ends:
             append((rel, src, dst, conf, reason, line))
         for name in names:
-            out.unresolved.append(_new(Unresolved, (src, name, line)))
+            out.unresolved.append((src, name, line))
         out.calls_builtin += builtin
         return follow
 

@@ -56,7 +56,7 @@ from codeimpact.indexer.lang.python.reads import (
 )
 from codeimpact.indexer.lang.python.tables import Tables, standing
 from codeimpact.indexer.lang.python.values import Values
-from codeimpact.indexer.resolved import ResolvedFile, Unresolved, external_uid, strip_dup
+from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
 
 # (a fact or an unresolved site made as the class's own __new__ does, without its Python
 # frame: a decorator's call fact per definition, ~35K unresolved sites per Django)
@@ -397,7 +397,7 @@ class PythonProject(
     def _too_deep(self, fi: FileIndex, call, out: ResolvedFile) -> None:
         self.memo.clear()  # entries left busy would read as cycles
         last = call.callee.rpartition(".")[2]
-        out.unresolved.append(Unresolved(self.uid(fi.path, call.scope), last, call.line))
+        out.unresolved.append((self.uid(fi.path, call.scope), last, call.line))
 
     # ------------------------------------------------------------------ calls
     def _resolve_call(self, fi: FileIndex, call, scope: str, callee: str, line: int, kind: str,
@@ -423,7 +423,7 @@ class PythonProject(
         if src is None:
             src = self._srcs[scope] = f"{fi.path}::{scope}"
         if steps is None:
-            out.unresolved.append(_new(Unresolved, (src, last, line)))
+            out.unresolved.append((src, last, line))
             return
         reads: list = []  # property getters the chain's attribute reads run
         if simple:
@@ -479,7 +479,7 @@ class PythonProject(
             if receiver is None or receiver[0][0] in ("param", "unknown", ALTS):
                 if dotted and self._unique_name(last, edges, src, line):
                     return
-            out.unresolved.append(_new(Unresolved, (src, last, line)))
+            out.unresolved.append((src, last, line))
             return
         ent, reason = r
         if ent[0] == ALTS:  # one of several values (a container's items): each may run
@@ -489,10 +489,10 @@ class PythonProject(
                 made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True,
                                          follow) for e in ent[1]]  # fmt: skip
             if not any(made):
-                out.unresolved.append(_new(Unresolved, (src, last, call.line)))
+                out.unresolved.append((src, last, call.line))
             return
         if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False, follow):
-            out.unresolved.append(_new(Unresolved, (src, last, call.line)))
+            out.unresolved.append((src, last, call.line))
 
     def _call_value(self, fi, call, ent, reason, receiver, edges, src, out, alt: bool,
                     follow: list) -> bool:  # fmt: skip
