@@ -1,7 +1,7 @@
-"""A call with arguments plays back the outcome of calling its callee (playback.py
-`_called`, kept once per form: the value called and the last name) and makes what its own
-arguments make at each site (`_arguments`: the outcome's steps that read them, `follow`):
-the sites below share their callees' outcomes and differ only by their arguments."""
+"""A call with arguments plays back the outcome of calling its callee (resolve.py
+`_resolve_call`'s tail, kept once per form: the value called and the last name) and makes
+what its own arguments make at each site (`_arguments`: the outcome's steps that read them,
+`follow`): the sites below share their callees' outcomes and differ only by their arguments."""
 
 from __future__ import annotations
 

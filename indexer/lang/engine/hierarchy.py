@@ -153,16 +153,17 @@ def extends_then_implements(
     return tuple(out)
 
 
-def descendants(me: K, subclasses: Callable[[K], Iterable[K]]) -> list[K]:
-    """Every type below `me` (each once; the order of a depth-first walk, unsorted)."""
+def descendants(me: K, subclasses: Callable[[K], Iterable[K] | None]) -> list[K]:
+    """Every type below `me` (each once; the order of a depth-first walk, unsorted).
+    `subclasses` may answer None for none: a table's `get` (no Python frame per type)."""
     seen = {me}
     out = []
-    stack = list(subclasses(me))
+    stack = list(subclasses(me) or ())
     while stack:
         key = stack.pop()
         if key in seen:
             continue
         seen.add(key)
         out.append(key)
-        stack.extend(subclasses(key))
+        stack.extend(subclasses(key) or ())
     return out

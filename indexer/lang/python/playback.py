@@ -7,8 +7,8 @@ and the outcome of calling that value is in the memo (resolve.py `_resolve_call`
 records it at the first such site): 87K of Django's 110K sites without arguments. Those
 are played back here, per (scope, callee), without the general path's frames.
 
-A call with arguments plays back the same outcome (`_called`: the value called and the last
-name; 51K of Django's 68K such sites meet one kept), then makes what its own arguments make
+A call with arguments plays back the same outcome (resolve.py `_resolve_call`'s tail: the
+value called and the last name; 51K of Django's 68K such sites meet one kept), then makes what its own arguments make
 (`_arguments`: their reads, and the outcome's steps that read them, kept with it).
 """
 
@@ -48,7 +48,7 @@ _symbol_rows = None  # native/core_rows.c's, once imported
 
 class Playback:
     """`definitions` and `resolve_calls`: the engine's per-file loops (engine/project.py); the
-    calls without arguments from their value on (in `resolve_calls`, and `_called`: resolve.py
+    calls without arguments from their value on (in `resolve_calls`, and resolve.py
     `_resolve_call`'s tail for them, which records what is played back)."""
 
     def definitions(self, fi: FileIndex, rows: list, edges: Edges, file_is_test: bool) -> None:
@@ -160,8 +160,9 @@ class Playback:
                             else [src, played[0], played[1], played[2], None, played[3]]
                         )
                     if hit.__class__ is tuple:  # (not yet: what it resolves, a next site plays)
-                        # (`resolve_call` from the value of the first name on, and `_called`,
-                        # written out here: a method's frame per site was ~40K per Django)
+                        # (`resolve_call` from the value of the first name on, and its played
+                        # outcome, written out here: a method's frame per site was ~40K per
+                        # Django)
                         name, method, last, value = hit
                         kept = True  # (the lookup kept for the file: not line-dependent)
                         try:
@@ -211,24 +212,6 @@ class Playback:
             except RecursionError:  # an absurdly deep chain: unresolved, not a crash
                 self._too_deep(fi, call, out)
         out.calls_builtin += played_builtin
-
-    def _called(self, fi, call, method: bool, dotted: bool, value, last: str, edges: Edges,
-                src: str, out: ResolvedFile) -> list | tuple:  # fmt: skip
-        """The edges of calling `value` (`method`: `last` on it) at `call`, its arguments
-        aside; what the arguments make: the steps `_arguments` takes (the outcome's)."""
-        key = ("call outcome", method, dotted, value, last)
-        played = self.memo.table.get(key)
-        if played is None:
-            return self._record_outcome(key, fi, call, method, value, last, edges, src, out)
-        ends, names, builtin, follow = played
-        append = edges.append
-        line = call.line
-        for rel, dst, conf, reason in ends:
-            append((rel, src, dst, conf, reason, line))
-        for name in names:
-            out.unresolved.append((src, name, line))
-        out.calls_builtin += builtin
-        return follow
 
     def _record_outcome(self, key, fi, call, method, value, last, edges, src, out) -> list:
         """The general path for a call (its arguments aside: resolve.py `_outcome`), kept as

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.chains import fold
 from codeimpact.indexer.lang.engine.hierarchy import c3, descendants
-from codeimpact.indexer.lang.engine.memo import memoized
+from codeimpact.indexer.lang.engine.memo import BUSY, memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives, members
@@ -84,7 +84,7 @@ class Values:
 
     def _eval_steps(self, fi, scope, steps, line, depth, reads=None):
         """engine/chains.py's evaluate_steps, with the steps after the head kept per value
-        while a file is resolved (_fold)."""
+        while a file is resolved (`_folds`)."""
         name, suffix = steps[0]
         if len(steps) == 1 and not suffix:  # a name alone (see eval_chain)
             return self.lookup_name(fi, scope, name, line, depth)
@@ -94,20 +94,12 @@ class Values:
             found = self.lookup_name(fi, scope, name, line, depth)
             if found is not None and suffix:
                 found = self._apply_suffix(found[0], found[1], suffix, depth)
-        if found is None:
-            return None
-        return self._fold(found, steps[1:], depth, reads) if len(steps) > 1 else found
-
-    # (head value, steps after the head, with reads) -> (value, reads): what the rest of a
-    # chain gives depends on the head's value alone, not on the scope or line it was looked
-    # up in: `self.client` of every test method of a class, `response.status_code` after
-    # each `response = self.client.get(...)`. Kept while one file is resolved, like
-    # names.py's lookups (`forget_lookups`); nothing met with a cut is kept. (An instance
-    # attribute, set in PythonProject's __init__: CPython 3.11 specialises no read of an
-    # instance attribute whose name the class also binds.)
-    _folds: dict | None
-
-    def _fold(self, found, steps, depth, reads):
+        if found is None or len(steps) == 1:
+            return found
+        # the steps after the head, kept per head value (`_folds`; written out here, and the
+        # engine's fold with Python's chain_step and chain_end in it: three frames per chain
+        # evaluated, ~100K chains per Django)
+        steps = steps[1:]
         seen = self._folds
         if seen is None or depth >= MAX_DEPTH:
             return fold(self, found, steps, depth, reads)
@@ -119,12 +111,28 @@ class Values:
             return hit[0]
         cuts = self.memo.cuts
         got: list | None = [] if reads is not None else None
-        value = fold(self, found, steps, depth, got)
+        for name, suffix in steps:
+            if got is not None and (found[0][0] == "inst" or found[0][0] == ALTS):
+                self.member_reads(found, name, depth, got)
+            found = self.getattr(found[0], name, found[1], depth + 1)
+            if found is not None and suffix:
+                found = self._apply_suffix(found[0], found[1], suffix, depth)
+            if found is None:
+                break
         if got:
             reads.extend(got)
         if self.memo.cuts == cuts:
-            seen[key] = (value, tuple(got) if got else ())
-        return value
+            seen[key] = (found, tuple(got) if got else ())
+        return found
+
+    # (head value, steps after the head, with reads) -> (value, reads): what the rest of a
+    # chain gives depends on the head's value alone, not on the scope or line it was looked
+    # up in: `self.client` of every test method of a class, `response.status_code` after
+    # each `response = self.client.get(...)`. Kept while one file is resolved, like
+    # names.py's lookups (`forget_lookups`); nothing met with a cut is kept. (An instance
+    # attribute, set in PythonProject's __init__: CPython 3.11 specialises no read of an
+    # instance attribute whose name the class also binds.)
+    _folds: dict | None
 
     # the engine's evaluator (engine/chains.py): steps are parse_steps' (name, suffix); the
     # head is `super()` or a name, each step a member (a property read recorded in the
@@ -209,7 +217,12 @@ class Values:
         # the answer; a value bound there is followed, and one we cannot follow shadows the
         # bases' attribute of that name (no answer)
         files = self.files
-        for i, (kpath, k) in enumerate(self.mro(path, cls)):
+        # (the memo's entry for the MRO read here, its wrapper called on a miss only: a frame
+        # per hit, ~60K per Django here, in instance_attr and super_members)
+        order = self.memo.table.get(("mro", path, cls))
+        if order is None or order is BUSY:
+            order = self.mro(path, cls)
+        for i, (kpath, k) in enumerate(order):
             cfi = files[kpath]
             local = cfi.members.get(k, NO_NAMES).get(attr)
             if local is not None:
@@ -226,7 +239,10 @@ class Values:
     @memoized('("iattr", path, cls, attr)', per_file=True)
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
         """The value of `self.attr` set in a method of `cls` or of a base, or None."""
-        for p, c in self.mro(path, cls):
+        order = self.memo.table.get(("mro", path, cls))  # (see class_member)
+        if order is None or order is BUSY:
+            order = self.mro(path, cls)
+        for p, c in order:
             cfi = self.files[p]
             binds = cfi.self_attrs.get(c, {}).get(attr)
             if not binds:
@@ -647,8 +663,11 @@ class Values:
             return []
         files = self.files
         found = []
+        table = self.memo.table
         for sub in self.descendants(path, cls):
-            order = self.mro(sub[0], sub[1])
+            order = table.get(("mro", sub[0], sub[1]))  # (see class_member)
+            if order is None or order is BUSY:
+                order = self.mro(sub[0], sub[1])
             if (path, cls) not in order:
                 continue
             # (first_member written out: a lambda made per subclass, 14K per Django)
@@ -667,11 +686,8 @@ class Values:
         table = self.memo.file_table
         out = table.get(key)
         if out is None:
-            out = table[key] = tuple(sorted(descendants((path, cls), self._subclasses_of)))
+            out = table[key] = tuple(sorted(descendants((path, cls), self.subclasses.get)))
         return out
-
-    def _subclasses_of(self, key: tuple[str, str]) -> list[tuple[str, str]]:
-        return self.subclasses.get(key, ())
 
     def overrides(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
         """Definitions of method `name` in the subclasses of `cls`, transitively."""
@@ -715,7 +731,7 @@ class Values:
         table = self.memo.file_table
         out = table.get(key)
         if out is None:
-            out = table[key] = frozenset(descendants((path, cls), self._subclasses_of))
+            out = table[key] = frozenset(descendants((path, cls), self.subclasses.get))
         return out
 
 
