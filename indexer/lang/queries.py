@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import sys
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language
 
+from codeimpact.indexer.lang.grammars import get_language
 from codeimpact.native.runner import QueryRunner
 
 
 def query_text(package: str, filename: str) -> str:
-    """The text of a .scm file of a language package (`codeimpact.indexer.lang.python`)."""
+    """The text of a .scm file of a language package (`codeimpact.indexer.lang.python`):
+    read beside the package's own files when they are files (importlib.resources, for other
+    installs, imports importlib.readers and zipfile: ~1.5 ms of a one-file edit's CPU)."""
+    module = sys.modules.get(package)
+    origin = getattr(module, "__file__", None)
+    if origin is not None:
+        path = Path(origin).parent / filename
+        if path.is_file():
+            return path.read_text()
+    from importlib import resources
+
     return resources.files(package).joinpath(filename).read_text()
 
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 import re
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, ImportFact, ReferenceFact
 from codeimpact.indexer.lang.cfamily.decorations import blank_decorations
+from codeimpact.indexer.lang.grammars import get_parser
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     ChainForm,

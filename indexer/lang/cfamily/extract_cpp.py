@@ -19,11 +19,11 @@ are picked by it). Constructions are CallFacts of kind `new` on the type: `new A
 from __future__ import annotations
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import BindingFact, CallFact, FileFacts, HeritageFact
 from codeimpact.indexer.lang.cfamily import extract as c
 from codeimpact.indexer.lang.cfamily.decorations import blank_decorations
+from codeimpact.indexer.lang.grammars import get_parser
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text
 

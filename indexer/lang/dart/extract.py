@@ -28,7 +28,6 @@ The resolver (resolve.py) turns URIs into libraries with pubspec.yaml.
 from __future__ import annotations
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import CallFact, FileFacts, HeritageFact, ImportFact
 from codeimpact.indexer.lang.dart.syntax import (
@@ -42,6 +41,7 @@ from codeimpact.indexer.lang.dart.syntax import (
     string_value,
     toplevel_type,
 )
+from codeimpact.indexer.lang.grammars import get_parser
 from codeimpact.indexer.lang.java.model import ModelFile, bind_chain, run_model
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import Scopes, line, text

@@ -25,7 +25,6 @@ the package is imported for its init functions.
 from __future__ import annotations
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     FileFacts,
@@ -53,6 +52,7 @@ from codeimpact.indexer.lang.go.uses import (
     paired,
     selector_references,
 )
+from codeimpact.indexer.lang.grammars import get_parser
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Names,

@@ -30,13 +30,13 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     FileFacts,
     HeritageFact,
     ReferenceFact,
 )
+from codeimpact.indexer.lang.grammars import get_parser
 from codeimpact.indexer.lang.java.model import model_facts
 from codeimpact.indexer.lang.java.syntax import type_chain
 from codeimpact.indexer.lang.java.uses import USES

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from types import ModuleType
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -19,6 +18,7 @@ from codeimpact.indexer.lang.api import (
     LanguageSpec,
     ResolverProject,
 )
+from codeimpact.indexer.lang.grammars import get_parser
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.syntax_common import (
     Names,

@@ -47,7 +47,6 @@ import threading
 from functools import cache
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -60,6 +59,7 @@ from codeimpact.indexer.lang.api import (
     SymbolFact,
     count_lines,
 )
+from codeimpact.indexer.lang.grammars import get_language, get_parser
 from codeimpact.indexer.lang.python import parametrize
 from codeimpact.indexer.lang.python.bindings import _exports, _LocalScopes
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain

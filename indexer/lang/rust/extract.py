@@ -43,7 +43,6 @@ from functools import cache
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -52,6 +51,7 @@ from codeimpact.indexer.lang.api import (
     ReferenceFact,
     SymbolFact,
 )
+from codeimpact.indexer.lang.grammars import get_language, get_parser
 from codeimpact.indexer.lang.rust.matching import NAME, matches
 from codeimpact.indexer.lang.rust.sites import first_error, scan_sites
 from codeimpact.indexer.lang.rust.syntax import (

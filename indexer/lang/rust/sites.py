@@ -8,7 +8,6 @@ from __future__ import annotations
 import bisect
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -17,6 +16,7 @@ from codeimpact.indexer.lang.api import (
     ImportFact,
     ReferenceFact,
 )
+from codeimpact.indexer.lang.grammars import get_parser
 from codeimpact.indexer.lang.rust.matching import (
     CLOSURE,
     EXPR_MACROS,

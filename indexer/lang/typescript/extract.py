@@ -34,7 +34,6 @@ from functools import cache
 from operator import itemgetter
 
 import tree_sitter as ts
-from tree_sitter_language_pack import get_language, get_parser
 
 from codeimpact.indexer.lang.api import (
     BindingFact,
@@ -45,6 +44,7 @@ from codeimpact.indexer.lang.api import (
     ReturnFact,
     count_lines,
 )
+from codeimpact.indexer.lang.grammars import get_language, get_parser
 from codeimpact.indexer.lang.queries import query_runner
 from codeimpact.indexer.lang.typescript.definitions import DEF_KIND, Definitions
 from codeimpact.indexer.lang.typescript.syntax import (
