@@ -137,6 +137,7 @@ def build_digest() -> dict:
 write_generated()
 DIGEST = build_digest()
 SOURCE_DIGEST = DIGEST["source_digest"](HERE / "native")
+SOURCE_STAMP = DIGEST["source_stamp"](HERE / "native")
 
 setup(
     ext_modules=[
@@ -173,11 +174,13 @@ setup(
             ],
             # _DEFAULT_SOURCE: the POSIX calls of the runtime (fdopen, clock_gettime) under c11
             # CODEIMPACT_SOURCE_DIGEST: what native/runner.py compares with the sources at
-            # import, so that an extension older than its sources is never used
+            # import, so that an extension older than its sources is never used;
+            # CODEIMPACT_SOURCE_STAMP: their names, sizes and mtimes, which spare it the hashing
             define_macros=[
                 ("_DEFAULT_SOURCE", None),
                 ("TREE_SITTER_HIDE_SYMBOLS", None),
                 ("CODEIMPACT_SOURCE_DIGEST", f'"{SOURCE_DIGEST}"'),
+                ("CODEIMPACT_SOURCE_STAMP", f'"{SOURCE_STAMP}"'),
             ],
             extra_compile_args=["-O3", "-std=c11", "-fvisibility=hidden"],
         ),

@@ -12,6 +12,10 @@
 #ifndef CODEIMPACT_SOURCE_DIGEST
 #define CODEIMPACT_SOURCE_DIGEST ""
 #endif
+/* and their names, sizes and modification times then (build_digest.source_stamp) */
+#ifndef CODEIMPACT_SOURCE_STAMP
+#define CODEIMPACT_SOURCE_STAMP ""
+#endif
 
 PyDoc_STRVAR(plain_tuples_doc,
              "plain_tuples(items) -> [tuple(x) for x in items]: the facts of a list as plain "
@@ -75,6 +79,7 @@ PyMODINIT_FUNC PyInit__syntax(void) {
     if (PyModule_AddStringConstant(m, "TREE_SITTER_VERSION", CODEIMPACT_VENDORED_PY_TREE_SITTER) <
             0 ||
         PyModule_AddStringConstant(m, "SOURCE_DIGEST", CODEIMPACT_SOURCE_DIGEST) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCE_STAMP", CODEIMPACT_SOURCE_STAMP) < 0 ||
         PyModule_AddObjectRef(m, "Query", (PyObject *)&QueryType) < 0 ||
         PyModule_AddObjectRef(m, "FactEngine", (PyObject *)&FactEngineType) < 0 ||
         PyModule_AddObjectRef(m, "CallSites", (PyObject *)&CallSitesType) < 0) {

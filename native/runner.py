@@ -13,8 +13,9 @@ used only when all of these hold, else py-tree-sitter's QueryCursor answers the 
 - it was built from the sources beside the package, when they are there (an editable
   install builds it in place: a `native/` changed and not rebuilt would silently give the
   old facts): setup.py compiles the digest of its sources into it (native/build_digest.py),
-  which is compared with theirs now; a stale build is not used, and a one-line warning on
-  stderr says to rebuild;
+  which is compared with theirs now (hashed again only when their names, sizes or mtimes
+  differ from the ones it compiled in beside it); a stale build is not used, and a one-line
+  warning on stderr says to rebuild;
 - the installed `tree-sitter` distribution is the version whose C runtime the extension
   vendors (native/tree_sitter/vendored.h): its Node and Tree structs are read as that
   version lays them out, so another version (pyproject allows 0.25 and 0.26) must never
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import tree_sitter as ts
 
-from codeimpact.native.build_digest import source_digest
+from codeimpact.native.build_digest import source_digest, source_stamp
 from codeimpact.native.vocabulary import CAPTURES, CONSTRUCTS
 
 __all__ = [
@@ -105,6 +106,17 @@ def _installed() -> str | None:
         return None
 
 
+def _sources(ext, built: str | None) -> str | None:
+    """The digest of the sources beside the package (None: absent): the one the extension
+    was built from while they keep the names, sizes and mtimes it recorded then
+    (`SOURCE_STAMP`), else hashed again."""
+    native = Path(__file__).parent
+    stamp = getattr(ext, "SOURCE_STAMP", "") if ext is not None else ""
+    if built and stamp and source_stamp(native) == stamp:
+        return built
+    return source_digest(native)
+
+
 @cache
 def native_status() -> NativeStatus:
     """Checked once per process (call `native_status.cache_clear()` after changing the
@@ -112,7 +124,7 @@ def native_status() -> NativeStatus:
     ext = _extension()
     vendored = ext.TREE_SITTER_VERSION if ext is not None else None
     built = (getattr(ext, "SOURCE_DIGEST", "") or None) if ext is not None else None
-    sources = source_digest(Path(__file__).parent)
+    sources = _sources(ext, built)
     installed = _installed()
     if os.environ.get(NATIVE_ENV, "") == "0":
         reason = f"disabled by {NATIVE_ENV}=0"
