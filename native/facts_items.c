@@ -135,17 +135,25 @@ static Py_ssize_t items_of(TSNode node, const Run *run, TSNode **out) {
     return n;
 }
 
-static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line);
+/* Containers nested deeper than this keep their items unrecorded (items.py MAX_DEPTH: change
+ * both): each level is a C frame here and a name one key longer, so 20,000 nested brackets
+ * overflowed the stack, and a file of nesting n makes names of total length ~n^2. */
+#define MAX_DEPTH 32
 
-/* One item stored under `key` (borrowed) in the container bound to `name`. */
+static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line,
+                   int depth);
+
+/* One item stored under `key` (borrowed) in the container bound to `name`, `depth` containers
+ * deep. */
 static int item(Run *run, PyObject *scope, PyObject *name, PyObject *key, TSNode value,
-                PyObject *line) {
+                PyObject *line, int depth) {
     if (is_container(role_of(run, value))) {
         if (binding(run, scope, name, PyUnicode_FromFormat("%U%U:[]", run->e->options[O_VALUE_ITEM], key), false, line) < 0)
             return -1;
+        if (depth >= MAX_DEPTH) return 0;
         PyObject *slot = PyUnicode_FromFormat("%U[%U]", name, key);
         if (slot == NULL) return -1;
-        int rc = literal(run, scope, slot, value, line);
+        int rc = literal(run, scope, slot, value, line, depth + 1);
         Py_DECREF(slot);
         return rc;
     }
@@ -165,7 +173,8 @@ static int item(Run *run, PyObject *scope, PyObject *name, PyObject *key, TSNode
 
 /* `name` bound to a literal collection (`lit:`) and its items under their keys: a mapping's
  * literal keys, a sequence's positions (unknown after a spread), none for a set */
-static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line) {
+static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line,
+                   int depth) {
     if (binding(run, scope, name, Py_NewRef(run->e->options[O_VALUE_LITERAL]), false, line) < 0) return -1;
     uint8_t kind = role_of(run, lit);
     TSNode *children;
@@ -184,7 +193,7 @@ static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObje
                 rc = -1;
                 break;
             }
-            if (!ts_node_is_null(value)) rc = item(run, scope, name, key, value, line);
+            if (!ts_node_is_null(value)) rc = item(run, scope, name, key, value, line, depth);
             Py_DECREF(key);
             continue;
         }
@@ -193,7 +202,7 @@ static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObje
             continue;
         }
         key = known ? PyUnicode_FromFormat("%zd", pos) : Py_NewRef(S_STAR);
-        rc = key == NULL ? -1 : item(run, scope, name, key, c, line);
+        rc = key == NULL ? -1 : item(run, scope, name, key, c, line, depth);
         Py_XDECREF(key);
     }
     PyMem_Free(children);
@@ -236,12 +245,13 @@ bool passes_items(Run *run, TSNode lit) {
 
 /* `name` bound to the literal collection `lit` and its items (items.py literal_facts) */
 int literal_facts(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObject *line) {
-    return literal(run, scope, name, lit, line);
+    return literal(run, scope, name, lit, line, 0);
 }
 
 /* `a, b = value`: from a literal on the right, each target its value (a starred one the
  * rest, as a literal list); from any other value, `at:N:chain` (its N-th item) */
-static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *line) {
+static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *line,
+                  int depth) {
     TSNode *targets = NULL, *values = NULL;
     Py_ssize_t nt = items_of(lhs, run, &targets), nv = 0, star = -1;
     if (nt < 0) return -1;
@@ -277,7 +287,7 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
                     rc = binding(run, scope, name, Py_NewRef(run->e->options[O_VALUE_LITERAL]), false, line);
                     for (Py_ssize_t pos = 0; rc == 0 && pos < nv - after - i; pos++) {
                         PyObject *key = PyUnicode_FromFormat("%zd", pos);
-                        rc = key == NULL ? -1 : item(run, scope, name, key, values[i + pos], line);
+                        rc = key == NULL ? -1 : item(run, scope, name, key, values[i + pos], line, depth);
                         Py_XDECREF(key);
                     }
                 }
@@ -288,7 +298,7 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
             uint8_t tr = role_of(run, t);
             if (tr == R_PATTERN_TUPLE || tr == R_PATTERN_LIST) {
                 /* `a, (b, c) = f, (g, h)`: the nested pattern unpacks its value */
-                rc = unpack(run, scope, t, v, line);
+                if (depth < MAX_DEPTH) rc = unpack(run, scope, t, v, line, depth + 1);
                 continue;
             }
             PyObject *name = target_of(run, t);
@@ -298,7 +308,7 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
             }
             if (name != Py_None) {
                 if (is_container(role_of(run, v))) {
-                    rc = literal(run, scope, name, v, line);
+                    rc = literal(run, scope, name, v, line, depth);
                 } else {
                     bool is_call;
                     PyObject *chain = value_of(run, v, &is_call);
@@ -365,7 +375,7 @@ static int store(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *li
     int rc = name == NULL ? -1 : 0;
     if (name != NULL && name != Py_None) {
         PyObject *slot = PyUnicode_FromFormat("%U[]", name);
-        rc = slot == NULL ? -1 : item(run, scope, slot, key, rhs, line);
+        rc = slot == NULL ? -1 : item(run, scope, slot, key, rhs, line, 0);
         Py_XDECREF(slot);
     }
     Py_XDECREF(name);
@@ -417,7 +427,7 @@ int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {
     int rc = 0;
     uint8_t lr = role_of(run, lhs);
     if (lr == R_PATTERN_TUPLE || lr == R_PATTERN_LIST) {
-        rc = unpack(run, scope, lhs, rhs, line);
+        rc = unpack(run, scope, lhs, rhs, line, 0);
     } else if (lr == R_SUBSCRIPT) {
         rc = store(run, scope, lhs, rhs, line);
     } else if (role_of(run, rhs) == R_SUBSCRIPT) {
@@ -433,7 +443,7 @@ int item_facts(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode rhs) {
                    (PyUnicode_GET_LENGTH(names) == 0 ||
                     PyUnicode_Tailmatch(name, names, 0, PY_SSIZE_T_MAX, 1) == 0)) {
             /* (`__all__`, `__slots__`: names, not values) */
-            rc = literal(run, scope, name, rhs, line);
+            rc = literal(run, scope, name, rhs, line, 0);
         }
         Py_XDECREF(name);
     }

@@ -405,6 +405,14 @@ EDGE_CASES = {
         "                }\n            )\n"
     ),
     "deep": "f(" * 2000 + "x" + ")" * 2000 + "\n" + "a" + "(b)" * 2000 + "\n",
+    # containers and unpacking patterns nested past items.py MAX_DEPTH (32)
+    "deep_items": "".join(
+        (
+            "x = " + "[" * 40 + "g" + "]" * 40 + "\n",
+            "y = " + '{"k": ' * 40 + "g" + "}" * 40 + "\n",
+            "(" * 40 + "a" + ",)" * 40 + " = " + "(" * 40 + "(g, [h, [i]])" + ",)" * 40 + "\n",
+        )
+    ),
     "deep_blocks": "".join("    " * i + f"def f{i}(a: int) -> A{i}:\n" for i in range(100))
     + "    " * 100
     + "return x\n",

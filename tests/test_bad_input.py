@@ -129,3 +129,29 @@ def test_read_only_repository(make_repo):
         _assert_one_line_error(graph("analyze", str(repo)), 2, "cannot write the index folder")
     finally:
         repo.chmod(0o755)
+
+
+DEEP = 20_000  # nesting that overflowed the C stack of the item facts (MAX_DEPTH cuts it)
+DEEP_SOURCES = {
+    "lists.py": "x = " + "[" * DEEP + "g(1)" + "]" * DEEP + "\n",
+    "dicts.py": "x = " + '{"k": ' * DEEP + "g" + "}" * DEEP + "\n",
+    "tuples.py": "x = " + "(1, " * DEEP + "1" + ")" * DEEP + "\n",
+    "patterns.py": "(" * DEEP + "a" + ",)" * DEEP + " = " + "(" * DEEP + "g" + ",)" * DEEP + "\n",
+}  # fmt: skip
+
+
+def test_deeply_nested_literals_are_indexed_not_a_crash(make_repo):
+    """20,000 nested brackets: the full build and an edit (extracted in the analyzing
+    process itself) both index the files; the process does not die."""
+    repo = make_repo({"good.py": GOOD, **DEEP_SOURCES})
+    for step in ("full", "edit"):
+        if step == "edit":
+            (repo / "lists.py").write_text(DEEP_SOURCES["lists.py"] + "y = [[1]]\n")
+        res = graph("analyze", "--index-only", "--json", str(repo))
+        assert res.returncode == 0, (step, res.returncode, res.stderr[-2000:])
+        report = json.loads(res.stdout)
+        assert report["mode"] == ("full" if step == "full" else "incremental")
+        assert report["files"] == 5
+    status = file_status(repo)
+    assert set(status) == {"good.py", *DEEP_SOURCES}
+    assert all(s in ("ok", "partial") for s in status.values()), status

@@ -117,6 +117,21 @@ def test_edge_cases(name, matches):
 
 
 @native
+def test_items_nested_past_the_limit_are_not_recorded():
+    """Both paths cut item facts at items.py MAX_DEPTH (test_edge_cases: alike), deep
+    enough that no real container loses its items."""
+    from codeimpact.indexer.lang.python.items import MAX_DEPTH
+
+    source = textwrap.dedent(EDGE_CASES["deep_items"]).encode()
+    facts = py.extract(source)
+    depths = {b.name: b.name.count("[") for b in facts.bindings if b.name[0] in "xy"}
+    assert max(depths.values()) == MAX_DEPTH  # its last item is `item:0:[]`, no deeper
+    values = {b.value for b in facts.bindings if b.name == "x" + "[0]" * MAX_DEPTH}
+    assert values == {"lit:", "item:0:[]"}
+    assert "a" not in {b.name for b in facts.bindings}  # 40 patterns deep: cut too
+
+
+@native
 def test_every_construct_is_covered(matches):
     found = set()
     for source in EDGE_CASES.values():

@@ -106,7 +106,9 @@ NAME = "python"
 #   24: CallFact.args: a literal collection passed as an argument that holds a name the
 #       file defines or imports, or a member of one, is `arg$<start byte>`, bound with its
 #       items at the call's line; an argument spread as keywords (`f(**opts)`) is keyed `**`.
-EXTRACTOR_VERSION = 24
+#   25: items of containers (and unpacking patterns) nested deeper than items.py MAX_DEPTH
+#       (32) are not recorded: 20,000 nested brackets overflowed the C stack.
+EXTRACTOR_VERSION = 25
 
 
 def _runner() -> QueryRunner:

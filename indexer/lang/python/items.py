@@ -40,6 +40,10 @@ _INDEXES = frozenset(
     ("identifier", "attribute", "call", "subscript", "integer", "string", "true", "false")
 )
 _KEY = re.compile(r"[\w.\-]{1,64}")  # a dict key kept as written; others are `*`
+# containers (and unpacking patterns) nested deeper than this keep their items unrecorded
+# (native/facts_items.c MAX_DEPTH: change both): 20,000 nested brackets overflowed the C
+# stack, and nesting n makes item names of total length ~n^2
+MAX_DEPTH = 32
 
 
 def holds_items(lhs: ts.Node, rhs: ts.Node) -> bool:
@@ -164,7 +168,7 @@ def literal_facts(scope: str, name: str, lit: ts.Node, line: int, source: bytes,
     _literal(scope, name, lit, line, source, facts)
 
 
-def _literal(scope, name, lit, line, source, facts) -> None:
+def _literal(scope, name, lit, line, source, facts, depth=0) -> None:
     facts.bindings.append(BindingFact(scope, name, "lit:", False, line))
     if lit.type == "dictionary":
         for pair in _named(lit):
@@ -172,21 +176,23 @@ def _literal(scope, name, lit, line, source, facts) -> None:
                 key = _key(pair.child_by_field_name("key"), source)
                 value = pair.child_by_field_name("value")
                 if value is not None:
-                    _item(scope, name, key, value, line, source, facts)
+                    _item(scope, name, key, value, line, source, facts, depth)
         return
     known = lit.type != "set"
     for pos, item in enumerate(c for c in _named(lit) if c.type != "comment"):
         if item.type == "list_splat":
             known = False  # the items after a spread are at unknown positions
             continue
-        _item(scope, name, str(pos) if known else "*", item, line, source, facts)
+        _item(scope, name, str(pos) if known else "*", item, line, source, facts, depth)
 
 
-def _item(scope, name, key, value, line, source, facts) -> None:
-    """One item stored under `key` in the container bound to `name`."""
+def _item(scope, name, key, value, line, source, facts, depth=0) -> None:
+    """One item stored under `key` in the container bound to `name`, `depth` containers
+    deep."""
     if value.type in _LITERALS:
         facts.bindings.append(BindingFact(scope, name, f"item:{key}:[]", False, line))
-        _literal(scope, f"{name}[{key}]", value, line, source, facts)
+        if depth < MAX_DEPTH:
+            _literal(scope, f"{name}[{key}]", value, line, source, facts, depth + 1)
         return
     chain, is_call = _value(value, source)
     if chain is None:
@@ -234,7 +240,7 @@ def _key(node: ts.Node | None, source: bytes) -> str:
     return "*"
 
 
-def _unpack(scope, lhs, rhs, line, source, facts) -> None:
+def _unpack(scope, lhs, rhs, line, source, facts, depth=0) -> None:
     targets = [t for t in _named(lhs) if t.type != "comment"]
     star = next((i for i, t in enumerate(targets) if t.type == "list_splat_pattern"), None)
     if rhs.type in ("expression_list", "tuple", "list"):
@@ -251,7 +257,7 @@ def _unpack(scope, lhs, rhs, line, source, facts) -> None:
                 if name is not None:
                     facts.bindings.append(BindingFact(scope, name, "lit:", False, line))
                     for pos, v in enumerate(rest):
-                        _item(scope, name, str(pos), v, line, source, facts)
+                        _item(scope, name, str(pos), v, line, source, facts, depth)
                 continue
             v = (
                 values[i]
@@ -259,13 +265,14 @@ def _unpack(scope, lhs, rhs, line, source, facts) -> None:
                 else values[len(values) - after + i - star - 1]
             )
             if t.type in _PATTERNS:  # `a, (b, c) = f, (g, h)`: the nested pattern its value
-                _unpack(scope, t, v, line, source, facts)
+                if depth < MAX_DEPTH:
+                    _unpack(scope, t, v, line, source, facts, depth + 1)
                 continue
             name = _target(t, source)
             if name is None:
                 continue
             if v.type in _LITERALS:
-                _literal(scope, name, v, line, source, facts)
+                _literal(scope, name, v, line, source, facts, depth)
                 continue
             chain, is_call = _value(v, source)
             if chain is not None:
