@@ -60,7 +60,8 @@ def vocabulary_header() -> str:
 def chain_syntax_header() -> str:
     """native/chains.c's tables from the chain syntax Python declares
     (indexer/lang/python/chain_syntax.py, run as plain data): a class per byte, the closer
-    of each opener, the string literal forms in the order they are tried."""
+    of each opener, the string literal forms in the order they are tried, the most bracket
+    steps of a chain."""
     ns: dict = {}
     path = os.path.normpath("native/" + build_digest()["CHAIN_SYNTAX"])
     exec(compile((HERE / path).read_text(), path, "exec"), ns)
@@ -108,6 +109,7 @@ def chain_syntax_header() -> str:
             "typedef struct { const char *quote; unsigned char length, multiline; } chain_string;",
             f"static const chain_string CHAIN_STRINGS[] = {{\n{forms}}};",
             f"enum {{ CHAIN_STRING_COUNT = {len(ns['STRINGS'])}, CHAIN_ESCAPE = {ns['ESCAPE'][0]} }};",
+            f"enum {{ CHAIN_MAX_GROUPS = {int(ns['MAX_GROUPS'])} }};",
             "#endif",
             "",
         ]

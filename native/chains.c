@@ -146,7 +146,7 @@ static PyObject *callee_form(PyObject *text) {
        at least two bytes */
     char *out = PyMem_Malloc(n ? (size_t)n : 1);
     if (out == NULL) return PyErr_NoMemory();
-    Py_ssize_t k = 0, depth = 0;
+    Py_ssize_t k = 0, depth = 0, groups = 0;
     unsigned char opener = 0;
     bool expect_name = true, ok = true;
     for (Py_ssize_t i = 0; i < n && ok;) {
@@ -160,6 +160,7 @@ static PyObject *callee_form(PyObject *text) {
                 if (--depth == 0) {
                     out[k++] = (char)opener;
                     out[k++] = (char)CHAIN_CLOSER[opener];
+                    if (++groups > CHAIN_MAX_GROUPS) ok = false;
                 }
             }
         } else if (has(c, CS_SPACE)) {

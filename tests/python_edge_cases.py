@@ -405,6 +405,8 @@ EDGE_CASES = {
         "                }\n            )\n"
     ),
     "deep": "f(" * 2000 + "x" + ")" * 2000 + "\n" + "a" + "(b)" * 2000 + "\n",
+    # a call chain past chain_syntax.MAX_GROUPS (32) steps: its last calls are `?`
+    "long_chain": "x = a" + ".b()" * 40 + "\n" + "a" + "(b)" * 40 + ".c\n",
     # containers and unpacking patterns nested past items.py MAX_DEPTH (32)
     "deep_items": "".join(
         (

@@ -25,7 +25,7 @@ from tree_sitter_language_pack import get_language
 
 from codeimpact.indexer.lang import api
 from codeimpact.indexer.lang.api import CallFact, FileFacts
-from codeimpact.indexer.lang.python import chains
+from codeimpact.indexer.lang.python import chain_syntax, chains
 from codeimpact.indexer.lang.python import extract as py
 from codeimpact.indexer.lang.queries import query_text
 from codeimpact.native.runner import native_status, native_syntax
@@ -114,6 +114,19 @@ def assert_same(source: bytes, matches: Matches) -> None:
 @pytest.mark.parametrize("name", sorted(EDGE_CASES))
 def test_edge_cases(name, matches):
     assert_same(textwrap.dedent(EDGE_CASES[name]).encode(), matches)
+
+
+@pytest.mark.parametrize("native_path", [True, False])
+def test_a_long_call_chain_makes_facts_linear_in_its_length(native_path):
+    """Each call of `a.b().b()...` names the chain of all before it: without
+    chain_syntax.MAX_GROUPS, 4,000 calls (16 KB) made 32 MB of facts."""
+    if native_path and native_syntax() is None:
+        pytest.skip(native_status().reason)
+    facts = py.extract(b"x = a" + b".b()" * 4000 + b"\n", native=native_path)
+    assert len(facts.calls) == 4000
+    # the callee of the k-th call is `b` on a receiver of k - 1 steps: `?.b` past the limit
+    assert sum(c.callee == "?.b" for c in facts.calls) == 4000 - chain_syntax.MAX_GROUPS - 1
+    assert len(facts.to_bytes()) < 1 << 20
 
 
 @native
@@ -297,6 +310,14 @@ def test_chain_functions_are_pythons():
     # a one-character chain is the runtime's shared string, as bytes.decode() makes it
     assert ext.chain_text(b"x") is b"x".decode()
     assert ext.callee_chain_text(b"a . b [c] (d)", chains._py_chain) == "a.b[]()"
+    # chain_syntax.MAX_GROUPS bracket steps at most (every call of `a.b().b()...` holds all
+    # before it: 20,000 of them made 800 MB of facts)
+    most = chain_syntax.MAX_GROUPS
+    for groups in (most, most + 1, 20_000):
+        text = b"a" + b".b(x)" * groups
+        want = "a" + ".b()" * groups if groups <= most else None
+        assert ext.callee_chain_text(text, chains._py_chain) == want
+        assert chains._py_callee_chain(text) == want
     with pytest.raises(TypeError):
         ext.chain_text("a.b")
 

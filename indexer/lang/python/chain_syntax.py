@@ -22,6 +22,10 @@ MEMBER = b"."
 # bracket groups, each read as one step suffix `()` / `[]`; a group closes at any closer
 # (depth counts both kinds), as in the Python reference
 GROUPS = (b"()", b"[]")
+# a chain of more bracket steps than this is no chain (its call is unresolvable, `?`): every
+# call of `a.b().b()...` has the chain of all before it, so 20,000 of them (a 40 KB file)
+# made 800 MB of facts; real chains have a few
+MAX_GROUPS = 32
 ESCAPE = b"\\"  # in a one-line string literal, escapes the next byte
 
 

@@ -51,13 +51,14 @@ def _py_callee_chain(text: bytes) -> str | None:
     """The chain of an expression: `a.b`, `super().m`, `Foo(x).m`, `self.tags[k].m`, `A[int]`.
 
     Each bracket group becomes a `()` or `[]` step suffix; anything that is not a
-    name, a dot or a balanced bracket group at the top level gives None.
+    name, a dot or a balanced bracket group at the top level, or more than
+    chain_syntax.MAX_GROUPS groups, gives None.
     """
     c = _chain(text)
     if c is not None:
         return c
     out: list[str] = []
-    depth = 0
+    depth = groups = 0
     opener = b""
     expect_name = True
     for m in _TOKEN.finditer(text):
@@ -69,6 +70,9 @@ def _py_callee_chain(text: bytes) -> str | None:
                 depth -= 1
                 if depth == 0:
                     out.append(_GROUP_OF[opener])
+                    groups += 1
+                    if groups > chain_syntax.MAX_GROUPS:
+                        return None
             continue
         first = tok[:1]
         if first in chain_syntax.SPACE:

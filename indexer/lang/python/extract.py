@@ -107,7 +107,8 @@ NAME = "python"
 #       file defines or imports, or a member of one, is `arg$<start byte>`, bound with its
 #       items at the call's line; an argument spread as keywords (`f(**opts)`) is keyed `**`.
 #   25: items of containers (and unpacking patterns) nested deeper than items.py MAX_DEPTH
-#       (32) are not recorded: 20,000 nested brackets overflowed the C stack.
+#       (32) are not recorded: 20,000 nested brackets overflowed the C stack; a callee
+#       chain of more than chain_syntax.MAX_GROUPS (32) bracket steps is none (`?.name`).
 EXTRACTOR_VERSION = 25
 
 
