@@ -43,8 +43,10 @@ class FileEdges:
                         return  # under `if TYPE_CHECKING:` (or `__main__`): it does not run
         target = self.module_run_by(fi, imp)
         if target is not None and target != fi.path:
-            edges.add("IMPORTS", self.here_uid(fi, imp.scope), self.uid(target, ""), "import",
-                      imp.line)  # fmt: skip
+            # (here_uid's table, uid and edges.add written out: three frames per edge, 10K
+            # per Django)
+            src = self._srcs.get(imp.scope) or self.here_uid(fi, imp.scope)
+            edges.append(("IMPORTS", src, f"{target}::", CONFIDENCE["import"], "import", imp.line))
 
     def file_edges(self, fi: FileIndex, edges: Edges) -> None:
         path, f = fi.path, fi.facts
@@ -85,8 +87,10 @@ class FileEdges:
                 continue
             for ent in members(r[0]):  # (a base imported in a try/except: either)
                 if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
-                    edges.add(
-                        "EXTENDS", self.here_uid(fi, h.scope), self.ent_uid(ent), r[1], h.line
+                    # (here_uid's table and edges.add written out: 9K per Django)
+                    src = self._srcs.get(h.scope) or self.here_uid(fi, h.scope)
+                    edges.append(
+                        ("EXTENDS", src, self.ent_uid(ent), CONFIDENCE[r[1]], r[1], h.line)
                     )
 
         self.read_edges(fi, edges)

@@ -230,7 +230,7 @@ class Implicit:
         never need; the sets are shared down a hierarchy.)"""
         files = self.files
         out = _NONE
-        for base in self._bases(path, local):
+        for base in self._bases_info(path, local)[0]:
             found = self._member_owners(base[0], base[1], name)
             if name in files[base[0]].members.get(base[1], NO_NAMES):
                 found = found | {base}

@@ -61,7 +61,7 @@ class LibraryCalls:
         out: list[str] = []
         known = self._heritage_values
         for p, c in self.mro(path, cls):
-            if not self.has_unknown_base(p, c):
+            if not self._bases_info(p, c)[1]:  # (a base unknown: outside, unresolved)
                 continue
             fi = self.files[p]
             scope = fi.parent.get(c, "")
@@ -157,7 +157,7 @@ class LibraryCalls:
         argument rows of the library's constructor, which gets the arguments, unless a
         repository `__init__` on the way takes them otherwise (one that does not forward
         `*args` first)."""
-        if not self.has_unknown_base(cls[1], cls[2]):
+        if not self._bases_info(cls[1], cls[2])[1]:  # (a base unknown: outside, unresolved)
             return ()
         init = self.class_member(cls[1], cls[2], "__init__", 0)
         if init is not None and init[0][0] == "sym":

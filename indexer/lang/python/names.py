@@ -385,61 +385,52 @@ class Names:
         return src
 
     def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
+        """(entity, rule) of `name` read in `scope` at `line`: its bindings there, else its
+        parameter, else the enclosing scopes' (`_outer_lookup`); kept with the file's lookups
+        (`_lookups`, None: not kept) when no cut was met and the line does not matter."""
+        if depth > MAX_DEPTH:
+            self._cut()  # every scope's lookup would be cut
+            return self._unbound_lookup(fi, name, depth)
         seen = self._lookups
-        if seen is None or depth > MAX_DEPTH:
-            return self._lookup_name(fi, scope, name, line, depth)
-        key = (fi.path, scope, name)
-        hit = seen.get(key, MISSING)
-        if hit is not MISSING:
-            return hit
+        if seen is not None:
+            key = (fi.path, scope, name)
+            hit = seen.get(key, MISSING)
+            if hit is not MISSING:
+                return hit
         cuts = self.memo.cuts
-        # (_lookup_name's first step written out: the bindings read once, for both; a
-        # parameter's lookup is _lookup_in_scope's last step, depth is in bounds here)
+        # (the bindings read once, for both; a parameter's lookup is _lookup_in_scope's last
+        # step, depth is in bounds here)
         bound = fi.names.get(scope, NO_NAMES).get(name)
         if bound:
             r = self._lookup_in_scope(fi, scope, name, line, True, depth, bound)
         elif name in fi.params.get(scope, NO_NAMES):
             r = self._param(fi, scope, name, depth)
         else:
-            r = self._enclosing_lookup(fi, scope, name, depth)
-        if self.memo.cuts == cuts and (bound is None or len(bound) < 2):
+            # Bound nowhere in `scope`: in the enclosing functions and the module; a class
+            # body's names are not visible in the functions nested in it (no cache of the
+            # walk: kept for the run, one held 100 MB per 12K files, and emptied per file it
+            # still fragmented the heap). `Lexical.enclosing` written out (its generator, left
+            # at the scope that binds the name, was closed at every lookup), here (a frame
+            # per lookup, 66K per Django)
+            names, params, syms, parent = fi.names, fi.params, fi.syms, fi.parent
+            s = scope
+            while s:
+                s = parent.get(s, "")
+                if s:
+                    sym = syms.get(s)
+                    if sym is not None and sym.kind in _CLASS_BODY:
+                        continue
+                if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
+                    break
+            else:
+                s = None  # (the module's star imports and the builtins: the same from any scope)
+            # (_outer_lookup's kept answer first, written out: a frame per lookup, 67K)
+            r = seen.get((fi.path, s, name, None), MISSING) if seen is not None else MISSING
+            if r is MISSING:
+                r = self._outer_lookup(fi, s, name, depth)
+        if seen is not None and self.memo.cuts == cuts and (bound is None or len(bound) < 2):
             seen[key] = r
         return r
-
-    def _lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int):
-        if depth > MAX_DEPTH:
-            self._cut()  # every scope's lookup would be cut
-            return self._unbound_lookup(fi, name, depth)
-        # _lookup_in_scope answers (not None) exactly where the name is bound or a parameter
-        if name in fi.names.get(scope, NO_NAMES) or name in fi.params.get(scope, NO_NAMES):
-            return self._lookup_in_scope(fi, scope, name, line, True, depth)
-        return self._enclosing_lookup(fi, scope, name, depth)
-
-    def _enclosing_lookup(self, fi: FileIndex, scope: str, name: str, depth: int):
-        """`name`, bound nowhere in `scope`, in the enclosing functions and the module: a
-        class body's names are not visible in the functions nested in it (no cache: kept
-        for the run, one held 100 MB per 12K files, and emptied per file it still fragmented
-        the heap). The walk is `Lexical.enclosing` written out: its generator, left at the
-        scope that binds the name (the module's, mostly), was closed at every lookup."""
-        names, params, syms, parent = fi.names, fi.params, fi.syms, fi.parent
-        s = scope
-        while s:
-            s = parent.get(s, "")
-            if s:
-                sym = syms.get(s)
-                if sym is not None and sym.kind in _CLASS_BODY:
-                    continue
-            if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
-                break
-        else:
-            s = None  # (the module's star imports and the builtins: the same from every scope)
-        # (_outer_lookup's kept answer first, written out: a frame per lookup, 67K per Django)
-        seen = self._lookups
-        if seen is not None:
-            hit = seen.get((fi.path, s, name, None), MISSING)
-            if hit is not MISSING:
-                return hit
-        return self._outer_lookup(fi, s, name, depth)
 
     def _outer_lookup(self, fi: FileIndex, s: str | None, name: str, depth: int):
         """`name` looked up in the enclosing scope `s` that binds it (None: bound in none),

@@ -651,7 +651,7 @@ class PythonProject(
             return True
         cls = self.files[p].parent.get(local, "")
         for cp, c in self.mro(p, cls):  # noqa: SIM110 (a loop: no generator made)
-            if self.has_unknown_base(cp, c):
+            if self._bases_info(cp, c)[1]:  # (a base unknown: outside, unresolved)
                 return True
         return False
 

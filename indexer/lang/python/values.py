@@ -599,14 +599,7 @@ class Values:
 
     # ------------------------------------------------------------------ classes
     def bases(self, path: str, local: str) -> list[tuple[str, str]]:
-        return list(self._bases(path, local))
-
-    def _bases(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
-        return self._bases_info(path, local)[0]
-
-    def has_unknown_base(self, path: str, local: str) -> bool:
-        """A base of this class is outside the repository or unresolved."""
-        return self._bases_info(path, local)[1]
+        return list(self._bases_info(path, local)[0])
 
     # (path, heritage fact) -> what its base evaluates to, kept by `_bases_info` when no cut
     # was met: the file's EXTENDS edges read it (file_edges.py) instead of evaluating
@@ -615,6 +608,9 @@ class Values:
 
     @memoized('("bases", path, local)', "((), False)")
     def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
+        """(the repository classes among a class's bases, whether a base is outside the
+        repository or unresolved); read at its callers (no one-line accessor: a frame each,
+        30K per Django)."""
         fi = self.files[path]
         out = []
         unknown = False
@@ -651,7 +647,7 @@ class Values:
     @memoized('("mro", path, local)', "((path, local),)")  # (a cycle of bases stops here)
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """C3 over the bases we can resolve (engine/hierarchy.py)."""
-        return c3((path, local), self._bases(path, local), self._mro_of)
+        return c3((path, local), self._bases_info(path, local)[0], self._mro_of)
 
     def _mro_of(self, base: tuple[str, str]) -> tuple[tuple[str, str], ...]:
         return self.mro(base[0], base[1])
