@@ -66,8 +66,14 @@ class FileEdges:
                 target = r[0] if r else None
             if target is None:
                 continue
-            dst = self.ent_uid(target)
-            if dst is not None and dst != module_uid:  # (edges.add written out: 18K per Django)
+            k = target[0]  # (ent_uid's two commonest kinds and edges.add written out: 18K)
+            if k == "sym":
+                dst = f"{target[1]}::{target[2]}"
+            elif k == "mod":
+                dst = f"{target[1]}::"
+            else:
+                dst = self.ent_uid(target)
+            if dst is not None and dst != module_uid:
                 edges.append(("IMPORTS", module_uid, dst, import_confidence, "import", imp.line))
 
         self.decorator_edges(fi, edges)
@@ -112,7 +118,8 @@ class FileEdges:
                 continue
             ent, reason = r
             if self._kind(ent) in ("class", "function", "method"):
-                src = self.here_uid(fi, ref.scope)
-                dst = self.ent_uid(ent)
+                # (here_uid's table, ent_uid of a symbol and edges.add written out)
+                src = self._srcs.get(ref.scope) or self.here_uid(fi, ref.scope)
+                dst = f"{ent[1]}::{ent[2]}"
                 if src != dst:
-                    edges.add("REFERENCES", src, dst, reason, ref.line)
+                    edges.append(("REFERENCES", src, dst, CONFIDENCE[reason], reason, ref.line))

@@ -180,7 +180,8 @@ class Flows:
         `ent` is called: a class's `__init__` past `self`, a method past `self` when called
         on an instance or class (`obj.m(x)`); None when there is none. With `spread`, a
         keyword no parameter is named for: the `**kwargs` parameter, whose item it is."""
-        kind = self._kind(ent)
+        s = self.files[ent[1]].syms.get(ent[2]) if ent[0] == "sym" else None  # (_kind's)
+        kind = s.kind if s else None
         target = ent
         if kind == "class":
             init = self.class_member(ent[1], ent[2], "__init__", depth + 1)

@@ -202,6 +202,14 @@ class Playback:
                         unresolved.append((src, name, line))
                     played_builtin += builtin
                     if args:
+                        # (no step of the outcome's and no dotted argument, whose reads
+                        # `_arguments` looks for: nothing to make, no frame; 21K per Django)
+                        if not follow:
+                            for _, chain in args:
+                                if "." in chain:
+                                    break
+                            else:
+                                continue
                         try:
                             self._arguments(fi, call, src, edges, follow)
                         except RecursionError:
@@ -291,21 +299,22 @@ _SHAPES_MAX = 65536
 
 
 def callee_shape(callee: str) -> tuple:
+    """`_SHAPES`' entry of `callee`, made on a miss (the hot callers read the table first:
+    this is their miss, one frame)."""
     shape = _SHAPES.get(callee)
-    if shape is None:
-        if len(_SHAPES) >= _SHAPES_MAX:
-            _SHAPES.clear()
-        shape = _SHAPES[callee] = _shape_of(callee)
-    return shape
-
-
-def _shape_of(callee: str) -> tuple:
+    if shape is not None:
+        return shape
+    if len(_SHAPES) >= _SHAPES_MAX:
+        _SHAPES.clear()
     of_getattr, head = callee.startswith("getattr()"), callee.partition(".")[0]
     steps = parse_steps(callee) if not callee.startswith("?") else None
     if steps is None:
         last = callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
-        return of_getattr, head, None, last, False, False, False
-    dotted = len(steps) > 1
-    method = dotted and not steps[-1][1]
-    simple = (len(steps) == 2 if method else not dotted) and not steps[0][1]
-    return of_getattr, head, steps, steps[-1][0], dotted, method, simple
+        shape = (of_getattr, head, None, last, False, False, False)
+    else:
+        dotted = len(steps) > 1
+        method = dotted and not steps[-1][1]
+        simple = (len(steps) == 2 if method else not dotted) and not steps[0][1]
+        shape = (of_getattr, head, steps, steps[-1][0], dotted, method, simple)
+    _SHAPES[callee] = shape
+    return shape

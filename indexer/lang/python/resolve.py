@@ -477,7 +477,9 @@ class PythonProject(
             if receiver is not None and receiver[0][0] == "sym":
                 receiver = self.made_instance(receiver) or receiver
             if receiver is not None:
-                if receiver[0][0] == "inst":  # `obj.prop()` reads prop, then calls its value
+                # `obj.prop()` reads prop, then calls its value (property_read's first test
+                # here: most names called are no member a getter may run for, 13K per Django)
+                if receiver[0][0] == "inst" and last in self.member_names:
                     self.property_read(receiver, last, 0, reads)
                 r = self.getattr(receiver[0], last, receiver[1], 1)
         else:
@@ -610,10 +612,13 @@ class PythonProject(
             _, path, cls = receiver[0]
             found = self.super_members(path, cls, name)
         else:
-            cls = _polymorphic(receiver)
-            if cls is None:
+            # (the static class of a receiver whose runtime class may be a subclass: an
+            # instance not known exact, or `cls` in a classmethod; a frame less per call)
+            r, how = receiver
+            if r[0] == "inst" and not r[3] or r[0] == "sym" and how == "self":
+                found = self.overrides(r[1], r[2], name)
+            else:
                 return
-            found = self.overrides(cls[0], cls[1], name)
         if not found:  # (most: no generator nor list made)
             return
         targets = []
@@ -624,10 +629,10 @@ class PythonProject(
 
     def _dispatch_only(self, receiver, name, edges, src, line) -> bool:
         """C has no `name`, but subclasses define it (an abstract base, a mixin)."""
-        cls = _polymorphic(receiver)
-        if cls is None:
+        r, how = receiver  # (see _dispatch)
+        if not (r[0] == "inst" and not r[3] or r[0] == "sym" and how == "self"):
             return False
-        found = self.overrides(cls[0], cls[1], name)
+        found = self.overrides(r[1], r[2], name)
         if not found:
             return False
         edges.dispatch(src, [self.uid(p, m) for p, m in found], line)
@@ -719,16 +724,6 @@ class PythonProject(
         if init is None or init[0][0] != "sym" or self._kind(init[0]) != "method":
             return None
         return self.ent_uid(init[0])
-
-
-def _polymorphic(receiver) -> tuple[str, str] | None:
-    """The static class of a receiver whose runtime class may be a subclass."""
-    ent, reason = receiver
-    if ent[0] == "inst" and not ent[3]:
-        return ent[1], ent[2]
-    if ent[0] == "sym" and reason == "self":  # cls in a classmethod
-        return ent[1], ent[2]
-    return None
 
 
 class _Summaries(Mapping[str, tuple]):

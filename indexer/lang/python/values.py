@@ -112,8 +112,12 @@ class Values:
         cuts = self.memo.cuts
         got: list | None = [] if reads is not None else None
         for name, suffix in steps:
-            if got is not None and (found[0][0] == "inst" or found[0][0] == ALTS):
-                self.member_reads(found, name, depth, got)
+            if got is not None:  # (member_reads' tests written out)
+                if found[0][0] == "inst":
+                    if name in self.member_names:
+                        self.property_read(found, name, depth, got)
+                elif found[0][0] == ALTS:
+                    self.member_reads(found, name, depth, got)
             found = self.getattr(found[0], name, found[1], depth + 1)
             if found is not None and suffix:
                 found = self._apply_suffix(found[0], found[1], suffix, depth)
@@ -171,7 +175,8 @@ class Values:
         """The getters reading member `name` of the value `found` runs, to `reads`."""
         kind = found[0][0]
         if kind == "inst":
-            self.property_read(found, name, depth, reads)
+            if name in self.member_names:  # (property_read's first test: a frame less)
+                self.property_read(found, name, depth, reads)
         elif kind == ALTS:
             # one of several values (a helper's parameter): each instance's getter may
             # run, as an override may (dispatch); value-flow would make it a relay
@@ -268,8 +273,13 @@ class Values:
             # kept per (class, attribute), the receiver's rule applied after
             found = self._instance_member(path, local, attr, depth)
             value, how, m = found
-            if how == "member":
-                return value, _member_rule(reason, m)
+            if how == "member":  # (_member_rule written out: a frame per read, 14K per Django)
+                _, in_base, rule = m
+                if CONFIDENCE[rule] < CONFIDENCE[reason]:
+                    reason = rule
+                if in_base and CONFIDENCE[reason] >= CONFIDENCE["inheritance"]:
+                    return value, "inheritance"
+                return value, reason
             if how == "property":
                 return value, weakest(_member_rule(reason, m), "local-type")
             if how == "attribute":
