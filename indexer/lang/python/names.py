@@ -16,7 +16,7 @@ from codeimpact.indexer.lang.engine.imports import (
     through_reexports,
     via_import,
 )
-from codeimpact.indexer.lang.engine.memo import MISSING, memoized
+from codeimpact.indexer.lang.engine.memo import BUSY, MISSING, memoized
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.scopes import in_effect
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives
@@ -45,6 +45,8 @@ _CONSTANTS = frozenset(("None", "True", "False"))
 _DEFAULT_KINDS = frozenset(("function", "method", "class"))
 # engine/imports.py via_import's bar: a binding reached through an import is an `import` step
 _IMPORT_CONFIDENCE = CONFIDENCE["import"]
+_LOCAL_TYPE_CONFIDENCE = CONFIDENCE["local-type"]
+_ALIAS_CONFIDENCE = CONFIDENCE["alias"]
 
 
 class Names:
@@ -100,7 +102,12 @@ class Names:
             return ("ext", sub), "import"
         if depth > MAX_DEPTH:
             return self._cut()
-        found = self.module_name_entity(base_path, imp.name, follow, depth + 1)
+        # (module_name_entity written out, the memo's entry read first: two frames per
+        # import followed, 25K per Django)
+        key = ("modname", base_path, imp.name, follow)
+        found = self.memo.table.get(key, MISSING)
+        if found is MISSING or found is BUSY:
+            found = exported(self, key, (base_path, follow), imp.name, depth + 1)
         if found is None:
             return None
         ent, reason = found
@@ -196,8 +203,8 @@ class Names:
                     return ("sym", fi.path, c[2]), "scope"
             return ("unknown", fi.path, scope, name), "scope"
         ps = fi.params.get(scope)
-        if ps and name in ps:
-            return self._param(fi, scope, name, depth)
+        if ps and name in ps:  # (a parameter's value: lookup_name's, the same at any line)
+            return self.lookup_name(fi, scope, name, line, depth)
         return None
 
     def _before_item_read(self, fi: FileIndex, cands: list, picked: list, line, depth: int):
@@ -295,10 +302,11 @@ class Names:
                 return res, weakest(reason, flow)
             if res is None:
                 return self._imported_module(fi, b, ent)
-            return res, weakest(reason, "local-type")
+            # (weakest written out here and below: most bindings end here, 13K per Django)
+            return res, reason if CONFIDENCE[reason] <= _LOCAL_TYPE_CONFIDENCE else "local-type"
         if ent == ("sym", fi.path, b.name):
             return None
-        return ent, weakest(reason, "alias")
+        return ent, reason if CONFIDENCE[reason] <= _ALIAS_CONFIDENCE else "alias"
 
     def _imported_module(self, fi: FileIndex, b, ent):
         """`m = importlib.import_module("a.b")` binds module a.b, `__import__("a.b")` its top
@@ -316,29 +324,6 @@ class Names:
                     dotted = dotted.partition(".")[0]
                 return self.module_entity(dotted), "import"
         return None
-
-    def _param(self, fi: FileIndex, scope: str, name: str, depth: int):
-        idx, ann = fi.params[scope][name]
-        s = fi.syms[scope]
-        cls = fi.parent.get(scope, "")
-        if idx == 0 and s.kind == "method" and "staticmethod" not in s.decorators:
-            if "classmethod" in s.decorators or s.name in _CLASS_FIRST:
-                return ("sym", fi.path, cls), "self"
-            return ("inst", fi.path, cls, False), "self"
-        if ann:
-            r = self.eval_type(fi, scope, ann, depth + 1)
-            if r is not None:
-                return r, "local-type"
-        else:  # a test's parameter holds what pytest binds it to (fixtures.py)
-            r = self.pytest_value(fi, scope, name, depth)
-            if r is not None:
-                return r
-            sig = s.signature
-            if "=" in sig and (name + "=" in sig or name + " =" in sig):
-                r = self._default(fi, scope, s, name, depth)
-                if r is not None:
-                    return r
-        return ("param", fi.path, scope, name), "scope"
 
     def _default(self, fi: FileIndex, scope: str, s, name: str, depth: int):
         """A parameter whose default names a function or class (`def run(cb=fallback)`): the
@@ -404,7 +389,30 @@ class Names:
         if bound:
             r = self._lookup_in_scope(fi, scope, name, line, True, depth, bound)
         elif name in fi.params.get(scope, NO_NAMES):
-            r = self._param(fi, scope, name, depth)
+            # a parameter (written out here, its one caller: a frame per lookup, 34K per
+            # Django): the instance or class of a method's first, else its annotation's type,
+            # what pytest binds a test's to, a default that names something, else a `param`
+            idx, ann = fi.params[scope][name]
+            s = fi.syms[scope]
+            r = None
+            if idx == 0 and s.kind == "method" and "staticmethod" not in s.decorators:
+                cls = fi.parent.get(scope, "")
+                if "classmethod" in s.decorators or s.name in _CLASS_FIRST:
+                    r = ("sym", fi.path, cls), "self"
+                else:
+                    r = ("inst", fi.path, cls, False), "self"
+            elif ann:
+                r = self.eval_type(fi, scope, ann, depth + 1)
+                if r is not None:
+                    r = r, "local-type"
+            else:  # a test's parameter holds what pytest binds it to (fixtures.py)
+                r = self.pytest_value(fi, scope, name, depth)
+                if r is None:
+                    sig = s.signature
+                    if "=" in sig and (name + "=" in sig or name + " =" in sig):
+                        r = self._default(fi, scope, s, name, depth)
+            if r is None:
+                r = ("param", fi.path, scope, name), "scope"
         else:
             # Bound nowhere in `scope`: in the enclosing functions and the module; a class
             # body's names are not visible in the functions nested in it (no cache of the
