@@ -13,6 +13,7 @@ it may instead leave the resolving to partition workers forked by the builder
 
 Every process resolving sends the chunks it resolved straight to the builder, each on a
 pipe of its own (`resolve_into`): the builder makes one per process the host may run
+(the workers that replace one another at resolve_workers.RETIRE's marks included)
 before it forks it. The outputs cross one pipe, wrapped once; going through the host
 (a worker's answer unpickled there, wrapped again and sent on) cost both processes CPU.
 The builder takes the chunks in path order, whichever pipe brings them.
@@ -37,6 +38,7 @@ from multiprocessing.connection import Connection, wait
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.resolution import module_names, summaries_of
 from codeimpact.indexer.resolve_workers import (
+    RETIRE,
     Encoded,
     ResolveError,
     chunked,
@@ -45,6 +47,8 @@ from codeimpact.indexer.resolve_workers import (
 )
 
 Projects = dict[str, object]
+# the processes that hold each worker's place in turn (resolve_workers.RETIRE)
+GENERATIONS = 1 + len(RETIRE)
 # the projects a host process built, held until it exits (`Host._host`)
 _HELD: list[Projects] = []
 # the builder's side of a split: (module names, summaries) -> what `results` yields
@@ -83,7 +87,9 @@ class Host:
             yield from self._here(self._order)
             return
         ctx = mp.get_context("fork")
-        pipes = [ctx.Pipe(duplex=False) for _ in range(max(1, self._workers(None)))]
+        # one pipe for the host, then GENERATIONS for each worker it may fork (resolve_into)
+        most = max(1, self._workers(None))
+        pipes = [ctx.Pipe(duplex=False) for _ in range(1 + (most - 1) * GENERATIONS)]
         sinks = [w for _, w in pipes]
         proc = ctx.Process(target=self._host, args=(sinks, os.getpid()),
                            name="codeimpact-resolve-host")  # fmt: skip
@@ -165,14 +171,16 @@ class Host:
             # cost ~0.09 cpu-s and ~10K page faults on Django; its memory goes back at once
             _HELD.append(projects)
             self._built(projects)
-            workers = max(1, min(self._workers(projects), len(sinks)))
-            if workers == 1 and len(sinks) > 1 and self._split and self._split[0](projects):
+            most = 1 + (len(sinks) - 1) // GENERATIONS
+            workers = max(1, min(self._workers(projects), most))
+            if workers == 1 and most > 1 and self._split and self._split[0](projects):
                 parts = ("parts", module_names(projects), summaries_of(projects))
                 mine.send_bytes(marshal.dumps(parts))
                 return
-            for unused in sinks[workers:]:
+            used = 1 + (workers - 1) * GENERATIONS
+            for unused in sinks[used:]:
                 unused.close()
-            resolve_into(self._order, self._encoder(projects), sinks[:workers])
+            resolve_into(self._order, self._encoder(projects), sinks[:used], GENERATIONS)
             end = ("end", module_names(projects), summaries_of(projects))
             mine.send_bytes(marshal.dumps(end))
         except Exception:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 
 import pytest
 from test_incremental import dump
@@ -200,3 +201,48 @@ def test_the_host_and_its_worker_send_their_chunks_to_the_builder_in_order(crash
     # the worker is handed the first chunks before the host resolves any
     assert roles[0] == (b"host" if crash else b"worker")
     assert set(roles) == ({b"host"} if crash else {b"host", b"worker"})
+
+
+def _pids_encoder(crash: tuple[str, str] | None):
+    """Outputs that name the process resolving them: "host" or the worker's pid; a worker
+    dies at a path in `crash` (the range [first, last))."""
+
+    def encoder(projects: dict):
+        host = projects["built in"]
+
+        def one(path: str) -> tuple[bytes, bytes]:
+            me = os.getpid()
+            if crash and crash[0] <= path < crash[1] and me != host:
+                os._exit(3)
+            time.sleep(0.001)  # (a file's resolution: the host does not take every chunk)
+            return path.encode(), b"host" if me == host else str(me).encode()
+
+        return one
+
+    return encoder
+
+
+@pytest.mark.parametrize("crash", [None, ("f0600", "f0720")])
+def test_the_worker_is_replaced_by_a_fresh_fork_at_each_mark(crash):
+    # a worker holds its own copy of every page of the project it or the host wrote by the
+    # end: fresh ones, forked at the marks, share the host's pages again
+    import multiprocessing
+
+    from codeimpact.indexer.resolve_host import GENERATIONS, Host
+    from codeimpact.indexer.resolve_workers import CHUNK_FILES, RETIRE
+
+    paths = [f"f{i:04d}" for i in range(40 * CHUNK_FILES)]
+    host = Host(_projects, _pids_encoder(crash), lambda projects: 2, paths)
+    got = list(host.results())
+    assert [(p, b) for p, b, _ in got] == [(p, p.encode()) for p in paths]
+    workers = [r for _, _, r in got if r != b"host"]
+    runs = [w for i, w in enumerate(workers) if i == 0 or workers[i - 1] != w]
+    # one after the other, each in a run of chunks of its own, from the first mark on; one
+    # that dies (the second, in its share) leaves its chunks and the rest to the host
+    assert GENERATIONS == len(RETIRE) + 1 == 3
+    assert len(runs) == len(set(runs)) == (2 if crash else GENERATIONS)
+    first = [p for p, _, r in got if r == runs[1]][0]
+    assert paths.index(first) >= RETIRE[0] * len(paths)
+    if crash:
+        assert [r for p, _, r in got if p >= crash[0]] == [b"host"] * (len(paths) - 600)
+    assert multiprocessing.active_children() == []
