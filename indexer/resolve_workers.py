@@ -30,6 +30,7 @@ again (and the parent's memo, which holds what the parent resolved meanwhile).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import marshal
 import multiprocessing as mp
 import os
@@ -59,6 +60,7 @@ RETIRE_MIN = 8  # chunks left after a mark below which the worker is kept
 # worker closes at once (the sinks of the other processes: their reader must see the end
 # of a pipe when its writer ends)
 _JOB: tuple[list[list[str]], ResolveOne, list[Connection]] | None = None
+_TRIM = None  # glibc's malloc_trim, False where there is none (`_give_back`)
 
 
 class ResolveError(RuntimeError):
@@ -155,6 +157,7 @@ class _Crew:
         """Fork the next worker of `slot`, with the slot's next sink, and hand it chunks."""
         global _JOB
         sink = self.spare[slot].pop(0)
+        _give_back()
         _JOB = (self.chunks, self.resolve_one, [s for s in self.open if s is not sink])
         ctx = mp.get_context("fork")
         try:
@@ -265,6 +268,21 @@ class _Crew:
         self.slot.pop(conn, None)
         _reap(self.procs.pop(conn))
         conn.close()
+
+
+def _give_back() -> None:
+    """Give the C allocator's free pages back to the OS before a fork (glibc's malloc_trim;
+    elsewhere nothing): a free page kept would be shared, then copied for whichever process
+    reuses it, the other keeping the garbage (Django: ~6 MB of the build's peak over a
+    host's three forks, for ~1 ms each)."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            _TRIM = ctypes.CDLL(None).malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
 
 
 def _reap(p: mp.Process) -> None:
