@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import marshal
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from codeimpact.indexer.workers import (
     extract_parallel,
     item_size,
 )
+from codeimpact.native.facts import keep_steps
 
 # Below this, worker start-up costs more than it saves (and no file is big enough to hang).
 PARALLEL_MIN_BYTES = 256 * 1024
@@ -133,8 +135,11 @@ def facts_for(
             job, meanwhile = meanwhile, None
             job()
 
-    n, failed = extract_files(todo, options, progress, timeout_s, extracted, root=str(repo),
-                              max_size=max_size, on_read=read_anew)  # fmt: skip
+    # the fact engines made here take their compiled queries from the cache (and leave them
+    # there): an edit of one file compiled Python's query for one parse (native/facts.py)
+    with keep_steps(cache.get, _own(cache.put)):
+        n, failed = extract_files(todo, options, progress, timeout_s, extracted,
+                                  root=str(repo), max_size=max_size, on_read=read_anew)  # fmt: skip
     for path, why in failed.items():
         code, _, detail = why.partition(": ")
         # recorded like an unreadable file: kept in the File table, no symbols
@@ -149,6 +154,18 @@ def facts_for(
         return facts_of_blob(by_path[path], blob, repo, max_size, cache)
 
     return LazyFacts(order, load), n
+
+
+def _own(put: Callable[[str, bytes], None]) -> Callable[[str, bytes], None]:
+    """`put` in this process only: a forked worker that made an engine must not write the
+    cache's pack (only the run's process does, under the index lock)."""
+    pid = os.getpid()
+
+    def own(key: str, blob: bytes) -> None:
+        if os.getpid() == pid:
+            put(key, blob)
+
+    return own
 
 
 # How marshal (version 4) starts a facts blob of FileFacts.to_bytes: a 13-tuple, the format

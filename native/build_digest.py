@@ -21,6 +21,7 @@ from pathlib import Path
 SYNTAX_SOURCES = (
     "module.c",
     "runner.c",
+    "runner_steps.c",
     "walk.c",
     "query_type.c",
     "facts.c",

@@ -20,7 +20,9 @@ A language hands over, besides its query:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import tree_sitter as ts
@@ -28,7 +30,7 @@ import tree_sitter as ts
 from codeimpact.native.runner import native_syntax
 from codeimpact.native.vocabulary import FIELDS, ROLES
 
-__all__ = ["OPTIONS", "FactRules", "fact_engine"]
+__all__ = ["OPTIONS", "FactRules", "fact_engine", "keep_steps"]
 
 OPTIONS = {
     "export_rule": 'how a name says it is exported: "underscore" (not _x, or __x__)',
@@ -84,6 +86,26 @@ class FactRules:
             raise ValueError(f"not in native/vocabulary.py or OPTIONS: {sorted(bad)}")
 
 
+# Where engines keep their compiled steps between processes (`keep_steps`): (get, put).
+_STEPS: list[tuple[Callable[[str], bytes | None], Callable[[str, bytes], None]]] = []
+
+
+@contextmanager
+def keep_steps(get: Callable[[str], bytes | None], put: Callable[[str, bytes], None]):
+    """While in it, an engine made in this process takes its query's compiled steps from
+    `get(key)` and hands them to `put(key, steps)` when it compiled them itself: the query's
+    compilation (ts_query_new's analysis of every pattern against the grammar: 6-10 ms of
+    CPU for Python's) is paid once per store, not by every process that extracts a file (an
+    edit of one file). The store must be private to the code and grammars that made them
+    (the facts cache of a runner identity: indexer/extraction.py); the engine also refuses
+    steps made for another query text, grammar or build."""
+    _STEPS.append((get, put))
+    try:
+        yield
+    finally:
+        _STEPS.pop()
+
+
 def fact_engine(
     language: ts.Language,
     query: str,
@@ -95,6 +117,12 @@ def fact_engine(
     ext = native_syntax()
     if ext is None:
         return None
-    return ext.FactEngine(
-        language, query, dict(rules.roles), dict(rules.fields), dict(rules.options), hooks, types
-    )
+    args = (language, query, dict(rules.roles), dict(rules.fields), dict(rules.options))
+    if not _STEPS:
+        return ext.FactEngine(*args, hooks, types)
+    get, put = _STEPS[-1]
+    key = f"engine:{language.name}:{hashlib.sha256(query.encode()).hexdigest()[:16]}"
+    engine = ext.FactEngine(*args, hooks, types, steps=get(key))
+    if not engine.from_steps:
+        put(key, engine.steps())
+    return engine

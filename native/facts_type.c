@@ -59,7 +59,7 @@ static int init_captures(FactEngine *self) {
     }
     for (uint32_t i = 0; i < r->capture_count; i++) {
         uint32_t len;
-        const char *text = ts_query_capture_name_for_id(r->query, i, &len);
+        const char *text = runner_capture_name(r, i, &len);
         PyObject *name = PyUnicode_DecodeUTF8(text, len, NULL);
         if (name == NULL) return -1;
         PyUnicode_InternInPlace(&name);
@@ -179,16 +179,20 @@ static bool is_builtin(PyObject *hook, PyCFunction fn) {
 }
 
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"language", "source", "roles", "fields",
-                               "options",  "hooks",  "types", NULL};
-    PyObject *language_obj, *roles, *fields, *options, *hooks, *types;
+    static char *keywords[] = {"language", "source", "roles", "fields", "options",
+                               "hooks",    "types",  "steps", NULL};
+    PyObject *language_obj, *roles, *fields, *options, *hooks, *types, *steps = Py_None;
     const char *text;
     Py_ssize_t length;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#O!O!O!O!O!:FactEngine", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#O!O!O!O!O!|O:FactEngine", keywords,
                                      &language_obj, &text, &length, &PyDict_Type, &roles,
                                      &PyDict_Type, &fields, &PyDict_Type, &options,
-                                     &PyTuple_Type, &hooks, &PyTuple_Type, &types))
+                                     &PyTuple_Type, &hooks, &PyTuple_Type, &types, &steps))
         return NULL;
+    if (steps != Py_None && !PyBytes_Check(steps)) {
+        PyErr_SetString(PyExc_TypeError, "steps must be bytes or None");
+        return NULL;
+    }
     const TSLanguage *language;
     if (language_from_object(language_obj, &language) < 0) return NULL;
     if (PyTuple_GET_SIZE(hooks) != HOOK_COUNT || PyTuple_GET_SIZE(types) != TYPE_COUNT) {
@@ -221,7 +225,13 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         is_builtin(self->hooks[H_CALLEE_CHAIN], (PyCFunction)cached_callee_chain);
     for (int i = 0; i < TYPE_COUNT; i++)
         self->types[i] = (PyTypeObject *)Py_NewRef(PyTuple_GET_ITEM(types, i));
-    self->runner = runner_new(language, text, (uint32_t)length);
+    /* the steps another engine exported (`steps()`) spare the query's compilation; bytes
+       that are no export of this query, grammar and build are ignored */
+    if (steps != Py_None)
+        self->runner = runner_from_export(language, text, (uint32_t)length,
+                                          PyBytes_AS_STRING(steps), PyBytes_GET_SIZE(steps));
+    if (self->runner == NULL && !PyErr_Occurred())
+        self->runner = runner_new(language, text, (uint32_t)length);
     if (self->runner == NULL || init_captures(self) < 0 || init_roles(self, roles, fields) < 0 ||
         init_options(self, options) < 0) {
         Py_DECREF(self);
@@ -234,18 +244,32 @@ static PyObject *engine_get_walkable(FactEngine *self, void *Py_UNUSED(closure))
     return PyBool_FromLong(self->runner->walkable);
 }
 
+static PyObject *engine_get_from_steps(FactEngine *self, void *Py_UNUSED(closure)) {
+    return PyBool_FromLong(self->runner->capture_names != NULL);
+}
+
+static PyObject *engine_steps(FactEngine *self, PyObject *Py_UNUSED(ignored)) {
+    return runner_export(self->runner);
+}
+
 static PyMethodDef engine_methods[] = {
     {"facts", (PyCFunction)(void (*)(void))engine_facts, METH_FASTCALL,
      PyDoc_STR("facts(node, source, facts, module_vars, /)\n--\n\n"
                "Appends the facts of the tree under `node` (source: its bytes) to the lists\n"
                "of `facts` (a FileFacts), `module_vars` being the set of module variables\n"
                "named so far; returns the first syntax error's line, 0 when none.")},
+    {"steps", (PyCFunction)engine_steps, METH_NOARGS,
+     PyDoc_STR("steps()\n--\n\nThe runner's compiled steps as bytes: FactEngine(..., steps=)\n"
+               "makes the same engine from them without compiling the query.")},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef engine_getset[] = {
     {"walkable", (getter)engine_get_walkable, NULL,
      PyDoc_STR("Whether the runner's walk runs the query (else query.c's cursor does)."), NULL},
+    {"from_steps", (getter)engine_get_from_steps, NULL,
+     PyDoc_STR("Whether the engine was made from exported steps (its query not compiled)."),
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -254,7 +278,8 @@ PyTypeObject FactEngineType = {
     .tp_basicsize = sizeof(FactEngine),
     .tp_dealloc = (destructor)engine_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = PyDoc_STR("FactEngine(language, source, roles, fields, options, hooks, types)\n"
+    .tp_doc = PyDoc_STR("FactEngine(language, source, roles, fields, options, hooks, types, "
+                        "steps=None)\n"
                         "--\n\nThe facts of a file from a query in the shared capture\n"
                         "vocabulary (see native/facts.c and native/facts.py)."),
     .tp_methods = engine_methods,

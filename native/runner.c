@@ -38,17 +38,23 @@ void runner_free(Runner *r) {
     PyMem_RawFree(r->pattern_capture_start);
     PyMem_RawFree(r->pattern_captures);
     PyMem_RawFree(r->lone);
+    PyMem_RawFree(r->text);
+    if (r->capture_names != NULL) {
+        for (uint32_t i = 0; i < r->capture_count; i++) PyMem_RawFree(r->capture_names[i]);
+    }
+    PyMem_RawFree(r->capture_names);
+    PyMem_RawFree(r->capture_name_lengths);
     PyMem_RawFree(r);
 }
 
 /* each pattern's captures in step order, each once; whether a match holds at most one node
    per capture (no capture under a `*` or `+` quantifier) */
-static bool pattern_captures(Runner *r) {
+static bool pattern_captures(Runner *r, bool quantifiers) {
     r->pattern_capture_start = PyMem_RawCalloc(r->pattern_count + 1, sizeof(uint16_t));
     r->pattern_captures = PyMem_RawCalloc(r->step_count * RUNNER_STEP_CAPTURES + 1,
                                           sizeof(uint16_t));
     if (r->pattern_capture_start == NULL || r->pattern_captures == NULL) return false;
-    r->tuple_shaped = true;
+    if (quantifiers) r->tuple_shaped = true;
     uint16_t n = 0;
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         r->pattern_capture_start[p] = n;
@@ -63,7 +69,8 @@ static bool pattern_captures(Runner *r) {
             }
         }
         uint32_t quantified = 0;
-        for (uint16_t j = start; j < n; j++) {
+        /* (a runner made from exported steps was given tuple_shaped) */
+        for (uint16_t j = start; quantifiers && j < n; j++) {
             TSQuantifier q =
                 ts_query_capture_quantifier_for_id(r->query, p, r->pattern_captures[j]);
             if (q != TSQuantifierOne && q != TSQuantifierZeroOrOne) quantified++;
@@ -136,6 +143,14 @@ Runner *runner_new(const TSLanguage *language, const char *text, uint32_t length
     }
     r->query = query;
     r->language = language;
+    r->text = PyMem_RawMalloc(length ? length : 1);
+    if (r->text == NULL) {
+        runner_free(r);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(r->text, text, length);
+    r->text_length = length;
     r->pattern_count = ts_query_pattern_count(query);
     r->capture_count = ts_query_capture_count(query);
     if (r->pattern_count >= RUNNER_NONE || r->capture_count >= RUNNER_NONE) {
@@ -144,16 +159,21 @@ Runner *runner_new(const TSLanguage *language, const char *text, uint32_t length
         return NULL;
     }
     if (!runner_export_steps(query, &r->steps, &r->step_count, &r->first_step) ||
-        !pattern_captures(r) || !root_table(r) || !lone_patterns(r)) {
+        !runner_finish(r, true)) {
         runner_free(r);
         PyErr_NoMemory();
         return NULL;
     }
+    return r;
+}
+
+bool runner_finish(Runner *r, bool quantifiers) {
+    if (!pattern_captures(r, quantifiers) || !root_table(r) || !lone_patterns(r)) return false;
     r->walkable = r->max_pattern_captures <= WALK_MAX_CAPTURES;
     for (uint32_t s = 0; s < r->step_count && r->walkable; s++) {
         if (r->steps[s].unsupported) r->walkable = false;
     }
-    return r;
+    return true;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -202,12 +222,15 @@ void runner_matches_free(RunnerMatches *m) {
 /* running                                                                   */
 
 static int run_cursor(const Runner *r, TSNode root, RunnerMatches *out) {
+    /* (made from exported steps: compiled at the first file the walk cannot follow) */
+    TSQuery *query = runner_query((Runner *)r);
+    if (query == NULL) return -1;
     TSQueryCursor *cursor = ts_query_cursor_new();
     if (cursor == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    ts_query_cursor_exec(cursor, r->query, root);
+    ts_query_cursor_exec(cursor, query, root);
     TSQueryMatch match;
     int rc = 0;
     while (rc == 0 && ts_query_cursor_next_match(cursor, &match)) {

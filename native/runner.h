@@ -87,6 +87,13 @@ typedef struct {
     /* by pattern: one step of a node symbol (no field, no alternatives): `(attribute) @m`,
        whose match is the node it roots at (walk.c's enter makes its state last) */
     bool *lone;
+    /* its query's text; a runner made from another's exported steps (runner_steps.c) has
+       no query until its cursor first runs (runner_query compiles it then from `text`), and
+       keeps the capture names it was given */
+    char *text;
+    uint32_t text_length;
+    char **capture_names;
+    uint32_t *capture_name_lengths;
 } Runner;
 
 /* The slot of root_start for a node's symbol (UINT32_MAX: no pattern can root there) */
@@ -99,6 +106,18 @@ static inline uint32_t root_slot(const Runner *r, TSSymbol symbol) {
  * query that does not compile). */
 Runner *runner_new(const TSLanguage *language, const char *text, uint32_t length);
 void runner_free(Runner *runner);
+/* runner.c's set-up past the query's steps (captures by pattern, root table, lone patterns,
+   walkable), for a runner whose steps are in place */
+bool runner_finish(Runner *r, bool quantifiers);
+/* runner_steps.c: the query (compiled now if the runner was made from exported steps; NULL
+   with an exception when it cannot be), a capture's name, the export and its reverse
+   (NULL without an exception: the bytes are not an export of this query, language and
+   build, and the caller compiles the query) */
+TSQuery *runner_query(Runner *r);
+const char *runner_capture_name(const Runner *r, uint32_t id, uint32_t *length);
+PyObject *runner_export(const Runner *r);
+Runner *runner_from_export(const TSLanguage *language, const char *text, uint32_t length,
+                           const char *data, size_t size);
 
 /* The matches of one run: match m has captures caps[start[m] .. start[m + 1]) */
 typedef struct {
