@@ -79,6 +79,32 @@ def test_every_git_call_skips_optional_locks(make_repo, logged_git):
     assert not (repo / ".git/index.lock").exists()
 
 
+def test_a_run_records_the_commit_its_git_status_reported(make_repo, logged_git):
+    # the Meta's commit is the `branch.oid` of the status the run takes anyway (worktree.py):
+    # no `git rev-parse` process at the write phase, which the run waited for
+    from codeimpact.graph import layout
+    from codeimpact.indexer.files_state import load_files_state
+
+    env, log = logged_git
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)}
+    repo = make_repo({**files, "pkg/a.py": GOOD, "pkg/b.py": "from pkg.a import ok\n\nok()\n"})
+    (repo / "pkg/a.py").write_text(GOOD + "\n\ndef more():\n    return ok()\n")
+    git(repo, "commit", "-qam", "more")  # HEAD is not the first commit
+    head = git(repo, "rev-parse", "HEAD").strip()
+    for mode, edit in (("full", None), ("incremental", "pkg/b.py")):
+        if edit:
+            (repo / edit).write_text("from pkg.a import ok\n\nok()\nok()\n")
+        log.write_text("")
+        out = graph("analyze", "--index-only", "--json", str(repo), env=env)
+        assert out.returncode == 0, out.stderr
+        assert f'"mode": "{mode}"' in out.stdout
+        calls = log.read_text().splitlines()
+        assert any(" status " in c for c in calls), calls
+        assert not any("HEAD^{commit}" in c for c in calls), calls
+        gen = layout.read_current(layout.index_dir(repo))
+        assert load_files_state(gen.path).commit == head
+
+
 @pytest.fixture
 def foreign_repo(make_repo, tmp_path):
     """A repository owned by another user, and an env whose git config does not trust it."""
