@@ -174,6 +174,40 @@ def test_the_writer_runs_the_delta_before_the_meta_comes(chain_repo, tmp_path, m
     assert_same_as_full(chain_repo, tmp_path, with_answers=True)
 
 
+def test_the_writer_counts_the_rows_before_the_meta_comes(chain_repo, tmp_path, monkeypatch):
+    """The rows are counted inside the delta's transaction before the Meta is read from the
+    run (Meta is no counted table): the count is off the wait that follows the Meta, and
+    what it counts is what the commit leaves (a full build's graph, row for row)."""
+    from codeimpact.graph import wal_store
+    from codeimpact.indexer import wal_commit
+
+    order = tmp_path / "order"
+    real_count, real_meta_of = wal_store.count_rows, wal_commit._meta_of
+
+    def count_rows(conn):  # (in the forked writer)
+        with open(order, "a") as fh:
+            fh.write("count ")
+        return real_count(conn)
+
+    def meta_of(fh):
+        meta = real_meta_of(fh)
+
+        def read():
+            with open(order, "a") as out:
+                out.write("meta ")
+            return meta()
+
+        return read
+
+    monkeypatch.setattr(wal_store, "count_rows", count_rows)
+    monkeypatch.setattr(wal_commit, "_meta_of", meta_of)
+    (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
+    report = run(chain_repo)
+    assert report.mode == "incremental" and report.forks["delta writer"] == "forked"
+    assert order.read_text().split() == ["count", "meta"]
+    assert_same_as_full(chain_repo, tmp_path, with_answers=True)
+
+
 def test_a_run_failing_after_it_sent_the_delta_commits_nothing(chain_repo, tmp_path, monkeypatch):
     from codeimpact.indexer import incremental_run
 
