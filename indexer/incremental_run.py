@@ -23,6 +23,7 @@ from codeimpact.indexer import cutoff, spare_leveller, treesig, worktree
 from codeimpact.indexer.delta_write import (
     DeltaWrite,
     EarlyWrite,
+    PendingWrite,
     prestart,
     salvager,
     start_delta,
@@ -511,22 +512,40 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
         early.send(delta)
     incomplete = run.incomplete_files()
     stats = run_stats(run.records, st.totals, parsed)
-    meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "incremental",
-                           run.config, run.records, run.scanned_at,
-                           fields=fields.result())  # fmt: skip
-    if early is not None:
-        pending = early.commit(delta, meta)
-    else:
-        pending = start_delta(run.idx, prev.gen, gen, delta, meta, run.options.buffer_pool)
+    run.phase("write", t)
+    handed: list[tuple[dict, PendingWrite]] = []  # the Meta, once the writer has it
+
+    def hand_over(wait: bool = False) -> None:
+        # the Meta goes to the writer (which commits it with the delta) once the tree fields
+        # are there; until then the side files that need no Meta are written, a step at a time
+        # (the fields' child shares the other core with the writer: at load it was often
+        # late, and the run sat idle), then the rest of them beside the writer's commit
+        if handed or not (wait or fields.ready()):
+            return
+        t = time.perf_counter()
+        meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats,
+                               "incremental", run.config, run.records, run.scanned_at,
+                               fields=fields.result())  # fmt: skip
+        if early is not None:
+            handed.append((meta, early.commit(delta, meta)))
+        else:
+            handed.append((meta, start_delta(run.idx, prev.gen, gen, delta, meta,
+                                             run.options.buffer_pool)))  # fmt: skip
+        run.phase("write", t, add=True)
+
     try:
-        run.phase("write", t)
-        # the side files while the child commits the delta (two cores: one each)
-        run.save_state(gen, st, diff.flags, diff.kinds, diff.unresolved(), meta, diff.rank)
+        hand_over()
+        run.save_side_files(gen, st, diff.flags, diff.kinds, diff.unresolved, diff.rank,
+                            between=hand_over)  # fmt: skip
+        hand_over(wait=True)
+        meta, pending = handed[0]
+        run.save_files_meta(gen, meta)
         t = time.perf_counter()
         written = pending.result()
         run.phase("write", t, add=True)
     finally:
-        pending.cancel()
+        for _, p in handed:
+            p.cancel()
     run.forks["delta writer"] = written.commit_path
     lost = count_mismatches(written.rows, expected_counts(stats))
     if lost:  # never published: the full build writes the graph anew

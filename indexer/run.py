@@ -189,6 +189,25 @@ def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scan
     )
 
 
+def _side_files(gen, st: GraphState, flags, kinds, unresolved, rank,
+                between: Callable[[], None] = lambda: None) -> None:  # fmt: skip
+    """The generation's files that need no Meta: the snapshot arrays, the unresolved sites
+    (`unresolved`: or a function that gives them) and the graph state; `between()` after
+    each."""
+    # here, not at the top: the write's modules (Kùzu, Arrow, numpy) are no part of a
+    # no-op run
+    from codeimpact.indexer.state import save_graph_state
+    from codeimpact.indexer.tables import write_snapshot_arrays
+
+    write_snapshot_arrays(gen.path, gen.number, len(st.ids), st.codes, st.confs, flags, kinds,
+                          rank, st.edges_from)  # fmt: skip
+    between()
+    write_unresolved(gen.path, unresolved() if callable(unresolved) else unresolved)
+    between()
+    save_graph_state(gen.path, st, gen.number)
+    between()
+
+
 def file_state(r: FileRecord) -> FileState:
     """What the state remembers of a file (all a File row holds but its path)."""
     return FileState(r.language, r.size, r.mtime_ns, r.content_hash, r.status, r.detail,
@@ -293,24 +312,28 @@ class Run:
                          self.options, self.progress, self.config.parse_timeout_ms / 1000,
                          meanwhile)  # fmt: skip
 
-    def save_state(self, gen, st: GraphState, flags, kinds, unresolved, meta, rank) -> None:
+    def save_side_files(self, gen, st: GraphState, flags, kinds, unresolved, rank,
+                        between: Callable[[], None] = lambda: None) -> None:  # fmt: skip
+        """An incremental generation's files that need no Meta (all but the files state, see
+        `save_files_meta`), the facts cache flushed first; `unresolved` may be a function
+        (called when they are written); `between()` is called after each step (the run hands
+        the writer its Meta there, once it has it)."""
         t = time.perf_counter()
         self.cache.flush({facts_key(r.language, r.content_hash) for r in self.records})
-        self.save_sidecars(gen, st, flags, kinds, unresolved, meta, rank)
-        self.phase("sidecars", t)
+        between()
+        _side_files(gen, st, flags, kinds, unresolved, rank, between)
+        self.phase("sidecars", t, add=True)
+
+    def save_files_meta(self, gen, meta) -> None:
+        """The files state of an incremental generation, which holds the Meta's commit."""
+        t = time.perf_counter()
+        save_files_state(gen.path, self.files_state(meta))
+        self.phase("sidecars", t, add=True)
 
     def save_sidecars(self, gen, st: GraphState, flags, kinds, unresolved, meta,
                       rank=None) -> None:  # fmt: skip
         """Every file of the generation but the database and the facts cache."""
-        # here, not at the top: the write's modules (Kùzu, Arrow, numpy) are no part of a
-        # no-op run
-        from codeimpact.indexer.state import save_graph_state
-        from codeimpact.indexer.tables import write_snapshot_arrays
-
-        write_snapshot_arrays(gen.path, gen.number, len(st.ids), st.codes, st.confs, flags,
-                              kinds, rank, st.edges_from)  # fmt: skip
-        write_unresolved(gen.path, unresolved)
-        save_graph_state(gen.path, st, gen.number)
+        _side_files(gen, st, flags, kinds, unresolved, rank)
         save_files_state(gen.path, self.files_state(meta))
 
     def unchanged(self, prev: Previous) -> AnalyzeReport:

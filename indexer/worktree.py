@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 from collections.abc import Collection, Mapping
@@ -468,6 +469,13 @@ class EarlyFields:
                 os._exit(code)
         os.close(write_end)
         self._pid, self._fd = pid, read_end
+
+    def ready(self) -> bool:
+        """Whether `result` would not wait for the child: its answer began to come (or it
+        ended), or there is no child (`result` computes the fields here)."""
+        if self._fd < 0:
+            return True
+        return bool(select.select([self._fd], [], [], 0)[0])
 
     def result(self) -> dict:
         """The fields (computed here when the child gave none: it failed or was not forked)."""

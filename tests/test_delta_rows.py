@@ -208,6 +208,40 @@ def test_the_writer_counts_the_rows_before_the_meta_comes(chain_repo, tmp_path, 
     assert_same_as_full(chain_repo, tmp_path, with_answers=True)
 
 
+def test_the_side_files_are_written_while_the_tree_fields_come(chain_repo, tmp_path, monkeypatch):
+    """A run whose tree-fields child is not done when the delta is handed over writes the
+    side files that need no Meta meanwhile; the files state (it holds the Meta's commit) once
+    the fields came."""
+    from codeimpact.indexer import incremental_run, worktree
+    from codeimpact.indexer.run import Run
+
+    real_fields, order = incremental_run._tree_fields, []
+
+    def slow_fields(run, prev):  # (in the forked child)
+        time.sleep(1.0)
+        return real_fields(run, prev)
+
+    def spy(cls, name):
+        real = getattr(cls, name)
+
+        def call(*args, **kwargs):
+            out = real(*args, **kwargs)
+            order.append(name)
+            return out
+
+        monkeypatch.setattr(cls, name, call)
+
+    monkeypatch.setattr(incremental_run, "_tree_fields", slow_fields)
+    for cls, name in ((Run, "save_side_files"), (Run, "save_files_meta"),
+                      (worktree.EarlyFields, "result")):  # fmt: skip
+        spy(cls, name)
+    (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
+    report = run(chain_repo)
+    assert report.mode == "incremental" and report.forks["tree fields"] == "forked"
+    assert order == ["save_side_files", "result", "save_files_meta"]
+    assert_same_as_full(chain_repo, tmp_path, with_answers=True)
+
+
 def test_a_run_failing_after_it_sent_the_delta_commits_nothing(chain_repo, tmp_path, monkeypatch):
     from codeimpact.indexer import incremental_run
 
