@@ -386,6 +386,30 @@ def _sync_paths(paths: Iterable[str]) -> None:
     """fsync `paths` all at once: fsync waits for the disk outside the GIL, and the file
     system commits them together (every rename into them is done, so the order among them
     does not matter)."""
+    _join_sync(_start_sync(paths))
+
+
+# generation folder -> the fsyncs `sync_ahead` started for it (threads), which `publish`
+# (or `discard`) waits for
+_AHEAD: dict[str, tuple[list, list[OSError]]] = {}
+
+
+def sync_ahead(gen: Generation) -> None:
+    """Start the deferred fsyncs of what this process wrote of `gen` so far, on threads: the
+    disk writes them back while the caller waits (an edit: for its database writer's commit,
+    then the manifest's hashing) instead of in `publish`, which waits for them and syncs
+    what was deferred since (the manifest, and each folder again). Nothing forks meanwhile:
+    `publish` and `discard` end the threads."""
+    key = os.path.abspath(gen.path)
+    entry = _UNSYNCED.get(key)
+    if entry is None or entry[0] != os.getpid() or key in _AHEAD or not entry[1]:
+        return
+    paths = set(entry[1])
+    entry[1].clear()
+    _AHEAD[key] = _start_sync(paths)
+
+
+def _start_sync(paths: Iterable[str]) -> tuple[list, list[OSError]]:
     import threading
 
     todo = sorted(paths)
@@ -414,6 +438,11 @@ def _sync_paths(paths: Iterable[str]) -> None:
     threads = [threading.Thread(target=sync, args=(todo[i::n],)) for i in range(n)]
     for t in threads:
         t.start()
+    return threads, errors
+
+
+def _join_sync(started: tuple[list, list[OSError]]) -> None:
+    threads, errors = started
     for t in threads:
         t.join()
     if errors:
@@ -442,7 +471,12 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
         previous = (live.path, live.manifest) if live.path != gen.path else None
     except (NoIndex, CorruptIndex):
         previous = None
-    digest = manifest.seal(gen.path, gen.number, rows, outside, previous, checked)
+    ahead = _AHEAD.pop(os.path.abspath(gen.path), None)  # (started by `sync_ahead`)
+    try:
+        digest = manifest.seal(gen.path, gen.number, rows, outside, previous, checked)
+    finally:
+        if ahead is not None:
+            _join_sync(ahead)
     writer, pending = _UNSYNCED.pop(os.path.abspath(gen.path), (None, ()))
     if writer == os.getpid():  # written by this process: durable before anything names it
         _sync_paths(pending)
@@ -483,6 +517,10 @@ def remove_trash(idx: Path) -> None:
 
 def discard(gen: Generation) -> None:
     """Throw away a generation that will not be published."""
+    ahead = _AHEAD.pop(os.path.abspath(gen.path), None)
+    if ahead is not None:  # its threads end before the folder goes (and before any fork)
+        with contextlib.suppress(OSError):
+            _join_sync(ahead)
     _UNSYNCED.pop(os.path.abspath(gen.path), None)
     shutil.rmtree(gen.path, ignore_errors=True)
     idx = gen.path.parent

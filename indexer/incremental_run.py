@@ -540,6 +540,7 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
         hand_over(wait=True)
         meta, pending = handed[0]
         run.save_files_meta(gen, meta)
+        layout.sync_ahead(gen)  # the disk writes the side files back while the writer commits
         t = time.perf_counter()
         written = pending.result()
         run.phase("write", t, add=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 
 import pytest
 
@@ -88,6 +89,35 @@ def test_a_generation_is_synced_as_without_batching_and_before_current_names_it(
     assert _relative(batched, repo) == _relative(plain, plain_repo)
 
 
+def test_an_edits_side_files_are_synced_while_its_writer_commits(
+    make_repo, index_repo, fsyncs, monkeypatch
+):
+    # layout.sync_ahead: once its side files are written, the edit starts their fsyncs on
+    # threads and then waits for its database writer; publish waits for those threads (and
+    # syncs what came after) before CURRENT names the generation
+    from codeimpact.indexer import delta_write
+
+    real, seen, wanted = delta_write.PendingWrite.result, [], {"state-files.bin", "state-graph.bin"}
+
+    def result(self):
+        gen = str(self.gen.path) + os.sep
+        synced = lambda: {os.path.basename(p) for p in fsyncs if p.startswith(gen)}  # noqa: E731
+        deadline = time.monotonic() + 20
+        while not synced() >= wanted and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen.extend(synced())
+        return real(self)
+
+    monkeypatch.setattr(delta_write.PendingWrite, "result", result)
+    repo, batched = _synced_runs(make_repo, index_repo, fsyncs, 3)
+    gen = layout.read_current(repo / ".codeimpact").path
+    assert set(seen) >= wanted
+    assert not layout._AHEAD and not layout._UNSYNCED
+    first_after = _current_written(batched)  # all of it before CURRENT, the folder last too
+    assert str(gen) in batched[:first_after]
+    assert not [p for p in batched[first_after:] if p.startswith(str(gen))]
+
+
 def test_paths_of_a_generation_being_written_wait_for_its_publish(tmp_path):
     idx = tmp_path / ".codeimpact"
     idx.mkdir()
@@ -128,23 +158,28 @@ def test_the_write_marker_waits_for_no_disk(tmp_path, fsyncs):
     assert layout.read_marker(idx) is None
 
 
+def _batches(monkeypatch) -> list[list[str]]:
+    """The paths of each fsync batch started (`publish`'s, and an edit's `sync_ahead`)."""
+    batches: list[list[str]] = []
+    real = layout._start_sync
+
+    def record(paths):
+        batches.append(sorted(paths))
+        return real(batches[-1])
+
+    monkeypatch.setattr(layout, "_start_sync", record)
+    return batches
+
+
 @pytest.mark.parametrize("runs", [1, 2])
 def test_the_facts_cache_is_synced_in_the_publish_batch(make_repo, index_repo, monkeypatch, runs):
     """The cache files a generation relies on (its facts: pack, index and their folder) are
     synced with the generation's own, before CURRENT, not one after another as the run
     flushes them."""
-    batches: list[list[str]] = []
-    real = layout._sync_paths
-
-    def record(paths) -> None:
-        paths = sorted(paths)
-        batches.append(paths)
-        real(paths)
-
-    monkeypatch.setattr(layout, "_sync_paths", record)
-    repo, _ = _synced_runs(make_repo, index_repo, [], runs)
+    batches = _batches(monkeypatch)  # the last run's (`_synced_runs` clears it)
+    repo, _ = _synced_runs(make_repo, index_repo, batches, runs)
     facts = repo / ".codeimpact" / "facts"
-    synced = {os.path.relpath(p, facts) for p in batches[-1] if p.startswith(str(facts))}
+    synced = {os.path.relpath(p, facts) for b in batches for p in b if p.startswith(str(facts))}
     assert "." in synced and any(p.endswith(".pack") for p in synced), synced
     assert any(p.endswith(".index") for p in synced), synced
 
@@ -157,15 +192,8 @@ def test_an_edits_meta_files_are_synced_in_the_publish_batch(make_repo, index_re
     """The Meta values kept in files (the tree signature: ~600 KB on Django) are written by
     the run, synced with the rest of its generation: not by the database's writer child,
     which synced each one (file, then folder) while the run waited for its commit."""
-    batches: list[list[str]] = []
-    real = layout._sync_paths
-
-    def record(paths) -> None:
-        batches.append(sorted(paths))
-        real(paths)
-
-    monkeypatch.setattr(layout, "_sync_paths", record)
-    repo, _ = _synced_runs(make_repo, index_repo, [], runs)
+    batches = _batches(monkeypatch)
+    repo, _ = _synced_runs(make_repo, index_repo, batches, runs)
     gen = layout.read_current(repo / ".codeimpact").path
-    synced = {os.path.relpath(p, gen) for p in batches[-1] if p.startswith(str(gen))}
+    synced = {os.path.relpath(p, gen) for b in batches for p in b if p.startswith(str(gen))}
     assert {"tree-signature.json", "incomplete.json"} <= synced, synced
