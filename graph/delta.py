@@ -8,6 +8,7 @@ the live generation as it was.
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 from collections.abc import Callable
@@ -329,24 +330,35 @@ def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True,
 _ANY = {"DOUBLE": 0.0, "STRING": "", "INT64": 0}
 
 
-def warm_up(conn) -> None:
+def warm_up(conn, stop: Callable[[], bool] = lambda: False) -> None:
     """Run the statements a small delta runs (`apply_delta`'s, row by row), each matching
     no row, in a transaction rolled back: nothing is written, not even to the WAL. The first
     statement of a kind in a process costs Kùzu several times the next ones (Django: the
     first edge delete ~14 ms, the next ~1 ms; the first create ~3 ms, the next ~0.8; Meta's
     MERGE ~5 ms, then ~2), so a writer started early (indexer/wal_commit.py prestart) pays
-    that while it waits for the run's delta, not after it, when the run waits for its commit."""
+    that while it waits for the run's delta, not after it, when the run waits for its commit.
+    `stop()` is asked before each statement: true (the delta came), the warm-up ends there
+    (~40 ms of CPU in all at load: the delta waited for its end)."""
     none = "\0"  # no key of any table (paths and uids never hold a NUL)
+    steps: list[Callable[[], object]] = []
+    for rel, (_, _, props) in REL_TABLES.items():
+        row = (none, none, *(_ANY[t] for _, t in props))
+        steps.append(functools.partial(_delete_edges, conn, rel, [(none, none)]))
+        steps.append(functools.partial(_create_edges, conn, rel, [row]))
+        if props:
+            steps.append(functools.partial(_update_edges, conn, rel, [row]))
+    delete = "MATCH (s:Symbol {uid: @u}) DELETE s"
+    update = "MATCH (n:Symbol {uid: @uid}) SET n.start_line = @v"
+    steps.append(functools.partial(_each, conn, delete, [{"u": none}]))
+    steps.append(functools.partial(_each, conn, update, [{"uid": none, "v": 0}]))
+    # a Meta row of its own, rolled back
+    steps.append(functools.partial(write_meta, conn, Path(none), {none: None}))
     conn.execute("BEGIN TRANSACTION")
     try:
-        for rel, (_, _, props) in REL_TABLES.items():
-            _delete_edges(conn, rel, [(none, none)])
-            _create_edges(conn, rel, [(none, none, *(_ANY[t] for _, t in props))])
-            if props:
-                _update_edges(conn, rel, [(none, none, *(_ANY[t] for _, t in props))])
-        _each(conn, "MATCH (s:Symbol {uid: @u}) DELETE s", [{"u": none}])
-        _each(conn, "MATCH (n:Symbol {uid: @uid}) SET n.start_line = @v", [{"uid": none, "v": 0}])
-        write_meta(conn, Path(none), {none: None})  # a Meta row of its own, rolled back
+        for step in steps:
+            if stop():
+                break
+            step()
     finally:
         conn.execute("ROLLBACK")
 

@@ -289,8 +289,8 @@ def prestart(db_path: Path, *, buffer_pool: int,
                 compact_after_replay=ready.compact_after_replay, buffer_pool=buffer_pool,
             )  # fmt: skip
             _KEPT.append(opened)
-            if not select.select([down_r], [], [], 0)[0]:  # the delta is not there yet
-                apply_warm_up(opened.conn)
+            # until the delta comes (each statement first asks whether it is there)
+            apply_warm_up(opened.conn, lambda: bool(select.select([down_r], [], [], 0)[0]))
             fh = os.fdopen(down_r, "rb")
             message = _read_message(fh)
             if not message:  # cancelled: the run writes no delta (nothing is published)
