@@ -117,15 +117,50 @@ class _Diff:
     unresolved: Callable[[], dict[str, list[tuple[str, int]]] | Path]
 
 
-def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str) -> AnalyzeReport | str:
-    """The delta run, or why a full build must (or had better) be done instead."""
+@dataclass
+class Writer:
+    """The database writer of a delta run (`prestart`), started before the run knows it will
+    write by delta (indexer/pipeline.py: while git lists the files, once a file's stat moved),
+    with the generation it writes; `drop` when no delta is written after all."""
+
+    live: layout.Generation  # the generation it brings its database level with
+    gen: layout.Generation
+    early: EarlyWrite | None  # None: a fork was unsafe (the delta is written later)
+
+    def drop(self) -> None:
+        if self.early is not None:
+            self.early.cancel()
+        layout.discard(self.gen)
+
+
+def start_writer(idx: Path, live: layout.Generation, buffer_pool: int) -> Writer:
+    """A `Writer` for the generation after `live`, its child forked now (this process is
+    still small, and the other core idle while git lists the files)."""
+    gen = layout.next_generation(idx)
+    try:
+        return Writer(live, gen, prestart(idx, live, gen, buffer_pool))
+    except BaseException:
+        layout.discard(gen)
+        raise
+
+
+def incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
+                writer: Writer | None = None) -> AnalyzeReport | str:  # fmt: skip
+    """The delta run, or why a full build must (or had better) be done instead; `writer`:
+    started already for `prev`'s generation (taken over: dropped here if not used)."""
     # the working tree's Meta fields (git status, the stat pass, the tree signature) are
-    # taken beside the run, the files being read: not in its write phase. Forked before the
-    # writer, so the writer holds no copy of this child's pipe
-    fields = worktree.EarlyFields(functools.partial(_tree_fields, run, prev))
+    # taken beside the run, the files being read: not in its write phase (its pipe's reads
+    # are length-prefixed: a writer forked before holds no copy of it; one forked after
+    # would, harmlessly)
+    try:
+        fields = worktree.EarlyFields(functools.partial(_tree_fields, run, prev))
+    except BaseException:
+        if writer is not None:
+            writer.drop()
+        raise
     run.forks["tree fields"] = fields.path
     try:
-        return _incremental(run, prev, plan, reason, fields)
+        return _incremental(run, prev, plan, reason, fields, writer)
     finally:
         fields.close()
 
@@ -157,23 +192,21 @@ def _status_paths(run: Run, prev: Previous, last: treesig.TreeSignature) -> set[
 
 
 def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
-                 fields: worktree.EarlyFields) -> AnalyzeReport | str:  # fmt: skip
-    # the database's writer starts now, while this process is small, and brings its copy
-    # level with the live generation while the run resolves (indexer/wal_commit.py)
-    gen = layout.next_generation(run.idx)
-    early = None
+                 fields: worktree.EarlyFields,
+                 writer: Writer | None) -> AnalyzeReport | str:  # fmt: skip
+    # the database's writer starts now (unless it did while git listed the files), while this
+    # process is small, and brings its copy level with the live generation while the run
+    # resolves (indexer/wal_commit.py)
+    if writer is None:
+        writer = start_writer(run.idx, prev.gen, run.options.buffer_pool)
+    gen, early = writer.gen, writer.early
     try:
-        early = prestart(run.idx, prev.gen, gen, run.options.buffer_pool)
         outcome = _delta_run(run, prev, plan, reason, fields, gen, early)
     except BaseException:
-        if early is not None:
-            early.cancel()
-        layout.discard(gen)
+        writer.drop()
         raise
     if isinstance(outcome, str):  # a full build instead: the delta's generation goes
-        if early is not None:
-            early.cancel()
-        layout.discard(gen)
+        writer.drop()
         return outcome
     # outside the discard above: a publish that failed part way is the layout's to undo
     db = outcome.write.db_checksum

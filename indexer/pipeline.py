@@ -85,9 +85,26 @@ class _WhileListing:
     the scan says), the import of the incremental run's modules, numpy's ~50 ms of CPU among
     them. A file added is not looked for (its run imports them after the scan, as before)."""
 
-    def __init__(self, repo: Path, idx: Path, digest: str):
+    def __init__(self, repo: Path, idx: Path, digest: str, buffer_pool: int):
         self.repo, self.idx, self.digest = str(repo), idx, digest
+        self.buffer_pool = buffer_pool
         self.live: tuple[Previous | None, str] | None = None
+        self.writer = None  # incremental_run.Writer, started at the first moved file
+
+    def take_writer(self, prev: Previous):
+        """The writer started for `prev`'s generation (None: none, or another one: dropped);
+        the caller's from now on."""
+        writer, self.writer = self.writer, None
+        if writer is not None and writer.live.path != prev.gen.path:
+            writer.drop()
+            return None
+        return writer
+
+    def drop_writer(self) -> None:
+        """Stop the writer started meanwhile when the run writes no delta."""
+        writer, self.writer = self.writer, None
+        if writer is not None:
+            writer.drop()
 
     def __call__(self) -> dict[str, os.stat_result]:
         self.live = _live(self.idx, self.digest)
@@ -104,7 +121,12 @@ class _WhileListing:
             if moved or (st and st.st_mtime_ns == fs.mtime_ns and st.st_size == fs.size):
                 continue
             moved = True
-            import codeimpact.indexer.incremental_run  # noqa: F401
+            from codeimpact.indexer import incremental_run
+
+            # its database writer too: the other core is idle while git lists the files, and
+            # the writer's start (Kùzu imported, the spare taken and checked, opened: ~0.1 s of
+            # CPU) no longer shares it with the tree fields' child and this process later
+            self.writer = incremental_run.start_writer(self.idx, prev.gen, self.buffer_pool)
         return out
 
 
@@ -162,7 +184,10 @@ def _analyze(
         listed: Listed | None = None
         if options.force or not (idx / layout.CURRENT).exists():
             listed = {}
-        early = None if listed is not None else _WhileListing(repo, idx, digest)
+        early = None if listed is not None else _WhileListing(repo, idx, digest,
+                                                              options.buffer_pool)  # fmt: skip
+        if early is not None:  # a writer it started and no delta run took: stopped
+            stack.callback(early.drop_writer)
         files = discover(repo, config, configs, untracked, listed, early)
         configs_digest = _configs_digest(configs)
         prev, reason = (
@@ -181,16 +206,22 @@ def _analyze(
             old_hashes = {p: f.content_hash for p, f in prev.files.files.items()}
             plan = plan_changes(old_hashes, {r.path: r.content_hash for r in records})
             if plan.is_empty() and prev.files.commit == head_commit(repo):
+                if early is not None:
+                    early.drop_writer()
                 return run.unchanged(prev)
             if plan.size() > len(records) * FULL_REBUILD_SHARE:
                 reason = f"{plan.size()} of {len(records)} files changed"
             else:
                 from codeimpact.indexer.incremental_run import incremental
 
-                outcome = incremental(run, prev, plan, "HEAD moved" if plan.is_empty() else "")
+                writer = early.take_writer(prev) if early is not None else None
+                outcome = incremental(run, prev, plan, "HEAD moved" if plan.is_empty() else "",
+                                      writer)  # fmt: skip
                 if isinstance(outcome, AnalyzeReport):
                     return outcome
                 reason = outcome
+        if early is not None:  # (before the full build forks its own)
+            early.drop_writer()
         cache.prune_other_identities()
         from codeimpact.indexer.full_run import full
 

@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from codeimpact.graph import layout
 from codeimpact.indexer import gitinfo
 
 # the modules loaded when the run reads git's listing, then the report
@@ -54,6 +55,69 @@ def test_an_edit_imports_its_run_while_git_lists_the_files(make_repo, index_repo
     report, seen = _analyze(repo)
     assert report["mode"] == "incremental" and report["delta"]["symbols_inserted"] == 1
     assert seen == [sorted(WATCH)]
+
+
+# the names of this process's children when the run reads git's listing
+CHILDREN = """
+import json, os, subprocess, sys
+seen = []
+communicate = subprocess.Popen.communicate
+def children():
+    with open(f"/proc/self/task/{os.getpid()}/children") as fh:
+        pids = fh.read().split()
+    names = []
+    for pid in pids:
+        with open(f"/proc/{pid}/comm") as fh:
+            names.append(fh.read().strip())
+    with open("/proc/self/comm") as fh:
+        me = fh.read().strip()
+    return sorted("(this)" if n == me else n for n in names)
+def probe(self, *a, **k):
+    if "ls-files" in self.args:
+        seen.append(children())
+    return communicate(self, *a, **k)
+subprocess.Popen.communicate = probe
+from codeimpact.cli import main
+try:
+    main(["analyze", "--index-only", "--json", sys.argv[1]])
+except SystemExit as e:
+    assert not e.code, e.code
+print(json.dumps(seen))
+"""
+
+
+def test_an_edit_starts_its_database_writer_while_git_lists_the_files(make_repo, index_repo):
+    # the writer's start (Kùzu imported, the spare taken and checked, opened) runs on the
+    # other core while git lists the files, not beside the tree fields' child later
+    repo = make_repo({**FILLER, "pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "f = 1\n"})
+    index_repo(repo)
+    (repo / "pkg/a.py").write_text("def f():\n    return 2\n\n\ndef g():\n    return f()\n")
+    out = subprocess.check_output([sys.executable, "-c", CHILDREN, str(repo)], text=True)
+    report, _, seen = out.rstrip("\n").rpartition("\n")
+    report, seen = json.loads(report), json.loads(seen)
+    assert report["mode"] == "incremental" and report["forks"]["delta writer"] == "forked"
+    assert seen == [["(this)", "git"]]  # git, and a fork of this process: the writer
+
+
+def test_a_writer_started_for_no_delta_is_stopped_and_its_folder_removed(make_repo, index_repo):
+    # a file touched (its stat moved, not its content) starts the writer; the run is a no-op:
+    # no child is left (running or a zombie), nor the writer's generation folder
+    import os
+
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    repo = make_repo({**FILLER, "pkg/a.py": "def f():\n    return 1\n"})
+    index_repo(repo)
+    idx = layout.index_dir(repo)
+    before = sorted(p.name for p in idx.iterdir() if p.name.startswith("gen-"))
+    os.utime(repo / "pkg/a.py", ns=(1, 1))
+    report = analyze(repo, IndexConfig(), RunOptions(workers=1))
+    assert report.mode == "unchanged"
+    with open(f"/proc/self/task/{os.getpid()}/children") as fh:
+        assert fh.read().split() == []
+    assert sorted(p.name for p in idx.iterdir() if p.name.startswith("gen-")) == before
+    assert layout.read_marker(idx) is None
 
 
 def test_a_file_added_is_indexed_though_no_stat_moved(make_repo, index_repo):
