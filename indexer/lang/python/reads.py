@@ -175,7 +175,7 @@ class Reads:
             reads: list = []
             # the steps before the last read name, then that member's read alone (what
             # the member is does not matter)
-            found = self._eval_steps(fi, ref.scope, steps[:-1], ref.line, 0, reads)
+            found = self.eval_chain(fi, ref.scope, None, ref.line, 0, reads, steps[:-1])
             if found is not None:
                 self.member_reads(found, steps[-1], 0, reads)
             for getter, rule in reads:

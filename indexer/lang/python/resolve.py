@@ -436,7 +436,9 @@ class PythonProject(
             if value is MISSING:
                 value = self.lookup_name(fi, scope, key[2], line, 0)
         else:
-            value = self._eval_steps(fi, scope, steps[:-1] if method else steps, line, 0, reads)
+            value = self.eval_chain(
+                fi, scope, None, line, 0, reads, steps[:-1] if method else steps
+            )
         if args and args[0][0] == "**" and forwards_only(fi, call):
             call = call._replace(args=())  # (its outcome is that of a call without any)
             args = ()

@@ -65,28 +65,28 @@ def _class_named(dotted: str) -> bool:
 class Values:
     """What chains, members, calls and annotations evaluate to."""
 
-    def eval_chain(
-        self, fi: FileIndex, scope: str, chain: str, line: int | None, depth: int = 0, reads=None
-    ):
+    def eval_chain(self, fi: FileIndex, scope: str, chain: str | None, line: int | None,
+                   depth: int = 0, reads=None, steps=None):  # fmt: skip
         """(entity, rule) of a chain; `reads` (a list) collects the property getters its
-        attribute reads run."""
-        if not chain or chain[0] == "?":  # (engine/chains.py evaluate, through _eval_steps)
-            return None
-        if depth > MAX_DEPTH:
-            return self._cut()
-        if chain.isidentifier() or ("." not in chain and "(" not in chain and "[" not in chain):
-            # a name alone (two thirds of the chains evaluated): the evaluator's fold would
-            # only look it up (the head, no step, no suffix); (an identifier holds none of the
-            # three: one test for most)
-            return self.lookup_name(fi, scope, chain, line, depth)
-        steps = parse_steps(chain)
-        return self._eval_steps(fi, scope, steps, line, depth, reads) if steps else None
-
-    def _eval_steps(self, fi, scope, steps, line, depth, reads=None):
-        """engine/chains.py's evaluate_steps, with the steps after the head kept per value
-        while a file is resolved (`_folds`)."""
+        attribute reads run. A caller that holds the chain's steps (parse_steps) passes them
+        instead (`chain` None, `steps`): engine/chains.py's evaluate_steps, one frame for
+        both (a chain with steps was two, ~70K per Django), with the steps after the head
+        kept per value while a file is resolved (`_folds`)."""
+        if steps is None:
+            if not chain or chain[0] == "?":  # (engine/chains.py evaluate)
+                return None
+            if depth > MAX_DEPTH:
+                return self._cut()
+            if chain.isidentifier() or ("." not in chain and "(" not in chain and "[" not in chain):
+                # a name alone (two thirds of the chains evaluated): the evaluator's fold
+                # would only look it up (the head, no step, no suffix); (an identifier holds
+                # none of the three: one test for most)
+                return self.lookup_name(fi, scope, chain, line, depth)
+            steps = parse_steps(chain)
+            if not steps:
+                return None
         name, suffix = steps[0]
-        if len(steps) == 1 and not suffix:  # a name alone (see eval_chain)
+        if len(steps) == 1 and not suffix:  # a name alone (see above)
             return self.lookup_name(fi, scope, name, line, depth)
         if name == "super":
             found = self.chain_head(fi, scope, steps[0], line, depth, reads)
