@@ -14,6 +14,9 @@ from codeimpact.indexer.lang.engine.typed_members import CALLABLE_KINDS
 from codeimpact.indexer.lang.engine.values import members
 from codeimpact.indexer.lang.python.index import FileIndex
 
+# the kinds of a symbol a name read names that make a REFERENCES edge
+_REFERENCED_KINDS = frozenset(("class", "function", "method"))
+
 
 class FileEdges:
     """`file_edges` (the engine's hook) and the IMPORTS edge of a module a test file runs."""
@@ -117,7 +120,8 @@ class FileEdges:
             if r is None or r[0][0] != "sym":
                 continue
             ent, reason = r
-            if self._kind(ent) in ("class", "function", "method"):
+            s = self.files[ent[1]].syms.get(ent[2])  # (_kind written out: 12K per Django)
+            if s and s.kind in _REFERENCED_KINDS:
                 # (here_uid's table, ent_uid of a symbol and edges.add written out)
                 src = self._srcs.get(ref.scope) or self.here_uid(fi, ref.scope)
                 dst = f"{ent[1]}::{ent[2]}"

@@ -88,6 +88,9 @@ IMPLICIT = tuple(
 )
 # name -> (its place in IMPLICIT, IMPLICIT's own string: the summary's marshal bytes share it)
 _IMPLICIT_AT = {m: (i, m) for i, m in enumerate(IMPLICIT)}
+# the kinds of a symbol passed as an argument that value-flow follows (`_value_flow`)
+_PASSED_KINDS = frozenset(("function", "method", "class"))
+_FLOW_CONFIDENCE = CONFIDENCE["value-flow"]
 
 
 class PythonProject(
@@ -698,16 +701,20 @@ class PythonProject(
                 continue
             # one of several values (`for cls in self.default_tags: self.register(cls)`)
             values = []  # (a loop: a list comprehension is a function made per call)
-            for e in members(r[0]):
-                if e[0] == "sym" and self._kind(e) in ("function", "method", "class"):
-                    values.append(e)
+            files = self.files
+            # (members, _kind, ent_uid of a symbol and edges.add written out: ~9K each)
+            for e in r[0][1] if kind == ALTS else (r[0],):
+                if e[0] == "sym":
+                    s = files[e[1]].syms.get(e[2])
+                    if s and s.kind in _PASSED_KINDS:
+                        values.append(e)
             if not values:
                 continue
             # (a keyword into `**kwargs`: flows.py `keyword_sinks`)
             sinks = sorted(self.landing_sinks(ent, key, through_attribute, 0))
             for value in values:
-                dst = self.ent_uid(value)
-                edges.add("REFERENCES", src, dst, "value-flow", line)
+                dst = f"{value[1]}::{value[2]}"
+                edges.append(("REFERENCES", src, dst, _FLOW_CONFIDENCE, "value-flow", line))
                 init = self._init_of(value) if sinks else None  # a class called constructs
                 if init is not None:  # the sink constructs it for src: impact follows src
                     edges.add("REFERENCES", src, init, "value-flow", line)
