@@ -24,7 +24,7 @@ returned, `self`), by the rule that typed it; the method is looked up through th
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.edges import Edges
-from codeimpact.indexer.lang.engine.memo import memoized
+from codeimpact.indexer.lang.engine.memo import BUSY, MISSING, memoized
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.index import NO_NAMES, FileIndex, parse_steps
 from codeimpact.indexer.lang.python.reads import class_body_calls
@@ -230,7 +230,10 @@ class Implicit:
         never need; the sets are shared down a hierarchy.)"""
         files = self.files
         out = _NONE
-        for base in self._bases_info(path, local)[0]:
+        info = self.memo.table.get(("bases", path, local))  # (a frame per hit, most)
+        if info is None or info is BUSY:
+            info = self._bases_info(path, local)
+        for base in info[0]:
             found = self._member_owners(base[0], base[1], name)
             if name in files[base[0]].members.get(base[1], NO_NAMES):
                 found = found | {base}
@@ -290,7 +293,9 @@ class Implicit:
 
     def _implicit_call(self, path, cls, name, rule, edges, src, line) -> bool:
         """A CALLS edge to method `name` of class `cls` (through its MRO), if it has one."""
-        m = self.class_member(path, cls, name, 0)
+        m = self.memo.table.get(("member", path, cls, name), MISSING)  # (a frame per hit)
+        if m is MISSING or m is BUSY:
+            m = self.class_member(path, cls, name, 0)
         if m is None or m[0][0] != "sym" or self._kind(m[0]) != "method":
             return False
         edges.call(src, self.ent_uid(m[0]), _member_rule(rule, m), line)

@@ -21,7 +21,7 @@ edge to the external name (`<external>::werkzeug.test.Client.get`, rule `inherit
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.entrypoints import EntryTable
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import BUSY, MISSING
 from codeimpact.indexer.lang.engine.rules import weakest
 from codeimpact.indexer.lang.python.entrypoints import TABLE
 from codeimpact.indexer.lang.python.index import Entity, FileIndex
@@ -60,8 +60,12 @@ class LibraryCalls:
     def _library_bases(self, path: str, cls: str) -> tuple[str, ...]:
         out: list[str] = []
         known = self._heritage_values
+        table = self.memo.table
         for p, c in self.mro(path, cls):
-            if not self._bases_info(p, c)[1]:  # (a base unknown: outside, unresolved)
+            info = table.get(("bases", p, c))  # (the memo's entry: a frame per hit, most)
+            if info is None or info is BUSY:
+                info = self._bases_info(p, c)
+            if not info[1]:  # (a base unknown: outside, unresolved)
                 continue
             fi = self.files[p]
             scope = fi.parent.get(c, "")

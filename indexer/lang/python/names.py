@@ -371,7 +371,7 @@ class Names:
 
     def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
         """(entity, rule) of `name` read in `scope` at `line`: its bindings there, else its
-        parameter, else the enclosing scopes' (`_outer_lookup`); kept with the file's lookups
+        parameter, else the enclosing scopes'; kept with the file's lookups
         (`_lookups`, None: not kept) when no cut was met and the line does not matter."""
         if depth > MAX_DEPTH:
             self._cut()  # every scope's lookup would be cut
@@ -432,30 +432,21 @@ class Names:
                     break
             else:
                 s = None  # (the module's star imports and the builtins: the same from any scope)
-            # (_outer_lookup's kept answer first, written out: a frame per lookup, 67K)
-            r = seen.get((fi.path, s, name, None), MISSING) if seen is not None else MISSING
+            # `name` looked up in the enclosing scope `s` that binds it (None: bound in none),
+            # the same answer from every scope nested in it (an outer scope's binding is
+            # looked up without a line): kept with the file's lookups, the module's imports
+            # are read from each of its functions (written out here: a frame per lookup)
+            outer = (fi.path, s, name, None)
+            r = seen.get(outer, MISSING) if seen is not None else MISSING
             if r is MISSING:
-                r = self._outer_lookup(fi, s, name, depth)
+                outer_cuts = self.memo.cuts
+                if s is None:
+                    r = self._unbound_lookup(fi, name, depth)
+                else:
+                    r = self._lookup_in_scope(fi, s, name, None, True, depth)
+                if seen is not None and self.memo.cuts == outer_cuts:
+                    seen[outer] = r
         if seen is not None and self.memo.cuts == cuts and (bound is None or len(bound) < 2):
-            seen[key] = r
-        return r
-
-    def _outer_lookup(self, fi: FileIndex, s: str | None, name: str, depth: int):
-        """`name` looked up in the enclosing scope `s` that binds it (None: bound in none),
-        the same answer from every scope nested in it (an outer scope's binding is looked up
-        without a line): kept with the file's lookups, the module's imports are read from
-        each of its functions."""
-        seen = self._lookups
-        key = (fi.path, s, name, None)
-        hit = seen.get(key, MISSING) if seen is not None else MISSING
-        if hit is not MISSING:
-            return hit
-        cuts = self.memo.cuts
-        if s is None:
-            r = self._unbound_lookup(fi, name, depth)
-        else:
-            r = self._lookup_in_scope(fi, s, name, None, True, depth)
-        if seen is not None and self.memo.cuts == cuts:
             seen[key] = r
         return r
 

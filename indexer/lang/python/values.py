@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.chains import fold
 from codeimpact.indexer.lang.engine.hierarchy import c3, descendants
-from codeimpact.indexer.lang.engine.memo import BUSY, memoized
+from codeimpact.indexer.lang.engine.memo import BUSY, MISSING, memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives, members
@@ -297,7 +297,9 @@ class Values:
                 return self.getattr(made[0], attr, made[1], depth + 1) if made else None
             if sym is None or sym.kind != "class":
                 return None
-            r = self.class_member(path, local, attr, depth + 1)
+            r = self.memo.table.get(("member", path, local, attr), MISSING)  # (see above)
+            if r is MISSING or r is BUSY:
+                r = self.class_member(path, local, attr, depth + 1)
             if r is not None:
                 return r[0], _member_rule(reason, r)
             return None
@@ -347,7 +349,10 @@ class Values:
     def _instance_member(self, path: str, local: str, attr: str, depth: int) -> tuple:
         """(value, how, member or rule) of `attr` on an instance of class `local` (getattr):
         a member of the class (through its MRO), a property's value, a `self.attr` binding."""
-        r = self.class_member(path, local, attr, depth + 1)
+        # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
+        r = self.memo.table.get(("member", path, local, attr), MISSING)
+        if r is MISSING or r is BUSY:
+            r = self.class_member(path, local, attr, depth + 1)
         if r is not None:
             if self._is_property(r[0]):  # reading it runs the getter
                 value = self.call_result(r[0], depth + 1)
@@ -398,7 +403,9 @@ class Values:
             return ent if ent[1] in self.entry_table.instances or _class_named(ent[1]) else None
         if kind != "sym":
             return None
-        return self._call_result(ent, depth)
+        # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
+        r = self.memo.table.get(("result", ent), MISSING)
+        return self._call_result(ent, depth) if r is MISSING or r is BUSY else r
 
     @memoized('("result", ent)')
     def _call_result(self, ent: Entity, depth: int) -> Entity | None:
@@ -657,7 +664,10 @@ class Values:
     @memoized('("mro", path, local)', "((path, local),)")  # (a cycle of bases stops here)
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
         """C3 over the bases we can resolve (engine/hierarchy.py)."""
-        return c3((path, local), self._bases_info(path, local)[0], self._mro_of)
+        info = self.memo.table.get(("bases", path, local))  # (a frame per hit, most: the
+        if info is None or info is BUSY:  # build summarised every class)
+            info = self._bases_info(path, local)
+        return c3((path, local), info[0], self._mro_of)
 
     def _mro_of(self, base: tuple[str, str]) -> tuple[tuple[str, str], ...]:
         return self.mro(base[0], base[1])
