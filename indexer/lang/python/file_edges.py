@@ -87,7 +87,7 @@ class FileEdges:
         self.write_edges(fi, edges)
         self.class_creation_edges(fi, edges)
 
-        known = self._heritage_values
+        known, files = self._heritage_values, self.files
         for h in f.heritage:
             r = known.get((path, h), MISSING)
             if r is MISSING:
@@ -95,12 +95,18 @@ class FileEdges:
             if r is None:
                 continue
             for ent in members(r[0]):  # (a base imported in a try/except: either)
-                if ent[0] == "sym" and self._kind(ent) == "class" or ent[0] == "ext":
-                    # (here_uid's table and edges.add written out: 9K per Django)
-                    src = self._srcs.get(h.scope) or self.here_uid(fi, h.scope)
-                    edges.append(
-                        ("EXTENDS", src, self.ent_uid(ent), CONFIDENCE[r[1]], r[1], h.line)
-                    )
+                # (_kind, ent_uid, here_uid's table and edges.add written out: 9K per Django)
+                if ent[0] == "sym":
+                    s = files[ent[1]].syms.get(ent[2])
+                    if not (s and s.kind == "class"):
+                        continue
+                    dst = f"{ent[1]}::{ent[2]}"
+                elif ent[0] == "ext":
+                    dst = self.ent_uid(ent)
+                else:
+                    continue
+                src = self._srcs.get(h.scope) or self.here_uid(fi, h.scope)
+                edges.append(("EXTENDS", src, dst, CONFIDENCE[r[1]], r[1], h.line))
 
         self.read_edges(fi, edges)
         lookups = self._lookups

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import BUSY, MISSING, memoized
-from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.python.index import NO_NAMES, FileIndex, parse_steps
 from codeimpact.indexer.lang.python.reads import class_body_calls
 from codeimpact.indexer.lang.python.values import _member_rule
@@ -213,10 +213,14 @@ class Implicit:
         if "__set_name__" in methods:
             if class_calls is None:
                 class_calls = class_body_calls(fi, [])
+            files = self.files
             for b in class_calls:
                 r = self.eval_chain(fi, b.scope, b.value, b.line, 0)
-                if r is not None and r[0][0] == "sym" and self._kind(r[0]) == "class":
-                    src = self.uid(path, fi.parent.get(b.scope, ""))
+                if r is None or r[0][0] != "sym":
+                    continue
+                s = files[r[0][1]].syms.get(r[0][2])  # (_kind and uid written out: 9K each)
+                if s and s.kind == "class":
+                    src = f"{path}::{fi.parent.get(b.scope, '')}"
                     self._implicit_call(r[0][1], r[0][2], "__set_name__", r[1], edges, src,
                                         b.line)  # fmt: skip
 
@@ -296,7 +300,12 @@ class Implicit:
         m = self.memo.table.get(("member", path, cls, name), MISSING)  # (a frame per hit)
         if m is MISSING or m is BUSY:
             m = self.class_member(path, cls, name, 0)
-        if m is None or m[0][0] != "sym" or self._kind(m[0]) != "method":
+        if m is None or m[0][0] != "sym":
             return False
-        edges.call(src, self.ent_uid(m[0]), _member_rule(rule, m), line)
+        p, local = m[0][1], m[0][2]  # (_kind, ent_uid and edges.call written out: 4K each)
+        s = self.files[p].syms.get(local)
+        if not (s and s.kind == "method"):
+            return False
+        rule = _member_rule(rule, m)
+        edges.append(("CALLS", src, f"{p}::{local}", CONFIDENCE[rule], rule, line))
         return True
