@@ -96,11 +96,26 @@ def test_an_edge_whose_row_is_the_same_is_not_written_again(chain_repo, tmp_path
         assert_same_as_full(chain_repo, tmp_path, with_answers=True)
 
 
+def _send_once(monkeypatch, flag: Path) -> None:
+    """The run hands its delta over once the writer made `flag` (or after 30 s)."""
+    from codeimpact.indexer import delta_write
+
+    real_send = delta_write.EarlyWrite.send
+
+    def send(self, *args, **kwargs):
+        deadline = time.monotonic() + 30
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real_send(self, *args, **kwargs)
+
+    monkeypatch.setattr(delta_write.EarlyWrite, "send", send)
+
+
 def test_the_writer_warms_up_before_the_delta_without_writing(chain_repo, tmp_path, monkeypatch):
     """The prestarted writer runs each kind of statement once, matching nothing, while it
     waits for the run's delta (graph/delta.py warm_up): nothing reaches the database."""
     from codeimpact.graph import store, wal_store
-    from codeimpact.indexer import delta_write, wal_commit
+    from codeimpact.indexer import wal_commit
 
     warmed = tmp_path / "warmed"
     real = wal_commit.apply_warm_up
@@ -116,15 +131,7 @@ def test_the_writer_warms_up_before_the_delta_without_writing(chain_repo, tmp_pa
     monkeypatch.setattr(wal_commit, "apply_warm_up", warm_up)
     # the run hands its delta over once the writer warmed up (on so small a tree the delta
     # is often there first, and the writer then goes straight to it)
-    real_send = delta_write.EarlyWrite.send
-
-    def send(self, *args, **kwargs):
-        deadline = time.monotonic() + 30
-        while not warmed.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return real_send(self, *args, **kwargs)
-
-    monkeypatch.setattr(delta_write.EarlyWrite, "send", send)
+    _send_once(monkeypatch, warmed)
     (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
     report = run(chain_repo)
     assert report.mode == "incremental" and report.forks["delta writer"] == "forked"
@@ -143,7 +150,7 @@ def test_the_writer_stops_its_warm_up_when_the_delta_comes(chain_repo, tmp_path,
     """The warm-up asks before each statement whether the run's delta came, and ends there:
     the delta does not wait for the rest of it (~40 ms of CPU on Django at load)."""
     from codeimpact.graph import delta as graph_delta
-    from codeimpact.indexer import delta_write, wal_commit
+    from codeimpact.indexer import wal_commit
 
     started, answers = tmp_path / "started", tmp_path / "answers"
     real, real_delete = wal_commit.apply_warm_up, graph_delta._delete_edges
@@ -166,15 +173,7 @@ def test_the_writer_stops_its_warm_up_when_the_delta_comes(chain_repo, tmp_path,
 
     monkeypatch.setattr(wal_commit, "apply_warm_up", warm_up)
     monkeypatch.setattr(graph_delta, "_delete_edges", slow_delete)
-    real_send = delta_write.EarlyWrite.send
-
-    def send(self, *args, **kwargs):  # (in the run) once the warm-up began
-        deadline = time.monotonic() + 30
-        while not started.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return real_send(self, *args, **kwargs)
-
-    monkeypatch.setattr(delta_write.EarlyWrite, "send", send)
+    _send_once(monkeypatch, started)  # once the warm-up began
     (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
     report = run(chain_repo)
     assert report.mode == "incremental" and report.forks["delta writer"] == "forked"

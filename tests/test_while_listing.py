@@ -17,14 +17,15 @@ import pytest
 from codeimpact.graph import layout
 from codeimpact.indexer import gitinfo
 
-# the modules loaded when the run reads git's listing, then the report
+# what `SEEN` says when the run reads git's listing (the modules loaded), then the report
 PROBE = """
-import json, subprocess, sys
+import json, os, subprocess, sys
+{define}
 seen = []
 communicate = subprocess.Popen.communicate
 def probe(self, *a, **k):
     if "ls-files" in self.args:
-        seen.append(sorted(m for m in sys.modules if m in {watch!r}))
+        seen.append({seen})
     return communicate(self, *a, **k)
 subprocess.Popen.communicate = probe
 from codeimpact.cli import main
@@ -39,8 +40,9 @@ WATCH = {"numpy", "codeimpact.indexer.incremental_run"}
 FILLER = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)}
 
 
-def _analyze(repo) -> tuple[dict, list]:
-    probe = PROBE.format(watch=WATCH)
+def _analyze(repo, define: str = "", seen: str = "") -> tuple[dict, list]:
+    seen = seen or f"sorted(m for m in sys.modules if m in {WATCH!r})"
+    probe = PROBE.format(define=define, seen=seen)
     out = subprocess.check_output([sys.executable, "-c", probe, str(repo)], text=True)
     report, _, seen = out.rstrip("\n").rpartition("\n")
     return json.loads(report), json.loads(seen)
@@ -57,11 +59,8 @@ def test_an_edit_imports_its_run_while_git_lists_the_files(make_repo, index_repo
     assert seen == [sorted(WATCH)]
 
 
-# the names of this process's children when the run reads git's listing
+# the names of this process's children (a fork of it: "(this)"), for `_analyze`'s `seen`
 CHILDREN = """
-import json, os, subprocess, sys
-seen = []
-communicate = subprocess.Popen.communicate
 def children():
     with open(f"/proc/self/task/{os.getpid()}/children") as fh:
         pids = fh.read().split()
@@ -72,17 +71,6 @@ def children():
     with open("/proc/self/comm") as fh:
         me = fh.read().strip()
     return sorted("(this)" if n == me else n for n in names)
-def probe(self, *a, **k):
-    if "ls-files" in self.args:
-        seen.append(children())
-    return communicate(self, *a, **k)
-subprocess.Popen.communicate = probe
-from codeimpact.cli import main
-try:
-    main(["analyze", "--index-only", "--json", sys.argv[1]])
-except SystemExit as e:
-    assert not e.code, e.code
-print(json.dumps(seen))
 """
 
 
@@ -92,9 +80,7 @@ def test_an_edit_starts_its_database_writer_while_git_lists_the_files(make_repo,
     repo = make_repo({**FILLER, "pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "f = 1\n"})
     index_repo(repo)
     (repo / "pkg/a.py").write_text("def f():\n    return 2\n\n\ndef g():\n    return f()\n")
-    out = subprocess.check_output([sys.executable, "-c", CHILDREN, str(repo)], text=True)
-    report, _, seen = out.rstrip("\n").rpartition("\n")
-    report, seen = json.loads(report), json.loads(seen)
+    report, seen = _analyze(repo, CHILDREN, "children()")
     assert report["mode"] == "incremental" and report["forks"]["delta writer"] == "forked"
     assert seen == [["(this)", "git"]]  # git, and a fork of this process: the writer
 
