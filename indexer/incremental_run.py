@@ -69,7 +69,6 @@ from codeimpact.indexer.run import (
     FULL_REBUILD_SHARE,
     Previous,
     Run,
-    file_state,
     generation_meta,
     run_stats,
     tree_fields,
@@ -526,12 +525,13 @@ def _file_rows(run: Run, prev: Previous, delta: GraphDelta) -> None:
     """The File rows' part of `delta`: rows of files gone, new and changed."""
     before = prev.files.files
     now = {r.path: r for r in run.records}
+    states = run.file_states()  # (the files state's, made once)
     delta.files_delete = sorted(p for p in before if p not in now)
     for p, r in sorted(now.items()):
         fs = before.get(p)
         if fs is None:
             delta.files_upsert.append(file_row(r))
-        elif fs != file_state(r):  # a File row is made of these fields and the path
+        elif fs != states[p]:  # a File row is made of these fields and the path
             delta.update("File", file_row(_record_of(p, fs)), file_row(r))
 
 

@@ -249,6 +249,7 @@ class Run:
     # outside git, what discover's walk saw of each folder (discover.Listed; empty in git):
     # a full build's tree signature takes it instead of listing every folder again
     listed: dict = field(default_factory=dict)
+    _file_states: dict[str, FileState] | None = field(default=None, repr=False)
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved, meta: dict,
                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip
@@ -297,13 +298,20 @@ class Run:
     def incomplete_files(self) -> list[dict]:
         return [r for r in (incomplete_record(rec) for rec in self.records) if r]
 
+    def file_states(self) -> dict[str, FileState]:
+        """path -> what the state remembers of each file read, made once (an edit's File rows
+        are those that differ from the live generation's: 2,930 made twice on Django)."""
+        if self._file_states is None:
+            self._file_states = {r.path: file_state(r) for r in self.records}
+        return self._file_states
+
     def files_state(self, meta: dict) -> FilesState:
         return FilesState(
             self.digest,
             self.configs_digest,
             meta["indexed_commit"],
             meta["stats"],
-            {r.path: file_state(r) for r in self.records},
+            self.file_states(),
         )
 
     def facts_for(self, records: list[FileRecord],

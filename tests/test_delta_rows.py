@@ -304,3 +304,21 @@ def test_a_run_failing_after_it_sent_the_delta_commits_nothing(chain_repo, tmp_p
     monkeypatch.undo()
     assert run(chain_repo).mode == "incremental"
     assert_same_as_full(chain_repo, tmp_path, with_answers=False)
+
+
+def test_an_edit_makes_each_files_state_once(chain_repo, monkeypatch):
+    # the File rows' diff and the files state read one path -> FileState made per run
+    # (Run.file_states): each file's state was made twice by an edit (2,930 x 2 on Django)
+    from codeimpact.indexer import run as run_module
+
+    made, real = [], run_module.file_state
+
+    def file_state(record):
+        made.append(record.path)
+        return real(record)
+
+    monkeypatch.setattr(run_module, "file_state", file_state)
+    (chain_repo / "chain.py").write_text(CHAIN.replace("return f20()", "return f0()"))
+    report = run(chain_repo)
+    assert report.mode == "incremental"
+    assert sorted(made) == sorted(set(made)) and len(made) == report.files
