@@ -49,7 +49,7 @@ from codeimpact.graph.layout import atomic_write, fsync_file
 from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
 from codeimpact.indexer.name_index import NAMES_NAME, NameIndex, load_index, read_keys
-from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved
+from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, native_core
 
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
@@ -92,9 +92,7 @@ def decode_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def resolved_blob(rf: ResolvedFile) -> bytes:
     """A resolved file as marshal bytes, each distinct string written once (in C: every
     resolved file passes here; `_resolved_blob` is the Python way, for what C does not write)."""
-    from codeimpact.native import _core  # (loaded where first used: no-op runs never are)
-
-    make = getattr(_core, "resolved_blob", None)  # (None: an extension built before it)
+    make = getattr(native_core(), "resolved_blob", None)  # (None: an extension built before it)
     blob = None if make is None else make(rf.symbols, rf.edges, rf.unresolved, rf.calls_total,
                                           rf.calls_builtin)  # fmt: skip
     return blob if blob is not None else _resolved_blob(rf)
