@@ -52,7 +52,10 @@ def extract_files(
     if nbytes < PARALLEL_MIN_BYTES and (workers <= 1 or len(todo) < 8):
         failed: dict[str, str] = {}
         for i, item in enumerate(todo):
-            kind, payload = extract_item(item, root, max_size)
+            try:
+                kind, payload = extract_item(item, root, max_size)
+            except Exception as e:  # an extractor bug must not stop the run (as in a worker)
+                kind, payload = "skipped", f"error: {type(e).__name__}: {e}"
             if kind == "skipped":
                 failed[item[0]] = payload
             else:
