@@ -140,7 +140,7 @@ def facts_for(
 
     # the fact engines made here take their compiled queries from the cache (and leave them
     # there): an edit of one file compiled Python's query for one parse (native/facts.py)
-    with keep_steps(cache.get, _own(cache.put)):
+    with keep_steps(cache.get, _own(cache)):
         n, failed = extract_files(todo, options, progress, timeout_s, extracted,
                                   root=str(repo), max_size=max_size, on_read=read_anew)  # fmt: skip
     for path, why in failed.items():
@@ -159,14 +159,17 @@ def facts_for(
     return LazyFacts(order, load), n
 
 
-def _own(put: Callable[[str, bytes], None]) -> Callable[[str, bytes], None]:
-    """`put` in this process only: a forked worker that made an engine must not write the
-    cache's pack (only the run's process does, under the index lock)."""
+def _own(cache: FactsCache) -> Callable[[str, bytes], None]:
+    """`cache.put` in this process only (a forked worker that made an engine must not write
+    the cache's pack: only the run's process does, under the index lock), settled at once:
+    the extraction workers are forked right after the engines are made, and a child holding
+    the buffered bytes would write them a second time (FactsCache.settle)."""
     pid = os.getpid()
 
     def own(key: str, blob: bytes) -> None:
         if os.getpid() == pid:
-            put(key, blob)
+            cache.put(key, blob)
+            cache.settle()
 
     return own
 

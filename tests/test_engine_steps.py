@@ -103,3 +103,16 @@ def test_an_edit_takes_the_compiled_query_from_the_facts_cache(make_repo):
     (repo / "pkg/a.py").write_text("def f():\n    return 2\n\n\ndef g():\n    return f()\n")
     report, from_steps = analyze()
     assert report["mode"] == "incremental" and report["parsed"] == 1 and from_steps
+
+
+def test_steps_kept_in_the_facts_cache_are_handed_to_the_file_at_once(tmp_path):
+    """The extraction workers are forked right after the engines are made: a child holding
+    the pack writer's buffered bytes would write them a second time (FactsCache.settle)."""
+    from codeimpact.indexer.extraction import _own
+    from codeimpact.indexer.facts_cache import FactsCache
+
+    cache = FactsCache(tmp_path, "0123456789abcdef0123")
+    put = _own(cache)
+    put("engine:python:0", b"steps")
+    assert not cache._buffered and cache.get("engine:python:0") == b"steps"
+    assert (cache.root / cache._pack).read_bytes() == b"steps"  # in the file, not a buffer
