@@ -42,14 +42,19 @@ def test_the_query_text_is_the_resource_text():
     assert query_text(package, "queries.scm") == expected
 
 
+# Modules loaded before the probe's first line (a site .pth of the interpreter may import
+# certifi and with it importlib.resources) are the interpreter's, not the edit's.
 PROBE = """
-import json, sys
+import sys
+before = set(sys.modules)
+import json
 from codeimpact.cli import main
 try:
     main(["analyze", "--index-only", "--json", sys.argv[1]])
 except SystemExit as e:
     assert not e.code, e.code
-print(json.dumps(sorted(m for m in sys.modules if m.startswith(("tree_sitter_", "importlib.res"))
+print(json.dumps(sorted(m for m in set(sys.modules) - before
+                        if m.startswith(("tree_sitter_", "importlib.res"))
                         or m in ("zipfile", "tempfile", "importlib.readers"))))
 """
 
