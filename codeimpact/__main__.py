@@ -1,3 +1,3 @@
-from codeimpact.cli import run
+from codeimpact.console import run
 
 run()

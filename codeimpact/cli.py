@@ -8,20 +8,15 @@ locked by another analyze; 70 an internal error (a bug: please report it).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import importlib
 import json
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-from codeimpact import options
-from codeimpact.graph import QUIET_BLAS
-from codeimpact.graph.errors import BadInput, CodeImpactError
+from codeimpact import analyze_command, options
+from codeimpact.graph.errors import BadInput
 from codeimpact.present import (
     cypher_result,
     handle_errors,
@@ -76,139 +71,25 @@ def main() -> None:
 
 
 # ---------------------------------------------------------------------- analyze
-@main.command()
-@click.argument("path", default=".", type=click.Path(file_okay=True, dir_okay=True))
-@click.option("--index-only", is_flag=True, help="Build or update the index and nothing else.")
-@click.option("--force", is_flag=True, help="Rebuild from scratch, ignoring the facts cache.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option(
-    "--workers",
-    type=int,
-    default=0,
-    help="Extraction and resolution processes (default: one per core).",
-)
-@click.option(
-    "--max-file-size",
-    type=int,
-    default=None,
-    help="Skip files larger than this many bytes (default 16 MiB).",
-)
-@click.option(
-    "--buffer-pool-mb",
-    type=int,
-    default=512,
-    show_default=True,
-    help="Kùzu buffer pool for the write.",
-)
-@click.option(
-    "--memory-budget-mb",
-    type=int,
-    default=3072,
-    show_default=True,
-    help="Resolve in worker processes only while their memory would fit in this.",
-)
-@click.option(
-    "--wait",
-    "lock_wait",
-    type=float,
-    default=0.0,
-    help="Seconds to wait for another analyze's lock.",
-)
-@click.option(
-    "--watch", is_flag=True, help="Stay running; re-index as files change (Ctrl-C stops)."
-)
-@handle_errors
-def analyze(
-    path,
-    index_only,
-    force,
-    as_json,
-    workers,
-    max_file_size,
-    buffer_pool_mb,
-    memory_budget_mb,
-    lock_wait,
-    watch,
-):
-    """Index PATH (default: the current directory) into PATH/.codeimpact/, and record it in
-    the user's registry (`graph list`) unless --index-only."""
-    from codeimpact.indexer.config import DEFAULT_MAX_FILE_SIZE, IndexConfig, RunOptions
-    from codeimpact.indexer.pipeline import analyze as run
+def _analyze_command() -> click.Command:
+    """`analyze` as a click command, from the parameters declared in `analyze_command`
+    (which the console script reads without click: `codeimpact.console`)."""
 
-    config = IndexConfig(max_file_size=max_file_size or DEFAULT_MAX_FILE_SIZE)
-    show_progress = not as_json and sys.stderr.isatty()
-    options = RunOptions(
-        force=force,
-        workers=workers,
-        buffer_pool=buffer_pool_mb * 1024 * 1024,
-        memory_budget_mb=memory_budget_mb,
-        progress=show_progress,
-        lock_wait=lock_wait,
-    )
-    if watch:
-        from codeimpact.indexer.pipeline import check_repo
-        from codeimpact.indexer.watch import watch as watch_loop
+    def command(**values: Any) -> None:
+        analyze_command.analyze(**values)
 
-        options.progress = False
-        repo = check_repo(path)
-        registered = index_only  # once, after the first analyze
-
-        def echo(line: str) -> None:
-            nonlocal registered
-            click.echo(escape(line))
-            if not registered:
-                registered = True
-                _register(repo)
-
-        watch_loop(repo, config, options, echo=echo)
-        return
-    bar = _ProgressBar() if show_progress else None
-    try:
-        report = run(path, config, options, progress=bar.update if bar else None)
-    finally:
-        if bar:
-            bar.close()
-    if not index_only:
-        _register(report=report)
-    for line in report.notes:
-        click.echo(f"graph: note: {line}", err=True)
-    if as_json:
-        emit_json({"schema": "codeimpact.analyze/1", **to_jsonable(report)})
-    else:
-        click.echo(escape(report.summary()))
+    command.__doc__ = analyze_command.analyze.__doc__
+    for p in reversed(analyze_command.PARAMS):  # as decorators would, the last one first
+        if p.kind is bool:
+            command = click.option(p.flag, p.dest, is_flag=True, help=p.help)(command)
+        else:
+            command = click.option(p.flag, p.dest, type=p.kind, default=p.default,
+                                   show_default=p.show_default, help=p.help)(command)  # fmt: skip
+    path = click.argument("path", default=".", type=click.Path(file_okay=True, dir_okay=True))
+    return main.command("analyze")(path(command))
 
 
-def _register(repo: Path | None = None, report=None) -> None:
-    """Record the repository in the user's registry (`graph list`): from the run's report
-    when there is one, else from its index; a registry that cannot be written is said in
-    one line and does not fail the analyze, whose index is written."""
-    from codeimpact.registry import record_repo, record_run
-
-    try:
-        record_run(report) if report is not None else record_repo(repo)
-    except CodeImpactError as e:
-        click.echo(f"graph: warning: not registered: {escape(str(e).splitlines()[0])}", err=True)
-
-
-class _ProgressBar:
-    """One bar per phase (extract, resolve): a new phase closes the bar of the last."""
-
-    def __init__(self):
-        self.bar = None
-        self.phase = None
-
-    def update(self, phase: str, done: int, total: int) -> None:
-        if self.bar is None or phase != self.phase:
-            self.close()
-            self.bar = click.progressbar(length=total, label=phase, file=sys.stderr)
-            self.bar.__enter__()
-            self.phase = phase
-        self.bar.update(done - self.bar.pos)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+analyze = _analyze_command()
 
 
 # ---------------------------------------------------------------------- lookups
@@ -303,37 +184,7 @@ def search(name, kind, limit, path, as_json, require_fresh):
         click.echo(more)
 
 
-def run() -> None:
-    """The `graph` console script: `main` (OpenBLAS on one thread, the cyclic collector run
-    less often), then an exit that skips the interpreter's teardown.
-
-    Everything a command writes is closed by the time `main` returns, so freeing every
-    module and object one by one (0.04-0.07 s after a full build of Django) buys nothing.
-    Only the console script does this: `main` itself stays an ordinary click command, for
-    callers in this process (tests, the API).
-    """
-    # numpy's OpenBLAS on one thread (graph/__init__.py QUIET_BLAS): a thread per core spins
-    # ~0.1 s of CPU at its import, taken from the extraction workers
-    for name, value in QUIET_BLAS.items():
-        os.environ.setdefault(name, value)
-    # A query loads tens of thousands of acyclic strings and lists (the symbol table) after
-    # importing its modules; collecting every 700 allocations walked them again and again:
-    # 8% of `graph impact` on Django (median of 8: 0.58 -> 0.53 s). Cycles are still found.
-    gc.set_threshold(50_000, 20, 20)
-    code: int | str | None = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code
-    if not isinstance(code, int):
-        if code is not None:
-            click.echo(code, err=True)  # what sys.exit(message) would have printed
-        code = 0 if code is None else 1
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`graph ... | head`)
-            stream.flush()
-    os._exit(code)
-
-
 if __name__ == "__main__":
+    from codeimpact.console import run
+
     run()

@@ -18,8 +18,6 @@ import os
 import sys
 from typing import Any
 
-import click
-
 from codeimpact.graph.errors import BadInput, CodeImpactError
 from codeimpact.termout import escape
 
@@ -28,8 +26,18 @@ SEARCH_ALL = 2**31 - 1  # fetch every hit: the count comes before the list, and 
 
 
 def fail(message: str, code: int) -> None:
-    click.echo(f"graph: {escape(message)}", err=True)
+    sys.stderr.write(f"graph: {escape(message)}\n")
+    sys.stderr.flush()
     sys.exit(code)
+
+
+def _click_exceptions() -> tuple[type[BaseException], ...]:
+    """click's exceptions, which click itself reports (a usage error, an abort, an exit):
+    only a process that imported click can raise them (`graph analyze` runs without it)."""
+    click = sys.modules.get("click")
+    if click is None:
+        return ()
+    return (click.exceptions.Exit, click.ClickException, click.Abort)
 
 
 def handle_errors(fn):
@@ -48,14 +56,10 @@ def handle_errors(fn):
             with contextlib.suppress(OSError):
                 sys.stdout = open(os.devnull, "w")  # noqa: SIM115
             sys.exit(141)
-        except click.exceptions.Exit:
-            raise
-        except (click.ClickException, click.Abort):
-            raise
         except SystemExit:
             raise
         except Exception as e:  # a crash is a bug: still one line, and a way to see more
-            if os.environ.get("CODEIMPACT_DEBUG"):
+            if os.environ.get("CODEIMPACT_DEBUG") or isinstance(e, _click_exceptions()):
                 raise
             fail(
                 f"internal error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
