@@ -52,15 +52,15 @@ def second():
 def test_sites_with_arguments_share_the_outcome_and_keep_their_own_arguments(monkeypatch):
     facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/m.py": SPEC.extract(SOURCE.encode())}
     project = PythonProject(facts, SPEC.is_test_path, {})
-    inner = PythonProject._outcome
+    inner = PythonProject._record_outcome
     resolved: list[str] = []  # the callees of the sites with arguments resolved, not played
 
-    def outcome(self, fi, call, *rest):
+    def outcome(self, key, fi, call, *rest):
         if call.args:
             resolved.append(call.callee)
-        return inner(self, fi, call, *rest)
+        return inner(self, key, fi, call, *rest)
 
-    monkeypatch.setattr(PythonProject, "_outcome", outcome)
+    monkeypatch.setattr(PythonProject, "_record_outcome", outcome)
     out = project.resolve_file("pkg/m.py")
     edges = {(e.rel, e.src.partition("::")[2], e.dst.partition("::")[2]) for e in out.edges}
     for caller, fn, cls in (("first", "one", "Box"), ("second", "two", "Other")):

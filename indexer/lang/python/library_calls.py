@@ -28,8 +28,8 @@ from codeimpact.indexer.lang.python.index import Entity, FileIndex
 from codeimpact.indexer.resolved import external_uid
 
 _FUNCTIONS = ("function", "method")
-# What a call outcome does with the site's arguments, kept with the outcome (resolve.py
-# `_outcome`; playback.py `_arguments` runs them at each site): (step, value, rule)
+# What a call outcome does with the site's arguments, kept with the outcome (playback.py
+# `_record_outcome`; `_arguments` runs them at each site): (step, value, rule)
 ROWS = 0  # the argument rows (a tuple) of the library callable reached, by the rule
 BOUND = 1  # `partial(lib_callable, arg)`: the rows of what the first argument is
 CLASS_MADE = 2  # the class a keyword argument names is constructed (value: the keyword)

@@ -8,6 +8,7 @@ is evaluated through values.py.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from codeimpact.indexer.lang.engine.imports import (
     MODULE,
@@ -16,9 +17,9 @@ from codeimpact.indexer.lang.engine.imports import (
     through_reexports,
     via_import,
 )
-from codeimpact.indexer.lang.engine.memo import BUSY, MISSING, memoized
+from codeimpact.indexer.lang.engine.memo import BUSY, MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
-from codeimpact.indexer.lang.engine.scopes import in_effect
+from codeimpact.indexer.lang.engine.scopes import first
 from codeimpact.indexer.lang.engine.values import ALTS, alternatives
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
@@ -150,17 +151,21 @@ class Names:
         Several candidates on one line (`x: T = v`, a module variable and its value) are
         all returned, the most telling first (see candidate_rank).
         """
-        if len(cands) == 1:
+        n = len(cands)
+        if n == 1:
             return cands  # in effect whatever the line
-        chosen = in_effect(cands, line) if line is not None else None
-        if chosen is None:
-            chosen = cands[-1]
-        at = chosen[0]
-        group = []  # (a loop: a list comprehension is a function made per call, 25K per Django)
-        for c in cands:
-            if c[0] == at:
-                group.append(c)
-        if len(group) > 1:
+        # (engine/scopes.py in_effect written out, a frame per pick, 23K per Django; the
+        # candidates are in line order, so the ones on the chosen line are the run ending
+        # at it: no walk of all of them)
+        i = bisect_right(cands, line, key=first) if line is not None else 0
+        if not i:
+            i = n
+        at = cands[i - 1][0]
+        j = i - 1
+        while j and cands[j - 1][0] == at:
+            j -= 1
+        group = cands[j:i]
+        if i - j > 1:
             group.sort(key=candidate_rank)
         return group
 
@@ -250,63 +255,100 @@ class Names:
             return None  # a binding: the variable symbol (a later candidate) is the answer
         return self._binding_value(fi, c[2], depth + 1)
 
-    @memoized('("bind", fi.path, id(b))', per_file=True)
     def _binding_value(self, fi: FileIndex, b, depth: int):
-        value = b.value
-        if ":" in value:  # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":"
-            if value.startswith("ann:"):
-                r = self.eval_type(fi, b.scope, value[4:], depth + 1)
-                return (r, "local-type") if r is not None else None
-            if value.startswith(("enter:", "aenter:")):
-                r = self.entered(fi, b, depth + 1)
-                if r is None:
-                    return self.raised_info(fi, b, depth + 1) if b.is_call else None
-                m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
-                res = self.call_result(m[0], depth + 1) if m is not None else None
-                return (res, weakest(r[1], "local-type")) if res is not None else None
-            if value.startswith("iter:"):
-                _, index, chain = value.split(":", 2)
-                r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
-                if r is None:
-                    return None
-                item = self.iter_item(r[0], int(index), depth + 1)
-                if item is None:
-                    return None
-                # one of a container's items: which one is not followed
-                rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
-                return item, weakest(r[1], rule)
-            if value.startswith(_CONTAINER_FORMS):
-                return self.container_binding(fi, b, depth)
-            if value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
-                return self.callback_value(fi, b, depth)
-        if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
-            r = self.requested_value(fi, b, depth)
-            if r is not None:
-                return r
-        # (the value is evaluated before its own statement binds: `a, b = b, a`, `x = x.y`)
-        r = self.eval_chain(fi, b.scope, value, b.line - 1, depth + 1)
-        if r is None:
-            return None
-        ent, reason = r
-        if b.is_call:
-            res = self.call_result(ent, depth + 1)
-            if res is None and ent[0] == "ext":  # `partial(f, x)`: f runs when it is called
-                if ent == _IMPORT_MODULE:
-                    return self._imported_module(fi, b, ent)
-                res = self.passed_argument(fi, b.scope, b.line, ent, depth + 1)
-                if res is None:
-                    return None
-                # a weak reference to an object (values.py PROXIED) is typed by it; a function
-                # handed back (`partial(f, x)`) is a value that flows
-                flow = "local-type" if res[0] == "proxied" else "value-flow"
-                return res, weakest(reason, flow)
-            if res is None:
-                return self._imported_module(fi, b, ent)
-            # (weakest written out here and below: most bindings end here, 13K per Django)
-            return res, reason if CONFIDENCE[reason] <= _LOCAL_TYPE_CONFIDENCE else "local-type"
-        if ent == ("sym", fi.path, b.name):
-            return None
-        return ent, reason if CONFIDENCE[reason] <= _ALIAS_CONFIDENCE else "alias"
+        """(entity, rule) of what binding `b` holds, None when it cannot be followed; kept
+        while the file is resolved (the memo's `per_file` table under ("bind", path, id(b)):
+        engine/memo.py's protocol written out here: the wrapper and the function were two
+        frames per binding evaluated, 46K per Django; a form's, `_binding_form`, still is,
+        13K)."""
+        memo = self.memo
+        key = ("bind", fi.path, id(b))
+        table = memo.file_table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return None
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        try:
+            value = b.value
+            # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":"
+            out = self._binding_form(fi, b, value, depth) if ":" in value else MISSING
+            if out is MISSING:
+                out = None
+                if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
+                    out = self.requested_value(fi, b, depth)
+                if out is None:
+                    # (the value is evaluated before its own statement binds: `a, b = b, a`)
+                    r = self.eval_chain(fi, b.scope, value, b.line - 1, depth + 1)
+                    if r is None:
+                        pass
+                    elif b.is_call:
+                        ent, reason = r
+                        res = self.call_result(ent, depth + 1)
+                        if res is None:
+                            if ent[0] != "ext" or ent == _IMPORT_MODULE:
+                                out = self._imported_module(fi, b, ent)
+                            else:  # `partial(f, x)`: f runs when it is called
+                                res = self.passed_argument(fi, b.scope, b.line, ent, depth + 1)
+                                if res is not None:
+                                    # a weak reference to an object (values.py PROXIED) is
+                                    # typed by it; a function handed back (`partial(f, x)`)
+                                    # is a value that flows
+                                    flow = "local-type" if res[0] == "proxied" else "value-flow"
+                                    out = res, weakest(reason, flow)
+                        else:  # (weakest written out here and below: most bindings end here)
+                            out = (
+                                res,
+                                (
+                                    reason
+                                    if CONFIDENCE[reason] <= _LOCAL_TYPE_CONFIDENCE
+                                    else "local-type"
+                                ),
+                            )
+                    elif r[0] != ("sym", fi.path, b.name):
+                        ent, reason = r
+                        out = ent, reason if CONFIDENCE[reason] <= _ALIAS_CONFIDENCE else "alias"
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
+
+    def _binding_form(self, fi: FileIndex, b, value: str, depth: int):
+        """What a binding of a form holds (`_binding_value`); MISSING for a value with a ":"
+        that is no form (then evaluated as a chain)."""
+        if value.startswith("ann:"):
+            r = self.eval_type(fi, b.scope, value[4:], depth + 1)
+            return (r, "local-type") if r is not None else None
+        if value.startswith(("enter:", "aenter:")):
+            r = self.entered(fi, b, depth + 1)
+            if r is None:
+                return self.raised_info(fi, b, depth + 1) if b.is_call else None
+            m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
+            res = self.call_result(m[0], depth + 1) if m is not None else None
+            return (res, weakest(r[1], "local-type")) if res is not None else None
+        if value.startswith("iter:"):
+            _, index, chain = value.split(":", 2)
+            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+            if r is None:
+                return None
+            item = self.iter_item(r[0], int(index), depth + 1)
+            if item is None:
+                return None
+            # one of a container's items: which one is not followed
+            rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
+            return item, weakest(r[1], rule)
+        if value.startswith(_CONTAINER_FORMS):
+            return self.container_binding(fi, b, depth)
+        if value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
+            return self.callback_value(fi, b, depth)
+        return MISSING
 
     def _imported_module(self, fi: FileIndex, b, ent):
         """`m = importlib.import_module("a.b")` binds module a.b, `__import__("a.b")` its top

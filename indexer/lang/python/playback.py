@@ -21,6 +21,7 @@ from codeimpact.indexer.lang.api import CallFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE
+from codeimpact.indexer.lang.engine.values import ALTS
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
 from codeimpact.indexer.lang.python.library_calls import BOUND, CLASS_MADE, FLOW, PROTOCOL, ROWS
 from codeimpact.indexer.lang.python.reads import chain_reads
@@ -175,6 +176,12 @@ class Playback:
                                 follow = self._record_outcome(outcome, fi, call, method, value,
                                                               last, edges, src, out)  # fmt: skip
                                 if args:
+                                    if not follow:  # (nothing to make: no frame, see below)
+                                        for _, chain in args:
+                                            if "." in chain:
+                                                break
+                                        else:
+                                            continue
                                     self._arguments(fi, call, src, edges, follow)
                                 continue
                         except RecursionError:
@@ -222,20 +229,85 @@ class Playback:
         out.calls_builtin += played_builtin
 
     def _record_outcome(self, key, fi, call, method, value, last, edges, src, out) -> list:
-        """The general path for a call (its arguments aside: resolve.py `_outcome`), kept as
-        the outcome of `key` when nothing in it depended on where it ran: no memo cut (a
-        cycle, the depth bound) and no comparison with the calling scope (`_src_read`: a
-        callee that is the caller itself is left out by some rules); every edge made starts
-        at the site with its line. The steps that read the arguments, which it returns, are
-        kept with it."""
-        first_edge, first_unresolved, builtin = len(edges), len(out.unresolved), out.calls_builtin
+        """The general path for a call, its arguments aside: the edges of calling `value`
+        (`method`: of calling `last` on the receiver `value`) at `call`, kept as the outcome
+        of `key` when nothing in it depended on where it ran: no memo cut (a cycle, the depth
+        bound) and no comparison with the calling scope (`_src_read`: a callee that is the
+        caller itself is left out by some rules); every edge made starts at the site with its
+        line. What would read the call's arguments is not done: the steps returned (kept with
+        the outcome; `_arguments` runs them per site). (The general path and its dispatch to
+        subclasses' overrides written in here, their one caller: two frames per outcome
+        recorded, 32K per Django.)"""
+        unresolved = out.unresolved
+        first_edge, first_unresolved, builtin = len(edges), len(unresolved), out.calls_builtin
         cuts = self.memo.cuts
         self._src_read = False
         follow: list = []
-        self._outcome(fi, call, method, key[2], value, last, [], edges, src, out, follow)
+        line = call.line  # (a field of a named tuple: read once)
+        receiver = None
+        if method:
+            receiver = value
+            r = None
+            if receiver is not None and receiver[0][0] == "sym":
+                receiver = self.made_instance(receiver) or receiver
+            if receiver is not None:
+                # `obj.prop()` reads prop, then calls its value (property_read's first test
+                # here: most names called are no member a getter may run for, 13K per Django)
+                if receiver[0][0] == "inst" and last in self.member_names:
+                    reads: list = []
+                    self.property_read(receiver, last, 0, reads)
+                    r = self.getattr(receiver[0], last, receiver[1], 1)
+                    for getter, rule in reads:
+                        edges.call(src, self.ent_uid(getter), rule, line)
+                else:
+                    r = self.getattr(receiver[0], last, receiver[1], 1)
+        else:
+            r = value
+        if r is not None:
+            ent, reason = r
+            if ent[0] == ALTS:  # one of several values (a container's items): each may run
+                if receiver is not None and receiver[0][0] == ALTS:
+                    made = self._arms_call(fi, call, receiver, last, reason, edges, src, out,
+                                           follow)  # fmt: skip
+                else:
+                    made = [self._call_value(fi, call, e, reason, receiver, edges, src, out,
+                                             True, follow) for e in ent[1]]  # fmt: skip
+                if not any(made):
+                    unresolved.append((src, last, line))
+            elif not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False,
+                                      follow):  # fmt: skip
+                unresolved.append((src, last, line))
+        elif receiver is None:
+            if not (key[2] and self._unique_name(last, edges, src, line)):
+                unresolved.append((src, last, line))
+        else:
+            rv, how = receiver
+            k = rv[0]
+            # C has no `last`, but subclasses define it (an abstract base, a mixin): the
+            # static class of a receiver whose runtime class may be a subclass (resolve.py
+            # `_dispatch`'s test); most classes have no subclass (`overrides`' first test)
+            found = (
+                self.overrides(rv[1], rv[2], last)
+                if (k == "inst" and not rv[3] or k == "sym" and how == "self")
+                and (rv[1], rv[2]) in self.subclasses
+                else None
+            )
+            if found:
+                edges.dispatch(src, [self.uid(p, m) for p, m in found], line)
+            # (library_method's first test here: an instance, super() or a class)
+            elif (k == "inst" or k == "super" or k == "sym") and self.library_method(
+                receiver, last, src, line, edges, follow
+            ):
+                pass
+            # (items of a container we follow only in part are no evidence against a guess)
+            elif not (
+                (k == "param" or k == "unknown" or k == ALTS)
+                and key[2]
+                and self._unique_name(last, edges, src, line)
+            ):
+                unresolved.append((src, last, line))
         if self.memo.cuts != cuts or self._src_read:
             return follow
-        line = call.line
         # (loops, not any() nor tuple() over generators: a function and a generator made
         # per outcome, ~32K recorded per Django resolution)
         ends = []
@@ -244,7 +316,7 @@ class Playback:
                 return follow
             ends.append((e[0], e[2], e[3], e[4]))
         names = []
-        for u in out.unresolved[first_unresolved:]:
+        for u in unresolved[first_unresolved:]:
             if u[0] != src or u[2] != line:
                 return follow
             names.append(u[1])

@@ -467,61 +467,21 @@ class PythonProject(
                 out.unresolved.append((src, name, line))
             out.calls_builtin += builtin
         if args:
-            self._arguments(fi, call, src, edges, follow)
-
-    def _outcome(self, fi, call, method: bool, dotted: bool, value, last: str, reads: list,
-                 edges: Edges, src: str, out: ResolvedFile, follow: list) -> None:  # fmt: skip
-        """The edges of calling `value` (`method`: of calling `last` on the receiver `value`)
-        at `call`; `reads`: the getters the value's chain ran, not made into edges yet. What
-        would read the call's arguments is not done: added to `follow` (playback.py
-        `_arguments` runs it per site)."""
-        receiver = None
-        if method:
-            receiver = value
-            r = None
-            if receiver is not None and receiver[0][0] == "sym":
-                receiver = self.made_instance(receiver) or receiver
-            if receiver is not None:
-                # `obj.prop()` reads prop, then calls its value (property_read's first test
-                # here: most names called are no member a getter may run for, 13K per Django)
-                if receiver[0][0] == "inst" and last in self.member_names:
-                    self.property_read(receiver, last, 0, reads)
-                r = self.getattr(receiver[0], last, receiver[1], 1)
-        else:
-            r = value
-        line = call.line  # (a field of a named tuple: read once)
-        for getter, rule in reads:
-            edges.call(src, self.ent_uid(getter), rule, line)
-        if r is None:
-            if receiver is not None and self._dispatch_only(receiver, last, edges, src, line):
-                return
-            if receiver is not None and self.library_method(receiver, last, src, line, edges,
-                                                            follow):  # fmt: skip
-                return
-            # (items of a container we follow only in part are no evidence against a guess)
-            if receiver is None or receiver[0][0] in ("param", "unknown", ALTS):
-                if dotted and self._unique_name(last, edges, src, line):
+            # (no step of the outcome's and no dotted argument, whose reads `_arguments`
+            # looks for: nothing to make, no frame, as playback.py's played sites)
+            if not follow:
+                for _, chain in args:
+                    if "." in chain:
+                        break
+                else:
                     return
-            out.unresolved.append((src, last, line))
-            return
-        ent, reason = r
-        if ent[0] == ALTS:  # one of several values (a container's items): each may run
-            if receiver is not None and receiver[0][0] == ALTS:
-                made = self._arms_call(fi, call, receiver, last, reason, edges, src, out, follow)
-            else:
-                made = [self._call_value(fi, call, e, reason, receiver, edges, src, out, True,
-                                         follow) for e in ent[1]]  # fmt: skip
-            if not any(made):
-                out.unresolved.append((src, last, call.line))
-            return
-        if not self._call_value(fi, call, ent, reason, receiver, edges, src, out, False, follow):
-            out.unresolved.append((src, last, call.line))
+            self._arguments(fi, call, src, edges, follow)
 
     def _call_value(self, fi, call, ent, reason, receiver, edges, src, out, alt: bool,
                     follow: list) -> bool:  # fmt: skip
         """The edges of calling `ent` (found by `reason`) at `call`; False when it is no
         callable we know (an alternative that is not callable is dropped silently). What
-        reads the arguments goes to `follow` (`_outcome`)."""
+        reads the arguments goes to `follow` (playback.py `_record_outcome`)."""
         line = call.line  # (a field of a named tuple: read once)
         k = ent[0]
         if k == "builtin" or k == "view":
@@ -631,17 +591,6 @@ class PythonProject(
             if p != ent[1] or m != ent[2]:
                 targets.append(self.uid(p, m))
         edges.dispatch(src, targets, line)
-
-    def _dispatch_only(self, receiver, name, edges, src, line) -> bool:
-        """C has no `name`, but subclasses define it (an abstract base, a mixin)."""
-        r, how = receiver  # (see _dispatch)
-        if not (r[0] == "inst" and not r[3] or r[0] == "sym" and how == "self"):
-            return False
-        found = self.overrides(r[1], r[2], name)
-        if not found:
-            return False
-        edges.dispatch(src, [self.uid(p, m) for p, m in found], line)
-        return True
 
     def _unique_name(self, name: str, edges, src, line) -> bool:
         """Receiver unknown: the only method of that name in the repository, at 0.5.
