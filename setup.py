@@ -157,6 +157,7 @@ setup(
                 "native/core_names.c",
                 "native/core_rows.c",
                 "native/core_shared.c",
+                "native/core_decode.c",
                 "native/core_index.c",
                 "native/core_calls.c",
                 "native/core_fields.c",

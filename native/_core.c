@@ -123,6 +123,11 @@ static PyMethodDef core_methods[] = {
      "typed_list(type, items[, mask, values]) -> list: [tuple.__new__(type, x) for x in"
      " items] (FileFacts' lists decoded from marshal); the strs and ints of the fields in the"
      " bit mask `mask` made the ones the SharedValues `values` keeps for their values"},
+    {"facts_loads", (PyCFunction)(void (*)(void))core_facts_loads, METH_FASTCALL,
+     "facts_loads(data, spec, values) -> marshal.loads(data), its lists of facts made typed"
+     " lists (spec: (type, mask, fields), the blob a list of facts; or a tuple of those or"
+     " None per item of the blob's tuple), the strs and ints of the masks' fields shared into"
+     " the SharedValues `values` (or None) before they are made; None: a blob it does not read"},
     {"rows_prefixed", (PyCFunction)(void (*)(void))core_rows_prefixed, METH_FASTCALL,
      "rows_prefixed(rows, field, prefix, need[, lasts]) -> list: the rows whose str item"
      " `field` starts with `prefix`, when need >= 0 whose item `need` is true, and given the"

@@ -90,6 +90,8 @@ PyObject *attr(PyObject *fi, const char *name, PyTypeObject *type);
 /* core_shared.c: the values shared across the facts of files (typed_list) */
 extern PyTypeObject SharedValues_Type;
 int share_value(PyObject *values, PyObject **slot, int depth);
+PyObject *shared_ascii(PyObject *values, const char *p, Py_ssize_t n);
+PyObject *shared_int(PyObject *values, long v);
 
 /* entry points */
 PyObject *core_bfs(PyObject *self, PyObject *args);
@@ -101,6 +103,7 @@ PyObject *core_gather_file(PyObject *self, PyObject *args);
 PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_facts_loads(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_tuple_fields(PyObject *self, PyObject *args);
 PyObject *core_rows_prefixed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_test_uses(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

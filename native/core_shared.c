@@ -101,6 +101,48 @@ static PyObject *kept_str(Shared *t, PyObject *s) {
     return s;
 }
 
+/* The str `values` keeps for the ASCII characters p[0:n] (n >= 2), a new reference: the one
+ * kept, else made of them and kept (unless the probes run out: then left unshared); NULL
+ * on error. The facts decoder (core_decode.c) looks a str up so before making it: most
+ * of a build's strs of shared fields are another file's value already, and a str made and
+ * dropped at once was marshal's work for nothing. The table's hash is of the characters'
+ * bytes, kind 1: the same as kept_str's for the str made of them. */
+PyObject *shared_ascii(PyObject *values, const char *p, Py_ssize_t n) {
+    Shared *t = (Shared *)values;
+    if ((t->used + 1) * 3 > (t->mask + 1) * 2 && grow(t) < 0) return NULL;
+    uint64_t h = chars_hash((const unsigned char *)p, (size_t)n, PyUnicode_1BYTE_KIND);
+    size_t i = h & t->mask;
+    for (int probes = 0; probes < PROBES; probes++, i = (i + 1) & t->mask) {
+        Entry *e = &t->entries[i];
+        if (e->str == NULL) {
+            PyObject *s = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, p, n);
+            if (s == NULL) return NULL;
+            e->hash = h;
+            e->str = Py_NewRef(s);
+            t->used++;
+            return s;
+        }
+        if (e->hash == h && PyUnicode_KIND(e->str) == PyUnicode_1BYTE_KIND &&
+            PyUnicode_GET_LENGTH(e->str) == n && memcmp(PyUnicode_DATA(e->str), p, (size_t)n) == 0)
+            return Py_NewRef(e->str);
+    }
+    return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, p, n);
+}
+
+/* The int `values` keeps for v (257 <= v < INTS_MAX: share_value's range), a new reference:
+ * the one kept, else made and kept; other values made as PyLong_FromLong makes them. */
+PyObject *shared_int(PyObject *values, long v) {
+    if (v < 257 || v >= INTS_MAX) return PyLong_FromLong(v);
+    Shared *t = (Shared *)values;
+    PyObject *kept = t->ints[v];
+    if (kept == NULL) {
+        kept = PyLong_FromLong(v);
+        if (kept == NULL) return NULL;
+        t->ints[v] = kept;
+    }
+    return Py_NewRef(kept);
+}
+
 /* *slot (a reference) made the one object `values` keeps for its value, the first one met:
  * a str (longer than one letter: "" and one letter are one object already), an int from
  * 257 below INTS_MAX (line numbers, most offsets). A tuple's items likewise, `depth` levels

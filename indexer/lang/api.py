@@ -139,7 +139,7 @@ _SHARED_FIELDS = (
 # dicts of `shared_table`), or None. A context variable, not a module global: each thread
 # (and each asyncio task) of an embedding process that builds a project has its own, so two
 # builds running side by side neither share a table nor end each other's sharing.
-_SHARING: ContextVar[tuple[tuple, dict[str, dict]] | None] = ContextVar(
+_SHARING: ContextVar[tuple[tuple, dict[str, dict], tuple, object] | None] = ContextVar(
     "codeimpact_shared_values", default=None
 )
 
@@ -187,7 +187,7 @@ def shared_values() -> Iterator[None]:
              for k, fields in zip(_KINDS, _SHARED_FIELDS)]  # fmt: skip
     lists = tuple(partial(_shared, typed, k, m, table) if m else make
                   for k, m, make in zip(_KINDS, masks, makers))  # fmt: skip
-    token = _SHARING.set((lists, {}))
+    token = _SHARING.set((lists, {}, _blob_spec(masks), table))
     try:
         yield
     finally:
@@ -200,6 +200,26 @@ def shared_table(name: str) -> dict | None:
     parameters by name)."""
     sharing = _SHARING.get()
     return None if sharing is None else sharing[1].setdefault(name, {})
+
+
+# The items of a facts blob's tuple (FileFacts.to_bytes) that are lists of facts: their kind's
+# index in _KINDS (the calls and references are nested blobs of their own)
+_BLOB_LISTS = (None, None, None, None, 0, 1, None, 3, None, 5, 6, None, None)
+
+
+def _blob_spec(masks: list[int] | None = None) -> tuple:
+    """native/core_decode.c facts_loads' spec of a file's blob: per item of its tuple, None
+    or (the list's fact type, the fields shared (a bit mask), its number of fields)."""
+    return tuple(None if k is None else (_KINDS[k], masks[k] if masks else 0, len(_KINDS[k]._fields))
+                 for k in _BLOB_LISTS)  # fmt: skip
+
+
+@cache
+def _decoder() -> tuple[Callable | None, tuple]:
+    """(native/core_decode.c facts_loads or None for an older build, the spec of a blob
+    without sharing). Once the lists are typed (_list_makers: tuple_fields)."""
+    _list_makers()
+    return getattr(native_core(), "facts_loads", None), _blob_spec()
 
 
 def _shared(typed: Callable, kind: type, mask: int, table: object, items) -> list:
@@ -298,26 +318,45 @@ class FileFacts:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> FileFacts:
-        """The facts of a blob; its calls and references are decoded when first read."""
-        t = marshal.loads(data)
+        """The facts of a blob; its calls and references are decoded when first read.
+        In one pass where the extension's `facts_loads` reads the blob (the lists typed,
+        the shared values looked up before they are made), else by marshal then per list."""
+        sharing = _SHARING.get()
+        loads, spec = _decoder()
+        t = None
+        if loads is not None:
+            t = loads(data, sharing[2], sharing[3]) if sharing else loads(data, spec, None)
+        if t is None:  # (an older build, or a blob facts_loads does not read)
+            t = marshal.loads(data)
+            if t[0] == FACTS_FORMAT:
+                sym, imp, _call, her, _ref, bind, ret = sharing[0] if sharing else _list_makers()
+                t = (
+                    *t[:4],
+                    sym(t[4]),
+                    imp(t[5]),
+                    t[6],
+                    her(t[7]),
+                    t[8],
+                    bind(t[9]),
+                    ret(t[10]),
+                    *t[11:],
+                )
         if t[0] != FACTS_FORMAT:
             raise ValueError("facts format changed")
-        sharing = _SHARING.get()
-        sym, imp, _call, her, _ref, bind, ret = sharing[0] if sharing else _list_makers()
         f = cls.__new__(cls)
         f.__dict__.update(
             language=t[1],
             status=t[2],
             lines=t[3],
-            symbols=sym(t[4]),
-            imports=imp(t[5]),
+            symbols=t[4],
+            imports=t[5],
             _calls=None,
             _calls_blob=t[6],
-            heritage=her(t[7]),
+            heritage=t[7],
             _references=None,
             _references_blob=t[8],
-            bindings=bind(t[9]),
-            returns=ret(t[10]),
+            bindings=t[9],
+            returns=t[10],
             error=t[11],
             extra=t[12],
         )
@@ -349,6 +388,7 @@ class _Packed:
 
     def __init__(self, name: str, kind: int) -> None:
         self._slot, self._blob, self._kind = "_" + name, f"_{name}_blob", kind  # (_KINDS')
+        self._spec = (_KINDS[kind], 0, len(_KINDS[kind]._fields))  # (facts_loads')
 
     def __get__(self, obj, owner=None):
         if obj is None:
@@ -356,7 +396,12 @@ class _Packed:
         d = obj.__dict__
         items = d[self._slot]
         if items is None:
-            items = d[self._slot] = _list_makers()[self._kind](marshal.loads(d[self._blob]))
+            loads = _decoder()[0]
+            blob = d[self._blob]
+            items = None if loads is None else loads(blob, self._spec, None)
+            if items is None:
+                items = _list_makers()[self._kind](marshal.loads(blob))
+            d[self._slot] = items
         return items
 
     def __set__(self, obj, items: list) -> None:
