@@ -161,6 +161,7 @@ setup(
                 "native/core_index.c",
                 "native/core_calls.c",
                 "native/core_fields.c",
+                "native/core_arrays.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

@@ -24,19 +24,28 @@ snapshot's files stay in place until the new ``meta.json`` replaces it.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import secrets
-import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from codeimpact.graph import layout
+from codeimpact.graph.snapshot_files import (
+    CSR_DIRNAME,
+    EDGE_TYPE_NAMES,
+    EDGE_TYPES,
+    FLAG_TEST,
+    KIND_CODES,
+    KIND_NAMES,
+    META_NAME,
+    SNAPSHOT_FORMAT,
+    SnapshotMismatch,
+    generation_meta,
+    write_arrays,
+    write_snapshot_sharing_edges,
+)
 from codeimpact.native.traversal import validate_csr
 
 __all__ = [
@@ -47,6 +56,7 @@ __all__ = [
     "FLAG_TEST",
     "KIND_CODES",
     "KIND_NAMES",
+    "META_NAME",
     "SNAPSHOT_FORMAT",
     "Snapshot",
     "SnapshotMismatch",
@@ -56,55 +66,11 @@ __all__ = [
     "type_mask",
     "uid_ranks",
     "write_snapshot",
+    "write_snapshot_sharing_edges",
 ]
-
-EDGE_TYPES: dict[str, int] = {
-    "CALLS": 0,
-    "IMPORTS": 1,
-    "EXTENDS": 2,
-    "IMPLEMENTS": 3,
-    "REFERENCES": 4,
-    "CONTAINS": 5,
-}
-"""Edge type codes stored in ``edge_type`` (uint8); mask bit ``1 << code``."""
-
-EDGE_TYPE_NAMES: tuple[str, ...] = tuple(sorted(EDGE_TYPES, key=EDGE_TYPES.__getitem__))
 
 ALL_TYPES = 0xFFFFFFFF
 """Type mask letting every edge through."""
-
-KIND_CODES: dict[str, int] = {
-    "module": 0,
-    "class": 1,
-    "interface": 2,
-    "trait": 3,
-    "struct": 4,
-    "enum": 5,
-    "function": 6,
-    "method": 7,
-    "variable": 8,
-    "type_alias": 9,
-    "external": 10,
-}
-"""Symbol kind codes stored in ``Snapshot.node_kind`` (uint8)."""
-
-KIND_NAMES: tuple[str, ...] = tuple(sorted(KIND_CODES, key=KIND_CODES.__getitem__))
-
-FLAG_TEST = 1
-"""Bit 0 of ``Snapshot.node_flags``: the symbol is test code."""
-
-SNAPSHOT_FORMAT = 2
-"""Version of the on-disk layout, stored in ``meta.json`` (2: ``node_rank`` added)."""
-
-META_NAME = "meta.json"
-CSR_DIRNAME = "csr"
-
-
-class SnapshotMismatch(ValueError):
-    """The on-disk snapshot is missing, partial, corrupt or of another generation.
-
-    The caller is expected to rebuild it from the database.
-    """
 
 
 def type_mask(names: Iterable[str] | str) -> int:
@@ -357,7 +323,7 @@ def uid_ranks(uids: list[str], ids: np.ndarray | None = None) -> np.ndarray:
     n = len(uids)
     order = np.fromiter(sorted(range(n), key=uids.__getitem__), np.int64, n)
     rank = np.empty(n, dtype=np.int32)
-    rank[order if ids is None else ids[order]] = np.arange(n, dtype=np.int32)
+    rank[order if ids is None else np.asarray(ids)[order]] = np.arange(n, dtype=np.int32)
     return rank
 
 
@@ -373,15 +339,6 @@ def _arrays_of(snapshot: Snapshot) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _write_file(path: Path, write) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        write(fh)
-        fh.flush()
-        layout.fsync_fd(fh.fileno(), path)  # at publish, in a generation being written
-    os.replace(tmp, path)
-
-
 def write_snapshot(directory: str | os.PathLike[str], snapshot: Snapshot) -> Path:
     """Write ``snapshot`` under ``directory/csr/`` atomically; returns that folder.
 
@@ -395,86 +352,15 @@ def write_snapshot(directory: str | os.PathLike[str], snapshot: Snapshot) -> Pat
                          int(snapshot.n_edges), _arrays_of(snapshot), {})  # fmt: skip
 
 
-def write_snapshot_sharing_edges(directory: str | os.PathLike[str], generation: int,
-                                 node_flags: np.ndarray, node_kind: np.ndarray,
-                                 node_rank: np.ndarray | None,
-                                 source: str | os.PathLike[str]) -> Path | None:  # fmt: skip
-    """A snapshot whose edges are those of the snapshot under ``source/csr/`` (an earlier
-    generation's: a delta that changed no edge): its CSR files are hard-linked, only the
-    per-node arrays are written (a kernel edit rebuilt and wrote 5M edges, ~125 MB, to
-    write the same bytes). None, writing nothing, when that snapshot is unusable or has
-    another number of nodes."""
-    src = Path(source) / CSR_DIRNAME
-    try:
-        meta = _read_meta(src)
-        n_nodes, n_edges = int(meta["n_nodes"]), int(meta["n_edges"])
-        entries = {name: meta["arrays"][f"{d}_{f}"]["file"] for d in ("forward", "reverse")
-                   for f in ("indptr", "indices", "edge_type", "confidence")
-                   for name in [f"{d}_{f}"]}  # fmt: skip
-    except (SnapshotMismatch, KeyError, TypeError, ValueError):
-        return None
-    rank = np.arange(n_nodes, dtype=np.int32) if node_rank is None else node_rank
-    nodes = {"node_flags": node_flags, "node_kind": node_kind, "node_rank": rank}
-    if any(arr.shape != (n_nodes,) for arr in nodes.values()):
-        return None
-    linked = {name: (src / file, meta["arrays"][name]) for name, file in entries.items()}
-    return _write_arrays(Path(directory), int(generation), n_nodes, n_edges, nodes, linked)
-
-
 def _write_arrays(directory: Path, generation: int, n_nodes: int, n_edges: int,
                   arrays: dict[str, np.ndarray],
                   linked: dict[str, tuple[Path, dict[str, Any]]]) -> Path:  # fmt: skip
-    """`arrays` written, `linked`: name -> (a file of another snapshot, its meta entry),
-    hard-linked (copied where links are not possible); then the meta (write_snapshot)."""
-    folder = directory / CSR_DIRNAME
-    folder.mkdir(parents=True, exist_ok=True)
-    token = f"g{generation}-{secrets.token_hex(4)}"
-    entries: dict[str, dict[str, Any]] = {}
-    for name, (source, entry) in linked.items():
-        filename = f"{name}.{token}.npy"
-        try:
-            os.link(source, folder / filename)
-        except OSError:  # a file system without hard links
-            shutil.copyfile(source, folder / filename)
-        entries[name] = {**entry, "file": filename}
+    """`arrays` written (graph/snapshot_files.py writes the files), `linked` hard-linked."""
+    out = {}
     for name, arr in arrays.items():
-        filename = f"{name}.{token}.npy"
         data = np.ascontiguousarray(arr)
-        _write_file(folder / filename, lambda fh, data=data: np.save(fh, data, allow_pickle=False))
-        entries[name] = {"file": filename, "dtype": data.dtype.str, "shape": list(data.shape)}
-    layout.fsync_dir(folder)
-    meta = {
-        "format": SNAPSHOT_FORMAT,
-        "generation": generation,
-        "n_nodes": n_nodes,
-        "n_edges": n_edges,
-        "edge_types": EDGE_TYPES,
-        "kind_codes": KIND_CODES,
-        "arrays": entries,
-    }
-    payload = json.dumps(meta, indent=2, sort_keys=True).encode()
-    _write_file(folder / META_NAME, lambda fh: fh.write(payload))
-    layout.fsync_dir(folder)
-    live = {entry["file"] for entry in entries.values()} | {META_NAME}
-    for stale in folder.iterdir():
-        if stale.name not in live and (stale.suffix == ".npy" or stale.name.endswith(".tmp")):
-            with contextlib.suppress(OSError):
-                stale.unlink()
-    return folder
-
-
-def _read_meta(folder: Path) -> Mapping[str, Any]:
-    try:
-        meta = json.loads((folder / META_NAME).read_text())
-    except FileNotFoundError:
-        raise SnapshotMismatch(f"no CSR snapshot in {folder} (meta.json missing)") from None
-    except (OSError, ValueError) as exc:
-        raise SnapshotMismatch(f"unreadable CSR snapshot metadata in {folder}: {exc}") from None
-    if not isinstance(meta, dict) or meta.get("format") != SNAPSHOT_FORMAT:
-        raise SnapshotMismatch(f"CSR snapshot in {folder} has an unknown format")
-    if meta.get("edge_types") != EDGE_TYPES or meta.get("kind_codes") != KIND_CODES:
-        raise SnapshotMismatch(f"CSR snapshot in {folder} uses other type or kind codes")
-    return meta
+        out[name] = (data.dtype.str, data)
+    return write_arrays(directory, generation, n_nodes, n_edges, out, linked)
 
 
 def load_snapshot(directory: str | os.PathLike[str], expected_generation: int) -> Snapshot:
@@ -485,12 +371,8 @@ def load_snapshot(directory: str | os.PathLike[str], expected_generation: int) -
     ``expected_generation``.
     """
     folder = Path(directory) / CSR_DIRNAME
-    meta = _read_meta(folder)
-    generation = meta.get("generation")
-    if generation != expected_generation:
-        raise SnapshotMismatch(
-            f"CSR snapshot is of generation {generation}, expected {expected_generation}"
-        )
+    meta = generation_meta(folder, expected_generation)
+    generation = meta["generation"]
     arrays: dict[str, np.ndarray] = {}
     try:
         n_nodes = int(meta["n_nodes"])

@@ -19,11 +19,12 @@ import contextlib
 import mmap
 import os
 import struct
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, MutableMapping
 from operator import methodcaller
 from pathlib import Path
 
-import numpy as np
 import xxhash
 
 from codeimpact.graph.layout import fsync_fd, fsync_file
@@ -53,14 +54,16 @@ class IdTable(Mapping[str, int]):
         if magic != MAGIC or at + 20 * n + 8 + blob_len != size:
             raise ValueError(f"{path}: not an id table")
         self._n = n
-        self._hashes = np.frombuffer(self._mm, np.uint64, n, at)
-        self._offsets = np.frombuffer(self._mm, np.int64, n + 1, at + 8 * n)
-        self._order = np.frombuffer(self._mm, np.uint32, n, at + 16 * n + 8)
+        # read in place as memoryviews (an edit imports no numpy: ~45 ms of CPU)
+        view = memoryview(self._mm)
+        self._hashes = view[at : at + 8 * n].cast("Q")
+        self._offsets = view[at + 8 * n : at + 16 * n + 8].cast("q")
+        self._order = view[at + 16 * n + 8 : at + 20 * n + 8].cast("I")
         self._blob = at + 20 * n + 8  # where the uid bytes start
         self._found: dict[str, int] = {}
 
     def _uid_bytes(self, i: int) -> bytes:
-        a, b = int(self._offsets[i]), int(self._offsets[i + 1])
+        a, b = self._offsets[i], self._offsets[i + 1]
         return self._mm[self._blob + a : self._blob + b]
 
     def _find(self, uid: str) -> int:
@@ -69,11 +72,11 @@ class IdTable(Mapping[str, int]):
         if hit is not None:
             return hit
         raw = uid.encode(*_CODEC)
-        h = np.uint64(_hash(raw))
-        at = int(np.searchsorted(self._hashes, h))
+        h = _hash(raw)
+        at = bisect_left(self._hashes, h)
         out = -1
         while at < self._n and self._hashes[at] == h:
-            i = int(self._order[at])
+            i = self._order[at]
             if self._uid_bytes(i) == raw:
                 out = i
                 break
@@ -98,7 +101,7 @@ class IdTable(Mapping[str, int]):
 
     def uids(self) -> list[str]:
         """Every uid, in id order."""
-        raw = self._mm[self._blob : self._blob + int(self._offsets[-1])]
+        raw = self._mm[self._blob : self._blob + self._offsets[self._n]]
         ends = self._offsets.tolist()
         if raw.isascii():  # byte offsets are character offsets: one decode, then slices
             text = raw.decode("ascii")
@@ -158,15 +161,16 @@ class Ids(MutableMapping[str, int]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.pairs()[0])
 
-    def pairs(self) -> tuple[list[str], np.ndarray]:
-        """Every uid and its id (materialised: a few seconds on the kernel)."""
+    def pairs(self) -> tuple[list[str], array]:
+        """Every uid and its id (materialised: a few seconds on the kernel); the ids as an
+        int64 array."""
         base = self.base.uids()
         if not self.changed and not self.gone:
-            return base, np.arange(len(base), dtype=np.int64)
+            return base, array("q", range(len(base)))
         keep = [u for u in base if u not in self.changed and u not in self.gone]
         keep_ids = [i for i, u in enumerate(base) if u not in self.changed and u not in self.gone]
         uids = keep + list(self.changed)
-        ids = np.asarray(keep_ids + list(self.changed.values()), dtype=np.int64)
+        ids = array("q", keep_ids + list(self.changed.values()))
         return uids, ids
 
     def at_or_above(self, n: int) -> list[tuple[int, str]]:
@@ -209,16 +213,18 @@ def at_or_above(ids: Mapping[str, int], n: int) -> list[tuple[int, str]]:
     return [(i, u) for u, i in ids.items() if i >= n]
 
 
-def pairs(ids: Mapping[str, int]) -> tuple[list[str], np.ndarray]:
-    """Every uid and its id."""
+def pairs(ids: Mapping[str, int]) -> tuple[list[str], array]:
+    """Every uid and its id (an int64 array)."""
     if isinstance(ids, Ids):
         return ids.pairs()
-    return list(ids), np.fromiter(ids.values(), np.int64, len(ids))
+    return list(ids), array("q", ids.values())
 
 
 def write_id_table(path: Path, ids: Mapping[str, int]) -> None:
     """Write `ids` (dense: its ids are 0..len-1) as a table file, durably, in place of
     `path` (a temporary file renamed over it)."""
+    import numpy as np  # (an edit that adds or drops many symbols: the others link the file)
+
     if isinstance(ids, Ids):
         ids = ids.to_dict()
     n = len(ids)

@@ -12,23 +12,23 @@ points at them (`GraphState.ext_refs`).
 from __future__ import annotations
 
 import contextlib
+from array import array
+from bisect import bisect_left
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from codeimpact.graph import csr
+from codeimpact.graph import snapshot_files as csr
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.indexer.id_table import Ids, at_or_above, copy_ids, max_id, pairs
-from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, ResolvedFile, SymbolRow, better
-from codeimpact.indexer.state import (
-    MAX_IDS,
-    GraphState,
-    decode_codes,
-    edge_code,
-    encode_codes,
-    resolved_blob,
+from codeimpact.indexer.resolved import (
+    EXTERNAL_PREFIX,
+    Edge,
+    ResolvedFile,
+    SymbolRow,
+    better,
+    native_core,
 )
+from codeimpact.indexer.state import MAX_IDS, GraphState, edge_code, resolved_blob
 from codeimpact.indexer.tables import EdgeKey, edge_row, external_row, symbol_row
 
 
@@ -314,107 +314,96 @@ def dense_moves(ids: MutableMapping[str, int], holes: list[int]) -> dict[str, in
     return moves
 
 
-def patch_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added,
-                moves: dict[int, int] | None = None):  # fmt: skip
+def patch_codes(codes, confs, removed: list[int], added, moves: dict[int, int] | None = None):
     """The sorted edge codes after a delta: `removed` (codes in the old ids) go, the old ids
     in `moves` (old id -> new id) are renumbered, `added` (in the new ids) come in; the
-    arrays given when nothing does (no sort of the kernel's 5M codes)."""
+    arrays given when nothing does (no sort of the kernel's 5M codes). Buffers in (int64
+    codes, float32 confidences), memoryviews out: the native core's work (no numpy)."""
     if not moves and len(removed) == len(added) and _same_codes(codes, confs, removed, added):
         return codes, confs
-    if removed:
-        keep = ~np.isin(codes, np.asarray(removed, dtype=np.int64))
-        codes, confs = codes[keep], confs[keep]
-    if moves and codes.size:
-        src, dst, etype = decode_codes(codes)
-        remap = np.arange(max(int(src.max()), int(dst.max()), max(moves)) + 1, dtype=np.int64)
-        remap[np.fromiter(moves.keys(), np.int64)] = np.fromiter(moves.values(), np.int64)
-        codes = encode_codes(remap[src], remap[dst], etype)
-    if added:
-        codes = np.concatenate([codes, np.asarray([c for c, _ in added], dtype=np.int64)])
-        confs = np.concatenate([confs, np.asarray([f for _, f in added], dtype=np.float32)])
-    order = np.argsort(codes, kind="stable")
-    return codes[order], confs[order]
+    new_codes, new_confs = native_core().patch_codes(codes, confs, removed, added, moves or {})
+    return memoryview(new_codes).cast("q"), memoryview(new_confs).cast("f")
 
 
-def _same_codes(codes: np.ndarray, confs: np.ndarray, removed: list[int], added) -> bool:
+def _same_codes(codes, confs, removed: list[int], added) -> bool:
     """Whether the edges `added` are exactly those `removed`, each with the confidence it
     had: an edit above a file's calls moves their lines, so each is deleted and inserted
     again in the database, the same code and confidence."""
     if not removed:
         return True
-    new = np.asarray([c for c, _ in added], dtype=np.int64)
-    order = np.argsort(new)
-    gone = np.sort(np.asarray(removed, dtype=np.int64))
-    if not np.array_equal(gone, new[order]):
+    new = sorted(range(len(added)), key=lambda j: added[j][0])  # (stable, as numpy's)
+    gone = sorted(removed)
+    if gone != [added[j][0] for j in new]:
         return False
-    at = np.searchsorted(codes, gone)
-    if at.size and int(at.max()) >= codes.size:
-        return False
-    conf = np.asarray([f for _, f in added], dtype=np.float32)[order]
-    return bool(np.array_equal(codes[at], gone) and np.array_equal(confs[at], conf))
+    # each confidence as the float32 the state keeps
+    want = array("f", [added[j][1] for j in new])
+    n = len(codes)
+    for k, c in enumerate(gone):
+        at = bisect_left(codes, c)
+        if at >= n or codes[at] != c or confs[at] != want[k]:
+            return False
+    return True
 
 
-def node_ranks(res: DeltaResult, old_rank: np.ndarray, old_ids=None) -> np.ndarray:
+def node_ranks(res: DeltaResult, old_rank, old_ids=None):
     """Each node's rank in uid order after the delta (the previous ranks when no symbol
     came or went). With the live generation's ids (`old_ids`, an `Ids` over its table) the
     previous ranks are patched: the survivors keep their order, each newcomer's place among
     them is found by bisection over the old order (a few uids decoded), instead of
-    decoding and sorting every uid (Django: 48,000, ~30 ms of an edit that adds a symbol)."""
+    decoding and sorting every uid (Django: 48,000, ~30 ms of an edit that adds a symbol).
+    int32 buffers (the native core's, or numpy's on the rare way that sorts every uid)."""
     if not (res.delta.symbols_insert or res.delta.symbols_delete or res.moves):
         return old_rank
-    if not isinstance(old_ids, Ids) or len(old_ids) != old_rank.shape[0]:
-        return csr.uid_ranks(*pairs(res.state.ids))
-    return _patched_ranks(old_rank, old_ids, res.gone, res.newcomers, res.moves, res.state.ids)
+    if isinstance(old_ids, Ids) and len(old_ids) == len(old_rank):
+        rank = _patched_ranks(old_rank, old_ids, res.gone, res.newcomers, res.moves,
+                              res.state.ids)  # fmt: skip
+        if rank is not None:
+            return rank
+    from codeimpact.graph.csr import uid_ranks  # (numpy's)
+
+    return uid_ranks(*pairs(res.state.ids))
 
 
-def _patched_ranks(old_rank: np.ndarray, old_ids: Ids, gone: list[str], newcomers: list[str],
-                   moves: dict[int, int], new_ids) -> np.ndarray:  # fmt: skip
-    """csr.uid_ranks of the new ids, from the old ranks (ids dense 0..n-1 before and after)."""
-    n_old = old_rank.shape[0]
-    by_rank = np.argsort(old_rank, kind="stable")  # old id at each old rank
+def _patched_ranks(old_rank, old_ids: Ids, gone: list[str], newcomers: list[str],
+                   moves: dict[int, int], new_ids):  # fmt: skip
+    """csr.uid_ranks of the new ids, from the old ranks (ids dense 0..n-1 before and after),
+    as an int32 memoryview; None when the old ranks are not a permutation."""
+    n_old = len(old_rank)
+    by_rank = native_core().rank_order(old_rank)  # the old id at each old rank
+    if by_rank is None:
+        return None
+    by_rank = memoryview(by_rank).cast("i")
     held = {i: u for u, i in old_ids.changed.items()}  # old ids the base table does not name
 
     def uid_of(i: int) -> str:
         u = held.get(i)
         return u if u is not None else old_ids.base.uid_at(i)
 
-    gone_ids = np.array(sorted(old_ids[u] for u in gone), dtype=np.int64)
-    gone_ranks = np.sort(old_rank[gone_ids]) if gone_ids.size else np.zeros(0, np.int64)
+    gone_ids = sorted(old_ids[u] for u in gone)
+    gone_ranks = sorted(old_rank[g] for g in gone_ids)
     # each newcomer: how many survivors sort before it (old uids before it, less the gone)
     places = []
-    for u in sorted(newcomers):
+    ordered = sorted(newcomers)
+    for u in ordered:
         lo, hi = 0, n_old
         while lo < hi:
             mid = (lo + hi) // 2
-            if uid_of(int(by_rank[mid])) < u:
+            if uid_of(by_rank[mid]) < u:
                 lo = mid + 1
             else:
                 hi = mid
-        places.append(lo - int(np.searchsorted(gone_ranks, lo)))
-    places_arr = np.asarray(places, dtype=np.int64)
-    keep = np.ones(n_old, dtype=bool)
-    keep[gone_ids] = False
-    old_of_kept = np.flatnonzero(keep)
-    compact = old_rank[old_of_kept].astype(np.int64)
-    compact -= np.searchsorted(gone_ranks, compact)
-    rank = np.empty(len(new_ids), dtype=np.int32)
-    new_of_kept = old_of_kept.copy()
-    if moves:
-        remap = np.arange(n_old, dtype=np.int64)
-        remap[np.fromiter(moves.keys(), np.int64)] = np.fromiter(moves.values(), np.int64)
-        new_of_kept = remap[old_of_kept]
-    rank[new_of_kept] = compact + np.searchsorted(places_arr, compact, side="right")
-    for j, u in enumerate(sorted(newcomers)):
-        rank[new_ids[u]] = places[j] + j
-    return rank
+        places.append(lo - bisect_left(gone_ranks, lo))
+    rank = native_core().patched_ranks(old_rank, gone_ids, moves, places,
+                                       [new_ids[u] for u in ordered], len(new_ids))  # fmt: skip
+    return memoryview(rank).cast("i")
 
 
-def node_arrays(res: DeltaResult, n: int, old_flags: np.ndarray,
-                old_kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The snapshot's per-node flags and kinds after the delta, from the previous ones."""
-    flags = np.zeros(n, dtype=np.uint8)
-    kinds = np.full(n, 255, dtype=np.uint8)
-    m = min(n, old_flags.shape[0])
+def node_arrays(res: DeltaResult, n: int, old_flags, old_kinds) -> tuple[bytearray, bytearray]:
+    """The snapshot's per-node flags and kinds (uint8) after the delta, from the previous
+    ones."""
+    flags = bytearray(n)
+    kinds = bytearray(b"\xff") * n
+    m = min(n, len(old_flags))
     flags[:m] = old_flags[:m]
     kinds[:m] = old_kinds[:m]
     for old_id, new_id in res.moves.items():
@@ -464,7 +453,7 @@ def same_unresolved(old: GraphState, new_out: dict[str, ResolvedFile]) -> bool:
     return True
 
 
-def dangling_edges(old: GraphState, snap: csr.Snapshot, res: DeltaResult,
+def dangling_edges(old: GraphState, snap: csr.Nodes, res: DeltaResult,
                    most: int = 3) -> list[str]:  # fmt: skip
     """The edges `res` keeps although it removes one of their ends (at most `most`, each
     said as `src -REL (reason)-> dst` and the file whose resolution made it). Such an edge

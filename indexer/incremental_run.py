@@ -12,10 +12,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from codeimpact.graph import csr, layout
+from codeimpact.graph import layout, snapshot_files
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.sidecar import UNRESOLVED_FILE, read_unresolved
 from codeimpact.graph.store import count_mismatches
@@ -75,6 +74,9 @@ from codeimpact.indexer.run import (
 )
 from codeimpact.indexer.state import GraphState, load_graph_state
 from codeimpact.indexer.tables import expected_counts, file_row
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Re-resolving more than this many files (and more than that share of them) is cheaper as a
 # full build from the cached facts: on Django, 2,000 files by delta took 7 s, a full build 5.5 s.
@@ -229,8 +231,9 @@ def _delta_run(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     t = time.perf_counter()
     old_state = load_graph_state(prev.gen.path)
     try:
-        snap = csr.load_snapshot(prev.gen.path, prev.gen.number)
-    except csr.SnapshotMismatch:
+        # its arrays mapped as memoryviews (an edit imports no numpy)
+        snap = snapshot_files.load_nodes(prev.gen.path, prev.gen.number)
+    except snapshot_files.SnapshotMismatch:
         snap = None
     if old_state is None or snap is None:
         return "incremental state unusable"
@@ -491,7 +494,7 @@ def _cut_off(plan: ChangePlan, old_state: GraphState, f: _Facts) -> _Resolved | 
                      shared=dict(old_state.shared))  # fmt: skip
 
 
-def _diff(run: Run, prev: Previous, old_state: GraphState, snap: csr.Snapshot, f: _Facts,
+def _diff(run: Run, prev: Previous, old_state: GraphState, snap: snapshot_files.Nodes, f: _Facts,
           resolved: _Resolved) -> _Diff:  # fmt: skip
     """The database delta, the new state and side files, from the re-resolved files."""
     new_out = resolved.out

@@ -82,8 +82,8 @@ class _WhileListing:
     git on another core, a wait for this process): `_live`, and the `os.lstat` of that
     generation's files, which discover takes instead of its own (the same calls, earlier:
     after `scanned_at` still); at the first whose size or mtime moved (an edit, most likely:
-    the scan says), the import of the incremental run's modules, numpy's ~50 ms of CPU among
-    them. A file added is not looked for (its run imports them after the scan, as before)."""
+    the scan says), the import of the incremental run's modules. A file added is not looked
+    for (its run imports them after the scan, as before)."""
 
     def __init__(self, repo: Path, idx: Path, digest: str, buffer_pool: int):
         self.repo, self.idx, self.digest = str(repo), idx, digest

@@ -41,15 +41,19 @@ import shutil
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import xxhash
 
 from codeimpact.graph.layout import atomic_write, fsync_file
+from codeimpact.graph.snapshot_files import FLOAT32, INT64, read_npy, write_npy
 from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
 from codeimpact.indexer.name_index import NAMES_NAME, NameIndex, load_index, read_keys
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, native_core
+
+if TYPE_CHECKING:
+    import numpy as np
 
 GRAPH_NAME = "state-graph.bin"
 EDGES_NAME = "state-edges.npy"
@@ -74,7 +78,9 @@ def edge_code(src: int, dst: int, etype: int) -> int:
 
 
 def encode_codes(src: np.ndarray, dst: np.ndarray, etype: np.ndarray) -> np.ndarray:
-    """`edge_code` over arrays."""
+    """`edge_code` over arrays (numpy's: the full build's; an edit's are the native core's)."""
+    import numpy as np
+
     return (
         (src.astype(np.int64) << (ID_BITS + TYPE_BITS))
         | (dst.astype(np.int64) << TYPE_BITS)
@@ -83,6 +89,9 @@ def encode_codes(src: np.ndarray, dst: np.ndarray, etype: np.ndarray) -> np.ndar
 
 
 def decode_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import numpy as np
+
+    codes = np.asarray(codes)
     src = codes >> (ID_BITS + TYPE_BITS)
     dst = (codes >> TYPE_BITS) & (MAX_IDS - 1)
     etype = (codes & ((1 << TYPE_BITS) - 1)).astype(np.uint8)
@@ -146,8 +155,8 @@ class GraphState:
     ext_refs: dict[str, int]  # external uid -> edges pointing at it
     totals: dict  # calls and edge counts
     summaries: dict[str, bytes] = field(default_factory=dict)  # path -> resolver summary
-    codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    confs: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    codes: np.ndarray = field(default_factory=lambda: memoryview(b"").cast("q"))
+    confs: np.ndarray = field(default_factory=lambda: memoryview(b"").cast("f"))
     # resolved outputs not in a pack yet (written by save_graph_state)
     new_blobs: dict[str, bytes] = field(default_factory=dict)
     pack_dir: Path | None = None  # the generation folder the refs point into
@@ -227,9 +236,14 @@ class GraphState:
         return out
 
 
-def _save_npy(path: Path, arr: np.ndarray) -> None:
+def _save_npy(path: Path, descr: str, arr) -> None:
+    """`arr` (a buffer of `descr` items: numpy's, or an edit's bytes) as `np.save` writes it
+    (graph/snapshot_files.py: an edit imports no numpy)."""
+    if getattr(arr, "dtype", None) is not None and arr.dtype.str != descr:
+        arr = arr.astype(descr)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}.npy")
-    np.save(tmp, arr)
+    with open(tmp, "wb") as fh:
+        write_npy(fh, descr, arr)
     os.replace(tmp, path)
 
 
@@ -301,8 +315,8 @@ def save_graph_state(gen_dir: Path, st: GraphState, number: int) -> None:
         _link_or_copy(st.edges_from / EDGES_NAME, gen_dir / EDGES_NAME)
         _link_or_copy(st.edges_from / CONF_NAME, gen_dir / CONF_NAME)
     else:
-        _save_npy(gen_dir / EDGES_NAME, st.codes)
-        _save_npy(gen_dir / CONF_NAME, st.confs)
+        _save_npy(gen_dir / EDGES_NAME, INT64, st.codes)
+        _save_npy(gen_dir / CONF_NAME, FLOAT32, st.confs)
     atomic_write(gen_dir / GRAPH_NAME, marshal.dumps(data))
 
 
@@ -378,8 +392,8 @@ def load_graph_state(gen_dir: Path) -> GraphState | None:
         digest = xxhash.xxh3_64_intdigest(raw)
         del raw
         # mapped, not read: an edit that changes no edge links them on (the kernel's: 90 MB)
-        codes = np.load(gen_dir / EDGES_NAME, mmap_mode="r")
-        confs = np.load(gen_dir / CONF_NAME, mmap_mode="r")
+        codes = read_npy(gen_dir / EDGES_NAME, INT64)
+        confs = read_npy(gen_dir / CONF_NAME, FLOAT32)
         shared = {f.name[len(SHARED_PREFIX) : -len(".bin")]: f
                   for f in gen_dir.glob(f"{SHARED_PREFIX}*.bin")}  # fmt: skip
         return GraphState(t[1], _applied(used, t[2]), t[3], ids, t[5], t[6], t[7], t[8],

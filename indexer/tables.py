@@ -10,17 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from codeimpact.graph import csr, layout
+from codeimpact.graph import layout, snapshot_files
 from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.errors import CorruptIndex
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES, column_names
 from codeimpact.graph.store import count_mismatches
 from codeimpact.indexer.resolved import EXTERNAL_PREFIX, Edge, SymbolRow
-from codeimpact.indexer.state import decode_codes
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,17 +58,27 @@ def edge_row(e: Edge) -> tuple:
     return (e.src, e.dst, e.confidence, e.reason, e.line)
 
 
-def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: np.ndarray,
-                          confs: np.ndarray, flags: np.ndarray, kinds: np.ndarray,
-                          rank: np.ndarray | None = None,
+def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: Any, confs: Any,
+                          flags: Any, kinds: Any, rank: Any = None,
                           edges_from: Path | None = None) -> None:  # fmt: skip
-    """`rank`: each node's rank in uid order (None: a full build's ids, which are);
-    `edges_from`: a generation folder whose snapshot holds exactly these edges (the delta
-    changed none): its CSR files are shared."""
-    if edges_from is not None and csr.write_snapshot_sharing_edges(
+    """The generation's CSR snapshot of the state's edge codes (int64) and confidences
+    (float32), per-node flags and kinds (uint8): buffers, numpy's or an edit's. `rank`: each
+    node's rank in uid order (int32; None: a full build's ids, which are); `edges_from`: a
+    generation folder whose snapshot holds exactly these edges (the delta changed none): its
+    CSR files are shared."""
+    if edges_from is not None and snapshot_files.write_snapshot_sharing_edges(
         gen_path, generation, flags, kinds, rank, edges_from
     ):
         return
+    # the state keeps its codes sorted and unique: the native core builds the CSR in one pass
+    if snapshot_files.write_from_codes(gen_path, generation, n, codes, confs, flags, kinds, rank):
+        return
+    import numpy as np  # (codes out of order: numpy sorts them)
+
+    from codeimpact.graph import csr
+    from codeimpact.indexer.state import decode_codes
+
+    codes = np.asarray(codes)
     src, dst, etype = decode_codes(codes)
     # the state keeps its codes sorted and unique (checked: a cheap pass beside the sort)
     ordered = codes.size < 2 or bool(np.all(codes[1:] > codes[:-1]))
@@ -79,7 +86,9 @@ def write_snapshot_arrays(gen_path: Path, generation: int, n: int, codes: np.nda
     csr.write_snapshot(
         gen_path,
         csr.Snapshot(generation=generation, n_nodes=n, forward=fwd, reverse=rev,
-                     node_flags=flags, node_kind=kinds, node_rank=rank),
+                     node_flags=np.frombuffer(flags, np.uint8),
+                     node_kind=np.frombuffer(kinds, np.uint8),
+                     node_rank=None if rank is None else np.frombuffer(rank, np.int32)),
     )  # fmt: skip
 
 

@@ -153,6 +153,15 @@ static PyMethodDef core_methods[] = {
      "index_calls_pass(fi, calls, param_names, param_items, aliases, item_aliases, kit):"
      " index_calls' loop over a Python file's calls into fi's call tables"
      " (indexer/lang/python/index.py)"},
+    {"csr_from_codes", core_csr_from_codes, METH_VARARGS,
+     "csr_from_codes(codes, confs, n_nodes) -> the forward and reverse CSR arrays as 8 bytes,"
+     " or None (native/core_arrays.c)"},
+    {"patch_codes", core_patch_codes, METH_VARARGS,
+     "patch_codes(codes, confs, removed, added, moves) -> (codes, confs) bytes"},
+    {"rank_order", core_rank_order, METH_O,
+     "rank_order(rank) -> int32 bytes of the node at each rank, or None"},
+    {"patched_ranks", core_patched_ranks, METH_VARARGS,
+     "patched_ranks(old_rank, gone_ids, moves, places, newcomer_ids, n_new) -> int32 bytes"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -111,6 +111,10 @@ PyObject *core_index_passes(PyObject *self, PyObject *args);
 PyObject *core_parse_steps(PyObject *self, PyObject *chain);
 PyObject *core_parse_steps_cache(PyObject *self, PyObject *unused);
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
+PyObject *core_csr_from_codes(PyObject *self, PyObject *args);
+PyObject *core_patch_codes(PyObject *self, PyObject *args);
+PyObject *core_rank_order(PyObject *self, PyObject *arg);
+PyObject *core_patched_ranks(PyObject *self, PyObject *args);
 
 /* The home slot of a hash in an open-addressing table of mask+1 slots (a power of two):
  * Fibonacci hashing, so the low bits of CPython's str hashes do not cluster. */

@@ -70,7 +70,21 @@ def test_a_noop_analyze_imports_none_of_the_write_path(make_repo, index_repo):
     assert loaded == []
 
 
+def _probe(repo, heavy) -> tuple[dict, list]:
+    """`analyze`'s report on `repo`, and the modules of `heavy` it loaded."""
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=heavy), str(repo)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    return json.loads("\n".join(out[:-1])), json.loads(out[-1])
+
+
 EDIT_HEAVY = {"kuzu", "pyarrow", "asyncio", "codeimpact.graph.full_write"}
+# nor numpy (~45 ms of CPU): the edit's snapshot and state arrays are buffers, the native
+# core's work (graph/snapshot_files.py); nor `secrets` (its token: hashlib, OpenSSL)
+EDIT_ARRAYS = {"numpy", "codeimpact.graph.csr", "codeimpact.native.traversal", "secrets"}
 
 
 def test_an_edit_leaves_the_database_modules_to_its_writer(make_repo, index_repo):
@@ -81,15 +95,32 @@ def test_an_edit_leaves_the_database_modules_to_its_writer(make_repo, index_repo
     repo = make_repo({**files, "pkg/a.py": "def f():\n    return 1\n"})
     index_repo(repo)
     (repo / "pkg/a.py").write_text("def f():\n    return 2\n\n\ndef g():\n    return f()\n")
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=EDIT_HEAVY), str(repo)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    report, loaded = json.loads("\n".join(out[:-1])), json.loads(out[-1])
+    report, loaded = _probe(repo, EDIT_HEAVY)
     assert report["mode"] == "incremental" and report["delta"]["symbols_inserted"] == 1
     assert loaded == []
+
+
+def test_an_edit_imports_no_numpy(make_repo, index_repo):
+    """Each kind of edit (a symbol added, one dropped whose id the highest then takes, a
+    comment, a file added and one gone) is incremental without numpy."""
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(8)}
+    repo = make_repo({**files, "pkg/a.py": "def a():\n    return 1\n\n\ndef b():\n    pass\n"})
+    index_repo(repo)
+    edits = [
+        ("pkg/a.py", "def a():\n    return 1\n\n\ndef b():\n    pass\n\n\ndef c():\n    a()\n"),
+        ("pkg/a.py", "def b():\n    pass\n\n\ndef c():\n    pass\n"),  # a (a low id) goes
+        ("pkg/a.py", "# a comment\ndef b():\n    pass\n\n\ndef c():\n    pass\n"),
+        ("pkg/new.py", "from pkg.a import b\n\n\ndef n():\n    b()\n"),
+        ("pkg/new.py", None),
+    ]
+    for path, text in edits:
+        if text is None:
+            (repo / path).unlink()
+        else:
+            (repo / path).write_text(text)
+        report, loaded = _probe(repo, EDIT_ARRAYS)
+        assert report["mode"] == "incremental", (path, report.get("reason"))
+        assert loaded == [], path
 
 
 def test_a_query_command_imports_its_own_module_only(make_repo, index_repo):
