@@ -280,6 +280,7 @@ def next_generation(idx: Path) -> Generation:
     path = idx / generation_dirname(number)
     path.mkdir()
     _UNSYNCED[os.path.abspath(path)] = (os.getpid(), set())
+    _HASHED[os.path.abspath(path)] = {}
     gen = Generation(number, path)
     mark_writing(idx, gen)
     return gen
@@ -295,6 +296,39 @@ def next_generation(idx: Path) -> Generation:
 # it left before: a generation CURRENT names is durable whole; one it does not name is
 # removed. folder -> (pid of its writer, paths whose fsync waits)
 _UNSYNCED: dict[str, tuple[int, set[str]]] = {}
+
+
+# The files this process wrote into a generation it will publish, with the xxh3 of the
+# bytes it wrote (taken from memory as it wrote them: the manifest's hashing read each file
+# back, ~5-10 ms of an edit's last step): folder -> {name in it: (its stat key then: size,
+# mtime, ctime, inode; xxh3 hex)}. `publish` hands the manifest those whose file's stat key
+# is still that one (renamed over, linked, written again: hashed at publish as before).
+_HASHED: dict[str, dict[str, tuple[list[int], str]]] = {}
+
+
+def note_written(path: Path | str, size: int, xxh3: str) -> None:
+    """Record the checksum of a file just written (renamed into place) into a generation
+    this process writes and will publish (`seal` reuses it); nothing for other files."""
+    if _pending(path) is None:
+        return
+    p = os.path.abspath(path)
+    for d, files in _HASHED.items():
+        if p.startswith(d + os.sep):
+            with contextlib.suppress(OSError):
+                st = os.stat(p)
+                if st.st_size == size:
+                    files[p[len(d) + 1 :]] = (manifest.stat_key(st), xxh3)
+            return
+
+
+def _written_checksums(gen: Generation) -> dict[str, list]:
+    """`note_written`'s entries of `gen` whose file is still the one written."""
+    out = {}
+    for name, (key, xxh3) in _HASHED.pop(os.path.abspath(gen.path), {}).items():
+        with contextlib.suppress(OSError):
+            if manifest.stat_key(os.stat(gen.path / name)) == key:
+                out[name] = [key[0], xxh3]
+    return out
 
 
 def _pending(path: Path | str) -> set[str] | None:
@@ -379,6 +413,8 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
             fsync_fd(f.fileno(), path)
     os.replace(tmp, path)
     if durable:
+        if _UNSYNCED:  # (in a generation this process writes: its manifest's checksum now)
+            note_written(path, len(data), manifest.digest(data))
         fsync_dir(path.parent)
 
 
@@ -472,6 +508,7 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     except (NoIndex, CorruptIndex):
         previous = None
     ahead = _AHEAD.pop(os.path.abspath(gen.path), None)  # (started by `sync_ahead`)
+    checked = {**_written_checksums(gen), **(checked or {})}
     try:
         digest = manifest.seal(gen.path, gen.number, rows, outside, previous, checked)
     finally:
@@ -522,6 +559,7 @@ def discard(gen: Generation) -> None:
         with contextlib.suppress(OSError):
             _join_sync(ahead)
     _UNSYNCED.pop(os.path.abspath(gen.path), None)
+    _HASHED.pop(os.path.abspath(gen.path), None)
     shutil.rmtree(gen.path, ignore_errors=True)
     idx = gen.path.parent
     marker = read_marker(idx)

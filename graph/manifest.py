@@ -99,8 +99,12 @@ def _gen_files(gen_path: Path) -> list[Path]:
     return out
 
 
-def _stat_key(st: os.stat_result) -> list[int]:
+def stat_key(st: os.stat_result) -> list[int]:
+    """What a stamp (and layout.note_written) records of a file: size, mtime, ctime, inode."""
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+_stat_key = stat_key
 
 
 def seal(gen_path: Path, generation: int, rows: dict[str, int],

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import xxhash
+
 from codeimpact.graph import layout
 
 EDGE_TYPES: dict[str, int] = {
@@ -94,14 +96,20 @@ def count_of(data: Any, descr: str) -> int:
     return memoryview(data).nbytes // _SIZES[descr]
 
 
-def write_npy(fh, descr: str, data: Any) -> None:
+def write_npy(fh, descr: str, data: Any) -> tuple[int, str]:
     """`data` (a C-contiguous buffer of `descr` items: bytes, array, numpy) as `np.save`
-    writes it."""
+    writes it; returns the size and xxh3 (hex) of the bytes written (the manifest's
+    checksum, graph/layout.py note_written)."""
     view = memoryview(data)
     if not view.c_contiguous:
         raise ValueError("write_npy: a C-contiguous buffer expected")
-    fh.write(npy_header(descr, view.nbytes // _SIZES[descr]))
-    fh.write(view.cast("B") if view.ndim != 1 or view.format != "B" else view)
+    head = npy_header(descr, view.nbytes // _SIZES[descr])
+    body = view.cast("B") if view.ndim != 1 or view.format != "B" else view
+    fh.write(head)
+    fh.write(body)
+    digest = xxhash.xxh3_64(head)
+    digest.update(body)
+    return len(head) + body.nbytes, digest.hexdigest()
 
 
 def read_npy(path: Path, descr: str | None = None) -> memoryview:
@@ -135,12 +143,14 @@ def read_npy(path: Path, descr: str | None = None) -> memoryview:
 
 
 def _write_file(path: Path, write) -> None:
+    """`write(fh)` -> (size, xxh3) of what it wrote, into `path` durably (tmp + rename)."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        write(fh)
+        size, xxh3 = write(fh)
         fh.flush()
         layout.fsync_fd(fh.fileno(), path)  # at publish, in a generation being written
     os.replace(tmp, path)
+    layout.note_written(path, size, xxh3)
 
 
 # --------------------------------------------------------------------------- writing
@@ -179,7 +189,9 @@ def write_arrays(directory: Path, generation: int, n_nodes: int, n_edges: int,
         "arrays": entries,
     }
     payload = json.dumps(meta, indent=2, sort_keys=True).encode()
-    _write_file(folder / META_NAME, lambda fh: fh.write(payload))
+    _write_file(
+        folder / META_NAME, lambda fh: (fh.write(payload), xxhash.xxh3_64_hexdigest(payload))
+    )
     layout.fsync_dir(folder)
     live = {entry["file"] for entry in entries.values()} | {META_NAME}
     for stale in folder.iterdir():

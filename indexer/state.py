@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import xxhash
 
-from codeimpact.graph.layout import atomic_write, fsync_file
+from codeimpact.graph.layout import atomic_write, fsync_file, note_written
 from codeimpact.graph.snapshot_files import FLOAT32, INT64, read_npy, write_npy
 from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
@@ -243,8 +243,9 @@ def _save_npy(path: Path, descr: str, arr) -> None:
         arr = arr.astype(descr)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}.npy")
     with open(tmp, "wb") as fh:
-        write_npy(fh, descr, arr)
+        size, xxh3 = write_npy(fh, descr, arr)
     os.replace(tmp, path)
+    note_written(path, size, xxh3)  # (the manifest's checksum, not read back at publish)
 
 
 def read_ref(pack_dir: Path, ref: Ref) -> bytes:
