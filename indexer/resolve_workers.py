@@ -328,13 +328,16 @@ def resolve_parallel(
 
 
 def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connection],
-                 generations: int = 1) -> None:  # fmt: skip
+                 generations: int = 1, started: Callable[[], None] | None = None) -> None:  # fmt: skip
     """Resolve every chunk of `paths` (`chunked`) in this process and `(len(sinks) - 1) //
     generations` forked workers at a time, each replaced at the `RETIRE` marks by up to
     `generations - 1` others in turn; whoever resolves a chunk sends `sink_message(c,
     outputs)` on its own sink (`sinks[0]`: this process's; then `generations` for each
     worker and those replacing it; a worker's is closed here once it is forked). Returns
-    once every chunk is in a sink; a chunk may come twice (a worker died after sending it)."""
+    once every chunk is in a sink; a chunk may come twice (a worker died after sending it).
+    `started()` runs once the first workers are forked, before this process resolves: work
+    of this process that need not come before them (resolve_host.py: the shared summaries'
+    files) then runs beside their first chunks, not before they start."""
     chunks = chunked(paths)
     mine = sinks[0]
     per = max(1, generations)
@@ -346,6 +349,8 @@ def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connecti
         done.add(c)
 
     if len(sinks) == 1:
+        if started is not None:
+            started()
         for c in range(len(chunks)):
             here(c)
         return
@@ -353,6 +358,8 @@ def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connecti
                  mine)  # fmt: skip
     finished = False
     try:
+        if started is not None:
+            started()
         while len(done) < len(chunks):
             if not crew.procs:
                 crew.rest_here()

@@ -246,3 +246,23 @@ def test_the_worker_is_replaced_by_a_fresh_fork_at_each_mark(crash):
     if crash:
         assert [r for p, _, r in got if p >= crash[0]] == [b"host"] * (len(paths) - 600)
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_host_writes_the_shared_summaries_once_its_worker_is_forked(tmp_path, workers):
+    # (resolution.stage_shared: encoded, written and synced beside the worker's first
+    # chunks, not on the way to them; with no worker, before the host's first file)
+    import multiprocessing
+
+    from codeimpact.indexer.resolve_host import Host
+
+    seen = tmp_path / "seen"
+
+    def built(projects: dict) -> None:
+        assert os.getpid() == projects["built in"]  # (in the host)
+        seen.write_text(str(len(multiprocessing.active_children())))
+
+    host = Host(_projects, _roles_encoder(None), lambda projects: workers, PATHS, built)
+    got = list(host.results())
+    assert [(p, b) for p, b, _ in got] == [(p, p.encode()) for p in PATHS]
+    assert seen.read_text() == str(workers - 1)
