@@ -65,23 +65,35 @@ def test_the_click_command_is_built_from_the_declarations():
 
 
 PROBE = """
-import sys
-from codeimpact.console import _main
+import gc, sys
+from codeimpact import analyze_command
+from codeimpact.console import _main, prepare
+prepare()
+gc.set_threshold(1000)  # any run allocates more: a collector left on would pass once
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
 try:
     _main(sys.argv[1:])
 except SystemExit as e:
     code = e.code
 else:
     code = 0
-print("click" in sys.modules, code, file=sys.stderr)
+print("click" in sys.modules, code, len(collections), file=sys.stderr)
 """
 
 
 def console(*args: str) -> tuple[str, list[str], bool, int]:
+    out, err, loaded, code, _ = console_run(*args)
+    return out, err, loaded, code
+
+
+def console_run(*args: str) -> tuple[str, list[str], bool, int, int]:
+    """stdout, stderr's lines, whether click was imported, the exit code and the number of
+    the cyclic collector's passes of `graph ARGS` as the console script runs it."""
     proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True)
     *lines, last = proc.stderr.splitlines()
-    loaded, code = last.split()
-    return proc.stdout, lines, loaded == "True", int(code)
+    loaded, code, collections = last.split()
+    return proc.stdout, lines, loaded == "True", int(code), int(collections)
 
 
 def test_an_analyze_runs_without_click(make_repo):
@@ -114,3 +126,14 @@ def test_what_click_reads_it_answers(tmp_path, args, expected):
     out, err, loaded, code = console("analyze", *args)
     assert loaded and expected in out + "\n".join(err)
     assert code == (0 if args == ["--help"] else 2)
+
+
+def test_an_edit_ends_without_a_pass_of_the_collector(make_repo):
+    """The run keeps the collector paused; the process ends right after its report, so the
+    report does not pay for a pass over every object the run made."""
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(4)}
+    repo = make_repo({**files, "pkg/a.py": "def f():\n    return 1\n"})
+    assert console_run("analyze", "--index-only", str(repo))[3] == 0
+    (repo / "pkg/a.py").write_text("def f():\n    return 2\n")
+    out, err, _, code, collections = console_run("analyze", "--index-only", "--json", str(repo))
+    assert (code, err, json.loads(out)["mode"], collections) == (0, [], "incremental", 0)
