@@ -17,9 +17,10 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
+
+from codeimpact.native.record import Hashed
 
 T = TypeVar("T")
 
@@ -81,9 +82,12 @@ def colour_enabled(stream: IO | None = None, environ: dict | None = None) -> boo
     return bool(isatty and isatty())
 
 
-@dataclass(frozen=True)
-class Style:
+class Style(Hashed):
     enabled: bool
+    __slots__ = ("enabled",)
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
 
     @classmethod
     def for_stream(cls, stream: IO | None = None) -> Style:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from codeimpact.graph.snapshot_files import (
     write_arrays,
     write_snapshot_sharing_edges,
 )
+from codeimpact.native.record import Record
 from codeimpact.native.traversal import validate_csr
 
 __all__ = [
@@ -92,8 +92,7 @@ def type_mask(names: Iterable[str] | str) -> int:
 # --------------------------------------------------------------------------- CSR
 
 
-@dataclass(frozen=True, eq=False)
-class CSR:
+class CSR(Record):
     """One direction of the graph in compressed sparse row form.
 
     Construction validates everything (dtypes, lengths, monotonic ``indptr``, ids
@@ -105,6 +104,16 @@ class CSR:
     indices: np.ndarray  # int32 [nnz]
     edge_type: np.ndarray  # uint8 [nnz]
     confidence: np.ndarray  # float32 [nnz]
+    __slots__ = ("indptr", "indices", "edge_type", "confidence")
+
+    def __init__(
+        self, indptr: np.ndarray, indices: np.ndarray, edge_type: np.ndarray, confidence: np.ndarray
+    ) -> None:
+        self.indptr = indptr
+        self.indices = indices
+        self.edge_type = edge_type
+        self.confidence = confidence
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         for name, dtype in (
@@ -240,8 +249,7 @@ def build_csr(n_nodes: int, src: Any, dst: Any, etype: Any, conf: Any, *,
 # --------------------------------------------------------------------------- snapshot
 
 
-@dataclass(frozen=True, eq=False)
-class Snapshot:
+class Snapshot(Record):
     """The CSR pair plus per-node attributes, tagged with the index generation."""
 
     generation: int
@@ -253,7 +261,35 @@ class Snapshot:
     # int32 [n]: each node's position in uid order. A full build numbers symbols in uid
     # order (the rank is the id); an incremental run keeps ids stable, so ranks and ids part.
     # Lists that must read the same whatever the numbering are ordered by rank. None: ids.
-    node_rank: np.ndarray | None = None
+    node_rank: np.ndarray | None
+    __slots__ = (
+        "generation",
+        "n_nodes",
+        "forward",
+        "reverse",
+        "node_flags",
+        "node_kind",
+        "node_rank",
+    )
+
+    def __init__(
+        self,
+        generation: int,
+        n_nodes: int,
+        forward: CSR,
+        reverse: CSR,
+        node_flags: np.ndarray,
+        node_kind: np.ndarray,
+        node_rank: np.ndarray | None = None,
+    ) -> None:
+        self.generation = generation
+        self.n_nodes = n_nodes
+        self.forward = forward
+        self.reverse = reverse
+        self.node_flags = node_flags
+        self.node_kind = node_kind
+        self.node_rank = node_rank
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.node_rank is None:

@@ -12,7 +12,6 @@ import functools
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from codeimpact.graph import layout
 from codeimpact.graph.arrow import arrow_table
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
 from codeimpact.graph.store import Writer, write_meta
+from codeimpact.native.record import Compared
 
 # Above this many rows an insert goes through COPY (Arrow) instead of UNWIND ... CREATE.
 COPY_THRESHOLD = 500
@@ -39,18 +39,17 @@ SYMBOLS_PER_ROW = 3000
 _ROW_VALUE = re.compile(r"@(\w+)")  # a row's value in a statement given to `_each`
 
 
-@dataclass
-class GraphDelta:
+class GraphDelta(Compared):
     """Rows in schema column order; relationship rows start with (from key, to key)."""
 
-    files_delete: list[str] = field(default_factory=list)
-    files_upsert: list[tuple] = field(default_factory=list)  # new files (whole rows)
-    symbols_delete: list[str] = field(default_factory=list)
-    symbols_insert: list[tuple] = field(default_factory=list)
+    files_delete: list[str]
+    files_upsert: list[tuple]  # new files (whole rows)
+    symbols_delete: list[str]
+    symbols_insert: list[tuple]
     # (table, the columns that changed) -> rows of (key, new values of those columns): only
     # changed columns are written, since rewriting a string column costs Kùzu's checkpoint a
     # pass over the column's whole chunk, even for an equal value
-    updates: dict[tuple[str, tuple[str, ...]], list[tuple]] = field(default_factory=dict)
+    updates: dict[tuple[str, tuple[str, ...]], list[tuple]]
 
     def update(self, table: str, old: tuple, new: tuple) -> bool:
         """Record the columns in which row `new` differs from `old` (same key); False if none."""
@@ -65,15 +64,51 @@ class GraphDelta:
         """Record one column's new value in the row of `key`."""
         self.updates.setdefault((table, (column,)), []).append((key, value))
 
-    rels_delete: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    rels_insert: dict[str, list[tuple]] = field(default_factory=dict)
+    rels_delete: dict[str, list[tuple[str, str]]]
+    rels_insert: dict[str, list[tuple]]
     # whole rows (insert rows) of edges whose properties changed, between the same two nodes
     # (a call moved down a line): its properties set, not the edge deleted and created again
-    rels_update: dict[str, list[tuple]] = field(default_factory=dict)
+    rels_update: dict[str, list[tuple]]
     # per relation with deletions, edges (insert rows) that remain: apply_delta's guard
     # writes one again instead of searching the table for one
-    survivors: dict[str, list[tuple]] = field(default_factory=dict)
-    edges_rewritten: int = 0  # surviving edges written again by `apply_delta`'s guard
+    survivors: dict[str, list[tuple]]
+    edges_rewritten: int  # surviving edges written again by `apply_delta`'s guard
+    __slots__ = (
+        "files_delete",
+        "files_upsert",
+        "symbols_delete",
+        "symbols_insert",
+        "updates",
+        "rels_delete",
+        "rels_insert",
+        "rels_update",
+        "survivors",
+        "edges_rewritten",
+    )
+
+    def __init__(
+        self,
+        files_delete: list[str] | None = None,
+        files_upsert: list[tuple] | None = None,
+        symbols_delete: list[str] | None = None,
+        symbols_insert: list[tuple] | None = None,
+        updates: dict[tuple[str, tuple[str, ...]], list[tuple]] | None = None,
+        rels_delete: dict[str, list[tuple[str, str]]] | None = None,
+        rels_insert: dict[str, list[tuple]] | None = None,
+        rels_update: dict[str, list[tuple]] | None = None,
+        survivors: dict[str, list[tuple]] | None = None,
+        edges_rewritten: int = 0,
+    ) -> None:
+        self.files_delete = [] if files_delete is None else files_delete
+        self.files_upsert = [] if files_upsert is None else files_upsert
+        self.symbols_delete = [] if symbols_delete is None else symbols_delete
+        self.symbols_insert = [] if symbols_insert is None else symbols_insert
+        self.updates = {} if updates is None else updates
+        self.rels_delete = {} if rels_delete is None else rels_delete
+        self.rels_insert = {} if rels_insert is None else rels_insert
+        self.rels_update = {} if rels_update is None else rels_update
+        self.survivors = {} if survivors is None else survivors
+        self.edges_rewritten = edges_rewritten
 
     def is_empty(self) -> bool:
         return not (

@@ -35,12 +35,12 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from codeimpact.graph import lock, manifest, storage_errors
 from codeimpact.graph.errors import BadInput, CorruptIndex, IndexLocked, NoIndex
 from codeimpact.graph.manifest import Damaged
+from codeimpact.native.record import Hashed
 
 INDEX_DIRNAME = ".codeimpact"
 DB_FILENAME = "graph.kz"
@@ -57,26 +57,40 @@ _GEN_DIR = re.compile(r"gen-(\d{6,})")
 LOCK_GRACE_SECONDS = 0.5
 
 
-@dataclass(frozen=True)
-class Generation:
+class Generation(Hashed):
     number: int
     path: Path
     # the checksum of its manifest.json, as CURRENT records it (None: not recorded)
-    manifest: str | None = field(default=None, compare=False)
+    manifest: str | None
+    __slots__ = ("number", "path", "manifest")
+    _uncompared = ("manifest",)
+
+    def __init__(self, number: int, path: Path, manifest: str | None = None) -> None:
+        self.number = number
+        self.path = path
+        self.manifest = manifest
 
     @property
     def db_path(self) -> Path:
         return self.path / DB_FILENAME
 
 
-@dataclass(frozen=True)
-class WriteMarker:
+class WriteMarker(Hashed):
     """`writing.json`: a write that started; `pid`/`started_at` are None when unreadable."""
 
     generation: int | None
     dir: str | None
     pid: int | None
     started_at: float | None
+    __slots__ = ("generation", "dir", "pid", "started_at")
+
+    def __init__(
+        self, generation: int | None, dir: str | None, pid: int | None, started_at: float | None
+    ) -> None:
+        self.generation = generation
+        self.dir = dir
+        self.pid = pid
+        self.started_at = started_at
 
 
 def check_repo(path: str | os.PathLike) -> Path:

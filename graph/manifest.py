@@ -27,12 +27,12 @@ import json
 import mmap
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import xxhash
 
 from codeimpact.graph.errors import CorruptIndex
+from codeimpact.native.record import Compared, Hashed
 
 MANIFEST_NAME = "manifest.json"
 STAMP_NAME = "verified.json"
@@ -60,18 +60,30 @@ def reasons(damage: list[Damage]) -> list[str]:
     return [f"damaged: {name} ({why})" for name, why in damage]
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Hashed):
     size: int
     xxh3: str  # of the first `size` bytes
-    grows: bool = False  # a cache file appended to after this: only its prefix is checked
+    grows: bool  # a cache file appended to after this: only its prefix is checked
+    __slots__ = ("size", "xxh3", "grows")
+
+    def __init__(self, size: int, xxh3: str, grows: bool = False) -> None:
+        self.size = size
+        self.xxh3 = xxh3
+        self.grows = grows
 
 
-@dataclass
-class Manifest:
+class Manifest(Compared):
     generation: int
     files: dict[str, Entry]  # path relative to the index folder -> entry
-    rows: dict[str, int] = field(default_factory=dict)  # database table -> rows
+    rows: dict[str, int]  # database table -> rows
+    __slots__ = ("generation", "files", "rows")
+
+    def __init__(
+        self, generation: int, files: dict[str, Entry], rows: dict[str, int] | None = None
+    ) -> None:
+        self.generation = generation
+        self.files = files
+        self.rows = {} if rows is None else rows
 
 
 def digest(data: bytes) -> str:
@@ -254,11 +266,18 @@ def write_stamp(gen_path: Path, verified: dict[str, list[int]]) -> None:
         _atomic_write(gen_path / STAMP_NAME, json.dumps(stamp, sort_keys=True).encode(), False)
 
 
-@dataclass
-class Check:
+class Check(Compared):
     damage: list[Damage]
     verified: dict[str, list[int]]  # files hashed now and found whole: their stamps
-    hashed: set[str] = field(default_factory=set)  # files whose checksum was computed
+    hashed: set[str]  # files whose checksum was computed
+    __slots__ = ("damage", "verified", "hashed")
+
+    def __init__(
+        self, damage: list[Damage], verified: dict[str, list[int]], hashed: set[str] | None = None
+    ) -> None:
+        self.damage = damage
+        self.verified = verified
+        self.hashed = set() if hashed is None else hashed
 
 
 def verify(gen_path: Path, manifest: Manifest, which: Callable[[str], bool] | None = None,

@@ -40,7 +40,6 @@ import re
 import shutil
 import signal
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import xxhash
@@ -48,6 +47,7 @@ import xxhash
 from codeimpact.graph import layout, lock, manifest
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.delta_log import load_delta
+from codeimpact.native.record import Compared
 
 SPARE_DIRNAME = "spare"
 RECORD_NAME = "spare.json"
@@ -62,15 +62,27 @@ WAL_SUFFIX = ".wal"
 _GEN_DIR = re.compile(r"gen-(\d{6,})")
 
 
-@dataclass
-class Taken:
+class Taken(Compared):
     """A spare moved into a new generation's folder."""
 
     generation: int  # the generation whose content it holds
     replay: list[GraphDelta]  # deltas that bring it to the live generation, in order
     wal_bytes: int  # its write-ahead log's size (checkpointed when it grows large)
     # its files' [size, xxh3] as recorded, when `take` left the check to the caller (`verify`)
-    expected: dict[str, list] | None = None
+    expected: dict[str, list] | None
+    __slots__ = ("generation", "replay", "wal_bytes", "expected")
+
+    def __init__(
+        self,
+        generation: int,
+        replay: list[GraphDelta],
+        wal_bytes: int,
+        expected: dict[str, list] | None = None,
+    ) -> None:
+        self.generation = generation
+        self.replay = replay
+        self.wal_bytes = wal_bytes
+        self.expected = expected
 
 
 class SpareDamaged(OSError):

@@ -49,4 +49,6 @@ def moved(old: ResolvedFile | None, now: FileFacts, path: str) -> ResolvedFile |
                 return None
             row = row._replace(start_byte=where[0], end_byte=where[1])
         symbols.append(row)
-    return replace(old, symbols=symbols)
+    return ResolvedFile(
+        old.path, symbols, old.edges, old.unresolved, old.calls_total, old.calls_builtin
+    )

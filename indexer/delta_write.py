@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,20 +26,47 @@ from codeimpact.graph.meta_files import meta_to_files
 from codeimpact.graph.store import kuzu_module
 from codeimpact.indexer import wal_commit
 from codeimpact.indexer.fork_guard import fork_unsafe_reason
+from codeimpact.native.record import Compared
 
 
-@dataclass
-class DeltaWrite:
+class DeltaWrite(Compared):
     rows: dict[str, int]  # row counts of the database written
     source: str  # "spare" (brought forward, `replayed` deltas) or "copy"
-    replayed: int = 0
-    compacted: bool = False
-    edges_rewritten: int = 0  # by the compaction (graph/wal_store.py)
-    commit_path: str = ""  # "forked", or why the commit ran in this process (wal_commit.py)
+    replayed: int
+    compacted: bool
+    edges_rewritten: int  # by the compaction (graph/wal_store.py)
+    commit_path: str  # "forked", or why the commit ran in this process (wal_commit.py)
     # [size, xxh3] of the database file as the writer verified it, when nothing wrote it
     # since (only its WAL was): what publish's manifest records, not hashed there again
     # (39.6 MB on Django: 7-11 ms of the run's CPU at every edit)
-    db_checksum: list | None = None
+    db_checksum: list | None
+    __slots__ = (
+        "rows",
+        "source",
+        "replayed",
+        "compacted",
+        "edges_rewritten",
+        "commit_path",
+        "db_checksum",
+    )
+
+    def __init__(
+        self,
+        rows: dict[str, int],
+        source: str,
+        replayed: int = 0,
+        compacted: bool = False,
+        edges_rewritten: int = 0,
+        commit_path: str = "",
+        db_checksum: list | None = None,
+    ) -> None:
+        self.rows = rows
+        self.source = source
+        self.replayed = replayed
+        self.compacted = compacted
+        self.edges_rewritten = edges_rewritten
+        self.commit_path = commit_path
+        self.db_checksum = db_checksum
 
     def counts(self) -> dict[str, int]:
         """For the run's report (`delta`)."""

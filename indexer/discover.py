@@ -13,12 +13,12 @@ import re
 import stat
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.gitinfo import checked, not_a_repository, run_git, run_git_meanwhile
 from codeimpact.indexer.lang import DECLARED, language_name_for
+from codeimpact.native.record import Compared, Hashed
 
 ALWAYS_SKIPPED = (
     ".git",
@@ -32,21 +32,30 @@ ALWAYS_SKIPPED = (
 )
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(Hashed):
     path: str  # posix, relative to the repository root
     language: str
     size: int
     # the stat discover took (of the link's target for a link); -1: none, the scan stats it
-    mtime_ns: int = -1
+    mtime_ns: int
+    __slots__ = ("path", "language", "size", "mtime_ns")
+
+    def __init__(self, path: str, language: str, size: int, mtime_ns: int = -1) -> None:
+        self.path = path
+        self.language = language
+        self.size = size
+        self.mtime_ns = mtime_ns
 
 
-@dataclass
-class Untracked:
+class Untracked(Compared):
     """The untracked files (not ignored) that git listed with the tracked ones, relative to
     the repository; None when git did not list the files (outside git, or git failed)."""
 
-    paths: set[str] | None = None
+    paths: set[str] | None
+    __slots__ = ("paths",)
+
+    def __init__(self, paths: set[str] | None = None) -> None:
+        self.paths = paths
 
 
 def _git_files(repo: Path, untracked: Untracked | None = None,

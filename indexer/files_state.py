@@ -8,11 +8,11 @@ state's arrays are no part of a no-op `analyze`.
 from __future__ import annotations
 
 import marshal
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from codeimpact.graph.layout import atomic_write
+from codeimpact.native.record import Compared
 
 STATE_FORMAT = 7  # of every state file; 6: ids in state-ids.bin; 7: ids as a table, keys
 # in state-keys.bin, both with their changes carried in state-graph.bin
@@ -30,13 +30,27 @@ class FileState(NamedTuple):
     is_test: bool
 
 
-@dataclass
-class FilesState:
+class FilesState(Compared):
     identity: str
     configs_digest: str
     commit: str | None  # HEAD when indexed
     stats: dict  # the summary figures of that run, for a no-change report
     files: dict[str, FileState]
+    __slots__ = ("identity", "configs_digest", "commit", "stats", "files")
+
+    def __init__(
+        self,
+        identity: str,
+        configs_digest: str,
+        commit: str | None,
+        stats: dict,
+        files: dict[str, FileState],
+    ) -> None:
+        self.identity = identity
+        self.configs_digest = configs_digest
+        self.commit = commit
+        self.stats = stats
+        self.files = files
 
 
 def save_files_state(gen_dir: Path, st: FilesState) -> None:

@@ -15,7 +15,6 @@ import contextlib
 from array import array
 from bisect import bisect_left
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field
 
 from codeimpact.graph import snapshot_files as csr
 from codeimpact.graph.delta import GraphDelta
@@ -30,23 +29,53 @@ from codeimpact.indexer.resolved import (
 )
 from codeimpact.indexer.state import MAX_IDS, GraphState, edge_code, resolved_blob
 from codeimpact.indexer.tables import EdgeKey, edge_row, external_row, symbol_row
+from codeimpact.native.record import Compared
 
 
 def path_of(uid: str) -> str:
     return uid.split("::", 1)[0]
 
 
-@dataclass
-class DeltaResult:
+class DeltaResult(Compared):
     delta: GraphDelta
     state: GraphState  # the new state (shares unchanged parts with the old one)
-    removed_codes: list[int] = field(default_factory=list)
-    added: list[tuple[int, float]] = field(default_factory=list)  # (code, confidence)
+    removed_codes: list[int]
+    added: list[tuple[int, float]]  # (code, confidence)
     # new id -> the row of a symbol inserted or changed (its node flags and kind)
-    node_updates: dict[int, SymbolRow] = field(default_factory=dict)
-    moves: dict[int, int] = field(default_factory=dict)  # old id -> new id (ids kept dense)
-    newcomers: list[str] = field(default_factory=list)  # uids that took an id in this delta
-    gone: list[str] = field(default_factory=list)  # uids whose id this delta freed
+    node_updates: dict[int, SymbolRow]
+    moves: dict[int, int]  # old id -> new id (ids kept dense)
+    newcomers: list[str]  # uids that took an id in this delta
+    gone: list[str]  # uids whose id this delta freed
+    __slots__ = (
+        "delta",
+        "state",
+        "removed_codes",
+        "added",
+        "node_updates",
+        "moves",
+        "newcomers",
+        "gone",
+    )
+
+    def __init__(
+        self,
+        delta: GraphDelta,
+        state: GraphState,
+        removed_codes: list[int] | None = None,
+        added: list[tuple[int, float]] | None = None,
+        node_updates: dict[int, SymbolRow] | None = None,
+        moves: dict[int, int] | None = None,
+        newcomers: list[str] | None = None,
+        gone: list[str] | None = None,
+    ) -> None:
+        self.delta = delta
+        self.state = state
+        self.removed_codes = [] if removed_codes is None else removed_codes
+        self.added = [] if added is None else added
+        self.node_updates = {} if node_updates is None else node_updates
+        self.moves = {} if moves is None else moves
+        self.newcomers = [] if newcomers is None else newcomers
+        self.gone = [] if gone is None else gone
 
 
 def compute_delta(

@@ -10,7 +10,6 @@ import functools
 import marshal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +73,7 @@ from codeimpact.indexer.run import (
 )
 from codeimpact.indexer.state import GraphState, load_graph_state
 from codeimpact.indexer.tables import expected_counts, file_row
+from codeimpact.native.record import Compared
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,8 +84,7 @@ if TYPE_CHECKING:
 WIDE_RESOLVE_MIN = 256
 
 
-@dataclass
-class _Facts:
+class _Facts(Compared):
     """The facts the delta works from."""
 
     now: dict[str, FileFacts]  # the changed files' facts (extracted or cached)
@@ -93,21 +92,51 @@ class _Facts:
     before: dict[str, FileFacts]  # the changed files' facts in the live generation
     present: list[str]  # the files indexed now (not skipped)
     every: LazyFacts  # every present file's facts, loaded when a resolver asks
+    __slots__ = ("now", "parsed", "before", "present", "every")
+
+    def __init__(
+        self,
+        now: dict[str, FileFacts],
+        parsed: int,
+        before: dict[str, FileFacts],
+        present: list[str],
+        every: LazyFacts,
+    ) -> None:
+        self.now = now
+        self.parsed = parsed
+        self.before = before
+        self.present = present
+        self.every = every
 
 
-@dataclass
-class _Resolved:
+class _Resolved(Compared):
     out: dict[str, ResolvedFile]  # the files re-resolved
     modules: dict[str, dict[str, str] | None]  # per language, path -> module name
     summaries: dict[str, bytes]  # path -> the resolver's summary of the file
     lookup_keys: dict[str, bytes]  # the lookup keys of the files whose facts changed
-    cut_off: bool = False  # nothing resolved again: the changed files' facts did not change
+    cut_off: bool  # nothing resolved again: the changed files' facts did not change
     # resolver group -> its shared summary: new bytes, or the live generation's file
-    shared: dict[str, bytes | Path] = field(default_factory=dict)
+    shared: dict[str, bytes | Path]
+    __slots__ = ("out", "modules", "summaries", "lookup_keys", "cut_off", "shared")
+
+    def __init__(
+        self,
+        out: dict[str, ResolvedFile],
+        modules: dict[str, dict[str, str] | None],
+        summaries: dict[str, bytes],
+        lookup_keys: dict[str, bytes],
+        cut_off: bool = False,
+        shared: dict[str, bytes | Path] | None = None,
+    ) -> None:
+        self.out = out
+        self.modules = modules
+        self.summaries = summaries
+        self.lookup_keys = lookup_keys
+        self.cut_off = cut_off
+        self.shared = {} if shared is None else shared
 
 
-@dataclass
-class _Diff:
+class _Diff(Compared):
     result: DeltaResult
     flags: np.ndarray  # per node, after the delta
     kinds: np.ndarray
@@ -116,10 +145,24 @@ class _Diff:
     # unresolved sites stand (none of the files resolved again changed theirs); asked for
     # once the writer has the delta: neither it nor the Meta needs them
     unresolved: Callable[[], dict[str, list[tuple[str, int]]] | Path]
+    __slots__ = ("result", "flags", "kinds", "rank", "unresolved")
+
+    def __init__(
+        self,
+        result: DeltaResult,
+        flags: np.ndarray,
+        kinds: np.ndarray,
+        rank: np.ndarray,
+        unresolved: Callable[[], dict[str, list[tuple[str, int]]] | Path],
+    ) -> None:
+        self.result = result
+        self.flags = flags
+        self.kinds = kinds
+        self.rank = rank
+        self.unresolved = unresolved
 
 
-@dataclass
-class Writer:
+class Writer(Compared):
     """The database writer of a delta run (`prestart`), started before the run knows it will
     write by delta (indexer/pipeline.py: while git lists the files, once a file's stat moved),
     with the generation it writes; `drop` when no delta is written after all."""
@@ -127,6 +170,14 @@ class Writer:
     live: layout.Generation  # the generation it brings its database level with
     gen: layout.Generation
     early: EarlyWrite | None  # None: a fork was unsafe (the delta is written later)
+    __slots__ = ("live", "gen", "early")
+
+    def __init__(
+        self, live: layout.Generation, gen: layout.Generation, early: EarlyWrite | None
+    ) -> None:
+        self.live = live
+        self.gen = gen
+        self.early = early
 
     def drop(self) -> None:
         if self.early is not None:
@@ -593,14 +644,22 @@ def _write(run: Run, prev: Previous, plan: ChangePlan, reason: str,
         {**delta.counts(), **written.counts(), "cut_off": int(resolved.cut_off)}))  # fmt: skip
 
 
-@dataclass
-class _Written:
+class _Written(Compared):
     """A generation written whole, to be published (`report()` once it is)."""
 
     write: DeltaWrite
     delta: GraphDelta  # what made the generation from the live one, and its Meta
     meta: dict
     report: Callable[[], AnalyzeReport]
+    __slots__ = ("write", "delta", "meta", "report")
+
+    def __init__(
+        self, write: DeltaWrite, delta: GraphDelta, meta: dict, report: Callable[[], AnalyzeReport]
+    ) -> None:
+        self.write = write
+        self.delta = delta
+        self.meta = meta
+        self.report = report
 
 
 def _record_of(path: str, fs: FileState) -> FileRecord:

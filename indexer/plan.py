@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
 
 from codeimpact.indexer.lang import LANGUAGES, flow_rules
 from codeimpact.indexer.lang.api import (
@@ -59,6 +58,7 @@ from codeimpact.indexer.lang.api import (
     native_core,
 )
 from codeimpact.indexer.name_index import keys_blob
+from codeimpact.native.record import Compared
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # what a flow binder's value reads: names, and locals that extraction names `x$<digits>` (a
@@ -83,12 +83,24 @@ _STR, _PAIRS, _STRS = 0, 1, 2  # a str; pairs whose second item is a str; strs (
 PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib", "main"})
 
 
-@dataclass
-class ChangePlan:
-    added: list[str] = field(default_factory=list)
-    modified: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    renamed: list[tuple[str, str]] = field(default_factory=list)  # (old, new), same content
+class ChangePlan(Compared):
+    added: list[str]
+    modified: list[str]
+    deleted: list[str]
+    renamed: list[tuple[str, str]]  # (old, new), same content
+    __slots__ = ("added", "modified", "deleted", "renamed")
+
+    def __init__(
+        self,
+        added: list[str] | None = None,
+        modified: list[str] | None = None,
+        deleted: list[str] | None = None,
+        renamed: list[tuple[str, str]] | None = None,
+    ) -> None:
+        self.added = [] if added is None else added
+        self.modified = [] if modified is None else modified
+        self.deleted = [] if deleted is None else deleted
+        self.renamed = [] if renamed is None else renamed
 
     @property
     def changed(self) -> set[str]:

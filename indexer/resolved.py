@@ -6,10 +6,10 @@ replaces exactly its outgoing edges and nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from codeimpact.graph.schema import edge_type, row_type
+from codeimpact.native.record import Compared
 
 # Every edge names the rule that found its target, from the one closed table in
 # lang/engine/rules.py (reason -> confidence).
@@ -58,14 +58,30 @@ class Unresolved(NamedTuple):
     line: int
 
 
-@dataclass
-class ResolvedFile:
+class ResolvedFile(Compared):
     path: str
-    symbols: list[SymbolRow] = field(default_factory=list)
-    edges: list[Edge] = field(default_factory=list)
-    unresolved: list[Unresolved] = field(default_factory=list)
-    calls_total: int = 0
-    calls_builtin: int = 0
+    symbols: list[SymbolRow]
+    edges: list[Edge]
+    unresolved: list[Unresolved]
+    calls_total: int
+    calls_builtin: int
+    __slots__ = ("path", "symbols", "edges", "unresolved", "calls_total", "calls_builtin")
+
+    def __init__(
+        self,
+        path: str,
+        symbols: list[SymbolRow] | None = None,
+        edges: list[Edge] | None = None,
+        unresolved: list[Unresolved] | None = None,
+        calls_total: int = 0,
+        calls_builtin: int = 0,
+    ) -> None:
+        self.path = path
+        self.symbols = [] if symbols is None else symbols
+        self.edges = [] if edges is None else edges
+        self.unresolved = [] if unresolved is None else unresolved
+        self.calls_total = calls_total
+        self.calls_builtin = calls_builtin
 
 
 # A `value-flow` edge W -> f is a relay (query/relays.py): W calls f on behalf of whoever

@@ -11,7 +11,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +27,7 @@ from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import ChangePlan
 from codeimpact.indexer.report import AnalyzeReport, FileRecord, Progress, incomplete_record
+from codeimpact.native.record import Compared
 
 if TYPE_CHECKING:  # the graph state's module brings numpy: not a no-op's (indexer/files_state.py)
     from codeimpact.indexer.state import GraphState
@@ -214,14 +214,17 @@ def file_state(r: FileRecord) -> FileState:
                      r.lines, r.is_test)  # fmt: skip
 
 
-@dataclass
-class Previous:
+class Previous(Compared):
     gen: layout.Generation
     files: FilesState
+    __slots__ = ("gen", "files")
+
+    def __init__(self, gen: layout.Generation, files: FilesState) -> None:
+        self.gen = gen
+        self.files = files
 
 
-@dataclass
-class Run:
+class Run(Compared):
     """One analyze run: its inputs, what it measured so far, and the steps both modes take."""
 
     repo: Path
@@ -239,17 +242,90 @@ class Run:
     timings: dict[str, float]
     t0: float
     scanned_at: int  # time.time_ns() when the scan began
-    memory_mb: dict[str, int] = field(default_factory=dict)  # resident memory after each phase
-    cpu_seconds: dict[str, float] = field(default_factory=dict)  # CPU of each phase
-    cpu_mark: float = 0.0  # process_cpu() when the last phase ended
+    memory_mb: dict[str, int]  # resident memory after each phase
+    cpu_seconds: dict[str, float]  # CPU of each phase
+    cpu_mark: float  # process_cpu() when the last phase ended
     # job -> the path it took: "forked", or why not (indexer/fork_guard.py)
-    forks: dict[str, str] = field(default_factory=dict)
+    forks: dict[str, str]
     # the untracked files discover's `git ls-files` listed (None: git did not list them)
-    untracked: set[str] | None = None
+    untracked: set[str] | None
     # outside git, what discover's walk saw of each folder (discover.Listed; empty in git):
     # a full build's tree signature takes it instead of listing every folder again
-    listed: dict = field(default_factory=dict)
-    _file_states: dict[str, FileState] | None = field(default=None, repr=False)
+    listed: dict
+    _file_states: dict[str, FileState] | None
+    __slots__ = (
+        "repo",
+        "idx",
+        "config",
+        "options",
+        "progress",
+        "digest",
+        "comps",
+        "cache",
+        "configs",
+        "configs_digest",
+        "records",
+        "data",
+        "timings",
+        "t0",
+        "scanned_at",
+        "memory_mb",
+        "cpu_seconds",
+        "cpu_mark",
+        "forks",
+        "untracked",
+        "listed",
+        "_file_states",
+    )
+    _unshown = ("_file_states",)
+
+    def __init__(
+        self,
+        repo: Path,
+        idx: Path,
+        config: IndexConfig,
+        options: RunOptions,
+        progress: Progress | None,
+        digest: str,
+        comps: dict,
+        cache: FactsCache,
+        configs: dict[str, str],
+        configs_digest: str,
+        records: list[FileRecord],
+        data: dict[str, bytes],
+        timings: dict[str, float],
+        t0: float,
+        scanned_at: int,
+        memory_mb: dict[str, int] | None = None,
+        cpu_seconds: dict[str, float] | None = None,
+        cpu_mark: float = 0.0,
+        forks: dict[str, str] | None = None,
+        untracked: set[str] | None = None,
+        listed: dict | None = None,
+        _file_states: dict[str, FileState] | None = None,
+    ) -> None:
+        self.repo = repo
+        self.idx = idx
+        self.config = config
+        self.options = options
+        self.progress = progress
+        self.digest = digest
+        self.comps = comps
+        self.cache = cache
+        self.configs = configs
+        self.configs_digest = configs_digest
+        self.records = records
+        self.data = data
+        self.timings = timings
+        self.t0 = t0
+        self.scanned_at = scanned_at
+        self.memory_mb = {} if memory_mb is None else memory_mb
+        self.cpu_seconds = {} if cpu_seconds is None else cpu_seconds
+        self.cpu_mark = cpu_mark
+        self.forks = {} if forks is None else forks
+        self.untracked = untracked
+        self.listed = {} if listed is None else listed
+        self._file_states = _file_states
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved, meta: dict,
                plan: ChangePlan | None = None, delta=None) -> AnalyzeReport:  # fmt: skip

@@ -39,7 +39,6 @@ import marshal
 import os
 import shutil
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +50,7 @@ from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
 from codeimpact.indexer.name_index import NAMES_NAME, NameIndex, load_index, read_keys
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, native_core
+from codeimpact.native.record import Compared
 
 if TYPE_CHECKING:
     import numpy as np
@@ -144,8 +144,7 @@ def resolved_from_blob(path: str, blob: bytes) -> ResolvedFile:
 Ref = tuple[str, int, int]  # (pack file name, offset, length)
 
 
-@dataclass
-class GraphState:
+class GraphState(Compared):
     resolved_refs: dict[str, Ref]  # path -> its resolved output in a pack of `pack_dir`
     used: dict[str, bytes]  # path -> plan.lookup_keys_blob of its facts
     modules: dict  # language -> {path: module name}, or None where the resolver has none
@@ -154,28 +153,98 @@ class GraphState:
     foreign: dict[tuple, list[str]]  # edge key -> files (not its source's) that produce it
     ext_refs: dict[str, int]  # external uid -> edges pointing at it
     totals: dict  # calls and edge counts
-    summaries: dict[str, bytes] = field(default_factory=dict)  # path -> resolver summary
-    codes: np.ndarray = field(default_factory=lambda: memoryview(b"").cast("q"))
-    confs: np.ndarray = field(default_factory=lambda: memoryview(b"").cast("f"))
+    summaries: dict[str, bytes]  # path -> resolver summary
+    codes: np.ndarray
+    confs: np.ndarray
     # resolved outputs not in a pack yet (written by save_graph_state)
-    new_blobs: dict[str, bytes] = field(default_factory=dict)
-    pack_dir: Path | None = None  # the generation folder the refs point into
+    new_blobs: dict[str, bytes]
+    pack_dir: Path | None  # the generation folder the refs point into
     # a generation folder whose edge files (and CSR snapshot) hold exactly `codes` and
     # `confs` (a delta that changed no edge): they are hard-linked, not written again
-    edges_from: Path | None = None
+    edges_from: Path | None
     # resolver group -> its shared summary (resolution.shared_summaries): the bytes to write,
     # or a file holding them (the previous generation's, or one a full build staged)
-    shared: dict[str, bytes | Path] = field(default_factory=dict)
+    shared: dict[str, bytes | Path]
     # the lookup keys and summaries as a generation's state-keys.bin holds them (that file,
     # its size, the two dicts), which `used` and `summaries` differ from in a few files
-    keys_base: tuple[Path, int, dict[str, bytes], dict[str, bytes]] | None = None
-    keys_digest: int | None = None  # xxh3 of that file's bytes
+    keys_base: tuple[Path, int, dict[str, bytes], dict[str, bytes]] | None
+    keys_digest: int | None  # xxh3 of that file's bytes
     # the files whose lookup keys differ from keys_base's (changed or gone since)
-    keys_changed: frozenset[str] = frozenset()
+    keys_changed: frozenset[str]
     # keys_base's lookup keys inverted (indexer/name_index.py), once `users_of` made or read it
-    names: NameIndex | None = None
-    _decoded: dict[str, ResolvedFile] = field(default_factory=dict, repr=False)
-    _names_tried: bool = field(default=False, repr=False)
+    names: NameIndex | None
+    _decoded: dict[str, ResolvedFile]
+    _names_tried: bool
+    __slots__ = (
+        "resolved_refs",
+        "used",
+        "modules",
+        "ids",
+        "free_ids",
+        "foreign",
+        "ext_refs",
+        "totals",
+        "summaries",
+        "codes",
+        "confs",
+        "new_blobs",
+        "pack_dir",
+        "edges_from",
+        "shared",
+        "keys_base",
+        "keys_digest",
+        "keys_changed",
+        "names",
+        "_decoded",
+        "_names_tried",
+    )
+    _unshown = ("_decoded", "_names_tried")
+
+    def __init__(
+        self,
+        resolved_refs: dict[str, Ref],
+        used: dict[str, bytes],
+        modules: dict,
+        ids: MutableMapping[str, int],
+        free_ids: list[int],
+        foreign: dict[tuple, list[str]],
+        ext_refs: dict[str, int],
+        totals: dict,
+        summaries: dict[str, bytes] | None = None,
+        codes: np.ndarray | None = None,
+        confs: np.ndarray | None = None,
+        new_blobs: dict[str, bytes] | None = None,
+        pack_dir: Path | None = None,
+        edges_from: Path | None = None,
+        shared: dict[str, bytes | Path] | None = None,
+        keys_base: tuple[Path, int, dict[str, bytes], dict[str, bytes]] | None = None,
+        keys_digest: int | None = None,
+        keys_changed: frozenset[str] = frozenset(),
+        names: NameIndex | None = None,
+        _decoded: dict[str, ResolvedFile] | None = None,
+        _names_tried: bool = False,
+    ) -> None:
+        self.resolved_refs = resolved_refs
+        self.used = used
+        self.modules = modules
+        self.ids = ids
+        self.free_ids = free_ids
+        self.foreign = foreign
+        self.ext_refs = ext_refs
+        self.totals = totals
+        self.summaries = {} if summaries is None else summaries
+        self.codes = memoryview(b"").cast("q") if codes is None else codes
+        self.confs = memoryview(b"").cast("f") if confs is None else confs
+        self.new_blobs = {} if new_blobs is None else new_blobs
+        self.pack_dir = pack_dir
+        self.edges_from = edges_from
+        self.shared = {} if shared is None else shared
+        self.keys_base = keys_base
+        self.keys_digest = keys_digest
+        self.keys_changed = keys_changed
+        self.names = names
+        self._decoded = {} if _decoded is None else _decoded
+        self._names_tried = _names_tried
 
     def files(self) -> set[str]:
         return set(self.resolved_refs) | set(self.new_blobs)

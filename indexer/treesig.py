@@ -35,7 +35,6 @@ import os
 import stat
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import xxhash
@@ -48,6 +47,7 @@ from codeimpact.indexer.discover import ALWAYS_SKIPPED, IgnoreRules, Listed
 from codeimpact.indexer.fileset import config_rules, indexable_name
 from codeimpact.indexer.gitinfo import try_git
 from codeimpact.indexer.lang import EXTENSIONS, language_name_for
+from codeimpact.native.record import Compared, Hashed
 
 SIGNATURE_VERSION = 1
 RACY_NS = 2_000_000_000  # as indexer.scanning's: generous for coarse (FAT, NFS) timestamps
@@ -76,30 +76,77 @@ def raw_entry(full: str) -> str | None:
         return None
 
 
-@dataclass
-class TreeSignature:
+class TreeSignature(Compared):
     taken_at_ns: int
     git: bool
     commit: str | None  # HEAD when taken (None outside git or before the first commit)
     branch: str | None  # None when detached or outside git
-    stamps: dict[str, Stamp] = field(default_factory=dict)  # trusted stamps
-    contents: dict[str, str] = field(default_factory=dict)  # path -> content entry
-    absent: list[str] = field(default_factory=list)  # paths that must not exist
-    links: list[str] = field(default_factory=list)  # indexed files that are symbolic links
+    stamps: dict[str, Stamp]  # trusted stamps
+    contents: dict[str, str]  # path -> content entry
+    absent: list[str]  # paths that must not exist
+    links: list[str]  # indexed files that are symbolic links
     # git's index file (what is tracked): its stamp, and a digest of the indexable paths
     # it tracks, which decides when the stamp changed (`git add`, a refresh by `git status`)
-    git_index: str | None = None
-    git_index_stamp: Stamp | None = None  # None: racy when taken, compare the paths
-    tracked: str | None = None
+    git_index: str | None
+    git_index_stamp: Stamp | None  # None: racy when taken, compare the paths
+    tracked: str | None
     # what `tracked` was taken under (tracked_key: the rules that decide what is indexable),
     # so the next signature may reuse it while git's index file is the same one
-    tracked_key: str | None = None
-    dirs: dict[str, tuple[int, int, str | None]] = field(default_factory=dict)
+    tracked_key: str | None
+    dirs: dict[str, tuple[int, int, str | None]]
     # ^ folder -> (mtime_ns, inode, digest of its names; None: never trusted)
     # Paths are relative to the repository, or absolute for git's files outside it.
     # what the run's `git status` saw (worktree.StatusRecord.to_json), for the next run's
     # status of the paths that can have changed since (None: run a whole one)
-    status: dict | None = None
+    status: dict | None
+    __slots__ = (
+        "taken_at_ns",
+        "git",
+        "commit",
+        "branch",
+        "stamps",
+        "contents",
+        "absent",
+        "links",
+        "git_index",
+        "git_index_stamp",
+        "tracked",
+        "tracked_key",
+        "dirs",
+        "status",
+    )
+
+    def __init__(
+        self,
+        taken_at_ns: int,
+        git: bool,
+        commit: str | None,
+        branch: str | None,
+        stamps: dict[str, Stamp] | None = None,
+        contents: dict[str, str] | None = None,
+        absent: list[str] | None = None,
+        links: list[str] | None = None,
+        git_index: str | None = None,
+        git_index_stamp: Stamp | None = None,
+        tracked: str | None = None,
+        tracked_key: str | None = None,
+        dirs: dict[str, tuple[int, int, str | None]] | None = None,
+        status: dict | None = None,
+    ) -> None:
+        self.taken_at_ns = taken_at_ns
+        self.git = git
+        self.commit = commit
+        self.branch = branch
+        self.stamps = {} if stamps is None else stamps
+        self.contents = {} if contents is None else contents
+        self.absent = [] if absent is None else absent
+        self.links = [] if links is None else links
+        self.git_index = git_index
+        self.git_index_stamp = git_index_stamp
+        self.tracked = tracked
+        self.tracked_key = tracked_key
+        self.dirs = {} if dirs is None else dirs
+        self.status = status
 
     def to_text(self) -> str:
         return json.dumps(
@@ -154,11 +201,16 @@ def _git(repo: Path, *args: str) -> str | None:
     return out.stdout.decode("utf-8", "surrogateescape") if out is not None else None
 
 
-@dataclass(frozen=True)
-class _GitDirs:
+class _GitDirs(Hashed):
     git_dir: str  # HEAD and index live here (per worktree)
     common_dir: str  # refs, packed-refs, info/exclude
     toplevel: str
+    __slots__ = ("git_dir", "common_dir", "toplevel")
+
+    def __init__(self, git_dir: str, common_dir: str, toplevel: str) -> None:
+        self.git_dir = git_dir
+        self.common_dir = common_dir
+        self.toplevel = toplevel
 
 
 def _git_dirs(repo: Path) -> _GitDirs | None:
@@ -296,13 +348,18 @@ def names_digest(names: list[str]) -> str:
     return h.hexdigest()
 
 
-@dataclass
-class _Listing:
+class _Listing(Compared):
     """One folder as the signature sees it."""
 
     files: list[str]  # indexable files (paths), ignored ones too in git (tracked ones count)
     subdirs: list[str]  # paths of the subfolders that are not always skipped
     gitignore: bool
+    __slots__ = ("files", "subdirs", "gitignore")
+
+    def __init__(self, files: list[str], subdirs: list[str], gitignore: bool) -> None:
+        self.files = files
+        self.subdirs = subdirs
+        self.gitignore = gitignore
 
 
 def list_folder(root: str, rel: str, config: IndexConfig, cfg_rules: IgnoreRules | None,
@@ -397,14 +454,30 @@ def ignored_dirs(repo: Path, candidates: list[str], git: bool,
     return _git_ignored(repo, maybe) if git else set(maybe)
 
 
-@dataclass
-class _Folder:
+class _Folder(Compared):
     mtime: int
     ino: int
     subdirs: list[str]  # the subfolders walked
     gitignore: bool
     listing: _Listing | None  # None: the previous signature's entry still holds
-    digest: str | None = None  # that entry's digest
+    digest: str | None  # that entry's digest
+    __slots__ = ("mtime", "ino", "subdirs", "gitignore", "listing", "digest")
+
+    def __init__(
+        self,
+        mtime: int,
+        ino: int,
+        subdirs: list[str],
+        gitignore: bool,
+        listing: _Listing | None,
+        digest: str | None = None,
+    ) -> None:
+        self.mtime = mtime
+        self.ino = ino
+        self.subdirs = subdirs
+        self.gitignore = gitignore
+        self.listing = listing
+        self.digest = digest
 
 
 class _Restart(Exception):

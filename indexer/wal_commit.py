@@ -32,7 +32,6 @@ import pickle
 import select
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,28 +39,51 @@ from codeimpact.graph import wal_store
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.delta import warm_up as apply_warm_up
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
+from codeimpact.native.record import Hashed
 
 
-@dataclass(frozen=True)
-class Committed:
+class Committed(Hashed):
     rows: dict[str, int]  # the database's row counts after the commit
     rewritten: int  # edges a compaction wrote again (0 without one)
     path: str  # "forked", or "in this process: why" (the run's report says it)
     # what a prestarted child's `prepare` said of the database it put in place (`Ready.info`)
-    info: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any]
+    __slots__ = ("rows", "rewritten", "path", "info")
+
+    def __init__(
+        self, rows: dict[str, int], rewritten: int, path: str, info: dict[str, Any] | None = None
+    ) -> None:
+        self.rows = rows
+        self.rewritten = rewritten
+        self.path = path
+        self.info = {} if info is None else info
 
 
-@dataclass(frozen=True)
-class Ready:
+class Ready(Hashed):
     """A database in place for `prestart`'s child: what `wal_store.bring_level` needs, and
     what the run's report says of it."""
 
     expected_generation: int | None
     replay: list[GraphDelta]
     compact_after_replay: bool
-    info: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any]
     # what the info says once the delta is committed (in the child, before its answer)
-    finish: Callable[[dict[str, Any]], dict[str, Any]] = dict
+    finish: Callable[[dict[str, Any]], dict[str, Any]]
+    __slots__ = ("expected_generation", "replay", "compact_after_replay", "info", "finish")
+
+    def __init__(
+        self,
+        expected_generation: int | None,
+        replay: list[GraphDelta],
+        compact_after_replay: bool,
+        info: dict[str, Any] | None = None,
+        finish: Callable[[dict[str, Any]], dict[str, Any]] = dict,
+    ) -> None:
+        self.expected_generation = expected_generation
+        self.replay = replay
+        self.compact_after_replay = compact_after_replay
+        self.info = {} if info is None else info
+        self.finish = finish
 
 
 class DeltaChildDied(RuntimeError):

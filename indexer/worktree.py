@@ -24,7 +24,6 @@ import select
 import signal
 import subprocess
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import xxhash
@@ -45,30 +44,55 @@ from codeimpact.indexer.gitinfo import (
 )
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.reading import read_source
+from codeimpact.native.record import Hashed
 
 
-@dataclass(frozen=True)
-class Worktree:
+class Worktree(Hashed):
     """What `git status` says about the indexable files (or, outside git, all of them)."""
 
     in_git: bool
     head: str | None  # None outside git or before the first commit
     branch: str | None  # None when detached or outside git
     detached: bool
-    dirty: dict[str, str] = field(default_factory=dict)  # path -> entry
+    dirty: dict[str, str]  # path -> entry
+    __slots__ = ("in_git", "head", "branch", "detached", "dirty")
+
+    def __init__(
+        self,
+        in_git: bool,
+        head: str | None,
+        branch: str | None,
+        detached: bool,
+        dirty: dict[str, str] | None = None,
+    ) -> None:
+        self.in_git = in_git
+        self.head = head
+        self.branch = branch
+        self.detached = detached
+        self.dirty = {} if dirty is None else dirty
 
     @property
     def dirty_digest(self) -> str:
         return dirty_digest(self.dirty)
 
 
-@dataclass(frozen=True)
-class Drift:
+class Drift(Hashed):
     """Indexable files whose content differs from what the index holds, by kind."""
 
-    changed: list[str] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
+    changed: list[str]
+    added: list[str]
+    deleted: list[str]
+    __slots__ = ("changed", "added", "deleted")
+
+    def __init__(
+        self,
+        changed: list[str] | None = None,
+        added: list[str] | None = None,
+        deleted: list[str] | None = None,
+    ) -> None:
+        self.changed = [] if changed is None else changed
+        self.added = [] if added is None else added
+        self.deleted = [] if deleted is None else deleted
 
     def __bool__(self) -> bool:
         return bool(self.changed or self.added or self.deleted)
@@ -118,8 +142,7 @@ def git_index_stamp(repo: Path) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-@dataclass(frozen=True)
-class StatusRecord:
+class StatusRecord(Hashed):
     """What a run's `git status` saw, kept in the generation's tree signature for the next
     run: git's index file as status began, the HEAD it listed, and the paths whose status
     may not be clean (the recorded dirty set but the untracked files)."""
@@ -128,6 +151,13 @@ class StatusRecord:
     head: str | None
     paths: list[str]
     scope: str  # "whole", or "paths": git was asked about the paths that could have changed
+    __slots__ = ("index", "head", "paths", "scope")
+
+    def __init__(self, index: list[int], head: str | None, paths: list[str], scope: str) -> None:
+        self.index = index
+        self.head = head
+        self.paths = paths
+        self.scope = scope
 
     def to_json(self) -> dict:
         return {"index": self.index, "head": self.head, "paths": self.paths, "scope": self.scope}

@@ -23,10 +23,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 import tree_sitter as ts
 
+from codeimpact.native.record import Hashed
 from codeimpact.native.runner import native_syntax
 from codeimpact.native.vocabulary import FIELDS, ROLES
 
@@ -68,11 +68,19 @@ OPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class FactRules:
+class FactRules(Hashed):
     roles: Mapping[str, str]  # node type -> node role
     fields: Mapping[str, str]  # field role -> grammar field
     options: Mapping[str, str]
+    __slots__ = ("roles", "fields", "options")
+
+    def __init__(
+        self, roles: Mapping[str, str], fields: Mapping[str, str], options: Mapping[str, str]
+    ) -> None:
+        self.roles = roles
+        self.fields = fields
+        self.options = options
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         known_roles = {name for name, _ in ROLES}

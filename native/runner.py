@@ -34,13 +34,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import tree_sitter as ts
 
 from codeimpact.native.build_digest import source_digest, source_stamp
+from codeimpact.native.record import Hashed
 from codeimpact.native.vocabulary import CAPTURES, CONSTRUCTS
 
 __all__ = [
@@ -62,16 +62,32 @@ _CAPTURE = re.compile(r"@([A-Za-z_][\w.-]*)")
 _COMMENT = re.compile(r";[^\n]*")
 
 
-@dataclass(frozen=True)
-class NativeStatus:
+class NativeStatus(Hashed):
     """Whether the native path runs in this process, and why not when it does not."""
 
     used: bool
     reason: str  # "" when used
     vendored: str | None  # the tree-sitter version the extension was built against
     installed: str | None  # the tree-sitter distribution installed
-    built: str | None = None  # the digest of the sources the extension was built from
-    sources: str | None = None  # the digest of the sources beside the package (None: absent)
+    built: str | None  # the digest of the sources the extension was built from
+    sources: str | None  # the digest of the sources beside the package (None: absent)
+    __slots__ = ("used", "reason", "vendored", "installed", "built", "sources")
+
+    def __init__(
+        self,
+        used: bool,
+        reason: str,
+        vendored: str | None,
+        installed: str | None,
+        built: str | None = None,
+        sources: str | None = None,
+    ) -> None:
+        self.used = used
+        self.reason = reason
+        self.vendored = vendored
+        self.installed = installed
+        self.built = built
+        self.sources = sources
 
     def as_json(self) -> dict:
         return {

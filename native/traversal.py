@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from codeimpact.native import _core
+from codeimpact.native.record import Hashed
 
 __all__ = [
     "ALL_TYPES",
@@ -62,8 +62,7 @@ class CSRLike(Protocol):
     def confidence(self) -> np.ndarray: ...
 
 
-@dataclass(frozen=True)
-class BfsResult:
+class BfsResult(Hashed):
     """Nodes reached by :func:`bfs`, in discovery order.
 
     ``nodes[i]`` was reached at ``depths[i]`` hops from the nearest source, first
@@ -76,6 +75,15 @@ class BfsResult:
     parents: np.ndarray  # int64
 
     truncated: bool
+    __slots__ = ("nodes", "depths", "parents", "truncated")
+
+    def __init__(
+        self, nodes: np.ndarray, depths: np.ndarray, parents: np.ndarray, truncated: bool
+    ) -> None:
+        self.nodes = nodes
+        self.depths = depths
+        self.parents = parents
+        self.truncated = truncated
 
     def __len__(self) -> int:
         return int(self.nodes.shape[0])

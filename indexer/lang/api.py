@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from codeimpact.native.record import Compared, Hashed
 from codeimpact.native.runner import native_syntax
 
 if TYPE_CHECKING:
@@ -488,8 +489,7 @@ class FunctionBody(NamedTuple):
     silent: bool = False
 
 
-@dataclass(frozen=True)
-class LanguageSpec:
+class LanguageSpec(Hashed):
     """A language (the `Language` contract), as its package declares it."""
 
     name: str  # our name, stored in File.language and Symbol.language
@@ -508,42 +508,102 @@ class LanguageSpec:
     resolver: Callable[[], type[ResolverProject]]
     # Basenames of project files the resolver reads (tsconfig.json, go.mod, ...); discovery
     # hands their text to the resolver as `configs` (path -> text), so resolution stays pure.
-    config_files: tuple[str, ...] = ()
+    config_files: tuple[str, ...]
     # The language of one of its files by the file's bytes, where the extension does not
     # decide (a `.h` holding C++ is `cpp`): File.language; None: the spec's own name. It
     # returns a language of the same resolver group.
-    language_of: Callable[[bytes], str] | None = None
+    language_of: Callable[[bytes], str] | None
     # Languages with the same group share one resolver project (TS files import JS files);
     # "" means the language's own name.
-    resolver_group: str = ""
-    package: str = ""  # the language's package (codeimpact.indexer.lang.<name>)
+    resolver_group: str
+    package: str  # the language's package (codeimpact.indexer.lang.<name>)
     # (value names, edge names) an edit may rebind, given the facts before and after (None:
     # no rule for this edit); without it the change plan counts every definition's name
     # (indexer/plan.py says why that suffices)
-    changed_names: Callable[[FileFacts, FileFacts], tuple[set[str], set[str]] | None] | None = None
+    changed_names: Callable[[FileFacts, FileFacts], tuple[set[str], set[str]] | None] | None
     # facts -> (names the file's lookups read that none of its expressions writes, names other
     # files read of it that no definition of it is named): Python's pytest fixtures, which a
     # test requests by a parameter's name or a string and a conftest.py binds by a name of
     # its own (`fixture(name=...)`, autouse); the change plan counts them. Its second
     # argument, when not None: the names the file's expressions spell (plan.py `used_names`),
     # which lets a language skip what none of them names
-    implicit_names: (
-        Callable[[FileFacts, Collection[str] | None], tuple[set[str], set[str]]] | None
-    ) = None
+    implicit_names: Callable[[FileFacts, Collection[str] | None], tuple[set[str], set[str]]] | None
     # source -> every function definition's body (None when it does not parse); for
     # languages whose observed coverage can be imported (`graph coverage import`: Python)
-    function_bodies: Callable[[bytes], list[FunctionBody] | None] | None = None
+    function_bodies: Callable[[bytes], list[FunctionBody] | None] | None
     # facts -> the facts without what depends on byte offsets besides the symbols' own offsets
     # (a local keyed by where it starts), for the early cut-off (indexer/cutoff.py); None:
     # nothing does
-    without_offsets: Callable[[FileFacts], FileFacts] | None = None
+    without_offsets: Callable[[FileFacts], FileFacts] | None
     # what the change plan follows values through in this language's facts (FlowRules);
     # None: the registry's default (indexer/lang/__init__.py flow_rules: Python's)
-    flow_rules: FlowRules | None = None
+    flow_rules: FlowRules | None
     # whether a name no enclosing function binds resolves in its own file only (its module
     # and class scopes, a star import, the builtins: Python), not in other files of a
     # package (Go, C): the change plan's flow binders then read no name the file never binds
-    file_scoped_names: bool = False
+    file_scoped_names: bool
+    __slots__ = (
+        "name",
+        "grammar",
+        "extensions",
+        "extract_version",
+        "resolve_version",
+        "extract",
+        "is_test_path",
+        "resolver",
+        "config_files",
+        "language_of",
+        "resolver_group",
+        "package",
+        "changed_names",
+        "implicit_names",
+        "function_bodies",
+        "without_offsets",
+        "flow_rules",
+        "file_scoped_names",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        grammar: str,
+        extensions: tuple[str, ...],
+        extract_version: int,
+        resolve_version: int,
+        extract: Callable[[bytes], FileFacts],
+        is_test_path: Callable[[str], bool],
+        resolver: Callable[[], type[ResolverProject]],
+        config_files: tuple[str, ...] = (),
+        language_of: Callable[[bytes], str] | None = None,
+        resolver_group: str = "",
+        package: str = "",
+        changed_names: Callable[[FileFacts, FileFacts], tuple[set[str], set[str]] | None]
+        | None = None,
+        implicit_names: Callable[[FileFacts, Collection[str] | None], tuple[set[str], set[str]]]
+        | None = None,
+        function_bodies: Callable[[bytes], list[FunctionBody] | None] | None = None,
+        without_offsets: Callable[[FileFacts], FileFacts] | None = None,
+        flow_rules: FlowRules | None = None,
+        file_scoped_names: bool = False,
+    ) -> None:
+        self.name = name
+        self.grammar = grammar
+        self.extensions = extensions
+        self.extract_version = extract_version
+        self.resolve_version = resolve_version
+        self.extract = extract
+        self.is_test_path = is_test_path
+        self.resolver = resolver
+        self.config_files = config_files
+        self.language_of = language_of
+        self.resolver_group = resolver_group
+        self.package = package
+        self.changed_names = changed_names
+        self.implicit_names = implicit_names
+        self.function_bodies = function_bodies
+        self.without_offsets = without_offsets
+        self.flow_rules = flow_rules
+        self.file_scoped_names = file_scoped_names
 
     @property
     def group(self) -> str:
@@ -563,8 +623,7 @@ class LanguageSpec:
         return cls(files, self.is_test_path, configs or {})
 
 
-@dataclass
-class Prior:
+class Prior(Compared):
     """What a resolver summarised per file in the previous run (its `summaries()`).
 
     Files in `dirty` (those an incremental run re-resolves) are summarised again; the
@@ -575,7 +634,20 @@ class Prior:
     dirty: set[str]
     # language -> path -> module name, as the previous run's `module_names()` said (a
     # resolver may keep them when nothing they depend on changed)
-    modules: dict[str, dict[str, str] | None] | None = None
+    modules: dict[str, dict[str, str] | None] | None
     # resolver group -> what its project kept beside the files' summaries
     # (`shared_summary()`), decoded anew at each call (the project patches it in place)
-    shared: Callable[[str], object | None] | None = None
+    shared: Callable[[str], object | None] | None
+    __slots__ = ("summaries", "dirty", "modules", "shared")
+
+    def __init__(
+        self,
+        summaries: dict[str, object],
+        dirty: set[str],
+        modules: dict[str, dict[str, str] | None] | None = None,
+        shared: Callable[[str], object | None] | None = None,
+    ) -> None:
+        self.summaries = summaries
+        self.dirty = dirty
+        self.modules = modules
+        self.shared = shared

@@ -18,13 +18,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import tree_sitter as ts
 
 # count_lines: the extractors of Go, Java and the C family import it from here
 from codeimpact.indexer.lang.api import FileFacts, SymbolFact, count_lines  # noqa: F401
+from codeimpact.native.record import Hashed
 
 _WS = re.compile(r"\s+")
 
@@ -145,11 +145,14 @@ def first_error_line(root: ts.Node) -> int | None:
 # ---------------------------------------------------------------- the chain of an expression
 
 
-@dataclass(frozen=True, slots=True)
-class Child:
+class Child(Hashed):
     """In a Pick: the first named child of this node type (for grammars without fields)."""
 
     type: str
+    __slots__ = ("type",)
+
+    def __init__(self, type: str) -> None:
+        self.type = type
 
 
 # Where a sub-node of a node is: a field name, an index among the named children (-1 the
@@ -173,8 +176,7 @@ def pick(node: ts.Node | None, where: Pick) -> ts.Node | None:
     return node
 
 
-@dataclass(frozen=True, slots=True)
-class ChainForm:
+class ChainForm(Hashed):
     """How one grammar writes the value expressions of the chain form: node type -> rule.
     Data, declared once per language; `chain_of` is the one walker over it.
 
@@ -191,22 +193,74 @@ class ChainForm:
     tokens. indexed: the operand of `a[i]`. types: the node's type chain is its chain
     (C++ `ns::f`, Java's `a.b.C`)."""
 
-    type_chain: Callable[[ts.Node | None], str] = lambda node: ""  # noqa: E731 - no types
-    names: frozenset[str] = frozenset()
-    fixed: Mapping[str, str] = field(default_factory=dict)
-    texts: Mapping[str, str] = field(default_factory=dict)
-    members: Mapping[str, tuple[Pick, Pick]] = field(default_factory=dict)
-    member_names: Mapping[str, Pick] = field(default_factory=dict)
-    calls: Mapping[str, Pick] = field(default_factory=dict)
-    callee_index: Mapping[str, Pick] = field(default_factory=dict)
-    member_calls: Mapping[str, tuple[Pick, Pick]] = field(default_factory=dict)
-    constructions: Mapping[str, Pick] = field(default_factory=dict)
-    inner: Mapping[str, Pick] = field(default_factory=dict)
-    operators: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    indexed: Mapping[str, Pick] = field(default_factory=dict)
-    types: frozenset[str] = frozenset()
+    type_chain: Callable[[ts.Node | None], str]  # noqa: E731 - no types
+    names: frozenset[str]
+    fixed: Mapping[str, str]
+    texts: Mapping[str, str]
+    members: Mapping[str, tuple[Pick, Pick]]
+    member_names: Mapping[str, Pick]
+    calls: Mapping[str, Pick]
+    callee_index: Mapping[str, Pick]
+    member_calls: Mapping[str, tuple[Pick, Pick]]
+    constructions: Mapping[str, Pick]
+    inner: Mapping[str, Pick]
+    operators: Mapping[str, frozenset[str]]
+    indexed: Mapping[str, Pick]
+    types: frozenset[str]
     # node type -> (rule, its argument): one lookup a node (chains are walked per call site)
-    rules: Mapping[str, tuple[str, object]] = field(init=False, repr=False, compare=False)
+    rules: Mapping[str, tuple[str, object]]
+    __slots__ = (
+        "type_chain",
+        "names",
+        "fixed",
+        "texts",
+        "members",
+        "member_names",
+        "calls",
+        "callee_index",
+        "member_calls",
+        "constructions",
+        "inner",
+        "operators",
+        "indexed",
+        "types",
+        "rules",
+    )
+    _unshown = ("rules",)
+    _uncompared = ("rules",)
+
+    def __init__(
+        self,
+        type_chain: Callable[[ts.Node | None], str] = lambda node: "",
+        names: frozenset[str] = frozenset(),
+        fixed: Mapping[str, str] | None = None,
+        texts: Mapping[str, str] | None = None,
+        members: Mapping[str, tuple[Pick, Pick]] | None = None,
+        member_names: Mapping[str, Pick] | None = None,
+        calls: Mapping[str, Pick] | None = None,
+        callee_index: Mapping[str, Pick] | None = None,
+        member_calls: Mapping[str, tuple[Pick, Pick]] | None = None,
+        constructions: Mapping[str, Pick] | None = None,
+        inner: Mapping[str, Pick] | None = None,
+        operators: Mapping[str, frozenset[str]] | None = None,
+        indexed: Mapping[str, Pick] | None = None,
+        types: frozenset[str] = frozenset(),
+    ) -> None:
+        self.type_chain = type_chain
+        self.names = names
+        self.fixed = {} if fixed is None else fixed
+        self.texts = {} if texts is None else texts
+        self.members = {} if members is None else members
+        self.member_names = {} if member_names is None else member_names
+        self.calls = {} if calls is None else calls
+        self.callee_index = {} if callee_index is None else callee_index
+        self.member_calls = {} if member_calls is None else member_calls
+        self.constructions = {} if constructions is None else constructions
+        self.inner = {} if inner is None else inner
+        self.operators = {} if operators is None else operators
+        self.indexed = {} if indexed is None else indexed
+        self.types = types
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         rules: dict[str, tuple[str, object]] = {}

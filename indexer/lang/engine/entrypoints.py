@@ -24,21 +24,38 @@ applies to its library subclasses too.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+from codeimpact.native.record import Hashed
 
 
-@dataclass(frozen=True)
-class CallsArgument:
+class CallsArgument(Hashed):
     """Calling `names` calls the argument at `position` (or passed as `keyword`)."""
 
     names: tuple[str, ...]
     position: int | None
-    keyword: str | None = None
-    members: tuple[str, ...] = ()  # called on the argument; none: the argument is called
+    keyword: str | None
+    members: tuple[str, ...]  # called on the argument; none: the argument is called
     # the argument may be a function that a library decorator made into an object (click's
     # `@command` functions): calling `member` on it runs the function
-    function_stands_for_object: bool = False
-    why: str = ""
+    function_stands_for_object: bool
+    why: str
+    __slots__ = ("names", "position", "keyword", "members", "function_stands_for_object", "why")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        position: int | None,
+        keyword: str | None = None,
+        members: tuple[str, ...] = (),
+        function_stands_for_object: bool = False,
+        why: str = "",
+    ) -> None:
+        self.names = names
+        self.position = position
+        self.keyword = keyword
+        self.members = members
+        self.function_stands_for_object = function_stands_for_object
+        self.why = why
 
     def argument(self, args: Iterable[tuple[int | str, str]]) -> str | None:
         """The chain passed at this row's position or keyword, if any."""
@@ -48,18 +65,25 @@ class CallsArgument:
         return None
 
 
-@dataclass(frozen=True)
-class CallsSelf:
+class CallsSelf(Hashed):
     """The library method `cls`.`method` calls each of `calls` on its own instance."""
 
     cls: tuple[str, ...]
     method: str
     calls: tuple[str, ...]
-    why: str = ""
+    why: str
+    __slots__ = ("cls", "method", "calls", "why")
+
+    def __init__(
+        self, cls: tuple[str, ...], method: str, calls: tuple[str, ...], why: str = ""
+    ) -> None:
+        self.cls = cls
+        self.method = method
+        self.calls = calls
+        self.why = why
 
 
-@dataclass(frozen=True)
-class DecoratorMakes:
+class DecoratorMakes(Hashed):
     """The library decorator factory `names` makes the decorated function into an instance
     of the class passed as `keyword` (`@click.group(cls=FlaskGroup)`): the library calls that
     class's methods where it would call its own (CallsSelf rows of the class's library
@@ -67,27 +91,54 @@ class DecoratorMakes:
 
     names: tuple[str, ...]
     keyword: str
-    why: str = ""
+    why: str
+    __slots__ = ("names", "keyword", "why")
+
+    def __init__(self, names: tuple[str, ...], keyword: str, why: str = "") -> None:
+        self.names = names
+        self.keyword = keyword
+        self.why = why
 
 
-@dataclass(frozen=True)
-class EntryTable:
+class EntryTable(Hashed):
     """A language's rows, indexed by the dotted name a call resolves to."""
 
-    arguments: tuple[CallsArgument, ...] = ()
-    hooks: tuple[CallsSelf, ...] = ()
+    arguments: tuple[CallsArgument, ...]
+    hooks: tuple[CallsSelf, ...]
     # library class -> the library classes it extends (each spelling of each)
-    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    bases: dict[str, tuple[str, ...]]
     # library classes whose instances the resolver follows (`CliRunner().invoke(cmd)`,
     # a parameter declared `ctx: click.Context`), so the rows of their methods apply
-    instances: frozenset[str] = frozenset()
-    decorators: tuple[DecoratorMakes, ...] = ()
+    instances: frozenset[str]
+    decorators: tuple[DecoratorMakes, ...]
     # library callables binding arguments for a later call (`functools.partial(f, a)`): the
     # rows of the callable bound apply to the bound arguments, from where they are bound
-    binders: frozenset[str] = frozenset()
+    binders: frozenset[str]
     # names whose READ (an attribute, not a call) runs a CallsSelf row's calls
     # (werkzeug's `request.form`): read names of every project (lang/python/reads.py)
-    read_hooks: frozenset[str] = frozenset()
+    read_hooks: frozenset[str]
+    __slots__ = ("arguments", "hooks", "bases", "instances", "decorators", "binders", "read_hooks")
+    __slots__ += ("_by_callee", "_by_method", "far_calls", "hooked_names", "_makes", "_method_rows")
+    _unshown = _uncompared = __slots__[7:]  # made of the fields, by __post_init__
+
+    def __init__(
+        self,
+        arguments: tuple[CallsArgument, ...] = (),
+        hooks: tuple[CallsSelf, ...] = (),
+        bases: dict[str, tuple[str, ...]] | None = None,
+        instances: frozenset[str] = frozenset(),
+        decorators: tuple[DecoratorMakes, ...] = (),
+        binders: frozenset[str] = frozenset(),
+        read_hooks: frozenset[str] = frozenset(),
+    ) -> None:
+        self.arguments = arguments
+        self.hooks = hooks
+        self.bases = {} if bases is None else bases
+        self.instances = instances
+        self.decorators = decorators
+        self.binders = binders
+        self.read_hooks = read_hooks
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         by_callee: dict[str, list[CallsArgument]] = {}

@@ -6,25 +6,36 @@ fact engine (native/facts.c) makes the same for the native path."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import tree_sitter as ts
 
 from codeimpact.indexer.lang.api import FileFacts, HeritageFact, ReturnFact
 from codeimpact.indexer.lang.python.chains import _chain, _named, type_text
 from codeimpact.indexer.lang.syntax_common import NestedScopes, symbol_fact
+from codeimpact.native.record import Hashed
 
 DECORATED = "decorated_definition"
 
 
-@dataclass(frozen=True, slots=True)
-class Definitions:
+class Definitions(Hashed):
     """What the other facts of a file read of its definitions."""
 
     kind_of: dict[str, str]  # local -> kind ("" is the module)
     scopes: NestedScopes  # the innermost definition whose body holds an offset
     sig_scopes: NestedScopes  # the innermost definition (signature included) holding an offset
     local_at_start: dict[int, str]  # a definition's start byte -> its local
+    __slots__ = ("kind_of", "scopes", "sig_scopes", "local_at_start")
+
+    def __init__(
+        self,
+        kind_of: dict[str, str],
+        scopes: NestedScopes,
+        sig_scopes: NestedScopes,
+        local_at_start: dict[int, str],
+    ) -> None:
+        self.kind_of = kind_of
+        self.scopes = scopes
+        self.sig_scopes = sig_scopes
+        self.local_at_start = local_at_start
 
 
 def definitions(

@@ -23,8 +23,6 @@ Not covered: fixtures of plugins (`pytest_plugins`, installed packages: external
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from codeimpact.indexer.lang.api import SymbolFact
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import memoized
@@ -38,6 +36,7 @@ from codeimpact.indexer.lang.python.pytest_names import (
     literal_arguments,
 )
 from codeimpact.indexer.resolved import UNBOUND_FIXTURE, Unresolved
+from codeimpact.native.record import Compared
 
 _FUNCTION_KINDS = ("function", "method")
 # the fixtures pytest itself provides (docs: "Fixtures reference"): never a plugin's call-back
@@ -72,14 +71,24 @@ def conftests_above(path: str) -> list[str]:
         folder = folder.rpartition("/")[0]
 
 
-@dataclass
-class FixtureTable:
+class FixtureTable(Compared):
     """A file's fixtures as pytest collects them."""
 
     # (enclosing scope: "" or a class, the name pytest binds) -> the fixture's local
-    by_name: dict[tuple[str, str], str] = field(default_factory=dict)
-    names: dict[str, str] = field(default_factory=dict)  # local -> the name pytest binds
-    autouse: dict[str, list[str]] = field(default_factory=dict)  # enclosing scope -> locals
+    by_name: dict[tuple[str, str], str]
+    names: dict[str, str]  # local -> the name pytest binds
+    autouse: dict[str, list[str]]  # enclosing scope -> locals
+    __slots__ = ("by_name", "names", "autouse")
+
+    def __init__(
+        self,
+        by_name: dict[tuple[str, str], str] | None = None,
+        names: dict[str, str] | None = None,
+        autouse: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.by_name = {} if by_name is None else by_name
+        self.names = {} if names is None else names
+        self.autouse = {} if autouse is None else autouse
 
 
 def fixture_table(fi: FileIndex) -> FixtureTable:

@@ -17,7 +17,8 @@ of packages, so an added or removed file builds them anew.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from codeimpact.native.record import Compared
 
 # bump when what the tables hold, or how a summary gives it, changes (2: a read summary
 # lists its class-body aliases, reads.py read_summary; 3: its imports in class bodies too)
@@ -26,8 +27,7 @@ VERSION = 3
 Pair = tuple[str, str]  # (path, local)
 
 
-@dataclass
-class Tables:
+class Tables(Compared):
     paths: list[str]  # the project's paths, in its order (.pyi after their sources)
     module_of: dict[str, tuple[str, str]]  # path -> (module, package)
     module_file: dict[str, str]  # module -> its file (the first path giving it)
@@ -35,6 +35,33 @@ class Tables:
     subclasses: dict[Pair, list[Pair]]  # base -> the classes naming it as a base
     reads: dict[str, tuple]  # path -> its read summary (`read_summary`), when not empty
     seeds: dict[tuple, tuple]  # ("bases", path, local) -> (bases, unknown) of clean classes
+    __slots__ = (
+        "paths",
+        "module_of",
+        "module_file",
+        "methods_by_name",
+        "subclasses",
+        "reads",
+        "seeds",
+    )
+
+    def __init__(
+        self,
+        paths: list[str],
+        module_of: dict[str, tuple[str, str]],
+        module_file: dict[str, str],
+        methods_by_name: dict[str, list[Pair]],
+        subclasses: dict[Pair, list[Pair]],
+        reads: dict[str, tuple],
+        seeds: dict[tuple, tuple],
+    ) -> None:
+        self.paths = paths
+        self.module_of = module_of
+        self.module_file = module_file
+        self.methods_by_name = methods_by_name
+        self.subclasses = subclasses
+        self.reads = reads
+        self.seeds = seeds
 
     def encode(self) -> tuple:
         return (VERSION, self.paths, self.module_of, self.module_file, self.methods_by_name,
