@@ -8,6 +8,10 @@
 
 #include "tree_sitter/vendored.h"
 
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
 /* setup.py defines it: the digest of the sources this build compiled (native/build_digest.py) */
 #ifndef CODEIMPACT_SOURCE_DIGEST
 #define CODEIMPACT_SOURCE_DIGEST ""
@@ -53,7 +57,24 @@ static PyObject *plain_tuples(PyObject *module, PyObject *items) {
     return out;
 }
 
+PyDoc_STRVAR(set_death_signal_doc,
+             "set_death_signal(sig) -> bool: prctl(PR_SET_PDEATHSIG, sig), whether the kernel "
+             "will send sig to this process when the thread that forked it exits (False where "
+             "there is no prctl); indexer/lifeline.py, without ctypes' import in every run");
+
+static PyObject *set_death_signal(PyObject *module, PyObject *arg) {
+    (void)module;
+    long sig = PyLong_AsLong(arg);
+    if (sig == -1 && PyErr_Occurred()) return NULL;
+#ifdef __linux__
+    return PyBool_FromLong(prctl(PR_SET_PDEATHSIG, (unsigned long)sig, 0UL, 0UL, 0UL) == 0);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyMethodDef syntax_methods[] = {
+    {"set_death_signal", (PyCFunction)set_death_signal, METH_O, set_death_signal_doc},
     {"plain_tuples", (PyCFunction)plain_tuples, METH_O, plain_tuples_doc},
     {"chain_text", (PyCFunction)chain_text, METH_O, chain_text_doc},
     {"callee_chain_text", (PyCFunction)(void (*)(void))callee_chain_text, METH_FASTCALL,
