@@ -32,6 +32,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from functools import update_wrapper
+from types import FunctionType
 from typing import Any
 
 MISSING: Any = object()
@@ -93,6 +94,18 @@ def {name}({params}):
 """
 
 
+# Every wrapper's source as `memoized` made it, in this process (memo_gen.py writes them out).
+MADE: list[str] = []
+
+
+def _compiled() -> dict[str, Callable]:
+    """The wrappers compiled ahead (memo_wrappers.py, written by memo_gen.py) by their
+    source: compiling the ~20 wrappers at import was ~4 ms of each process resolving."""
+    from codeimpact.indexer.lang.engine.memo_wrappers import WRAPPERS
+
+    return WRAPPERS
+
+
 def memoized(key: str, on_cycle: str = "None", cut_if: str = "", *, per_file: bool = False,
              **names: Any) -> Callable:  # fmt: skip
     """Keep what the decorated function returns in the memo of its first argument (a
@@ -126,7 +139,14 @@ def memoized(key: str, on_cycle: str = "None", cut_if: str = "", *, per_file: bo
             else "",
             args=", ".join(p.name for p in params),
         )
-        exec(compile(source, f"<memoized {compute.__qualname__}>", "exec"), namespace)
-        return update_wrapper(namespace[compute.__name__], compute)
+        MADE.append(source)
+        made = _compiled().get(source)
+        if made is None:  # a wrapper memo_wrappers.py does not hold yet (its test says so)
+            exec(compile(source, f"<memoized {compute.__qualname__}>", "exec"), namespace)
+            wrapper = namespace[compute.__name__]
+        else:  # the same code, compiled into the generated module's .pyc
+            defaults = tuple(p.default for p in params if p.default is not inspect.Parameter.empty)
+            wrapper = FunctionType(made.__code__, namespace, compute.__name__, defaults or None)
+        return update_wrapper(wrapper, compute)
 
     return wrap
