@@ -6,8 +6,9 @@ test suite pins a fingerprint of the DDL so a change without a bump fails.
 
 from __future__ import annotations
 
-import hashlib
 from typing import NamedTuple
+
+from codeimpact.native.sha import sha256
 
 SCHEMA_VERSION = 1
 
@@ -106,4 +107,4 @@ def ddl() -> list[str]:
 
 
 def ddl_fingerprint() -> str:
-    return hashlib.sha256("\n".join(ddl()).encode()).hexdigest()[:16]
+    return sha256("\n".join(ddl()).encode()).hexdigest()[:16]

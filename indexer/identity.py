@@ -15,7 +15,6 @@ silent no-op, so a test that sets one can never pass by accident.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -29,6 +28,7 @@ from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.native.runner import native_status
+from codeimpact.native.sha import sha256
 
 OVERRIDE_ENV = "CODEIMPACT_IDENTITY_OVERRIDE"
 
@@ -64,7 +64,7 @@ def grammar_fingerprint(grammar: str) -> str:
     from tree_sitter_language_pack import get_language
 
     lang = get_language(grammar)
-    h = hashlib.sha256()
+    h = sha256()
     for i in range(lang.node_kind_count):
         h.update(f"{i}:{lang.node_kind_for_id(i)}:{int(lang.node_kind_is_named(i))};".encode())
     for i in range(1, lang.field_count + 1):
@@ -77,7 +77,7 @@ def package_digest(packages: tuple[str, ...] | str, suffix: str) -> str:
     """sha256 (16 hex digits) over the files of the packages with that suffix, by name."""
     from importlib import resources  # here: a run whose identity is kept never needs it
 
-    h = hashlib.sha256()
+    h = sha256()
     for package in (packages,) if isinstance(packages, str) else packages:
         for entry in sorted(resources.files(package).iterdir(), key=lambda e: e.name):
             if entry.is_file() and entry.name.endswith(suffix):
@@ -169,7 +169,7 @@ def language_components(name: str) -> dict:
     language's model)."""
     spec = LANGUAGES[name]
     modules = lang_modules()
-    uses = hashlib.sha256()
+    uses = sha256()
     for module in used_modules(spec.package):
         uses.update(module.encode() + b"\0" + modules[module] + b"\0")
     return {
@@ -242,9 +242,7 @@ def apply_override(comps: dict, override: str | None) -> None:
 
 
 def digest(comps: dict) -> str:
-    return hashlib.sha256(
-        json.dumps(comps, sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
+    return sha256(json.dumps(comps, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def runner_identity(config: IndexConfig, cache_dir: Path | None = None) -> tuple[str, dict]:
@@ -306,7 +304,7 @@ def cache_key(config: IndexConfig) -> str:
         native_status().as_json(),
         [_dist_version(n) for n in ("tree-sitter", "tree-sitter-language-pack", "kuzu")],
     ]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    return sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def _cached_components(key: str, cache_dir: Path) -> dict | None:

@@ -18,7 +18,6 @@ Modes, chosen per run and reported as `mode` (with `reason`):
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import time
 from pathlib import Path
@@ -37,10 +36,11 @@ from codeimpact.indexer.plan import plan_changes
 from codeimpact.indexer.report import AnalyzeReport, Progress
 from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused, process_cpu
 from codeimpact.indexer.scanning import scan
+from codeimpact.native.sha import sha256
 
 
 def _configs_digest(configs: dict[str, str]) -> str:
-    h = hashlib.sha256()
+    h = sha256()
     for path in sorted(configs):
         h.update(path.encode() + b"\0" + configs[path].encode() + b"\0")
     return h.hexdigest()

@@ -12,10 +12,14 @@ package it builds can be imported.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
+
+try:  # not hashlib: it loads OpenSSL (~2.5 ms of every run's start-up; native/sha.py)
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover
+    from hashlib import sha256
 
 # The extension's C files, relative to the repository's (or the package's) native/ folder.
 SYNTAX_SOURCES = (
@@ -63,7 +67,7 @@ def source_digest(native: Path) -> str | None:
     files = syntax_files(native)
     if files is None:
         return None
-    h = hashlib.sha256()
+    h = sha256()
     for name in files:
         h.update(name.encode() + b"\0" + (native / name).read_bytes() + b"\0")
     return h.hexdigest()[:16]
@@ -93,7 +97,7 @@ def source_stamp(native: Path) -> str | None:
                         stats[rel] = entry.stat()
     except OSError:  # a file or the vendored folder missing: nothing to compare
         return None
-    h = hashlib.sha256()
+    h = sha256()
     for name in sorted(stats):
         st = stats[name]
         if not stat.S_ISREG(st.st_mode):

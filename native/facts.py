@@ -20,7 +20,6 @@ A language hands over, besides its query:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 
@@ -28,6 +27,7 @@ import tree_sitter as ts
 
 from codeimpact.native.record import Hashed
 from codeimpact.native.runner import native_syntax
+from codeimpact.native.sha import sha256
 from codeimpact.native.vocabulary import FIELDS, ROLES
 
 __all__ = ["OPTIONS", "FactRules", "fact_engine", "keep_steps"]
@@ -129,7 +129,7 @@ def fact_engine(
     if not _STEPS:
         return ext.FactEngine(*args, hooks, types)
     get, put = _STEPS[-1]
-    key = f"engine:{language.name}:{hashlib.sha256(query.encode()).hexdigest()[:16]}"
+    key = f"engine:{language.name}:{sha256(query.encode()).hexdigest()[:16]}"
     engine = ext.FactEngine(*args, hooks, types, steps=get(key))
     if not engine.from_steps:
         put(key, engine.steps())

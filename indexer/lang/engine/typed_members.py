@@ -9,11 +9,11 @@ members by name (`add_member`); lookup walks the type and its supertypes breadth
 
 from __future__ import annotations
 
-import hashlib
 from typing import NamedTuple
 
 from codeimpact.indexer.lang.engine.hierarchy import breadth_first
 from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.native.sha import sha256
 
 TYPE_KINDS = frozenset(
     {
@@ -145,7 +145,7 @@ class TypedMembers:
         (C extends B extends A): when any file changes that relation, every file of the
         language is re-resolved (module_names of the subclasses carry this digest).
         """
-        h = hashlib.sha256()
+        h = sha256()
         for path in sorted(self.files):
             for s in self.files[path].facts.symbols:
                 if s.kind in TYPE_KINDS:
