@@ -60,32 +60,6 @@ def _bases_info(self, path, local):
 
 _W1 = _bases_info
 
-def _binding_value(self, fi, b, depth):
-    memo = self.memo
-    key = ("bind", fi.path, id(b))
-    table = memo.file_table
-    hit = table.get(key, MISSING)
-    if hit is not MISSING:
-        if hit is BUSY:
-            memo.cuts += 1
-            return None
-        return hit
-    table[key] = BUSY
-    cuts = memo.cuts
-    try:
-        out = compute(self, fi, b, depth)
-    except BaseException:
-        table.pop(key, None)
-        raise
-    if memo.cuts == cuts:
-        table[key] = out
-    else:
-        del table[key]
-    return out
-
-
-_W2 = _binding_value
-
 def _call_result(self, ent, depth):
     memo = self.memo
     key = ("result", ent)
@@ -110,7 +84,7 @@ def _call_result(self, ent, depth):
     return out
 
 
-_W3 = _call_result
+_W2 = _call_result
 
 def _class_reads(self, path, cls, name, subclasses, depth):
     memo = self.memo
@@ -136,7 +110,7 @@ def _class_reads(self, path, cls, name, subclasses, depth):
     return out
 
 
-_W4 = _class_reads
+_W3 = _class_reads
 
 def _constructor_calls(self, path, cls):
     memo = self.memo
@@ -162,7 +136,7 @@ def _constructor_calls(self, path, cls):
     return out
 
 
-_W5 = _constructor_calls
+_W4 = _constructor_calls
 
 def _decorated(self, fi, sym, depth):
     memo = self.memo
@@ -188,7 +162,7 @@ def _decorated(self, fi, sym, depth):
     return out
 
 
-_W6 = _decorated
+_W5 = _decorated
 
 def _eval_binding_uncached(self, fi, b, depth):
     memo = self.memo
@@ -214,7 +188,7 @@ def _eval_binding_uncached(self, fi, b, depth):
     return out
 
 
-_W7 = _eval_binding_uncached
+_W6 = _eval_binding_uncached
 
 def _eval_type(self, fi, scope, text, depth):
     memo = self.memo
@@ -240,7 +214,7 @@ def _eval_type(self, fi, scope, text, depth):
     return out
 
 
-_W8 = _eval_type
+_W7 = _eval_type
 
 def _factory_returns(self, path, local, depth):
     memo = self.memo
@@ -269,7 +243,7 @@ def _factory_returns(self, path, local, depth):
     return out
 
 
-_W9 = _factory_returns
+_W8 = _factory_returns
 
 def _heritage_of(self, path, local):
     memo = self.memo
@@ -295,7 +269,7 @@ def _heritage_of(self, path, local):
     return out
 
 
-_W10 = _heritage_of
+_W9 = _heritage_of
 
 def _instance_member(self, path, local, attr, depth):
     memo = self.memo
@@ -321,7 +295,7 @@ def _instance_member(self, path, local, attr, depth):
     return out
 
 
-_W11 = _instance_member
+_W10 = _instance_member
 
 def _member_owners(self, path, local, name):
     memo = self.memo
@@ -347,7 +321,7 @@ def _member_owners(self, path, local, name):
     return out
 
 
-_W12 = _member_owners
+_W11 = _member_owners
 
 def _passed(self, fi, calls, scope, name, depth):
     memo = self.memo
@@ -373,7 +347,7 @@ def _passed(self, fi, calls, scope, name, depth):
     return out
 
 
-_W13 = _passed
+_W12 = _passed
 
 def _type_chain(self, path, local):
     memo = self.memo
@@ -399,7 +373,7 @@ def _type_chain(self, path, local):
     return out
 
 
-_W14 = _type_chain
+_W13 = _type_chain
 
 def _use_path(self, fi, imp, segs, depth):
     memo = self.memo
@@ -425,7 +399,7 @@ def _use_path(self, fi, imp, segs, depth):
     return out
 
 
-_W15 = _use_path
+_W14 = _use_path
 
 def class_member(self, path, cls, attr, depth):
     memo = self.memo
@@ -451,7 +425,7 @@ def class_member(self, path, cls, attr, depth):
     return out
 
 
-_W16 = class_member
+_W15 = class_member
 
 def container_items(self, lit, depth):
     memo = self.memo
@@ -480,7 +454,7 @@ def container_items(self, lit, depth):
     return out
 
 
-_W17 = container_items
+_W16 = container_items
 
 def exported(rules, key, module, name, depth):
     memo = rules.memo
@@ -506,7 +480,7 @@ def exported(rules, key, module, name, depth):
     return out
 
 
-_W18 = exported
+_W17 = exported
 
 def instance_attr(self, path, cls, attr, depth):
     memo = self.memo
@@ -532,7 +506,7 @@ def instance_attr(self, path, cls, attr, depth):
     return out
 
 
-_W19 = instance_attr
+_W18 = instance_attr
 
 def item_sinks(self, path, fn, pname, depth):
     memo = self.memo
@@ -561,7 +535,7 @@ def item_sinks(self, path, fn, pname, depth):
     return out
 
 
-_W20 = item_sinks
+_W19 = item_sinks
 
 def keyword_sinks(self, path, fn, pname, kw, depth):
     memo = self.memo
@@ -590,7 +564,7 @@ def keyword_sinks(self, path, fn, pname, kw, depth):
     return out
 
 
-_W21 = keyword_sinks
+_W20 = keyword_sinks
 
 def mro(self, path, local):
     memo = self.memo
@@ -616,7 +590,7 @@ def mro(self, path, local):
     return out
 
 
-_W22 = mro
+_W21 = mro
 
 def sinks(self, path, fn, pname, depth):
     memo = self.memo
@@ -645,31 +619,30 @@ def sinks(self, path, fn, pname, depth):
     return out
 
 
-_W23 = sinks
+_W22 = sinks
 
 WRAPPERS = {
     '\ndef _application(self, applied):\n    memo = self.memo\n    key = ("application", applied)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, applied)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W0,
     '\ndef _bases_info(self, path, local):\n    memo = self.memo\n    key = ("bases", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ((), False)\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W1,
-    '\ndef _binding_value(self, fi, b, depth):\n    memo = self.memo\n    key = ("bind", fi.path, id(b))\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, b, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W2,
-    '\ndef _call_result(self, ent, depth):\n    memo = self.memo\n    key = ("result", ent)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, ent, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W3,
-    '\ndef _class_reads(self, path, cls, name, subclasses, depth):\n    memo = self.memo\n    key = ("reads", path, cls, name, subclasses)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, name, subclasses, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W4,
-    '\ndef _constructor_calls(self, path, cls):\n    memo = self.memo\n    key = ("construct", path, cls)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W5,
-    '\ndef _decorated(self, fi, sym, depth):\n    memo = self.memo\n    key = ("decorated", fi.path, sym.local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, sym, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W6,
-    '\ndef _eval_binding_uncached(self, fi, b, depth):\n    memo = self.memo\n    key = ("bind", fi.path, b)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, b, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W7,
-    '\ndef _eval_type(self, fi, scope, text, depth):\n    memo = self.memo\n    key = ("type", fi.path, scope, text)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, scope, text, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W8,
-    '\ndef _factory_returns(self, path, local, depth):\n    memo = self.memo\n    key = ("factory", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return None\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W9,
-    '\ndef _heritage_of(self, path, local):\n    memo = self.memo\n    key = ("heritage", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W10,
-    '\ndef _instance_member(self, path, local, attr, depth):\n    memo = self.memo\n    key = ("instance member", path, local, attr)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return _NO_MEMBER\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W11,
-    '\ndef _member_owners(self, path, local, name):\n    memo = self.memo\n    key = ("member owners", path, local, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return _NONE\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, name)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W12,
-    '\ndef _passed(self, fi, calls, scope, name, depth):\n    memo = self.memo\n    key = ("passed", fi.path, scope, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, calls, scope, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W13,
-    '\ndef _type_chain(self, path, local):\n    memo = self.memo\n    key = ("chain", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W14,
-    '\ndef _use_path(self, fi, imp, segs, depth):\n    memo = self.memo\n    key = ("i", fi.path, imp)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, imp, segs, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W15,
-    '\ndef class_member(self, path, cls, attr, depth):\n    memo = self.memo\n    key = ("member", path, cls, attr)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W16,
-    '\ndef container_items(self, lit, depth):\n    memo = self.memo\n    key = ("items", lit)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return ()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, lit, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W17,
-    '\ndef exported(rules, key, module, name, depth):\n    memo = rules.memo\n    key = key\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(rules, key, module, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W18,
-    '\ndef instance_attr(self, path, cls, attr, depth):\n    memo = self.memo\n    key = ("iattr", path, cls, attr)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W19,
-    '\ndef item_sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("isinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W20,
-    '\ndef keyword_sinks(self, path, fn, pname, kw, depth=default_depth):\n    memo = self.memo\n    key = ("ksinks", path, fn, pname, kw)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, kw, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W21,
-    '\ndef mro(self, path, local):\n    memo = self.memo\n    key = ("mro", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ((path, local),)\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W22,
-    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W23,
+    '\ndef _call_result(self, ent, depth):\n    memo = self.memo\n    key = ("result", ent)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, ent, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W2,
+    '\ndef _class_reads(self, path, cls, name, subclasses, depth):\n    memo = self.memo\n    key = ("reads", path, cls, name, subclasses)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, name, subclasses, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W3,
+    '\ndef _constructor_calls(self, path, cls):\n    memo = self.memo\n    key = ("construct", path, cls)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W4,
+    '\ndef _decorated(self, fi, sym, depth):\n    memo = self.memo\n    key = ("decorated", fi.path, sym.local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, sym, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W5,
+    '\ndef _eval_binding_uncached(self, fi, b, depth):\n    memo = self.memo\n    key = ("bind", fi.path, b)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, b, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W6,
+    '\ndef _eval_type(self, fi, scope, text, depth):\n    memo = self.memo\n    key = ("type", fi.path, scope, text)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, scope, text, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W7,
+    '\ndef _factory_returns(self, path, local, depth):\n    memo = self.memo\n    key = ("factory", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return None\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W8,
+    '\ndef _heritage_of(self, path, local):\n    memo = self.memo\n    key = ("heritage", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W9,
+    '\ndef _instance_member(self, path, local, attr, depth):\n    memo = self.memo\n    key = ("instance member", path, local, attr)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return _NO_MEMBER\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W10,
+    '\ndef _member_owners(self, path, local, name):\n    memo = self.memo\n    key = ("member owners", path, local, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return _NONE\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, name)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W11,
+    '\ndef _passed(self, fi, calls, scope, name, depth):\n    memo = self.memo\n    key = ("passed", fi.path, scope, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, calls, scope, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W12,
+    '\ndef _type_chain(self, path, local):\n    memo = self.memo\n    key = ("chain", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W13,
+    '\ndef _use_path(self, fi, imp, segs, depth):\n    memo = self.memo\n    key = ("i", fi.path, imp)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, imp, segs, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W14,
+    '\ndef class_member(self, path, cls, attr, depth):\n    memo = self.memo\n    key = ("member", path, cls, attr)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W15,
+    '\ndef container_items(self, lit, depth):\n    memo = self.memo\n    key = ("items", lit)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return ()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, lit, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W16,
+    '\ndef exported(rules, key, module, name, depth):\n    memo = rules.memo\n    key = key\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(rules, key, module, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W17,
+    '\ndef instance_attr(self, path, cls, attr, depth):\n    memo = self.memo\n    key = ("iattr", path, cls, attr)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W18,
+    '\ndef item_sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("isinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W19,
+    '\ndef keyword_sinks(self, path, fn, pname, kw, depth=default_depth):\n    memo = self.memo\n    key = ("ksinks", path, fn, pname, kw)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, kw, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W20,
+    '\ndef mro(self, path, local):\n    memo = self.memo\n    key = ("mro", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ((path, local),)\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W21,
+    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W22,
 }
