@@ -157,10 +157,12 @@ class Decorators:
         # the line matters: the chain's first name bound twice or more in the scope, where
         # the lookups are not kept either (names.py lookup_name), or a cut was met
         known: dict[tuple[str, str], list] = {}
-        names, memo = fi.names, self.memo
+        names, memo, srcs = fi.names, self.memo, self._srcs
         for local, sym in decorated:
             scope = fi.parent.get(local, "")
-            src = self.here_uid(fi, scope)
+            src = srcs.get(scope)  # (here_uid written out: a frame per definition, 6K)
+            if src is None:
+                src = srcs[scope] = f"{fi.path}::{scope}"
             value: Entity = ("sym", fi.path, local)
             for chain in reversed(sym.decorators):
                 called = chain.endswith("()")

@@ -225,36 +225,61 @@ class Values:
             suffix = suffix[2:]
         return ent, reason
 
-    @memoized('("member", path, cls, attr)')
     def class_member(self, path: str, cls: str, attr: str, depth: int):
-        """(entity, found in a base, rule) of `attr` on class `cls` through its MRO, or None.
+        """(entity, found in a base, rule) of `attr` on class `cls` through its MRO, or None;
+        kept in the memo under ("member", path, cls, attr) (engine/memo.py's protocol written
+        out: the wrapper and the function were two frames per member computed, 31K per
+        Django).
 
         Methods and nested classes are definitions; class attributes bound to a value
         (`response_class = Response`, `json: JSONProvider = ...`) are followed.
         """
-        # engine/hierarchy.py first_member written out (a class's MRO: 46K walks of Django,
-        # ~5 classes each): the first class whose body binds `attr`. A member definition is
-        # the answer; a value bound there is followed, and one we cannot follow shadows the
-        # bases' attribute of that name (no answer)
-        files = self.files
-        # (the memo's entry for the MRO read here, its wrapper called on a miss only: a frame
-        # per hit, ~60K per Django here, in instance_attr and super_members)
-        order = self.memo.table.get(("mro", path, cls))
-        if order is None or order is BUSY:
-            order = self.mro(path, cls)
-        for i, (kpath, k) in enumerate(order):
-            cfi = files[kpath]
-            local = cfi.members.get(k, NO_NAMES).get(attr)
-            if local is not None:
-                return ("sym", kpath, local), i > 0, "scope"
-            cands = cfi.names.get(k, NO_NAMES).get(attr)
-            if cands:
-                for cand in self._pick(cands, None):
-                    r = self._candidate(cfi, cand, True, depth + 1)
-                    if r is not None:
-                        return (r[0], i > 0, r[1]) if r[0] is not None else None
+        memo = self.memo
+        key = ("member", path, cls, attr)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
                 return None
-        return None
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        out = None
+        try:
+            # engine/hierarchy.py first_member written out (a class's MRO: 46K walks of
+            # Django, ~5 classes each): the first class whose body binds `attr`. A member
+            # definition is the answer; a value bound there is followed, and one we cannot
+            # follow shadows the bases' attribute of that name (no answer)
+            files = self.files
+            # (the memo's entry for the MRO read here, its wrapper called on a miss only: a
+            # frame per hit, ~60K per Django here, in instance_attr and super_members)
+            order = table.get(("mro", path, cls))
+            if order is None or order is BUSY:
+                order = self.mro(path, cls)
+            for i, (kpath, k) in enumerate(order):
+                cfi = files[kpath]
+                local = cfi.members.get(k, NO_NAMES).get(attr)
+                if local is not None:
+                    out = ("sym", kpath, local), i > 0, "scope"
+                    break
+                cands = cfi.names.get(k, NO_NAMES).get(attr)
+                if cands:
+                    for cand in self._pick(cands, None):
+                        r = self._candidate(cfi, cand, True, depth + 1)
+                        if r is not None:
+                            if r[0] is not None:
+                                out = r[0], i > 0, r[1]
+                            break
+                    break
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
 
     @memoized('("iattr", path, cls, attr)', per_file=True)
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
@@ -360,25 +385,46 @@ class Values:
             return None
         return None
 
-    @memoized('("instance member", path, local, attr)', "_NO_MEMBER", _NO_MEMBER=_NO_MEMBER)
     def _instance_member(self, path: str, local: str, attr: str, depth: int) -> tuple:
         """(value, how, member or rule) of `attr` on an instance of class `local` (getattr):
-        a member of the class (through its MRO), a property's value, a `self.attr` binding."""
-        # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
-        r = self.memo.table.get(("member", path, local, attr), MISSING)
-        if r is MISSING or r is BUSY:
-            r = self.class_member(path, local, attr, depth + 1)
-        if r is not None:
-            if self._is_property(r[0]):  # reading it runs the getter
+        a member of the class (through its MRO), a property's value, a `self.attr` binding;
+        kept in the memo under ("instance member", path, local, attr), _NO_MEMBER on a cycle
+        (the protocol written out, as in class_member: 19K frames per Django)."""
+        memo = self.memo
+        key = ("instance member", path, local, attr)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return _NO_MEMBER
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        try:
+            # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
+            r = table.get(("member", path, local, attr), MISSING)
+            if r is MISSING or r is BUSY:
+                r = self.class_member(path, local, attr, depth + 1)
+            if r is None:
+                r = self.instance_attr(path, local, attr, depth + 1)
+                out = (r[0], "attribute", r[1]) if r is not None else _NO_MEMBER
+            elif self._is_property(r[0]):  # reading it runs the getter
                 value = self.call_result(r[0], depth + 1)
                 if value is None:
-                    return ("unknown", path, local, attr), "unknown", None
-                return value, "property", r
-            return r[0], "member", r
-        r = self.instance_attr(path, local, attr, depth + 1)
-        if r is not None:
-            return r[0], "attribute", r[1]
-        return _NO_MEMBER
+                    out = ("unknown", path, local, attr), "unknown", None
+                else:
+                    out = value, "property", r
+            else:
+                out = r[0], "member", r
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
 
     def _is_property(self, ent: Entity) -> bool:
         if ent[0] != "sym":
