@@ -223,6 +223,12 @@ class PythonProject(
         # (a member of no other name is read without a getter: reads.py property_read; a
         # dotted argument reading none is not evaluated for its reads, playback.py)
         self.member_names = member_names(tables.reads.values(), self.read_names)
+        if len(self.files) == len(self.paths):
+            # every file is indexed (a full build summarised each): a plain dict from here on.
+            # An item read of a dict subclass is CPython 3.11's generic subscript (through
+            # the type's `__getitem__`, dict's being a method, not a slot wrapper, ~343K reads
+            # per Django resolution); a plain dict's is specialised
+            self.files = dict(self.files)
 
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()
