@@ -18,7 +18,7 @@ they return the class far more often than anything else.
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.memo import MISSING, memoized
-from codeimpact.indexer.lang.engine.rules import weakest
+from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity, FileIndex
 
 _FUNCTIONS = ("function", "method")
@@ -242,19 +242,26 @@ class Decorators:
         return m[0]
 
     def _call_applied(self, applied, target, reason, edges, src, line) -> None:
+        # (ent_uid of a symbol and edges.call written out: target is a function, 3.7K per
+        # Django)
+        dst = f"{target[1]}::{target[2]}"
         if applied[0] == "sym" and self._kind(applied) == "class":
-            edges.call(src, self.ent_uid(applied), reason, line)
-            edges.call(src, self.ent_uid(target), "constructor", line)
+            edges.append(("CALLS", src, f"{applied[1]}::{applied[2]}", CONFIDENCE[reason],
+                          reason, line))  # fmt: skip
+            edges.append(("CALLS", src, dst, CONFIDENCE["constructor"], "constructor", line))
         else:
-            edges.call(src, self.ent_uid(target), reason, line)
+            edges.append(("CALLS", src, dst, CONFIDENCE[reason], reason, line))
 
     def _flow_into(self, sinks, value, edges, src, line) -> None:
-        """`value` (the definition, or what the decorators below made of it) is the first
-        argument of what is applied: where that function (or a closure in it) calls that
-        parameter (`sinks`: (path, scope) of each), it calls `value`."""
-        dst = self.ent_uid(value)
-        edges.add("REFERENCES", src, dst, "value-flow", line)
+        """`value` (the definition, or what the decorators below made of it: a symbol) is
+        the first argument of what is applied: where that function (or a closure in it)
+        calls that parameter (`sinks`: (path, scope) of each), it calls `value`. (ent_uid,
+        uid, edges.add and edges.call written out: 3.5K calls per Django, 5.2K sinks.)"""
+        dst = f"{value[1]}::{value[2]}"
+        conf = CONFIDENCE["value-flow"]
+        append = edges.append
+        append(("REFERENCES", src, dst, conf, "value-flow", line))
         for path, caller in sinks:
-            caller_uid = self.uid(path, caller)
+            caller_uid = f"{path}::{caller}"
             if caller_uid != dst:
-                edges.call(caller_uid, dst, "value-flow", line)
+                append(("CALLS", caller_uid, dst, conf, "value-flow", line))

@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import BUSY, MISSING
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.engine.values import ALTS, members
@@ -621,7 +621,10 @@ class PythonProject(
             return True
         cls = self.files[p].parent.get(local, "")
         for cp, c in self.mro(p, cls):  # noqa: SIM110 (a loop: no generator made)
-            if self._bases_info(cp, c)[1]:  # (a base unknown: outside, unresolved)
+            info = self.memo.table.get(("bases", cp, c))  # (see construct_rows)
+            if info is None or info is BUSY:
+                info = self._bases_info(cp, c)
+            if info[1]:  # (a base unknown: outside, unresolved)
                 return True
         return False
 

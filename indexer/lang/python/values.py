@@ -46,6 +46,7 @@ _MAP = frozenset(
 _TYPE = frozenset(("type", "Type"))
 # What a call's result may be for members to be looked up on it.
 _RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup", *CONTAINER_KINDS))
+_LOCAL_TYPE_CONFIDENCE = CONFIDENCE["local-type"]
 _NO_MEMBER = (None, None, None)  # an instance without that attribute (getattr)
 # What calling a generator function gives: ("gen", path, function), iterated for its yields.
 GEN = "gen"
@@ -214,7 +215,8 @@ class Values:
                 reason = weakest(reason, "value-flow")
             elif suffix.startswith("()"):
                 ent = self.call_result(ent, depth + 1)
-                reason = weakest(reason, "local-type")
+                if CONFIDENCE[reason] > _LOCAL_TYPE_CONFIDENCE:  # (weakest written out: 4K)
+                    reason = "local-type"
             elif ent[0] == "sym" and self._kind(ent) == "class":
                 pass  # a generic class specialised (`A[int]`) is still the class
             else:
@@ -281,24 +283,51 @@ class Values:
             del table[key]
         return out
 
-    @memoized('("iattr", path, cls, attr)', per_file=True)
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
-        """The value of `self.attr` set in a method of `cls` or of a base, or None."""
-        order = self.memo.table.get(("mro", path, cls))  # (see class_member)
-        if order is None or order is BUSY:
-            order = self.mro(path, cls)
-        for p, c in order:
-            cfi = self.files[p]
-            binds = cfi.self_attrs.get(c, {}).get(attr)
-            if not binds:
-                continue
-            # the most telling binding first, then in source order (sorted is stable)
-            for b in sorted(binds, key=_bind_rank):
-                r = self._binding_value(cfi, b, depth + 1)
-                # a parameter stored (`self.x, self.y = x, y`) says less than a later binding
-                if r is not None and r[0][0] != "param":
-                    return r
-        return None
+        """The value of `self.attr` set in a method of `cls` or of a base, or None; kept
+        while the file is resolved (the memo's `per_file` table under ("iattr", path, cls,
+        attr): the protocol written out, as in class_member, 11K frames per Django)."""
+        memo = self.memo
+        key = ("iattr", path, cls, attr)
+        table = memo.file_table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return None
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        out = None
+        try:
+            order = memo.table.get(("mro", path, cls))  # (see class_member)
+            if order is None or order is BUSY:
+                order = self.mro(path, cls)
+            files = self.files
+            for p, c in order:
+                cfi = files[p]
+                binds = cfi.self_attrs.get(c, NO_NAMES).get(attr)
+                if not binds:
+                    continue
+                # the most telling binding first, then in source order (sorted is stable;
+                # most attributes are set once: no sort, no key's frames)
+                for b in binds if len(binds) == 1 else sorted(binds, key=_bind_rank):
+                    r = self._binding_value(cfi, b, depth + 1)
+                    # a parameter stored (`self.x, self.y = x, y`) says less than a later
+                    # binding
+                    if r is not None and r[0][0] != "param":
+                        out = r
+                        break
+                if out is not None:
+                    break
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
 
     def getattr(self, ent: Entity, attr: str, reason: str, depth: int):
         if depth > MAX_DEPTH:
@@ -323,7 +352,8 @@ class Values:
             if how == "property":
                 return value, weakest(_member_rule(reason, m), "local-type")
             if how == "attribute":
-                return value, weakest(reason, m)
+                # (weakest written out: a frame per read, 6.6K per Django)
+                return value, reason if CONFIDENCE[reason] <= CONFIDENCE[m] else m
             if how == "unknown":
                 return value, reason
             if attr == "_get_current_object":  # a werkzeug LocalProxy typed by its annotation
@@ -464,25 +494,41 @@ class Values:
             return ent if ent[1] in self.entry_table.instances or _class_named(ent[1]) else None
         if kind != "sym":
             return None
-        # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
-        r = self.memo.table.get(("result", ent), MISSING)
-        return self._call_result(ent, depth) if r is MISSING or r is BUSY else r
-
-    @memoized('("result", ent)')
-    def _call_result(self, ent: Entity, depth: int) -> Entity | None:
+        # what calling a definition gives, kept in the memo under ("result", ent) (the
+        # protocol written out here, as in class_member: the wrapper and the function were
+        # two frames per result computed, 4.6K per Django)
+        memo = self.memo
+        key = ("result", ent)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return None
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
         out = None
-        fi = self.files[ent[1]]
-        sym = fi.syms.get(ent[2])
-        if sym is not None and sym.kind == "class":
-            out = ("inst", ent[1], ent[2], True)
-        elif sym is not None and sym.kind in ("function", "method"):
-            out = returned_value(
-                self, fi, self.returns_of(fi, ent[2]), "ann:",
-                lambda text, r: self.eval_type(fi, r.scope, text, depth + 1),
-                _RESULT_KINDS, depth,
-            )  # fmt: skip
-            if out is None and ent[2] in fi.yields:  # a generator: iterating it gives its yields
-                out = (GEN, ent[1], ent[2])
+        try:
+            fi = self.files[ent[1]]
+            sym = fi.syms.get(ent[2])
+            if sym is not None and sym.kind == "class":
+                out = ("inst", ent[1], ent[2], True)
+            elif sym is not None and sym.kind in ("function", "method"):
+                out = returned_value(
+                    self, fi, self.returns_of(fi, ent[2]), "ann:",
+                    lambda text, r: self.eval_type(fi, r.scope, text, depth + 1),
+                    _RESULT_KINDS, depth,
+                )  # fmt: skip
+                if out is None and ent[2] in fi.yields:  # a generator: iterating it gives
+                    out = (GEN, ent[1], ent[2])  # its yields
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
         return out
 
     def yielded(self, ent: Entity, depth: int) -> Entity | None:
@@ -722,13 +768,34 @@ class Values:
             last = self._heritage_last = (fi, by_class)
         return last[1].get(local, ())
 
-    @memoized('("mro", path, local)', "((path, local),)")  # (a cycle of bases stops here)
     def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
-        """C3 over the bases we can resolve (engine/hierarchy.py)."""
-        info = self.memo.table.get(("bases", path, local))  # (a frame per hit, most: the
-        if info is None or info is BUSY:  # build summarised every class)
-            info = self._bases_info(path, local)
-        return c3((path, local), info[0], self._mro_of)
+        """C3 over the bases we can resolve (engine/hierarchy.py); kept in the memo under
+        ("mro", path, local), the class alone on a cycle of bases (the protocol written out,
+        as in class_member: 8K frames per Django)."""
+        memo = self.memo
+        key = ("mro", path, local)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return ((path, local),)
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        try:
+            info = table.get(("bases", path, local))  # (a frame per hit, most: the build
+            if info is None or info is BUSY:  # summarised every class)
+                info = self._bases_info(path, local)
+            out = c3((path, local), info[0], self._mro_of)
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
 
     def _mro_of(self, base: tuple[str, str]) -> tuple[tuple[str, str], ...]:
         return self.mro(base[0], base[1])
