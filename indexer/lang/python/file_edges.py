@@ -115,9 +115,10 @@ class FileEdges:
                 continue  # read_edges
             target = ref.target
             if target.isidentifier():  # a name alone (most): eval_chain's lookup written out
-                r = lookups.get((path, ref.scope, target), MISSING) if lookups else MISSING
+                lk = (path, ref.scope, target)
+                r = lookups.get(lk, MISSING) if lookups is not None else MISSING
                 if r is MISSING:
-                    r = self.lookup_name(fi, ref.scope, target, ref.line)
+                    r = self.lookup_name(fi, ref.scope, target, ref.line, 0, lk)
             else:
                 reads: list = []
                 r = self.eval_chain(fi, ref.scope, target, ref.line, 0, reads)

@@ -13,7 +13,7 @@ sinks, gathered per file by index.py when the file is indexed:
   `ctx.invoke(self.callback)`).
 
 The call site that passes `g` owns the `value-flow` edges from each sink to `g`
-(resolve.py `_value_flow`, decorators.py `_flow_into`). What can make these sinks differ is
+(playback.py `_arguments`, decorators.py `_flow_into`). What can make these sinks differ is
 in the export view of the function (exports.py) and the class's attribute flows (plan.py).
 """
 
@@ -222,7 +222,7 @@ class Flows:
 
     def items_flow(self, fi, call, ent, key, value, through_attribute: bool, edges,
                    src: str) -> None:  # fmt: skip
-        """A container passed as an argument (resolve.py `_value_flow`): a value-flow call from
+        """A container passed as an argument (playback.py `_arguments`): a value-flow call from
         each scope that calls an item of the parameter it lands in (`item_sinks`) to each
         function or class
         among its items. `value`: the container's chain, or its value when evaluated."""

@@ -411,15 +411,18 @@ class Names:
             src = self._srcs[scope] = f"{fi.path}::{scope}"
         return src
 
-    def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
+    def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0,
+                    key: tuple | None = None):  # fmt: skip
         """(entity, rule) of `name` read in `scope` at `line`: its bindings there, else its
         parameter, else the enclosing scopes'; kept with the file's lookups
-        (`_lookups`, None: not kept) when no cut was met and the line does not matter."""
+        (`_lookups`, None: not kept) when no cut was met and the line does not matter.
+        `key`: (fi.path, scope, name), given by a caller that read the file's lookups under
+        it and found nothing (most callers: the key is not made and looked up again)."""
         if depth > MAX_DEPTH:
             self._cut()  # every scope's lookup would be cut
             return self._unbound_lookup(fi, name, depth)
         seen = self._lookups
-        if seen is not None:
+        if seen is not None and key is None:
             key = (fi.path, scope, name)
             hit = seen.get(key, MISSING)
             if hit is not MISSING:

@@ -84,30 +84,32 @@ class Values:
                 # none of the three: one test for most); the file's lookups read here first
                 # (names.py lookup_name's, a frame per hit: ~3/5 of these, 75K per Django)
                 seen = self._lookups
-                if seen is not None:
-                    hit = seen.get((fi.path, scope, chain), MISSING)
-                    if hit is not MISSING:
-                        return hit
-                return self.lookup_name(fi, scope, chain, line, depth)
+                if seen is None:
+                    return self.lookup_name(fi, scope, chain, line, depth)
+                key = (fi.path, scope, chain)
+                hit = seen.get(key, MISSING)
+                if hit is not MISSING:
+                    return hit
+                return self.lookup_name(fi, scope, chain, line, depth, key)
             steps = parse_steps(chain)
             if not steps:
                 return None
         name, suffix = steps[0]
         seen = self._lookups  # (the head's lookup: see above; lookup_name cuts a deep one)
-        found = (
-            seen.get((fi.path, scope, name), MISSING)
-            if seen is not None and depth <= MAX_DEPTH
-            else MISSING
-        )
+        if seen is not None and depth <= MAX_DEPTH:
+            key = (fi.path, scope, name)
+            found = seen.get(key, MISSING)
+        else:
+            key, found = None, MISSING
         if len(steps) == 1 and not suffix:  # a name alone (see above)
             if found is not MISSING:
                 return found
-            return self.lookup_name(fi, scope, name, line, depth)
+            return self.lookup_name(fi, scope, name, line, depth, key)
         if name == "super":
             found = self.chain_head(fi, scope, steps[0], line, depth, reads)
         else:  # (chain_head's lookup written out: most heads)
             if found is MISSING:
-                found = self.lookup_name(fi, scope, name, line, depth)
+                found = self.lookup_name(fi, scope, name, line, depth, key)
             if found is not None and suffix:
                 found = self._apply_suffix(found[0], found[1], suffix, depth)
         if found is None or len(steps) == 1:
