@@ -298,25 +298,25 @@ class Implicit:
         if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
             out.append((self.ent_uid(init[0]), "constructor"))
         names = ["__new__"]
-        for p, c in self.mro(path, cls):  # (a loop: no generator made)
-            if self._is_dataclass(p, c):
-                names.append("__post_init__")
-                break
+        files = self.files
+        # a dataclass in the MRO runs `__post_init__` (loops, not any() over generators; the
+        # test written out: a frame per class of the MRO, 9.6K per Django)
+        for p, c in self.mro(path, cls):
+            sym = files[p].syms.get(c)
+            if sym is None:
+                continue
+            for d in sym.decorators:
+                if d.rstrip("()").rpartition(".")[2] == "dataclass":
+                    break
+            else:
+                continue
+            names.append("__post_init__")
+            break
         for name in names:
             m = self.class_member(path, cls, name, 0)
             if m is not None and m[0][0] == "sym" and self._kind(m[0]) == "method":
                 out.append((self.ent_uid(m[0]), _member_rule("constructor", m)))
         return tuple(out)
-
-    def _is_dataclass(self, path: str, cls: str) -> bool:
-        sym = self.files[path].syms.get(cls)
-        if sym is None:
-            return False
-        # (a loop, not any() over a generator: a function made per call, 9.6K per Django)
-        for d in sym.decorators:  # noqa: SIM110
-            if d.rstrip("()").rpartition(".")[2] == "dataclass":
-                return True
-        return False
 
     def _implicit_call(self, path, cls, name, rule, edges, src, line) -> bool:
         """A CALLS edge to method `name` of class `cls` (through its MRO), if it has one."""
