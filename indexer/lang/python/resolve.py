@@ -33,6 +33,7 @@ from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.file_edges import FileEdges
 from codeimpact.indexer.lang.python.fixtures import Fixtures
 from codeimpact.indexer.lang.python.flows import Flows, forwards_only
+from codeimpact.indexer.lang.python.hierarchy import Hierarchy
 from codeimpact.indexer.lang.python.implicit import BUILTIN_PROTOCOL, IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
     NO_NAMES,
@@ -103,6 +104,7 @@ class PythonProject(
     Callbacks,
     Containers,
     Values,
+    Hierarchy,
     Names,
     Project,
 ):
