@@ -163,7 +163,7 @@ def test_the_tests_list_agrees_with_tests_reaching(index):
 
 
 # A test importing a module in its body runs the module's top-level code when it runs
-# (lang/python/file_edges.py `_import_run_edge`): it is a test of what that code runs, and of
+# (lang/python/file_edges.py `file_edges`): it is a test of what that code runs, and of
 # nothing the module merely imports.
 IN_BODY = {
     **{p: FILES[p] for p in ("pkg/__init__.py", "pkg/util.py", "pkg/settings.py")},
@@ -201,7 +201,7 @@ def test_a_test_importing_a_module_that_only_imports_the_target_is_no_test_of_it
 
 
 # Importing a name of a module runs the module's top-level code: a test module doing so
-# IMPORTS that module (lang/python/file_edges.py `_import_run_edge`), so it is a test of what
+# IMPORTS that module (lang/python/file_edges.py `file_edges`), so it is a test of what
 # that code runs (the callback it hands to click at module level, run by every command
 # using the option), with a path made of graph edges.
 NAMES = {

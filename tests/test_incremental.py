@@ -286,7 +286,7 @@ def test_value_flow_changes_reach_the_call_sites_that_pass_the_values(tmp_path):
 
 def test_a_test_module_importing_a_name_imports_the_module_it_runs(tmp_path):
     """`from pkg.options import Group` runs options.py, which calls _set_debug: the test module
-    IMPORTS options.py (lang/python/file_edges.py `_import_run_edge`), a test of _set_debug by
+    IMPORTS options.py (lang/python/file_edges.py `file_edges`), a test of _set_debug by
     edges (index_dump checks the paths); edits of either, or a new submodule, keep == full."""
     files = {
         "pkg/__init__.py": "def sub():\n    return 0\n",

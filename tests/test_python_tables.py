@@ -118,3 +118,16 @@ def test_the_tables_are_built_anew_when_files_come_or_go():
     assert again.shared_summary() is not None
     assert _handed(again) == _handed(_project(fewer))
     assert again.module_names()["pkg/m.py"] == "m"  # no package: a top-level module now
+
+
+def test_a_project_reads_its_file_indexes_from_a_plain_dict_once_every_file_is_indexed():
+    """A full build summarises (so indexes) every file: its indexes are read from a plain
+    dict (a dict subclass's item read is CPython's generic subscript); a project that
+    summarised only the edited files indexes the others when they are first read."""
+    facts = _facts(FILES)
+    full = _project(facts)
+    assert full.files.__class__ is dict
+    edit = _project(facts, _prior(_handed(full), {"pkg/m.py"}))
+    assert edit.files.__class__ is not dict and len(edit.files) < len(FILES)
+    assert _resolved(edit, FILES) == _resolved(full, FILES)
+    assert len(edit.files) == len(FILES)  # (indexed as they were read)

@@ -7,7 +7,7 @@ only through
 - `call_result` (values.py): the function's returns, evaluated in its scope: each name a return
   value names is looked up there (the bindings in effect at the return's line, local
   imports, parameters and their annotations) and followed through what it finds;
-- value flow (resolve.py's `_value_flow`, flows.py's `sinks` and `item_sinks`): the calls
+- value flow (playback.py's `_arguments`, flows.py's `sinks` and `item_sinks`): the calls
   whose callee is a parameter name, an item of one (`items[0]()`, a loop variable over
   one), or that pass one on as an argument, owned by the function whose
   parameter it is unless a scope on the way rebinds the name (closures); what a class's

@@ -19,46 +19,61 @@ _REFERENCED_KINDS = frozenset(("class", "function", "method"))
 
 
 class FileEdges:
-    """`file_edges` (the engine's hook) and the IMPORTS edge of a module a test file runs."""
-
-    def _import_run_edge(self, fi: FileIndex, imp, edges: Edges) -> None:
-        """A test file importing a module runs the module's top-level code: in a function's
-        body when the function runs (an app module of the suite that sets itself up, `from
-        blueprintapp import app` registering blueprints), at the top of the file when the
-        test module is collected (`from flask.cli import FlaskGroup` runs flask/cli.py,
-        which hands `_set_debug` to click as an option's callback). The name an import
-        binds is the module's edge (file_edges); this one depends on the module run, which
-        the query follows only when importing it runs what is asked about
-        (query/running_modules.py). Test files only: elsewhere the importer's own top
-        level is what runs, and a module import of it already says so."""
-        if imp.scope:
-            sym = fi.syms.get(imp.scope)
-            if sym is None or sym.kind not in CALLABLE_KINDS:
-                return
-        elif not imp.name or imp.name == "*":
-            return  # `import m` and `from m import *`: the module's edge goes to m already
-        else:
-            guarded = fi.facts.extra.get("guarded_imports")
-            if guarded:  # (a loop, not any() over a generator: 11K imports per Django)
-                at = imp.line
-                for line, _kind in guarded:
-                    if line == at:
-                        return  # under `if TYPE_CHECKING:` (or `__main__`): it does not run
-        target = self.module_run_by(fi, imp)
-        if target is not None and target != fi.path:
-            # (here_uid's table, uid and edges.add written out: three frames per edge, 10K
-            # per Django)
-            src = self._srcs.get(imp.scope) or self.here_uid(fi, imp.scope)
-            edges.append(("IMPORTS", src, f"{target}::", CONFIDENCE["import"], "import", imp.line))
+    """`file_edges` (the engine's hook), with the IMPORTS edge of a module a test file runs."""
 
     def file_edges(self, fi: FileIndex, edges: Edges) -> None:
         path, f = fi.path, fi.facts
         module_uid = self.here_uid(fi, "")
         test_file = self.is_test_path(path)
         import_confidence = CONFIDENCE["import"]
+        guarded = f.extra.get("guarded_imports") if test_file else None
+        module_file, srcs = self.module_file, self._srcs
         for imp in f.imports:
             if test_file:
-                self._import_run_edge(fi, imp, edges)
+                # A test file importing a module runs the module's top-level code: in a
+                # function's body when the function runs (an app module of the suite that
+                # sets itself up, `from blueprintapp import app` registering blueprints), at
+                # the top of the file when the test module is collected (`from flask.cli
+                # import FlaskGroup` runs flask/cli.py, which hands `_set_debug` to click as
+                # an option's callback). The name an import binds is the module's edge
+                # (below); this one depends on the module run, which the query follows only
+                # when importing it runs what is asked about (query/running_modules.py).
+                # Test files only: elsewhere the importer's own top level is what runs, and
+                # a module import of it already says so. (Written in here with the module
+                # run, module_run_by: two frames per import of a test file, 11K per Django.)
+                runs = True
+                if imp.scope:
+                    sym = fi.syms.get(imp.scope)
+                    runs = sym is not None and sym.kind in CALLABLE_KINDS
+                elif not imp.name or imp.name == "*":
+                    runs = False  # `import m`, `from m import *`: the module's edge goes to m
+                elif guarded:  # (a loop, not any() over a generator)
+                    at = imp.line
+                    for line, _kind in guarded:
+                        if line == at:
+                            runs = False  # under `if TYPE_CHECKING:` (or `__main__`)
+                            break
+                if runs:
+                    # the module whose top-level code the import runs: the module named, or
+                    # the submodule a `from` import names (None outside the index)
+                    if not imp.name:
+                        ran = module_file.get(imp.module)
+                    else:
+                        base = (
+                            self._relative_base(fi, imp.level, imp.module)
+                            if imp.level
+                            else imp.module
+                        )
+                        sub = f"{base}.{imp.name}" if base else imp.name
+                        if imp.name != "*" and sub in module_file:
+                            ran = module_file[sub]
+                        else:
+                            ran = module_file.get(base) if base else None
+                    if ran is not None and ran != path:
+                        # (here_uid's table, uid and edges.add written out)
+                        src = srcs.get(imp.scope) or self.here_uid(fi, imp.scope)
+                        edges.append(("IMPORTS", src, f"{ran}::", import_confidence, "import",
+                                      imp.line))  # fmt: skip
             if imp.name == "*":
                 base = self._import_base(fi, imp)
                 target = self.module_entity(base) if base else None
@@ -115,9 +130,10 @@ class FileEdges:
                 continue  # read_edges
             target = ref.target
             if target.isidentifier():  # a name alone (most): eval_chain's lookup written out
-                r = lookups.get((path, ref.scope, target), MISSING) if lookups else MISSING
+                lk = (path, ref.scope, target)
+                r = lookups.get(lk, MISSING) if lookups is not None else MISSING
                 if r is MISSING:
-                    r = self.lookup_name(fi, ref.scope, target, ref.line)
+                    r = self.lookup_name(fi, ref.scope, target, ref.line, 0, lk)
             else:
                 reads: list = []
                 r = self.eval_chain(fi, ref.scope, target, ref.line, 0, reads)

@@ -83,7 +83,8 @@ class Implicit:
         ent, rule = r
         if b.is_call:
             ent = self.call_result(ent, depth + 1)
-            rule = weakest(rule, "local-type")
+            if CONFIDENCE[rule] > CONFIDENCE["local-type"]:  # (weakest written out: 5.6K)
+                rule = "local-type"
         if ent is None or ent[0] != "inst":
             return None
         return ent, rule, _CONTEXT[prefix + ":"]
@@ -206,8 +207,10 @@ class Implicit:
                     r = self.getattr(("super", path, cls), "__init_subclass__", "inheritance", 0)
                     target = r[0] if r is not None else None
                 if target is not None and target[0] == "sym" and self._kind(target) == "method":
-                    src = self.uid(path, fi.parent.get(cls, ""))
-                    edges.call(src, self.ent_uid(target), "inheritance", line)
+                    # (uid, ent_uid of a symbol and edges.call written out: 3K per Django)
+                    edges.append(("CALLS", f"{path}::{fi.parent.get(cls, '')}",
+                                  f"{target[1]}::{target[2]}", CONFIDENCE["inheritance"],
+                                  "inheritance", line))  # fmt: skip
         # (the file's summary found them when this project made it: a full build's files)
         class_calls = self._class_calls.pop(path, None)
         if "__set_name__" in methods:
@@ -224,25 +227,45 @@ class Implicit:
                     self._implicit_call(r[0][1], r[0][2], "__set_name__", r[1], edges, src,
                                         b.line)  # fmt: skip
 
-    @memoized('("member owners", path, local, name)', "_NONE", _NONE=_NONE)
     def _member_owners(self, path: str, local: str, name: str) -> frozenset:
         """(path, class) of the ancestors of class `local` (its bases, theirs, ...) whose
         body defines a member `name`: the classes an MRO after the class itself holds are
         among the ancestors (engine/hierarchy.py c3: all of them when no cycle is met), so
         with none a lookup of `name` from `super` finds nothing, and with one it finds that
         one's. (Cheaper than the MRO, which most classes with bases in a file of models
-        never need; the sets are shared down a hierarchy.)"""
-        files = self.files
-        out = _NONE
-        info = self.memo.table.get(("bases", path, local))  # (a frame per hit, most)
-        if info is None or info is BUSY:
-            info = self._bases_info(path, local)
-        for base in info[0]:
-            found = self._member_owners(base[0], base[1], name)
-            if name in files[base[0]].members.get(base[1], NO_NAMES):
-                found = found | {base}
-            if found and found is not out:
-                out = found if not out else out | found
+        never need; the sets are shared down a hierarchy.) Kept in the memo under ("member
+        owners", path, local, name), none on a cycle (the protocol written out, as in
+        values.py class_member: 9K frames per Django)."""
+        memo = self.memo
+        key = ("member owners", path, local, name)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return _NONE
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        try:
+            files = self.files
+            out = _NONE
+            info = table.get(("bases", path, local))  # (a frame per hit, most)
+            if info is None or info is BUSY:
+                info = self._bases_info(path, local)
+            for base in info[0]:
+                found = self._member_owners(base[0], base[1], name)
+                if name in files[base[0]].members.get(base[1], NO_NAMES):
+                    found = found | {base}
+                if found and found is not out:
+                    out = found if not out else out | found
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
         return out
 
     def _setter(self, getter, name: str):
@@ -275,25 +298,25 @@ class Implicit:
         if init is not None and init[0][0] == "sym" and self._kind(init[0]) == "method":
             out.append((self.ent_uid(init[0]), "constructor"))
         names = ["__new__"]
-        for p, c in self.mro(path, cls):  # (a loop: no generator made)
-            if self._is_dataclass(p, c):
-                names.append("__post_init__")
-                break
+        files = self.files
+        # a dataclass in the MRO runs `__post_init__` (loops, not any() over generators; the
+        # test written out: a frame per class of the MRO, 9.6K per Django)
+        for p, c in self.mro(path, cls):
+            sym = files[p].syms.get(c)
+            if sym is None:
+                continue
+            for d in sym.decorators:
+                if d.rstrip("()").rpartition(".")[2] == "dataclass":
+                    break
+            else:
+                continue
+            names.append("__post_init__")
+            break
         for name in names:
             m = self.class_member(path, cls, name, 0)
             if m is not None and m[0][0] == "sym" and self._kind(m[0]) == "method":
                 out.append((self.ent_uid(m[0]), _member_rule("constructor", m)))
         return tuple(out)
-
-    def _is_dataclass(self, path: str, cls: str) -> bool:
-        sym = self.files[path].syms.get(cls)
-        if sym is None:
-            return False
-        # (a loop, not any() over a generator: a function made per call, 9.6K per Django)
-        for d in sym.decorators:  # noqa: SIM110
-            if d.rstrip("()").rpartition(".")[2] == "dataclass":
-                return True
-        return False
 
     def _implicit_call(self, path, cls, name, rule, edges, src, line) -> bool:
         """A CALLS edge to method `name` of class `cls` (through its MRO), if it has one."""

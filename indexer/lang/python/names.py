@@ -68,17 +68,6 @@ class Names:
     def _import_base(self, fi: FileIndex, imp) -> str:
         return self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
 
-    def module_run_by(self, fi: FileIndex, imp) -> str | None:
-        """The path of the module whose top-level code an import statement runs (the
-        module named, or the submodule a `from` import names), None outside the index."""
-        if not imp.name:
-            return self.module_file.get(imp.module)
-        base = self._relative_base(fi, imp.level, imp.module) if imp.level else imp.module
-        sub = f"{base}.{imp.name}" if base else imp.name
-        if imp.name != "*" and sub in self.module_file:
-            return self.module_file[sub]
-        return self.module_file.get(base) if base else None
-
     def import_target(self, fi: FileIndex, imp, follow: bool, depth: int):
         """What an import binds: a module, a definition (through re-exports) or an external.
 
@@ -259,8 +248,7 @@ class Names:
         """(entity, rule) of what binding `b` holds, None when it cannot be followed; kept
         while the file is resolved (the memo's `per_file` table under ("bind", path, id(b)):
         engine/memo.py's protocol written out here: the wrapper and the function were two
-        frames per binding evaluated, 46K per Django; a form's, `_binding_form`, still is,
-        13K)."""
+        frames per binding evaluated, 46K per Django)."""
         memo = self.memo
         key = ("bind", fi.path, id(b))
         table = memo.file_table
@@ -274,8 +262,36 @@ class Names:
         cuts = memo.cuts
         try:
             value = b.value
-            # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":"
-            out = self._binding_form(fi, b, value, depth) if ":" in value else MISSING
+            # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":" (the forms
+            # written in here: a frame per binding of a form, 13K per Django)
+            if ":" not in value:
+                out = MISSING
+            elif value.startswith("ann:"):
+                r = self.eval_type(fi, b.scope, value[4:], depth + 1)
+                out = (r, "local-type") if r is not None else None
+            elif value.startswith(("enter:", "aenter:")):
+                r = self.entered(fi, b, depth + 1)
+                if r is None:
+                    out = self.raised_info(fi, b, depth + 1) if b.is_call else None
+                else:
+                    m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
+                    res = self.call_result(m[0], depth + 1) if m is not None else None
+                    out = (res, weakest(r[1], "local-type")) if res is not None else None
+            elif value.startswith("iter:"):
+                _, index, chain = value.split(":", 2)
+                r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+                item = self.iter_item(r[0], int(index), depth + 1) if r is not None else None
+                if item is None:
+                    out = None
+                else:  # one of a container's items: which one is not followed
+                    rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
+                    out = item, weakest(r[1], rule)
+            elif value.startswith(_CONTAINER_FORMS):
+                out = self.container_binding(fi, b, depth)
+            elif value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
+                out = self.callback_value(fi, b, depth)
+            else:
+                out = MISSING  # a ":" in no form: a chain
             if out is MISSING:
                 out = None
                 if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
@@ -319,36 +335,6 @@ class Names:
         else:
             del table[key]
         return out
-
-    def _binding_form(self, fi: FileIndex, b, value: str, depth: int):
-        """What a binding of a form holds (`_binding_value`); MISSING for a value with a ":"
-        that is no form (then evaluated as a chain)."""
-        if value.startswith("ann:"):
-            r = self.eval_type(fi, b.scope, value[4:], depth + 1)
-            return (r, "local-type") if r is not None else None
-        if value.startswith(("enter:", "aenter:")):
-            r = self.entered(fi, b, depth + 1)
-            if r is None:
-                return self.raised_info(fi, b, depth + 1) if b.is_call else None
-            m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
-            res = self.call_result(m[0], depth + 1) if m is not None else None
-            return (res, weakest(r[1], "local-type")) if res is not None else None
-        if value.startswith("iter:"):
-            _, index, chain = value.split(":", 2)
-            r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
-            if r is None:
-                return None
-            item = self.iter_item(r[0], int(index), depth + 1)
-            if item is None:
-                return None
-            # one of a container's items: which one is not followed
-            rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
-            return item, weakest(r[1], rule)
-        if value.startswith(_CONTAINER_FORMS):
-            return self.container_binding(fi, b, depth)
-        if value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
-            return self.callback_value(fi, b, depth)
-        return MISSING
 
     def _imported_module(self, fi: FileIndex, b, ent):
         """`m = importlib.import_module("a.b")` binds module a.b, `__import__("a.b")` its top
@@ -411,15 +397,18 @@ class Names:
             src = self._srcs[scope] = f"{fi.path}::{scope}"
         return src
 
-    def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0):
+    def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0,
+                    key: tuple | None = None):  # fmt: skip
         """(entity, rule) of `name` read in `scope` at `line`: its bindings there, else its
         parameter, else the enclosing scopes'; kept with the file's lookups
-        (`_lookups`, None: not kept) when no cut was met and the line does not matter."""
+        (`_lookups`, None: not kept) when no cut was met and the line does not matter.
+        `key`: (fi.path, scope, name), given by a caller that read the file's lookups under
+        it and found nothing (most callers: the key is not made and looked up again)."""
         if depth > MAX_DEPTH:
             self._cut()  # every scope's lookup would be cut
             return self._unbound_lookup(fi, name, depth)
         seen = self._lookups
-        if seen is not None:
+        if seen is not None and key is None:
             key = (fi.path, scope, name)
             hit = seen.get(key, MISSING)
             if hit is not MISSING:
@@ -470,7 +459,8 @@ class Names:
                     sym = syms.get(s)
                     if sym is not None and sym.kind in _CLASS_BODY:
                         continue
-                if name in names.get(s, NO_NAMES) or name in params.get(s, NO_NAMES):
+                # (the module, "", has no parameters: most walks end there)
+                if name in names.get(s, NO_NAMES) or s and name in params.get(s, NO_NAMES):
                     break
             else:
                 s = None  # (the module's star imports and the builtins: the same from any scope)
@@ -494,9 +484,10 @@ class Names:
 
     def _unbound_lookup(self, fi: FileIndex, name: str, depth: int):
         """A name no scope of the file binds: the module's star imports, then the builtins."""
-        r = through_reexports(self, (fi.path, True), name, depth)
-        if r is not None:
-            return r
+        if fi.star_imports:  # (most modules have none: the engine's walk would find nothing)
+            r = through_reexports(self, (fi.path, True), name, depth)
+            if r is not None:
+                return r
         if name in BUILTINS:
             return ("builtin", name), "scope"
         return None

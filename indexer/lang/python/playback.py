@@ -22,6 +22,7 @@ from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.memo import MISSING
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE
 from codeimpact.indexer.lang.engine.values import ALTS
+from codeimpact.indexer.lang.python.containers import LIT
 from codeimpact.indexer.lang.python.index import FileIndex, parse_steps
 from codeimpact.indexer.lang.python.library_calls import BOUND, CLASS_MADE, FLOW, PROTOCOL, ROWS
 from codeimpact.indexer.lang.python.reads import chain_reads
@@ -45,6 +46,9 @@ _ROW = ("uid", "kind", "name", "qualified_name", "file", "start_line", "end_line
 if SymbolRow._fields != _ROW:
     raise ImportError(f"playback.py builds rows of fields it does not know: {SymbolRow._fields}")
 _symbol_rows = None  # native/core_rows.c's, once imported
+# the kinds of a symbol passed as an argument that value-flow follows (`_arguments`)
+_PASSED_KINDS = frozenset(("function", "method", "class"))
+_FLOW_CONFIDENCE = CONFIDENCE["value-flow"]
 
 
 class Playback:
@@ -149,7 +153,8 @@ class Playback:
                         hit = False
                     else:
                         name, method, last = shape[2][0][0], shape[5], shape[3]
-                        value = self._lookups.get((path, scope, name), MISSING)
+                        lk = (path, scope, name)
+                        value = self._lookups.get(lk, MISSING)
                         played = (
                             None
                             if value is MISSING
@@ -167,9 +172,9 @@ class Playback:
                         name, method, last, value = hit
                         kept = True  # (the lookup kept for the file: not line-dependent)
                         try:
-                            if value is MISSING:
-                                value = self.lookup_name(fi, scope, name, line, 0)
-                                kept = (path, scope, name) in self._lookups
+                            if value is MISSING:  # (the lookups read above: lk missed)
+                                value = self.lookup_name(fi, scope, name, line, 0, lk)
+                                kept = lk in self._lookups
                             outcome = ("call outcome", method, method, value, last)
                             played = self.memo.table.get(outcome)
                             if played is None:
@@ -330,13 +335,13 @@ class Playback:
         library_calls.py: the same for every site of the outcome's form, each a lookup of
         the table or the class done once)."""
         scope, line = call.scope, call.line
-        # the values of the dotted arguments, for _value_flow (with the reads, made only when
+        # the values of the dotted arguments, for the value flow (with the reads, made only when
         # one is evaluated: not a dict and a list per site, 68K per Django)
         passed = _NONE_PASSED
         for _, chain in call.args:  # `f(self.prop)` reads prop
             if "." in chain:
                 # (a chain reading no member a getter may run for: not evaluated, ~3/4 of
-                # Django's; _value_flow evaluates it if it needs its value)
+                # Django's; the value flow evaluates it if it needs its value)
                 hit = self._argument_reads.get(chain)
                 if hit is None:
                     hit = self._argument_reads[chain] = chain_reads(chain, self.member_names)
@@ -349,7 +354,63 @@ class Playback:
                 edges.call(src, self.ent_uid(getter), rule, line)
         for step, value, rule in follow:
             if step == FLOW:
-                self._value_flow(fi, call, value, rule, edges, src, passed)
+                # Functions passed as arguments (to `value`, a definition called): a reference
+                # from the caller, a call from each scope that calls what the parameter holds
+                # (flows.py `sinks`). (Written in here, its one caller: a frame per call
+                # passing arguments to a definition, 29K per Django.)
+                ent = value
+                through_attribute = "." in call.callee
+                lookups, file_path = self._lookups, fi.path
+                for key, chain in call.args:
+                    if chain.isidentifier():  # a name alone (~3/4 of the arguments): eval_chain's
+                        # lookup written out, the file's lookups first (a frame less each)
+                        lk = (file_path, scope, chain)
+                        r = lookups.get(lk, MISSING) if lookups is not None else MISSING
+                        if r is MISSING:
+                            r = self.lookup_name(fi, scope, chain, line, 0, lk)
+                    elif "$" in chain and chain.startswith("arg$"):  # a literal collection
+                        self.items_flow(fi, call, ent, key, chain, through_attribute, edges, src)
+                        continue
+                    elif chain in passed:
+                        r = passed[chain]
+                    else:
+                        r = self.eval_chain(fi, scope, chain, line)
+                    if r is None:
+                        continue
+                    kind = r[0][0]
+                    if kind == LIT:  # a container (`fs = [f, g]; run(fs)`, `run(**opts)`)
+                        if key == "**":
+                            self.spread_flow(fi, call, ent, r, through_attribute, edges, src)
+                        else:
+                            self.items_flow(fi, call, ent, key, r, through_attribute, edges, src)
+                        continue
+                    if kind != "sym" and kind != ALTS:  # (no function nor class among them)
+                        continue
+                    # one of several values (`for cls in self.default_tags: self.register(cls)`)
+                    values = []  # (a loop: a list comprehension is a function made per call)
+                    files = self.files
+                    # (members, _kind, ent_uid of a symbol and edges.add written out: ~9K each)
+                    for e in r[0][1] if kind == ALTS else (r[0],):
+                        if e[0] == "sym":
+                            s = files[e[1]].syms.get(e[2])
+                            if s and s.kind in _PASSED_KINDS:
+                                values.append(e)
+                    if not values:
+                        continue
+                    # (a keyword into `**kwargs`: flows.py `keyword_sinks`)
+                    sinks = sorted(self.landing_sinks(ent, key, through_attribute, 0))
+                    for v in values:
+                        dst = f"{v[1]}::{v[2]}"
+                        edges.append(("REFERENCES", src, dst, _FLOW_CONFIDENCE, "value-flow", line))
+                        init = self._init_of(v) if sinks else None  # a class called constructs
+                        if init is not None:  # the sink constructs it for src: impact follows src
+                            edges.add("REFERENCES", src, init, "value-flow", line)
+                        for path, caller in sinks:
+                            caller_uid = f"{path}::{caller}"
+                            if caller_uid != dst:
+                                edges.call(caller_uid, dst, "value-flow", line)
+                                if init is not None:
+                                    edges.call(caller_uid, init, "value-flow", line)
             elif step == ROWS:
                 self._apply_rows(fi, call, value, src, edges, rule)
             elif step == PROTOCOL:
@@ -360,7 +421,7 @@ class Playback:
                 self._class_made(fi, call, value, src, edges, rule)
 
 
-# `_arguments`' dotted arguments' values when none was evaluated (read-only: _value_flow)
+# `_arguments`' dotted arguments' values when none was evaluated (read-only)
 _NONE_PASSED = MappingProxyType({})
 
 # callee -> what `_resolve_call` and the playback read of it, the same in every file: (a

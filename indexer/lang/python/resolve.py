@@ -23,16 +23,17 @@ from pathlib import PurePosixPath
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.engine.edges import Edges
 from codeimpact.indexer.lang.engine.lazy_index import LazyIndexes
-from codeimpact.indexer.lang.engine.memo import MISSING
+from codeimpact.indexer.lang.engine.memo import BUSY, MISSING
 from codeimpact.indexer.lang.engine.project import Project
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
-from codeimpact.indexer.lang.engine.values import ALTS, members
+from codeimpact.indexer.lang.engine.values import members
 from codeimpact.indexer.lang.python.callbacks import Callbacks
-from codeimpact.indexer.lang.python.containers import LIT, Containers
+from codeimpact.indexer.lang.python.containers import Containers
 from codeimpact.indexer.lang.python.decorators import Decorators
 from codeimpact.indexer.lang.python.file_edges import FileEdges
 from codeimpact.indexer.lang.python.fixtures import Fixtures
 from codeimpact.indexer.lang.python.flows import Flows, forwards_only
+from codeimpact.indexer.lang.python.hierarchy import Hierarchy
 from codeimpact.indexer.lang.python.implicit import BUILTIN_PROTOCOL, IMPLICIT_NAMES, Implicit
 from codeimpact.indexer.lang.python.index import (
     NO_NAMES,
@@ -88,9 +89,6 @@ IMPLICIT = tuple(
 )
 # name -> (its place in IMPLICIT, IMPLICIT's own string: the summary's marshal bytes share it)
 _IMPLICIT_AT = {m: (i, m) for i, m in enumerate(IMPLICIT)}
-# the kinds of a symbol passed as an argument that value-flow follows (`_value_flow`)
-_PASSED_KINDS = frozenset(("function", "method", "class"))
-_FLOW_CONFIDENCE = CONFIDENCE["value-flow"]
 
 
 class PythonProject(
@@ -106,6 +104,7 @@ class PythonProject(
     Callbacks,
     Containers,
     Values,
+    Hierarchy,
     Names,
     Project,
 ):
@@ -223,6 +222,12 @@ class PythonProject(
         # (a member of no other name is read without a getter: reads.py property_read; a
         # dotted argument reading none is not evaluated for its reads, playback.py)
         self.member_names = member_names(tables.reads.values(), self.read_names)
+        if len(self.files) == len(self.paths):
+            # every file is indexed (a full build summarised each): a plain dict from here on.
+            # An item read of a dict subclass is CPython 3.11's generic subscript (through
+            # the type's `__getitem__`, dict's being a method, not a slot wrapper, ~343K reads
+            # per Django resolution); a plain dict's is specialised
+            self.files = dict(self.files)
 
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()
@@ -437,7 +442,7 @@ class PythonProject(
             key = (fi.path, scope, steps[0][0])
             value = seen.get(key, MISSING) if seen is not None else MISSING
             if value is MISSING:
-                value = self.lookup_name(fi, scope, key[2], line, 0)
+                value = self.lookup_name(fi, scope, key[2], line, 0, key)
         else:
             value = self.eval_chain(
                 fi, scope, None, line, 0, reads, steps[:-1] if method else steps
@@ -509,7 +514,12 @@ class PythonProject(
         if skind is None or skind == "variable":
             return False
         last = call.callee.rpartition(".")[2]
-        wrapper = self.decorated(ent[1], ent[2], 0) if skind in ("function", "method") else None
+        # (decorated's first test here: most functions called have no decorator, 13K per Django)
+        wrapper = (
+            self.decorated(ent[1], ent[2], 0)
+            if s.decorators and (skind == "function" or skind == "method")
+            else None
+        )
         run = self._callable_of(wrapper) if wrapper is not None else None
         if run is not None:  # a decorated name: what its decorators returned runs
             edges.call(src, self.ent_uid(run), weakest("decorator", reason), line)
@@ -610,7 +620,10 @@ class PythonProject(
             return True
         cls = self.files[p].parent.get(local, "")
         for cp, c in self.mro(p, cls):  # noqa: SIM110 (a loop: no generator made)
-            if self._bases_info(cp, c)[1]:  # (a base unknown: outside, unresolved)
+            info = self.memo.table.get(("bases", cp, c))  # (see construct_rows)
+            if info is None or info is BUSY:
+                info = self._bases_info(cp, c)
+            if info[1]:  # (a base unknown: outside, unresolved)
                 return True
         return False
 
@@ -619,60 +632,6 @@ class PythonProject(
         wrapper = self.decorated(found[0], found[1], 0)
         run = self._callable_of(wrapper) if wrapper is not None else None
         return self.ent_uid(run) if run is not None else self.uid(*found)
-
-    def _value_flow(self, fi, call, ent, skind, edges, src, passed: dict) -> None:
-        """Functions passed as arguments: a reference from the caller, a call from each scope
-        that calls what the parameter holds (flows.py `sinks`)."""
-        through_attribute = "." in call.callee
-        scope, line = call.scope, call.line  # (fields of a named tuple: read once)
-        lookups, file_path = self._lookups, fi.path
-        for key, chain in call.args:
-            if chain.isidentifier():  # a name alone (~3/4 of the arguments): eval_chain's
-                # lookup written out, the file's lookups first (a frame less per argument)
-                r = lookups.get((file_path, scope, chain), MISSING) if lookups else MISSING
-                if r is MISSING:
-                    r = self.lookup_name(fi, scope, chain, line)
-            elif "$" in chain and chain.startswith("arg$"):  # a literal collection: its items
-                self.items_flow(fi, call, ent, key, chain, through_attribute, edges, src)
-                continue
-            else:
-                r = passed[chain] if chain in passed else self.eval_chain(fi, scope, chain, line)
-            if r is None:
-                continue
-            kind = r[0][0]
-            if kind == LIT:  # a container (`fs = [f, g]; run(fs)`, `run(**opts)`)
-                if key == "**":
-                    self.spread_flow(fi, call, ent, r, through_attribute, edges, src)
-                else:
-                    self.items_flow(fi, call, ent, key, r, through_attribute, edges, src)
-                continue
-            if kind != "sym" and kind != ALTS:  # (no function nor class among them)
-                continue
-            # one of several values (`for cls in self.default_tags: self.register(cls)`)
-            values = []  # (a loop: a list comprehension is a function made per call)
-            files = self.files
-            # (members, _kind, ent_uid of a symbol and edges.add written out: ~9K each)
-            for e in r[0][1] if kind == ALTS else (r[0],):
-                if e[0] == "sym":
-                    s = files[e[1]].syms.get(e[2])
-                    if s and s.kind in _PASSED_KINDS:
-                        values.append(e)
-            if not values:
-                continue
-            # (a keyword into `**kwargs`: flows.py `keyword_sinks`)
-            sinks = sorted(self.landing_sinks(ent, key, through_attribute, 0))
-            for value in values:
-                dst = f"{value[1]}::{value[2]}"
-                edges.append(("REFERENCES", src, dst, _FLOW_CONFIDENCE, "value-flow", line))
-                init = self._init_of(value) if sinks else None  # a class called constructs
-                if init is not None:  # the sink constructs it for src: impact follows src
-                    edges.add("REFERENCES", src, init, "value-flow", line)
-                for path, caller in sinks:
-                    caller_uid = self.uid(path, caller)
-                    if caller_uid != dst:
-                        edges.call(caller_uid, dst, "value-flow", line)
-                        if init is not None:
-                            edges.call(caller_uid, init, "value-flow", line)
 
     def _init_of(self, ent) -> str | None:
         """The uid of the repository `__init__` a call of class `ent` runs, else None."""

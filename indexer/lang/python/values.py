@@ -10,11 +10,10 @@ chain takes its weakest rule's confidence.
 from __future__ import annotations
 
 from codeimpact.indexer.lang.engine.chains import fold
-from codeimpact.indexer.lang.engine.hierarchy import c3, descendants
 from codeimpact.indexer.lang.engine.memo import BUSY, MISSING, memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
-from codeimpact.indexer.lang.engine.values import ALTS, alternatives, members
+from codeimpact.indexer.lang.engine.values import ALTS, alternatives
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     ARGUMENTS_KEPT,
@@ -46,6 +45,7 @@ _MAP = frozenset(
 _TYPE = frozenset(("type", "Type"))
 # What a call's result may be for members to be looked up on it.
 _RESULT_KINDS = frozenset(("inst", "sym", "seq", "map", "tup", *CONTAINER_KINDS))
+_LOCAL_TYPE_CONFIDENCE = CONFIDENCE["local-type"]
 _NO_MEMBER = (None, None, None)  # an instance without that attribute (getattr)
 # What calling a generator function gives: ("gen", path, function), iterated for its yields.
 GEN = "gen"
@@ -83,30 +83,32 @@ class Values:
                 # none of the three: one test for most); the file's lookups read here first
                 # (names.py lookup_name's, a frame per hit: ~3/5 of these, 75K per Django)
                 seen = self._lookups
-                if seen is not None:
-                    hit = seen.get((fi.path, scope, chain), MISSING)
-                    if hit is not MISSING:
-                        return hit
-                return self.lookup_name(fi, scope, chain, line, depth)
+                if seen is None:
+                    return self.lookup_name(fi, scope, chain, line, depth)
+                key = (fi.path, scope, chain)
+                hit = seen.get(key, MISSING)
+                if hit is not MISSING:
+                    return hit
+                return self.lookup_name(fi, scope, chain, line, depth, key)
             steps = parse_steps(chain)
             if not steps:
                 return None
         name, suffix = steps[0]
         seen = self._lookups  # (the head's lookup: see above; lookup_name cuts a deep one)
-        found = (
-            seen.get((fi.path, scope, name), MISSING)
-            if seen is not None and depth <= MAX_DEPTH
-            else MISSING
-        )
+        if seen is not None and depth <= MAX_DEPTH:
+            key = (fi.path, scope, name)
+            found = seen.get(key, MISSING)
+        else:
+            key, found = None, MISSING
         if len(steps) == 1 and not suffix:  # a name alone (see above)
             if found is not MISSING:
                 return found
-            return self.lookup_name(fi, scope, name, line, depth)
+            return self.lookup_name(fi, scope, name, line, depth, key)
         if name == "super":
             found = self.chain_head(fi, scope, steps[0], line, depth, reads)
         else:  # (chain_head's lookup written out: most heads)
             if found is MISSING:
-                found = self.lookup_name(fi, scope, name, line, depth)
+                found = self.lookup_name(fi, scope, name, line, depth, key)
             if found is not None and suffix:
                 found = self._apply_suffix(found[0], found[1], suffix, depth)
         if found is None or len(steps) == 1:
@@ -214,7 +216,8 @@ class Values:
                 reason = weakest(reason, "value-flow")
             elif suffix.startswith("()"):
                 ent = self.call_result(ent, depth + 1)
-                reason = weakest(reason, "local-type")
+                if CONFIDENCE[reason] > _LOCAL_TYPE_CONFIDENCE:  # (weakest written out: 4K)
+                    reason = "local-type"
             elif ent[0] == "sym" and self._kind(ent) == "class":
                 pass  # a generic class specialised (`A[int]`) is still the class
             else:
@@ -225,55 +228,107 @@ class Values:
             suffix = suffix[2:]
         return ent, reason
 
-    @memoized('("member", path, cls, attr)')
     def class_member(self, path: str, cls: str, attr: str, depth: int):
-        """(entity, found in a base, rule) of `attr` on class `cls` through its MRO, or None.
+        """(entity, found in a base, rule) of `attr` on class `cls` through its MRO, or None;
+        kept in the memo under ("member", path, cls, attr) (engine/memo.py's protocol written
+        out: the wrapper and the function were two frames per member computed, 31K per
+        Django).
 
         Methods and nested classes are definitions; class attributes bound to a value
         (`response_class = Response`, `json: JSONProvider = ...`) are followed.
         """
-        # engine/hierarchy.py first_member written out (a class's MRO: 46K walks of Django,
-        # ~5 classes each): the first class whose body binds `attr`. A member definition is
-        # the answer; a value bound there is followed, and one we cannot follow shadows the
-        # bases' attribute of that name (no answer)
-        files = self.files
-        # (the memo's entry for the MRO read here, its wrapper called on a miss only: a frame
-        # per hit, ~60K per Django here, in instance_attr and super_members)
-        order = self.memo.table.get(("mro", path, cls))
-        if order is None or order is BUSY:
-            order = self.mro(path, cls)
-        for i, (kpath, k) in enumerate(order):
-            cfi = files[kpath]
-            local = cfi.members.get(k, NO_NAMES).get(attr)
-            if local is not None:
-                return ("sym", kpath, local), i > 0, "scope"
-            cands = cfi.names.get(k, NO_NAMES).get(attr)
-            if cands:
-                for cand in self._pick(cands, None):
-                    r = self._candidate(cfi, cand, True, depth + 1)
-                    if r is not None:
-                        return (r[0], i > 0, r[1]) if r[0] is not None else None
+        memo = self.memo
+        key = ("member", path, cls, attr)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
                 return None
-        return None
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        out = None
+        try:
+            # engine/hierarchy.py first_member written out (a class's MRO: 46K walks of
+            # Django, ~5 classes each): the first class whose body binds `attr`. A member
+            # definition is the answer; a value bound there is followed, and one we cannot
+            # follow shadows the bases' attribute of that name (no answer)
+            files = self.files
+            # (the memo's entry for the MRO read here, its wrapper called on a miss only: a
+            # frame per hit, ~60K per Django here, in instance_attr and super_members)
+            order = table.get(("mro", path, cls))
+            if order is None or order is BUSY:
+                order = self.mro(path, cls)
+            for i, (kpath, k) in enumerate(order):
+                cfi = files[kpath]
+                local = cfi.members.get(k, NO_NAMES).get(attr)
+                if local is not None:
+                    out = ("sym", kpath, local), i > 0, "scope"
+                    break
+                cands = cfi.names.get(k, NO_NAMES).get(attr)
+                if cands:
+                    for cand in self._pick(cands, None):
+                        r = self._candidate(cfi, cand, True, depth + 1)
+                        if r is not None:
+                            if r[0] is not None:
+                                out = r[0], i > 0, r[1]
+                            break
+                    break
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
 
-    @memoized('("iattr", path, cls, attr)', per_file=True)
     def instance_attr(self, path: str, cls: str, attr: str, depth: int):
-        """The value of `self.attr` set in a method of `cls` or of a base, or None."""
-        order = self.memo.table.get(("mro", path, cls))  # (see class_member)
-        if order is None or order is BUSY:
-            order = self.mro(path, cls)
-        for p, c in order:
-            cfi = self.files[p]
-            binds = cfi.self_attrs.get(c, {}).get(attr)
-            if not binds:
-                continue
-            # the most telling binding first, then in source order (sorted is stable)
-            for b in sorted(binds, key=_bind_rank):
-                r = self._binding_value(cfi, b, depth + 1)
-                # a parameter stored (`self.x, self.y = x, y`) says less than a later binding
-                if r is not None and r[0][0] != "param":
-                    return r
-        return None
+        """The value of `self.attr` set in a method of `cls` or of a base, or None; kept
+        while the file is resolved (the memo's `per_file` table under ("iattr", path, cls,
+        attr): the protocol written out, as in class_member, 11K frames per Django)."""
+        memo = self.memo
+        key = ("iattr", path, cls, attr)
+        table = memo.file_table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return None
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        out = None
+        try:
+            order = memo.table.get(("mro", path, cls))  # (see class_member)
+            if order is None or order is BUSY:
+                order = self.mro(path, cls)
+            files = self.files
+            for p, c in order:
+                cfi = files[p]
+                binds = cfi.self_attrs.get(c, NO_NAMES).get(attr)
+                if not binds:
+                    continue
+                # the most telling binding first, then in source order (sorted is stable;
+                # most attributes are set once: no sort, no key's frames)
+                for b in binds if len(binds) == 1 else sorted(binds, key=_bind_rank):
+                    r = self._binding_value(cfi, b, depth + 1)
+                    # a parameter stored (`self.x, self.y = x, y`) says less than a later
+                    # binding
+                    if r is not None and r[0][0] != "param":
+                        out = r
+                        break
+                if out is not None:
+                    break
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
 
     def getattr(self, ent: Entity, attr: str, reason: str, depth: int):
         if depth > MAX_DEPTH:
@@ -298,7 +353,8 @@ class Values:
             if how == "property":
                 return value, weakest(_member_rule(reason, m), "local-type")
             if how == "attribute":
-                return value, weakest(reason, m)
+                # (weakest written out: a frame per read, 6.6K per Django)
+                return value, reason if CONFIDENCE[reason] <= CONFIDENCE[m] else m
             if how == "unknown":
                 return value, reason
             if attr == "_get_current_object":  # a werkzeug LocalProxy typed by its annotation
@@ -360,25 +416,46 @@ class Values:
             return None
         return None
 
-    @memoized('("instance member", path, local, attr)', "_NO_MEMBER", _NO_MEMBER=_NO_MEMBER)
     def _instance_member(self, path: str, local: str, attr: str, depth: int) -> tuple:
         """(value, how, member or rule) of `attr` on an instance of class `local` (getattr):
-        a member of the class (through its MRO), a property's value, a `self.attr` binding."""
-        # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
-        r = self.memo.table.get(("member", path, local, attr), MISSING)
-        if r is MISSING or r is BUSY:
-            r = self.class_member(path, local, attr, depth + 1)
-        if r is not None:
-            if self._is_property(r[0]):  # reading it runs the getter
+        a member of the class (through its MRO), a property's value, a `self.attr` binding;
+        kept in the memo under ("instance member", path, local, attr), _NO_MEMBER on a cycle
+        (the protocol written out, as in class_member: 19K frames per Django)."""
+        memo = self.memo
+        key = ("instance member", path, local, attr)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return _NO_MEMBER
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
+        try:
+            # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
+            r = table.get(("member", path, local, attr), MISSING)
+            if r is MISSING or r is BUSY:
+                r = self.class_member(path, local, attr, depth + 1)
+            if r is None:
+                r = self.instance_attr(path, local, attr, depth + 1)
+                out = (r[0], "attribute", r[1]) if r is not None else _NO_MEMBER
+            elif self._is_property(r[0]):  # reading it runs the getter
                 value = self.call_result(r[0], depth + 1)
                 if value is None:
-                    return ("unknown", path, local, attr), "unknown", None
-                return value, "property", r
-            return r[0], "member", r
-        r = self.instance_attr(path, local, attr, depth + 1)
-        if r is not None:
-            return r[0], "attribute", r[1]
-        return _NO_MEMBER
+                    out = ("unknown", path, local, attr), "unknown", None
+                else:
+                    out = value, "property", r
+            else:
+                out = r[0], "member", r
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
+        return out
 
     def _is_property(self, ent: Entity) -> bool:
         if ent[0] != "sym":
@@ -418,25 +495,41 @@ class Values:
             return ent if ent[1] in self.entry_table.instances or _class_named(ent[1]) else None
         if kind != "sym":
             return None
-        # (the memo's entry read here, the wrapper called on a miss only: a frame per hit)
-        r = self.memo.table.get(("result", ent), MISSING)
-        return self._call_result(ent, depth) if r is MISSING or r is BUSY else r
-
-    @memoized('("result", ent)')
-    def _call_result(self, ent: Entity, depth: int) -> Entity | None:
+        # what calling a definition gives, kept in the memo under ("result", ent) (the
+        # protocol written out here, as in class_member: the wrapper and the function were
+        # two frames per result computed, 4.6K per Django)
+        memo = self.memo
+        key = ("result", ent)
+        table = memo.table
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            if hit is BUSY:
+                memo.cuts += 1
+                return None
+            return hit
+        table[key] = BUSY
+        cuts = memo.cuts
         out = None
-        fi = self.files[ent[1]]
-        sym = fi.syms.get(ent[2])
-        if sym is not None and sym.kind == "class":
-            out = ("inst", ent[1], ent[2], True)
-        elif sym is not None and sym.kind in ("function", "method"):
-            out = returned_value(
-                self, fi, self.returns_of(fi, ent[2]), "ann:",
-                lambda text, r: self.eval_type(fi, r.scope, text, depth + 1),
-                _RESULT_KINDS, depth,
-            )  # fmt: skip
-            if out is None and ent[2] in fi.yields:  # a generator: iterating it gives its yields
-                out = (GEN, ent[1], ent[2])
+        try:
+            fi = self.files[ent[1]]
+            sym = fi.syms.get(ent[2])
+            if sym is not None and sym.kind == "class":
+                out = ("inst", ent[1], ent[2], True)
+            elif sym is not None and sym.kind in ("function", "method"):
+                out = returned_value(
+                    self, fi, self.returns_of(fi, ent[2]), "ann:",
+                    lambda text, r: self.eval_type(fi, r.scope, text, depth + 1),
+                    _RESULT_KINDS, depth,
+                )  # fmt: skip
+                if out is None and ent[2] in fi.yields:  # a generator: iterating it gives
+                    out = (GEN, ent[1], ent[2])  # its yields
+        except BaseException:
+            table.pop(key, None)
+            raise
+        if memo.cuts == cuts:
+            table[key] = out
+        else:
+            del table[key]
         return out
 
     def yielded(self, ent: Entity, depth: int) -> Entity | None:
@@ -628,142 +721,6 @@ class Values:
         the arms we cannot follow (`str`, a library type) add nothing to call."""
         found = [self.eval_type(fi, scope, a, depth + 1) for a in arms]
         return alternatives(found) if len(found) > 1 else found[0] if found else None
-
-    # ------------------------------------------------------------------ classes
-    def bases(self, path: str, local: str) -> list[tuple[str, str]]:
-        return list(self._bases_info(path, local)[0])
-
-    # (path, heritage fact) -> what its base evaluates to, kept by `_bases_info` when no cut
-    # was met: the file's EXTENDS edges read it (file_edges.py) instead of evaluating
-    # every base chain twice (a full build summarises every class before it resolves a file)
-    _heritage_values: dict
-
-    @memoized('("bases", path, local)', "((), False)")
-    def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
-        """(the repository classes among a class's bases, whether a base is outside the
-        repository or unresolved); read at its callers (no one-line accessor: a frame each,
-        30K per Django)."""
-        fi = self.files[path]
-        out = []
-        unknown = False
-        scope = fi.parent.get(local, "")
-        memo, known = self.memo, self._heritage_values
-        for h in self._heritage_of(fi, local):
-            cuts = memo.cuts
-            r = self.eval_chain(fi, scope, h.base, h.line, 0)
-            if memo.cuts == cuts:  # (an answer met with no cut: the same in any order)
-                known[(path, h)] = r
-            for ent in members(r[0]) if r is not None else (None,):  # (alternatives: each)
-                if ent is not None and ent[0] == "sym" and self._kind(ent) == "class":
-                    k = (ent[1], ent[2])
-                    if k != (path, local):
-                        out.append(k)
-                elif h.base not in ("object", "Generic", "t.Generic", "typing.Generic"):
-                    unknown = True
-        return tuple(out), unknown
-
-    # (file index, class -> its heritage facts) of the file whose bases were read last: a
-    # summary reads every class's of a file in a row (one scan of the file's facts per
-    # class was 467K tests per Django build, 66K in one file)
-    _heritage_last: tuple | None = None
-
-    def _heritage_of(self, fi: FileIndex, local: str) -> list:
-        last = self._heritage_last
-        if last is None or last[0] is not fi:
-            by_class: dict = {}
-            for h in fi.facts.heritage:
-                by_class.setdefault(h.scope, []).append(h)
-            last = self._heritage_last = (fi, by_class)
-        return last[1].get(local, ())
-
-    @memoized('("mro", path, local)', "((path, local),)")  # (a cycle of bases stops here)
-    def mro(self, path: str, local: str) -> tuple[tuple[str, str], ...]:
-        """C3 over the bases we can resolve (engine/hierarchy.py)."""
-        info = self.memo.table.get(("bases", path, local))  # (a frame per hit, most: the
-        if info is None or info is BUSY:  # build summarised every class)
-            info = self._bases_info(path, local)
-        return c3((path, local), info[0], self._mro_of)
-
-    def _mro_of(self, base: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-        return self.mro(base[0], base[1])
-
-    def super_members(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
-        """The definitions `super().name` in class `cls` reaches in the MRO of each subclass
-        of `cls` (the MRO after `cls`), in a stable order."""
-        if (path, cls) not in self.subclasses:
-            return []
-        files = self.files
-        found = []
-        table = self.memo.table
-        for sub in self.descendants(path, cls):
-            order = table.get(("mro", sub[0], sub[1]))  # (see class_member)
-            if order is None or order is BUSY:
-                order = self.mro(sub[0], sub[1])
-            if (path, cls) not in order:
-                continue
-            # (first_member written out: a lambda made per subclass, 14K per Django)
-            for p, c in order[order.index((path, cls)) + 1 :]:
-                m = files[p].members.get(c, NO_NAMES).get(name)
-                if m is not None:
-                    if (p, m) not in found:
-                        found.append((p, m))
-                    break
-        return found
-
-    def descendants(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
-        """Every subclass of `cls` in the repository, transitively, in a stable order."""
-        # (the memo's table read here: a lambda made per call for `cached`, 14K per Django)
-        key = ("descendants", path, cls)
-        table = self.memo.file_table
-        out = table.get(key)
-        if out is None:
-            out = table[key] = tuple(sorted(descendants((path, cls), self.subclasses.get)))
-        return out
-
-    def overrides(self, path: str, cls: str, name: str) -> list[tuple[str, str]]:
-        """Definitions of method `name` in the subclasses of `cls`, transitively."""
-        if (path, cls) not in self.subclasses:
-            return []
-        key = ("overrides", path, cls, name)
-        table = self.memo.file_table  # (another file asked for 124 of Django's 1.5K)
-        out = table.get(key)
-        if out is None:
-            # the classes defining a method `name` among the descendants: a base of many
-            # classes (a test case, a model) is asked for many names, and a name has few
-            # definitions (one walk of the descendants' members per name cost one process
-            # of Django ~4% of resolving); sorted, as `descendants` is
-            out = []
-            files = self.files
-            for p, c in sorted(self._method_classes(name) & self._descendant_set(path, cls)):
-                fi = files[p]
-                m = fi.members.get(c, NO_NAMES).get(name)
-                if m is not None and fi.syms[m].kind == "method":
-                    out.append((p, m))
-            table[key] = out
-        return out
-
-    def _method_classes(self, name: str) -> frozenset:
-        """(path, class) of the classes whose body defines a method `name` (the project's
-        methods by name: the same in a full and an incremental run)."""
-        key = ("method classes", name)
-        table = self.memo.table
-        out = table.get(key)
-        if out is None:
-            out = table[key] = frozenset(
-                (p, local.rpartition(".")[0]) for p, local in self.methods_by_name.get(name, ())
-            )
-        return out
-
-    def _descendant_set(self, path: str, cls: str) -> frozenset:
-        # (from the walk itself: most classes asked for their overrides are never asked
-        # for `descendants`, whose sort is then not made)
-        # (the memo's table read here: a lambda made per call for `cached`, 29K per Django)
-        key = ("descendant set", path, cls)
-        table = self.memo.file_table
-        out = table.get(key)
-        if out is None:
-            out = table[key] = frozenset(descendants((path, cls), self.subclasses.get))
-        return out
 
 
 def _bind_rank(b) -> tuple:
