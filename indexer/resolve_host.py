@@ -36,7 +36,6 @@ import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 
-from codeimpact.indexer.lang.api import native_core
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.resolution import module_names, summaries_of
 from codeimpact.indexer.resolve_workers import (
@@ -168,12 +167,6 @@ class Host:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
         mine = sinks[0]
         try:
-            # the projects are built on the serial stretch before any worker forks (one core
-            # idle): their arenas mapped populated, not faulted in a page at a time
-            # (native/core_arenas.c; its workers inherit it)
-            populate = getattr(native_core(), "populate_arenas", None)
-            if populate is not None:
-                populate()
             projects = self._build()
             # never freed here: this process ends with os._exit once it has sent its end, and
             # freeing ~170 MB of objects one by one before that (when this frame returns)
