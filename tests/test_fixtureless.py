@@ -57,7 +57,8 @@ def test_a_project_without_fixtures_looks_at_no_request(monkeypatch):
     project = _project(FILES)
     assert _resolved(project) == expected
     assert callers == ["unbound_fixtures"]
-    assert any(u[1] == "fixture:db" for u in expected["tests/test_a.py"].unresolved)  # (scope, name, line)
+    # unresolved rows are (scope, name, line)
+    assert any(u[1] == "fixture:db" for u in expected["tests/test_a.py"].unresolved)
 
 
 @pytest.mark.parametrize("where", ["tests/conftest.py", "pkg/fixtures.py"])
