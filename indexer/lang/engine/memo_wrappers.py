@@ -271,58 +271,6 @@ def _heritage_of(self, path, local):
 
 _W9 = _heritage_of
 
-def _instance_member(self, path, local, attr, depth):
-    memo = self.memo
-    key = ("instance member", path, local, attr)
-    table = memo.table
-    hit = table.get(key, MISSING)
-    if hit is not MISSING:
-        if hit is BUSY:
-            memo.cuts += 1
-            return _NO_MEMBER
-        return hit
-    table[key] = BUSY
-    cuts = memo.cuts
-    try:
-        out = compute(self, path, local, attr, depth)
-    except BaseException:
-        table.pop(key, None)
-        raise
-    if memo.cuts == cuts:
-        table[key] = out
-    else:
-        del table[key]
-    return out
-
-
-_W10 = _instance_member
-
-def _member_owners(self, path, local, name):
-    memo = self.memo
-    key = ("member owners", path, local, name)
-    table = memo.table
-    hit = table.get(key, MISSING)
-    if hit is not MISSING:
-        if hit is BUSY:
-            memo.cuts += 1
-            return _NONE
-        return hit
-    table[key] = BUSY
-    cuts = memo.cuts
-    try:
-        out = compute(self, path, local, name)
-    except BaseException:
-        table.pop(key, None)
-        raise
-    if memo.cuts == cuts:
-        table[key] = out
-    else:
-        del table[key]
-    return out
-
-
-_W11 = _member_owners
-
 def _passed(self, fi, calls, scope, name, depth):
     memo = self.memo
     key = ("passed", fi.path, scope, name)
@@ -347,7 +295,7 @@ def _passed(self, fi, calls, scope, name, depth):
     return out
 
 
-_W12 = _passed
+_W10 = _passed
 
 def _type_chain(self, path, local):
     memo = self.memo
@@ -373,7 +321,7 @@ def _type_chain(self, path, local):
     return out
 
 
-_W13 = _type_chain
+_W11 = _type_chain
 
 def _use_path(self, fi, imp, segs, depth):
     memo = self.memo
@@ -399,33 +347,7 @@ def _use_path(self, fi, imp, segs, depth):
     return out
 
 
-_W14 = _use_path
-
-def class_member(self, path, cls, attr, depth):
-    memo = self.memo
-    key = ("member", path, cls, attr)
-    table = memo.table
-    hit = table.get(key, MISSING)
-    if hit is not MISSING:
-        if hit is BUSY:
-            memo.cuts += 1
-            return None
-        return hit
-    table[key] = BUSY
-    cuts = memo.cuts
-    try:
-        out = compute(self, path, cls, attr, depth)
-    except BaseException:
-        table.pop(key, None)
-        raise
-    if memo.cuts == cuts:
-        table[key] = out
-    else:
-        del table[key]
-    return out
-
-
-_W15 = class_member
+_W12 = _use_path
 
 def container_items(self, lit, depth):
     memo = self.memo
@@ -454,59 +376,7 @@ def container_items(self, lit, depth):
     return out
 
 
-_W16 = container_items
-
-def exported(rules, key, module, name, depth):
-    memo = rules.memo
-    key = key
-    table = memo.table
-    hit = table.get(key, MISSING)
-    if hit is not MISSING:
-        if hit is BUSY:
-            memo.cuts += 1
-            return None
-        return hit
-    table[key] = BUSY
-    cuts = memo.cuts
-    try:
-        out = compute(rules, key, module, name, depth)
-    except BaseException:
-        table.pop(key, None)
-        raise
-    if memo.cuts == cuts:
-        table[key] = out
-    else:
-        del table[key]
-    return out
-
-
-_W17 = exported
-
-def instance_attr(self, path, cls, attr, depth):
-    memo = self.memo
-    key = ("iattr", path, cls, attr)
-    table = memo.file_table
-    hit = table.get(key, MISSING)
-    if hit is not MISSING:
-        if hit is BUSY:
-            memo.cuts += 1
-            return None
-        return hit
-    table[key] = BUSY
-    cuts = memo.cuts
-    try:
-        out = compute(self, path, cls, attr, depth)
-    except BaseException:
-        table.pop(key, None)
-        raise
-    if memo.cuts == cuts:
-        table[key] = out
-    else:
-        del table[key]
-    return out
-
-
-_W18 = instance_attr
+_W13 = container_items
 
 def item_sinks(self, path, fn, pname, depth):
     memo = self.memo
@@ -535,7 +405,7 @@ def item_sinks(self, path, fn, pname, depth):
     return out
 
 
-_W19 = item_sinks
+_W14 = item_sinks
 
 def keyword_sinks(self, path, fn, pname, kw, depth):
     memo = self.memo
@@ -564,33 +434,7 @@ def keyword_sinks(self, path, fn, pname, kw, depth):
     return out
 
 
-_W20 = keyword_sinks
-
-def mro(self, path, local):
-    memo = self.memo
-    key = ("mro", path, local)
-    table = memo.table
-    hit = table.get(key, MISSING)
-    if hit is not MISSING:
-        if hit is BUSY:
-            memo.cuts += 1
-            return ((path, local),)
-        return hit
-    table[key] = BUSY
-    cuts = memo.cuts
-    try:
-        out = compute(self, path, local)
-    except BaseException:
-        table.pop(key, None)
-        raise
-    if memo.cuts == cuts:
-        table[key] = out
-    else:
-        del table[key]
-    return out
-
-
-_W21 = mro
+_W15 = keyword_sinks
 
 def sinks(self, path, fn, pname, depth):
     memo = self.memo
@@ -619,7 +463,7 @@ def sinks(self, path, fn, pname, depth):
     return out
 
 
-_W22 = sinks
+_W16 = sinks
 
 WRAPPERS = {
     '\ndef _application(self, applied):\n    memo = self.memo\n    key = ("application", applied)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, applied)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W0,
@@ -632,17 +476,11 @@ WRAPPERS = {
     '\ndef _eval_type(self, fi, scope, text, depth):\n    memo = self.memo\n    key = ("type", fi.path, scope, text)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, scope, text, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W7,
     '\ndef _factory_returns(self, path, local, depth):\n    memo = self.memo\n    key = ("factory", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return None\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W8,
     '\ndef _heritage_of(self, path, local):\n    memo = self.memo\n    key = ("heritage", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W9,
-    '\ndef _instance_member(self, path, local, attr, depth):\n    memo = self.memo\n    key = ("instance member", path, local, attr)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return _NO_MEMBER\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W10,
-    '\ndef _member_owners(self, path, local, name):\n    memo = self.memo\n    key = ("member owners", path, local, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return _NONE\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, name)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W11,
-    '\ndef _passed(self, fi, calls, scope, name, depth):\n    memo = self.memo\n    key = ("passed", fi.path, scope, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, calls, scope, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W12,
-    '\ndef _type_chain(self, path, local):\n    memo = self.memo\n    key = ("chain", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W13,
-    '\ndef _use_path(self, fi, imp, segs, depth):\n    memo = self.memo\n    key = ("i", fi.path, imp)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, imp, segs, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W14,
-    '\ndef class_member(self, path, cls, attr, depth):\n    memo = self.memo\n    key = ("member", path, cls, attr)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W15,
-    '\ndef container_items(self, lit, depth):\n    memo = self.memo\n    key = ("items", lit)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return ()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, lit, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W16,
-    '\ndef exported(rules, key, module, name, depth):\n    memo = rules.memo\n    key = key\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(rules, key, module, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W17,
-    '\ndef instance_attr(self, path, cls, attr, depth):\n    memo = self.memo\n    key = ("iattr", path, cls, attr)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls, attr, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W18,
-    '\ndef item_sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("isinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W19,
-    '\ndef keyword_sinks(self, path, fn, pname, kw, depth=default_depth):\n    memo = self.memo\n    key = ("ksinks", path, fn, pname, kw)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, kw, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W20,
-    '\ndef mro(self, path, local):\n    memo = self.memo\n    key = ("mro", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ((path, local),)\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W21,
-    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W22,
+    '\ndef _passed(self, fi, calls, scope, name, depth):\n    memo = self.memo\n    key = ("passed", fi.path, scope, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, calls, scope, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W10,
+    '\ndef _type_chain(self, path, local):\n    memo = self.memo\n    key = ("chain", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W11,
+    '\ndef _use_path(self, fi, imp, segs, depth):\n    memo = self.memo\n    key = ("i", fi.path, imp)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, imp, segs, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W12,
+    '\ndef container_items(self, lit, depth):\n    memo = self.memo\n    key = ("items", lit)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return ()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, lit, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W13,
+    '\ndef item_sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("isinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W14,
+    '\ndef keyword_sinks(self, path, fn, pname, kw, depth=default_depth):\n    memo = self.memo\n    key = ("ksinks", path, fn, pname, kw)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, kw, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W15,
+    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W16,
 }
