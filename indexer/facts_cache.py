@@ -1,18 +1,23 @@
-"""Extraction results by language and content hash, for one runner identity: one pack of blobs and an index.
+"""Extraction results by language and content hash, for one runner identity: one pack of
+blobs and an index.
 
-A run appends the blobs it extracted to the pack and rewrites the small index
-once (`flush`). A file per blob cost more than it saved: creating three thousand
-files (and freeing them again on `--force`) took longer than extracting Django.
+A run appends the blobs it extracted to the pack and writes the small index once (`flush`)
+into the generation folder it publishes. The live generation's index is never rewritten,
+nor its pack's prefix: a run that fails (or is killed) after its flush leaves every file
+the live generation relies on as it was (the index was rewritten beside the generations: a
+run failing after its flush left the live generation "damaged" and the next run full). A
+file per blob cost more than it saved: creating three thousand files (and freeing them
+again on `--force`) took longer than extracting Django.
 
-The index names the pack it describes and the pack's length when it was
-written, so bytes a killed run appended after it are ignored (and cut off by
-the next run that appends). Each blob carries an xxh3-64 of its bytes, checked
-when it is read: a damaged blob is dropped from the index (and extracted again),
-and a pack cut short loses only the blobs past its end. The generation's
-manifest records the index and the pack's checked prefix (`sealed_files`). When most of the pack is blobs of content no file
-has any more, `flush` writes the live ones to a new pack, points the index at
-it and only then deletes the old one. Only the writer (under the index lock)
-uses the cache.
+The index names the pack it describes and the pack's length when it was written, so bytes
+a killed run appended after it are ignored (and cut off by the next run that appends).
+Each blob carries an xxh3-64 of its bytes, checked when it is read: a damaged blob is
+dropped from the index (and extracted again), and a pack cut short loses only the blobs
+past its end. The generation's manifest checks the index (a file of its folder) and the
+pack's prefix (`sealed_files`). When most of the pack is blobs of content no file has any
+more, `flush` writes the live ones to a new pack and points the index at it; the old pack,
+which the live generation names, is deleted by the next run's flush (never before the
+publish that replaces it). Only the writer (under the index lock) writes the cache.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from pathlib import Path
 
 import xxhash
 
-from codeimpact.graph.layout import atomic_write, sync_with_publish
+from codeimpact.graph.errors import CorruptIndex, NoIndex
+from codeimpact.graph.layout import atomic_write, read_current, sync_with_publish
 
 FORMAT = 2  # 2: (offset, length, xxh3-64) per blob
 
@@ -42,14 +48,20 @@ SLACK = 1 << 20  # dead bytes always tolerated before the pack is rewritten
 
 
 class FactsCache:
-    def __init__(self, index_dir: Path, identity_digest: str):
+    """`source`: the generation folder whose index is read (None: the live generation's)."""
+
+    def __init__(self, index_dir: Path, identity_digest: str, source: Path | None = None):
+        self.idx = index_dir
         self.root = index_dir / "facts"
         self.name = identity_digest[:16]
-        self.index_path = self.root / f"{self.name}.index"
+        self.index_name = f"facts-{self.name}.index"  # in a generation folder
+        self._source = source
+        self._loaded: Path | None = None  # the index read, when in a generation folder
+        self._kept = ""  # the pack the index read names (its generation relies on it)
         self._index: dict[str, tuple[int, int, int]] | None = None
         self._pack = ""  # file name of the pack the index describes
         self._size = 0  # its length as far as the index knows
-        self._sealed: dict[str, int] = {}  # files on disk as the last flush left them
+        self._sealed: dict[str, int] = {}  # the pack's prefix as the last flush (or load) left it
         self._reader = None
         self._writer = None
         self._dirty = False  # the index lacks blobs this run added
@@ -59,20 +71,38 @@ class FactsCache:
     def _load(self) -> dict[str, tuple[int, int, int]]:
         if self._index is None:
             try:
-                fmt, pack, size, index = marshal.loads(self.index_path.read_bytes())
+                path = self._index_file()
+                fmt, pack, size, index = marshal.loads(path.read_bytes())
                 if fmt != FORMAT or not isinstance(index, dict) or not isinstance(size, int):
                     raise ValueError("another cache format")
-                on_disk = (self.root / pack).stat().st_size
+                self._kept = str(pack)
+                try:
+                    on_disk = (self.root / pack).stat().st_size
+                except FileNotFoundError:  # (none written yet, or lost: its blobs are)
+                    on_disk = 0
                 if on_disk < size:  # cut short: the blobs before the cut are still good
                     index = {h: r for h, r in index.items() if r[0] + r[1] <= on_disk}
                     size = max((r[0] + r[1] for r in index.values()), default=0)
                     self._dirty = True
-                self._sealed = {self.index_path.name: self.index_path.stat().st_size,
-                                pack: size}  # fmt: skip
+                self._loaded = path if path.parent != self.root else None
+                self._sealed = {pack: size}
             except (OSError, ValueError, EOFError, TypeError, IndexError, AttributeError):
                 pack, size, index = f"{self.name}.0.pack", 0, {}
             self._index, self._pack, self._size = index, pack, size
         return self._index
+
+    def _index_file(self) -> Path:
+        """The source generation's index; the one beside the packs when it has none (written
+        by an older codeimpact: any index is safe to read, each blob carries its digest)."""
+        source = self._source
+        if source is None:
+            try:
+                source = read_current(self.idx).path
+            except (NoIndex, CorruptIndex):
+                source = None
+        if source is not None and (source / self.index_name).exists():
+            return source / self.index_name
+        return self.root / f"{self.name}.index"
 
     def get(self, content_hash: str) -> bytes | None:
         ref = self._load().get(content_hash)
@@ -128,36 +158,42 @@ class FactsCache:
         self._size += len(blob)
         self._dirty = self._buffered = True
 
-    def flush(self, live: set[str]) -> None:
-        """Make what this run added durable; `live` is every content hash the index holds
-        now (a pack mostly of other blobs is rewritten with the live ones only)."""
+    def flush(self, live: set[str], target: Path) -> None:
+        """Make what this run added durable, its index written into the generation folder
+        `target` (the one the run publishes: nothing the live generation relies on is
+        rewritten); `live` is every content hash the index holds now (a pack mostly of other
+        blobs is rewritten with the live ones only)."""
         index = self._load()
         live_bytes = sum(ref[1] for h, ref in index.items() if h in live)
-        written: list[Path] = []  # pack bytes this flush hands to the disk (the index's too)
+        written: list[Path] = []  # pack bytes this flush hands to the disk
+        out = target / self.index_name
         try:
-            if self._size > 2 * live_bytes + SLACK:
+            compacted = self._size > 2 * live_bytes + SLACK
+            if compacted:
                 self._compact(live)
-            elif self._dirty:
-                if self._writer is not None:  # (an index that only forgot damaged blobs: none)
-                    self._writer.flush()
-                    written.append(self.root / self._pack)
-            else:
-                return
-            # synced with the generation that relies on them, in its publish's batch (each
-            # blob carries its digest: a pack torn by a crash before that only loses blobs)
-            atomic_write(
-                self.index_path,
-                marshal.dumps((FORMAT, self._pack, self._size, self._index)),
-                durable=False,
-            )
-            sync_with_publish([*written, self.index_path, self.root])
+            elif self._dirty and self._writer is not None:  # (none: it only forgot blobs)
+                self._writer.flush()
+                written.append(self.root / self._pack)
+            # the index read, unchanged: the new generation shares its file
+            if compacted or self._dirty or self._loaded is None or not _linked(self._loaded, out):
+                # durable with the generation, in its publish's batch (with the pack bytes:
+                # each blob carries its digest, a pack torn by a crash before only loses blobs)
+                atomic_write(out, marshal.dumps((FORMAT, self._pack, self._size, self._index)))
+            if written:
+                sync_with_publish([*written, self.root])
             self._dirty = False
-            self._sealed = {self.index_path.name: self.index_path.stat().st_size,
-                            self._pack: self._size}  # fmt: skip
+            self._sealed = {self._pack: self._size} if self._size else {}
         except OSError:
-            return  # the index stays what it was: this run's blobs are not remembered
-        for child in self.root.glob(f"{self.name}.*.pack"):  # packs the index left behind
-            if child.name != self._pack:
+            return  # the generation has no index: this run's blobs are not remembered
+        for child in self.root.glob(f"{self.name}.*"):
+            # packs nothing names any more (the one the live generation names stays until
+            # the next flush: `target` is not published yet), and an older codeimpact's index
+            # once the live generation has its own
+            if (
+                child.name.endswith(".pack")
+                and child.name not in (self._pack, self._kept)
+                or (child.name.endswith(".index") and self._loaded is not None)
+            ):
                 with contextlib.suppress(OSError):
                     child.unlink()
 
@@ -182,8 +218,9 @@ class FactsCache:
         self._buffered = False
 
     def sealed_files(self) -> dict[str, int]:
-        """The cache files as the last flush (or load) left them on disk, relative to the
-        index folder -> the length a generation's manifest checks (the pack grows later)."""
+        """The pack as the last flush (or load) left it on disk, relative to the index
+        folder -> the length a generation's manifest checks (the pack grows later); the
+        index is a file of the generation folder."""
         return {f"{self.root.name}/{name}": size for name, size in self._sealed.items()}
 
     # ------------------------------------------------------------------ housekeeping
@@ -198,8 +235,8 @@ class FactsCache:
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
 
     def clear(self) -> None:
-        """Start an empty cache; the old one stays on disk until `flush` replaces it, so a
-        run killed on the way leaves the previous cache as it was."""
+        """Start an empty cache; the old one stays on disk (the live generation names it), so
+        a run killed or failing on the way leaves the previous cache as it was."""
         self._load()
         self.close()
         self._pack = self._next_pack()
@@ -207,3 +244,12 @@ class FactsCache:
 
     def _next_pack(self) -> str:
         return f"{self.name}.{int(self._pack.split('.')[1]) + 1}.pack"
+
+
+def _linked(path: Path, to: Path) -> bool:
+    """Hard-link a file into a generation folder (False when it cannot be)."""
+    try:
+        os.link(path, to)
+    except OSError:
+        return False
+    return True

@@ -211,7 +211,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             del content, tables
             run.phase("write", t)
             t = time.perf_counter()
-            run.cache.flush({facts_key(r.language, r.content_hash) for r in run.records})
+            run.cache.flush({facts_key(r.language, r.content_hash) for r in run.records}, gen.path)
             sidecars.wait()
             for f in shared.values():  # linked into the generation
                 f.unlink(missing_ok=True)

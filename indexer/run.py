@@ -403,7 +403,7 @@ class Run(Compared):
         (called when they are written); `between()` is called after each step (the run hands
         the writer its Meta there, once it has it)."""
         t = time.perf_counter()
-        self.cache.flush({facts_key(r.language, r.content_hash) for r in self.records})
+        self.cache.flush({facts_key(r.language, r.content_hash) for r in self.records}, gen.path)
         between()
         _side_files(gen, st, flags, kinds, unresolved, rank, between)
         self.phase("sidecars", t, add=True)

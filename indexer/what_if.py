@@ -103,7 +103,7 @@ class _Tree:
         self.graph_state = load_graph_state(gen_dir)
         self.cache: FactsCache | None = None
         if self.ok:
-            self.cache = FactsCache(gen_dir.parent, self.files_state.identity)
+            self.cache = FactsCache(gen_dir.parent, self.files_state.identity, gen_dir)
             self.present = {
                 p: fs
                 for p, fs in self.files_state.files.items()

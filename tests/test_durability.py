@@ -173,15 +173,17 @@ def _batches(monkeypatch) -> list[list[str]]:
 
 @pytest.mark.parametrize("runs", [1, 2])
 def test_the_facts_cache_is_synced_in_the_publish_batch(make_repo, index_repo, monkeypatch, runs):
-    """The cache files a generation relies on (its facts: pack, index and their folder) are
-    synced with the generation's own, before CURRENT, not one after another as the run
-    flushes them."""
+    """The cache files a generation relies on (its facts: the pack and its folder, the index
+    in the generation's folder) are synced with the generation's own, before CURRENT, not
+    one after another as the run flushes them."""
     batches = _batches(monkeypatch)  # the last run's (`_synced_runs` clears it)
     repo, _ = _synced_runs(make_repo, index_repo, batches, runs)
     facts = repo / ".codeimpact" / "facts"
     synced = {os.path.relpath(p, facts) for b in batches for p in b if p.startswith(str(facts))}
     assert "." in synced and any(p.endswith(".pack") for p in synced), synced
-    assert any(p.endswith(".index") for p in synced), synced
+    gen = layout.read_current(repo / ".codeimpact").path
+    synced = {os.path.relpath(p, gen) for b in batches for p in b if p.startswith(str(gen))}
+    assert any(p.startswith("facts-") and p.endswith(".index") for p in synced), synced
 
 
 @pytest.mark.parametrize(
