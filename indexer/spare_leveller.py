@@ -106,6 +106,7 @@ def main(idx_arg: str, fd: int) -> None:
     finally:
         with contextlib.suppress(BaseException):  # the run's old folder (layout.remove_stale)
             layout.remove_trash(Path(idx_arg))
+            layout.stamp_live(Path(idx_arg))  # (what the removal left stale: off the next run)
         os._exit(code)  # no destructor runs: the spare's database must not be closed
 
 

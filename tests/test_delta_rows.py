@@ -302,7 +302,8 @@ def test_a_run_failing_after_it_sent_the_delta_commits_nothing(chain_repo, tmp_p
     children = Path(f"/proc/self/task/{os.getpid()}/children").read_text().split()
     assert not [c for c in children if Path(f"/proc/{c}").exists()]  # none left, no zombie
     monkeypatch.undo()
-    assert run(chain_repo).mode == "incremental"
+    report = run(chain_repo)
+    assert report.mode == "incremental", report.reason
     assert_same_as_full(chain_repo, tmp_path, with_answers=False)
 
 

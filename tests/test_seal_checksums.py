@@ -5,7 +5,9 @@ hashing the files says."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 
 from codeimpact.graph import layout, manifest
 
@@ -67,3 +69,32 @@ def test_a_file_replaced_after_it_was_written_is_hashed(tmp_path):
     (gen.path / "b.bin").rename(gen.path / "a.bin")  # the noted checksum is not its
     layout.publish(idx, gen, {})
     _manifest_is_the_files(gen)
+
+
+def _leveller_done(idx) -> None:
+    fd = os.open(idx / "spare.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # (a leveller holds it to its end)
+    finally:
+        os.close(fd)
+
+
+def test_the_next_run_hashes_none_of_the_live_generations_files(make_repo, index_repo, monkeypatch):
+    """The spare's leveller removes the edit's old folder after publish stamped the files
+    (the unlinks move the ctime of those the live generation shares with it): it stamps
+    them again, so the next run (a no-op here) hashes none of them."""
+    repo = make_repo({**FILES, "pkg/a.py": "def a():\n    return 1\n"})
+    index_repo(repo)
+    idx = repo / ".codeimpact"
+    for text in ("def a():\n    return 2\n\n\ndef b():\n    a()\n", "def b():\n    pass\n"):
+        (repo / "pkg/a.py").write_text(text)
+        report = index_repo(repo)
+        assert report.mode == "incremental" and report.forks["spare leveller"] == "started"
+        _leveller_done(idx)
+    seen: list[str] = []
+    digest = manifest.file_digest
+    monkeypatch.setattr(
+        manifest, "file_digest", lambda p, s=None: seen.append(str(p)) or digest(p, s)
+    )
+    assert index_repo(repo).mode == "unchanged"
+    assert seen == []
