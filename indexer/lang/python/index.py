@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import re
-from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
 
@@ -68,84 +67,113 @@ NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
 _SECOND = itemgetter(1)  # the chain of an argument (position or keyword, chain)
 
 
-def _lazy():
-    """A table made with the others of `CALL_TABLES` when one is first read (`index_calls`)."""
-    return field(init=False, repr=False, compare=False)
-
-
-@dataclass
 class FileIndex(Lexical):
+    """What resolving reads of one Python file, made from its facts (`index_file`).
+
+    A plain class, not a `@dataclass`: the dataclass's written-out methods cost every
+    process that imports this module ~1.5 ms (an edit's run among them); no FileIndex is
+    compared or shown. Its attributes are set in this order (its dict's layout: see
+    `index_file`); the lazy tables (`_LAZY`) are absent until made (`_Table`)."""
+
     path: str
     module: str
     package: str  # the package relative imports start from
     facts: FileFacts
-    syms: dict[str, SymbolFact] = field(default_factory=dict)
-    parent: dict[str, str] = field(default_factory=dict)
+    syms: dict[str, SymbolFact]
+    parent: dict[str, str]
     # scope -> name -> [(line, kind, payload)] candidates in source order (a 1-tuple for a name
     # bound once: `_bind`)
-    names: ScopeTable = field(default_factory=ScopeTable)
-    params: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
-    returns: dict[str, list] = field(default_factory=dict)
+    names: ScopeTable
+    params: dict[str, dict[str, tuple[int, str]]]
+    returns: dict[str, list]
     # function -> its `yield:` facts: the items of the generator it makes, which no call of it
     # returns (read by pytest's yield fixtures, fixtures.py)
-    yields: dict[str, list] = field(default_factory=dict)
+    yields: dict[str, list]
     # class -> attr -> bindings of self.attr in its methods
-    self_attrs: dict[str, dict[str, list]] = field(default_factory=dict)
+    self_attrs: dict[str, dict[str, list]]
     # function -> parameter -> the scopes that call it (the function or a closure inside it)
-    param_calls: dict[str, dict[str, set[str]]] = _lazy()
+    param_calls: dict[str, dict[str, set[str]]]
     # function -> parameter -> the scopes that call an item of it (`items[0]()`, `f()` in
     # `for f in items`, `h = table["go"]; h()`): what a container passed there holds runs
-    param_item_calls: dict[str, dict[str, set[str]]] = _lazy()
+    param_item_calls: dict[str, dict[str, set[str]]]
     # function -> parameter -> calls passing it on as an argument: (scope, callee, key, line)
-    param_passes: dict[str, dict[str, list[tuple]]] = _lazy()
+    param_passes: dict[str, dict[str, list[tuple]]]
     # class -> attribute -> the methods' parameters stored there (`self.cb = cb`): [(method,
     # parameter)]; the scopes calling `self.attr(...)`, the calls passing `self.attr` on
-    param_attrs: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict)
-    attr_calls: dict[str, dict[str, set[str]]] = _lazy()
-    attr_passes: dict[str, dict[str, list[tuple]]] = _lazy()
-    star_imports: list = field(default_factory=list)
+    param_attrs: dict[str, dict[str, list[tuple[str, str]]]]
+    attr_calls: dict[str, dict[str, set[str]]]
+    attr_passes: dict[str, dict[str, list[tuple]]]
+    star_imports: list
     # class -> name -> local of the member definition (the last one wins, as at runtime)
-    members: dict[str, dict[str, str]] = field(default_factory=dict)
+    members: dict[str, dict[str, str]]
     # (scope, line) -> [(callee, args)] of the calls there that may return an argument
     # (`cast(T, x)`, `update_wrapper(w, f)`, `wraps(f)(w)`): kept past `release`, since a
     # function returning such a call returns that argument (values.py, PASS_THROUGH)
-    pass_through: dict[tuple[str, int], list[tuple[str, tuple]]] = _lazy()
+    pass_through: dict[tuple[str, int], list[tuple[str, tuple]]]
     # scope -> its calls with literal arguments (`usefixtures("db")`, `fixture(autouse=True)`):
     # kept past `release`, since another file's tests read a conftest's (fixtures.py)
-    literal_calls: dict[str, list] = _lazy()
+    literal_calls: dict[str, list]
     # top-level function -> the calls of it by its plain name in this file that pass names
     # (`common_test(app)`): kept past `release`, since a test helper's parameter holds what
     # they pass (fixtures.py passed_value)
-    name_calls: dict[str, list] = _lazy()
+    name_calls: dict[str, list]
     # decorated definition -> its decorator calls passing names (`@click.group(cls=G)`):
     # kept past `release`, read where the definition is passed (library_calls.py)
-    decorator_calls: dict[str, list] = _lazy()
+    decorator_calls: dict[str, list]
     # scope -> the `param:` bindings of the definitions decorated in it: what pytest's
     # parametrize marks and fixtures' params= bind to their parameters (parametrize.py)
-    parametrized: dict[str, list] = field(default_factory=dict)
+    parametrized: dict[str, list]
     # names bound to what a getattr call returns (`m = getattr(c, "get")`: named_getattr.py);
     # a set of its own once a name is added (2,696 of Django's 2,818 files bind none: an empty
     # set each was 0.6 MB of the resolve host's pages)
-    getattr_bound: frozenset[str] | set[str] = frozenset()
+    getattr_bound: frozenset[str] | set[str] = frozenset()  # (the class's, shared)
     # what fixtures.py made of this file once: fixtures by the name pytest knows them by,
     # autouse fixtures, by enclosing scope
     fixture_table: object = None
     # the `with` items (enter:/aenter: bindings, named or not): managers entered and exited
-    contexts: list = field(default_factory=list)
+    contexts: list
     # the `for` loops (iter: bindings, one per loop): iterables whose __iter__ runs
-    loops: list = field(default_factory=list)
+    loops: list
     # assignments to members (set: bindings): setters and descriptors' __set__ may run
-    writes: list = field(default_factory=list)
+    writes: list
     # container name (`x`, `self.x`) -> the `item:` bindings storing into it: `x[k] = v`, and
     # `x.append(v)` & co. as bindings (kept past `release`, like pass_through)
-    item_adds: dict[str, list[BindingFact]] = _lazy()
+    item_adds: dict[str, list[BindingFact]]
     # registries on the instance (registries.py): class -> attribute -> the (function,
     # parameter) pairs stored as its items; class -> attribute -> the methods calling an item
-    param_items: dict[str, dict[str, list[tuple[str, str]]]] = _lazy()
+    param_items: dict[str, dict[str, list[tuple[str, str]]]]
     # (keyed by `x` for the items of self.x, by `m()` for what `self.m(...)` returns), and
     # class -> attribute -> the names of its methods returning an item of self.attribute
-    item_calls: dict[str, dict[str, set[str]]] = _lazy()
-    item_getters: dict[str, dict[str, set[str]]] = _lazy()
+    item_calls: dict[str, dict[str, set[str]]]
+    item_getters: dict[str, dict[str, set[str]]]
+
+    def __init__(self, path: str, module: str, package: str, facts: FileFacts) -> None:
+        self.path = path
+        self.module = module
+        self.package = package
+        self.facts = facts
+        self.syms = {}
+        self.parent = {}
+        self.names = ScopeTable()
+        self.params = {}
+        self.returns = {}
+        self.yields = {}
+        self.self_attrs = {}
+        self.param_attrs = {}
+        self.star_imports = []
+        self.members = {}
+        self.parametrized = {}
+        self.getattr_bound = FileIndex.getattr_bound
+        self.fixture_table = None
+        self.contexts = []
+        self.loops = []
+        self.writes = []
+
+
+# the tables made when first read (`_Table`), in the order they were declared
+_LAZY = ("param_calls", "param_item_calls", "param_passes", "attr_calls", "attr_passes",
+         "pass_through", "literal_calls", "name_calls", "decorator_calls", "item_adds",
+         "param_items", "item_calls", "item_getters")  # fmt: skip
 
 
 # The tables made from a file's calls (and its references: item_callers), when one is first
@@ -155,9 +183,7 @@ class FileIndex(Lexical):
 # tables (item_callers, the costlier half, reads the references too) are made apart: few
 # files' are ever read.
 ITEM_TABLES = ("item_calls", "item_getters")
-CALL_TABLES = tuple(
-    n for n, f in FileIndex.__dataclass_fields__.items() if not f.init and n not in ITEM_TABLES
-)
+CALL_TABLES = tuple(n for n in _LAZY if n not in ITEM_TABLES)
 
 
 class _Table:
