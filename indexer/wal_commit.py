@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import select
 import signal
 from collections.abc import Callable
@@ -39,6 +38,9 @@ from codeimpact.graph import wal_store
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.delta import warm_up as apply_warm_up
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
+from codeimpact.indexer.lifeline import die_with_parent
+from codeimpact.indexer.pipe_codec import dumps as _dumps
+from codeimpact.indexer.pipe_codec import loads as _loads
 from codeimpact.native.record import Hashed
 
 
@@ -86,16 +88,14 @@ class Ready(Hashed):
         self.finish = finish
 
 
+def _delta_message(delta: GraphDelta) -> tuple:
+    """The delta as a tuple of its fields (plain values: `pipe_codec`), read back as
+    `GraphDelta(*fields)`."""
+    return tuple(getattr(delta, name) for name in GraphDelta.__slots__)
+
+
 class DeltaChildDied(RuntimeError):
     """The child ended without an answer (killed, or a crash in native code)."""
-
-
-def _die_with_parent() -> None:
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _read_all(fd: int) -> bytes:
@@ -128,14 +128,14 @@ class Pending:
             self._pid = 0
         if not data:
             raise DeltaChildDied(f"the database writer exited without an answer (status {status})")
-        answer = pickle.loads(data)
+        answer = _loads(data)
         if answer[0] == "ok":
             counts, rewritten, info = answer[1]
             self._done = Committed(counts, rewritten, FORKED, info)
             return self._done
         error = None
         with contextlib.suppress(Exception):
-            error = pickle.loads(answer[1]) if answer[1] is not None else None
+            error = _loads(answer[1]) if answer[1] is not None else None
         raise error if isinstance(error, BaseException) else RuntimeError(answer[2])
 
     def cancel(self) -> None:
@@ -192,19 +192,17 @@ def _child(parent: int, write_end: int, work) -> None:
     the answer (or what it raised); ends the process."""
     code = 0
     try:
-        _die_with_parent()
-        if os.getppid() != parent:
-            os._exit(1)
+        die_with_parent(parent)  # (the _syntax extension's prctl: no ctypes, ~2 ms)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
         answer = ("ok", work())
     except BaseException as e:  # everything goes to the parent, which raises it
         code = 1
         try:
-            answer = ("error", pickle.dumps(e), f"{type(e).__name__}: {e}")
+            answer = ("error", _dumps(e), f"{type(e).__name__}: {e}")
         except Exception:
             answer = ("error", None, f"{type(e).__name__}: {e}")
     try:
-        data = pickle.dumps(answer)
+        data = _dumps(answer)
         view = memoryview(data)
         while view:
             view = view[os.write(write_end, view) :]
@@ -227,7 +225,7 @@ class Prestarted:
         assert not self._sent, "sent twice"
         self._sent = True
         with contextlib.suppress(BrokenPipeError):  # (its answer says why: see `commit`)
-            self._write(delta)
+            self._write(_delta_message(delta))
 
     def commit(self, delta: GraphDelta, meta: dict[str, Any]) -> Pending:
         """Send the run's delta (unless `send` did) and Meta; the child commits them while
@@ -235,7 +233,7 @@ class Prestarted:
         says why.)"""
         try:
             if not self._sent:
-                self._write(delta)
+                self._write(_delta_message(delta))
             self._write(meta)
         except BrokenPipeError:
             pass
@@ -247,7 +245,7 @@ class Prestarted:
         return pending
 
     def _write(self, value: Any) -> None:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        data = _dumps(value)
         view = memoryview(len(data).to_bytes(8, "little") + data)
         while view:
             view = view[os.write(self._to_child, view) :]
@@ -282,7 +280,7 @@ def _meta_of(fh) -> Callable[[], dict[str, Any]]:
         message = _read_message(fh)
         if not message:
             os._exit(0)  # (mid-transaction: no commit; the generation is discarded)
-        return pickle.loads(message)
+        return _loads(message)
 
     return meta
 
@@ -317,7 +315,7 @@ def prestart(db_path: Path, *, buffer_pool: int,
             message = _read_message(fh)
             if not message:  # cancelled: the run writes no delta (nothing is published)
                 os._exit(0)
-            delta = pickle.loads(message)
+            delta = GraphDelta(*_loads(message))
             counts = wal_store.write_delta(opened, db_path, delta, _meta_of(fh))
             return counts, rewritten, ready.finish(ready.info)
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import xxhash
 
 from codeimpact.graph import layout
-from codeimpact.indexer import treesig
+from codeimpact.indexer import pipe_codec, treesig
 from codeimpact.indexer.config import IndexConfig
 from codeimpact.indexer.discover import discover
 from codeimpact.indexer.fileset import ABSENT, config_rules, entry, hash_entry, indexable_name
@@ -483,13 +483,11 @@ class EarlyFields:
                 os.close(read_end)
                 die_with_parent(parent)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-                import pickle  # here: a no-op forks no child and never imports it
-
                 try:
                     answer = ("ok", compute())
                 except BaseException as e:  # the parent computes them itself then
                     answer = ("error", f"{type(e).__name__}: {e}")
-                data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+                data = pipe_codec.dumps(answer)
                 view = memoryview(len(data).to_bytes(8, "little") + data)
                 while view:
                     view = view[os.write(write_end, view) :]
@@ -522,9 +520,7 @@ class EarlyFields:
             self._fd = -1
             self._reap()
         if message:
-            import pickle
-
-            answer = pickle.loads(message)
+            answer = pipe_codec.loads(message)
             if answer[0] == "ok":
                 return answer[1]
         return self._compute()

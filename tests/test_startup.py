@@ -85,8 +85,9 @@ def _probe(repo, heavy) -> tuple[dict, list]:
 
 
 EDIT_HEAVY = {"kuzu", "pyarrow", "asyncio", "codeimpact.graph.full_write"}
-# nor what only a failure needs: ctypes (graph/store.py's abandon: ~2 ms of every edit)
-EDIT_LIGHT = {"ctypes"}
+# nor what only a failure needs: ctypes (graph/store.py's abandon), pickle (what the pipes to
+# its children carry is marshalled: indexer/pipe_codec.py): ~2 ms of every edit each
+EDIT_LIGHT = {"ctypes", "pickle"}
 # nor numpy (~45 ms of CPU): the edit's snapshot and state arrays are buffers, the native
 # core's work (graph/snapshot_files.py); nor `secrets` (its token: hashlib, OpenSSL)
 EDIT_ARRAYS = {"numpy", "codeimpact.graph.csr", "codeimpact.native.traversal", "secrets"}
