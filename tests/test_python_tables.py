@@ -4,12 +4,13 @@ facts makes; the project then resolves every file as that build does."""
 
 from __future__ import annotations
 
-import copy
 import marshal
+from collections.abc import Mapping
 
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.python import SPEC
 from codeimpact.indexer.lang.python.resolve import PythonProject
+from codeimpact.indexer.lang.python.tables import Tables
 
 FILES = {
     "pkg/__init__.py": "",
@@ -68,14 +69,19 @@ def _handed(project: PythonProject) -> tuple[dict, tuple]:
     """The summaries and the tables a project hands the next run (the tables' dicts in key
     order: a patched file's keys join them last, and only lists' orders are read)."""
     summaries = {p: marshal.loads(b) for p, b in project.encoded_summaries(None).items()}
-    tables = marshal.loads(marshal.dumps(project._tables.encode()))
-    return summaries, tuple(dict(sorted(x.items())) if isinstance(x, dict) else x for x in tables)
+    t = Tables.decode(marshal.loads(marshal.dumps(project._tables.encode())))
+    tables = (t.paths, t.module_of, t.module_file, t.methods_by_name, t.subclasses, t.reads,
+              t.seeds)  # fmt: skip
+    return summaries, tuple(dict(sorted(x.items())) if isinstance(x, Mapping) else x
+                            for x in tables)  # fmt: skip
 
 
 def _prior(before: tuple[dict, tuple], dirty: set[str]) -> Prior:
-    """A prior with those summaries and tables (a copy: a project patches them in place)."""
+    """A prior with those summaries and tables as the next run reads them (a copy: a
+    project patches them in place)."""
     summaries, tables = before
-    return Prior(summaries, dirty, shared=lambda group: copy.deepcopy(tables))
+    stored = marshal.dumps(Tables(*tables).encode())
+    return Prior(summaries, dirty, shared=lambda group: marshal.loads(stored))
 
 
 def _resolved(project: PythonProject, paths) -> dict:

@@ -9,6 +9,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ROOMS = ("codeimpact", "indexer", "graph", "query", "native", "tests", "benchmarks", ".ci")
 SUFFIXES = {".py", ".c", ".h", ".scm"}
 VENDORED = ROOT / "native" / "tree_sitter"
+# what the benchmarks download (.gitignore'd: the projects they measure) is no source of ours
+DOWNLOADED = ROOT / "benchmarks" / ".cache"
 LIMIT = 800
 
 
@@ -16,7 +18,9 @@ def _sources() -> list[Path]:
     found = []
     for room in ROOMS:
         for path in (ROOT / room).rglob("*"):
-            if path.suffix in SUFFIXES and path.is_file() and VENDORED not in path.parents:
+            if path.suffix not in SUFFIXES or not path.is_file():
+                continue
+            if VENDORED not in path.parents and DOWNLOADED not in path.parents:
                 found.append(path)
     return found
 

@@ -25,8 +25,8 @@ import marshal
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from codeimpact.indexer.lang.cfamily import buckets
 from codeimpact.indexer.lang.cfamily.cpp_names import CLASS_KINDS
+from codeimpact.indexer.lang.engine import buckets
 from codeimpact.indexer.lang.engine.static import TYPE_KINDS
 from codeimpact.indexer.resolved import strip_dup
 

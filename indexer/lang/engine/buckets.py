@@ -1,6 +1,6 @@
 """A name table kept as buckets of a few keys, each decoded when one of its keys is asked.
 
-C's name tables (name_tables.py) hold every name of the tree: ~3 million keys on the kernel,
+C's name tables (cfamily/name_tables.py) hold every name of the tree: ~3 million keys on the kernel,
 136 MB marshalled. An edit of one file reads them for the few hundred names the file uses
 and the ~1,000 headers it reaches, yet decoding them whole was 2.6 s of its 5 s of
 resolution. So a table is written as buckets of consecutive keys (in the order the build
@@ -16,6 +16,10 @@ order the objects were made.
 
 A change marks its bucket; keys added go to buckets of their own at the end. The next
 run's table is the untouched buckets' bytes as they were, the changed ones encoded again.
+
+Python's methods by name (python/tables.py) are kept so too: decoding Django's 18K names
+whole was ~6.5 ms of every edit, which reads a handful. Neither reading a table nor
+writing a small one imports numpy (an edit of a Python file imports none).
 """
 
 from __future__ import annotations
@@ -28,8 +32,6 @@ from array import array
 from collections.abc import Iterator, Mapping, MutableMapping
 from itertools import islice
 from operator import methodcaller
-
-import numpy as np
 
 # keys per bucket: a lookup decodes its bucket's other keys too
 PER_BUCKET = 32
@@ -47,9 +49,45 @@ def _crc(key: str) -> int:
     return zlib.crc32(_utf8(key))
 
 
-def _index(crcs: np.ndarray, where: np.ndarray) -> tuple[bytes, bytes]:
-    order = np.argsort(crcs, kind="stable")
-    return crcs[order].tobytes(), where[order].tobytes()
+# keys: a table with fewer has its index sorted in Python, without numpy (whose import,
+# ~45 ms, is more than the sort: an edit that adds a Python file builds its tables anew)
+SMALL = 1 << 17
+
+
+def _index(crcs) -> tuple[bytes, bytes]:
+    """(the CRCs sorted, each one's bucket) of keys with these CRCs in item order (a list
+    or an array("I")): equal CRCs stay in item order (a stable argsort)."""
+    if len(crcs) < SMALL:
+        # (CRC, bucket) packed in one int: equal CRCs then sort by bucket, their item order
+        packed = sorted([c << 32 | i // PER_BUCKET for i, c in enumerate(crcs)])
+        low = 0xFFFFFFFF
+        return (array("I", [k >> 32 for k in packed]).tobytes(),
+                array("I", [k & low for k in packed]).tobytes())  # fmt: skip
+    import numpy as np  # (the kernel's: 3.4M keys, a whole build, which loads it anyway)
+
+    crc = np.frombuffer(array("I", crcs), dtype=np.uint32)
+    order = np.argsort(crc, kind="stable")
+    where = np.arange(len(crc), dtype=np.uint32) // PER_BUCKET
+    return crc[order].tobytes(), where[order].tobytes()
+
+
+def _merged(crc: bytes, at: bytes, more: list[tuple[int, int]]) -> tuple[bytes, bytes]:
+    """The index `(crc, at)` with the (CRC, bucket) pairs of `more` put in: after the equal
+    CRCs already there, as `_index` of the whole would. Runs of the old index are copied
+    whole (C's memcpy), one bisect per key added: no numpy, whatever the index's size."""
+    old_crc, old_at = array("I", crc), array("I", at)
+    out_crc, out_at = array("I"), array("I")
+    i = 0
+    for c, w in sorted(more):
+        j = bisect.bisect_right(old_crc, c, i)
+        out_crc += old_crc[i:j]
+        out_at += old_at[i:j]
+        out_crc.append(c)
+        out_at.append(w)
+        i = j
+    out_crc += old_crc[i:]
+    out_at += old_at[i:]
+    return out_crc.tobytes(), out_at.tobytes()
 
 
 def _chunks(items: Iterator[tuple]) -> tuple[list[bytes], list[int]]:
@@ -68,8 +106,7 @@ def split(table: Mapping[str, object]) -> tuple[tuple[bytes, ...], bytes, bytes]
     if isinstance(table, Buckets):
         return table.encoded()
     blobs, crcs = _chunks(iter(table.items()))
-    where = np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
-    crc, at = _index(np.array(crcs, dtype=np.uint32), where)
+    crc, at = _index(crcs)
     return tuple(blobs), crc, at
 
 
@@ -86,8 +123,7 @@ def pieces(table: Mapping[str, object]) -> Iterator[bytes]:
     while chunk := dict(islice(items, PER_BUCKET)):
         yield marshal.dumps(marshal.dumps(chunk), 2)
         crcs.extend(map(zlib.crc32, map(_utf8, chunk)))
-    where = np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
-    crc, at = _index(np.frombuffer(crcs, dtype=np.uint32), where)
+    crc, at = _index(crcs)
     yield marshal.dumps(crc, 2) + marshal.dumps(at, 2)
 
 
@@ -190,12 +226,7 @@ class Buckets(MutableMapping):
         crc, at = self._stored[1], self._stored[2]
         if self._added:
             more, crcs = _chunks(iter(self._added.items()))
-            where = len(blobs) + np.arange(len(crcs), dtype=np.uint32) // PER_BUCKET
+            first = len(blobs)
             blobs += more
-            old_crc = np.frombuffer(self._stored[1], dtype=np.uint32)
-            old_where = np.frombuffer(self._stored[2], dtype=np.uint32)
-            crc, at = _index(
-                np.concatenate([old_crc, np.array(crcs, dtype=np.uint32)]),
-                np.concatenate([old_where, where.astype(np.uint32)]),
-            )
+            crc, at = _merged(crc, at, [(c, first + k // PER_BUCKET) for k, c in enumerate(crcs)])
         return tuple(blobs), crc, at
