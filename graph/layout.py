@@ -502,7 +502,8 @@ def _join_sync(started: tuple[list, list[OSError]]) -> None:
 def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
             outside: dict[str, int] | None = None, *,
             salvage: Callable[[Path], None] | None = None,
-            checked: dict[str, list] | None = None, defer: bool = False) -> None:  # fmt: skip
+            checked: dict[str, list] | None = None, defer: bool = False,
+            grown: dict[str, tuple[list[int], int]] | None = None) -> None:  # fmt: skip
     """Make `gen` the live generation and drop the older ones nobody reads any more
     (`defer`: to the trash, which the caller has removed, see `remove_stale`).
 
@@ -510,7 +511,8 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     database tables (None: those of its current manifest, for a generation published again
     after an in-place change), `outside` the facts cache files it relies on; `salvage`:
     see `_try_remove_generation`; `checked`: file of `gen` -> [size, xxh3] its writer took and
-    knows unchanged since (the manifest's entry, not hashed again)."""
+    knows unchanged since (the manifest's entry, not hashed again); `grown`: files of `outside`
+    this process appended to (see `manifest.seal`)."""
     try:
         db_size: int | None = os.stat(gen.db_path).st_size
     except OSError:
@@ -524,7 +526,7 @@ def publish(idx: Path, gen: Generation, rows: dict[str, int] | None = None,
     ahead = _AHEAD.pop(os.path.abspath(gen.path), None)  # (started by `sync_ahead`)
     checked = {**_written_checksums(gen), **(checked or {})}
     try:
-        digest = manifest.seal(gen.path, gen.number, rows, outside, previous, checked)
+        digest = manifest.seal(gen.path, gen.number, rows, outside, previous, checked, grown)
     finally:
         if ahead is not None:
             _join_sync(ahead)
@@ -571,9 +573,13 @@ def stamp_live(idx: Path) -> None:
     its manifest only). For the spare's leveller, after `remove_trash`: unlinking the old
     folder moves the ctime of the files it shared with the live one (packs, id and key
     tables, ~35 MB on Django) after publish stamped them, and the next run (a no-op too)
-    hashed them all again while git listed the files."""
+    hashed them all again while git listed the files. Only the folder's files: the facts pack
+    outside shares no link with it, and a run started meanwhile may be appending to it (its
+    stamp taken then would not be the stat before the append, which `manifest.seal` needs to
+    hash only what was appended)."""
     gen = read_current(idx)
-    check = manifest.verify(gen.path, manifest.load(gen.path, gen.manifest, gen.number))
+    found = manifest.load(gen.path, gen.manifest, gen.number)
+    check = manifest.verify(gen.path, found, lambda name: name.startswith(GEN_PREFIX))
     if check.verified and not check.damage:
         manifest.write_stamp(gen.path, check.verified)
 

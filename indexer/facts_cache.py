@@ -32,6 +32,7 @@ import xxhash
 
 from codeimpact.graph.errors import CorruptIndex, NoIndex
 from codeimpact.graph.layout import atomic_write, read_current, sync_with_publish
+from codeimpact.graph.manifest import stat_key
 
 FORMAT = 2  # 2: (offset, length, xxh3-64) per blob
 
@@ -62,6 +63,7 @@ class FactsCache:
         self._pack = ""  # file name of the pack the index describes
         self._size = 0  # its length as far as the index knows
         self._sealed: dict[str, int] = {}  # the pack's prefix as the last flush (or load) left it
+        self._grown: dict[str, tuple[list[int], int]] = {}  # see `grown_files`
         self._reader = None
         self._writer = None
         self._dirty = False  # the index lacks blobs this run added
@@ -149,6 +151,9 @@ class FactsCache:
                 path = self.root / self._pack
                 mode = "r+b" if self._size and path.exists() else "wb"
                 self._writer = open(path, mode)  # noqa: SIM115 - kept open for the run
+                if mode == "r+b":  # (before the cut: it changes the stat)
+                    key = stat_key(os.fstat(self._writer.fileno()))
+                    self._grown = {f"{self.root.name}/{self._pack}": (key, self._size)}
                 self._writer.truncate(self._size)  # what a killed run left past the index
                 self._writer.seek(self._size)
             self._writer.write(blob)
@@ -201,6 +206,7 @@ class FactsCache:
         """Write the live blobs to a new pack; the index is pointed at it next."""
         blobs = {h: b for h in sorted(live) if (b := self.get(h)) is not None}
         self.close()
+        self._grown = {}  # a new file: hashed whole
         self._pack = self._next_pack()
         self._index, offset = {}, 0
         for h, blob in blobs.items():
@@ -223,6 +229,12 @@ class FactsCache:
         index is a file of the generation folder."""
         return {f"{self.root.name}/{name}": size for name, size in self._sealed.items()}
 
+    def grown_files(self) -> dict[str, tuple[list[int], int]]:
+        """The pack this run appended to -> (its stat key before, the length it was cut to
+        first): the manifest hashes only what was appended when that stat is the live
+        generation's stamp of it (manifest.seal)."""
+        return {name: grown for name, grown in self._grown.items() if name in self.sealed_files()}
+
     # ------------------------------------------------------------------ housekeeping
     def prune_other_identities(self) -> None:
         """Remove the caches of other runner identities (and of older cache formats)."""
@@ -240,7 +252,7 @@ class FactsCache:
         self._load()
         self.close()
         self._pack = self._next_pack()
-        self._index, self._size, self._dirty = {}, 0, True
+        self._index, self._size, self._dirty, self._grown = {}, 0, True, {}
 
     def _next_pack(self) -> str:
         return f"{self.name}.{int(self._pack.split('.')[1]) + 1}.pack"

@@ -230,7 +230,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     except BaseException:
         layout.discard(gen)
         raise
-    layout.publish(run.idx, gen, rows, run.cache.sealed_files())
+    layout.publish(run.idx, gen, rows, run.cache.sealed_files(), grown=run.cache.grown_files())
     # a new lineage: an older spare could not be brought to this generation. None is made
     # here (37.5 MB on Django, every full build): the first edit copies this database, and
     # the publish that replaces it keeps it as the spare of the edits after (graph/spare.py)

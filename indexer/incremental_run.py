@@ -264,7 +264,8 @@ def _incremental(run: Run, prev: Previous, plan: ChangePlan, reason: str,
     db = outcome.write.db_checksum
     layout.publish(run.idx, gen, outcome.write.rows, run.cache.sealed_files(),
                    salvage=salvager(run.idx, prev.gen),
-                   checked={layout.DB_FILENAME: db} if db else None, defer=True)  # fmt: skip
+                   checked={layout.DB_FILENAME: db} if db else None, defer=True,
+                   grown=run.cache.grown_files())  # fmt: skip
     # the database it replaced is the spare now: brought level with `gen` in the background,
     # the next run only opens it (graph/spare_level.py); the leveller removes the old folder
     started = run.forks["spare leveller"] = spare_leveller.start(
