@@ -214,16 +214,20 @@ def _keys(rel: str) -> tuple[str, str, str, str, list[tuple[str, str]]]:
 
 
 def _delete_edges(conn, rel: str, pairs: list[tuple[str, str]],
-                  limit: int = ROW_BY_ROW_MAX) -> set[GroupKey]:  # fmt: skip
+                  limit: int = ROW_BY_ROW_MAX, net: dict[str, int] | None = None) -> set[GroupKey]:  # fmt: skip
+    """`net`: rel -> edges created less edges deleted, as the statements found them."""
     src_t, sk, dst_t, dk, _ = _keys(rel)
     # one MATCH per node (two key lookups) and then the edge: half the time of one pattern
     text = (f"MATCH (a:{src_t} {{{sk}: @s}}) MATCH (b:{dst_t} {{{dk}: @d}}) "
             f"MATCH (a)-[e:{rel}]->(b) DELETE e RETURN offset(id(a)), offset(id(b))")  # fmt: skip
-    return _groups(rel, _each(conn, text, [{"s": s, "d": d} for s, d in pairs], limit))
+    rows = _each(conn, text, [{"s": s, "d": d} for s, d in pairs], limit)
+    if net is not None:
+        net[rel] = net.get(rel, 0) - len(rows)
+    return _groups(rel, rows)
 
 
 def _create_edges(conn, rel: str, rows: list[tuple],
-                  limit: int = ROW_BY_ROW_MAX) -> set[GroupKey]:  # fmt: skip
+                  limit: int = ROW_BY_ROW_MAX, net: dict[str, int] | None = None) -> set[GroupKey]:  # fmt: skip
     src_t, sk, dst_t, dk, props = _keys(rel)
     names = ["s", "d", *[p for p, _ in props]]
     prop_list = ", ".join(f"{p}: @{p}" for p, _ in props)
@@ -232,7 +236,10 @@ def _create_edges(conn, rel: str, rows: list[tuple],
     # the table (0.3 s on Django for two rows), one clause each as two key lookups
     text = (f"MATCH (a:{src_t} {{{sk}: @s}}) MATCH (b:{dst_t} {{{dk}: @d}}) "
             f"CREATE (a){create}(b) RETURN offset(id(a)), offset(id(b))")  # fmt: skip
-    return _groups(rel, _each(conn, text, _structs(names, rows), limit))
+    made = _each(conn, text, _structs(names, rows), limit)
+    if net is not None:
+        net[rel] = net.get(rel, 0) + len(made)
+    return _groups(rel, made)
 
 
 def _update_edges(conn, rel: str, rows: list[tuple], limit: int = ROW_BY_ROW_MAX) -> None:
@@ -263,14 +270,14 @@ def _surviving_edge(conn, rel: str, direction: int, group: int) -> tuple | None:
     return tuple(rows[0]) if rows else None
 
 
-def _rewrite(conn, rel: str, rows: list[tuple]) -> set[GroupKey]:
+def _rewrite(conn, rel: str, rows: list[tuple], net: dict[str, int] | None = None) -> set[GroupKey]:
     """Delete edges and create them again as they were; returns their node groups."""
-    _delete_edges(conn, rel, [row[:2] for row in rows])
-    return _create_edges(conn, rel, rows)
+    _delete_edges(conn, rel, [row[:2] for row in rows], net=net)
+    return _create_edges(conn, rel, rows, net=net)
 
 
 def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey],
-                 survivors: dict[str, list[tuple]]) -> int:  # fmt: skip
+                 survivors: dict[str, list[tuple]], net: dict[str, int] | None = None) -> int:  # fmt: skip
     """Delete and create again one surviving edge in every node group that lost edges and
     gained none (see KUZU_NODE_GROUP_SIZE); returns how many edges were written again.
     `survivors`: edges the delta knows to remain (in a repository of fewer than 131,072
@@ -280,7 +287,7 @@ def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey],
     for rel in sorted({rel for rel, _, _ in needed}):
         rows = survivors.get(rel, [])[:1]
         if rows:
-            needed -= _rewrite(conn, rel, rows)
+            needed -= _rewrite(conn, rel, rows, net)
             written += len(rows)
     while needed:
         rel, direction, group = key = min(needed)
@@ -288,28 +295,33 @@ def _keep_groups(conn, deleted: set[GroupKey], inserted: set[GroupKey],
         found = _surviving_edge(conn, rel, direction, group)
         if found is None:
             continue  # the group holds no edge any more: reclaiming it loses nothing
-        needed -= _rewrite(conn, rel, [found[:-2]])
+        needed -= _rewrite(conn, rel, [found[:-2]], net)
         written += 1
     return written
 
 
 def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True,
-                also: Callable[[Any], None] | None = None) -> None:  # fmt: skip
+                also: Callable[[Any], None] | None = None,
+                net: dict[str, int] | None = None) -> None:  # fmt: skip
     """Deletes first (edges, then nodes), then updates, then inserts; one transaction.
     `guard`: keep an edge in every node group that lost edges (see KUZU_NODE_GROUP_SIZE),
     needed when this transaction is checkpointed on its own; a transaction left in the WAL
     needs none (graph/wal_store.py: the checkpoint of several keeps every group).
     `also(conn)`: more writes committed with the delta (a run's Meta: one commit, so one
-    WAL sync, instead of two)."""
+    WAL sync, instead of two). `net`: filled with relationship table -> edges the
+    statements created less those they deleted (each returns the edges it found), for
+    every table but those written by COPY (whose rows are not returned)."""
     conn = w.conn
     limit = row_limit(conn)
     conn.execute("BEGIN TRANSACTION")
     try:
         deleted: set[GroupKey] = set()
         inserted: set[GroupKey] = set()
+        effect: dict[str, int] = dict.fromkeys(REL_TABLES, 0)
+        copied: set[str] = set()
         for rel, pairs in delta.rels_delete.items():
             if pairs:
-                deleted |= _delete_edges(conn, rel, pairs, limit)
+                deleted |= _delete_edges(conn, rel, pairs, limit, effect)
         if delta.symbols_delete:
             # their edges were deleted above, by name. Not DETACH DELETE: Kùzu 0.11.3 replays
             # it from the WAL losing another edge (graph/wal_store.py); a plain DELETE fails
@@ -349,10 +361,14 @@ def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True,
                 cols = [("from", "STRING"), ("to", "STRING"), *props]
                 arrow_rows = arrow_table(cols, rows)  # noqa: F841
                 conn.execute(f"COPY {rel} FROM arrow_rows")  # which groups it fills is unknown
+                copied.add(rel)  # (nor how many rows it wrote)
                 continue
-            inserted |= _create_edges(conn, rel, rows, limit)
+            inserted |= _create_edges(conn, rel, rows, limit, effect)
         if guard:
-            delta.edges_rewritten = _keep_groups(conn, deleted, inserted, delta.survivors)
+            delta.edges_rewritten = _keep_groups(conn, deleted, inserted, delta.survivors,
+                                                 effect)  # fmt: skip
+        if net is not None:
+            net.update((rel, n) for rel, n in effect.items() if rel not in copied)
         if also is not None:
             also(conn)
         conn.execute("COMMIT")
@@ -365,7 +381,8 @@ def apply_delta(w: Writer, delta: GraphDelta, *, guard: bool = True,
 _ANY = {"DOUBLE": 0.0, "STRING": "", "INT64": 0}
 
 
-def warm_up(conn, stop: Callable[[], bool] = lambda: False) -> None:
+def warm_up(conn, stop: Callable[[], bool] = lambda: False,
+            then: tuple[Callable[[], object], ...] = ()) -> None:  # fmt: skip
     """Run the statements a small delta runs (`apply_delta`'s, row by row), each matching
     no row, in a transaction rolled back: nothing is written, not even to the WAL. The first
     statement of a kind in a process costs Kùzu several times the next ones (Django: the
@@ -373,7 +390,8 @@ def warm_up(conn, stop: Callable[[], bool] = lambda: False) -> None:
     MERGE ~5 ms, then ~2), so a writer started early (indexer/wal_commit.py prestart) pays
     that while it waits for the run's delta, not after it, when the run waits for its commit.
     `stop()` is asked before each statement: true (the delta came), the warm-up ends there
-    (~40 ms of CPU in all at load: the delta waited for its end)."""
+    (~40 ms of CPU in all at load: the delta waited for its end). `then`: more steps, run
+    the same way after those (graph/wal_store.py: the relationship tables counted)."""
     none = "\0"  # no key of any table (paths and uids never hold a NUL)
     steps: list[Callable[[], object]] = []
     for rel, (_, _, props) in REL_TABLES.items():
@@ -390,7 +408,7 @@ def warm_up(conn, stop: Callable[[], bool] = lambda: False) -> None:
     steps.append(functools.partial(write_meta, conn, Path(none), {none: None}))
     conn.execute("BEGIN TRANSACTION")
     try:
-        for step in steps:
+        for step in [*steps, *then]:
             if stop():
                 break
             step()

@@ -30,11 +30,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codeimpact.graph.delta import GraphDelta, apply_delta, keep_every_group
-from codeimpact.graph.store import count_mismatches, count_rows, kuzu_module, write_meta
+from codeimpact.graph.delta import warm_up as warm_up_statements
+from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
+from codeimpact.graph.store import (
+    COUNTED_TABLES,
+    count_mismatches,
+    count_rows,
+    kuzu_module,
+    write_meta,
+)
 
 if TYPE_CHECKING:
     import kuzu
@@ -82,6 +91,20 @@ class Opened:
         kuzu = kuzu_module()
         self.db = kuzu.Database(str(db_path), buffer_pool_size=buffer_pool, auto_checkpoint=False)
         self.conn = kuzu.Connection(self.db)
+        # relationship table -> its rows, counted while the writer waited for the delta
+        self.counted: dict[str, int] = {}
+
+    def warm_up(self, stop: Callable[[], bool]) -> None:
+        """`delta.warm_up` until `stop()`, then the relationship tables counted, each while
+        `stop()` is false: the rows the delta's statements find and make are added to those
+        (`write_delta`), so what the run waited for after the delta (~10-25 ms of its
+        writer's CPU on Django: counting 170K edges from their CSR headers) is done before.
+        Nothing is written meanwhile: a count stands until the delta's transaction."""
+
+        def count(table: str) -> None:
+            self.counted[table] = _count(self.conn, table)
+
+        warm_up_statements(self.conn, stop, tuple(partial(count, t) for t in REL_TABLES))
 
     def close_checkpointed(self) -> None:
         """Close in a process that goes on: the checkpoint Kùzu makes on close is guarded
@@ -133,12 +156,28 @@ def write_delta(opened: Opened, db_path: Path, delta: GraphDelta,
     The rows are counted inside the transaction, once the delta's statements ran and before
     the Meta is asked for: the Meta table is not a counted one, so these are the counts the
     commit leaves, and a writer that waits for the Meta counts meanwhile (~12-20 ms on
-    Django), not after it, when the run waits for its answer."""
+    Django), not after it, when the run waits for its answer. A relationship table counted
+    before the delta (`Opened.warm_up`) is that count plus the edges the delta's statements
+    made less those they deleted, as each statement returned them (an edge whose ends the
+    database lacks is neither: the count falls short, as a count of the table would)."""
     counts: dict[str, int] = {}
+    net: dict[str, int] = {}
 
     def also(conn: kuzu.Connection) -> None:
-        counts.update(count_rows(conn))
+        for table in COUNTED_TABLES:
+            known = opened.counted.get(table)
+            if known is not None and table in net:
+                counts[table] = known + net[table]
+            else:
+                counts[table] = _count(conn, table)
         write_meta(conn, db_path.parent, meta() if callable(meta) else meta)
 
-    apply_delta(_Conn(opened.conn), delta, guard=False, also=also)
+    apply_delta(_Conn(opened.conn), delta, guard=False, also=also, net=net)
+    opened.counted = {}  # (no longer the database's)
     return counts
+
+
+def _count(conn: kuzu.Connection, table: str) -> int:
+    """One table's rows, as `store.count_rows` counts them."""
+    pattern = f"(n:{table})" if table in NODE_TABLES else f"()-[n:{table}]->()"
+    return int(conn.execute(f"MATCH {pattern} RETURN count(*)").get_next()[0])

@@ -36,7 +36,6 @@ from typing import Any
 
 from codeimpact.graph import wal_store
 from codeimpact.graph.delta import GraphDelta
-from codeimpact.graph.delta import warm_up as apply_warm_up
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.pipe_codec import dumps as _dumps
@@ -310,7 +309,7 @@ def prestart(db_path: Path, *, buffer_pool: int,
             )  # fmt: skip
             _KEPT.append(opened)
             # until the delta comes (each statement first asks whether it is there)
-            apply_warm_up(opened.conn, lambda: bool(select.select([down_r], [], [], 0)[0]))
+            opened.warm_up(lambda: bool(select.select([down_r], [], [], 0)[0]))
             fh = os.fdopen(down_r, "rb")
             message = _read_message(fh)
             if not message:  # cancelled: the run writes no delta (nothing is published)
