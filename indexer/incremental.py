@@ -99,13 +99,31 @@ def compute_delta(
             return None
         return old.resolved(p)
 
-    # -- foreign owners, before and after
-    new_foreign = {k: [o for o in owners if o not in touched] for k, owners in old.foreign.items()}
+    # -- foreign owners, before and after: only the keys a touched file's output held or
+    # holds change (a file owns a key there for each edge of its output whose source is
+    # another file's); the others keep their lists (Django: 5,565 keys rebuilt twice per
+    # edit, ~2-3 ms, for the few of one file)
+    new_foreign = dict(old.foreign)
+    changed: dict[EdgeKey, list[str]] = {}
+    for p in touched:
+        rf = old_rf(p)
+        for e in rf.edges if rf is not None else ():
+            if path_of(e.src) != p:
+                k = (e.rel, e.src, e.dst)
+                if k not in changed:
+                    changed[k] = [o for o in old.foreign.get(k, ()) if o not in touched]
     for p, rf in new_out.items():
         for e in rf.edges:
             if path_of(e.src) != p:
-                new_foreign.setdefault((e.rel, e.src, e.dst), []).append(p)
-    new_foreign = {k: sorted(v) for k, v in new_foreign.items() if v}
+                k = (e.rel, e.src, e.dst)
+                if k not in changed:
+                    changed[k] = [o for o in old.foreign.get(k, ()) if o not in touched]
+                changed[k].append(p)
+    for k, owners in changed.items():
+        if owners:
+            new_foreign[k] = sorted(owners)
+        else:
+            new_foreign.pop(k, None)
 
     # -- edge keys that may have changed
     keys: set[EdgeKey] = set()
