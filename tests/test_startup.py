@@ -87,7 +87,9 @@ def _probe(repo, heavy) -> tuple[dict, list]:
 EDIT_HEAVY = {"kuzu", "pyarrow", "asyncio", "codeimpact.graph.full_write"}
 # nor what only a failure needs: ctypes (graph/store.py's abandon), pickle (what the pipes to
 # its children carry is marshalled: indexer/pipe_codec.py): ~2 ms of every edit each
-EDIT_LIGHT = {"ctypes", "pickle"}
+# nor the typed languages' member lookup (engine/typed_members.py, ~1 ms with its NamedTuple):
+# Python's resolution keeps its own copy of the one set it read there
+EDIT_LIGHT = {"ctypes", "pickle", "codeimpact.indexer.lang.engine.typed_members"}
 # nor numpy (~45 ms of CPU): the edit's snapshot and state arrays are buffers, the native
 # core's work (graph/snapshot_files.py); nor `secrets` (its token: hashlib, OpenSSL)
 EDIT_ARRAYS = {"numpy", "codeimpact.graph.csr", "codeimpact.native.traversal", "secrets"}
@@ -104,6 +106,13 @@ def test_an_edit_leaves_the_database_modules_to_its_writer(make_repo, index_repo
     report, loaded = _probe(repo, EDIT_HEAVY | EDIT_LIGHT)
     assert report["mode"] == "incremental" and report["delta"]["symbols_inserted"] == 1
     assert loaded == []
+
+
+def test_python_s_callable_kinds_are_the_engine_s():
+    from codeimpact.indexer.lang.engine.typed_members import CALLABLE_KINDS
+    from codeimpact.indexer.lang.python import file_edges
+
+    assert file_edges.CALLABLE_KINDS == CALLABLE_KINDS
 
 
 def test_an_edit_imports_no_numpy(make_repo, index_repo):
