@@ -36,6 +36,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 
+from codeimpact.indexer.lang.api import native_core
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.resolution import module_names, summaries_of
 from codeimpact.indexer.resolve_workers import (
@@ -167,7 +168,7 @@ class Host:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
         mine = sinks[0]
         try:
-            projects = self._build()
+            projects = _populated(self._build)
             # never freed here: this process ends with os._exit once it has sent its end, and
             # freeing ~170 MB of objects one by one before that (when this frame returns)
             # cost ~0.09 cpu-s and ~10K page faults on Django; its memory goes back at once
@@ -194,3 +195,18 @@ class Host:
                 mine.send_bytes(marshal.dumps(("error", traceback.format_exc(limit=8))))
         finally:
             mine.close()
+
+
+def _populated(build: Callable[[], Projects]) -> Projects:
+    """`build()` with the small-object arenas it takes mapped populated (native/core_arenas.c):
+    the projects are built on the serial stretch before any worker forks, one core idle
+    (~110 MB on Django: a page fault per page, ~30 ms of its ~300). Off again before a
+    fork: the workers' and the resolution's arenas are taken as before (populated, the
+    tree's PSS grew 372 -> 389 MB)."""
+    populate = getattr(native_core(), "populate_arenas", None)
+    if populate is None or populate(True):
+        return build()
+    try:
+        return build()
+    finally:
+        populate(False)

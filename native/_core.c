@@ -128,6 +128,12 @@ static PyMethodDef core_methods[] = {
      " lists (spec: (type, mask, fields), the blob a list of facts; or a tuple of those or"
      " None per item of the blob's tuple), the strs and ints of the masks' fields shared into"
      " the SharedValues `values` (or None) before they are made; None: a blob it does not read"},
+    {"populate_arenas", core_populate_arenas, METH_O,
+     "populate_arenas(on) -> bool: new arenas of the small-object allocator mapped with their"
+     " pages populated at once (one mmap, not a page fault per page) from now on, or (off)"
+     " as before; whether they were (False where they cannot be)"},
+    {"arenas_populated", core_arenas_populated, METH_NOARGS,
+     "arenas_populated() -> bool: whether populate_arenas() holds in this process"},
     {"rows_prefixed", (PyCFunction)(void (*)(void))core_rows_prefixed, METH_FASTCALL,
      "rows_prefixed(rows, field, prefix, need[, lasts]) -> list: the rows whose str item"
      " `field` starts with `prefix`, when need >= 0 whose item `need` is true, and given the"

@@ -104,6 +104,8 @@ PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_facts_loads(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_populate_arenas(PyObject *self, PyObject *on);
+PyObject *core_arenas_populated(PyObject *self, PyObject *unused);
 PyObject *core_tuple_fields(PyObject *self, PyObject *args);
 PyObject *core_rows_prefixed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_test_uses(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
