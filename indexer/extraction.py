@@ -81,13 +81,10 @@ def facts_for(
     progress: Progress | None,
     timeout_s: float,
     meanwhile: Callable[[], None] | None = None,
-    each: Callable[[str, bytes], None] | None = None,
 ) -> tuple[LazyFacts, int]:
     """Facts of every parseable record, from the cache or by extraction; each record takes
     the status its facts report. Returns the facts and how many files were extracted.
-    `meanwhile` runs once here when the first file is extracted, while the workers go on;
-    `each(path, blob)` as each file's facts come (cached or extracted), with the blob
-    they are decoded from.
+    `meanwhile` runs once here when the first file is extracted, while the workers go on.
 
     Each file's facts are decoded when first asked for (LazyFacts; `forget` drops the
     decoded form again): decoded, a file's facts take ~6x its blob. The blobs stay in the
@@ -116,8 +113,6 @@ def facts_for(
         order.append(path)
         if status[0] != "ok":
             rec.status, rec.detail = status
-        if each is not None:
-            each(path, kept.get(path, blob))
 
     for rec in records:
         if rec.status.startswith("skipped:"):

@@ -7,7 +7,6 @@ import contextlib
 import ctypes
 import functools
 import importlib
-import os
 import secrets
 import time
 from collections.abc import Callable
@@ -16,12 +15,10 @@ from typing import TYPE_CHECKING
 from codeimpact.graph import full_write, layout, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
-from codeimpact.indexer.early_host import EARLY_LANGUAGES, Feed, worth_feeding
 from codeimpact.indexer.facts_cache import facts_key
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.lang import LANGUAGES
-from codeimpact.indexer.lang.api import shared_values
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.plan import lookup_keys_blob
@@ -80,6 +77,13 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
             full_write.import_writer_modules()
             full_graph.warm_up()
             arrow_scope.enter_context(malloc_pool())
+            # and the resolvers of the languages found: the resolve host, forked from this
+            # process once the extraction ends, imported them first thing (Python's: 54
+            # modules, ~18 ms CPU on one core while the other idled); here they load
+            # beside the workers, and the host and its workers share the pages
+            found = {r.language for r in run.records if not r.status.startswith("skipped:")}
+            for lang in sorted(found & LANGUAGES.keys()):
+                LANGUAGES[lang].resolver()
 
         def start_writer(sources: int) -> None:
             not_now = _prestart_refusal(sources)
@@ -89,8 +93,7 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
                 writer.append(full_write.prestart(die_with_parent))
                 arrow_scope.callback(writer[0].cancel)
 
-        return _full_graph(run, reason, probe, start_arrow, start_writer, writer,
-                           arrow_scope.callback)  # fmt: skip
+        return _full_graph(run, reason, probe, start_arrow, start_writer, writer)
 
 
 def _prestart_refusal(sources: int) -> str:
@@ -131,41 +134,10 @@ def _sidecars_stay(run: Run) -> str:
 
 def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
                 start_arrow: Callable[[], None], start_writer: Callable[[int], None],
-                writer: list[full_write.Prestarted],
-                at_exit: Callable[[Callable[[], None]], object]) -> AnalyzeReport:  # fmt: skip
+                writer: list[full_write.Prestarted]) -> AnalyzeReport:  # fmt: skip
     t = time.perf_counter()
-    token = secrets.token_hex(4)
-    # the shared summaries (C's name tables) are written as files once the projects are
-    # built, by whichever process builds them: they never travel to this one
-    for stale in run.idx.glob(f"{SHARED_PREFIX}*.tmp"):  # of a build that died
-        stale.unlink(missing_ok=True)
-    plan = _Plan(run, token)
-    # the resolve host forked now and fed the facts as they come (indexer/early_host.py)
-    early = _early_host(run, plan)
-    if early is not None:
-        at_exit(early.cancel)  # (once its results are read: nothing)
-
-    @functools.cache  # once
-    def meanwhile() -> None:
-        start_arrow()
-        if early is None:
-            # and the resolvers of the languages found: a resolve host forked from this
-            # process once the extraction ends imported them first thing (Python's: 30
-            # modules, ~7.5 ms CPU on one core while the other idled); here they load
-            # beside the workers, and the host and its workers share the pages (an early
-            # host imports its own)
-            found = {r.language for r in run.records if not r.status.startswith("skipped:")}
-            for lang in sorted(found & LANGUAGES.keys()):
-                LANGUAGES[lang].resolver()
-
-    facts, parsed = run.facts_for(run.records, meanwhile,
-                                  plan.feed.take if plan.feed is not None else None)  # fmt: skip
-    plan.facts, plan.order[:] = facts, sorted(facts)
-    if early is not None and not plan.feed.go(plan.order):
-        # a file's facts it was not sent (none on a fresh build): one forked after, as before
-        early.cancel()
-        early = plan.feed = None
-    meanwhile()  # when every file's facts came from the cache
+    facts, parsed = run.facts_for(run.records, start_arrow)
+    start_arrow()  # when every file's facts came from the cache
     sources = sum(map(len, run.data.values()))
     run.data.clear()  # every source file's bytes (shared with the caller): last used here
     # the writer is forked once these are freed, as the first resolved file comes (the
@@ -177,7 +149,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     t = time.perf_counter()
     graph = full_graph.FullGraph(run.idx)
     try:
-        modules, summaries, used, resolvers = _resolve_all(run, plan, graph, begin, early)
+        token = secrets.token_hex(4)
+        modules, summaries, used, resolvers = _resolve_all(run, facts, graph, token, begin)
         shared = staged(run.idx, token)
         # Millions of small objects: freeing them took 0.09 s on Django and gives the OS
         # no memory back. When memory allows they are freed by a thread during Kùzu's
@@ -265,100 +238,42 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     return run.report("full", gen.number, stats, incomplete, reason, n_resolved, meta)
 
 
-class _Plan:
-    """What resolving a full build's files takes, made before the facts are (an early host
-    is forked before the extraction): `order` and `facts` are filled in once they are, in
-    the builder; in an early host, from its `feed`."""
-
-    def __init__(self, run: Run, token: str):
-        self.run, self.token = run, token
-        self.lang_of = {r.path: r.language for r in run.records}
-        self.order: list[str] = []
-        self.facts: LazyFacts | None = None
-        self.feed: Feed | None = None
-        self._builder = os.getpid()
-
-    def workers(self, projects: dict | None = None) -> int:
-        n = len(self.order) or len(self.run.records)  # (before the facts: at most that)
-        return resolve_workers(self.run.options, n, resident_mb())
-
-    def encoder(self, projects: dict) -> Callable[[str], tuple[bytes, bytes]]:
-        return functools.partial(_resolve_encoded, projects, self.lang_of, self.facts)
-
-    def build(self) -> dict:
-        if self.feed is not None and os.getpid() != self._builder:
-            return self._fed()
-        return make_projects(self.facts, self.lang_of, self.run.configs)
-
-    def _fed(self) -> dict:
-        """The early host's projects, from the facts the builder sends as they come."""
-        self.run.data.clear()  # the sources: the builder's until its extraction ends
-        _trim_heap()  # (their pages: freed here, not this process's till it ends)
-        for lang in sorted(set(self.lang_of.values()) & EARLY_LANGUAGES):
-            LANGUAGES[lang].resolver()  # imported while the first blobs come
-        with shared_values():  # (the facts decoded as make_projects would: held for it)
-            order, self.facts = self.feed.receive(self.lang_of)
-            self.order[:] = order
-            return make_projects(self.facts, self.lang_of, self.run.configs)
-
-    def built(self, projects: dict) -> None:
-        stage_shared(projects, folder=self.run.idx, token=self.token)
-
-    def parted(self, modules: dict, summaries: dict[str, bytes]):
-        make = functools.partial(part_resolver, self.facts, self.lang_of, self.run.configs,
-                                 modules, summaries, staged(self.run.idx, self.token))  # fmt: skip
-        return resolve_split(self.order, make, self.run.idx)
-
-    def host(self) -> Host:
-        split = (functools.partial(worth_splitting, lang_of=self.lang_of), self.parted)
-        return Host(self.build, self.encoder, self.workers, self.order, self.built, split)
-
-
-def _early_host(run: Run, plan: _Plan) -> Host | None:
-    """A resolve host forked now, fed each file's facts by the extraction (its `plan.feed`),
-    when the tree is `worth_feeding` and the build forks a host."""
-    sizes: dict[str, int] = {}
-    for r in run.records:
-        if not r.status.startswith("skipped:"):
-            sizes[r.language] = sizes.get(r.language, 0) + r.size
-    if not worth_feeding(sizes) or plan.workers() <= 1:
-        return None
-    if fork_unsafe_reason():
-        return None
-    plan.feed = Feed()
-    host = plan.host()
-    # the allocator's free pages given back first: those this process takes again while
-    # it extracts are then new to it, not pages it shares with the host (each copied, the
-    # host's first version kept till it ends)
-    _trim_heap()
-    try:
-        host.fork()
-    except OSError:  # no fork now (memory, process limit): one after the extraction, maybe
-        plan.feed.close()
-        plan.feed = None
-        return None
-    plan.feed.forked()
-    return host
-
-
-def _resolve_all(run: Run, plan: _Plan, graph: full_graph.FullGraph,
-                 begin: Callable[[], None], early: Host | None) -> tuple:  # fmt: skip
+def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token: str,
+                 begin: Callable[[], None]) -> tuple:  # fmt: skip
     """Resolve every file into `graph`; returns the module names, the resolvers'
-    summaries and each file's lookup keys (the shared summaries: files named by the plan's
-    token, resolution.staged). `begin()` runs once, before the first file is gathered;
-    `early`: the host forked before the extraction, fed the facts (or None)."""
-    facts, order, lang_of = plan.facts, plan.order, plan.lang_of
+    summaries and each file's lookup keys (the shared summaries: files named by `token`,
+    resolution.staged). `begin()` runs once, before the first file is gathered."""
+    lang_of = {r.path: r.language for r in run.records}
     used: dict[str, bytes] = {}
+    order = sorted(facts)
 
     def tick(i: int) -> None:
         if run.progress and (i % 64 == 0 or i == len(order)):
             run.progress("resolve", i, len(order))
 
-    if early is not None or plan.workers() > 1:
-        # built, resolved and freed by a host process (indexer/resolve_host.py)
-        unsafe = "" if early is not None else fork_unsafe_reason()
+    def workers(projects: dict | None = None) -> int:
+        return resolve_workers(run.options, len(order), resident_mb())
+
+    def encoder(projects: dict) -> Callable[[str], tuple[bytes, bytes]]:
+        return functools.partial(_resolve_encoded, projects, lang_of, facts)
+
+    build = functools.partial(make_projects, facts, lang_of, run.configs)
+    # the shared summaries (C's name tables) are written as files once the projects are
+    # built, by whichever process builds them: they never travel to this one
+    for stale in run.idx.glob(f"{SHARED_PREFIX}*.tmp"):  # of a build that died
+        stale.unlink(missing_ok=True)
+    built = functools.partial(stage_shared, folder=run.idx, token=token)
+    if workers() > 1:  # built, resolved and freed by a host process (indexer/resolve_host.py)
+        unsafe = fork_unsafe_reason()
         run.forks["resolvers"] = in_process(unsafe) if unsafe else FORKED
-        host = early or plan.host()
+
+        def parted(modules: dict, summaries: dict[str, bytes]):
+            make = functools.partial(part_resolver, facts, lang_of, run.configs, modules,
+                                     summaries, staged(run.idx, token))  # fmt: skip
+            return resolve_split(order, make, run.idx)
+
+        split = (functools.partial(worth_splitting, lang_of=lang_of), parted)
+        host = Host(build, encoder, workers, order, built, split)
         for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe), 1):
             if i == 1:
                 begin()
@@ -370,8 +285,8 @@ def _resolve_all(run: Run, plan: _Plan, graph: full_graph.FullGraph,
             run.forks["resolve partitions"] = FORKED
         return host.modules, host.summaries, used, {}
     begin()
-    projects = plan.build()
-    plan.built(projects)
+    projects = build()
+    built(projects)
     for i, path in enumerate(order, 1):
         project = projects[lang_of[path]]
         graph.add(project.resolve_file(path))

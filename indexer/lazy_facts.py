@@ -43,12 +43,6 @@ class LazyFacts(Mapping[str, FileFacts]):
         resolver that keeps a slim copy of each file frees the rest (cfamily/slim.py)."""
         self._memo.pop(path, None)
 
-    def prime(self, decoded: dict[str, FileFacts]) -> None:
-        """Take facts decoded elsewhere as the loaded facts of their paths (of this set)."""
-        for p, f in decoded.items():
-            if p in self._known:
-                self._memo.setdefault(p, f)
-
     def subset(self, paths: Iterable[str]) -> LazyFacts:
         """A view of some of the paths that shares the decoded facts."""
         return LazyFacts([p for p in paths if p in self._known], self._load, self._memo)

@@ -82,14 +82,13 @@ class Host:
         self.split = False  # whether they were
         self.modules: dict = {}
         self.summaries: dict[str, bytes] = {}
-        self._proc: mp.Process | None = None  # forked, its results not read yet
-        self._readers: list[Connection] = []
 
-    def fork(self) -> None:
-        """Fork the host now (`results` does when it has not been): it builds the projects
-        at once, so a `build` that waits for its input (full_run's early host, fed the facts
-        while the extraction runs) may fork it before `order` is filled in; the host and
-        this process each fill their own `order` (the same list) before they read it."""
+    def results(self, *, fork: bool = True) -> Iterator[tuple[str, bytes, bytes]]:
+        """(path, resolved blob, keys blob) for every path, in order; `fork=False`: built
+        and resolved in this process (when a fork is unsafe here: indexer/fork_guard.py)."""
+        if not fork:
+            yield from self._here(self._order)
+            return
         ctx = mp.get_context("fork")
         # one pipe for the host, then GENERATIONS for each worker it may fork (resolve_into)
         most = max(1, self._workers(None))
@@ -97,31 +96,10 @@ class Host:
         sinks = [w for _, w in pipes]
         proc = ctx.Process(target=self._host, args=(sinks, os.getpid()),
                            name="codeimpact-resolve-host")  # fmt: skip
-        try:
-            proc.start()
-        finally:
-            for w in sinks:
-                w.close()  # written by the host and its workers only: their ends end the pipes
-        self._proc, self._readers = proc, [r for r, _ in pipes]
-
-    def cancel(self) -> None:
-        """A forked host whose results are not wanted: killed and reaped (or nothing)."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            for conn in self._readers:
-                conn.close()
-            proc.kill()
-            proc.join()
-
-    def results(self, *, fork: bool = True) -> Iterator[tuple[str, bytes, bytes]]:
-        """(path, resolved blob, keys blob) for every path, in order; `fork=False`: built
-        and resolved in this process (when a fork is unsafe here: indexer/fork_guard.py)."""
-        if not fork and self._proc is None:
-            yield from self._here(self._order)
-            return
-        if self._proc is None:
-            self.fork()
-        proc, readers, self._proc = self._proc, self._readers, None
+        proc.start()
+        for w in sinks:
+            w.close()  # written by the host and its workers only: their ends end the pipes
+        readers = [r for r, _ in pipes]
         chunks = chunked(self._order)
         got: dict[int, list[Encoded]] = {}
         end: tuple | None = None

@@ -390,11 +390,11 @@ class Run(Compared):
             self.file_states(),
         )
 
-    def facts_for(self, records: list[FileRecord], meanwhile: Callable[[], None] | None = None,
-                  each: Callable[[str, bytes], None] | None = None) -> tuple[LazyFacts, int]:  # fmt: skip
+    def facts_for(self, records: list[FileRecord],
+                  meanwhile: Callable[[], None] | None = None) -> tuple[LazyFacts, int]:  # fmt: skip
         return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
                          self.options, self.progress, self.config.parse_timeout_ms / 1000,
-                         meanwhile, each)  # fmt: skip
+                         meanwhile)  # fmt: skip
 
     def save_side_files(self, gen, st: GraphState, flags, kinds, unresolved, rank,
                         between: Callable[[], None] = lambda: None) -> None:  # fmt: skip
