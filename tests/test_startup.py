@@ -89,7 +89,10 @@ EDIT_HEAVY = {"kuzu", "pyarrow", "asyncio", "codeimpact.graph.full_write"}
 # its children carry is marshalled: indexer/pipe_codec.py): ~2 ms of every edit each
 # nor the typed languages' member lookup (engine/typed_members.py, ~1 ms with its NamedTuple):
 # Python's resolution keeps its own copy of the one set it read there
-EDIT_LIGHT = {"ctypes", "pickle", "codeimpact.indexer.lang.engine.typed_members"}
+# nor the Python extraction's reference path (query_facts' definitions and call sites, the
+# parametrize rules): the native fact engine does that work
+EDIT_LIGHT = {"ctypes", "pickle", "codeimpact.indexer.lang.engine.typed_members",
+              *(f"codeimpact.indexer.lang.python.{m}" for m in ("definitions", "sites", "parametrize"))}  # fmt: skip
 # nor numpy (~45 ms of CPU): the edit's snapshot and state arrays are buffers, the native
 # core's work (graph/snapshot_files.py); nor `secrets` (its token: hashlib, OpenSSL)
 EDIT_ARRAYS = {"numpy", "codeimpact.graph.csr", "codeimpact.native.traversal", "secrets"}
@@ -113,6 +116,12 @@ def test_python_s_callable_kinds_are_the_engine_s():
     from codeimpact.indexer.lang.python import file_edges
 
     assert file_edges.CALLABLE_KINDS == CALLABLE_KINDS
+
+
+def test_the_native_rules_name_the_parametrize_callees():
+    from codeimpact.indexer.lang.python import extract, parametrize
+
+    assert extract.RULES.options["parameter_callees"] == " ".join(parametrize.CALLEES)
 
 
 def test_an_edit_imports_no_numpy(make_repo, index_repo):

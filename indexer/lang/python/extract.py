@@ -60,7 +60,6 @@ from codeimpact.indexer.lang.api import (
     count_lines,
 )
 from codeimpact.indexer.lang.grammars import get_language, get_parser
-from codeimpact.indexer.lang.python import parametrize
 from codeimpact.indexer.lang.python.bindings import _exports, _LocalScopes
 from codeimpact.indexer.lang.python.chains import _chain, callee_chain
 from codeimpact.indexer.lang.python.guards import _alternative_imports, _guarded_imports
@@ -255,7 +254,7 @@ RULES = FactRules(
         "exports_name": "__all__",
         "heritage_kind": "extends",
         "class_member": "cls.",
-        "parameter_callees": " ".join(parametrize.CALLEES),
+        "parameter_callees": "parametrize fixture",  # parametrize.CALLEES (test_startup)
         # the binding value forms of bindings.py and items.py (values.py & co. read them)
         "value_enter": "enter:",
         "value_enter_async": "aenter:",
