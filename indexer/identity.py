@@ -260,37 +260,6 @@ def runner_identity(config: IndexConfig, cache_dir: Path | None = None) -> tuple
     return digest(comps), comps
 
 
-class IdentityBeside:
-    """The runner identity of a run that needs it only later (a full build: its facts
-    cache and its Meta), computed by a forked child while the caller lists and reads the
-    tree when the index folder keeps none (a first build: importing every language and
-    loading every grammar was ~50 ms of the build's serial start). The child writes the
-    kept components (identity.json); `result` reads them. Where no child may be forked
-    (fork_guard), they are computed here at once."""
-
-    def __init__(self, config: IndexConfig, cache_dir: Path):
-        self._config, self._dir = config, cache_dir
-        self._job = None
-        if _cached_components(cache_key(config), cache_dir) is None:
-            from codeimpact.indexer.forked_job import ForkedJob
-
-            self._job = ForkedJob(lambda: runner_identity(config, cache_dir), fork=True,
-                                  name="the runner identity's child")  # fmt: skip
-
-    def result(self) -> tuple[str, dict]:
-        """(digest, components), as `runner_identity` gives them."""
-        if self._job is not None:
-            job, self._job = self._job, None
-            job.wait()  # raises what the child raised (a malformed override...)
-        return runner_identity(self._config, self._dir)
-
-    def cancel(self) -> None:
-        """Stop the child (the run failed before it asked): a no-op once asked."""
-        if self._job is not None:
-            self._job.cancel()
-            self._job = None
-
-
 CACHE_NAME = "identity.json"
 
 

@@ -31,7 +31,7 @@ from codeimpact.indexer.discover import Listed, Untracked, discover
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.files_state import load_files_state
 from codeimpact.indexer.gitinfo import head_commit
-from codeimpact.indexer.identity import IdentityBeside, runner_identity
+from codeimpact.indexer.identity import runner_identity
 from codeimpact.indexer.plan import plan_changes
 from codeimpact.indexer.report import AnalyzeReport, Progress
 from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused, process_cpu
@@ -168,15 +168,10 @@ def _analyze(
         layout.writer_lock(idx, options.lock_wait, notes.append),
         contextlib.ExitStack() as stack,
     ):
-        # a full build (forced, or no live generation) needs the runner identity only after
-        # the scan (its facts cache, its Meta): computed meanwhile (identity.IdentityBeside)
-        full_ahead = options.force or not (idx / layout.CURRENT).exists()
-        identity = IdentityBeside(config, idx) if full_ahead else None
-        if identity is not None:
-            stack.callback(identity.cancel)
-            digest, comps = "", {}
-        else:
-            digest, comps = runner_identity(config, idx)
+        digest, comps = runner_identity(config, idx)
+        cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
+        if options.force:
+            cache.clear()
         timings: dict[str, float] = {}
         t, cpu = time.perf_counter(), process_cpu()
         configs: dict[str, str] = {}
@@ -186,7 +181,9 @@ def _analyze(
         untracked = Untracked()
         # outside git, a full build's tree signature takes each folder as the walk listed
         # it; the walk's stat of each folder is not paid by a run with a live generation
-        listed: Listed | None = {} if full_ahead else None
+        listed: Listed | None = None
+        if options.force or not (idx / layout.CURRENT).exists():
+            listed = {}
         early = None if listed is not None else _WhileListing(repo, idx, digest,
                                                               options.buffer_pool)  # fmt: skip
         if early is not None:  # a writer it started and no delta run took: stopped
@@ -200,11 +197,6 @@ def _analyze(
         )
         records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
         timings["scan"] = time.perf_counter() - t
-        if identity is not None:
-            digest, comps = identity.result()
-        cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
-        if options.force:
-            cache.clear()
         run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
                   configs_digest, records, data, timings, t0, scanned_at,
                   untracked=untracked.paths, listed=listed or {})  # fmt: skip

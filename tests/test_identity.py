@@ -16,7 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 import codeimpact
@@ -221,55 +220,3 @@ def test_the_identity_key_stamps_the_code_of_every_language():
             or os.path.join(folder, rel + ".py") in stamped
         ), name
     assert any(p.endswith(".scm") for p in stamped)
-
-
-def _children() -> list[str]:
-    kids = Path(f"/proc/self/task/{os.getpid()}/children").read_text().split()
-    return [c for c in kids if Path(f"/proc/{c}").exists()]
-
-
-def test_a_first_builds_identity_is_made_by_a_child_while_the_tree_is_read(tmp_path, monkeypatch):
-    """A first build computes its identity in a forked child (identity.IdentityBeside):
-    the same components, kept beside the index; the child is gone once asked."""
-    from codeimpact.indexer.identity import CACHE_NAME, IdentityBeside, runner_identity
-
-    monkeypatch.delenv("CODEIMPACT_IDENTITY_OVERRIDE", raising=False)
-    config = IndexConfig()
-    beside = IdentityBeside(config, tmp_path)
-    assert beside._job is not None and beside._job.forked and len(_children()) == 1
-    got = beside.result()
-    assert _children() == []
-    assert (tmp_path / CACHE_NAME).is_file()
-    assert got == runner_identity(config)
-    # kept: the next one forks nothing
-    again = IdentityBeside(config, tmp_path)
-    assert again._job is None and again.result() == got
-
-
-def test_a_malformed_override_fails_a_first_build_as_it_fails_any(tmp_path, monkeypatch):
-    from codeimpact.graph.errors import BadInput
-    from codeimpact.indexer.identity import IdentityBeside
-
-    monkeypatch.setenv("CODEIMPACT_IDENTITY_OVERRIDE", "{not json")
-    beside = IdentityBeside(IndexConfig(), tmp_path)
-    with pytest.raises(BadInput):
-        beside.result()
-    assert _children() == []
-
-
-def test_a_first_build_failing_before_its_identity_leaves_no_child(make_repo, monkeypatch):
-    """The child is stopped when the run fails before asking for the identity (a library
-    call leaves no child behind, running or zombie)."""
-    from codeimpact.indexer import pipeline
-
-    repo = make_repo(FILES)
-    shutil.rmtree(repo / ".codeimpact", ignore_errors=True)
-
-    def scan(*args, **kwargs):
-        raise RuntimeError("the scan failed")
-
-    monkeypatch.setattr(pipeline, "scan", scan)
-    monkeypatch.setattr("codeimpact.indexer.identity._cached_components", lambda k, d: None)
-    with pytest.raises(RuntimeError, match="the scan failed"):
-        analyze(str(repo), IndexConfig(), RunOptions())
-    assert _children() == []
