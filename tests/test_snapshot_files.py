@@ -101,6 +101,56 @@ def test_the_native_patch_of_codes_is_numpys(seed):
         assert incremental.patch_codes(codes, confs, removed[:-1], same, {})[0] is codes
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_patch_without_renumbering_merges_as_numpys_stable_sort(seed):
+    """No `moves` and codes in order: one merge into the results (core_arrays.c's
+    patch_in_order), which must order ties, repeats and codes out of order as the sort did."""
+    rng = random.Random(100 + seed)
+    n = 200
+    codes, confs = _codes(rng, n, 2500)
+    kept = codes.tolist()
+    for _ in range(30):
+        removed = rng.sample(kept, rng.randrange(0, 6)) * rng.choice((1, 2))
+        removed += [rng.randrange(1 << 40)]
+        added = [(rng.choice(kept), rng.choice((0.1, 0.2)))  # a code kept: a tie
+                 for _ in range(rng.randrange(0, 4))]  # fmt: skip
+        added += [(int(encode_codes(np.array([rng.randrange(n)]), np.array([rng.randrange(n)]),
+                                    np.array([rng.randrange(6)]))[0]), 0.4)
+                  for _ in range(rng.randrange(0, 8))]  # fmt: skip
+        added += added[:2]  # codes added twice keep their order
+        rng.shuffle(added)
+        for c, f in ((codes, confs), (codes[::-1].copy(), confs[::-1].copy())):  # in order or not
+            want = _numpy_patch(c, f, removed, added, {})
+            got = _core.patch_codes(c, f, removed, added, {})
+            assert got[0] == want[0].tobytes() and got[1] == want[1].tobytes()
+    assert _core.patch_codes(codes[:0], confs[:0], [], [(5, 1.0), (3, 0.5)], {}) == (
+        np.array([3, 5], np.int64).tobytes(),
+        np.array([0.5, 1.0], np.float32).tobytes(),
+    )
+
+
+def test_a_patch_without_renumbering_takes_no_more_memory_than_its_results():
+    """An edit's patch of Django's ~190K codes took two copies of 16 bytes a code (the codes
+    to sort and the merge's buffer: ~6 MB faulted in and unmapped again each edit) beside
+    its 12-byte results; codes in order and no ids moved need only the results."""
+    import tracemalloc
+
+    rng = random.Random(7)
+    codes = np.arange(0, 200_000 * 16, 16, dtype=np.int64)
+    confs = np.ones(codes.size, np.float32)
+    removed = rng.sample(codes.tolist(), 5)
+    added = [(int(c) + 1, 0.5) for c in rng.sample(codes.tolist(), 20)]
+    tracemalloc.start()
+    try:
+        got = _core.patch_codes(codes, confs, removed, added, {})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    size = len(got[0]) + len(got[1])
+    assert size == 12 * (codes.size - 5 + 20)
+    assert peak < size + 64 * 1024
+
+
 def test_a_snapshot_written_from_codes_reads_back_as_numpys(tmp_path):
     rng = random.Random(5)
     n = 400
