@@ -19,6 +19,8 @@
 #include "core.h"
 
 #define MAX_DEPTH 100 /* (deeper: None, the caller's marshal decodes it) */
+#define TYPED 0x80     /* (reader_t.typed) */
+#define SHARED 0x7f
 
 typedef struct {
     PyObject *type; /* a tuple subclass, or NULL: not typed */
@@ -30,7 +32,10 @@ typedef struct {
     const unsigned char *p, *end;
     PyObject **refs;  /* references (a shared field's tuple met again has its items replaced
                          in place: a ref held only by it would go) */
-    uint8_t *typed;   /* per ref: 1 = a typed list or fact (a reference to it: None) */
+    uint8_t *typed;   /* per ref: TYPED (a typed list or fact: a reference to it, None) or
+                         the share level its value was read at (SHARED for a str or int kept
+                         by the values; a tuple's `share`): a reference read at that level or
+                         below is that value already, not looked up again (share_value) */
     Py_ssize_t nrefs, cap;
     PyObject *values; /* SharedValues or NULL */
     int unread;       /* set: a form the decoder does not read (answer None) */
@@ -213,12 +218,13 @@ static PyObject *read_object(reader_t *r, int share) {
     case 'r':
         if (!need(r, 4)) return NULL;
         n = read_long(r);
-        if (n < 0 || n >= r->nrefs || r->refs[n] == NULL || r->typed[n]) {
+        if (n < 0 || n >= r->nrefs || r->refs[n] == NULL || r->typed[n] & TYPED) {
             r->unread = 1; /* (a bad reference: marshal says so; a typed one: marshal's way) */
             return NULL;
         }
         v = Py_NewRef(r->refs[n]);
-        if (share > 0 && share_value(r->values, &v, share - 1) < 0) Py_CLEAR(v);
+        /* (~250K references per Django build, most to a value a shared field read already) */
+        if (share > r->typed[n] && share_value(r->values, &v, share - 1) < 0) Py_CLEAR(v);
         return v;
     default:
         r->unread = 1;
@@ -227,11 +233,72 @@ static PyObject *read_object(reader_t *r, int share) {
     if (v != NULL && flag) {
         if ((at = reserve(r)) < 0) goto error;
         r->refs[at] = Py_NewRef(v);
+        r->typed[at] = share > 0 ? SHARED : 0; /* (the value kept, or one never shared) */
     }
     return v;
 error:
     Py_XDECREF(v);
     return NULL;
+}
+
+/* read_object for the forms most fields of a fact write: None and the bools, a reference to
+ * a value read at the share level asked or above, an int of 32 bits and a short ASCII str
+ * of a shared field (~1.3M fields per Django build: read_object's call, checks and switch
+ * were ~70 instructions of each); any other form, or bytes cut short, read_object's way. */
+static inline PyObject *read_field(reader_t *r, int share) {
+    const unsigned char *p = r->p;
+    Py_ssize_t left = r->end - p;
+    if (left < 2) return read_object(r, share);
+    int code = p[0];
+    PyObject *v;
+    switch (code) {
+    case 'N':
+        r->p++;
+        return Py_NewRef(Py_None);
+    case 'T':
+        r->p++;
+        return Py_NewRef(Py_True);
+    case 'F':
+        r->p++;
+        return Py_NewRef(Py_False);
+    case 'r': {
+        if (left < 5) break;
+        r->p++;
+        Py_ssize_t n = read_long(r);
+        if (n >= 0 && n < r->nrefs && r->refs[n] != NULL && !(r->typed[n] & TYPED) &&
+            share <= r->typed[n])
+            return Py_NewRef(r->refs[n]);
+        r->p = p;
+        break;
+    }
+    case 'i':
+    case 'i' | 0x80:
+        if (share <= 0 || left < 5) break;
+        r->p++;
+        v = shared_int(r->values, read_long(r));
+        break;
+    case 'z':
+    case 'z' | 0x80: {
+        Py_ssize_t n = p[1];
+        if (share <= 0 || n < 2 || n > left - 2) break;
+        r->p += 2 + n;
+        v = shared_ascii(r->values, (const char *)p + 2, n);
+        break;
+    }
+    default:
+        break;
+    }
+    if (r->p == p) return read_object(r, share);
+    if (v != NULL && code & 0x80) {
+        Py_ssize_t at = reserve(r);
+        if (at < 0) {
+            Py_DECREF(v);
+            return NULL;
+        }
+        r->refs[at] = Py_NewRef(v);
+        r->typed[at] = SHARED;
+    }
+    return v;
 }
 
 /* A tuple of n items: `item` given, a fact of that spec (its fields in the mask shared, then
@@ -243,11 +310,11 @@ static PyObject *read_tuple(reader_t *r, int flag, Py_ssize_t n, int share, cons
     }
     PyObject *v = PyTuple_New(n);
     if (v == NULL) return NULL;
-    if (enter(r, v, flag, item != NULL) < 0) goto error;
+    if (enter(r, v, flag, item != NULL ? TYPED : share) < 0) goto error;
     for (Py_ssize_t k = 0; k < n; k++) {
         int s = item != NULL ? (r->values != NULL && k < 64 && (item->mask >> k) & 1 ? 3 : 0)
                              : (share > 0 ? share - 1 : 0);
-        PyObject *x = read_object(r, s);
+        PyObject *x = read_field(r, s);
         if (x == NULL) goto error;
         PyTuple_SET_ITEM(v, k, x);
     }
@@ -271,7 +338,7 @@ static PyObject *read_facts(reader_t *r, const spec_t *spec) {
     if (n < 0) return NULL;
     PyObject *out = PyList_New(n);
     if (out == NULL) return NULL;
-    if (enter(r, out, flag, 1) < 0) goto error;
+    if (enter(r, out, flag, TYPED) < 0) goto error;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!need(r, 1)) goto error;
         int code = *r->p++;

@@ -80,6 +80,25 @@ static int is_str(PyObject *s, PyObject *lit) {
     return cmp == -1 && PyErr_Occurred() ? -1 : cmp == 0;
 }
 
+/* PyUnicode_FindChar(s, ch, 0, len(s), direction) for an ASCII `ch`: a str of one byte a
+ * character (most names and values) looked through in place; the others by CPython's.
+ * (PyUnicode_FindChar's checks and dispatch were ~88 instructions a call, ~170K calls per
+ * Django build, most strs a dozen characters long.) */
+static Py_ssize_t find_char(PyObject *s, char ch, int direction) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND)
+        return PyUnicode_FindChar(s, ch, 0, n, direction);
+    const char *data = (const char *)PyUnicode_1BYTE_DATA(s);
+    if (direction > 0) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (data[i] == ch) return i;
+    } else {
+        for (Py_ssize_t i = n - 1; i >= 0; i--)
+            if (data[i] == ch) return i;
+    }
+    return -1;
+}
+
 /* `d.setdefault(key, {}, [] or set())` (`list` 0, 1 or 2): borrowed, NULL on error */
 PyObject *setdefault_new(PyObject *d, PyObject *key, int list) {
     PyObject *v = PyDict_GetItemWithError(d, key);
@@ -134,8 +153,14 @@ static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject 
     if (by_name != NULL) {
         if (scope != last.scope) Py_XSETREF(last.scope, Py_NewRef(scope));
         last.by_name = by_name;
-        PyObject *held = PyDict_GetItemWithError(by_name, name);
-        if (held != NULL && PyTuple_CheckExact(held)) { /* bound once before: now a list */
+        /* (a name bound once, as ~90% are: one lookup, which inserts it) */
+        PyObject *one = PyTuple_New(1);
+        if (one == NULL) goto done;
+        PyTuple_SET_ITEM(one, 0, Py_NewRef(binding));
+        PyObject *held = PyDict_SetDefault(by_name, name, one);
+        if (held == one) {
+            rc = 0;
+        } else if (held != NULL && PyTuple_CheckExact(held)) { /* bound once before: now a list */
             PyObject *two = PyList_New(2);
             int ordered = two != NULL ? in_order_after(held, line) : -1;
             if (ordered >= 0) {
@@ -149,15 +174,10 @@ static int names_add(PyObject *names, PyObject *scope, PyObject *name, PyObject 
             int ordered = in_order_after(held, line);
             if (ordered >= 0 && (ordered || out_of_order(held) == 0))
                 rc = PyList_Append(held, binding);
-        } else if (!PyErr_Occurred()) {
-            PyObject *one = PyTuple_New(1);
-            if (one != NULL) {
-                PyTuple_SET_ITEM(one, 0, Py_NewRef(binding));
-                rc = PyDict_SetItem(by_name, name, one);
-                Py_DECREF(one);
-            }
         }
+        Py_DECREF(one);
     }
+done:
     Py_DECREF(binding);
     return rc;
 }
@@ -190,7 +210,7 @@ static PyObject *class_of(PyObject *parent, PyObject *syms, PyObject *scope) {
 /* `value.split(":", 2)[2]` (IndexError without two colons), new reference */
 static PyObject *after_two_colons(PyObject *value) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(value);
-    Py_ssize_t a = PyUnicode_FindChar(value, ':', 0, n, 1);
+    Py_ssize_t a = find_char(value, ':', 1);
     Py_ssize_t b = a >= 0 ? PyUnicode_FindChar(value, ':', a + 1, n, 1) : -1;
     if (a == -2 || b == -2) return NULL;
     if (b < 0) {
@@ -314,7 +334,7 @@ static int symbol_pass(PyObject **t, PyObject *symbols, PyObject *by_params) {
         if (PyDict_SetItem(t[T_SYMS], local, s) < 0) return -1;
         Py_ssize_t n = PyUnicode_GET_LENGTH(local);
         if (n == 0) continue;
-        Py_ssize_t dot = PyUnicode_FindChar(local, '.', 0, n, -1);
+        Py_ssize_t dot = find_char(local, '.', -1);
         if (dot == -2) return -1;
         while (depth > 0 && !encloses(open[depth - 1], local)) depth--;
         PyObject *head;
@@ -427,14 +447,14 @@ static int one_binding(PyObject **t, PyObject *b, PyObject *looped, PyObject *ad
     if (is_call < 0) return -1;
     int mine = starts(name, "self.");
     if (mine && !is_call && PyList_Append(stored, b) < 0) return -1;
-    Py_ssize_t nlen = PyUnicode_GET_LENGTH(name), vlen = PyUnicode_GET_LENGTH(value);
+    Py_ssize_t nlen = PyUnicode_GET_LENGTH(name);
     if (ends(name, "[]")) { /* `x[k] = v`: an item stored into what x holds */
         PyObject *held = PyUnicode_Substring(name, 0, nlen - 2);
         PyObject *list = held ? setdefault_new(adds, held, 1) : NULL;
         Py_XDECREF(held);
         return list == NULL ? -1 : PyList_Append(list, b);
     }
-    Py_ssize_t colon = PyUnicode_FindChar(value, ':', 0, vlen, 1);
+    Py_ssize_t colon = find_char(value, ':', 1);
     if (colon == -2) return -1;
     if (colon >= 0) {
         Py_UCS4 first = PyUnicode_READ_CHAR(value, 0);
