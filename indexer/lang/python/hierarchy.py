@@ -21,12 +21,25 @@ class Hierarchy:
     # was met: the file's EXTENDS edges read it (file_edges.py) instead of evaluating
     # every base chain twice (a full build summarises every class before it resolves a file)
     _heritage_values: dict
+    # an incremental run's previous summaries (path -> summary) and the paths summarised
+    # again, whose previous summaries do not stand (resolve.py); None: a full build
+    _standing_summaries: object = None
+    _fresh_paths: frozenset = frozenset()
 
     @memoized('("bases", path, local)', "((), False)")
     def _bases_info(self, path: str, local: str) -> tuple[tuple[tuple[str, str], ...], bool]:
         """(the repository classes among a class's bases, whether a base is outside the
         repository or unresolved); read at its callers (no one-line accessor: a frame each,
         30K per Django)."""
+        standing = self._standing_summaries
+        if standing is not None and path not in self._fresh_paths:
+            # a file not summarised again: its previous summary's answer when it was clean
+            # (the same in any order of lookups)
+            for c in standing[path][2]:
+                if c[0] == local:
+                    if c[4]:
+                        return c[1], c[2]
+                    break
         fi = self.files[path]
         out = []
         unknown = False

@@ -3,8 +3,8 @@
 A project over every Python file of an index builds, from each file's summary
 (`PythonProject._summarise`: module, methods, classes, read summary), the tables its
 lookups use: the module of each path, the file of each module, the methods by name, the
-subclasses of each class, the read names' parts and the clean `bases` results its memo
-starts with. Built from every summary they cost an edit of Django ~50K dictionary
+subclasses of each class and the read names' parts (the clean `bases` results of the files
+not summarised again are read from their previous summaries: resolve.py). Built from every summary they cost an edit of Django ~50K dictionary
 operations and a decode of all 2,800 summaries; kept as the group's shared summary
 (`shared-python.bin`, indexer/state.py) they are decoded whole and patched for the files
 summarised again, in place, to exactly what a build from every summary gives (list
@@ -26,8 +26,8 @@ from codeimpact.native.record import Compared
 
 # bump when what the tables hold, or how a summary gives it, changes (2: a read summary
 # lists its class-body aliases, reads.py read_summary; 3: its imports in class bodies too;
-# 4: the methods by name in buckets)
-VERSION = 4
+# 4: the methods by name in buckets; 5: no seeds, read from the previous summaries instead)
+VERSION = 5
 
 Pair = tuple[str, str]  # (path, local)
 
@@ -39,7 +39,6 @@ class Tables(Compared):
     methods_by_name: MutableMapping[str, list[Pair]]  # a dict, or buckets as decoded
     subclasses: dict[Pair, list[Pair]]  # base -> the classes naming it as a base
     reads: dict[str, tuple]  # path -> its read summary (`read_summary`), when not empty
-    seeds: dict[tuple, tuple]  # ("bases", path, local) -> (bases, unknown) of clean classes
     __slots__ = (
         "paths",
         "module_of",
@@ -47,7 +46,6 @@ class Tables(Compared):
         "methods_by_name",
         "subclasses",
         "reads",
-        "seeds",
     )
 
     def __init__(
@@ -58,7 +56,6 @@ class Tables(Compared):
         methods_by_name: MutableMapping[str, list[Pair]],
         subclasses: dict[Pair, list[Pair]],
         reads: dict[str, tuple],
-        seeds: dict[tuple, tuple],
     ) -> None:
         self.paths = paths
         self.module_of = module_of
@@ -66,35 +63,31 @@ class Tables(Compared):
         self.methods_by_name = methods_by_name
         self.subclasses = subclasses
         self.reads = reads
-        self.seeds = seeds
 
     def encode(self) -> tuple:
         return (VERSION, self.paths, self.module_of, self.module_file,
-                buckets.split(self.methods_by_name), self.subclasses, self.reads,
-                self.seeds)  # fmt: skip
+                buckets.split(self.methods_by_name), self.subclasses, self.reads)  # fmt: skip
 
     @classmethod
     def decode(cls, value: object) -> Tables | None:
-        if not isinstance(value, tuple) or len(value) != 8 or value[0] != VERSION:
+        if not isinstance(value, tuple) or len(value) != 7 or value[0] != VERSION:
             return None
         v = value
-        return cls(v[1], v[2], v[3], buckets.Buckets(v[4]), v[5], v[6], v[7])
+        return cls(v[1], v[2], v[3], buckets.Buckets(v[4]), v[5], v[6])
 
     @classmethod
     def build(cls, paths: list[str], module_of: dict[str, tuple[str, str]],
               module_file: dict[str, str], summaries: Mapping[str, tuple]) -> Tables:  # fmt: skip
         """From every file's summary, in the order of `paths`."""
-        t = cls(paths, module_of, module_file, {}, {}, {}, {})
-        methods, subclasses, seeds = t.methods_by_name, t.subclasses, t.seeds
+        t = cls(paths, module_of, module_file, {}, {}, {})
+        methods, subclasses = t.methods_by_name, t.subclasses
         for path in paths:
             _, file_methods, classes, reads = summaries[path]
             for name, local in file_methods:
                 methods.setdefault(name, []).append((path, local))
-            for local, bases, unknown, _implicit, clean in classes:
+            for local, bases, *_ in classes:
                 for base in bases:
                     subclasses.setdefault(base, []).append((path, local))
-                if clean:
-                    seeds[("bases", path, local)] = (bases, unknown)
             if reads[0] or reads[1] or reads[2]:
                 t.reads[path] = reads
         return t
@@ -106,11 +99,6 @@ class Tables(Compared):
              _by_key((name, local) for name, local in new[1]), rank)  # fmt: skip
         _put(self.subclasses, path, _by_key(_bases_of(old[2])), _by_key(_bases_of(new[2])),
              rank)  # fmt: skip
-        for local, *_ in old[2]:
-            self.seeds.pop(("bases", path, local), None)
-        for local, bases, unknown, _implicit, clean in new[2]:
-            if clean:
-                self.seeds[("bases", path, local)] = (bases, unknown)
         self.reads.pop(path, None)
         if new[3][0] or new[3][1] or new[3][2]:
             self.reads[path] = new[3]
