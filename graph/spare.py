@@ -70,7 +70,10 @@ class Taken(Compared):
     wal_bytes: int  # its write-ahead log's size (checkpointed when it grows large)
     # its files' [size, xxh3] as recorded, when `take` left the check to the caller (`verify`)
     expected: dict[str, list] | None
-    __slots__ = ("generation", "replay", "wal_bytes", "expected")
+    # the rows of its tables as its leveller counted them (None: not recorded), which its
+    # files (the checksums recorded with them) still hold
+    rows: dict[str, int] | None
+    __slots__ = ("generation", "replay", "wal_bytes", "expected", "rows")
 
     def __init__(
         self,
@@ -78,11 +81,13 @@ class Taken(Compared):
         replay: list[GraphDelta],
         wal_bytes: int,
         expected: dict[str, list] | None = None,
+        rows: dict[str, int] | None = None,
     ) -> None:
         self.generation = generation
         self.replay = replay
         self.wal_bytes = wal_bytes
         self.expected = expected
+        self.rows = rows
 
 
 class SpareDamaged(OSError):
@@ -321,4 +326,7 @@ def take_held(idx: Path, live: layout.Generation, dst: layout.Generation,
         return None
     _drop(idx)
     wal = files.get(layout.DB_FILENAME + WAL_SUFFIX)
-    return Taken(generation, replay, wal[0] if wal else 0, None if check else files)
+    rows = record.get("rows")
+    if not (isinstance(rows, dict) and all(type(n) is int for n in rows.values())):
+        rows = None
+    return Taken(generation, replay, wal[0] if wal else 0, None if check else files, rows)

@@ -91,7 +91,8 @@ class Opened:
         kuzu = kuzu_module()
         self.db = kuzu.Database(str(db_path), buffer_pool_size=buffer_pool, auto_checkpoint=False)
         self.conn = kuzu.Connection(self.db)
-        # relationship table -> its rows, counted while the writer waited for the delta
+        # relationship table -> its rows, counted while the writer waited for the delta (or by
+        # the spare's leveller: indexer/wal_commit.py)
         self.counted: dict[str, int] = {}
 
     def warm_up(self, stop: Callable[[], bool]) -> None:
@@ -104,7 +105,8 @@ class Opened:
         def count(table: str) -> None:
             self.counted[table] = _count(self.conn, table)
 
-        warm_up_statements(self.conn, stop, tuple(partial(count, t) for t in REL_TABLES))
+        todo = [t for t in REL_TABLES if t not in self.counted]  # (a leveller's counts kept)
+        warm_up_statements(self.conn, stop, tuple(partial(count, t) for t in todo))
 
     def close_checkpointed(self) -> None:
         """Close in a process that goes on: the checkpoint Kùzu makes on close is guarded

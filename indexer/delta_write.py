@@ -212,7 +212,8 @@ def prestart(idx: Path, live: layout.Generation, gen: layout.Generation,
         if verified is not None and db is not None:  # (see DeltaWrite.db_checksum)
             info["db"] = [verified, list(db)]
         return wal_commit.Ready(taken.generation, taken.replay, compact, info,
-                                lambda done: db_unchanged(done, gen.db_path))  # fmt: skip
+                                lambda done: db_unchanged(done, gen.db_path),
+                                taken.rows)  # fmt: skip
 
     if fork_unsafe_reason():
         return None  # before the spare is taken: `start_delta` takes it then

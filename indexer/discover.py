@@ -49,13 +49,64 @@ class SourceFile(Hashed):
 
 class Untracked(Compared):
     """The untracked files (not ignored) that git listed with the tracked ones, relative to
-    the repository; None when git did not list the files (outside git, or git failed)."""
+    the repository; None when git did not list the files (outside git, or git failed).
+    `tracked`: what the same listing says git tracks (`TrackedListing`)."""
 
     paths: set[str] | None
-    __slots__ = ("paths",)
+    tracked: TrackedListing | None
+    __slots__ = ("paths", "tracked")
 
-    def __init__(self, paths: set[str] | None = None) -> None:
+    def __init__(self, paths: set[str] | None = None,
+                 tracked: TrackedListing | None = None) -> None:  # fmt: skip
         self.paths = paths
+        self.tracked = tracked
+
+
+class TrackedListing(Compared):
+    """What git's listing said is tracked, as a tree signature's digest of it needs it: every
+    indexable name it listed (`indexable`, discover's name rules) less the untracked ones;
+    and git's index file (`<repo>/.git/index`) as it was before git listed them: its stat
+    and its last bytes (`index_tail`, the checksum git ends it with, of all it holds). A
+    signature taken later that finds the same index file (the same stat: git writes a new
+    file, another inode, for every change; and the same checksum: the same content) records
+    the digest of these paths instead of asking git again (treesig)."""
+
+    index: str
+    index_stat: os.stat_result
+    index_tail: bytes
+    indexable: list[str]
+    untracked: set[str]
+    __slots__ = ("index", "index_stat", "index_tail", "indexable", "untracked")
+
+    def __init__(self, index: str, index_stat: os.stat_result, index_tail: bytes,
+                 indexable: list[str], untracked: set[str]) -> None:  # fmt: skip
+        self.index = index
+        self.index_stat = index_stat
+        self.index_tail = index_tail
+        self.indexable = indexable
+        self.untracked = untracked
+
+    def tracked(self) -> list[str]:
+        """The indexable paths git tracks, as `git ls-files` lists them (but once each)."""
+        return [p for p in self.indexable if p not in self.untracked]
+
+
+INDEX_TAIL = 32  # bytes: the checksum that ends git's index file (SHA-1: 20, SHA-256: 32)
+
+
+def index_state(path: str) -> tuple[os.stat_result, bytes] | None:
+    """The stat and last INDEX_TAIL bytes of git's index file (None: unreadable)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        return st, os.pread(fd, INDEX_TAIL, max(0, st.st_size - INDEX_TAIL))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _git_files(repo: Path, untracked: Untracked | None = None,
@@ -63,6 +114,8 @@ def _git_files(repo: Path, untracked: Untracked | None = None,
     # -t tags each path (`?` untracked): the run's `git status` then needs no untracked
     # walk of its own (worktree.StatusProbe), the costlier half of it (~40 of ~70 ms, Django)
     args = ("ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
+    index = os.path.join(repo, ".git", "index")  # (a work tree's own .git folder only)
+    before = index_state(index)
     try:
         if meanwhile is None:
             out = run_git(repo, *args, timeout=120)
@@ -84,6 +137,8 @@ def _git_files(repo: Path, untracked: Untracked | None = None,
                 others.add(tok[2:])
     if untracked is not None:
         untracked.paths = others
+        if before is not None:  # (its indexable names: discover's, below)
+            untracked.tracked = TrackedListing(index, *before, [], others)
     return sorted(names)
 
 
@@ -256,6 +311,9 @@ def discover(
     root = str(repo)
     files: list[SourceFile] = []
     langs = config.languages
+    listing = untracked.tracked if untracked is not None else None
+    # (every indexable name git listed, there or not: what `git ls-files` counts)
+    indexable: list[str] = listing.indexable if listing is not None else []
     for rel in names:
         # the extension first: most of a tree's files (docs, data) end here, unsplit
         language = language_name_for(rel, langs)
@@ -266,6 +324,7 @@ def discover(
             continue
         if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
             continue
+        indexable.append(rel)
         try:
             st = pre.get(rel) or os.lstat(os.path.join(root, rel))
         except OSError:

@@ -14,8 +14,9 @@ from typing import NamedTuple
 from codeimpact.graph.layout import atomic_write
 from codeimpact.native.record import Compared
 
-STATE_FORMAT = 7  # of every state file; 6: ids in state-ids.bin; 7: ids as a table, keys
-# in state-keys.bin, both with their changes carried in state-graph.bin
+STATE_FORMAT = 8  # of every state file; 6: ids in state-ids.bin; 7: ids as a table, keys
+# in state-keys.bin, both with their changes carried in state-graph.bin; 8: the foreign
+# owners in buckets by the edge source's file (state.ForeignOwners)
 FILES_NAME = "state-files.bin"
 
 

@@ -103,7 +103,7 @@ def compute_delta(
     # holds change (a file owns a key there for each edge of its output whose source is
     # another file's); the others keep their lists (Django: 5,565 keys rebuilt twice per
     # edit, ~2-3 ms, for the few of one file)
-    new_foreign = dict(old.foreign)
+    new_foreign = old.foreign.copy()  # (a ForeignOwners copies only what it decoded)
     changed: dict[EdgeKey, list[str]] = {}
     for p in touched:
         rf = old_rf(p)

@@ -223,7 +223,8 @@ def _tree_fields(run: Run, prev: Previous) -> dict:
     asked = _status_paths(run, prev, last) if since is not None else ()
     probe = worktree.StatusProbe(run.repo, run.untracked, since, asked)
     try:
-        return tree_fields(run.repo, run.config, run.records, run.scanned_at, probe, last)
+        return tree_fields(run.repo, run.config, run.records, run.scanned_at, probe, last,
+                           tracked=run.tracked)  # fmt: skip
     finally:
         probe.close()
 

@@ -199,7 +199,8 @@ def _analyze(
         timings["scan"] = time.perf_counter() - t
         run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
                   configs_digest, records, data, timings, t0, scanned_at,
-                  untracked=untracked.paths, listed=listed or {})  # fmt: skip
+                  untracked=untracked.paths, listed=listed or {},
+                  tracked=untracked.tracked)  # fmt: skip
         run.cpu_mark = process_cpu()
         run.cpu_seconds["scan"] = round(run.cpu_mark - cpu, 3)
         if prev is not None:

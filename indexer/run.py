@@ -19,6 +19,7 @@ from codeimpact.graph.schema import SCHEMA_VERSION
 from codeimpact.graph.sidecar import write_unresolved
 from codeimpact.indexer import scanning, worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
+from codeimpact.indexer.discover import TrackedListing
 from codeimpact.indexer.extraction import facts_for
 from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.files_state import FilesState, FileState, save_files_state
@@ -171,7 +172,8 @@ def indexed_commit(repo: Path, fields: dict) -> str | None:
 def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scanned_at_ns: int,
                 probe: worktree.StatusProbe | None = None,
                 last: TreeSignature | None | bool = True,
-                listed: dict | None = None) -> dict:  # fmt: skip
+                listed: dict | None = None,
+                tracked: TrackedListing | None = None) -> dict:  # fmt: skip
     """The working tree's Meta fields (`worktree.index_fields`) for the files a run read."""
     return worktree.index_fields(
         repo,
@@ -186,6 +188,7 @@ def tree_fields(repo: Path, config: IndexConfig, records: list[FileRecord], scan
         scanned_at_ns=scanned_at_ns,
         last=last,
         listed=listed,
+        tracked=tracked,
     )
 
 
@@ -252,6 +255,8 @@ class Run(Compared):
     # outside git, what discover's walk saw of each folder (discover.Listed; empty in git):
     # a full build's tree signature takes it instead of listing every folder again
     listed: dict
+    # what discover's `git ls-files` said git tracks (None: git did not list the files)
+    tracked: TrackedListing | None
     _file_states: dict[str, FileState] | None
     __slots__ = (
         "repo",
@@ -275,6 +280,7 @@ class Run(Compared):
         "forks",
         "untracked",
         "listed",
+        "tracked",
         "_file_states",
     )
     _unshown = ("_file_states",)
@@ -302,6 +308,7 @@ class Run(Compared):
         forks: dict[str, str] | None = None,
         untracked: set[str] | None = None,
         listed: dict | None = None,
+        tracked: TrackedListing | None = None,
         _file_states: dict[str, FileState] | None = None,
     ) -> None:
         self.repo = repo
@@ -325,6 +332,7 @@ class Run(Compared):
         self.forks = {} if forks is None else forks
         self.untracked = untracked
         self.listed = {} if listed is None else listed
+        self.tracked = tracked
         self._file_states = _file_states
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved, meta: dict,

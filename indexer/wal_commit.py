@@ -36,6 +36,7 @@ from typing import Any
 
 from codeimpact.graph import wal_store
 from codeimpact.graph.delta import GraphDelta
+from codeimpact.graph.schema import REL_TABLES
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.pipe_codec import dumps as _dumps
@@ -70,7 +71,11 @@ class Ready(Hashed):
     info: dict[str, Any]
     # what the info says once the delta is committed (in the child, before its answer)
     finish: Callable[[dict[str, Any]], dict[str, Any]]
-    __slots__ = ("expected_generation", "replay", "compact_after_replay", "info", "finish")
+    # the database's rows as counted before (the spare's leveller), when nothing is replayed:
+    # its relationship tables are not counted again (`wal_store.Opened.counted`)
+    rows: dict[str, int] | None
+    __slots__ = ("expected_generation", "replay", "compact_after_replay", "info", "finish",
+                 "rows")  # fmt: skip
 
     def __init__(
         self,
@@ -79,12 +84,14 @@ class Ready(Hashed):
         compact_after_replay: bool,
         info: dict[str, Any] | None = None,
         finish: Callable[[dict[str, Any]], dict[str, Any]] = dict,
+        rows: dict[str, int] | None = None,
     ) -> None:
         self.expected_generation = expected_generation
         self.replay = replay
         self.compact_after_replay = compact_after_replay
         self.info = {} if info is None else info
         self.finish = finish
+        self.rows = rows
 
 
 def _delta_message(delta: GraphDelta) -> tuple:
@@ -308,6 +315,8 @@ def prestart(db_path: Path, *, buffer_pool: int,
                 compact_after_replay=ready.compact_after_replay, buffer_pool=buffer_pool,
             )  # fmt: skip
             _KEPT.append(opened)
+            if ready.rows is not None and not ready.replay:
+                opened.counted = {t: n for t, n in ready.rows.items() if t in REL_TABLES}
             # until the delta comes (each statement first asks whether it is there)
             opened.warm_up(lambda: bool(select.select([down_r], [], [], 0)[0]))
             fh = os.fdopen(down_r, "rb")

@@ -31,7 +31,7 @@ import xxhash
 from codeimpact.graph import layout
 from codeimpact.indexer import pipe_codec, treesig
 from codeimpact.indexer.config import IndexConfig
-from codeimpact.indexer.discover import discover
+from codeimpact.indexer.discover import TrackedListing, discover
 from codeimpact.indexer.fileset import ABSENT, config_rules, entry, hash_entry, indexable_name
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.gitinfo import (
@@ -375,6 +375,7 @@ def index_fields(
     scanned_at_ns: int | None = None,
     last: treesig.TreeSignature | None | bool = True,
     listed: dict | None = None,
+    tracked: TrackedListing | None = None,
 ) -> dict:
     """The Meta fields an analyze records; `indexed` is path -> (content hash, size).
 
@@ -392,7 +393,8 @@ def index_fields(
     which lets the freshness check decide without git or reading a file; `last`: the live
     generation's signature when the caller loaded it (True: load it here), and the
     signature keeps what `probe` saw (`StatusRecord`); `listed`: the folders discover's
-    walk saw (outside git), which the signature takes instead of listing them again.
+    walk saw (outside git), which the signature takes instead of listing them again;
+    `tracked`: in git, what discover's listing said is tracked (the signature's digest of it).
     """
     known = {p: entry(h, s) for p, (h, s) in indexed.items()}
     wt = scan(repo, config, known, probe)
@@ -419,7 +421,7 @@ def index_fields(
         if last is True:
             last = treesig.load_last(idx)
         signature = treesig.take(repo, config, known, settled or {}, scanned_at_ns, wt.in_git,
-                                 last or None, stats, listed)  # fmt: skip
+                                 last or None, stats, listed, tracked)  # fmt: skip
         if signature is not None:
             if wt.in_git and probe is not None and probe.index_stamp is not None:
                 untracked = probe.untracked or set()

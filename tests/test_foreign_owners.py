@@ -81,3 +81,32 @@ def test_an_edit_looks_up_the_keys_of_its_files_only(tmp_path, monkeypatch):
     assert report.mode == "incremental", report.reason
     monkeypatch.undo()
     assert_same_as_full(repo, tmp_path, with_answers=False)
+
+
+def test_an_edit_decodes_the_owners_of_its_keys_source_files_only(tmp_path, monkeypatch):
+    """The live state's owners are read in buckets by the edge source's file (state-graph.bin
+    holds each as a blob): an edit decodes those its keys name, not the others'."""
+    from codeimpact.indexer import incremental_run
+    from codeimpact.indexer.state import ForeignOwners
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    other = USE.replace("dec import", "dec2 import").replace("target", "t2")
+    write_files(repo, {"dec.py": DEC, "use.py": USE, "dec2.py": DEC, "use2.py": other})
+    run(repo)
+    real, loaded = incremental_run.load_graph_state, []
+
+    def load(gen_dir):
+        loaded.append(real(gen_dir))
+        return loaded[-1]
+
+    monkeypatch.setattr(incremental_run, "load_graph_state", load)
+    (repo / "use.py").write_text(USE + "\n\n@deco\ndef second():\n    return target()\n")
+    report = run(repo)
+    assert report.mode == "incremental", report.reason
+    monkeypatch.undo()
+    owners = loaded[0].foreign
+    assert isinstance(owners, ForeignOwners) and set(owners._blobs) == {"dec.py", "dec2.py"}
+    assert set(owners._buckets) == {"dec.py"}, owners._buckets  # dec2.py's: not decoded
+    assert_same_as_full(repo, tmp_path, with_answers=False)
+    assert _foreign(repo) == ForeignOwners.of(dict(_foreign(repo).items()))

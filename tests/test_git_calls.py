@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -157,3 +158,53 @@ def test_bad_base_and_not_a_repository(make_repo, tmp_path):
     plain = make_repo({"a.py": GOOD}, git_init=False)
     assert graph("analyze", "--index-only", str(plain)).returncode == 0  # indexed without git
     one_line_error(graph("detect-changes", "--repo", str(plain)), 2, "not a git repository")
+
+
+def test_an_edit_asks_git_for_the_tracked_files_once(make_repo, logged_git):
+    # the tree signature's digest of the tracked paths is taken from discover's listing when
+    # git's index file is the one it listed (treesig._record_git_index): no second `git
+    # ls-files`, even with an index file the user's git just rewrote (racy: the previous
+    # signature's digest is not reused then)
+    from codeimpact.graph import layout
+    from codeimpact.graph.meta_files import meta_from_files
+    from codeimpact.indexer.config import IndexConfig
+    from codeimpact.indexer.treesig import TreeSignature, tracked_digest
+
+    env, log = logged_git
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)}
+    repo = make_repo({**files, "pkg/a.py": GOOD, "pkg/b.py": "from pkg.a import ok\n\nok()\n"})
+    assert graph("analyze", "--index-only", str(repo), env=env).returncode == 0
+    (repo / "pkg/b.py").write_text("from pkg.a import ok\n\nok()\nok()\n")
+    git(repo, "add", "pkg/b.py")  # git's index file rewritten: racy for the run
+    log.write_text("")
+    out = graph("analyze", "--index-only", "--json", str(repo), env=env)
+    assert out.returncode == 0 and '"mode": "incremental"' in out.stdout, out.stderr
+    calls = log.read_text().splitlines()
+    assert sum(" ls-files " in f" {c} " for c in calls) == 1, calls
+    gen = layout.read_current(layout.index_dir(repo))
+    sig = TreeSignature.from_text(meta_from_files(gen.path)["tree_signature"])
+    assert sig.tracked == tracked_digest(repo.resolve(), IndexConfig())
+
+
+def test_a_signature_asks_git_when_the_index_changed_after_the_listing(make_repo):
+    # git's index file rewritten between discover's listing and the signature: the listing's
+    # tracked paths are not the index's any more, git is asked (a file added to the index)
+    from codeimpact.indexer import discover, treesig
+    from codeimpact.indexer.config import IndexConfig
+
+    repo = make_repo({"a.py": GOOD}).resolve()
+    (repo / "b.py").write_text(GOOD)
+    found = discover.Untracked()
+    config = IndexConfig()
+    assert [f.path for f in discover.discover(repo, config, untracked=found)] == ["a.py", "b.py"]
+    assert found.tracked is not None and found.tracked.tracked() == ["a.py"]
+
+    def signed() -> str | None:
+        sig = treesig.take(repo, config, {}, {}, time.time_ns(), True, listing=found.tracked)
+        return sig.tracked
+
+    assert signed() == treesig.names_digest(["a.py"])
+    git(repo, "add", "b.py")
+    assert (
+        signed() == treesig.names_digest(["a.py", "b.py"]) == treesig.tracked_digest(repo, config)
+    )
