@@ -179,6 +179,21 @@ def test_the_warm_up_runs_each_kind_of_edge_statement_on_one_table(chain_repo, m
     )
 
 
+def test_a_delta_is_written_by_kuzu_on_one_thread(chain_repo):
+    """A delta's statements are a few rows each: Kùzu's other threads did none of their work
+    and, on a busy machine, their hand-offs waited for a core (graph/wal_store.py)."""
+    from codeimpact.graph import wal_store
+
+    run(chain_repo)
+    gen = layout.read_current(layout.index_dir(chain_repo))
+    opened = wal_store.Opened(gen.db_path, 64 << 20)
+    try:
+        got = opened.conn.execute("CALL current_setting('threads') RETURN *").get_next()
+    finally:
+        opened.close_checkpointed()
+    assert wal_store.DELTA_THREADS == 1 and [str(v) for v in got] == ["1"]
+
+
 def test_the_writer_stops_its_warm_up_when_the_delta_comes(chain_repo, tmp_path, monkeypatch):
     """The warm-up asks before each statement whether the run's delta came, and ends there:
     the delta does not wait for the rest of it (~40 ms of CPU on Django at load)."""
