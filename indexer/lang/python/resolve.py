@@ -51,7 +51,7 @@ from codeimpact.indexer.lang.python.playback import _SHAPES, Playback, callee_sh
 from codeimpact.indexer.lang.python.pytest_names import is_fixture
 from codeimpact.indexer.lang.python.reads import (
     Reads,
-    member_names,
+    member_reads,
     read_names,
     read_summary,
 )
@@ -220,11 +220,16 @@ class PythonProject(
         self._tables = tables
         self.methods_by_name = tables.methods_by_name
         self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = tables.subclasses
-        self.read_names = (read_names(tables.reads.values(), self.methods_by_name)
-                           | self.entry_table.read_hooks)  # fmt: skip
+        # (kept in the tables: recomputed from every read summary when a patch changed one)
+        names = tables.names
+        if names is None:
+            reads = tables.reads.values()
+            names = tables.names = (read_names(reads, self.methods_by_name),
+                                    member_reads(reads))  # fmt: skip
+        self.read_names = names[0] | self.entry_table.read_hooks
         # (a member of no other name is read without a getter: reads.py property_read; a
         # dotted argument reading none is not evaluated for its reads, playback.py)
-        self.member_names = member_names(tables.reads.values(), self.read_names)
+        self.member_names = names[1] | self.read_names
         if len(self.files) == len(self.paths):
             # every file is indexed (a full build summarised each): a plain dict from here on.
             # An item read of a dict subclass is CPython 3.11's generic subscript (through
