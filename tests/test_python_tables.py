@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.python import SPEC
 from codeimpact.indexer.lang.python.resolve import PythonProject
-from codeimpact.indexer.lang.python.tables import Tables
+from codeimpact.indexer.lang.python.tables import Marshalled, Tables
 
 FILES = {
     "pkg/__init__.py": "",
@@ -174,3 +174,16 @@ def test_the_read_names_kept_in_the_tables_follow_a_getter_defined_in_another_fi
     assert patched.read_names == full.read_names
     assert patched.member_names == full.member_names
     assert _handed(patched) == _handed(full)
+
+
+def test_an_edit_decodes_the_subclasses_and_the_read_summaries_only_when_it_reads_them():
+    facts = _facts(FILES)
+    full = _project(facts)
+    edit = _project(facts, _prior(_handed(full), {"pkg/m.py"}))
+    tables = edit._tables
+    assert isinstance(tables.subclasses, Marshalled) and tables.subclasses._dict is None
+    assert isinstance(tables.reads, Marshalled) and tables.reads._dict is None  # names stood
+    assert edit.read_names == full.read_names and edit.member_names == full.member_names
+    assert _resolved(edit, FILES) == _resolved(full, FILES)
+    assert tables.subclasses._dict is not None  # (read for the overrides of Base.run)
+    assert _handed(edit) == _handed(full)

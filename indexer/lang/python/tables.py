@@ -31,8 +31,8 @@ from codeimpact.native.record import Compared
 # bump when what the tables hold, or how a summary gives it, changes (2: a read summary
 # lists its class-body aliases, reads.py read_summary; 3: its imports in class bodies too;
 # 4: the methods by name in buckets; 5: no seeds, read from the previous summaries instead;
-# 6: the read summaries marshalled apart, and the names read from them)
-VERSION = 6
+# 6: the read summaries marshalled apart, and the names read from them; 7: the subclasses too)
+VERSION = 7
 
 Pair = tuple[str, str]  # (path, local)
 
@@ -42,9 +42,12 @@ class Tables(Compared):
     module_of: dict[str, tuple[str, str]]  # path -> (module, package)
     module_file: dict[str, str]  # module -> its file (the first path giving it)
     methods_by_name: MutableMapping[str, list[Pair]]  # a dict, or buckets as decoded
-    subclasses: dict[Pair, list[Pair]]  # base -> the classes naming it as a base
-    _reads: dict[str, tuple] | None  # the read summaries (`reads`), once decoded
-    _reads_blob: bytes | None  # ...as stored, until then
+    # base -> the classes naming it as a base (an edit of Django's A or B reads none: kept
+    # marshalled until read, its decode was ~9M instructions of each edit)
+    subclasses: MutableMapping[Pair, list[Pair]]  # a dict, or Marshalled
+    # path -> its read summary (`read_summary`), when not empty (a dict, or Marshalled: an
+    # edit whose names stand never reads them)
+    reads: MutableMapping[str, tuple]
     # (the read names without the entry table's hooks, the member reads), from the read
     # summaries (reads.py read_names, member_reads); None: to be computed (resolve.py)
     names: tuple[frozenset[str], frozenset[str]] | None
@@ -54,8 +57,7 @@ class Tables(Compared):
         "module_file",
         "methods_by_name",
         "subclasses",
-        "_reads",
-        "_reads_blob",
+        "reads",
         "names",
     )
 
@@ -65,8 +67,8 @@ class Tables(Compared):
         module_of: dict[str, tuple[str, str]],
         module_file: dict[str, str],
         methods_by_name: MutableMapping[str, list[Pair]],
-        subclasses: dict[Pair, list[Pair]],
-        reads: dict[str, tuple] | bytes,
+        subclasses: MutableMapping[Pair, list[Pair]],
+        reads: MutableMapping[str, tuple],
         names: tuple[frozenset[str], frozenset[str]] | None = None,
     ) -> None:
         self.paths = paths
@@ -74,30 +76,21 @@ class Tables(Compared):
         self.module_file = module_file
         self.methods_by_name = methods_by_name
         self.subclasses = subclasses
-        self._reads, self._reads_blob = (None, reads) if isinstance(reads, bytes) else (reads, None)
+        self.reads = reads
         self.names = names
-
-    @property
-    def reads(self) -> dict[str, tuple]:
-        """path -> its read summary (`read_summary`), when not empty; decoded when first asked
-        (an edit whose names stand never asks: ~3M instructions of a Django edit)."""
-        if self._reads is None:
-            self._reads = marshal.loads(self._reads_blob)
-            self._reads_blob = None
-        return self._reads
 
     def encode(self) -> tuple:
         return (VERSION, self.paths, self.module_of, self.module_file,
-                buckets.split(self.methods_by_name), self.subclasses,
-                self._reads_blob if self._reads is None else marshal.dumps(self._reads),
-                self.names)  # fmt: skip
+                buckets.split(self.methods_by_name), Marshalled.bytes_of(self.subclasses),
+                Marshalled.bytes_of(self.reads), self.names)  # fmt: skip
 
     @classmethod
     def decode(cls, value: object) -> Tables | None:
         if not isinstance(value, tuple) or len(value) != 8 or value[0] != VERSION:
             return None
         v = value
-        return cls(v[1], v[2], v[3], buckets.Buckets(v[4]), v[5], v[6], v[7])
+        return cls(v[1], v[2], v[3], buckets.Buckets(v[4]), Marshalled(v[5]), Marshalled(v[6]),
+                   v[7])  # fmt: skip
 
     @classmethod
     def build(cls, paths: list[str], module_of: dict[str, tuple[str, str]],
@@ -130,6 +123,51 @@ class Tables(Compared):
                 self.reads[path] = new[3]
         elif any(n == "__get__" for n, _ in (*old[1], *new[1])):
             self.names = None  # (which classes define `__get__`: the read names' getters)
+
+
+class Marshalled(MutableMapping):
+    """A dict kept as its marshal bytes until first read (then decoded whole), and written
+    back as those bytes when it was not."""
+
+    __slots__ = ("_blob", "_dict")
+
+    def __init__(self, blob: bytes) -> None:
+        self._blob: bytes | None = blob
+        self._dict: dict | None = None
+
+    def _decoded(self) -> dict:
+        d = self._dict
+        if d is None:
+            d = self._dict = marshal.loads(self._blob)
+            self._blob = None
+        return d
+
+    @staticmethod
+    def bytes_of(table: Mapping) -> bytes:
+        if isinstance(table, Marshalled) and table._dict is None:
+            return table._blob
+        return marshal.dumps(table._decoded() if isinstance(table, Marshalled) else table)
+
+    def __getitem__(self, key):
+        return self._decoded()[key]
+
+    def get(self, key, default=None):
+        return self._decoded().get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return key in self._decoded()
+
+    def __setitem__(self, key, value) -> None:
+        self._decoded()[key] = value
+
+    def __delitem__(self, key) -> None:
+        del self._decoded()[key]
+
+    def __iter__(self):
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
 
 
 def _bases_of(classes) -> list[tuple[Pair, str]]:
