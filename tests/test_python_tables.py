@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.python import SPEC
 from codeimpact.indexer.lang.python.resolve import PythonProject
-from codeimpact.indexer.lang.python.tables import Tables
+from codeimpact.indexer.lang.python.tables import Marshalled, Tables
 
 FILES = {
     "pkg/__init__.py": "",
@@ -70,7 +70,8 @@ def _handed(project: PythonProject) -> tuple[dict, tuple]:
     order: a patched file's keys join them last, and only lists' orders are read)."""
     summaries = {p: marshal.loads(b) for p, b in project.encoded_summaries(None).items()}
     t = Tables.decode(marshal.loads(marshal.dumps(project._tables.encode())))
-    tables = (t.paths, t.module_of, t.module_file, t.methods_by_name, t.subclasses, t.reads)
+    tables = (t.paths, t.module_of, t.module_file, t.methods_by_name, t.subclasses, t.reads,
+              t.names)  # fmt: skip
     return summaries, tuple(dict(sorted(x.items())) if isinstance(x, Mapping) else x
                             for x in tables)  # fmt: skip
 
@@ -152,3 +153,37 @@ def test_an_edit_reads_the_bases_of_a_file_not_summarised_again_from_its_summary
     # a file summarised again finds its bases anew
     assert edit._bases_info("pkg/m.py", "M") == full._bases_info("pkg/m.py", "M")
     assert _resolved(edit, FILES) == _resolved(full, FILES)
+
+
+def test_the_read_names_kept_in_the_tables_follow_a_getter_defined_in_another_file():
+    """The tables keep the names read from the read summaries; a `__get__` added to a class
+    makes an attribute of another file holding an instance of it a read name, though no
+    read summary changed."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/d.py": "class D:\n    pass\n",
+        "pkg/h.py": "from pkg.d import D\n\n\nclass H:\n    v = D()\n",
+    }
+    before = _handed(_project(_facts(files)))
+    assert before[1][-1] is not None  # (the names are kept)
+    files["pkg/d.py"] = "class D:\n    def __get__(self, obj, t):\n        return 1\n"
+    facts = _facts(files)
+    full = _project(facts)
+    patched = _project(facts, _prior(before, {"pkg/d.py"}))
+    assert "v" in full.read_names
+    assert patched.read_names == full.read_names
+    assert patched.member_names == full.member_names
+    assert _handed(patched) == _handed(full)
+
+
+def test_an_edit_decodes_the_subclasses_and_the_read_summaries_only_when_it_reads_them():
+    facts = _facts(FILES)
+    full = _project(facts)
+    edit = _project(facts, _prior(_handed(full), {"pkg/m.py"}))
+    tables = edit._tables
+    assert isinstance(tables.subclasses, Marshalled) and tables.subclasses._dict is None
+    assert isinstance(tables.reads, Marshalled) and tables.reads._dict is None  # names stood
+    assert edit.read_names == full.read_names and edit.member_names == full.member_names
+    assert _resolved(edit, FILES) == _resolved(full, FILES)
+    assert tables.subclasses._dict is not None  # (read for the overrides of Base.run)
+    assert _handed(edit) == _handed(full)

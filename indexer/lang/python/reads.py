@@ -103,14 +103,14 @@ def read_names(read_summaries, methods_by_name) -> frozenset[str]:
     return frozenset(out)
 
 
-def member_names(read_summaries, names: frozenset[str]) -> frozenset[str]:
+def member_reads(read_summaries) -> frozenset[str]:
     """Every name a class body binds otherwise than by a `def` or to a literal container
-    (the aliases, the attributes bound to a call), with the read names `names`: reading a
-    member of any other name runs no getter (`property_read`: the member is then a method,
-    a class or nothing, and no subclass property can be named so). So a chain reading none
-    of them runs no getter (`chain_reads`), which spares evaluating most of the dotted
+    (the aliases, the attributes bound to a call). With the read names they are the member
+    names (resolve.py `member_names`): reading a member of any other name runs no getter
+    (`property_read`: the member is then a method, a class or nothing, and no subclass
+    property can be named so). So a chain reading none of them runs no getter (`chain_reads`), which spares evaluating most of the dotted
     arguments of calls for their reads (playback.py `_arguments`)."""
-    out = set(names)
+    out: set[str] = set()
     for summary in read_summaries:
         out.update(attr for attr, _cls in summary[1])
         out.update(summary[2])

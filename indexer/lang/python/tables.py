@@ -3,8 +3,11 @@
 A project over every Python file of an index builds, from each file's summary
 (`PythonProject._summarise`: module, methods, classes, read summary), the tables its
 lookups use: the module of each path, the file of each module, the methods by name, the
-subclasses of each class and the read names' parts (the clean `bases` results of the files
-not summarised again are read from their previous summaries: resolve.py). Built from every summary they cost an edit of Django ~50K dictionary
+subclasses of each class, the read summaries and the names the project reads from them
+(`read_names`, `member_reads`: recomputed only when a patch changes a read summary or a
+`__get__`; the read summaries are decoded only then). The clean `bases` results of the
+files not summarised again are read from their previous summaries (resolve.py). Built
+from every summary they cost an edit of Django ~50K dictionary
 operations and a decode of all 2,800 summaries; kept as the group's shared summary
 (`shared-python.bin`, indexer/state.py) they are decoded whole and patched for the files
 summarised again, in place, to exactly what a build from every summary gives (list
@@ -19,6 +22,7 @@ The methods by name (18K names, two thirds of Django's bytes) are kept as bucket
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Mapping, MutableMapping
 
 from codeimpact.indexer.lang.engine import buckets
@@ -26,8 +30,9 @@ from codeimpact.native.record import Compared
 
 # bump when what the tables hold, or how a summary gives it, changes (2: a read summary
 # lists its class-body aliases, reads.py read_summary; 3: its imports in class bodies too;
-# 4: the methods by name in buckets; 5: no seeds, read from the previous summaries instead)
-VERSION = 5
+# 4: the methods by name in buckets; 5: no seeds, read from the previous summaries instead;
+# 6: the read summaries marshalled apart, and the names read from them; 7: the subclasses too)
+VERSION = 7
 
 Pair = tuple[str, str]  # (path, local)
 
@@ -37,8 +42,15 @@ class Tables(Compared):
     module_of: dict[str, tuple[str, str]]  # path -> (module, package)
     module_file: dict[str, str]  # module -> its file (the first path giving it)
     methods_by_name: MutableMapping[str, list[Pair]]  # a dict, or buckets as decoded
-    subclasses: dict[Pair, list[Pair]]  # base -> the classes naming it as a base
-    reads: dict[str, tuple]  # path -> its read summary (`read_summary`), when not empty
+    # base -> the classes naming it as a base (an edit of Django's A or B reads none: kept
+    # marshalled until read, its decode was ~9M instructions of each edit)
+    subclasses: MutableMapping[Pair, list[Pair]]  # a dict, or Marshalled
+    # path -> its read summary (`read_summary`), when not empty (a dict, or Marshalled: an
+    # edit whose names stand never reads them)
+    reads: MutableMapping[str, tuple]
+    # (the read names without the entry table's hooks, the member reads), from the read
+    # summaries (reads.py read_names, member_reads); None: to be computed (resolve.py)
+    names: tuple[frozenset[str], frozenset[str]] | None
     __slots__ = (
         "paths",
         "module_of",
@@ -46,6 +58,7 @@ class Tables(Compared):
         "methods_by_name",
         "subclasses",
         "reads",
+        "names",
     )
 
     def __init__(
@@ -54,8 +67,9 @@ class Tables(Compared):
         module_of: dict[str, tuple[str, str]],
         module_file: dict[str, str],
         methods_by_name: MutableMapping[str, list[Pair]],
-        subclasses: dict[Pair, list[Pair]],
-        reads: dict[str, tuple],
+        subclasses: MutableMapping[Pair, list[Pair]],
+        reads: MutableMapping[str, tuple],
+        names: tuple[frozenset[str], frozenset[str]] | None = None,
     ) -> None:
         self.paths = paths
         self.module_of = module_of
@@ -63,17 +77,20 @@ class Tables(Compared):
         self.methods_by_name = methods_by_name
         self.subclasses = subclasses
         self.reads = reads
+        self.names = names
 
     def encode(self) -> tuple:
         return (VERSION, self.paths, self.module_of, self.module_file,
-                buckets.split(self.methods_by_name), self.subclasses, self.reads)  # fmt: skip
+                buckets.split(self.methods_by_name), Marshalled.bytes_of(self.subclasses),
+                Marshalled.bytes_of(self.reads), self.names)  # fmt: skip
 
     @classmethod
     def decode(cls, value: object) -> Tables | None:
-        if not isinstance(value, tuple) or len(value) != 7 or value[0] != VERSION:
+        if not isinstance(value, tuple) or len(value) != 8 or value[0] != VERSION:
             return None
         v = value
-        return cls(v[1], v[2], v[3], buckets.Buckets(v[4]), v[5], v[6])
+        return cls(v[1], v[2], v[3], buckets.Buckets(v[4]), Marshalled(v[5]), Marshalled(v[6]),
+                   v[7])  # fmt: skip
 
     @classmethod
     def build(cls, paths: list[str], module_of: dict[str, tuple[str, str]],
@@ -99,9 +116,58 @@ class Tables(Compared):
              _by_key((name, local) for name, local in new[1]), rank)  # fmt: skip
         _put(self.subclasses, path, _by_key(_bases_of(old[2])), _by_key(_bases_of(new[2])),
              rank)  # fmt: skip
-        self.reads.pop(path, None)
-        if new[3][0] or new[3][1] or new[3][2]:
-            self.reads[path] = new[3]
+        if old[3] != new[3]:
+            self.names = None
+            self.reads.pop(path, None)
+            if new[3][0] or new[3][1] or new[3][2]:
+                self.reads[path] = new[3]
+        elif any(n == "__get__" for n, _ in (*old[1], *new[1])):
+            self.names = None  # (which classes define `__get__`: the read names' getters)
+
+
+class Marshalled(MutableMapping):
+    """A dict kept as its marshal bytes until first read (then decoded whole), and written
+    back as those bytes when it was not."""
+
+    __slots__ = ("_blob", "_dict")
+
+    def __init__(self, blob: bytes) -> None:
+        self._blob: bytes | None = blob
+        self._dict: dict | None = None
+
+    def _decoded(self) -> dict:
+        d = self._dict
+        if d is None:
+            d = self._dict = marshal.loads(self._blob)
+            self._blob = None
+        return d
+
+    @staticmethod
+    def bytes_of(table: Mapping) -> bytes:
+        if isinstance(table, Marshalled) and table._dict is None:
+            return table._blob
+        return marshal.dumps(table._decoded() if isinstance(table, Marshalled) else table)
+
+    def __getitem__(self, key):
+        return self._decoded()[key]
+
+    def get(self, key, default=None):
+        return self._decoded().get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return key in self._decoded()
+
+    def __setitem__(self, key, value) -> None:
+        self._decoded()[key] = value
+
+    def __delitem__(self, key) -> None:
+        del self._decoded()[key]
+
+    def __iter__(self):
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
 
 
 def _bases_of(classes) -> list[tuple[Pair, str]]:
