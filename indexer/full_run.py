@@ -151,9 +151,11 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
 
     t = time.perf_counter()
     graph = full_graph.FullGraph(run.idx)
+    reap = _nothing
     try:
         token = secrets.token_hex(4)
-        modules, summaries, used, resolvers = _resolve_all(run, facts, graph, token, begin)
+        modules, summaries, used, resolvers, reap = _resolve_all(run, facts, graph, token,
+                                                                 begin)  # fmt: skip
         shared = staged(run.idx, token)
         # Millions of small objects: freeing them took 0.09 s on Django and gives the OS
         # no memory back. When memory allows they are freed by a thread during Kùzu's
@@ -169,6 +171,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             if writer:
                 writer[0].begin(gen, run.options.buffer_pool)
             content = graph.finish()
+            reap()  # (the resolve host's exit ran beside the finish)
             if writer:
                 # the node tables now: the writer, ready with its schema, COPYs them (Symbol
                 # ~0.2 s on Django) while this process makes Meta and the other tables
@@ -180,6 +183,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             raise
     except BaseException:
         graph.abandon()
+        reap()  # (no child left behind)
         raise
     del graph
     run.phase("resolve", t)
@@ -325,11 +329,17 @@ def _xxh3(path, size: int, buf: bytearray) -> str:
     return h.hexdigest()
 
 
+def _nothing() -> None:
+    pass
+
+
 def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token: str,
                  begin: Callable[[], None]) -> tuple:  # fmt: skip
     """Resolve every file into `graph`; returns the module names, the resolvers'
     summaries and each file's lookup keys (the shared summaries: files named by `token`,
-    resolution.staged). `begin()` runs once, before the first file is gathered."""
+    resolution.staged), the resolvers built here, and `reap()`, which waits for the resolve
+    host's exit (left to exit beside the caller's work: called before it forks again).
+    `begin()` runs once, before the first file is gathered."""
     lang_of = {r.path: r.language for r in run.records}
     used: dict[str, bytes] = {}
     order = sorted(facts)
@@ -361,7 +371,8 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token:
 
         split = (functools.partial(worth_splitting, lang_of=lang_of), parted)
         host = Host(build, encoder, workers, order, built, split)
-        for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe), 1):
+        for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe, reap_later=True),
+                                               1):  # fmt: skip
             if i == 1:
                 begin()
             graph.add_blob(path, blob)
@@ -370,7 +381,7 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token:
         begin()  # (none came)
         if host.split:
             run.forks["resolve partitions"] = FORKED
-        return host.modules, host.summaries, used, {}
+        return host.modules, host.summaries, used, {}, host.reap
     begin()
     projects = build()
     built(projects)
@@ -385,4 +396,4 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token:
         tick(i)
     # the collector is paused for the run: the resolvers' indexes (every file's facts
     # among them) must be free of reference cycles to be freed when the caller drops them
-    return module_names(projects), summaries_of(projects), used, projects
+    return module_names(projects), summaries_of(projects), used, projects, _nothing

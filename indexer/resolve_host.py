@@ -80,12 +80,16 @@ class Host:
         # host may not fork a worker of its own but two processes may resolve
         self._split = split
         self.split = False  # whether they were
+        self._exiting = None  # the host once it sent its end, left to exit (`reap`)
         self.modules: dict = {}
         self.summaries: dict[str, bytes] = {}
 
-    def results(self, *, fork: bool = True) -> Iterator[tuple[str, bytes, bytes]]:
+    def results(self, *, fork: bool = True,
+                reap_later: bool = False) -> Iterator[tuple[str, bytes, bytes]]:  # fmt: skip
         """(path, resolved blob, keys blob) for every path, in order; `fork=False`: built
-        and resolved in this process (when a fork is unsafe here: indexer/fork_guard.py)."""
+        and resolved in this process (when a fork is unsafe here: indexer/fork_guard.py).
+        `reap_later`: a host that sent its end and every chunk is not waited for here (its
+        exit, ~170 MB freed, ran on the critical path): `reap` waits for it."""
         if not fork:
             yield from self._here(self._order)
             return
@@ -133,7 +137,10 @@ class Host:
                 conn.close()
             if proc.is_alive() and end is None:
                 proc.kill()  # an error, a Ctrl-C or a consumer that stopped early
-            proc.join()
+            if reap_later and end is not None and end[0] == "end" and c == len(chunks):
+                self._exiting = proc  # (done: it only exits now)
+            else:
+                proc.join()
         if end is not None and end[0] == "parts":
             self.modules, self.summaries, self.split = end[1], end[2], True
             yield from self._split[1](self.modules, self.summaries)
@@ -152,6 +159,12 @@ class Host:
                     yield next(local)
         for _ in local:  # to its end: it sets the module names and summaries
             pass
+
+    def reap(self) -> None:
+        """Wait for the host `results(reap_later=True)` left to exit (a no-op else)."""
+        proc, self._exiting = self._exiting, None
+        if proc is not None:
+            proc.join()
 
     def _here(self, paths: list[str]) -> Iterator[tuple[str, bytes, bytes]]:
         projects = self._build()

@@ -266,3 +266,36 @@ def test_the_host_writes_the_shared_summaries_once_its_worker_is_forked(tmp_path
     got = list(host.results())
     assert [(p, b) for p, b, _ in got] == [(p, p.encode()) for p in PATHS]
     assert seen.read_text() == str(workers - 1)
+
+
+def test_a_host_that_sent_its_end_is_left_to_exit_and_reaped_later(monkeypatch):
+    """results(reap_later=True) returns once the host sent its end and every chunk, without
+    waiting for its exit (~170 MB freed on Django, on the critical path); reap() waits."""
+    import multiprocessing
+    import threading
+
+    from codeimpact.indexer.resolve_host import Host
+
+    r, w = os.pipe()
+    done = Host._host
+
+    def host(self, sinks, parent_pid):
+        done(self, sinks, parent_pid)
+        os.read(r, 1)  # (exiting: until the test lets it go)
+
+    monkeypatch.setattr(Host, "_host", host)
+    # (without reap_later the builder would wait for the host: let it go in the end)
+    timer = threading.Timer(20, os.write, (w, b"x"))
+    timer.start()
+    try:
+        h = Host(_projects, _host_encoder(None, None), lambda projects: 2, PATHS)
+        got = list(h.results(reap_later=True))
+        assert [p for p, _, _ in got] == PATHS
+        assert len(multiprocessing.active_children()) == 1  # (the host, not waited for)
+        os.write(w, b"x")
+        h.reap()
+        assert multiprocessing.active_children() == []
+    finally:
+        timer.cancel()
+        os.close(r)
+        os.close(w)
