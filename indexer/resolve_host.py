@@ -107,6 +107,7 @@ class Host:
         chunks = chunked(self._order)
         got: dict[int, list[Encoded]] = {}
         end: tuple | None = None
+        early: dict[str, bytes] | None = None  # the summaries, when sent before the end
         c = 0  # the next chunk to hand on
         try:
             while c < len(chunks) or end is None:
@@ -126,6 +127,8 @@ class Host:
                             got.setdefault(msg[0], msg[1])
                     elif msg[0] == "error":
                         raise ResolveError(f"resolving: {msg[1]}")
+                    elif msg[0] == "summaries":  # (sent early: see `_started`)
+                        early = msg[1]
                     else:
                         end = msg
                 if c in got:
@@ -146,7 +149,7 @@ class Host:
             yield from self._split[1](self.modules, self.summaries)
             return
         if end is not None and c == len(chunks):
-            self.modules, self.summaries = end[1], end[2]
+            self.modules, self.summaries = end[1], end[2] if end[2] is not None else early
             return
         missing = [p for i in range(c, len(chunks)) if i not in got for p in chunks[i]]
         local = self._here(missing)
@@ -196,18 +199,28 @@ class Host:
             used = 1 + (workers - 1) * GENERATIONS
             for unused in sinks[used:]:
                 unused.close()
-            # the shared summaries are written once the workers are forked: beside their first
-            # chunks, not before any of them starts (~30-40 ms of Django's serial set-up: the
-            # tables encoded and the file written and synced)
-            started = functools.partial(self._built, projects)
+            # the shared summaries are written, and the files' summaries sent, once the workers
+            # are forked: beside their first chunks, not before any of them starts (~30-40 ms
+            # of Django's serial set-up: the tables encoded and the file written and synced)
+            # nor after the last one (~50-80 ms of its serial end: encoded and sent)
+            started = functools.partial(self._started, projects, mine, workers > 1)
             resolve_into(self._order, self._encoder(projects), sinks[:used], GENERATIONS, started)
-            end = ("end", module_names(projects), summaries_of(projects))
+            summaries = None if workers > 1 else summaries_of(projects)
+            end = ("end", module_names(projects), summaries)
             mine.send_bytes(marshal.dumps(end))
         except Exception:
             with contextlib.suppress(OSError):
                 mine.send_bytes(marshal.dumps(("error", traceback.format_exc(limit=8))))
         finally:
             mine.close()
+
+    def _started(self, projects: Projects, mine: Connection, early: bool) -> None:
+        """The host's work once its workers are forked: the shared summaries' files, and
+        (`early`) the files' summaries sent now (a resolver's summaries are made with its
+        project: they are those `summaries_of` gives at the end), not on the serial end."""
+        self._built(projects)
+        if early:
+            mine.send_bytes(marshal.dumps(("summaries", summaries_of(projects))))
 
 
 def _populated(build: Callable[[], Projects]) -> Projects:

@@ -299,3 +299,41 @@ def test_a_host_that_sent_its_end_is_left_to_exit_and_reaped_later(monkeypatch):
         timer.cancel()
         os.close(r)
         os.close(w)
+
+
+_RESOLVED_HERE = [0]  # (files resolved by this process: the host's count, in the host)
+
+
+class _Summarised:
+    """A project whose summaries note how many files the host had resolved when asked."""
+
+    def __init__(self, note: str) -> None:
+        self.note = note
+
+    def summaries(self) -> dict:
+        with open(self.note, "a") as f:
+            f.write(f"{_RESOLVED_HERE[0]}\n")
+        return {"a.py": ("a", (), (), ())}
+
+
+def test_the_host_sends_the_files_summaries_once_its_worker_is_forked(tmp_path):
+    """The files' summaries (made with the project) are encoded and sent beside the
+    resolution, once the host's worker is forked and before the host resolves a file, not on
+    the serial end after the last chunk."""
+    import marshal
+
+    from codeimpact.indexer.resolve_host import Host
+
+    note = tmp_path / "note"
+
+    def encoder(projects: dict):
+        def one(path: str) -> tuple[bytes, bytes]:
+            _RESOLVED_HERE[0] += 1
+            return path.encode(), b""
+
+        return one
+
+    host = Host(lambda: {"python": _Summarised(str(note))}, encoder, lambda projects: 2, PATHS)
+    assert [p for p, _, _ in host.results()] == PATHS
+    assert host.summaries == {"a.py": marshal.dumps(("a", (), (), ()))}
+    assert note.read_text().split() == ["0"]  # (asked once, in the host, before it resolved)
