@@ -604,6 +604,20 @@ PyObject *core_index_passes(PyObject *self, PyObject *args) {
     stored = PyList_New(0);
     if (looped == NULL || adds == NULL || aliases == NULL || item_aliases == NULL || stored == NULL)
         goto done;
+    /* fi.syms and fi.parent take one entry per definition (fi.parent: but the module's):
+       made at their size (a dict grown from 8 slots copies its entries at each doubling:
+       ~46K definitions per Django build, files of hundreds) when they are still empty */
+    Py_ssize_t defs = PyList_GET_SIZE(symbols);
+    for (int i = T_SYMS; defs > 5 && i <= T_PARENT; i++) {
+        if (PyDict_GET_SIZE(t[i]) != 0 || !PyDict_CheckExact(t[i])) continue;
+        PyObject *key = literal_str(TABLES[i]);
+        PyObject *sized = key != NULL ? _PyDict_NewPresized(defs) : NULL;
+        if (sized == NULL || PyObject_SetAttr(fi, key, sized) < 0) {
+            Py_XDECREF(sized);
+            goto done;
+        }
+        Py_SETREF(t[i], sized);
+    }
     if (symbol_pass(t, symbols, by_params) < 0 || import_pass(t, imports) < 0) goto done;
     /* (the list may not change under the loop: PyList_GET_ITEM below) */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(bindings); i++) {
