@@ -60,6 +60,8 @@ def test_the_tables_and_meta_are_written_and_counted(tmp_path, writer):
     assert count_rows(conn) == rows
     res = conn.execute("MATCH (m:Meta {key: 'mode'}) RETURN m.value")
     assert res.get_next()[0] == '"full"'
+    if writer is not None:
+        writer.cancel()  # (a prestarted one that answered is left to exit: this reaps it)
     assert _children() == []  # waited for
 
 
@@ -185,6 +187,7 @@ def test_a_prestarted_writer_takes_its_first_tables_before_the_rest(tmp_path):
     w.send(file_table)
     symbols = [("Symbol", arrow_table(NODE_TABLES["Symbol"], []))]
     rows = write_generation(gen, symbols, {"generation": 1}, 64 << 20, writer=w)
+    w.cancel()  # (reaps it: a writer that answered is left to exit, see below)
     assert (rows["File"], rows["Symbol"], _children()) == (1, 0, [])
 
 
@@ -252,3 +255,19 @@ def test_a_begun_writer_commits_before_its_copies_pass_a_share_of_the_pool(tmp_p
     assert (rows["File"], rows["Symbol"], rows["CALLS"]) == (1, 20_000, 1)
     db = kuzu.Database(str(gen.db_path), read_only=True)
     assert count_rows(kuzu.Connection(db)) == rows
+
+
+def test_a_prestarted_writer_that_answered_is_left_to_exit_then_reaped_by_cancel(tmp_path):
+    """Its answer read, the build goes on while the writer exits (its memory freed by the
+    kernel: not waited for on the build's serial end); `cancel`, at the build's scope end,
+    reaps it: no child left."""
+    w = prestart(die_with_parent)
+    try:
+        rows = write_generation(_gen(tmp_path), [("File", arrow_table(NODE_TABLES["File"],
+                                                                    [FILE_ROW]))],
+                                {"generation": 1, "mode": "full"}, 64 << 20, writer=w)  # fmt: skip
+        assert rows["File"] == 1
+        assert w.pid in _children()  # (exiting or a zombie: not waited for)
+    finally:
+        w.cancel()
+    assert _children() == []
