@@ -128,11 +128,22 @@ def write_generation(gen: layout.Generation, tables: Iterable[tuple[str, pa.Tabl
         return _rows(line, proc.returncode, err)
 
 
-def _answered_rows(line: bytes) -> bool:
+def _answer_of(line: bytes) -> dict:
+    """The writer's answer a line holds ({} when it holds none)"""
     try:
-        return "rows" in json.loads(line)
+        answer = json.loads(line)
     except ValueError:
-        return False
+        return {}
+    return answer if isinstance(answer, dict) else {}
+
+
+def _answered(line: bytes) -> bool:
+    answer = _answer_of(line)
+    return "rows" in answer or "error" in answer
+
+
+def _answered_rows(line: bytes) -> bool:
+    return "rows" in _answer_of(line)
 
 
 def _rows(line: bytes, status: int | None, err: IO[bytes]) -> dict[str, int]:
@@ -287,8 +298,15 @@ def _feed(to_child: IO[bytes], from_child: IO[bytes], tables: Iterable[tuple[str
         pass  # the writer failed (or died): its answer says why
     with contextlib.suppress(BrokenPipeError):
         to_child.close()
-    said = from_child.read().strip().splitlines()  # the answer is the last line
-    return said[-1] if said else b""
+    # the answer is the last line: read up to it, not to the end of the pipe (its end comes
+    # once the writer's exit has freed its memory, ~10-20 ms after the answer on Django)
+    said = b""
+    for line in iter(from_child.readline, b""):
+        if line.strip():
+            said = line.strip()
+            if _answered(said):
+                break
+    return said
 
 
 # ------------------------------------------------------------------------- the child
