@@ -184,6 +184,8 @@ def changed_modules(modules: dict, before: dict, lang_of: dict[str, str], paths,
     out: set[str] = set()
     for lang, names in modules.items():
         old = before.get(lang)
+        if names is not None and names is old:  # (the previous run's own: PythonProject)
+            continue
         if names is None or not isinstance(old, dict):
             # no module names to compare: every file of a changed language, no parsing
             if lang in changed_langs:

@@ -69,8 +69,9 @@ def _handed(project: PythonProject) -> tuple[dict, tuple]:
     """The summaries and the tables a project hands the next run (the tables' dicts in key
     order: a patched file's keys join them last, and only lists' orders are read)."""
     summaries = {p: marshal.loads(b) for p, b in project.encoded_summaries(None).items()}
-    t = Tables.decode(marshal.loads(marshal.dumps(project._tables.encode())))
-    tables = (t.paths, t.module_of, t.module_file, t.methods_by_name, t.subclasses, t.reads,
+    t = Tables.decode(marshal.loads(marshal.dumps(project._tables.encode())),
+                      project.module_names())  # fmt: skip
+    tables = (t.paths, dict(t.module_of), t.module_file, t.methods_by_name, t.subclasses, t.reads,
               t.names)  # fmt: skip
     return summaries, tuple(dict(sorted(x.items())) if isinstance(x, Mapping) else x
                             for x in tables)  # fmt: skip
@@ -81,7 +82,8 @@ def _prior(before: tuple[dict, tuple], dirty: set[str]) -> Prior:
     project patches them in place)."""
     summaries, tables = before
     stored = marshal.dumps(Tables(*tables).encode())
-    return Prior(summaries, dirty, shared=lambda group: marshal.loads(stored))
+    modules = {p: tables[1][p][0] for p in tables[0]}  # (in the paths' order, as handed on)
+    return Prior(summaries, dirty, {"python": modules}, lambda group: marshal.loads(stored))
 
 
 def _resolved(project: PythonProject, paths) -> dict:
@@ -187,3 +189,20 @@ def test_an_edit_decodes_the_subclasses_and_the_read_summaries_only_when_it_read
     assert _resolved(edit, FILES) == _resolved(full, FILES)
     assert tables.subclasses._dict is not None  # (read for the overrides of Base.run)
     assert _handed(edit) == _handed(full)
+
+
+def test_an_edit_takes_the_previous_module_names_when_its_tables_stand():
+    """The (module, package) of each path are made from the module names the previous run
+    handed on, when a file is first indexed; without them the tables are built anew."""
+    facts = _facts(FILES)
+    full = _project(facts)
+    prior = _prior(_handed(full), {"pkg/m.py"})
+    edit = _project(facts, prior)
+    assert edit._summary.__class__ is not dict  # the tables stood
+    assert edit.module_names() is prior.modules["python"]
+    assert edit.module_names() == full.module_names()
+    assert len(edit._module_of._made) < len(FILES)  # (made for the files indexed so far)
+    assert _resolved(edit, FILES) == _resolved(full, FILES)
+    assert {p: edit._module_of[p] for p in FILES} == full._module_of
+    unnamed = Prior(prior.summaries, prior.dirty, None, prior.shared)
+    assert _project(facts, unnamed)._summary.__class__ is dict

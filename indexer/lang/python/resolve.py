@@ -55,7 +55,7 @@ from codeimpact.indexer.lang.python.reads import (
     read_names,
     read_summary,
 )
-from codeimpact.indexer.lang.python.tables import Tables, standing
+from codeimpact.indexer.lang.python.tables import ModulesOf, Tables, module_entry, standing
 from codeimpact.indexer.lang.python.values import Values
 from codeimpact.indexer.resolved import ResolvedFile, external_uid, strip_dup
 
@@ -143,7 +143,8 @@ class PythonProject(
         # the previous run's tables when they can be patched (tables.py): the same paths
         tables = None
         if prior is not None and prior.shared is not None:
-            tables = standing(prior.shared(GROUP), self.paths)
+            modules = prior.modules.get(self.language) if prior.modules is not None else None
+            tables = standing(prior.shared(GROUP), self.paths, modules)
         if tables is None:
             package_dirs = frozenset(
                 p.rpartition("/")[0] or "."
@@ -154,8 +155,7 @@ class PythonProject(
             self.module_file: dict[str, str] = {}
             for path in self.paths:
                 mod = module_name(path, package_dirs)
-                is_pkg = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
-                self._module_of[path] = (mod, mod if is_pkg else mod.rpartition(".")[0])
+                self._module_of[path] = module_entry(path, mod)
                 self.module_file.setdefault(mod, path)
         else:
             self._module_of, self.module_file = tables.module_of, tables.module_file
@@ -334,6 +334,8 @@ class PythonProject(
         """path -> its dotted module: what its resolution depends on that no name written in
         it says (a moved file, a new `__init__.py`). Changes to the class hierarchy are
         reported by name instead (`hierarchy_changes`)."""
+        if isinstance(self._module_of, ModulesOf):  # the previous run's, standing
+            return self._module_of.names
         return {p: self._module_of[p][0] for p in self.paths}  # a summary's module
 
     def hierarchy_changes(self, before: dict[str, tuple]) -> tuple[set[str], set[str]]:

@@ -31,15 +31,16 @@ from codeimpact.native.record import Compared
 # bump when what the tables hold, or how a summary gives it, changes (2: a read summary
 # lists its class-body aliases, reads.py read_summary; 3: its imports in class bodies too;
 # 4: the methods by name in buckets; 5: no seeds, read from the previous summaries instead;
-# 6: the read summaries marshalled apart, and the names read from them; 7: the subclasses too)
-VERSION = 7
+# 6: the read summaries marshalled apart, and the names read from them; 7: the subclasses too;
+# 8: no (module, package) of each path: made from the previous run's module names, ModulesOf)
+VERSION = 8
 
 Pair = tuple[str, str]  # (path, local)
 
 
 class Tables(Compared):
     paths: list[str]  # the project's paths, in its order (.pyi after their sources)
-    module_of: dict[str, tuple[str, str]]  # path -> (module, package)
+    module_of: Mapping[str, tuple[str, str]]  # path -> (module, package): a dict, or ModulesOf
     module_file: dict[str, str]  # module -> its file (the first path giving it)
     methods_by_name: MutableMapping[str, list[Pair]]  # a dict, or buckets as decoded
     # base -> the classes naming it as a base (an edit of Django's A or B reads none: kept
@@ -80,17 +81,19 @@ class Tables(Compared):
         self.names = names
 
     def encode(self) -> tuple:
-        return (VERSION, self.paths, self.module_of, self.module_file,
+        return (VERSION, self.paths, self.module_file,
                 buckets.split(self.methods_by_name), Marshalled.bytes_of(self.subclasses),
                 Marshalled.bytes_of(self.reads), self.names)  # fmt: skip
 
     @classmethod
-    def decode(cls, value: object) -> Tables | None:
-        if not isinstance(value, tuple) or len(value) != 8 or value[0] != VERSION:
+    def decode(cls, value: object, modules: dict[str, str]) -> Tables | None:
+        """The tables `encode` gave, with `modules` (path -> module name, as the project's
+        `module_names()` gave them to the same run) for the modules of the paths."""
+        if not isinstance(value, tuple) or len(value) != 7 or value[0] != VERSION:
             return None
         v = value
-        return cls(v[1], v[2], v[3], buckets.Buckets(v[4]), Marshalled(v[5]), Marshalled(v[6]),
-                   v[7])  # fmt: skip
+        return cls(v[1], ModulesOf(modules), v[2], buckets.Buckets(v[3]), Marshalled(v[4]),
+                   Marshalled(v[5]), v[6])  # fmt: skip
 
     @classmethod
     def build(cls, paths: list[str], module_of: dict[str, tuple[str, str]],
@@ -200,10 +203,48 @@ def _put(table: dict, path: str, old: dict, new: dict, rank: Mapping[str, int]) 
             table.pop(key, None)
 
 
-def standing(value: object, paths: list[str]) -> Tables | None:
-    """The previous run's tables (`value`: their decoded shared summary) when they are for
-    exactly these paths in this order; None otherwise."""
-    tables = Tables.decode(value)
+def standing(value: object, paths: list[str], modules: object) -> Tables | None:
+    """The previous run's tables (`value`: their decoded shared summary; `modules`: the
+    module names the previous run gave, path -> module) when they are for exactly these
+    paths in this order; None otherwise."""
+    if not isinstance(modules, dict) or list(modules) != paths:
+        return None
+    tables = Tables.decode(value, modules)
     if tables is None or tables.paths != paths:
         return None
     return tables
+
+
+def module_entry(path: str, module: str) -> tuple[str, str]:
+    """(module, package) of a file of that module: a package's own module for its
+    `__init__`, else the module's parent."""
+    if path.rpartition("/")[2] in ("__init__.py", "__init__.pyi"):
+        return module, module
+    return module, module.rpartition(".")[0]
+
+
+class ModulesOf(Mapping[str, tuple[str, str]]):
+    """path -> (module, package) from the module names of the previous run, each made when
+    first asked: decoding them for every path was ~4M instructions of a Django edit, which
+    indexes a few files."""
+
+    __slots__ = ("names", "_made")
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names  # path -> module
+        self._made: dict[str, tuple[str, str]] = {}
+
+    def __getitem__(self, path: str) -> tuple[str, str]:
+        hit = self._made.get(path)
+        if hit is None:
+            hit = self._made[path] = module_entry(path, self.names[path])
+        return hit
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.names
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
