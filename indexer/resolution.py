@@ -87,6 +87,20 @@ def summaries_of(
     return out
 
 
+def fresh_summaries(projects: dict[str, object]) -> dict[str, bytes] | None:
+    """path -> its summary's bytes, for the files the projects summarised again, when every
+    project's other files' summaries stand as the previous run handed them on (the same
+    paths: `fresh_summaries()`); None otherwise (then `summaries_of`)."""
+    out: dict[str, bytes] = {}
+    for project in {id(p): p for p in projects.values()}.values():
+        hook = getattr(project, "fresh_summaries", None)
+        fresh = hook() if hook is not None else None
+        if fresh is None:
+            return None
+        out.update(fresh)
+    return out
+
+
 def shared_summaries(projects: dict[str, object]) -> dict[str, object | None]:
     """resolver group -> what its project keeps beside the files' summaries for the next
     run (`shared_summary()`: CProject's name tables), None when it is the prior's unchanged."""

@@ -206,3 +206,21 @@ def test_an_edit_takes_the_previous_module_names_when_its_tables_stand():
     assert {p: edit._module_of[p] for p in FILES} == full._module_of
     unnamed = Prior(prior.summaries, prior.dirty, None, prior.shared)
     assert _project(facts, unnamed)._summary.__class__ is dict
+
+
+def test_an_edit_hands_on_the_summaries_of_the_files_it_summarised_again():
+    """With its tables standing, the summaries a project hands on are the previous run's
+    bytes with those of the files summarised again put in."""
+    files = dict(FILES)
+    full = _project(_facts(files))
+    before = _handed(full)
+    blobs = {p: marshal.dumps(s) for p, s in before[0].items()}
+    files["pkg/a.py"] = EDITS[2][1]
+    edit = _project(_facts(files), _prior(before, {"pkg/a.py", "pkg/m.py"}))
+    fresh = edit.fresh_summaries()
+    assert sorted(fresh) == ["pkg/a.py", "pkg/m.py"]
+    assert {**blobs, **fresh} == edit.encoded_summaries(blobs)
+    every = _project(_facts(files), _prior(before, set(files)))
+    assert every.fresh_summaries().keys() == files.keys()
+    fewer = {p: f for p, f in _facts(files).items() if p != "pkg/z.py"}
+    assert _project(fewer, _prior(before, {"pkg/a.py"})).fresh_summaries() is None  # built anew

@@ -318,6 +318,15 @@ class PythonProject(
             out[p] = blob if blob is not None else marshal.dumps(self._summary[p])
         return out
 
+    def fresh_summaries(self) -> dict[str, bytes] | None:
+        """path -> its summary as marshal bytes, for the files summarised again, when the
+        others' stand as the previous run handed them on (its tables stood: the same paths);
+        None when `encoded_summaries` must give every file's."""
+        if not isinstance(self._summary, _Summaries):
+            return None
+        fresh = self._summary.fresh
+        return {p: marshal.dumps(fresh[p]) for p in self._fresh}
+
     def shared_summary(self) -> tuple | None:
         """The project's tables, kept beside the generation for the next run (tables.py);
         None when they are the prior's, unchanged (an edit inside a body changes no
