@@ -42,6 +42,9 @@ JOB_NAME = "level-job.bin"
 JOB_FORMAT = 1
 # for tests: "stage:seconds:file" makes a leveller write its pid to `file` and sleep at `stage`
 PAUSE_ENV = "CODEIMPACT_TEST_LEVELLER_PAUSE"
+# for tests: a leveller's spare_level.CHECKPOINT_DB_MAX ("0": every database is a large one,
+# its log left until wal_store.COMPACT_WAL_BYTES: the writer's checkpoint of several deltas)
+CHECKPOINT_DB_ENV = "CODEIMPACT_TEST_LEVELLER_CHECKPOINT_DB_MAX"
 SHELL = "/bin/sh"
 # the shell starts the interpreter in the background and exits; "$0" is the interpreter
 _LAUNCH = '"$0" -c "$1" "$2" "$3" </dev/null >/dev/null 2>&1 &'
@@ -95,6 +98,8 @@ def main(idx_arg: str, fd: int) -> None:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{me} {lock.process_start_ticks(me)}\n".encode(), 0)
         _pause_for_tests()
+        if os.environ.get(CHECKPOINT_DB_ENV):
+            spare_level.CHECKPOINT_DB_MAX = int(os.environ[CHECKPOINT_DB_ENV])
         idx = Path(idx_arg)
         job = spare.spare_dir(idx) / JOB_NAME
         live, delta, meta, rows, buffer_pool = read_job(job)

@@ -13,6 +13,7 @@ from codeimpact.cli import main
 from codeimpact.graph import delta as graph_delta
 from codeimpact.graph import layout, spare, wal_store
 from codeimpact.graph.store import COUNTED_TABLES, Reader, count_rows
+from codeimpact.indexer import spare_leveller
 from codeimpact.indexer.tables import expected_counts
 from conftest import git, write_files
 
@@ -68,7 +69,9 @@ ADDED = "\n\ndef added():\n    return a()\n"
 
 
 @pytest.fixture
-def externals_repo(tmp_path) -> Path:
+def externals_repo(tmp_path, monkeypatch) -> Path:
+    # the levellers leave their deltas in the spare's log: the writer checkpoints them together
+    monkeypatch.setenv(spare_leveller.CHECKPOINT_DB_ENV, "0")
     repo = tmp_path / "repo"
     repo.mkdir()
     write_files(repo, MANY_EXTERNALS)
