@@ -18,7 +18,6 @@ import xxhash
 from codeimpact.graph import full_write, layout, manifest, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
-from codeimpact.indexer.facts_cache import facts_key
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.lang import LANGUAGES
@@ -282,8 +281,7 @@ class _Tail:
         run, gen = self._run, self._gen
         self._last.clear()
         try:
-            run.cache.flush({facts_key(r.language, r.content_hash) for r in run.records},
-                            gen.path)  # fmt: skip
+            run.flush_facts(gen)
             layout.sync_ahead(gen)  # (what fails there fails `publish`, as before)
         except BaseException as e:  # raised by `result`
             self._error = e
@@ -311,10 +309,7 @@ class _Tail:
         """The checksums taken (name in the generation -> [size, xxh3]), the cache flushed;
         flushed here when the thread never started (no table was sent)."""
         if self._thread is None:
-            self._run.cache.flush(
-                {facts_key(r.language, r.content_hash) for r in self._run.records},
-                self._gen.path,
-            )
+            self._run.flush_facts(self._gen)
             return {}
         self._thread.join()
         if self._error is not None:

@@ -404,6 +404,10 @@ class Run(Compared):
                          self.options, self.progress, self.config.parse_timeout_ms / 1000,
                          meanwhile)  # fmt: skip
 
+    def flush_facts(self, gen) -> None:
+        """The facts cache written into generation `gen`: the facts of every file read."""
+        self.cache.flush({facts_key(r.language, r.content_hash) for r in self.records}, gen.path)
+
     def save_side_files(self, gen, st: GraphState, flags, kinds, unresolved, rank,
                         between: Callable[[], None] = lambda: None) -> None:  # fmt: skip
         """An incremental generation's files that need no Meta (all but the files state, see
@@ -411,7 +415,7 @@ class Run(Compared):
         (called when they are written); `between()` is called after each step (the run hands
         the writer its Meta there, once it has it)."""
         t = time.perf_counter()
-        self.cache.flush({facts_key(r.language, r.content_hash) for r in self.records}, gen.path)
+        self.flush_facts(gen)
         between()
         _side_files(gen, st, flags, kinds, unresolved, rank, between)
         self.phase("sidecars", t, add=True)
