@@ -150,6 +150,11 @@ def claim(idx: Path, path: Path, fd: int) -> bool:
 
 
 def lock_holder(idx: Path) -> dict | None:
-    """`{"pid", "since"}` of the analyze holding the lock, or None when nobody does."""
+    """`{"pid", "since"}` of the analyze holding the lock, or None when nobody does.
+
+    A flock whose recorded holder is gone is no analyze: a child of a killed run may hold
+    it for a moment while it dies, and the next writer takes such a lock over."""
     data = held_record(idx / LOCK)
-    return None if data is None else {"pid": data.get("pid"), "since": data.get("since")}
+    if data is None or holder_alive(data) is False:
+        return None
+    return {"pid": data.get("pid"), "since": data.get("since")}

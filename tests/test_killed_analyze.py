@@ -235,6 +235,44 @@ def small_repo(make_repo, index_repo):
 
 
 @pytest.mark.parametrize(
+    ("record", "running"),
+    [
+        pytest.param(lambda: {"pid": _dead_pid(), "since": time.time()}, False, id="holder gone"),
+        pytest.param(
+            lambda: {"pid": os.getpid(), "since": time.time(), "start": 1},
+            False,
+            id="pid reused by another process",
+        ),
+        pytest.param(
+            lambda: {
+                "pid": os.getpid(),
+                "since": time.time(),
+                "start": lock.process_start_ticks(os.getpid()),
+            },
+            True,
+            id="holder runs",
+        ),
+    ],
+)
+def test_status_names_an_analyze_only_while_its_holder_runs(small_repo, record, running):
+    # A child of a killed analyze can hold the flock for a moment while it dies: status
+    # must not call that an analyze in progress (the next writer takes such a lock over).
+    idx = layout.index_dir(small_repo)
+    stray = _hold_lock(idx, record())
+    try:
+        assert (lock.lock_holder(idx) is not None) is running
+        out = _graph("status", "--json", str(small_repo))
+        assert out.returncode == 0, out.stderr
+        analyzing = json.loads(out.stdout)["analyzing"]
+        assert (analyzing is not None) is running, analyzing
+        if running:
+            assert analyzing["pid"] == os.getpid()
+    finally:
+        stray.kill()
+        stray.wait()
+
+
+@pytest.mark.parametrize(
     "record",
     [
         pytest.param(lambda: {"pid": _dead_pid(), "since": time.time()}, id="holder gone"),
