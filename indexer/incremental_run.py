@@ -10,6 +10,7 @@ import functools
 import marshal
 import time
 from collections.abc import Callable, Mapping
+from itertools import compress, filterfalse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -352,69 +353,66 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
     changed = plan.changed
     present, facts = f.present, f.every
     lang_of = {r.path: r.language for r in run.records}
-    old_lang = {p: fs.language for p, fs in prev.files.files.items()}
-    # names are planned per resolver group: a Python name never binds in a JS file
-    group_of = {p: language_group(lang) for p, lang in {**old_lang, **lang_of}.items()}
-    members: dict[str, set[str]] = {}
-    for p in group_of:
-        members.setdefault(group_of[p], set()).add(p)
+    # names are planned per resolver group: a Python name never binds in a JS file. Only the
+    # changed files' groups are planned: no name of another group's files changed
+    group_of = _GroupOf(lang_of, prev.files.files)
+    groups = {group_of[p] for p in changed}
+    plans = {g: plan.within({p for p in changed if group_of[p] == g}) for g in groups}
+    # language -> its group, for the languages of the present files (each asked once: asked
+    # per path of the tree, the groups were ~11M instructions of a Django edit)
+    langs = {lang: group_of.of_language(lang) for lang in set(map(lang_of.__getitem__, present))}
+    here = {g: _of_groups(present, lang_of, langs, {g}) for g in groups}  # present files
+    within = {g: set(here[g]) for g in groups}
     new_used: dict[str, bytes] = {}
     used = _StandingKeys(old_state)  # the unchanged files' used names, decoded when asked
     eager: dict[str, list] = {}  # group -> the changed files' flow binders, before and after
-    standing: dict[str, list[str]] = {}  # group -> the files whose lookup keys stand
     for p, ff in f.before.items():
         eager.setdefault(group_of[p], []).append(flow_binders(ff))
-    for p in present:
-        if p in changed or p not in old_state.used:
-            ff = facts[p]
-            new_used[p] = lookup_keys_blob(ff)
-            used.fresh[p] = frozenset(used_names(ff))
+    # the files read this run: the changed ones, and any the live generation has no lookup
+    # keys of; the others' keys stand (sets and C filters: no Python step per file)
+    read_now = set(present)
+    read_now = read_now.difference(old_state.used).union(p for p in changed if p in read_now)
+    for p in filter(read_now.__contains__, present):
+        ff = facts[p]
+        new_used[p] = lookup_keys_blob(ff)
+        used.fresh[p] = frozenset(used_names(ff))
+        if group_of[p] in groups:
             eager.setdefault(group_of[p], []).append(flow_binders(ff))
-            continue
-        standing.setdefault(group_of[p], []).append(p)
     every = f.every
 
-    def reads_of(paths: list[str]):
+    def reads_of(g: str):
         # what FlowIndex reads of each unchanged file, when a plan first asks about a name
-        return lambda: {p: flow_reads(used.keys_of(p)) for p in paths}
+        return lambda: {p: flow_reads(used.keys_of(p))
+                        for p in filterfalse(read_now.__contains__, here[g])}  # fmt: skip
 
-    def readers_in(paths: list[str]):
+    def readers_in(g: str):
         # the same files found by the live generation's index of names, none decoded
-        within = frozenset(paths)
-
         def find(names: set[str]) -> set[str] | None:
             found = old_state.users_of(names, used_only=False)
-            return None if found is None else found & within
+            return None if found is None else (found & within[g]) - read_now
 
         return find
 
     binders = {
-        g: FlowIndex(
-            eager.get(g, ()),
-            reads_of(standing.get(g, [])),
-            lambda p: flow_binders(every[p]),
-            readers_in(standing.get(g, [])),
-        )  # fmt: skip
-        for g in eager.keys() | standing.keys()
+        g: FlowIndex(eager.get(g, ()), reads_of(g), lambda p: flow_binders(every[p]), readers_in(g))
+        for g in groups
     }
-    touched = {
-        g: touched_names(plan.within(members[g]), f.before, f.now, binders.get(g, []))
-        for g in {group_of[p] for p in changed}
-    }
+    touched = {g: touched_names(plans[g], f.before, f.now, binders[g]) for g in groups}
 
     def affected_by(touched: dict[str, set[str] | None]) -> set[str]:
         out: set[str] = set()
         for g, names in touched.items():
-            here = [p for p in present if p in members[g]]
             found = old_state.users_of(names, used_only=True) if names else None
             if found is None:
-                out |= affected_files(plan.within(members[g]), here, used, names)
+                out |= affected_files(plans[g], here[g], used, names)
                 continue
-            # affected_files' answer, the unchanged files' users found by the index
-            fresh, within = used.fresh, set(here)
-            out |= {p for p in plan.within(members[g]).changed if p in within}
-            out |= {p for p in here if (not fresh[p].isdisjoint(names) if p in fresh
-                                        else p in found)}  # fmt: skip
+            # affected_files' answer: the changed files, the files read this run that use a
+            # name, the others' users found by the index
+            mine, read = within[g], used.fresh
+            out |= {p for p in plans[g].changed if p in mine}
+            out |= {p for p, names_of in read.items()
+                    if p in mine and not names_of.isdisjoint(names)}  # fmt: skip
+            out |= (found & mine).difference(read)
         return out
 
     # re-resolve what uses a changed name. Projects summarise only those files again (a
@@ -425,8 +423,8 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
     # only the resolver groups of the changed files: no name of another group's files
     # changed, so nothing there is resolved again and their summaries and module names
     # stand (a Python edit of Django decoded and indexed every TypeScript file before)
-    groups = {group_of[p] for p in changed}
-    facts = facts.subset(p for p in present if group_of[p] in groups)
+    facts = facts.subset(here[next(iter(groups))] if len(groups) == 1
+                         else _of_groups(present, lang_of, langs, groups))  # fmt: skip
     while True:
         prior = Prior(before, affected, old_state.modules, _shared_loader(old_state))
         projects = make_projects(facts, lang_of, run.configs, prior)
@@ -440,10 +438,12 @@ def _resolve(run: Run, prev: Previous, plan: ChangePlan, old_state: GraphState,
         if grown <= affected:
             break
         affected = grown
-    kept_langs = {lang_of[p] for p in present if group_of[p] not in groups}
+    kept_langs = {lang for lang, g in langs.items() if g not in groups}
     modules = {lang: old_state.modules.get(lang) for lang in kept_langs}
     modules.update(module_names(projects))
-    changed_langs = {lang_of.get(p) or old_lang.get(p) for p in changed}
+    old_files = prev.files.files
+    changed_langs = {lang_of.get(p) or (old_files[p].language if p in old_files else None)
+                     for p in changed}  # fmt: skip
     module_changed = changed_modules(modules, old_state.modules, lang_of, present,
                                      changed_langs)  # fmt: skip
     affected |= module_changed
@@ -480,6 +480,45 @@ def _shared_loader(state: GraphState):
             return None
 
     return load
+
+
+class _GroupOf(Mapping[str, str]):
+    """path -> its resolver group: its language's now, else before (a file gone); each
+    language's group asked once."""
+
+    def __init__(self, lang_of: dict[str, str], before: Mapping[str, FileState]):
+        self._lang_of = lang_of
+        self._before = before
+        self._groups: dict[str, str] = {}
+
+    def of_language(self, lang: str) -> str:
+        g = self._groups.get(lang)
+        if g is None:
+            g = self._groups[lang] = language_group(lang)
+        return g
+
+    def __getitem__(self, path: str) -> str:
+        lang_of = self._lang_of
+        return self.of_language(lang_of[path] if path in lang_of else self._before[path].language)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._lang_of or path in self._before
+
+    def __iter__(self):
+        return iter({**self._before, **self._lang_of})
+
+    def __len__(self) -> int:
+        return len(self._lang_of.keys() | self._before.keys())
+
+
+def _of_groups(present: list[str], lang_of: dict[str, str], langs: dict[str, str],
+               groups: set[str]) -> list[str]:  # fmt: skip
+    """The present files of `groups`, in order (`langs`: the present files' languages ->
+    their group): filtered in C, or `present` itself when every language is of them."""
+    mine = {lang for lang, g in langs.items() if g in groups}
+    if len(mine) == len(langs):
+        return present
+    return list(compress(present, map(mine.__contains__, map(lang_of.__getitem__, present))))
 
 
 class _Decoded(Mapping[str, object]):

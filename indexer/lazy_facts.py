@@ -45,4 +45,4 @@ class LazyFacts(Mapping[str, FileFacts]):
 
     def subset(self, paths: Iterable[str]) -> LazyFacts:
         """A view of some of the paths that shares the decoded facts."""
-        return LazyFacts([p for p in paths if p in self._known], self._load, self._memo)
+        return LazyFacts(filter(self._known.__contains__, paths), self._load, self._memo)

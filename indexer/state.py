@@ -39,7 +39,7 @@ import marshal
 import mmap
 import os
 import shutil
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +49,7 @@ from codeimpact.graph.layout import atomic_write, fsync_file, note_written
 from codeimpact.graph.snapshot_files import FLOAT32, INT64, read_npy, write_npy
 from codeimpact.indexer.files_state import STATE_FORMAT
 from codeimpact.indexer.id_table import Ids, IdTable, write_id_table
+from codeimpact.indexer.marshalled import Marshalled
 from codeimpact.indexer.name_index import NAMES_NAME, NameIndex, load_index, read_keys
 from codeimpact.indexer.resolved import Edge, ResolvedFile, SymbolRow, Unresolved, native_core
 from codeimpact.native.record import Compared
@@ -470,36 +471,36 @@ def _source_file(key: tuple) -> str:
 
 class ForeignOwners(MutableMapping):
     """GraphState.foreign: edge key (rel, source uid, target uid) -> the files other than the
-    source's own that produce the edge, kept in buckets by the source's file, each a marshal
-    blob decoded when a key of that file is looked up. An edit looks up the keys of its
-    files' edges only: decoding Django's 5,565 keys whole was ~5 ms of every edit (a few
-    buckets of 41 are read), and writing them again ~1 ms (a bucket left unchanged is
-    written as it was read)."""
+    source's own that produce the edge, kept in buckets by the source's file, each a
+    Marshalled (decoded when a key of that file is looked up, written as read unless
+    changed). An edit looks up the keys of its files' edges only: decoding Django's 5,565
+    keys whole was ~5 ms of every edit (a few buckets of 41 are read), and writing them
+    again ~1 ms."""
 
-    __slots__ = ("_blobs", "_buckets", "_changed")
+    __slots__ = ("_blobs", "_buckets")
 
     def __init__(self, blobs: dict[str, bytes] | None = None) -> None:
         self._blobs = {} if blobs is None else blobs  # source file -> its bucket, as read
-        self._buckets: dict[str, dict] = {}  # source file -> its bucket, decoded
-        self._changed: set[str] = set()  # buckets changed since read
+        self._buckets: dict[str, Marshalled] = {}  # source file -> its bucket, once looked up
 
     @classmethod
     def of(cls, owners: dict) -> ForeignOwners:
         """The owners of a dict of them (a full build's)."""
-        out = cls()
+        by_file: dict[str, dict] = {}
         for key, files in owners.items():
-            out._bucket(_source_file(key), True)[key] = files
-        out._changed = set(out._buckets)
+            by_file.setdefault(_source_file(key), {})[key] = files
+        out = cls()
+        out._buckets = {path: Marshalled.of(bucket) for path, bucket in by_file.items()}
         return out
 
-    def _bucket(self, path: str, make: bool = False) -> dict | None:
+    def _bucket(self, path: str, make: bool = False) -> Marshalled | None:
         got = self._buckets.get(path)
         if got is None:
             blob = self._blobs.get(path)
             if blob is not None:
-                got = self._buckets[path] = marshal.loads(blob)
+                got = self._buckets[path] = Marshalled(blob)
             elif make:
-                got = self._buckets[path] = {}
+                got = self._buckets[path] = Marshalled.of({})
         return got
 
     def __getitem__(self, key: tuple) -> list[str]:
@@ -516,49 +517,40 @@ class ForeignOwners(MutableMapping):
         return isinstance(key, tuple) and self.get(key) is not None
 
     def __setitem__(self, key: tuple, files: list[str]) -> None:
-        path = _source_file(key)
-        self._bucket(path, True)[key] = files
-        self._changed.add(path)
+        self._bucket(_source_file(key), True)[key] = files
 
     def __delitem__(self, key: tuple) -> None:
-        path = _source_file(key)
-        got = self._bucket(path)
+        got = self._bucket(_source_file(key))
         if got is None:
             raise KeyError(key)
         del got[key]
-        self._changed.add(path)
 
-    def _all(self) -> dict[str, dict]:
+    def _all(self) -> Iterator[Marshalled]:
         for path in self._blobs:
             self._bucket(path)
-        return self._buckets
+        return iter(list(self._buckets.values()))
 
     def __iter__(self):
-        for bucket in list(self._all().values()):
+        for bucket in self._all():
             yield from bucket
 
     def __len__(self) -> int:
-        return sum(len(b) for b in self._all().values())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
-
-    __hash__ = None  # (mutable)
+        return sum(map(len, self._all()))
 
     def copy(self) -> ForeignOwners:
         """Another owners' table, reading the same blobs (the buckets decoded are copied)."""
         out = ForeignOwners(self._blobs)
-        out._buckets = {p: dict(b) for p, b in self._buckets.items()}
-        out._changed = set(self._changed)
+        out._buckets = {p: b.copy() for p, b in self._buckets.items()}
         return out
 
     def blobs(self) -> dict[str, bytes]:
         """source file -> its bucket as marshal bytes (what state-graph.bin holds)."""
-        out = {p: b for p, b in self._blobs.items() if p not in self._changed}
-        for p in self._changed:
-            bucket = self._buckets.get(p)
+        out = dict(self._blobs)
+        for p, bucket in self._buckets.items():
+            if not bucket.changed:
+                continue
             if bucket:
-                out[p] = marshal.dumps(bucket)
+                out[p] = bucket.encoded()
             else:
                 out.pop(p, None)
         return out

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from codeimpact.indexer.lang.api import FileFacts, Prior
 from codeimpact.indexer.lang.python import SPEC
 from codeimpact.indexer.lang.python.resolve import PythonProject
-from codeimpact.indexer.lang.python.tables import Marshalled, Tables
+from codeimpact.indexer.lang.python.tables import Tables
+from codeimpact.indexer.marshalled import Marshalled
 
 FILES = {
     "pkg/__init__.py": "",

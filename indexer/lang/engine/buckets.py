@@ -14,8 +14,9 @@ order: on the kernel's tables that random walk over a gigabyte of objects cost 3
 the whole table's marshal, at every full build. Consecutive buckets are marshalled in the
 order the objects were made.
 
-A change marks its bucket; keys added go to buckets of their own at the end. The next
-run's table is the untouched buckets' bytes as they were, the changed ones encoded again.
+Each bucket is a Marshalled (indexer/marshalled.py): a change marks its bucket; keys added
+go to buckets of their own at the end. The next run's table is the untouched buckets'
+bytes as they were, the changed ones encoded again.
 
 Python's methods by name (python/tables.py) are kept so too: decoding Django's 18K names
 whole was ~6.5 ms of every edit, which reads a handful. Neither reading a table nor
@@ -32,6 +33,8 @@ from array import array
 from collections.abc import Iterator, Mapping, MutableMapping
 from itertools import islice
 from operator import methodcaller
+
+from codeimpact.indexer.marshalled import Marshalled
 
 # keys per bucket: a lookup decodes its bucket's other keys too
 PER_BUCKET = 32
@@ -138,15 +141,14 @@ class Buckets(MutableMapping):
         # microseconds a call, and a full build's resolvers ask millions)
         self._crc = memoryview(stored[1]).cast("I")
         self._where = memoryview(stored[2]).cast("I")
-        self._open: dict[int, dict] = {}
-        self._dirty: set[int] = set()
+        self._open: dict[int, Marshalled] = {}  # bucket -> it, once a key of it was asked
         self._added: dict = {}  # keys the index does not hold
         self._seen: dict = {}  # key -> its value or _MISSING, once looked up
 
-    def _at(self, i: int) -> dict:
+    def _at(self, i: int) -> Marshalled:
         hit = self._open.get(i)
         if hit is None:
-            hit = self._open[i] = marshal.loads(self._blobs[i])
+            hit = self._open[i] = Marshalled(self._blobs[i])
         return hit
 
     def _bucket(self, key: str) -> int | None:
@@ -156,7 +158,7 @@ class Buckets(MutableMapping):
         j = bisect.bisect_left(index, crc)
         while j < len(index) and index[j] == crc:
             i = self._where[j]
-            if key in self._at(i):
+            if key in self._at(i).decoded():
                 return i
             j += 1
         return None
@@ -168,7 +170,7 @@ class Buckets(MutableMapping):
                 hit = self._added[key]
             else:
                 i = self._bucket(key)
-                hit = _MISSING if i is None else self._open[i][key]
+                hit = _MISSING if i is None else self._open[i].decoded()[key]
             self._seen[key] = hit
         return hit
 
@@ -191,7 +193,6 @@ class Buckets(MutableMapping):
             self._added[key] = value
         else:
             self._open[i][key] = value
-            self._dirty.add(i)
         self._seen[key] = value
 
     def __delitem__(self, key) -> None:
@@ -203,11 +204,10 @@ class Buckets(MutableMapping):
         if i is None:
             raise KeyError(key)
         del self._open[i][key]
-        self._dirty.add(i)
 
     def __iter__(self) -> Iterator[str]:
         for i in range(len(self._blobs)):
-            yield from self._at(i)
+            yield from self._at(i).decoded()
         yield from self._added
 
     def __len__(self) -> int:
@@ -217,12 +217,12 @@ class Buckets(MutableMapping):
         """The table stored again: untouched buckets as read, changed ones marshalled anew,
         added keys in buckets of their own (a key removed may stay in the index: its
         bucket no longer holds it)."""
-        if not self._dirty and not self._added:
+        changed = [i for i, bucket in self._open.items() if bucket.changed]
+        if not changed and not self._added:
             return self._stored
-        blobs = [
-            marshal.dumps(self._open[i]) if i in self._dirty else blob
-            for i, blob in enumerate(self._blobs)
-        ]
+        blobs = list(self._blobs)
+        for i in changed:
+            blobs[i] = self._open[i].encoded()
         crc, at = self._stored[1], self._stored[2]
         if self._added:
             more, crcs = _chunks(iter(self._added.items()))

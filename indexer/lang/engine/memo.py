@@ -18,6 +18,15 @@ tuple or further interpreter loop per call, each of which was measured to cost t
 computed with its own visited set) unconditionally. Keys are tuples that start with the
 lookup's name, so every kind of lookup shares the one table.
 
+The hottest lookups write this protocol out in their own body instead (Python's
+class_member, instance_attr, _instance_member and call results in values.py,
+_binding_value, mro, _member_owners; the engine's `exported`): there the wrapper and the
+function were two frames per lookup computed, 8-46K each per Django. memo_gen.py does not
+generate them: it would have to splice each body into `_WRAPPER`, rewriting its `return`s,
+so the code that runs would be a generated copy of the body (tracebacks, coverage and
+`duplicates` would point at the copy, and memo_wrappers.py would hold every body twice).
+A change to the protocol is made in `_WRAPPER` and in each of those.
+
 A lookup declared `per_file` is kept only while the file being resolved is (`file_table`,
 emptied by `next_file`): a binding's value, a read's evaluation, a class's library method
 are asked again by the same file's call sites but seldom by another file's. Of the 95.7K

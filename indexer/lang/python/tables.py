@@ -22,10 +22,10 @@ The methods by name (18K names, two thirds of Django's bytes) are kept as bucket
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Mapping, MutableMapping
 
 from codeimpact.indexer.lang.engine import buckets
+from codeimpact.indexer.marshalled import Marshalled
 from codeimpact.native.record import Compared
 
 # bump when what the tables hold, or how a summary gives it, changes (2: a read summary
@@ -126,51 +126,6 @@ class Tables(Compared):
                 self.reads[path] = new[3]
         elif any(n == "__get__" for n, _ in (*old[1], *new[1])):
             self.names = None  # (which classes define `__get__`: the read names' getters)
-
-
-class Marshalled(MutableMapping):
-    """A dict kept as its marshal bytes until first read (then decoded whole), and written
-    back as those bytes when it was not."""
-
-    __slots__ = ("_blob", "_dict")
-
-    def __init__(self, blob: bytes) -> None:
-        self._blob: bytes | None = blob
-        self._dict: dict | None = None
-
-    def _decoded(self) -> dict:
-        d = self._dict
-        if d is None:
-            d = self._dict = marshal.loads(self._blob)
-            self._blob = None
-        return d
-
-    @staticmethod
-    def bytes_of(table: Mapping) -> bytes:
-        if isinstance(table, Marshalled) and table._dict is None:
-            return table._blob
-        return marshal.dumps(table._decoded() if isinstance(table, Marshalled) else table)
-
-    def __getitem__(self, key):
-        return self._decoded()[key]
-
-    def get(self, key, default=None):
-        return self._decoded().get(key, default)
-
-    def __contains__(self, key) -> bool:
-        return key in self._decoded()
-
-    def __setitem__(self, key, value) -> None:
-        self._decoded()[key] = value
-
-    def __delitem__(self, key) -> None:
-        del self._decoded()[key]
-
-    def __iter__(self):
-        return iter(self._decoded())
-
-    def __len__(self) -> int:
-        return len(self._decoded())
 
 
 def _bases_of(classes) -> list[tuple[Pair, str]]:
