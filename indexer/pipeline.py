@@ -31,7 +31,7 @@ from codeimpact.indexer.discover import Listed, Untracked, discover
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.files_state import load_files_state
 from codeimpact.indexer.gitinfo import head_commit
-from codeimpact.indexer.identity import runner_identity
+from codeimpact.indexer.identity import IdentitySoon, runner_identity
 from codeimpact.indexer.plan import plan_changes
 from codeimpact.indexer.report import AnalyzeReport, Progress
 from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused, process_cpu
@@ -168,10 +168,15 @@ def _analyze(
         layout.writer_lock(idx, options.lock_wait, notes.append),
         contextlib.ExitStack() as stack,
     ):
-        digest, comps = runner_identity(config, idx)
-        cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
-        if options.force:
-            cache.clear()
+        # a new index (or a forced one) builds on no live generation: its runner identity is
+        # first needed once the files are scanned, and may be computed beside the listing and
+        # the scan meanwhile (identity.IdentitySoon)
+        fresh = options.force or not (idx / layout.CURRENT).exists()
+        soon = IdentitySoon(config, idx, fork=options.processes() > 1) if fresh else None
+        if soon is not None:
+            stack.callback(soon.cancel)
+        else:
+            digest, comps = runner_identity(config, idx)
         timings: dict[str, float] = {}
         t, cpu = time.perf_counter(), process_cpu()
         configs: dict[str, str] = {}
@@ -181,28 +186,32 @@ def _analyze(
         untracked = Untracked()
         # outside git, a full build's tree signature takes each folder as the walk listed
         # it; the walk's stat of each folder is not paid by a run with a live generation
-        listed: Listed | None = None
-        if options.force or not (idx / layout.CURRENT).exists():
-            listed = {}
-        early = None if listed is not None else _WhileListing(repo, idx, digest,
-                                                              options.buffer_pool)  # fmt: skip
+        listed: Listed | None = {} if fresh else None
+        early = None if fresh else _WhileListing(repo, idx, digest, options.buffer_pool)
         if early is not None:  # a writer it started and no delta run took: stopped
             stack.callback(early.drop_writer)
         files = discover(repo, config, configs, untracked, listed, early)
         configs_digest = _configs_digest(configs)
-        prev, reason = (
-            (None, "forced")
-            if options.force
-            else _previous(idx, digest, configs_digest, early and early.live)
-        )
+        prev, reason = None, "forced"
+        if not fresh:
+            prev, reason = _previous(idx, digest, configs_digest, early and early.live)
         records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
         timings["scan"] = time.perf_counter() - t
+        if soon is not None:
+            digest, comps = soon.result()
+            if not options.force:  # (no live generation: the reason none is used)
+                prev, reason = _previous(idx, digest, configs_digest)
+        cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
+        if options.force:
+            cache.clear()
         run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
                   configs_digest, records, data, timings, t0, scanned_at,
                   untracked=untracked.paths, listed=listed or {},
                   tracked=untracked.tracked)  # fmt: skip
         run.cpu_mark = process_cpu()
         run.cpu_seconds["scan"] = round(run.cpu_mark - cpu, 3)
+        if soon is not None and soon.path != "cached":
+            run.forks["runner identity"] = soon.path
         if prev is not None:
             old_hashes = {p: f.content_hash for p, f in prev.files.files.items()}
             plan = plan_changes(old_hashes, {r.path: r.content_hash for r in records})

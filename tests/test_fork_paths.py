@@ -72,7 +72,11 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
     shutil.copytree(forked, here)
 
     reports = _runs(forked)
-    assert reports[0] == {"database writer": FORKED, "sidecar writer": FORKED}
+    assert reports[0] == {
+        "runner identity": FORKED,
+        "database writer": FORKED,
+        "sidecar writer": FORKED,
+    }
     edit = {"tree fields": FORKED, "delta writer": FORKED, "spare leveller": STARTED}
     assert reports[1:] == [edit] * len(EDITS)
 
@@ -81,6 +85,7 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
     why = "1 other Python thread(s) running (embedder)"
     assert reports[0]["database writer"].startswith(f"a new interpreter later: {why}"), reports
     assert reports[0]["sidecar writer"].startswith(f"in this process: {why}"), reports
+    assert reports[0]["runner identity"].startswith(f"in this process: {why}"), reports
     for later in reports[1:]:
         assert later["delta writer"].startswith(f"in this process: {why}"), reports
         assert later["tree fields"].startswith(f"in this process: {why}"), reports

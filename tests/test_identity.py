@@ -220,3 +220,37 @@ def test_the_identity_key_stamps_the_code_of_every_language():
             or os.path.join(folder, rel + ".py") in stamped
         ), name
     assert any(p.endswith(".scm") for p in stamped)
+
+
+def test_a_new_index_has_its_identity_computed_beside_the_listing(make_repo, monkeypatch):
+    # no identity kept yet: a forked child computes and keeps it while the files are listed
+    # and scanned; the run takes the same components as computed here
+    from codeimpact.indexer.fork_guard import FORKED
+    from codeimpact.indexer.identity import CACHE_NAME, cache_key, components
+
+    monkeypatch.delenv("CODEIMPACT_IDENTITY_OVERRIDE", raising=False)
+    repo = make_repo(FILES)
+    first = analyze(repo, IndexConfig(), RunOptions(workers=2))
+    assert first.forks["runner identity"] == FORKED, first.forks
+    kept = json.loads((repo / ".codeimpact" / CACHE_NAME).read_bytes())
+    assert kept == {"key": cache_key(IndexConfig()), "components": components(IndexConfig())}
+    assert status_json(repo)["identity"]["changed"] == []
+    # kept: a forced build takes it, nothing is forked for it
+    forced = analyze(repo, IndexConfig(), RunOptions(force=True, workers=2))
+    assert forced.mode == "full" and "runner identity" not in forced.forks, forced.forks
+
+
+def test_an_identity_the_child_did_not_keep_is_computed_by_the_run(tmp_path, monkeypatch):
+    import signal
+
+    from codeimpact.indexer.identity import CACHE_NAME, IdentitySoon, runner_identity
+
+    monkeypatch.delenv("CODEIMPACT_IDENTITY_OVERRIDE", raising=False)
+    config = IndexConfig(languages=frozenset({"python", "go"}))
+    soon = IdentitySoon(config, tmp_path)
+    proc = soon._job._proc  # the child, killed before it could keep anything (~0.1 s of work)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.join()
+    assert proc.exitcode == -signal.SIGKILL and not (tmp_path / CACHE_NAME).exists()
+    assert soon.result() == runner_identity(config)
+    assert (tmp_path / CACHE_NAME).is_file()  # kept by the run instead
