@@ -55,6 +55,10 @@ RECORD_NAME = "spare.json"
 # a full build's drop and the leveller that brings it forward after a publish
 # (graph/spare_level.py), which holds it until it is done (a flock: a killed holder drops it)
 LOCK_NAME = "spare.lock"
+# The size, in Kùzu pages, of the freshest database of the index's lineage: the first one a
+# leveller levelled after the full build (a full build's and one delta), or its last fresh
+# copy (graph/spare_level.py); beside the spare's folder, which each take removes
+BASE_NAME = "spare-base.json"
 # How long a run waits for a leveller before it kills it (a killed leveller costs a copy)
 LEVELLER_WAIT = 20.0
 FORMAT = 1
@@ -98,19 +102,41 @@ def spare_dir(idx: Path) -> Path:
     return idx / SPARE_DIRNAME
 
 
+def mark_leveller(fd: int, pid: int, copying: bool = False) -> None:
+    """Record in the lock file `fd` the leveller `pid` that holds it (its start ticks: a run
+    that waited too long kills it, never another process of the same pid), and whether it
+    is making a fresh copy of the spare (graph/spare_level.py), which a run stops at once:
+    the spare stays recorded meanwhile, and the copy is work no run needs."""
+    line = f"{pid} {lock.process_start_ticks(pid)}{' copying' if copying else ''}\n"
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, line.encode(), 0)
+
+
+def _leveller(fd: int) -> tuple[int, int, bool] | None:
+    """(pid, start ticks, copying) of the leveller the lock file records."""
+    words = b""
+    with contextlib.suppress(OSError):
+        words = os.pread(fd, 64, 0).split()
+    if len(words) < 2 or not (words[0].isdigit() and words[1].isdigit()):
+        return None  # (none yet: a leveller writes it as it starts)
+    return int(words[0]), int(words[1]), words[2:3] == [b"copying"]
+
+
 def _stop_leveller(fd: int) -> None:
-    """Kill the leveller recorded in the lock file (pid, start ticks) if it still runs."""
-    with contextlib.suppress(OSError, ValueError):
-        pid, ticks = (int(x) for x in os.pread(fd, 64, 0).split()[:2])
-        if pid > 0 and lock.process_start_ticks(pid) == ticks:
-            os.kill(pid, signal.SIGKILL)
+    """Kill the leveller recorded in the lock file if it still runs."""
+    found = _leveller(fd)
+    if found is not None and found[0] > 0 and lock.process_start_ticks(found[0]) == found[1]:
+        with contextlib.suppress(OSError):
+            os.kill(found[0], signal.SIGKILL)
 
 
 @contextlib.contextmanager
-def held(idx: Path, wait: float | None = None):
+def held(idx: Path, wait: float | None = None, *, stop_copy: bool = True):
     """The spare's lock (see LOCK_NAME); yields its fd. A leveller still at work is waited
-    for up to `wait` seconds, then killed. Released by closing the fd, never by LOCK_UN: a
-    leveller started while it is held is handed it (`spare_leveller.start`) and keeps it."""
+    for up to `wait` seconds, then killed; one making a fresh copy is killed at once
+    (unless not `stop_copy`). Released by closing the fd, never by LOCK_UN: a leveller
+    started while it is held is handed it (`spare_leveller.start`) and keeps it."""
     fd = os.open(idx / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         deadline = time.monotonic() + (LEVELLER_WAIT if wait is None else wait)
@@ -119,7 +145,8 @@ def held(idx: Path, wait: float | None = None):
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() > deadline:
+                found = _leveller(fd) if stop_copy else None
+                if time.monotonic() > deadline or (found is not None and found[2]):
                     _stop_leveller(fd)
                     deadline = float("inf")
                 time.sleep(0.002)
@@ -129,8 +156,9 @@ def held(idx: Path, wait: float | None = None):
 
 
 def waited(idx: Path) -> None:
-    """Return once no leveller works on the spare (tests, and `status` of a spare)."""
-    with held(idx):
+    """Return once no leveller works on the spare, a fresh copy it makes included (tests,
+    and `status` of a spare)."""
+    with held(idx, stop_copy=False):
         pass
 
 
@@ -155,9 +183,26 @@ def _checksum(path: Path) -> list:
 
 
 def drop(idx: Path) -> None:
-    """Forget the spare (a full build starts a new lineage; a damaged spare is useless)."""
+    """Forget the spare (a full build starts a new lineage, its size unknown yet; a damaged
+    spare is useless)."""
     with held(idx):
         _drop(idx)
+        with contextlib.suppress(OSError):
+            (idx / BASE_NAME).unlink()
+
+
+def base_pages(idx: Path) -> int | None:
+    """The pages of the lineage's freshest database (BASE_NAME); None: not known yet."""
+    with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+        pages = json.loads((idx / BASE_NAME).read_bytes())["pages"]
+        if type(pages) is int and pages > 0:
+            return pages
+    return None
+
+
+def set_base_pages(idx: Path, pages: int) -> None:
+    """Record `pages` as the lineage's freshest database's (by the spare's lock holder)."""
+    layout.atomic_write(idx / BASE_NAME, json.dumps({"pages": pages}).encode(), durable=False)
 
 
 def _drop(idx: Path) -> None:

@@ -14,12 +14,16 @@ with no log to replay.
 The checkpoint is made whatever the log's size (Kùzu's replay is costly even for a small
 log: ~8 ms of CPU per relationship table it touches, for the writer and every reader) while
 the database file is at most CHECKPOINT_DB_MAX: there it costs the leveller ~0.25 s of
-background CPU on Django, and the file grows in steps, then holds (Django's index folder
-after 50 edit/revert pairs: 166.5 MB, database 49.0 MB, against 144.4 MB with a 497 KB log
-when only logs past wal_store.COMPACT_WAL_BYTES were checkpointed; an older index's database
-stepped once more to 57.6 MB and held it). A larger database (the kernel's 1 GB: a
-checkpoint ~30 s of CPU, which a next edit would wait for) is checkpointed past
-COMPACT_WAL_BYTES only, as before.
+background CPU on Django. A larger database (the kernel's 1 GB: a checkpoint ~30 s of CPU,
+which a next edit would wait for) is checkpointed past COMPACT_WAL_BYTES only, as before.
+
+Checkpoints leave free pages in the file, which grows in steps and never shrinks (Django:
+35.9 MB after the full build, 71.0 MB after 250 edits, graph/fresh_copy.py). Once it is
+COPY_GROWTH times the freshest database of the index (and at most CHECKPOINT_DB_MAX: a larger
+one is not copied yet), the leveller replaces the levelled spare with a fresh copy (a full
+build's size): the spare is recorded as levelled first, and
+a run that wants it meanwhile stops the copy at once and takes it as it is (`spare.held`).
+Each database of the index is the spare every other edit, so both are copied in turn.
 
 The spare is a cache, and this keeps it one: its record is removed before anything is
 written and recorded again (with new checksums) only once the database holds the live
@@ -34,12 +38,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from codeimpact.graph import layout, manifest, spare, wal_store
+from codeimpact.graph import fresh_copy, layout, manifest, spare, wal_store
 from codeimpact.graph.delta import GraphDelta, apply_delta
 from codeimpact.graph.meta_files import META_FILES
 from codeimpact.graph.store import count_mismatches, count_rows, write_meta
@@ -53,6 +58,18 @@ STAGE: Callable[[str], None] = _no_stage
 # the largest database file whose log the leveller checkpoints whatever its size (Django's:
 # 38-57 MB); a larger one's only past wal_store.COMPACT_WAL_BYTES
 CHECKPOINT_DB_MAX = 128 * 1024 * 1024
+# A fresh copy of the spare (graph/fresh_copy.py) is made once its file is COPY_GROWTH times
+# the lineage's freshest database (spare.base_pages), and at least COPY_MIN_GROWTH_BYTES more:
+# the file stays within that and one of Kùzu's steps (Django's: 4-16 MB; its base, the full
+# build's levelled once, 37.7 MB: copied at the step to 47 MB, ~75 edits). Not by its free
+# pages alone: of Django's 71 MB after 400 edits (a full build's: 35.9), 24 MB were free.
+# Only a database of at most CHECKPOINT_DB_MAX is copied (the ones checkpointed each edit, which
+# grow each edit): the copy reads each whole table as Arrow (Django's: 1.7 s of CPU, the
+# leveller's peak ~290 MB); a kernel's 1 GB would take GBs and minutes. Larger indexes are not
+# kept small yet (next: a copy streamed in batches).
+COPY_GROWTH = 1.2
+COPY_MIN_GROWTH_BYTES: float = 8 * 1024 * 1024
+COPY_DIRNAME = "fresh-copy"  # in the spare's folder, while a copy is made
 # the open database of a leveller, kept until its os._exit (freed, Kùzu would checkpoint)
 _KEPT: list[wal_store.Opened] = []
 
@@ -65,11 +82,13 @@ def levellable(idx: Path, live: int) -> bool:
 
 
 def level(idx: Path, live: int, delta: GraphDelta, meta: dict[str, Any], rows: dict[str, int],
-          buffer_pool: int) -> str:  # fmt: skip
+          buffer_pool: int, copying: Callable[[bool], None] = lambda on: None) -> str:  # fmt: skip
     """Bring the spare from generation `live - 1` to `live` (`delta` made it, `meta` is its
-    Meta, `rows` its row counts), with the spare's lock held by the caller. Returns what it
-    did. The database is left open: the caller ends its process with os._exit (closing would
-    checkpoint, graph/wal_store.py)."""
+    Meta, `rows` its row counts), with the spare's lock held by the caller; then, when its
+    file grew past the lineage's freshest (`needs_copy`), replace it with a fresh copy, said
+    by `copying(True)` before and `copying(False)` after. Returns what it did. The database is
+    left open: the caller ends its process with os._exit (closing would checkpoint,
+    graph/wal_store.py)."""
     record = spare._record(idx)
     if record is None or record["generation"] != live - 1:
         return "no spare of the generation before"
@@ -115,15 +134,51 @@ def level(idx: Path, live: int, delta: GraphDelta, meta: dict[str, Any], rows: d
             files[name] = record["files"][name]
         else:
             files[name] = spare._checksum(folder / name)
-    # the CPU this process took (a new interpreter: its start and imports included): the run's own
-    # rusage never holds it, so benchmarks read it here (benchmarks/bench_incremental.py)
+    _record(folder, live, files, counted)
+    done = "levelled, compacted" if compacted else "levelled"
+    if not always:  # (not copied either: see COPY_GROWTH)
+        return done
+    pages, base = _size(db) // fresh_copy.PAGE_BYTES, spare.base_pages(idx)
+    if base is None:
+        spare.set_base_pages(idx, pages)
+        return done
+    if not needs_copy(pages, base):
+        return done
+    free = fresh_copy.free_pages(opened.conn)[0]
+    # the spare stays recorded while the copy is made: a run that wants it stops the copy
+    # (spare.held) and takes the spare as it is
+    copying(True)
+    STAGE("copying")
+    new = fresh_copy.fresh_copy(opened.conn, folder / COPY_DIRNAME, counted, buffer_pool,
+                                wal_store.DELTA_THREADS)  # fmt: skip
+    copying(False)  # (a run that comes now waits: the spare is swapped)
+    STAGE("copied")
+    (folder / spare.RECORD_NAME).unlink()
+    os.replace(new, db)
+    wal.unlink(missing_ok=True)  # (the old file's: what it held is in the copy)
+    shutil.rmtree(folder / COPY_DIRNAME, ignore_errors=True)
+    _record(folder, live, {db.name: spare._checksum(db)}, counted)
+    copied = _size(db) // fresh_copy.PAGE_BYTES
+    spare.set_base_pages(idx, copied)
+    return done + f", copied: {pages} pages ({free} free) -> {copied}"
+
+
+def needs_copy(pages: int, base: int) -> bool:
+    """Whether a database file of `pages` is worth a fresh copy, its lineage's freshest
+    database having had `base` pages."""
+    grown = pages - base
+    return pages >= COPY_GROWTH * base and grown * fresh_copy.PAGE_BYTES >= COPY_MIN_GROWTH_BYTES
+
+
+def _record(folder: Path, live: int, files: dict[str, list], rows: dict[str, int]) -> None:
+    # the CPU this process took (a new interpreter: its start and imports included): the run's
+    # own rusage never holds it, so benchmarks read it here (benchmarks/bench_incremental.py)
     # `rows`: the counts just checked (and again by the checkpoint): the next writer starts
     # from them instead of counting its relationship tables again (~18 ms of its CPU)
     body = json.dumps({"format": spare.FORMAT, "generation": live, "files": files,
-                       "rows": counted, "leveller_cpu_seconds": round(time.process_time(), 4)},
+                       "rows": rows, "leveller_cpu_seconds": round(time.process_time(), 4)},
                       sort_keys=True)  # fmt: skip
     layout.atomic_write(folder / spare.RECORD_NAME, body.encode(), durable=False)
-    return "levelled, compacted" if compacted else "levelled"
 
 
 def _stat(path: Path) -> list[int] | None:

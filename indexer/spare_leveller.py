@@ -15,7 +15,8 @@ file of the spare's folder (JOB_NAME: plain data), written before it starts. The
 lock is taken before it starts and handed to it (its fd stays open in it), so no run can
 take the spare between the publish and the leveller's start; the next run that wants the spare waits for
 it to end (`spare.held`). It records its pid in the lock file, for a run that waited too
-long to kill it. When it cannot be started (no shell, no interpreter) nothing runs and the
+long to kill it, and says there when it makes a fresh copy of the spare (optional work, the
+spare recorded as levelled meanwhile): a run that wants the spare then kills it at once. When it cannot be started (no shell, no interpreter) nothing runs and the
 next run brings the spare level itself, as it did before.
 """
 
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codeimpact.graph import layout, lock, spare, spare_level
+from codeimpact.graph import layout, spare, spare_level
 from codeimpact.graph.delta import GraphDelta
 from codeimpact.graph.delta_log import delta_data, delta_of
 from codeimpact.graph.meta_files import META_FILES
@@ -45,6 +46,9 @@ PAUSE_ENV = "CODEIMPACT_TEST_LEVELLER_PAUSE"
 # for tests: a leveller's spare_level.CHECKPOINT_DB_MAX ("0": every database is a large one,
 # its log left until wal_store.COMPACT_WAL_BYTES: the writer's checkpoint of several deltas)
 CHECKPOINT_DB_ENV = "CODEIMPACT_TEST_LEVELLER_CHECKPOINT_DB_MAX"
+# for tests: a leveller's spare_level.COPY_GROWTH, with no least growth ("0": every spare it
+# levels is copied afresh, once the lineage's size is known, smaller or not)
+COPY_ENV = "CODEIMPACT_TEST_LEVELLER_COPY_GROWTH"
 SHELL = "/bin/sh"
 # the shell starts the interpreter in the background and exits; "$0" is the interpreter
 _LAUNCH = '"$0" -c "$1" "$2" "$3" </dev/null >/dev/null 2>&1 &'
@@ -94,17 +98,19 @@ def main(idx_arg: str, fd: int) -> None:
     try:
         gc.disable()  # it makes few objects
         me = os.getpid()
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{me} {lock.process_start_ticks(me)}\n".encode(), 0)
+        spare.mark_leveller(fd, me)
         _pause_for_tests()
         if os.environ.get(CHECKPOINT_DB_ENV):
             spare_level.CHECKPOINT_DB_MAX = int(os.environ[CHECKPOINT_DB_ENV])
+        if os.environ.get(COPY_ENV):
+            spare_level.COPY_GROWTH = float(os.environ[COPY_ENV])
+            spare_level.COPY_MIN_GROWTH_BYTES = float("-inf")
         idx = Path(idx_arg)
         job = spare.spare_dir(idx) / JOB_NAME
         live, delta, meta, rows, buffer_pool = read_job(job)
         job.unlink()
-        spare_level.level(idx, live, delta, meta, rows, buffer_pool)
+        spare_level.level(idx, live, delta, meta, rows, buffer_pool,
+                          copying=lambda on: spare.mark_leveller(fd, me, on))  # fmt: skip
         code = 0
     except BaseException:  # a failed levelling leaves no record: the next run copies
         pass
