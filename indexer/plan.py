@@ -46,6 +46,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 from codeimpact.indexer.lang import LANGUAGES, flow_rules
 from codeimpact.indexer.lang.api import (
+    FACT_LISTS,
     UNPLACED,
     BindingFact,
     CallFact,
@@ -221,12 +222,6 @@ def _value_bindings(facts: FileFacts | None) -> set[tuple]:
             or ("[" in b.name and container_of(b.name) not in local[b.scope])}  # fmt: skip
 
 
-# FileFacts' lists of facts but the symbols, each with its facts' fields but their line
-_FACT_GROUPS = {"imports": UNPLACED[ImportFact], "calls": UNPLACED[CallFact],
-                "heritage": UNPLACED[HeritageFact], "references": UNPLACED[ReferenceFact],
-                "bindings": UNPLACED[BindingFact], "returns": UNPLACED[ReturnFact]}  # fmt: skip
-
-
 def _without_positions(f: FileFacts) -> tuple:
     """The facts with each line number replaced by its rank among the file's fact lines, and
     byte offsets and the line count left out (each fact a tuple: its rank(s), then its other
@@ -238,21 +233,21 @@ def _without_positions(f: FileFacts) -> tuple:
     """
     defs = [s for s in f.symbols if s.local]  # the module's own span is the whole file
     lines = {s.start_line for s in defs} | {s.end_line for s in defs}
-    groups = [getattr(f, name) for name in _FACT_GROUPS]
+    groups = [getattr(f, name) for name in FACT_LISTS]
     for group in groups:
         lines.update(x.line for x in group)
     rank = {line: i for i, line in enumerate(sorted(lines))}
     unplaced = UNPLACED[SymbolFact]
     symbols = [(rank[s.start_line], rank[s.end_line], unplaced(s)) for s in defs]
     rest = [[(rank[x.line], key(x)) for x in group]
-            for group, key in zip(groups, _FACT_GROUPS.values())]  # fmt: skip
+            for group, key in zip(groups, FACT_LISTS.values())]  # fmt: skip
     return f.language, f.status, f.extra, symbols, rest
 
 
 def _moved_only(old: FileFacts, new: FileFacts) -> bool:
     """Whether two versions of a file differ only in where their text stands
     (`_without_positions`; told at once when a kind of fact was added or removed)."""
-    for name in _FACT_GROUPS:
+    for name in FACT_LISTS:
         if len(getattr(old, name)) != len(getattr(new, name)):
             return False
     return _without_positions(old) == _without_positions(new)

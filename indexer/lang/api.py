@@ -110,6 +110,10 @@ UNPLACED: dict[type, Callable[[tuple], tuple]] = {
     **{kind: _fields_but(kind, "line") for kind in (ImportFact, CallFact, HeritageFact,
                                                      ReferenceFact, BindingFact, ReturnFact)},
 }  # fmt: skip
+# FileFacts' lists of facts but the symbols, in order, with their facts' UNPLACED
+FACT_LISTS = {"imports": UNPLACED[ImportFact], "calls": UNPLACED[CallFact],
+              "heritage": UNPLACED[HeritageFact], "references": UNPLACED[ReferenceFact],
+              "bindings": UNPLACED[BindingFact], "returns": UNPLACED[ReturnFact]}  # fmt: skip
 
 
 class FlowRules(NamedTuple):

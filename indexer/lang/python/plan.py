@@ -12,15 +12,12 @@ from dataclasses import replace
 from operator import itemgetter
 
 from codeimpact.indexer.lang.api import (
+    FACT_LISTS,
     UNPLACED,
     BindingFact,
-    CallFact,
     FileFacts,
     FlowRules,
-    HeritageFact,
     ImportFact,
-    ReferenceFact,
-    ReturnFact,
     SymbolFact,
 )
 from codeimpact.indexer.lang.python.exports import (
@@ -57,9 +54,7 @@ _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
 # each kind of fact's fields but its line (lang/api.py), with a tag that tells the kinds
 # apart (a heritage and a reference have the same fields)
 _SYMBOL_KEY = UNPLACED[SymbolFact]
-_FACT_KEYS = tuple(enumerate((UNPLACED[ImportFact], UNPLACED[CallFact], UNPLACED[HeritageFact],
-                              UNPLACED[ReferenceFact], UNPLACED[BindingFact],
-                              UNPLACED[ReturnFact]), 1))  # fmt: skip
+_FACT_KEYS = tuple(enumerate(FACT_LISTS.values(), 1))
 
 
 def _scopes(f: FileFacts) -> dict[str, list]:
@@ -76,8 +71,8 @@ def _scopes(f: FileFacts) -> dict[str, list]:
     for s in f.symbols:
         if s.local:
             raw.setdefault(parent[s.local], []).append((s.start_line, 0, _SYMBOL_KEY(s)))
-    groups = (f.imports, f.calls, f.heritage, f.references, f.bindings, f.returns)
-    for group, (tag, key) in zip(groups, _FACT_KEYS):
+    for name, (tag, key) in zip(FACT_LISTS, _FACT_KEYS):
+        group = getattr(f, name)
         for x in group:
             raw.setdefault(x.scope, []).append((x.line, tag, key(x)))
     out: dict[str, list] = {}
