@@ -70,22 +70,27 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
         writer: list[full_write.Prestarted] = []
 
         @functools.cache  # once
-        def start_arrow() -> None:
-            # the full build's graph needs pyarrow (incremental runs go without its
-            # import time): imported, set up and started while the workers extract, with
-            # what the database writer forked later needs (it shares them: no imports of
-            # its own)
-            full_graph = importlib.import_module("codeimpact.indexer.full_graph")
-            full_write.import_writer_modules()
-            full_graph.warm_up()
-            arrow_scope.enter_context(malloc_pool())
-            # and the resolvers of the languages found: the resolve host, forked from this
+        def start_resolvers() -> None:
+            # the resolvers of the languages found: the resolve host, forked from this
             # process once the extraction ends, imported them first thing (Python's: 54
             # modules, ~18 ms CPU on one core while the other idled); here they load
             # beside the workers, and the host and its workers share the pages
             found = {r.language for r in run.records if not r.status.startswith("skipped:")}
             for lang in sorted(found & LANGUAGES.keys()):
                 LANGUAGES[lang].resolver()
+
+        @functools.cache  # once
+        def start_arrow() -> None:
+            # the full build's graph needs numpy and pyarrow (incremental runs go without
+            # their import time), and the database writer forked later Kùzu's (it shares
+            # them: no imports of its own): imported, set up and started once the resolve
+            # host is forked, while it builds its projects on one core and this process
+            # waits (~0.18 s CPU on Django; during the extraction it was taken from the
+            # two workers). The host needs none of them.
+            full_graph = importlib.import_module("codeimpact.indexer.full_graph")
+            full_write.import_writer_modules()
+            full_graph.warm_up()
+            arrow_scope.enter_context(malloc_pool())
 
         def start_writer(sources: int) -> None:
             not_now = _prestart_refusal(sources)
@@ -95,7 +100,8 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
                 writer.append(full_write.prestart(die_with_parent))
                 arrow_scope.callback(writer[0].cancel)
 
-        return _full_graph(run, reason, probe, start_arrow, start_writer, writer)
+        return _full_graph(run, reason, probe, start_resolvers, start_arrow, start_writer,
+                           writer)  # fmt: skip
 
 
 def _prestart_refusal(sources: int) -> str:
@@ -135,26 +141,38 @@ def _sidecars_stay(run: Run) -> str:
 
 
 def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
-                start_arrow: Callable[[], None], start_writer: Callable[[int], None],
+                start_resolvers: Callable[[], None], start_arrow: Callable[[], None],
+                start_writer: Callable[[int], None],
                 writer: list[full_write.Prestarted]) -> AnalyzeReport:  # fmt: skip
     t = time.perf_counter()
-    facts, parsed = run.facts_for(run.records, start_arrow)
-    start_arrow()  # when every file's facts came from the cache
+    facts, parsed = run.facts_for(run.records, start_resolvers)
+    start_resolvers()  # when every file's facts came from the cache
     sources = sum(map(len, run.data.values()))
     run.data.clear()  # every source file's bytes (shared with the caller): last used here
     # the writer is forked once these are freed, as the first resolved file comes (the
     # builder waits for it meanwhile: the fork is on no one's path)
     begin = functools.cache(functools.partial(start_writer, sources))  # once
     run.phase("extract", t)
-    from codeimpact.indexer import full_graph
-
     t = time.perf_counter()
-    graph = full_graph.FullGraph(run.idx)
+    graphs: list[full_graph.FullGraph] = []
+
+    def the_graph() -> full_graph.FullGraph:
+        # made once the resolve host is forked (`start_arrow`), or at the first resolved file
+        if not graphs:
+            start_arrow()
+            graphs.append(
+                importlib.import_module("codeimpact.indexer.full_graph").FullGraph(run.idx)
+            )
+        return graphs[0]
+
     reap = _nothing
     try:
         token = secrets.token_hex(4)
-        modules, summaries, used, resolvers, reap = _resolve_all(run, facts, graph, token,
+        modules, summaries, used, resolvers, reap = _resolve_all(run, facts, the_graph, token,
                                                                  begin)  # fmt: skip
+        graph = the_graph()  # (no file came)
+        from codeimpact.indexer import full_graph
+
         shared = staged(run.idx, token)
         # Millions of small objects: freeing them took 0.09 s on Django and gives the OS
         # no memory back. When memory allows they are freed by a thread during Kùzu's
@@ -181,10 +199,12 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             layout.discard(gen)
             raise
     except BaseException:
-        graph.abandon()
+        if graphs:
+            graphs[0].abandon()
         reap()  # (no child left behind)
         raise
     del graph
+    graphs.clear()
     run.phase("resolve", t)
     t = time.perf_counter()
     incomplete = run.incomplete_files()
@@ -337,9 +357,10 @@ def _nothing() -> None:
     pass
 
 
-def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token: str,
-                 begin: Callable[[], None]) -> tuple:  # fmt: skip
-    """Resolve every file into `graph`; returns the module names, the resolvers'
+def _resolve_all(run: Run, facts: LazyFacts, the_graph: Callable[[], full_graph.FullGraph],
+                 token: str, begin: Callable[[], None]) -> tuple:  # fmt: skip
+    """Resolve every file into the graph `the_graph()` makes (once the resolve host is
+    forked, or first thing without one); returns the module names, the resolvers'
     summaries and each file's lookup keys (the shared summaries: files named by `token`,
     resolution.staged), the resolvers built here, and `reap()`, which waits for the resolve
     host's exit (left to exit beside the caller's work: called before it forks again).
@@ -375,9 +396,11 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token:
 
         split = (functools.partial(worth_splitting, lang_of=lang_of), parted)
         host = Host(build, encoder, workers, order, built, split)
-        for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe, reap_later=True),
-                                               1):  # fmt: skip
+        graph = None
+        for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe, reap_later=True,
+                                                            forked=the_graph), 1):  # fmt: skip
             if i == 1:
+                graph = the_graph()
                 begin()
             graph.add_blob(path, blob)
             used[path] = keys
@@ -386,6 +409,7 @@ def _resolve_all(run: Run, facts: LazyFacts, graph: full_graph.FullGraph, token:
         if host.split:
             run.forks["resolve partitions"] = FORKED
         return host.modules, host.summaries, used, {}, host.reap
+    graph = the_graph()
     begin()
     projects = build()
     built(projects)

@@ -46,6 +46,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 from codeimpact.indexer.lang import LANGUAGES, flow_rules
 from codeimpact.indexer.lang.api import (
+    FACT_LISTS,
+    UNPLACED,
     BindingFact,
     CallFact,
     FileFacts,
@@ -222,7 +224,8 @@ def _value_bindings(facts: FileFacts | None) -> set[tuple]:
 
 def _without_positions(f: FileFacts) -> tuple:
     """The facts with each line number replaced by its rank among the file's fact lines, and
-    byte offsets and the line count left out.
+    byte offsets and the line count left out (each fact a tuple: its rank(s), then its other
+    fields).
 
     Two versions of a file that are equal this way differ only in where their text stands
     (a comment, blank lines, a longer docstring): every comparison of lines a resolver
@@ -230,18 +233,24 @@ def _without_positions(f: FileFacts) -> tuple:
     """
     defs = [s for s in f.symbols if s.local]  # the module's own span is the whole file
     lines = {s.start_line for s in defs} | {s.end_line for s in defs}
-    groups = (f.imports, f.calls, f.heritage, f.references, f.bindings, f.returns)
+    groups = [getattr(f, name) for name in FACT_LISTS]
     for group in groups:
         lines.update(x.line for x in group)
     rank = {line: i for i, line in enumerate(sorted(lines))}
-    symbols = [
-        s._replace(
-            start_line=rank[s.start_line], end_line=rank[s.end_line], start_byte=0, end_byte=0
-        )  # fmt: skip
-        for s in defs
-    ]
-    rest = [[x._replace(line=rank[x.line]) for x in group] for group in groups]
+    unplaced = UNPLACED[SymbolFact]
+    symbols = [(rank[s.start_line], rank[s.end_line], unplaced(s)) for s in defs]
+    rest = [[(rank[x.line], key(x)) for x in group]
+            for group, key in zip(groups, FACT_LISTS.values())]  # fmt: skip
     return f.language, f.status, f.extra, symbols, rest
+
+
+def _moved_only(old: FileFacts, new: FileFacts) -> bool:
+    """Whether two versions of a file differ only in where their text stands
+    (`_without_positions`; told at once when a kind of fact was added or removed)."""
+    for name in FACT_LISTS:
+        if len(getattr(old, name)) != len(getattr(new, name)):
+            return False
+    return _without_positions(old) == _without_positions(new)
 
 
 def changed_names(
@@ -258,7 +267,7 @@ def changed_names(
     aside) can bind differently: unchanged ones resolve as before unless their target's file
     changed, and that file's names are counted in its own right.
     """
-    if old is not None and new is not None and _without_positions(old) == _without_positions(new):
+    if old is not None and new is not None and _moved_only(old, new):
         return set(), set()  # text moved (a comment, blank lines), no binding changed
     scoped = None
     if old is not None and new is not None and old.language == new.language:

@@ -84,12 +84,13 @@ class Host:
         self.modules: dict = {}
         self.summaries: dict[str, bytes] = {}
 
-    def results(self, *, fork: bool = True,
-                reap_later: bool = False) -> Iterator[tuple[str, bytes, bytes]]:  # fmt: skip
+    def results(self, *, fork: bool = True, reap_later: bool = False,
+                forked: Callable[[], object] | None = None) -> Iterator[tuple[str, bytes, bytes]]:  # fmt: skip
         """(path, resolved blob, keys blob) for every path, in order; `fork=False`: built
         and resolved in this process (when a fork is unsafe here: indexer/fork_guard.py).
         `reap_later`: a host that sent its end and every chunk is not waited for here (its
-        exit, ~170 MB freed, ran on the critical path): `reap` waits for it."""
+        exit, ~170 MB freed, ran on the critical path): `reap` waits for it. `forked()` runs
+        here once the host is forked, while it builds its projects (this process waits)."""
         if not fork:
             yield from self._here(self._order)
             return
@@ -110,6 +111,8 @@ class Host:
         early: dict[str, bytes] | None = None  # the summaries, when sent before the end
         c = 0  # the next chunk to hand on
         try:
+            if forked is not None:
+                forked()
             while c < len(chunks) or end is None:
                 if c not in got and not readers:
                     break  # the host died: the rest is resolved here

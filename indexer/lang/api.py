@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache, partial
+from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from codeimpact.native.record import Compared, Hashed
@@ -94,6 +95,25 @@ class ReturnFact(NamedTuple):
     value: str
     is_call: bool
     line: int
+
+
+def _fields_but(kind: type, *gone: str) -> Callable[[tuple], tuple]:
+    return itemgetter(*[i for i, name in enumerate(kind._fields) if name not in gone])
+
+
+# a fact's fields but where it stands (its line; a definition's lines and bytes), as a plain
+# tuple made in C: what two versions of a file compare once their text moved (the change
+# plan: indexer/plan.py, lang/python/plan.py; a namedtuple's `_replace` per fact, and a
+# repr, were most of an edit's planning)
+UNPLACED: dict[type, Callable[[tuple], tuple]] = {
+    SymbolFact: _fields_but(SymbolFact, "start_line", "end_line", "start_byte", "end_byte"),
+    **{kind: _fields_but(kind, "line") for kind in (ImportFact, CallFact, HeritageFact,
+                                                     ReferenceFact, BindingFact, ReturnFact)},
+}  # fmt: skip
+# FileFacts' lists of facts but the symbols, in order, with their facts' UNPLACED
+FACT_LISTS = {"imports": UNPLACED[ImportFact], "calls": UNPLACED[CallFact],
+              "heritage": UNPLACED[HeritageFact], "references": UNPLACED[ReferenceFact],
+              "bindings": UNPLACED[BindingFact], "returns": UNPLACED[ReturnFact]}  # fmt: skip
 
 
 class FlowRules(NamedTuple):

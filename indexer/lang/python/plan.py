@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from operator import itemgetter
 
-from codeimpact.indexer.lang.api import FileFacts, FlowRules
+from codeimpact.indexer.lang.api import (
+    FACT_LISTS,
+    UNPLACED,
+    BindingFact,
+    FileFacts,
+    FlowRules,
+    ImportFact,
+    SymbolFact,
+)
 from codeimpact.indexer.lang.python.exports import (
     container_of,
     function_locals,
@@ -42,25 +51,34 @@ FLOW_RULES = FlowRules(
 _CLASS_KINDS = frozenset({"class", "interface", "trait", "struct", "enum"})
 
 
+# each kind of fact's fields but its line (lang/api.py), with a tag that tells the kinds
+# apart (a heritage and a reference have the same fields)
+_SYMBOL_KEY = UNPLACED[SymbolFact]
+_FACT_KEYS = tuple(enumerate(FACT_LISTS.values(), 1))
+
+
 def _scopes(f: FileFacts) -> dict[str, list]:
     """Per scope of a Python file (a definition's local, "" for the module), what a lookup can
     find in it: its own facts and its direct children's symbols, each line replaced by its
     rank among the scope's lines (a line is only ever compared with lines of its own scope),
     byte offsets and end lines left out (no lookup reads them). A class also holds its
-    `self.x` bindings in line order, which picks among them across its methods."""
+    `self.x` bindings in line order, which picks among them across its methods.
+
+    A scope's items stand in the facts' order (symbols, then each kind of fact, each in
+    source order): the same text gives the same list, wherever it moved."""
     parent = {s.local: s.local.rpartition(".")[0] for s in f.symbols if s.local}
-    raw: dict[str, list[tuple[int, tuple]]] = {}
+    raw: dict[str, list[tuple[int, int, tuple]]] = {}
     for s in f.symbols:
         if s.local:
-            key = s._replace(start_line=0, end_line=0, start_byte=0, end_byte=0)
-            raw.setdefault(parent[s.local], []).append((s.start_line, key))
-    for group in (f.imports, f.calls, f.heritage, f.references, f.bindings, f.returns):
+            raw.setdefault(parent[s.local], []).append((s.start_line, 0, _SYMBOL_KEY(s)))
+    for name, (tag, key) in zip(FACT_LISTS, _FACT_KEYS):
+        group = getattr(f, name)
         for x in group:
-            raw.setdefault(x.scope, []).append((x.line, x._replace(line=0)))
+            raw.setdefault(x.scope, []).append((x.line, tag, key(x)))
     out: dict[str, list] = {}
     for scope, items in raw.items():
-        rank = {line: i for i, line in enumerate(sorted({line for line, _ in items}))}
-        out[scope] = sorted((rank[line], repr(item)) for line, item in items)
+        rank = {line: i for i, line in enumerate(sorted({line for line, _, _ in items}))}
+        out[scope] = [(rank[line], tag, key) for line, tag, key in items]
     for b in sorted(f.bindings, key=lambda b: b.line):
         cls = parent.get(b.scope)
         if b.name.startswith("self.") and cls is not None:
@@ -99,23 +117,28 @@ def _attribute_flows(f: FileFacts) -> dict[str, list]:
     return {cls: sorted(v) for cls, v in out.items()}
 
 
-def _scope_groups(f: FileFacts, scope: str) -> dict[str, list[str]]:
+def _scope_groups(f: FileFacts, scope: str) -> dict[str, list[tuple]]:
     """Name -> what binds it in a module or class scope (definitions, assignments, imports) in
     source order, positions left out: a lookup from elsewhere (`m.x`, `K.x`, `obj.x`) reads
     the last of them."""
-    items: dict[str, list[tuple[int, str]]] = {}
+    items: dict[str, list[tuple[int, int, tuple]]] = {}
     for s in f.symbols:
         if s.local and s.local.rpartition(".")[0] == scope:
-            key = s._replace(start_line=0, end_line=0, start_byte=0, end_byte=0)
-            items.setdefault(s.name, []).append((s.start_line, repr(key)))
+            items.setdefault(s.name, []).append((s.start_line, 0, _SYMBOL_KEY(s)))
+    key = UNPLACED[ImportFact]
     for i in f.imports:
         if i.scope == scope:
             bound = i.alias or i.name or i.module.split(".", 1)[0]
-            items.setdefault(bound, []).append((i.line, repr(i._replace(line=0))))
+            items.setdefault(bound, []).append((i.line, 1, key(i)))
+    key = UNPLACED[BindingFact]
     for b in f.bindings:
         if b.scope == scope and not b.name.startswith("self."):
-            items.setdefault(b.name, []).append((b.line, repr(b._replace(line=0))))
-    return {name: [r for _, r in sorted(v)] for name, v in items.items()}
+            items.setdefault(b.name, []).append((b.line, 2, key(b)))
+    # in line order (a stable sort: at one line, in the facts' order)
+    return {name: [x[1:] for x in sorted(v, key=_LINE)] for name, v in items.items()}
+
+
+_LINE = itemgetter(0)
 
 
 def changed_names(old: FileFacts, new: FileFacts) -> tuple[set[str], set[str]] | None:
