@@ -49,6 +49,7 @@ from codeimpact.indexer.tables import file_table, write_full_generation
 
 if TYPE_CHECKING:
     from codeimpact.indexer import full_graph
+    from codeimpact.indexer.state import GraphState
 
 # Source bytes (every file's, read by the scan) up to which the database writer is forked
 # early: Django's 2,900 files are ~20 MB; a tree of ~70,000 (the Linux kernel) starts its
@@ -128,6 +129,15 @@ def _trim_heap() -> None:
     except (OSError, AttributeError):
         return
     trim(0)
+
+
+def _save_sidecars(run: Run, gen: layout.Generation, st: GraphState, flags, kinds,
+                   meta: dict) -> None:  # fmt: skip
+    """The generation's sidecars (`Run.save_sidecars`), the unresolved call sites read from
+    its pack here (in the sidecar writer's child, when it forks)."""
+    from codeimpact.indexer.full_graph import unresolved_sites
+
+    run.save_sidecars(gen, st, flags, kinds, unresolved_sites(gen.path, st.resolved_refs), meta)
 
 
 def _sidecars_stay(run: Run) -> str:
@@ -210,6 +220,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     incomplete = run.incomplete_files()
     try:
         st = full_graph.full_state(content, used, modules, summaries, gen)
+        del used, modules, summaries  # (the state's now)
         st.shared = shared  # linked into the generation by the sidecar writer
         stats = run_stats(run.records, st.totals, parsed)
         meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "full",
@@ -222,19 +233,16 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         # both fit the memory budget (pages either writes get copied: a large tree's
         # build writes them in turn)
         sidecars = ForkedJob(
-            lambda: run.save_sidecars(
-                gen,
-                st,
-                flags,
-                kinds,
-                full_graph.unresolved_sites(gen.path, st.resolved_refs),
-                meta,
-            ),
+            functools.partial(_save_sidecars, run, gen, st, flags, kinds, meta),
             fork=not (stay := _sidecars_stay(run)),
             name="the sidecar writer",
             why_not=stay,
         )
         run.forks["sidecar writer"] = sidecars.path
+        # the state and node arrays were the sidecars' alone: freed with the rest of `held`,
+        # beside Kùzu's write, not as this function returns (~15 ms on Django's serial end)
+        held += [st, flags, kinds]
+        del st, flags, kinds
         release = release_when(sidecars, held)
         del held
         tail = _Tail(run, gen, sidecars)

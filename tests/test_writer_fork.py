@@ -71,3 +71,27 @@ def test_a_finish_that_fails_after_the_writer_began_stops_it_before_the_folder_g
         analyze(tmp_path, IndexConfig(), RunOptions(workers=2, memory_budget_mb=1 << 20))
     assert len(writers) == 1 and alive_at_discard == [[]], alive_at_discard
     assert list(layout.index_dir(tmp_path).glob("gen-*")) == []
+
+
+@pytest.mark.parametrize("workers", [2, 1], ids=["sidecars forked", "one process"])
+def test_the_state_is_freed_before_the_generation_is_published(tmp_path, monkeypatch, workers):
+    # the graph state and node arrays serve the sidecars alone: freed by the release thread
+    # beside Kùzu's write (once the sidecar writer has exited), not when the build returns,
+    # on its serial end after the publish
+    write_files(tmp_path, {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(3)})
+    from codeimpact.graph import layout
+    from codeimpact.indexer import full_run
+    from codeimpact.indexer.state import GraphState
+
+    alive_at_publish = []
+    real_publish = layout.publish
+
+    def publish(*args, **kwargs):
+        alive_at_publish.append(sum(isinstance(o, GraphState) for o in gc.get_objects()))
+        return real_publish(*args, **kwargs)
+
+    monkeypatch.setattr(full_run.layout, "publish", publish)
+    options = RunOptions(workers=workers, memory_budget_mb=1 << 20)
+    report = analyze(tmp_path, IndexConfig(), options)
+    assert report.symbols >= 3
+    assert alive_at_publish == [0], alive_at_publish
