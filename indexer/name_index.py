@@ -7,9 +7,12 @@ file's lookup keys (Django: 2,817 blobs, ~45 ms of CPU, ~40% of an edit's resolu
 The index is made from the lookup keys as a generation's state-keys.bin holds them (the
 state's `keys_base`; the files whose keys changed since are carried in state-graph.bin and
 read directly), so it holds as long as that file is linked on from generation to
-generation. It is made by the first edit that asks after state-keys.bin was written anew,
-never by a full build (an index of a tree nobody edits would cost its build the decode),
-and saved beside the linked state-keys.bin (state-names.bin), with the keys file's digest.
+generation. It is written with that file (state-names.bin, with the keys file's digest),
+whoever writes it anew: a full build's sidecar writer, beside Kùzu's write, so the first
+edit after a build costs what a later one does (made by that edit, it was ~450 M of its
+~530 M instructions of resolution on Django), or an edit whose keys changed too much to be
+carried. A generation without one (written before this) has it made by the first edit
+that asks.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from __future__ import annotations
 import marshal
 from array import array
 from bisect import bisect_left
+from collections import defaultdict
 from collections.abc import Iterable
+from itertools import accumulate, chain, repeat
+from operator import methodcaller, mul
 from pathlib import Path
 
 from codeimpact.graph.layout import atomic_write
@@ -60,43 +66,55 @@ def read_keys(blob: bytes) -> tuple[list[str], list]:
     return used.split("\n") if used else [], extra.split("\n") if extra else []
 
 
+Offsets = array | memoryview  # of "I" items: an index built, or read from its file
+
+
 class NameIndex:
     """name -> the files whose lookup keys hold it: each posting an array of
     2 * (the file's place in `paths`) + 1 when the file uses the name (its lookups), + 0
     when only its flow binders read it.
 
-    Made this run (`build`), the postings are a dict; read from a file (`load_index`), they
-    stay the file's bytes: the names sorted (UTF-8) in one blob, the postings in another,
-    each with an array of offsets, a name found by bisection. An edit asks a few names, and
-    decoding the whole dict (Django: ~50K names, 1.1 MB) was ~5 ms of its CPU."""
+    Packed as state-names.bin holds it: the names sorted (UTF-8) in one blob, the postings
+    in another, each with an array of end offsets (the postings' in bytes), a name found by
+    bisection; read from a file (`load_index`), they stay the file's bytes. An edit asks a
+    few names, and decoding a dict of them all (Django: ~25K names, 0.5 MB) was ~5 ms of
+    its CPU."""
 
-    def __init__(self, digest: int, paths: list[str], postings: dict[str, bytes] | None = None,
-                 origin: Path | None = None, packed: tuple[bytes, bytes, bytes, bytes] | None = None):  # fmt: skip
+    def __init__(self, digest: int, paths: list[str],
+                 packed: tuple[bytes, Offsets, bytes, Offsets], origin: Path | None = None):  # fmt: skip
         self.digest = digest  # of the state-keys.bin it was made from
         self.paths = paths
-        self.postings = postings
         self.origin = origin  # the file it was read from (linked on), None: made this run
         self._packed = packed  # (names, their end offsets, postings, their end offsets)
 
     @classmethod
     def build(cls, digest: int, base: dict[str, bytes]) -> NameIndex | None:
         """From every file's lookup keys blob; None when a blob holds binders themselves (an
-        index written before binder names were kept: the plan reads those whole)."""
+        index written before binder names were kept: the plan reads those whole). Made packed
+        at once, as `save` writes it (a dict of postings, then packed: ~2x the CPU)."""
         paths = sorted(base)
-        lists: dict[str, array] = {}
+        lists: defaultdict[str, list[int]] = defaultdict(list)
         for i, path in enumerate(paths):
             used, second = read_keys(base[path])
             if second and not isinstance(second[0], str):
                 return None
+            code = 2 * i + 1
             for name in used:
-                lists.setdefault(name, array("i")).append(2 * i + 1)
+                lists[name].append(code)
+            code -= 1
             for name in second:  # binder names, none of them used (plan.lookup_keys_blob)
-                lists.setdefault(name, array("i")).append(2 * i)
-        return cls(digest, paths, {name: a.tobytes() for name, a in lists.items()})
+                lists[name].append(code)
+        # str order is code point order, which their UTF-8 bytes keep (`_posting` bisects them)
+        names = sorted(lists)
+        postings = list(map(lists.__getitem__, names))
+        del lists
+        encoded = list(map(methodcaller("encode", "utf-8", "surrogatepass"), names))
+        name_ends = array("I", accumulate(map(len, encoded)))
+        posting_ends = array("I", map(mul, accumulate(map(len, postings)), repeat(4)))
+        flat = array("i", chain.from_iterable(postings)).tobytes()
+        return cls(digest, paths, (b"".join(encoded), name_ends, flat, posting_ends))
 
-    def _posting(self, name: str) -> bytes | memoryview | None:
-        if self.postings is not None:
-            return self.postings.get(name)
+    def _posting(self, name: str) -> memoryview | None:
         names, name_ends, postings, posting_ends = self._packed
         key = name.encode("utf-8", "surrogatepass")
         sorted_names = _Names(names, name_ends)
@@ -119,18 +137,9 @@ class NameIndex:
         return out
 
     def save(self, path: Path) -> None:
-        packed = self._packed
-        if packed is None:
-            keys = sorted((n.encode("utf-8", "surrogatepass"), n) for n in self.postings)
-            name_ends, posting_ends, end, at = array("I"), array("I"), 0, 0
-            for key, name in keys:
-                end += len(key)
-                at += len(self.postings[name])
-                name_ends.append(end)
-                posting_ends.append(at)
-            packed = (b"".join(k for k, _ in keys), name_ends.tobytes(),
-                      b"".join(self.postings[n] for _, n in keys), posting_ends.tobytes())  # fmt: skip
-        atomic_write(path, marshal.dumps((FORMAT, self.digest, self.paths, *packed)))
+        names, name_ends, postings, posting_ends = self._packed
+        atomic_write(path, marshal.dumps((FORMAT, self.digest, self.paths, names,
+                                          name_ends.tobytes(), postings, posting_ends.tobytes())))  # fmt: skip
 
 
 class _Names:
@@ -161,4 +170,4 @@ def load_index(path: Path, digest: int) -> NameIndex | None:
         return None
     if len(name_ends) != len(posting_ends):
         return None
-    return NameIndex(t[1], t[2], origin=path, packed=(names, name_ends, postings, posting_ends))
+    return NameIndex(t[1], t[2], (names, name_ends, postings, posting_ends), origin=path)

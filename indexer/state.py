@@ -9,6 +9,8 @@ the small first file:
   them), as some generation wrote them: hard-linked from generation to generation,
   state-graph.bin carrying the files' keys and summaries changed since, until they
   weigh an eighth of it (an edit of the kernel rewrote 150 MB of them);
+- `state-names.bin`: the lookup keys of state-keys.bin inverted (indexer/name_index.py),
+  written and linked on with it;
 - `state-graph.bin`: per file where its resolved output lies in the packs, module names,
   the owners of edges that files other than their source's own produce,
   reference counts of external symbols, running totals;
@@ -430,8 +432,8 @@ def _applied(base: dict[str, bytes], changes: Changes) -> dict[str, bytes]:
 
 def _save_keys(gen_dir: Path, st: GraphState) -> tuple[Changes, Changes]:
     """Link the live generation's state-keys.bin into `gen_dir` and return the lookup keys'
-    and summaries' changes since it was written; write it anew when there is none or the
-    changes weigh more than an eighth of it."""
+    and summaries' changes since it was written; write it anew, and its names index, when
+    there is none or the changes weigh more than an eighth of it."""
     if st.keys_base is not None:
         path, size, used, summaries = st.keys_base
         out = _changes(used, st.used), _changes(summaries, st.summaries)
@@ -448,7 +450,13 @@ def _save_keys(gen_dir: Path, st: GraphState) -> tuple[Changes, Changes]:
             elif names is None and kept != gen_dir / NAMES_NAME and kept.exists():
                 _link_or_copy(kept, gen_dir / NAMES_NAME)
             return out
-    atomic_write(gen_dir / KEYS_NAME, marshal.dumps((st.used, st.summaries)))
+    data = marshal.dumps((st.used, st.summaries))
+    atomic_write(gen_dir / KEYS_NAME, data)
+    # its names index with it (a full build's sidecar writer: beside Kùzu's write), not by
+    # the next edit that asks (name_index.py)
+    names = NameIndex.build(xxhash.xxh3_64_intdigest(data), st.used)
+    if names is not None:
+        names.save(gen_dir / NAMES_NAME)
     return ({}, []), ({}, [])
 
 

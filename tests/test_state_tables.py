@@ -18,6 +18,7 @@ from codeimpact.indexer.id_table import (
     pairs,
     write_id_table,
 )
+from codeimpact.indexer.name_index import NAMES_NAME, keys_blob, load_index
 from codeimpact.indexer.state import GraphState, load_graph_state, save_graph_state
 
 UIDS = ["lib/a.c::f", "lib/a.c::g", "ext::printf", "drivers/ü.c::h", "x/\udcff.c::k", ""]
@@ -102,7 +103,7 @@ def test_state_links_its_tables_and_carries_the_changes(tmp_path, monkeypatch):
     """Generation after generation, the tables are linked while the changes are few, written
     anew when they are many, and every loaded state equals what was saved."""
     ids = {f"f{i}.c::s": i for i in range(200)}
-    used = {f"f{i}.c": bytes([i % 256]) * 40 for i in range(200)}
+    used = {f"f{i}.c": keys_blob([f"name{i % 50}", "shared"], [f"b{i}"]) for i in range(200)}
     summaries = {f"f{i}.c": b"s%d" % i for i in range(200)}
     gens = [tmp_path / f"gen-{n}" for n in range(3)]
     for g in gens:
@@ -117,13 +118,13 @@ def test_state_links_its_tables_and_carries_the_changes(tmp_path, monkeypatch):
     del new_ids["f3.c::s"]
     new_ids["f3.c::t"] = 3
     new_ids["f0.c::s"], new_ids["f199.c::s"] = 199, 0
-    used2 = {**st.used, "f5.c": b"changed", "new.c": b"n"}
+    used2 = {**st.used, "f5.c": keys_blob(["changed"], []), "new.c": keys_blob(["n"], [])}
     del used2["f7.c"]
     summaries2 = {**st.summaries, "f9.c": b"other"}
     nxt = _state(new_ids, used2, summaries2)
     nxt.keys_base = st.keys_base
     save_graph_state(gens[1], nxt, 1)
-    for name in (state.IDS_NAME, state.KEYS_NAME):
+    for name in (state.IDS_NAME, state.KEYS_NAME, NAMES_NAME):
         assert _inode(gens[1] / name) == _inode(gens[0] / name), name
     st2 = load_graph_state(gens[1])
     assert st2.ids.to_dict() == {**{u: i for u, i in ids.items() if u != "f3.c::s"},
@@ -134,13 +135,17 @@ def test_state_links_its_tables_and_carries_the_changes(tmp_path, monkeypatch):
     monkeypatch.setattr(state, "IDS_CHANGES_MAX", 0)
     many = copy_ids(st2.ids)
     many["f1.c::extra"] = 200
-    heavy = {**st2.used, **{p: b"x" * 400 for p in list(st2.used)[:20]}}
+    heavy = {**st2.used, **{p: keys_blob(["x" * 400], []) for p in list(st2.used)[:20]}}
     nxt = _state(many, heavy, st2.summaries)
     nxt.keys_base = st2.keys_base
     save_graph_state(gens[2], nxt, 2)
-    for name in (state.IDS_NAME, state.KEYS_NAME):
+    for name in (state.IDS_NAME, state.KEYS_NAME, NAMES_NAME):
         assert _inode(gens[2] / name) != _inode(gens[1] / name), name
     st3 = load_graph_state(gens[2])
+    # the names index written with the keys file, of its bytes: the edit asks it, not made
+    assert load_index(gens[2] / NAMES_NAME, st3.keys_digest).files_with({"x" * 400}, True) == set(
+        list(st2.used)[:20]
+    )
     assert st3.ids.to_dict() == many.to_dict()
     assert (st3.used, st3.summaries) == (heavy, st2.summaries)
     assert (st3.ids.changed, st3.ids.gone) == ({}, set())
@@ -150,7 +155,7 @@ def test_the_state_files_are_decoded_through_a_mapping(tmp_path, monkeypatch):
     # read whole first, Django's 4.1 MB of lookup keys and summaries were copied into a
     # fresh buffer before their decode (~2 ms of an edit's CPU in its page faults)
     ids = {f"f{i}.c::s": i for i in range(20)}
-    used = {f"f{i}.c": bytes([i]) * 40 for i in range(20)}
+    used = {f"f{i}.c": keys_blob([f"name{i}"], []) for i in range(20)}
     summaries = {f"f{i}.c": b"s%d" % i for i in range(20)}
     save_graph_state(tmp_path, _state(ids, used, summaries), 0)
     real = type(tmp_path).read_bytes
