@@ -7,7 +7,9 @@ import contextlib
 import ctypes
 import functools
 import importlib
+import os
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import xxhash
 
-from codeimpact.graph import full_write, layout, manifest, spare
+from codeimpact.graph import QUIET_BLAS, full_write, layout, manifest, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
@@ -88,7 +90,8 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
             # host is forked, while it builds its projects on one core and this process
             # waits (~0.18 s CPU on Django; during the extraction it was taken from the
             # two workers). The host needs none of them.
-            full_graph = importlib.import_module("codeimpact.indexer.full_graph")
+            with _one_blas_thread():
+                full_graph = importlib.import_module("codeimpact.indexer.full_graph")
             full_write.import_writer_modules()
             full_graph.warm_up()
             arrow_scope.enter_context(malloc_pool())
@@ -103,6 +106,24 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
 
         return _full_graph(run, reason, probe, start_resolvers, start_arrow, start_writer,
                            writer)  # fmt: skip
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """numpy loaded (the full build's first import of it) in the environment that keeps its
+    OpenBLAS to one thread (graph/__init__.py QUIET_BLAS), which the `graph` command sets for
+    itself: called through the API (e.g. benchmarks/compare_speed.py) the build loaded it
+    with a thread per other core, spinning ~0.04-0.06 s of this process's CPU beside the
+    resolve host's build. Set for the load only, the caller's environment given back; a
+    numpy already loaded, or a value the caller set, stays as it is."""
+    added = {} if "numpy" in sys.modules else {k: v for k, v in QUIET_BLAS.items()
+                                               if k not in os.environ}  # fmt: skip
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 def _prestart_refusal(sources: int) -> str:
