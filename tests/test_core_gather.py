@@ -147,19 +147,25 @@ def test_a_bad_row_is_refused(tmp_path):
     g.abandon()
 
 
-@pytest.mark.parametrize("ids", [50, 1 << 31])  # the packed keys, and the plain lexsort
-def test_best_first_is_the_seven_key_lexsort(ids):
+@pytest.mark.parametrize("ids", [5000, 1 << 31])  # the packed keys, and the plain lexsort
+@pytest.mark.parametrize("repeated", [True, False])  # keys given more than once, or none
+def test_best_first_is_the_seven_key_lexsort(ids, repeated):
     """finish's edge order (full_graph._best_first) is np.lexsort of the seven keys, ties and
-    all: equal keys, negative and int32-extreme lines, -0.0 and 0.0, relays, every rank."""
+    all: equal keys, negative and int32-extreme lines, -0.0 and 0.0, relays, every rank; and
+    it says which place is the first of its key."""
     rng = np.random.default_rng(7)
     n = 5000
     rel = rng.integers(0, len(full_graph.RELS), n).astype(np.int8)
-    src = rng.integers(0, 50, n).astype(np.int64)
+    src = rng.integers(0, 50, n).astype(np.int64) if repeated else rng.permutation(n)
     dst = rng.integers(0, 50, n).astype(np.int64)
     conf = rng.choice([1.0, 0.9, 0.5, 0.0, -0.0], n)
     relay = rng.random(n) < 0.3
     line = rng.choice([-(1 << 31), -3, 0, 1, 2, 7, (1 << 31) - 1], n).astype(np.int64)
     rank = rng.integers(0, (1 << 15) - 1, n).astype(np.int64)
     rank[::3] = 4  # (ties down to the last key)
-    got = full_graph._best_first(rel, src, dst, conf, relay, line, rank, ids)
-    assert np.array_equal(got, np.lexsort((rank, line, relay, -conf, dst, src, rel)))
+    reason = np.arange(n)  # (a reason per edge: its relay and rank)
+    got, first = full_graph._best_first(rel, src, dst, conf, line, reason, relay, rank, ids)
+    want = np.lexsort((rank, line, relay, -conf, dst, src, rel))
+    assert np.array_equal(got, want)
+    keys = list(zip(rel[want].tolist(), src[want].tolist(), dst[want].tolist()))
+    assert first.tolist() == [i == 0 or k != keys[i - 1] for i, k in enumerate(keys)]
