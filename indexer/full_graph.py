@@ -17,7 +17,7 @@ import os
 import tempfile
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import not_
@@ -118,13 +118,14 @@ PACK_BUFFER = 1 << 20
 NATIVE_BATCH_ROWS = SYMBOL_SLICE
 
 
-def _native_gather():
-    """native/core_gather.c's `gather_file`; None with an extension built without it."""
+def _native_gather(name: str = "gather_file"):
+    """native/core_gather.c's `gather_file` (or `name`); None with an extension built without
+    it."""
     try:
         from codeimpact.native import _core
     except ImportError:
         return None
-    return getattr(_core, "gather_file", None)
+    return getattr(_core, name, None)
 
 
 def _row_columns() -> list[list]:
@@ -156,6 +157,7 @@ class FullGraph:
         # the C gather (native/core_gather.c) when the extension has it (`native=False`: the
         # Python loops below, its reference)
         self._gather = _native_gather() if native else None
+        self._gather_blob = _native_gather("gather_blob") if self._gather is not None else None
         if self._gather is not None:
             self._rows_given = 0  # rows in the batches made
             # the numbers and edge columns are bytearrays the C gather grows in place
@@ -177,32 +179,54 @@ class FullGraph:
                   rf.calls_builtin)  # fmt: skip
 
     def add_blob(self, path: str, blob: bytes) -> None:
-        """`add` of the file whose `resolved_blob` this is, read as plain tuples."""
-        symbols, edges, unresolved, calls_total, calls_builtin = marshal.loads(blob)
-        self._add(path, blob, symbols, edges, unresolved, calls_total, calls_builtin)
+        """`add` of the file whose `resolved_blob` this is: read from its bytes by the C
+        gather (native/core_gather.c gather_blob; decoding it into tuples was ~half of the
+        gathering's CPU), or decoded into plain tuples (a blob it does not read)."""
+        read = self._gather_blob
+        got = None if read is None else read(self._g, KINDS, path, EXTERNAL_PREFIX, blob)
+        if got is None:
+            symbols, edges, unresolved, calls_total, calls_builtin = marshal.loads(blob)
+            self._add(path, blob, symbols, edges, unresolved, calls_total, calls_builtin)
+            return
+        foreign, unresolved, calls_total, calls_builtin = got
+        self._to_pack(path, blob)
+        self._gathered(path, foreign)
+        self._count(calls_total, calls_builtin, unresolved)
 
     def _add(self, path: str, blob: bytes, symbols: list[tuple], edges: list[tuple],
              unresolved: list[tuple], calls_total: int, calls_builtin: int) -> None:  # fmt: skip
         # rows are read by position (SymbolRow, Edge and Unresolved field order): `add_blob`
         # hands plain tuples, and building named tuples only to read them costs time
-        self._pack.write(blob)
-        self._spans[path] = (self._offset, len(blob))
-        self._offset += len(blob)
+        self._to_pack(path, blob)
         if self._gather is not None:
-            for i in self._gather(self._g, KINDS, path, EXTERNAL_PREFIX, symbols, edges):
-                rel, src, dst = edges[i][:3]  # another file's symbol's edge (see _add_edges)
-                self._foreign.setdefault((rel, src, dst), []).append(path)
-            if len(self._symbol_nos) // 4 - self._rows_given >= NATIVE_BATCH_ROWS:
-                self._flush_native()
+            foreign = self._gather(self._g, KINDS, path, EXTERNAL_PREFIX, symbols, edges)
+            self._gathered(path, (edges[i][:3] for i in foreign))
         else:
             if symbols:
                 self._add_symbols(symbols)
             if edges:
                 self._add_edges(path, edges)
+        self._count(calls_total, calls_builtin, len(unresolved))
+
+    def _gathered(self, path: str, foreign: Iterable[tuple]) -> None:
+        """After the C gather of a file: the edges it makes for another file's symbols (rel,
+        source, target: rare, kept in Python; see _add_edges), and the rows made a batch
+        once they are many."""
+        for key in foreign:
+            self._foreign.setdefault(key, []).append(path)
+        if len(self._symbol_nos) // 4 - self._rows_given >= NATIVE_BATCH_ROWS:
+            self._flush_native()
+
+    def _to_pack(self, path: str, blob: bytes) -> None:
+        self._pack.write(blob)
+        self._spans[path] = (self._offset, len(blob))
+        self._offset += len(blob)
+
+    def _count(self, calls_total: int, calls_builtin: int, unresolved: int) -> None:
         self._calls["total"] += calls_total
         self._calls["builtin"] += calls_builtin
         # the sites themselves are read back from the pack for the sidecar (unresolved_sites)
-        self._calls["unresolved"] += len(unresolved)
+        self._calls["unresolved"] += unresolved
 
     # The two loops below run per row of every file: they are column operations done by
     # C code (zip, map over dict lookups, array.extend), with Python only for a first sight.

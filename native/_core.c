@@ -111,6 +111,10 @@ static PyMethodDef core_methods[] = {
      "gather_file(g, kinds, path, external_prefix, symbols, edges) -> list: a resolved file's"
      " rows and edges appended to a full build's gathered graph (indexer/full_graph.py); the"
      " indices of the edges whose source is another file's"},
+    {"gather_blob", core_gather_blob, METH_VARARGS,
+     "gather_blob(g, kinds, path, external_prefix, blob) -> (foreign, unresolved, total,"
+     " builtin): gather_file of a resolved blob (indexer/state.py resolved_blob) read from its"
+     " bytes; the other files' edges as (rel, source, target); None for a blob it does not read"},
     {"names_of", (PyCFunction)(void (*)(void))core_names_of, METH_FASTCALL,
      "names_of(rows, field, mode[, rows, field, mode ...][, order]) -> set: the identifiers of"
      " each row's field (mode 0: a str, 1: pairs whose second item is a str, 2: strs); each"

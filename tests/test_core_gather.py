@@ -84,7 +84,7 @@ def _row(uid: str, i: int, **changes) -> SymbolRow:
     return row._replace(**changes)
 
 
-def test_each_case_gathers_as_the_python_loops(tmp_path, monkeypatch):
+def _cases() -> list[ResolvedFile]:
     a = ResolvedFile("a.py")
     a.symbols = [
         _row("a.py::", 0, name="", qualified_name=""),
@@ -108,6 +108,11 @@ def test_each_case_gathers_as_the_python_loops(tmp_path, monkeypatch):
     b.edges = [Edge("CALLS", "b.py::h", "<external>::os.path.join", 0.7, "import", 1),
                Edge("IMPORTS", "b.py::", "<external>::sys", 1.0, "import", 1)]  # fmt: skip
     b.symbols.append(_row("b.py::", 0))
+    return [a, b]
+
+
+def test_each_case_gathers_as_the_python_loops(tmp_path, monkeypatch):
+    a, b = _cases()
     files = []
     for rf in (a, b):
         from codeimpact.indexer.state import resolved_blob
@@ -169,3 +174,48 @@ def test_best_first_is_the_seven_key_lexsort(ids, repeated):
     assert np.array_equal(got, want)
     keys = list(zip(rel[want].tolist(), src[want].tolist(), dst[want].tolist()))
     assert first.tolist() == [i == 0 or k != keys[i - 1] for i, k in enumerate(keys)]
+
+
+def test_a_blob_is_read_from_its_bytes_whoever_wrote_it(tmp_path, monkeypatch):
+    """add_blob reads a resolved blob's bytes in C (gather_blob) as the C writer makes it and
+    as marshal does (indexer/state.py `_resolved_blob`: other string codes, references to
+    ints, strings not shared), and one it does not read (an int beyond 32 bits: marshal's
+    long) is decoded into tuples first: the graph is the Python loops' each way."""
+    from codeimpact.indexer.state import _resolved_blob, resolved_blob
+
+    a, b = _cases()
+    big = ResolvedFile("c.py", [_row("c.py::big", 1, start_byte=1 << 40)],
+                       [Edge("CALLS", "c.py::big", "a.py::f", 0.5, "scope", 1 << 20)])  # fmt: skip
+    plain = ResolvedFile("d.py", [tuple(_row("d.py::p", 2))],
+                         [tuple(Edge("CALLS", "d.py::p", "b.py::h", 1, "scope", 3))])  # fmt: skip
+    by_c = [(rf.path, resolved_blob(rf)) for rf in (a, b)]
+    by_marshal = [(rf.path, _resolved_blob(rf)) for rf in (a, b, plain)]
+    unread = [(big.path, resolved_blob(big))]
+    scratch = full_graph.FullGraph(tmp_path)
+    read = [_core.gather_blob(scratch._g, full_graph.KINDS, p, "<external>::", blob)
+            for p, blob in by_c + by_marshal + unread]  # fmt: skip
+    scratch.abandon()
+    assert [r is None for r in read] == [False] * 5 + [True]
+    for files in (by_c, by_marshal, by_c + by_marshal + unread):
+        for batch in (None, 2):
+            native = _content(tmp_path, True, files, batch, monkeypatch)
+            python = _content(tmp_path, False, files, batch, monkeypatch)
+            _same(native, python)
+    rows = {r["uid"]: r for r in native.symbols.to_pylist()}
+    assert rows["c.py::big"]["start_byte"] == 1 << 40
+    assert native.foreign == {("REFERENCES", "b.py::h", "a.py::ünï"): ["a.py", "a.py"]}
+    assert native.calls == {"total": 14, "builtin": 2, "unresolved": 0, "resolved": 12}
+
+
+def test_a_blob_cut_short_is_not_read(tmp_path):
+    """A blob whose bytes end early (or run on) is one gather_blob does not read: None, the
+    gathered state untouched (add_blob's marshal.loads then says what is wrong with it)."""
+    from codeimpact.indexer.state import resolved_blob
+
+    a, _ = _cases()
+    blob = resolved_blob(a)
+    g = full_graph.FullGraph(tmp_path)
+    for bad in (blob[: len(blob) // 2], blob[:-1], blob + b"N", b"", b"[\0\0\0\0"):
+        assert _core.gather_blob(g._g, full_graph.KINDS, "a.py", "<external>::", bad) is None
+    assert g._uids == [] and not any(len(x) for x in g._g[5:13])
+    g.abandon()
