@@ -45,6 +45,7 @@ from codeimpact.indexer.run import (
     resolve_workers,
     room_for_two,
     run_stats,
+    tree_fields,
 )
 from codeimpact.indexer.state import SHARED_PREFIX
 from codeimpact.indexer.tables import file_table, write_full_generation
@@ -186,6 +187,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     run.phase("extract", t)
     t = time.perf_counter()
     graphs: list[full_graph.FullGraph] = []
+    fields: list[dict] = []
 
     def the_graph() -> full_graph.FullGraph:
         # made once the resolve host is forked (`start_arrow`), or at the first resolved file
@@ -194,6 +196,12 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             graphs.append(
                 importlib.import_module("codeimpact.indexer.full_graph").FullGraph(run.idx)
             )
+            # and the working tree's Meta fields (git status's answer, the stat pass, the
+            # tree signature: ~0.05 s of CPU, and a wait for git), taken while the host
+            # builds on one core, not after the resolution (the serial end, as Meta was made)
+            fields.append(tree_fields(run.repo, run.config, run.records, run.scanned_at, probe,
+                                      listed=run.listed))  # fmt: skip
+            run.listed = {}  # last read here
         return graphs[0]
 
     reap = _nothing
@@ -245,9 +253,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         st.shared = shared  # linked into the generation by the sidecar writer
         stats = run_stats(run.records, st.totals, parsed)
         meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "full",
-                              run.config, run.records, run.scanned_at, probe,
-                              listed=run.listed)  # fmt: skip
-        run.listed = {}  # last read here
+                              run.config, run.records, run.scanned_at, fields=fields[0])  # fmt: skip
         flags, kinds = full_graph.node_arrays(content)
         n_resolved = content.n_resolved
         # the sidecars are written by a forked child while this process writes Kùzu, when
