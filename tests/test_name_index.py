@@ -170,3 +170,24 @@ def test_a_full_build_writes_the_index_the_first_edit_would_have_made(make_repo,
     assert edited != gen and os.stat(edited / NAMES_NAME).st_ino == ino  # read, linked on
     after = load_graph_state(edited)
     assert after.users_of({"alpha"}, True) == _by_decoding(after, {"alpha"}, True) != set()
+
+
+def test_a_keys_file_over_the_bound_leaves_its_index_to_the_first_edit(make_repo, monkeypatch):
+    """Past state.NAMES_WITH_KEYS_MAX (a kernel's keys: the index's build would hold ~2.8x
+    them in the sidecar writer at the build's memory peak) a full build writes no index; the
+    first edit that asks makes it from the keys file and saves it, as before."""
+    from codeimpact.indexer import state
+    from codeimpact.indexer.build import analyze
+    from codeimpact.indexer.config import IndexConfig, RunOptions
+
+    monkeypatch.setattr(state, "NAMES_WITH_KEYS_MAX", 0)
+    rng = random.Random(13)
+    files = {f"pkg/m{i}.py": _module(rng, i) for i in range(12)}
+    repo = make_repo({"pkg/__init__.py": "", **files})
+    assert analyze(repo, IndexConfig(), RunOptions(workers=2)).mode == "full"
+    assert not (_live(repo) / NAMES_NAME).exists()
+    write_files(repo, {"pkg/m1.py": files["pkg/m1.py"] + "\n\ndef alpha():\n    return 1\n"})
+    assert analyze(repo, IndexConfig(), RunOptions(workers=2)).mode == "incremental"
+    gen = _live(repo)
+    state_now = load_graph_state(gen)
+    assert load_index(gen / NAMES_NAME, state_now.keys_digest) is not None
