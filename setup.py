@@ -158,6 +158,7 @@ setup(
                 "native/core_rows.c",
                 "native/core_shared.c",
                 "native/core_decode.c",
+                "native/core_facts_blob.c",
                 "native/core_arenas.c",
                 "native/core_index.c",
                 "native/core_calls.c",

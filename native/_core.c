@@ -132,6 +132,11 @@ static PyMethodDef core_methods[] = {
      " lists (spec: (type, mask, fields), the blob a list of facts; or a tuple of those or"
      " None per item of the blob's tuple), the strs and ints of the masks' fields shared into"
      " the SharedValues `values` (or None) before they are made; None: a blob it does not read"},
+    {"facts_dumps", (PyCFunction)(void (*)(void))core_facts_dumps, METH_FASTCALL,
+     "facts_dumps(items, forms) -> bytes: marshal.dumps of FileFacts.to_bytes' tuple, its lists"
+     " of facts written as plain tuples without making them (forms: per item, v a value, l a"
+     " list of facts, n a list of facts as a nested blob, or a bytes); None: a value it does"
+     " not write as marshal does (the caller marshals)"},
     {"populate_arenas", core_populate_arenas, METH_O,
      "populate_arenas(on) -> bool: new arenas of the small-object allocator mapped with their"
      " pages populated at once (one mmap, not a page fault per page) from now on, or (off)"

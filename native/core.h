@@ -105,6 +105,7 @@ PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_facts_loads(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_facts_dumps(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_populate_arenas(PyObject *self, PyObject *on);
 PyObject *core_arenas_populated(PyObject *self, PyObject *unused);
 PyObject *core_tuple_fields(PyObject *self, PyObject *args);
@@ -118,6 +119,49 @@ PyObject *core_csr_from_codes(PyObject *self, PyObject *args);
 PyObject *core_patch_codes(PyObject *self, PyObject *args);
 PyObject *core_rank_order(PyObject *self, PyObject *arg);
 PyObject *core_patched_ranks(PyObject *self, PyObject *args);
+
+/* marshal bytes being written (core_blob.c, core_facts_blob.c): a buffer grown by doubling,
+ * and (core_blob.c) the reference numbers given so far */
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+    Py_ssize_t nrefs;
+} out_t;
+
+int out_grow(out_t *o, Py_ssize_t more); /* room for `more` bytes; -1 without memory */
+/* a writer's answer, its buffer freed: the bytes written (r > 0), None (0: a value it does not
+ * write, the caller falls back) or NULL (-1: the error set) */
+PyObject *out_answer(out_t *o, int r);
+
+static inline int out_byte(out_t *o, int c) {
+    if (o->len == o->cap && out_grow(o, 1) < 0) return -1;
+    o->data[o->len++] = (char)c;
+    return 0;
+}
+
+/* marshal's w_long: 4 bytes, little-endian */
+static inline void out_set_int32(char *at, int32_t v) {
+    uint32_t u = (uint32_t)v;
+    unsigned char *p = (unsigned char *)at;
+    p[0] = (unsigned char)(u & 0xff);
+    p[1] = (unsigned char)((u >> 8) & 0xff);
+    p[2] = (unsigned char)((u >> 16) & 0xff);
+    p[3] = (unsigned char)((u >> 24) & 0xff);
+}
+
+static inline int out_int32(out_t *o, int32_t v) {
+    if (out_grow(o, 4) < 0) return -1;
+    out_set_int32(o->data + o->len, v);
+    o->len += 4;
+    return 0;
+}
+
+static inline int out_bytes(out_t *o, const char *s, Py_ssize_t n) {
+    if (out_grow(o, n) < 0) return -1;
+    memcpy(o->data + o->len, s, (size_t)n);
+    o->len += n;
+    return 0;
+}
 
 /* The home slot of a hash in an open-addressing table of mask+1 slots (a power of two):
  * Fibonacci hashing, so the low bits of CPython's str hashes do not cluster. */

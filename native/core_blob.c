@@ -13,12 +13,6 @@
 
 #define FLAG_REF 0x80
 
-typedef struct {
-    char *data;
-    Py_ssize_t len, cap;
-    Py_ssize_t nrefs; /* the reference numbers given (order of first sight) */
-} out_t;
-
 /* The strs and floats written by the current call, by value: their reference numbers. An
  * open-addressing table of this file's own, kept from call to call (a slot is of the call
  * whose generation it holds: nothing is cleared per call), probed by the objects' hashes (a
@@ -83,45 +77,6 @@ static inline int same_value(PyObject *a, PyObject *b) {
     return same_str(a, b);
 }
 
-static int grow(out_t *o, Py_ssize_t more) {
-    if (o->len + more <= o->cap) return 0;
-    Py_ssize_t cap = o->cap ? o->cap : 4096;
-    while (cap < o->len + more) cap *= 2;
-    char *d = PyMem_Realloc(o->data, (size_t)cap);
-    if (d == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    o->data = d;
-    o->cap = cap;
-    return 0;
-}
-
-static int put_byte(out_t *o, int c) {
-    if (grow(o, 1) < 0) return -1;
-    o->data[o->len++] = (char)c;
-    return 0;
-}
-
-static int put_int32(out_t *o, int32_t v) {
-    if (grow(o, 4) < 0) return -1;
-    uint32_t u = (uint32_t)v;
-    unsigned char *p = (unsigned char *)o->data + o->len;
-    p[0] = (unsigned char)(u & 0xff);
-    p[1] = (unsigned char)((u >> 8) & 0xff);
-    p[2] = (unsigned char)((u >> 16) & 0xff);
-    p[3] = (unsigned char)((u >> 24) & 0xff);
-    o->len += 4;
-    return 0;
-}
-
-static int put_bytes(out_t *o, const char *s, Py_ssize_t n) {
-    if (grow(o, n) < 0) return -1;
-    memcpy(o->data + o->len, s, (size_t)n);
-    o->len += n;
-    return 0;
-}
-
 /* A str or float met before: its reference is written (1); else its number is reserved and
  * the caller writes it with FLAG_REF (2); 0 when there are too many; -1 on error. The floats
  * are the rules' few confidences. */
@@ -138,7 +93,7 @@ static int put_ref(out_t *o, PyObject *v) {
     size_t slot = ref_home(h);
     for (ref_t *r; (r = &ref_slots[slot])->gen == ref_gen; slot = (slot + 1) & ref_mask) {
         if (r->obj == v || (r->hash == h && same_value(r->obj, v))) {
-            if (put_byte(o, 'r') < 0 || put_int32(o, r->no) < 0) return -1;
+            if (out_byte(o, 'r') < 0 || out_int32(o, r->no) < 0) return -1;
             return 1;
         }
     }
@@ -174,26 +129,26 @@ static int put_str(out_t *o, PyObject *s) {
     if (n > INT32_MAX) return 0;
     int seen = put_ref(o, s);
     if (seen != 2) return seen;
-    if (put_byte(o, type | FLAG_REF) < 0) return -1;
+    if (out_byte(o, type | FLAG_REF) < 0) return -1;
     if (type == 'z') {
-        if (put_byte(o, (int)n) < 0) return -1;
-    } else if (put_int32(o, (int32_t)n) < 0) {
+        if (out_byte(o, (int)n) < 0) return -1;
+    } else if (out_int32(o, (int32_t)n) < 0) {
         return -1;
     }
-    return put_bytes(o, utf8, n) < 0 ? -1 : 1;
+    return out_bytes(o, utf8, n) < 0 ? -1 : 1;
 }
 
 static int put_value(out_t *o, PyObject *v) {
     if (PyUnicode_CheckExact(v)) return put_str(o, v);
-    if (v == Py_None) return put_byte(o, 'N') < 0 ? -1 : 1;
-    if (v == Py_True) return put_byte(o, 'T') < 0 ? -1 : 1;
-    if (v == Py_False) return put_byte(o, 'F') < 0 ? -1 : 1;
+    if (v == Py_None) return out_byte(o, 'N') < 0 ? -1 : 1;
+    if (v == Py_True) return out_byte(o, 'T') < 0 ? -1 : 1;
+    if (v == Py_False) return out_byte(o, 'F') < 0 ? -1 : 1;
     if (PyLong_CheckExact(v)) {
         int overflow = 0;
         long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
         if (x == -1 && PyErr_Occurred()) return -1;
         if (overflow || x < INT32_MIN || x > INT32_MAX) return 0;
-        if (put_byte(o, 'i') < 0 || put_int32(o, (int32_t)x) < 0) return -1;
+        if (out_byte(o, 'i') < 0 || out_int32(o, (int32_t)x) < 0) return -1;
         return 1;
     }
     if (PyFloat_CheckExact(v)) {
@@ -204,7 +159,7 @@ static int put_value(out_t *o, PyObject *v) {
             if (seen != 2) return seen;
             flag = FLAG_REF;
         }
-        if (put_byte(o, 'g' | flag) < 0 || grow(o, 8) < 0) return -1;
+        if (out_byte(o, 'g' | flag) < 0 || out_grow(o, 8) < 0) return -1;
         if (PyFloat_Pack8(PyFloat_AS_DOUBLE(v), o->data + o->len, 1) < 0) return -1;
         o->len += 8;
         return 1;
@@ -216,12 +171,12 @@ static int put_value(out_t *o, PyObject *v) {
 static int put_rows(out_t *o, PyObject *rows) {
     if (!PyList_Check(rows) || PyList_GET_SIZE(rows) > INT32_MAX) return 0;
     Py_ssize_t n = PyList_GET_SIZE(rows);
-    if (put_byte(o, '[') < 0 || put_int32(o, (int32_t)n) < 0) return -1;
+    if (out_byte(o, '[') < 0 || out_int32(o, (int32_t)n) < 0) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *row = PyList_GET_ITEM(rows, i);
         if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) >= 256) return 0;
         Py_ssize_t k = PyTuple_GET_SIZE(row);
-        if (put_byte(o, ')') < 0 || put_byte(o, (int)k) < 0) return -1;
+        if (out_byte(o, ')') < 0 || out_byte(o, (int)k) < 0) return -1;
         for (Py_ssize_t f = 0; f < k; f++) {
             int r = put_value(o, PyTuple_GET_ITEM(row, f));
             if (r <= 0) return r;
@@ -238,18 +193,11 @@ PyObject *core_resolved_blob(PyObject *self, PyObject *args) {
         return NULL;
     out_t o = {NULL, 0, 0, 0};
     if (refs_begin() < 0) return NULL;
-    int r = put_byte(&o, ')') < 0 || put_byte(&o, 5) < 0 ? -1 : 1;
+    int r = out_byte(&o, ')') < 0 || out_byte(&o, 5) < 0 ? -1 : 1;
     if (r > 0) r = put_rows(&o, symbols);
     if (r > 0) r = put_rows(&o, edges);
     if (r > 0) r = put_rows(&o, unresolved);
     if (r > 0) r = PyLong_CheckExact(total) ? put_value(&o, total) : 0;
     if (r > 0) r = PyLong_CheckExact(builtin) ? put_value(&o, builtin) : 0;
-    PyObject *blob = NULL;
-    if (r > 0) {
-        blob = PyBytes_FromStringAndSize(o.data, o.len);
-    } else if (r == 0) {
-        blob = Py_NewRef(Py_None);
-    }
-    PyMem_Free(o.data);
-    return blob;
+    return out_answer(&o, r);
 }

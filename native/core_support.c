@@ -293,3 +293,26 @@ int open_node_mask(PyObject *obj, buf_t *b, int64_t n, const uint8_t **out) {
     *out = (const uint8_t *)b->view.buf;
     return 0;
 }
+
+int out_grow(out_t *o, Py_ssize_t more) {
+    if (o->len + more <= o->cap) return 0;
+    Py_ssize_t cap = o->cap ? o->cap : 4096;
+    while (cap < o->len + more) cap *= 2;
+    char *d = PyMem_Realloc(o->data, (size_t)cap);
+    if (d == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->data = d;
+    o->cap = cap;
+    return 0;
+}
+
+PyObject *out_answer(out_t *o, int r) {
+    PyObject *blob = r > 0 ? PyBytes_FromStringAndSize(o->data, o->len)
+                     : r == 0 ? Py_NewRef(Py_None)
+                              : NULL;
+    PyMem_Free(o->data);
+    o->data = NULL;
+    return blob;
+}

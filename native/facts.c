@@ -389,8 +389,16 @@ bool known_head(Run *run, TSNode item) {
 }
 
 /* the language's local scopes object, from the scope.* and binding.comprehension matches
- * as (construct, {capture: Node}) */
-static int local_scopes(Run *run) {
+ * as (construct, {capture: Node}); for none, the engine's (the hook is a function of the
+ * matches: its answer for none is asked once) */
+static int local_scopes(Run *run, FactEngine *engine) {
+    PyObject **none = engine->no_scopes;
+    if (run->n_scopes == 0 && none[0] != NULL) {
+        run->local_scopes = Py_NewRef(none[0]);
+        run->scope_names = Py_NewRef(none[1]);
+        run->rename = Py_NewRef(none[2]);
+        return 0;
+    }
     PyObject *matches = PyList_New(0);
     if (matches == NULL) return -1;
     for (size_t i = 0; i < run->n_scopes; i++) {
@@ -415,6 +423,11 @@ static int local_scopes(Run *run) {
     if (!PyAnySet_Check(run->scope_names)) {
         PyErr_SetString(PyExc_TypeError, "the local scopes' names must be a set");
         return -1;
+    }
+    if (run->n_scopes == 0) {
+        none[0] = Py_NewRef(run->local_scopes);
+        none[1] = Py_NewRef(run->scope_names);
+        none[2] = Py_NewRef(run->rename);
     }
     return 0;
 }
@@ -629,7 +642,7 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
     if (runner_run(self->runner, root, true, false, &run.m) < 0) goto done;
     if (sort_matches(&run) < 0) goto done;
     if (call_arguments(&run) < 0 || definitions(&run) < 0 || decorators(&run) < 0 ||
-        local_scopes(&run) < 0 || the_rest(&run) < 0)
+        local_scopes(&run, self) < 0 || the_rest(&run) < 0)
         goto done;
     result = PyLong_FromUnsignedLong(
         run.m.error_row == UINT32_MAX ? 0 : (unsigned long)run.m.error_row + 1);

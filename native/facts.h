@@ -80,6 +80,10 @@ typedef struct {
     /* the match arrays of the last run, emptied, for the next (growing them again file
        after file was ~2% of the walk's cost) */
     RunnerMatches kept;
+    /* the local scopes hook's answer for no matches, its names and its rename: most files
+       (Django: 2,255 of 2,818) have no comprehension nor lambda, and the hook (a Python
+       class) made the same empty object for each */
+    PyObject *no_scopes[3];
 } FactEngine;
 
 typedef struct {

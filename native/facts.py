@@ -11,7 +11,9 @@ A language hands over, besides its query:
   `chain(bytes) -> str | None` and `callee_chain(bytes) -> str | None` (the chain text of an
   expression, usually cached, so that equal chains are one object), `local_scopes(matches)`
   (an object with `names: set[str]` and `rename(chain, start) -> str | None`, built from
-  the scope.* and binding.comprehension matches as (construct, {capture: Node})),
+  the scope.* and binding.comprehension matches as (construct, {capture: Node}); a
+  function of the matches, never changed once made: its object for no matches is made once
+  per engine and shared by the files that have none),
   `other(facts, source, module_vars, local_scopes, construct, captures, scope)` for every
   construct without a rule in C, and `exports(facts, node, source)` for the value assigned
   to the module's export list;

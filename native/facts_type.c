@@ -31,6 +31,7 @@ static void engine_dealloc(FactEngine *self) {
         Py_XDECREF(self->constructs[i]);
     }
     Py_XDECREF(self->capture_names);
+    for (int i = 0; i < 3; i++) Py_XDECREF(self->no_scopes[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
