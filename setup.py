@@ -154,6 +154,7 @@ setup(
                 "native/core_steps.c",
                 "native/core_blob.c",
                 "native/core_gather.c",
+                "native/core_keys.c",
                 "native/core_names.c",
                 "native/core_rows.c",
                 "native/core_shared.c",

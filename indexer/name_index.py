@@ -27,6 +27,7 @@ from operator import methodcaller, mul
 from pathlib import Path
 
 from codeimpact.graph.layout import atomic_write
+from codeimpact.indexer.resolved import native_core
 
 NAMES_NAME = "state-names.bin"
 # 2: the names and postings packed (`NameIndex`); a file of another format reads as none
@@ -90,9 +91,17 @@ class NameIndex:
     @classmethod
     def build(cls, digest: int, base: dict[str, bytes]) -> NameIndex | None:
         """From every file's lookup keys blob; None when a blob holds binders themselves (an
-        index written before binder names were kept: the plan reads those whole). Made packed
-        at once, as `save` writes it (a dict of postings, then packed: ~2x the CPU)."""
+        index written before binder names were kept: the plan reads those whole). Made packed,
+        as `save` writes it: by the native core's invert_keys (native/core_keys.c: in Python,
+        a list of ints per name took the kernel's keys 7.9 s and ~414 MB), or here for keys
+        blobs it does not read (marshal's, of an index written before KEYS_FORMAT)."""
         paths = sorted(base)
+        invert = getattr(native_core(), "invert_keys", None)
+        packed = None if invert is None else invert(list(map(base.__getitem__, paths)))
+        if packed is not None:
+            names, name_ends, postings, posting_ends = packed
+            return cls(digest, paths, (names, memoryview(name_ends).cast("I"), postings,
+                                       memoryview(posting_ends).cast("I")))  # fmt: skip
         lists: defaultdict[str, list[int]] = defaultdict(list)
         for i, path in enumerate(paths):
             used, second = read_keys(base[path])

@@ -111,6 +111,10 @@ static PyMethodDef core_methods[] = {
      "gather_file(g, kinds, path, external_prefix, symbols, edges) -> list: a resolved file's"
      " rows and edges appended to a full build's gathered graph (indexer/full_graph.py); the"
      " indices of the edges whose source is another file's"},
+    {"invert_keys", core_invert_keys, METH_O,
+     "invert_keys(blobs) -> (names, name_ends, postings, posting_ends): the files' lookup keys"
+     " blobs (in their places' order) inverted into the packed names index"
+     " (indexer/name_index.py); None when a blob is not of KEYS_FORMAT 1"},
     {"gather_blob", core_gather_blob, METH_VARARGS,
      "gather_blob(g, kinds, path, external_prefix, blob) -> (foreign, unresolved, total,"
      " builtin): gather_file of a resolved blob (indexer/state.py resolved_blob) read from its"

@@ -101,6 +101,7 @@ PyObject *core_dedupe_edges(PyObject *self, PyObject *args);
 PyObject *core_resolved_blob(PyObject *self, PyObject *args);
 PyObject *core_gather_file(PyObject *self, PyObject *args);
 PyObject *core_gather_blob(PyObject *self, PyObject *args);
+PyObject *core_invert_keys(PyObject *self, PyObject *blobs);
 PyObject *core_names_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_symbol_rows(PyObject *self, PyObject *args);
 PyObject *core_typed_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

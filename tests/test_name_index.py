@@ -191,3 +191,38 @@ def test_a_keys_file_over_the_bound_leaves_its_index_to_the_first_edit(make_repo
     gen = _live(repo)
     state_now = load_graph_state(gen)
     assert load_index(gen / NAMES_NAME, state_now.keys_digest) is not None
+
+
+def test_the_native_inverter_packs_what_the_python_build_packs(monkeypatch):
+    """native/core_keys.c invert_keys gives the packed index the Python build gives, byte
+    for byte: non-ASCII and surrogate-escaped names, an empty name beside others, files with
+    no used or no binder names, names shared by many files; keys of marshal's older form are
+    left to Python (None)."""
+    import marshal
+
+    from codeimpact.indexer import resolved
+    from codeimpact.indexer.name_index import NameIndex, keys_blob
+
+    core = resolved.native_core()
+    if not hasattr(core, "invert_keys"):
+        pytest.skip("an extension built before invert_keys")
+    rng = random.Random(3)
+    words = [*NAMES, "été", "日本", "\udcff", "a" * 300, "zz", "_", "z"]
+    base = {f"pkg/m{i}.py": keys_blob(rng.sample(words, rng.randrange(0, 6)),
+                                      rng.sample(NAMES, rng.randrange(0, 3)))
+            for i in range(300)}  # fmt: skip
+    base["pkg/empty.py"] = keys_blob(["alpha", ""], [])  # (an empty name beside another)
+    base["pkg/none.py"] = keys_blob([], [])
+    native = NameIndex.build(7, base)
+
+    class WithoutInvert:  # the extension as one built before invert_keys
+        pass
+
+    monkeypatch.setattr(resolved, "_core", WithoutInvert())
+    python = NameIndex.build(7, base)
+    monkeypatch.setattr(resolved, "_core", core)
+    assert native.paths == python.paths
+    assert [bytes(a) for a in native._packed] == [bytes(b) for b in python._packed]
+    older = {"pkg/a.py": marshal.dumps((["alpha"], ["beta"]))}
+    assert core.invert_keys(list(older.values())) is None
+    assert NameIndex.build(7, older).files_with({"beta"}, False) == {"pkg/a.py"}
