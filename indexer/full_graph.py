@@ -535,9 +535,11 @@ def symbol_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Tab
     yield from rel_tables(c)
 
 
-def node_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
-    """The node tables of `symbol_tables`, which the relations' COPYs need first."""
-    yield "File", files
+def node_tables(c: FullContent, files: pa.Table | None) -> Iterator[tuple[str, pa.Table]]:
+    """The node tables of `symbol_tables`, which the relations' COPYs need first (`files`
+    None: but the File table, sent before)."""
+    if files is not None:
+        yield "File", files
     for i in range(0, c.symbols.num_rows, SYMBOL_SLICE):
         yield "Symbol", c.symbols.slice(i, SYMBOL_SLICE)
 

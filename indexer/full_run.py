@@ -225,13 +225,16 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         gen = layout.next_generation(run.idx)
         try:
             if writer:
+                # with the File table, which the writer COPYs once its schema is made, while
+                # this process finishes the graph
                 writer[0].begin(gen, run.options.buffer_pool)
+                writer[0].send([("File", file_table(run.records))])
             content = graph.finish()
             reap()  # (the resolve host's exit ran beside the finish)
             if writer:
-                # the node tables now: the writer, ready with its schema, COPYs them (Symbol
-                # ~0.2 s on Django) while this process makes Meta and the other tables
-                writer[0].send(full_graph.node_tables(content, file_table(run.records)))
+                # the Symbol table now: the writer COPYs it (~0.2 s on Django) while this
+                # process makes Meta and the relations, which the writer reads ahead
+                writer[0].send(full_graph.node_tables(content, None))
         except BaseException:
             if writer:  # stopped first: it may be making the database in the folder removed
                 writer[0].cancel()

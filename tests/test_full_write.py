@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -271,3 +272,84 @@ def test_a_prestarted_writer_that_answered_is_left_to_exit_then_reaped_by_cancel
     finally:
         w.cancel()
     assert _children() == []
+
+
+def _sent(tables: list[pa.Table], meta: dict | None = None) -> bytes:
+    """What a builder sends for `tables` (each as a File table), then `meta` if given."""
+    import io
+    import json
+
+    from codeimpact.graph.full_write import _write_stream
+
+    sink = io.BytesIO()
+    for table in tables:
+        sink.write(json.dumps({"table": "File"}).encode() + b"\n")
+        _write_stream(sink, table)
+    if meta is not None:
+        sink.write(json.dumps({"meta": meta}).encode() + b"\n")
+    return sink.getvalue()
+
+
+def _files(n: int) -> pa.Table:
+    return arrow_table(NODE_TABLES["File"], [(f"f{i}.py", *FILE_ROW[1:]) for i in range(n)])
+
+
+def _send_all(fd: int, data: bytes) -> threading.Thread:
+    """A builder thread writing `data` into the pipe `fd` (blocking while it is full)."""
+
+    def send() -> None:
+        with os.fdopen(fd, "wb") as sink:
+            sink.write(data)
+
+    thread = threading.Thread(target=send)
+    thread.start()
+    return thread
+
+
+def test_the_writer_reads_the_tables_ahead_of_its_copies():
+    # the builder never waits on a full pipe while a COPY runs: the tables after the one
+    # being copied are read in the meantime (here: while the first is held, never done)
+    from codeimpact.graph.full_write import _ReadAhead
+
+    data = _sent([_files(5000), _files(6000), _files(7000)], {"mode": "full"})
+    assert len(data) > 4 * (1 << 16)  # more than a pipe holds: the builder would block
+    r, w = os.pipe()
+    with os.fdopen(r, "rb") as source:
+        ahead = _ReadAhead(source, 64 << 20)
+        builder = _send_all(w, data)
+        name, first = ahead.next()
+        assert (name, first.num_rows) == ("File", 5000)
+        builder.join(60)  # all sent while the first table is still being copied
+        assert not builder.is_alive()
+        assert [ahead.next()[1].num_rows for _ in range(2)] == [6000, 7000]
+        assert ahead.next() == ("meta", {"mode": "full"})
+
+
+def test_the_writer_reads_no_further_ahead_than_its_bound():
+    # a table larger than the bound (a large tree's) is read only once the COPY before it is
+    # done: the writer holds one such table at a time, as without reading ahead
+    import fcntl
+
+    from codeimpact.graph.full_write import _ReadAhead
+
+    r, w = os.pipe()
+    with os.fdopen(r, "rb") as source:
+        ahead = _ReadAhead(source, 1)  # any table fills the bound
+        sender = _send_all(os.dup(w), _sent([_files(4000)]))
+        name, got = ahead.next()
+        sender.join(60)
+        assert not sender.is_alive() and got.num_rows == 4000
+        # the second table now, without blocking: nothing reads it while the first is held,
+        # so the pipe fills before all of it is in
+        rest = _sent([_files(4000)], {"mode": "full"})
+        fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+        written = 0
+        with pytest.raises(BlockingIOError):
+            while written < len(rest):
+                written += os.write(w, rest[written:])
+        fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        del got  # the first table copied: the next `next` lets the second be read
+        sender = _send_all(w, rest[written:])
+        assert ahead.next()[1].num_rows == 4000
+        assert ahead.next() == ("meta", {"mode": "full"})
+        sender.join(60)
