@@ -375,3 +375,44 @@ def test_the_host_sends_the_files_summaries_once_its_worker_is_forked(tmp_path):
     assert [p for p, _, _ in host.results()] == PATHS
     assert host.summaries == {"a.py": marshal.dumps(("a", (), (), ()))}
     assert note.read_text().split() == ["0"]  # (asked once, in the host, before it resolved)
+
+
+def test_the_host_sends_its_end_before_it_waits_for_its_workers_exits(tmp_path):
+    """A worker's exit (its copies of the project's pages given back: ~10-20 ms on Django)
+    is not waited for by the builder: the host sends its end once every chunk is in a sink,
+    then reaps its workers."""
+    import threading
+
+    from codeimpact.indexer.resolve_host import Host
+
+    go, pids = tmp_path / "go", tmp_path / "workers"
+
+    def linger() -> None:  # (a process's exit waits for its threads that are not daemons)
+        deadline = time.monotonic() + 20
+        while not go.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def encoder(projects: dict):
+        host = projects["built in"]
+
+        def one(path: str) -> tuple[bytes, bytes]:
+            if os.getpid() != host and not threading.active_count() > 2:
+                with open(pids, "a") as f:
+                    f.write(f"{os.getpid()}\n")
+                threading.Thread(target=linger).start()
+            time.sleep(0.0005)  # (a file's resolution: the host does not take every chunk)
+            return _encode(path)
+
+        return one
+
+    h = Host(_projects, encoder, lambda projects: 2, PATHS)
+    try:
+        got = list(h.results(reap_later=True))
+        assert [p for p, _, _ in got] == PATHS
+        lingering = [int(p) for p in pids.read_text().split()]
+        assert lingering  # (the worker resolved a file)
+        for pid in lingering:
+            os.kill(pid, 0)  # still there: the end came before its exit
+    finally:
+        go.touch()
+        h.reap()
