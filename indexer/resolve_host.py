@@ -207,10 +207,10 @@ class Host:
             # of Django's serial set-up: the tables encoded and the file written and synced)
             # nor after the last one (~50-80 ms of its serial end: encoded and sent)
             started = functools.partial(self._started, projects, mine, workers > 1)
-            resolve_into(self._order, self._encoder(projects), sinks[:used], GENERATIONS, started)
-            summaries = None if workers > 1 else summaries_of(projects)
-            end = ("end", module_names(projects), summaries)
-            mine.send_bytes(marshal.dumps(end))
+            # (sent before the workers' exits are waited for)
+            end = functools.partial(self._end, projects, mine, workers > 1)
+            resolve_into(self._order, self._encoder(projects), sinks[:used], GENERATIONS, started,
+                         end)  # fmt: skip
         except Exception:
             with contextlib.suppress(OSError):
                 mine.send_bytes(marshal.dumps(("error", traceback.format_exc(limit=8))))
@@ -224,6 +224,11 @@ class Host:
         self._built(projects)
         if early:
             mine.send_bytes(marshal.dumps(("summaries", summaries_of(projects))))
+
+    def _end(self, projects: Projects, mine: Connection, early: bool) -> None:
+        """Every chunk is in a sink: the module names (and the summaries, unless `early`)."""
+        summaries = None if early else summaries_of(projects)
+        mine.send_bytes(marshal.dumps(("end", module_names(projects), summaries)))
 
 
 def _populated(build: Callable[[], Projects]) -> Projects:

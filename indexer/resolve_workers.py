@@ -3,10 +3,14 @@
 Resolving a file reads the whole project (every file's indexes, built once in
 the parent) but writes nothing another file's resolution reads except the
 memo, whose stored entries are the same in any order of lookups. So after the
-project is built the parent forks; each worker resolves the chunks of files it
-is handed against its copy-on-write view of the project. The parent hands the
-chunks out one by one (a few ahead, so a worker never waits for it) and
-resolves chunks itself while no answer is ready.
+project is built the parent forks; each worker resolves chunks of files against
+its copy-on-write view of the project.
+
+Every process resolving takes its next chunk from ONE queue (`_Queue`: the chunk
+numbers in a pipe, in path order) as soon as it is free: no process waits for
+another to hand it work. When the parent handed the chunks out itself, between the
+chunks it resolved, its worker waited whenever the parent was in a long chunk (a
+chunk costs 1-330 ms on Django) or busy otherwise: 0.4-0.5 s of the worker's ~2.5 s.
 
 Where the encoded outputs go:
 - `resolve_parallel`: back to the parent, which yields them in path order.
@@ -15,16 +19,17 @@ Where the encoded outputs go:
   on a pipe of its own, and tells the parent only that it has: the outputs cross
   one pipe, wrapped once, instead of going through the parent.
 
-A worker that dies leaves the chunks it had not answered to the parent, which
-resolves them itself: the run is slower, never different.
+A worker that dies takes the chunks it had taken with it: the parent resolves every
+chunk nobody answered once the others are gone: the run is slower, never different.
 
 `resolve_into` may replace its workers as the run goes (`RETIRE`): a page of the project
 that either process writes (a reference count read) is copied, so by the end the worker
 holds its own copy of most of what it shares with the parent, and its memo and call
 tables besides: on Django the parent and its worker came to ~330 MB, the build's peak.
-A worker that has resolved its share of the chunks up to a mark ends, once it has
-answered them, and a fresh one is forked from the parent: it shares the parent's pages
-again (and the parent's memo, which holds what the parent resolved meanwhile).
+When the parent takes a chunk past a mark, the worker is told to end after the chunk it
+is resolving and a fresh one is forked from the parent at once (the two overlap for that
+chunk, no core idles): it shares the parent's pages again (and the parent's memo, which
+holds what the parent resolved meanwhile).
 """
 
 from __future__ import annotations
@@ -47,7 +52,9 @@ Encoded = tuple[bytes, bytes]  # (resolved blob, lookup keys blob) of one file
 ResolveOne = Callable[[str], Encoded]
 
 CHUNK_FILES = 24  # small enough to balance two workers, big enough to amortise a message
-AHEAD = 2  # chunks handed to a worker before its first answer: it never waits on the parent
+# at most this many chunks (larger chunks beyond): their numbers, 4 bytes each, fill the
+# queue's pipe before any process takes one, and Linux's pipes hold 64 KiB
+MAX_CHUNKS = 16384
 # (`resolve_into`) the shares of the chunks after which each worker is replaced by a fresh
 # fork. Django's full build, whose peak is the end of resolution: the tree's PSS 435 MB
 # with one worker, 395 with two in turn, 371 with three; each new one and the host copy
@@ -56,10 +63,10 @@ AHEAD = 2  # chunks handed to a worker before its first answer: it never waits o
 RETIRE = (0.45, 0.75)
 RETIRE_MIN = 8  # chunks left after a mark below which the worker is kept
 
-# set in the parent just before forking: the chunks, the resolver and the pipe ends a
-# worker closes at once (the sinks of the other processes: their reader must see the end
-# of a pipe when its writer ends)
-_JOB: tuple[list[list[str]], ResolveOne, list[Connection]] | None = None
+# set in the parent just before forking: the chunks, the resolver, the queue and the pipe
+# ends a worker closes at once (the sinks of the other processes: their reader must see
+# the end of a pipe when its writer ends)
+_JOB: tuple[list[list[str]], ResolveOne, _Queue, list[Connection]] | None = None
 _TRIM = None  # glibc's malloc_trim, False where there is none (`_give_back`)
 
 
@@ -68,8 +75,9 @@ class ResolveError(RuntimeError):
 
 
 def chunked(paths: list[str]) -> list[list[str]]:
-    """The chunks workers are handed, in path order (a chunk's number is its position)."""
-    return [paths[i : i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
+    """The chunks workers take, in path order (a chunk's number is its position)."""
+    size = max(CHUNK_FILES, -(-len(paths) // MAX_CHUNKS))
+    return [paths[i : i + size] for i in range(0, len(paths), size)]
 
 
 def sink_message(c: int, outputs: list[Encoded]) -> bytes:
@@ -77,30 +85,55 @@ def sink_message(c: int, outputs: list[Encoded]) -> bytes:
     return marshal.dumps((c, outputs))
 
 
+class _Queue:
+    """The numbers of `n` chunks, each taken once by whichever process reads it first: a
+    pipe filled before any fork and closed for writing, so a read of one number (4 bytes:
+    a pipe's reads are whole while every write was whole) takes it, and an empty read says
+    none is left. Nothing to unlock when a process dies holding it."""
+
+    def __init__(self, n: int):
+        r, w = os.pipe()
+        try:
+            data = memoryview(b"".join(c.to_bytes(4, "little") for c in range(n)))
+            while data:  # (MAX_CHUNKS: it fits, no write blocks)
+                data = data[os.write(w, data) :]
+        except BaseException:
+            os.close(r)
+            raise
+        finally:
+            os.close(w)
+        self.fd = r
+
+    def take(self) -> int | None:
+        got = os.read(self.fd, 4)
+        return int.from_bytes(got, "little") if got else None
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
 def _worker(conn, sink: Connection | None, parent_pid: int) -> None:
     die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    chunks, resolve_one, others = _JOB
+    chunks, resolve_one, chunk_queue, others = _JOB
     for other in others:
         other.close()
-    # Answers go out from a thread. A send returns only once the reader has read most of it,
-    # and the reader reads between taking earlier answers in path order: sending from here
-    # kept each worker blocked for 11% of its time on Django.
+    # Answers go out from a thread: a send returns only once the reader has read most of
+    # it, and the reader (resolve_parallel's parent) reads between yielding outputs.
     outbox: queue.SimpleQueue = queue.SimpleQueue()
     sender = threading.Thread(target=_send_all, args=(conn, sink, outbox), daemon=True)
     sender.start()
     try:
-        while True:
-            try:
-                c = conn.recv()
-            except EOFError:
-                return
+        # until the parent says stop (anything readable: its word or its end)
+        while not conn.poll():
+            c = chunk_queue.take()
             if c is None:
                 return
             try:
                 outbox.put((c, [resolve_one(p) for p in chunks[c]]))
             except Exception:
                 outbox.put((c, traceback.format_exc(limit=8)))
+                return
     finally:
         outbox.put(None)
         sender.join()
@@ -120,12 +153,11 @@ def _send_all(conn, sink: Connection | None, outbox: queue.SimpleQueue) -> None:
 
 
 class _Crew:
-    """Forked workers and the chunks each holds. `here(c)`: resolve chunk c in this
-    process (a dead worker's, or while no answer is ready); `answer(c, out)`: a worker's
-    answer (`out` None when it went to the worker's sink). `sinks`: per worker, the sinks
-    of it and of the workers that replace it at the `RETIRE` marks, one each (None:
-    answers come back here, no worker is replaced); `mine`: this process's own sink,
-    which no worker keeps open."""
+    """Forked workers taking chunks from one queue beside this process. `here(c)`:
+    resolve chunk c in this process; `answer(c, out)`: a worker's answer (`out` None when
+    it went to the worker's sink). `sinks`: per worker, the sinks of it and of the workers
+    that replace it at the `RETIRE` marks, one each (None: answers come back here, no
+    worker is replaced); `mine`: this process's own sink, which no worker keeps open."""
 
     def __init__(self, chunks: list[list[str]], resolve_one: ResolveOne, workers: int,
                  here: Callable[[int], None], answer: Callable[[int, list | None], None],
@@ -133,10 +165,9 @@ class _Crew:
                  mine: Connection | None = None):  # fmt: skip
         self.chunks, self.here, self.answer = chunks, here, answer
         self.resolve_one = resolve_one
-        self.next = 0  # the first chunk nobody was handed
+        self.queue = _Queue(len(chunks))
         self.procs: dict[object, mp.Process] = {}
-        self.owned: dict[object, list[int]] = {}
-        self.retired: list[mp.Process] = []
+        self.leaving: list[mp.Process] = []  # ended or ending: reaped at `stop`
         n = max(1, min(workers, len(chunks)))
         # the sinks still to be handed to a worker (each slot's, in turn), and every sink
         # this process holds open: a worker closes all but its own
@@ -149,16 +180,18 @@ class _Crew:
                 sink.close()  # not needed: more sinks than chunks
         self.marks = [round(f * len(chunks)) for f in RETIRE] if sinks is not None else []
         self.slot: dict[object, int] = {}  # worker -> its slot
-        self.until: dict[object, int] = {}  # worker -> the chunk from which it is not handed any
+        self.until: dict[object, int] = {}  # worker -> the chunk whose taking replaces it
         for i in range(n):
-            self._start(i)
+            self._start(i, 0)
 
-    def _start(self, slot: int) -> None:
-        """Fork the next worker of `slot`, with the slot's next sink, and hand it chunks."""
+    def _start(self, slot: int, taken: int) -> None:
+        """Fork the next worker of `slot`, with the slot's next sink (`taken`: the chunks
+        taken so far)."""
         global _JOB
         sink = self.spare[slot].pop(0)
         _give_back()
-        _JOB = (self.chunks, self.resolve_one, [s for s in self.open if s is not sink])
+        _JOB = (self.chunks, self.resolve_one, self.queue,
+                [s for s in self.open if s is not sink])  # fmt: skip
         ctx = mp.get_context("fork")
         try:
             parent, child = ctx.Pipe()
@@ -170,75 +203,49 @@ class _Crew:
             if sink is not None:
                 sink.close()  # the worker's own: written by it alone
                 self.open.remove(sink)
-        self.procs[parent], self.owned[parent], self.slot[parent] = p, [], slot
+        self.procs[parent], self.slot[parent] = p, slot
         # replaced at the next mark while the slot has a sink for another worker and enough
         # chunks are left after it to be worth the new worker's copies
         self.until[parent] = len(self.chunks)
         if self.spare[slot]:
-            later = [m for m in self.marks if m > self.next and len(self.chunks) - m >= RETIRE_MIN]
+            later = [m for m in self.marks if m > taken and len(self.chunks) - m >= RETIRE_MIN]
             if later:
                 self.until[parent] = later[0]
-        for _ in range(AHEAD):
-            self.hand(parent)
 
-    def hand(self, conn) -> None:
-        if self.next < len(self.chunks) and self.next < self.until[conn]:
-            # a worker that died since its last answer: its end is read at the next `take`,
-            # which resolves here the chunks it held (this one too)
-            with contextlib.suppress(OSError):
-                conn.send(self.next)
-            self.owned[conn].append(self.next)
-            self.next += 1
-        elif not self.owned[conn] and self.next < len(self.chunks):
-            self._retire(conn)
-
-    def _retire(self, conn) -> None:
-        """`conn`'s worker has answered every chunk it was handed up to its mark: it ends
-        (its copies of the pages go with it) and a fresh one takes its slot."""
-        slot = self.slot.pop(conn)
+    def _retire(self, conn, taken: int) -> None:
+        """`conn`'s worker ends after the chunk it is resolving (its copies of the pages go
+        with it) and a fresh one takes its slot now."""
+        slot = self.slot[conn]
+        self.until[conn] = len(self.chunks)
         with contextlib.suppress(OSError):
             conn.send(None)
-        # reaped at the end (`stop`): its exit gives its pages back meanwhile, and this
-        # process goes on at once
-        self.retired.append(self.procs.pop(conn))
-        self.owned.pop(conn)
-        conn.close()
         try:
-            self._start(slot)
+            self._start(slot, taken)
         except OSError:  # no fork now (memory, process limit): the others go on without it
             self.spare[slot].clear()
 
     def help(self) -> bool:
-        """Resolve the next chunk here when no answer is ready; whether it did."""
-        if self.next >= len(self.chunks) or wait(list(self.procs), 0):
+        """Take the next chunk from the queue and resolve it here; False when none is left.
+        Taking one past a worker's mark replaces that worker first."""
+        c = self.queue.take()
+        if c is None:
             return False
-        c, self.next = self.next, self.next + 1
+        for conn in [w for w, until in self.until.items() if until <= c]:
+            self._retire(conn, c + 1)
         self.here(c)
         return True
 
     def take(self, timeout: float | None) -> None:
-        """Receive the answers that are ready (waiting up to `timeout` for one) and hand
-        each answering worker its next chunk."""
+        """Receive the answers and ends that are ready, waiting up to `timeout` for one."""
         for conn in wait(list(self.procs), timeout):
             try:
                 got, out = conn.recv()
-            except (EOFError, OSError):
-                lost = self.owned[conn]
-                self._drop(conn)
-                for c in lost:
-                    self.here(c)
+            except (EOFError, OSError):  # it ended (or died): what it took and did not
+                self._drop(conn)  # answer is left to this process (`missing`)
                 continue
             if isinstance(out, str):
                 raise ResolveError(f"resolving {self.chunks[got][0]}...: {out}")
-            self.owned[conn].remove(got)
             self.answer(got, out)
-            self.hand(conn)
-
-    def rest_here(self) -> None:
-        """Every worker is gone: the chunks nobody was handed are resolved here."""
-        while self.next < len(self.chunks):
-            c, self.next = self.next, self.next + 1
-            self.here(c)
 
     def close_spares(self) -> None:
         """The sinks of workers that were never forked (the chunks ran out, a worker died)."""
@@ -249,24 +256,22 @@ class _Crew:
             slot.clear()
 
     def stop(self, finished: bool) -> None:
-        # after the last chunk the workers are idle and leave when told; on an error, a
-        # Ctrl-C or a consumer that stopped early they may be mid-chunk: stop them now
+        # after the last chunk the workers have ended or are ending; on an error, a Ctrl-C
+        # or a consumer that stopped early they may be mid-chunk: stop them now
         for conn in list(self.procs):
-            if finished:
-                with contextlib.suppress(OSError):
-                    conn.send(None)
-            else:
+            if not finished:
                 self.procs[conn].kill()
-        for conn in list(self.procs):
             self._drop(conn)
         self.close_spares()
-        for p in self.retired:
+        self.queue.close()
+        for p in self.leaving:
             _reap(p)
 
     def _drop(self, conn) -> None:
-        self.owned.pop(conn, None)
+        """A worker that ended (or died): reaped at `stop`, its exit not waited for here."""
         self.slot.pop(conn, None)
-        _reap(self.procs.pop(conn))
+        self.until.pop(conn, None)
+        self.leaving.append(self.procs.pop(conn))
         conn.close()
 
 
@@ -296,8 +301,8 @@ def resolve_parallel(
     paths: list[str], resolve_one: ResolveOne, workers: int, *, help_here: bool = False
 ) -> Iterator[tuple[str, bytes, bytes]]:
     """(path, resolved blob, keys blob) for every path, in the order of `paths`.
-    `help_here`: this process resolves chunks too while no answer is ready (beside
-    `workers` workers): one process fewer copies the pages of the project it touches."""
+    `help_here`: this process resolves chunks too, beside `workers` workers: one process
+    fewer copies the pages of the project it touches."""
     chunks = chunked(paths)
     done: dict[int, list[Encoded]] = {}
 
@@ -309,17 +314,10 @@ def resolve_parallel(
     try:
         for c, files in enumerate(chunks):
             while c not in done:
-                if not crew.procs:  # every worker gone: the parent resolves the rest itself
+                if not crew.procs:  # every worker gone: what they left is resolved here
                     here(c)
-                    break
-                if help_here and crew.help():
-                    continue
-                crew.take(None)
-            # answers that came while the consumer took the last chunk: a worker that ran
-            # out of chunks while it waited for them to be read sat idle (12-15% of its time
-            # on Django)
-            if crew.procs:
-                crew.take(0)
+                elif not (help_here and crew.help()):
+                    crew.take(None)
             for path, (blob, keys) in zip(files, done.pop(c)):
                 yield path, blob, keys
         finished = True
@@ -328,7 +326,8 @@ def resolve_parallel(
 
 
 def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connection],
-                 generations: int = 1, started: Callable[[], None] | None = None) -> None:  # fmt: skip
+                 generations: int = 1, started: Callable[[], None] | None = None,
+                 finished: Callable[[], None] | None = None) -> None:  # fmt: skip
     """Resolve every chunk of `paths` (`chunked`) in this process and `(len(sinks) - 1) //
     generations` forked workers at a time, each replaced at the `RETIRE` marks by up to
     `generations - 1` others in turn; whoever resolves a chunk sends `sink_message(c,
@@ -337,7 +336,9 @@ def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connecti
     once every chunk is in a sink; a chunk may come twice (a worker died after sending it).
     `started()` runs once the first workers are forked, before this process resolves: work
     of this process that need not come before them (resolve_host.py: the shared summaries'
-    files) then runs beside their first chunks, not before they start."""
+    files) then runs beside their first chunks, not before they start. `finished()` runs
+    once every chunk is in a sink, before the workers' exits are waited for (a worker's
+    exit gives its ~70 MB back: ~10-20 ms on Django that the gatherer need not wait)."""
     chunks = chunked(paths)
     mine = sinks[0]
     per = max(1, generations)
@@ -353,19 +354,24 @@ def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connecti
             started()
         for c in range(len(chunks)):
             here(c)
+        if finished is not None:
+            finished()
         return
     crew = _Crew(chunks, resolve_one, len(slots), here, lambda c, _out: done.add(c), slots,
                  mine)  # fmt: skip
-    finished = False
+    ok = False
     try:
         if started is not None:
             started()
-        while len(done) < len(chunks):
-            if not crew.procs:
-                crew.rest_here()
-                break
-            if not crew.help():
-                crew.take(None)
-        finished = True
+        while crew.help():
+            crew.take(0)  # (answers and ends that came meanwhile: a dead worker is seen)
+        while len(done) < len(chunks) and crew.procs:  # the workers' last chunks
+            crew.take(None)
+        for c in range(len(chunks)):
+            if c not in done:  # taken by a worker that died
+                here(c)
+        if finished is not None:
+            finished()
+        ok = True
     finally:
-        crew.stop(finished)
+        crew.stop(ok)

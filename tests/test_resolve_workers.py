@@ -171,8 +171,9 @@ def test_a_resolver_bug_in_the_host_is_raised_in_the_builder_and_no_process_is_l
     assert multiprocessing.active_children() == []
 
 
-def _roles_encoder(crash: str | None):
-    """Outputs that name the process resolving them: "host", "worker" or "builder"."""
+def _roles_encoder(crash: bool = False):
+    """Outputs that name the process resolving them: "host", "worker" or "builder"; with
+    `crash`, a worker dies at its first file."""
 
     def encoder(projects: dict):
         host = projects["built in"]
@@ -180,8 +181,9 @@ def _roles_encoder(crash: str | None):
         def one(path: str) -> tuple[bytes, bytes]:
             me = os.getpid()
             role = "builder" if me == _BUILDER else "host" if me == host else "worker"
-            if path == crash and role == "worker":
+            if crash and role == "worker":
                 os._exit(3)
+            time.sleep(0.0005)  # (a file's resolution: the host does not take every chunk)
             return path.encode(), role.encode()
 
         return one
@@ -189,7 +191,7 @@ def _roles_encoder(crash: str | None):
     return encoder
 
 
-@pytest.mark.parametrize("crash", [None, "f0000"])
+@pytest.mark.parametrize("crash", [False, True])
 def test_the_host_and_its_worker_send_their_chunks_to_the_builder_in_order(crash):
     from codeimpact.indexer.resolve_host import Host
 
@@ -198,9 +200,45 @@ def test_the_host_and_its_worker_send_their_chunks_to_the_builder_in_order(crash
     assert [(p, b) for p, b, _ in got] == [(p, p.encode()) for p in PATHS]
     roles = [r for _, _, r in got]
     assert b"builder" not in roles  # no file resolved again here: the host lived
-    # the worker is handed the first chunks before the host resolves any
-    assert roles[0] == (b"host" if crash else b"worker")
+    # (a worker that died: what it took is resolved by the host)
     assert set(roles) == ({b"host"} if crash else {b"host", b"worker"})
+
+
+def test_a_worker_takes_chunks_while_the_host_is_busy(tmp_path):
+    """Every process takes its next chunk from one queue: while the host is held in the
+    first chunk it took, its worker resolves every other one. (Handed out by the host
+    between its own chunks, the worker resolved two and waited for the host.)"""
+    from codeimpact.indexer.resolve_host import Host
+    from codeimpact.indexer.resolve_workers import CHUNK_FILES
+
+    seen = tmp_path / "worker"
+    seen.touch()
+
+    def encoder(projects: dict):
+        host = projects["built in"]
+        held = []
+
+        def one(path: str) -> tuple[bytes, bytes]:
+            if os.getpid() != host:
+                with open(seen, "a") as f:
+                    f.write(path + "\n")
+                return path.encode(), b"worker"
+            if not held:  # the host's first file: until the worker has done all the rest
+                held.append(path)
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    if len(seen.read_text().split()) >= len(PATHS) - CHUNK_FILES:
+                        break
+                    time.sleep(0.01)
+            return path.encode(), b"host"
+
+        return one
+
+    got = list(Host(_projects, encoder, lambda projects: 2, PATHS).results())
+    assert [p for p, _, _ in got] == PATHS
+    roles = [r for _, _, r in got]
+    assert roles.count(b"host") <= CHUNK_FILES
+    assert roles.count(b"worker") >= len(PATHS) - CHUNK_FILES
 
 
 def _pids_encoder(crash: tuple[str, str] | None):
@@ -222,7 +260,7 @@ def _pids_encoder(crash: tuple[str, str] | None):
     return encoder
 
 
-@pytest.mark.parametrize("crash", [None, ("f0600", "f0720")])
+@pytest.mark.parametrize("crash", [None, ("f0600", "f9999")])
 def test_the_worker_is_replaced_by_a_fresh_fork_at_each_mark(crash):
     # a worker holds its own copy of every page of the project it or the host wrote by the
     # end: fresh ones, forked at the marks, share the host's pages again
@@ -262,7 +300,7 @@ def test_the_host_writes_the_shared_summaries_once_its_worker_is_forked(tmp_path
         assert os.getpid() == projects["built in"]  # (in the host)
         seen.write_text(str(len(multiprocessing.active_children())))
 
-    host = Host(_projects, _roles_encoder(None), lambda projects: workers, PATHS, built)
+    host = Host(_projects, _roles_encoder(), lambda projects: workers, PATHS, built)
     got = list(host.results())
     assert [(p, b) for p, b, _ in got] == [(p, p.encode()) for p in PATHS]
     assert seen.read_text() == str(workers - 1)
@@ -337,3 +375,44 @@ def test_the_host_sends_the_files_summaries_once_its_worker_is_forked(tmp_path):
     assert [p for p, _, _ in host.results()] == PATHS
     assert host.summaries == {"a.py": marshal.dumps(("a", (), (), ()))}
     assert note.read_text().split() == ["0"]  # (asked once, in the host, before it resolved)
+
+
+def test_the_host_sends_its_end_before_it_waits_for_its_workers_exits(tmp_path):
+    """A worker's exit (its copies of the project's pages given back: ~10-20 ms on Django)
+    is not waited for by the builder: the host sends its end once every chunk is in a sink,
+    then reaps its workers."""
+    import threading
+
+    from codeimpact.indexer.resolve_host import Host
+
+    go, pids = tmp_path / "go", tmp_path / "workers"
+
+    def linger() -> None:  # (a process's exit waits for its threads that are not daemons)
+        deadline = time.monotonic() + 20
+        while not go.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def encoder(projects: dict):
+        host = projects["built in"]
+
+        def one(path: str) -> tuple[bytes, bytes]:
+            if os.getpid() != host and not threading.active_count() > 2:
+                with open(pids, "a") as f:
+                    f.write(f"{os.getpid()}\n")
+                threading.Thread(target=linger).start()
+            time.sleep(0.0005)  # (a file's resolution: the host does not take every chunk)
+            return _encode(path)
+
+        return one
+
+    h = Host(_projects, encoder, lambda projects: 2, PATHS)
+    try:
+        got = list(h.results(reap_later=True))
+        assert [p for p, _, _ in got] == PATHS
+        lingering = [int(p) for p in pids.read_text().split()]
+        assert lingering  # (the worker resolved a file)
+        for pid in lingering:
+            os.kill(pid, 0)  # still there: the end came before its exit
+    finally:
+        go.touch()
+        h.reap()
