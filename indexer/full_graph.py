@@ -162,7 +162,7 @@ class FullGraph:
             self._rows_given = 0  # rows in the batches made
             # the numbers and edge columns are bytearrays the C gather grows in place
             self._g = [self._uid_no, self._uids, REL_NO, self._reasons, self._reasons.names,
-                       *(bytearray() for _ in range(8)), _row_columns()]  # fmt: skip
+                       *(bytearray() for _ in range(8)), _row_columns(), bytearray()]  # fmt: skip
             (self._symbol_nos, self._external_nos, self._rel, self._src, self._dst, self._conf,
              self._reason, self._line) = self._g[5:13]  # fmt: skip
             return

@@ -170,6 +170,21 @@ static inline size_t table_home(Py_hash_t h, size_t mask) {
     return (size_t)(((uint64_t)h * 0x9E3779B97F4A7C15u) >> 32) & mask;
 }
 
+/* A hash of n bytes, 8 at a time (the tables of bytes: core_gather.c's uids, core_keys.c's
+ * names). */
+static inline uint64_t hash_bytes(const char *p, Py_ssize_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)n, w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p, (size_t)n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    return h ^ (h >> 29);
+}
+
 /* Two exact strs equal as dict keys are: the same object, or the same kind, length and
  * code units. */
 static inline int same_str(PyObject *a, PyObject *b) {

@@ -24,6 +24,7 @@
  *     validity] bytearrays: a string column's UTF-8 bytes and int32 offsets (a first 0), an
  *     int column's int64, a bool column's one byte per row; validity one byte per row (0:
  *     null, a None)
+ *   14 the uids' numbers by their bytes: a bytearray (see uslot_t), empty at first
  * and `kinds` says each row column's kind ('s', 'i', 'b'). The bytearrays grow here; a
  * bytearray handed to Arrow is replaced in `g` first (an exported one cannot be resized).
  */
@@ -32,7 +33,7 @@
 #include <string.h>
 
 enum { G_UID_NO, G_UIDS, G_REL_NO, G_REASON_NO, G_REASONS, G_SYMS, G_EXT, G_REL, G_SRC, G_DST,
-       G_CONF, G_REASON, G_LINE, G_COLS, G_SIZE };
+       G_CONF, G_REASON, G_LINE, G_COLS, G_UID_TABLE, G_SIZE };
 
 /* A value of a row: 's' a str (its bytes, or its object: see cell_utf8 / cell_obj), 'i' an
  * int, 'g' a float, 'N' None, 'T' True, 'F' False, 'o' another object (`obj`). */
@@ -49,8 +50,13 @@ typedef struct {
 
 /* What one call made and must drop: the strs made from a blob's bytes, by reference number
  * (each made once) or not referenced (kept in `made`). */
+/* What a str read from a blob was numbered as, by its reference number: a uid, a relation,
+ * a reason (each of an edge: looked up once per blob, not once per edge) */
+enum { AS_UID, AS_REL, AS_REASON, AS_SIZE };
+
 typedef struct {
     PyObject **by_ref;
+    int32_t *as[AS_SIZE]; /* by reference number: the number + 1 (0: not yet); NULL: none */
     Py_ssize_t nrefs;
     PyObject *made; /* a list, or NULL */
 } objs_t;
@@ -58,7 +64,17 @@ typedef struct {
 static void objs_clear(objs_t *o) {
     for (Py_ssize_t i = 0; i < o->nrefs; i++) Py_XDECREF(o->by_ref[i]);
     PyMem_Free(o->by_ref);
+    for (int k = 0; k < AS_SIZE; k++) PyMem_Free(o->as[k]);
     Py_XDECREF(o->made);
+}
+
+/* The number cell `c` was given as `as` in this blob (-1: not yet) */
+static inline int32_t numbered(const objs_t *o, const cell_t *c, int as) {
+    return c->ref >= 0 && o->as[as] != NULL ? o->as[as][c->ref] - 1 : -1;
+}
+
+static inline void number_as(objs_t *o, const cell_t *c, int as, int32_t no) {
+    if (c->ref >= 0 && o->as[as] != NULL) o->as[as][c->ref] = no + 1;
 }
 
 /* The str object of a str cell, made from its bytes at its first ask (borrowed: `o` holds
@@ -300,20 +316,51 @@ static int put_i32(PyObject *ba, int32_t v) {
     return 0;
 }
 
-/* The uids met last, by address: a uid a file names again is mostly the same object (the
- * blob's strings are shared), so most lookups skip the dict of every uid. */
-#define SEEN_SLOTS 1024
+/* The numbering of the uids: the dict uid -> number and the list number -> uid Python keeps
+ * (FullGraph), and beside them a table of the numbers by the uids' UTF-8 bytes (a bytearray
+ * of `uslot_t`, its size a power of two, at most half full), so a uid read from a blob is
+ * looked up by its bytes: made a str and looked up in the dict (siphash, the dict's probes),
+ * each uid of each blob cost ~0.15 G of the ~0.49 G instructions of Django's gathering. A str
+ * is made for a uid at its first sight only. */
+typedef struct {
+    uint64_t hash;
+    int32_t no; /* the number + 1; 0: a free slot */
+    int32_t unused;
+} uslot_t;
 
 typedef struct {
-    PyObject *no, *names; /* the numbering: dict uid -> number, list number -> uid */
-    /* obj: borrowed, held by the rows of the call; a slot is of this call when its stamp is
-     * the call's (no clearing per call) */
-    PyObject *obj[SEEN_SLOTS];
-    int32_t num[SEEN_SLOTS];
-    uint32_t stamp[SEEN_SLOTS], now;
+    PyObject *no, *names, *table;
 } uids_t;
 
-static uids_t seen_uids; /* (the GIL is held from start to end of a call) */
+/* The UTF-8 of the str `s` (NULL on error). */
+static const char *str_utf8(PyObject *s, Py_ssize_t *n) {
+    if (PyUnicode_IS_ASCII(s)) {
+        *n = PyUnicode_GET_LENGTH(s);
+        return (const char *)PyUnicode_1BYTE_DATA(s);
+    }
+    return PyUnicode_AsUTF8AndSize(s, n);
+}
+
+/* The table twice as large (or made), every number placed again; -1 on error. */
+static int grow_table(uids_t *u) {
+    Py_ssize_t size = PyByteArray_GET_SIZE(u->table), count = PyList_GET_SIZE(u->names);
+    Py_ssize_t slots = size ? 2 * (size / (Py_ssize_t)sizeof(uslot_t)) : 1 << 12;
+    while (2 * (count + 1) > slots) slots *= 2;
+    if (PyByteArray_Resize(u->table, slots * (Py_ssize_t)sizeof(uslot_t)) < 0) return -1;
+    uslot_t *t = (uslot_t *)PyByteArray_AS_STRING(u->table);
+    memset(t, 0, (size_t)slots * sizeof *t);
+    size_t mask = (size_t)slots - 1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t n;
+        const char *p = str_utf8(PyList_GET_ITEM(u->names, i), &n);
+        if (p == NULL) return -1;
+        uint64_t h = hash_bytes(p, n);
+        size_t s = (size_t)h & mask;
+        while (t[s].no) s = (s + 1) & mask;
+        t[s] = (uslot_t){h, (int32_t)(i + 1), 0};
+    }
+    return 0;
+}
 
 /* The number of `key` in the numbering `no` (a dict; `names` lists its keys by number),
  * given the next one at its first sight; -1 on error. */
@@ -335,20 +382,40 @@ static int32_t uid_number(uids_t *u, cell_t *c, objs_t *o) {
         PyErr_SetString(PyExc_TypeError, "gather_file: a uid is not a str");
         return -1;
     }
-    PyObject *key = cell_obj(c, o);
-    if (key == NULL) return -1;
-    size_t slot = ((uintptr_t)key >> 4) % SEEN_SLOTS;
-    if (u->obj[slot] == key && u->stamp[slot] == u->now) return u->num[slot];
-    Py_ssize_t n = number_of(u->no, u->names, key);
-    if (n < 0) return -1;
-    if (n > INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "gather_file: too many uids");
+    int32_t no = numbered(o, c, AS_UID);
+    if (no >= 0) return no;
+    Py_ssize_t n, m;
+    const char *p = cell_utf8(c, o, &n);
+    if (p == NULL) return -1;
+    Py_ssize_t count = PyList_GET_SIZE(u->names);
+    if (2 * (count + 1) > PyByteArray_GET_SIZE(u->table) / (Py_ssize_t)sizeof(uslot_t) &&
+        grow_table(u) < 0)
         return -1;
+    uslot_t *t = (uslot_t *)PyByteArray_AS_STRING(u->table);
+    size_t mask = (size_t)(PyByteArray_GET_SIZE(u->table) / (Py_ssize_t)sizeof(uslot_t)) - 1;
+    uint64_t h = hash_bytes(p, n);
+    size_t s = (size_t)h & mask;
+    for (; t[s].no; s = (s + 1) & mask) {
+        if (t[s].hash != h) continue;
+        const char *q = str_utf8(PyList_GET_ITEM(u->names, t[s].no - 1), &m);
+        if (q == NULL) return -1;
+        if (m == n && memcmp(p, q, (size_t)n) == 0) break;
     }
-    u->obj[slot] = key;
-    u->num[slot] = (int32_t)n;
-    u->stamp[slot] = u->now;
-    return (int32_t)n;
+    if (t[s].no) {
+        no = t[s].no - 1;
+    } else { /* its first sight: numbered (the dict and list), then placed */
+        PyObject *key = cell_obj(c, o);
+        Py_ssize_t k = key == NULL ? -1 : number_of(u->no, u->names, key);
+        if (k < 0) return -1;
+        if (k >= INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "gather_file: too many uids");
+            return -1;
+        }
+        no = (int32_t)k;
+        t[s] = (uslot_t){h, no + 1, 0};
+    }
+    number_as(o, c, AS_UID, no);
+    return no;
 }
 
 /* The int of an int cell (a bool counts, as Python's int() of it) into *x; -1 on error. */
@@ -452,15 +519,22 @@ static int put_edges(PyObject **g, uids_t *u, cell_t *edges, Py_ssize_t n, const
     if (rel == NULL || src == NULL || conf == NULL || reason == NULL || line == NULL) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         cell_t *e = &edges[6 * i];
-        PyObject *name = e[0].t == 's' ? cell_obj(&e[0], o) : e[0].obj;
-        if (name == NULL) return -1;
-        PyObject *r = PyDict_GetItemWithError(g[G_REL_NO], name); /* borrowed */
-        if (r == NULL) {
-            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
-            return -1;
+        long rn = numbered(o, &e[0], AS_REL);
+        if (rn < 0) {
+            PyObject *name = e[0].t == 's' ? cell_obj(&e[0], o) : e[0].obj;
+            if (name == NULL) return -1;
+            PyObject *r = PyDict_GetItemWithError(g[G_REL_NO], name); /* borrowed */
+            if (r == NULL) {
+                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
+                return -1;
+            }
+            if ((rn = PyLong_AsLong(r)) < 0 || rn > INT8_MAX) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "gather_file: a relation's number");
+                return -1;
+            }
+            number_as(o, &e[0], AS_REL, (int32_t)rn);
         }
-        long rn = PyLong_AsLong(r);
-        if (rn == -1 && PyErr_Occurred()) return -1;
         rel[i] = (char)rn;
         int32_t sn = uid_number(u, &e[1], o);
         if (sn < 0) return -1;
@@ -474,13 +548,16 @@ static int put_edges(PyObject **g, uids_t *u, cell_t *edges, Py_ssize_t n, const
             cf = (double)x;
         }
         memcpy(conf + 8 * i, &cf, 8);
-        PyObject *why = e[4].t == 's' ? cell_obj(&e[4], o) : e[4].obj;
-        if (why == NULL) return -1;
-        Py_ssize_t rno = number_of(g[G_REASON_NO], g[G_REASONS], why);
-        if (rno < 0) return -1;
-        if (rno > INT16_MAX) {
-            PyErr_SetString(PyExc_OverflowError, "gather_file: too many reasons");
-            return -1;
+        Py_ssize_t rno = numbered(o, &e[4], AS_REASON);
+        if (rno < 0) {
+            PyObject *why = e[4].t == 's' ? cell_obj(&e[4], o) : e[4].obj;
+            if (why == NULL || (rno = number_of(g[G_REASON_NO], g[G_REASONS], why)) < 0)
+                return -1;
+            if (rno > INT16_MAX) {
+                PyErr_SetString(PyExc_OverflowError, "gather_file: too many reasons");
+                return -1;
+            }
+            number_as(o, &e[4], AS_REASON, (int32_t)rno);
         }
         int16_t r16 = (int16_t)rno;
         memcpy(reason + 2 * i, &r16, 2);
@@ -524,7 +601,8 @@ static PyObject **state_of(PyObject *glist, const char *kinds, Py_ssize_t nkinds
     PyObject **g = ((PyListObject *)glist)->ob_item;
     int ok = PyDict_Check(g[G_UID_NO]) && PyList_Check(g[G_UIDS]) && PyDict_Check(g[G_REL_NO]) &&
              PyDict_Check(g[G_REASON_NO]) && PyList_Check(g[G_REASONS]) &&
-             PyList_Check(g[G_COLS]) && PyList_GET_SIZE(g[G_COLS]) == nkinds;
+             PyList_Check(g[G_COLS]) && PyList_GET_SIZE(g[G_COLS]) == nkinds &&
+             PyByteArray_CheckExact(g[G_UID_TABLE]);
     for (int k = G_SYMS; ok && k <= G_LINE; k++) ok = PyByteArray_CheckExact(g[k]);
     for (Py_ssize_t c = 0; ok && c < nkinds; c++) {
         PyObject *col = PyList_GET_ITEM(g[G_COLS], c);
@@ -556,15 +634,9 @@ static PyObject *gather(PyObject **g, const char *kinds, Py_ssize_t nkinds, cons
     }
     memcpy(mine, path, (size_t)npath);
     memcpy(mine + npath, "::", 3);
-    uids_t *u = &seen_uids;
-    if (++u->now == 0) { /* wrapped: every slot's stamp is of an old call again */
-        memset(u->stamp, 0, sizeof u->stamp);
-        u->now = 1;
-    }
-    u->no = g[G_UID_NO];
-    u->names = g[G_UIDS];
-    if (put_symbols(g, u, kinds, nkinds, symbols, nsym, o) < 0 ||
-        put_edges(g, u, edges, nedges, mine, npath + 2, ext, next, foreign, o) < 0) {
+    uids_t u = {g[G_UID_NO], g[G_UIDS], g[G_UID_TABLE]};
+    if (put_symbols(g, &u, kinds, nkinds, symbols, nsym, o) < 0 ||
+        put_edges(g, &u, edges, nedges, mine, npath + 2, ext, next, foreign, o) < 0) {
         Py_CLEAR(foreign);
     }
     PyMem_Free(mine);
@@ -609,7 +681,7 @@ PyObject *core_gather_file(PyObject *self, PyObject *args) {
     cell_t *sym = cells_of_rows(symbols, nkinds + 1, "a symbol row");
     cell_t *edg = sym == NULL ? NULL : cells_of_rows(edges, 6, "an edge");
     PyObject *foreign = NULL;
-    objs_t o = {NULL, 0, NULL};
+    objs_t o = {NULL, {NULL}, 0, NULL};
     if (edg != NULL)
         foreign = gather(g, kinds, nkinds, path, npath, ext, next, sym, PyList_GET_SIZE(symbols),
                          edg, PyList_GET_SIZE(edges), &o);
@@ -637,7 +709,7 @@ PyObject *core_gather_blob(PyObject *self, PyObject *args) {
     reader_t r = {blob.buf, (const unsigned char *)blob.buf + blob.len, NULL, 0, 0};
     cell_t *sym = NULL, *edg = NULL, counts[2];
     Py_ssize_t nsym = 0, nedges = 0, nunres = 0, symcap = 0, edgcap = 0, top;
-    objs_t o = {NULL, 0, NULL};
+    objs_t o = {NULL, {NULL}, 0, NULL};
     int ok = g == NULL ? -1 : read_seq(&r, 0, &top);
     if (ok > 0 && top != 5) ok = 0;
     if (ok > 0) ok = read_rows(&r, nkinds + 1, &sym, &symcap, &nsym);
@@ -655,7 +727,10 @@ PyObject *core_gather_blob(PyObject *self, PyObject *args) {
     if (ok > 0) {
         o.nrefs = r.nrefs;
         o.by_ref = PyMem_Calloc((size_t)r.nrefs + 1, sizeof *o.by_ref);
-        if (o.by_ref == NULL) {
+        int none = o.by_ref == NULL;
+        for (int k = 0; k < AS_SIZE; k++)
+            none |= (o.as[k] = PyMem_Calloc((size_t)r.nrefs + 1, sizeof *o.as[k])) == NULL;
+        if (none) {
             PyErr_NoMemory();
             ok = -1;
         }

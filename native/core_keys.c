@@ -26,12 +26,6 @@ typedef struct {
     size_t mask;
 } names_t;
 
-static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
-    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3u;
-    return h ^ (h >> 29);
-}
-
 static int grow_slots(names_t *t) {
     size_t n = t->mask ? 2 * (t->mask + 1) : 1 << 12;
     int32_t *slots = PyMem_Calloc(n, sizeof *slots);
