@@ -46,6 +46,10 @@ def facts_key(language: str, content_hash: str) -> str:
 
 
 SLACK = 1 << 20  # dead bytes always tolerated before the pack is rewritten
+# The pack's write buffer: with io's 8 KB, Django's 23.6 MB of blobs went out in thousands of
+# small writes (each blob of 8 KB or more, 646 of 2,309, in one of its own): 17 -> 10 ms of
+# the builder's CPU while the workers extract (Django's blobs written, 3 rounds each)
+WRITE_BUFFER = 1 << 20
 
 
 class FactsCache:
@@ -150,7 +154,7 @@ class FactsCache:
                 self.root.mkdir(parents=True, exist_ok=True)
                 path = self.root / self._pack
                 mode = "r+b" if self._size and path.exists() else "wb"
-                self._writer = open(path, mode)  # noqa: SIM115 - kept open for the run
+                self._writer = open(path, mode, buffering=WRITE_BUFFER)  # noqa: SIM115 - kept open for the run
                 if mode == "r+b":  # (before the cut: it changes the stat)
                     key = stat_key(os.fstat(self._writer.fileno()))
                     self._grown = {f"{self.root.name}/{self._pack}": (key, self._size)}
