@@ -118,14 +118,15 @@ PACK_BUFFER = 1 << 20
 NATIVE_BATCH_ROWS = SYMBOL_SLICE
 
 
-def _native_gather(name: str = "gather_file"):
-    """native/core_gather.c's `gather_file` (or `name`); None with an extension built without
-    it."""
+def _native_gather() -> tuple | None:
+    """native/core_gather.c's (`gather_file`, `gather_blob`); None with an extension built
+    before them (its gathered state had another shape: no table of the uids)."""
     try:
         from codeimpact.native import _core
     except ImportError:
         return None
-    return getattr(_core, name, None)
+    blob = getattr(_core, "gather_blob", None)
+    return None if blob is None else (_core.gather_file, blob)
 
 
 def _row_columns() -> list[list]:
@@ -156,8 +157,7 @@ class FullGraph:
         self._batches: list[pa.RecordBatch] = []
         # the C gather (native/core_gather.c) when the extension has it (`native=False`: the
         # Python loops below, its reference)
-        self._gather = _native_gather() if native else None
-        self._gather_blob = _native_gather("gather_blob") if self._gather is not None else None
+        self._gather, self._gather_blob = (_native_gather() if native else None) or (None, None)
         if self._gather is not None:
             self._rows_given = 0  # rows in the batches made
             # the numbers and edge columns are bytearrays the C gather grows in place
