@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import marshal
 import multiprocessing as mp
 import os
@@ -52,9 +53,6 @@ Encoded = tuple[bytes, bytes]  # (resolved blob, lookup keys blob) of one file
 ResolveOne = Callable[[str], Encoded]
 
 CHUNK_FILES = 24  # small enough to balance two workers, big enough to amortise a message
-# at most this many chunks (larger chunks beyond): their numbers, 4 bytes each, fill the
-# queue's pipe before any process takes one, and Linux's pipes hold 64 KiB
-MAX_CHUNKS = 16384
 # (`resolve_into`) the shares of the chunks after which each worker is replaced by a fresh
 # fork. Django's full build, whose peak is the end of resolution: the tree's PSS 435 MB
 # with one worker, 395 with two in turn, 371 with three; each new one and the host copy
@@ -76,8 +74,7 @@ class ResolveError(RuntimeError):
 
 def chunked(paths: list[str]) -> list[list[str]]:
     """The chunks workers take, in path order (a chunk's number is its position)."""
-    size = max(CHUNK_FILES, -(-len(paths) // MAX_CHUNKS))
-    return [paths[i : i + size] for i in range(0, len(paths), size)]
+    return [paths[i : i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
 
 
 def sink_message(c: int, outputs: list[Encoded]) -> bytes:
@@ -89,27 +86,56 @@ class _Queue:
     """The numbers of `n` chunks, each taken once by whichever process reads it first: a
     pipe filled before any fork and closed for writing, so a read of one number (4 bytes:
     a pipe's reads are whole while every write was whole) takes it, and an empty read says
-    none is left. Nothing to unlock when a process dies holding it."""
+    none is left. Nothing to unlock when a process dies holding it. A pipe holds 64 KiB
+    (16,384 numbers), 4 KiB when its user has many pipes open: when the numbers would not
+    fit (`room`: the pipe's bytes), each stands for a run of chunks its taker resolves in
+    turn, so the pipe is never written beyond what it holds (a write there would block)."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, room: int | None = None):
         r, w = os.pipe()
         try:
-            data = memoryview(b"".join(c.to_bytes(4, "little") for c in range(n)))
-            while data:  # (MAX_CHUNKS: it fits, no write blocks)
-                data = data[os.write(w, data) :]
+            room = room or _pipe_room(w, 4 * n)
+            self.per = max(1, -(-4 * n // room))  # chunks per number
+            self.n = n
+            data = b"".join(t.to_bytes(4, "little") for t in range(0, n, self.per))
+            os.set_blocking(w, False)
+            if os.write(w, data) != len(data):  # (a pipe's room is whole pages: never)
+                raise OSError(f"the resolution queue's pipe took less than {len(data)} bytes")
         except BaseException:
             os.close(r)
             raise
         finally:
             os.close(w)
         self.fd = r
+        self._run: list[int] = []  # the rest of the run this process took
 
     def take(self) -> int | None:
-        got = os.read(self.fd, 4)
-        return int.from_bytes(got, "little") if got else None
+        if not self._run:
+            got = os.read(self.fd, 4)
+            if not got:
+                return None
+            first = int.from_bytes(got, "little")
+            self._run = list(range(min(first + self.per, self.n) - 1, first - 1, -1))
+        return self._run.pop()
+
+    def holding(self) -> bool:
+        """Whether this process has chunks of the run it took left to take."""
+        return bool(self._run)
 
     def close(self) -> None:
         os.close(self.fd)
+
+
+def _pipe_room(fd: int, want: int) -> int:
+    """The bytes pipe `fd` holds, grown toward `want` where the system lets it."""
+    get, grow = getattr(fcntl, "F_GETPIPE_SZ", None), getattr(fcntl, "F_SETPIPE_SZ", None)
+    if get is None:  # (not Linux: the least a pipe holds)
+        return 4096
+    room = fcntl.fcntl(fd, get)
+    if want > room and grow is not None:
+        with contextlib.suppress(OSError):  # (over the system's or the user's limit)
+            room = fcntl.fcntl(fd, grow, want)
+    return room
 
 
 def _worker(conn, sink: Connection | None, parent_pid: int) -> None:
@@ -124,8 +150,9 @@ def _worker(conn, sink: Connection | None, parent_pid: int) -> None:
     sender = threading.Thread(target=_send_all, args=(conn, sink, outbox), daemon=True)
     sender.start()
     try:
-        # until the parent says stop (anything readable: its word or its end)
-        while not conn.poll():
+        # until the parent says stop (anything readable: its word or its end), the run of
+        # chunks it took finished
+        while chunk_queue.holding() or not conn.poll():
             c = chunk_queue.take()
             if c is None:
                 return

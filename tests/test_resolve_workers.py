@@ -416,3 +416,35 @@ def test_the_host_sends_its_end_before_it_waits_for_its_workers_exits(tmp_path):
     finally:
         go.touch()
         h.reap()
+
+
+@pytest.mark.parametrize("room", [None, 4096])
+def test_every_chunk_is_taken_once_from_the_queue_even_when_its_pipe_is_small(room):
+    """The chunk numbers sit in a pipe every process takes from; a pipe that cannot hold them
+    all (4 KiB when its user has many pipes open: a write would block there) holds runs of
+    chunks instead, each resolved by whoever took it."""
+    import marshal
+
+    from codeimpact.indexer.resolve_workers import _Queue
+
+    n = 5000  # (20,000 bytes of numbers)
+    queue = _Queue(n, room)
+    assert queue.per == (1 if room is None else 5)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a second taker, at the same time
+        taken = []
+        while (c := queue.take()) is not None:
+            taken.append(c)
+        os.write(w, marshal.dumps(taken))
+        os._exit(0)
+    os.close(w)
+    mine = []
+    while (c := queue.take()) is not None:
+        mine.append(c)
+    with os.fdopen(r, "rb") as f:
+        theirs = marshal.loads(f.read())
+    os.waitpid(pid, 0)
+    queue.close()
+    assert sorted(mine + theirs) == list(range(n))
+    assert mine == sorted(mine) and theirs == sorted(theirs)
