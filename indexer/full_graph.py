@@ -17,7 +17,7 @@ import os
 import tempfile
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import not_
@@ -302,12 +302,17 @@ class FullGraph:
         self._pack.close()
         self._pack_path.unlink(missing_ok=True)
 
-    def finish(self) -> FullContent:
-        """Ids, symbol rows and deduplicated edges; the gathering state is released."""
+    def finish(self, symbols_made: Callable[[pa.Table], None] | None = None) -> FullContent:
+        """Ids, symbol rows and deduplicated edges; the gathering state is released.
+        `symbols_made(table)` is called with the Symbol table as soon as it is made, before
+        the edges are (a full build sends it to its database writer then, which COPYs it
+        while the rest is made)."""
         pack = self._close_pack()
         self._flush_rows()
         perm, sorted_uids = self._dense_ids()
         symbols, uids = self._symbol_table(perm, sorted_uids)
+        if symbols_made is not None:
+            symbols_made(symbols)
         edges = self._edges(perm)
         ext_refs = self._ext_refs(perm, edges[0], edges[2])
         calls = dict(self._calls)
@@ -535,13 +540,16 @@ def symbol_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Tab
     yield from rel_tables(c)
 
 
-def node_tables(c: FullContent, files: pa.Table | None) -> Iterator[tuple[str, pa.Table]]:
-    """The node tables of `symbol_tables`, which the relations' COPYs need first (`files`
-    None: but the File table, sent before)."""
-    if files is not None:
-        yield "File", files
-    for i in range(0, c.symbols.num_rows, SYMBOL_SLICE):
-        yield "Symbol", c.symbols.slice(i, SYMBOL_SLICE)
+def node_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """The node tables of `symbol_tables`, which the relations' COPYs need first."""
+    yield "File", files
+    yield from symbol_slices(c.symbols)
+
+
+def symbol_slices(symbols: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """The Symbol table as its COPYs take it."""
+    for i in range(0, symbols.num_rows, SYMBOL_SLICE):
+        yield "Symbol", symbols.slice(i, SYMBOL_SLICE)
 
 
 def rel_tables(c: FullContent) -> Iterator[tuple[str, pa.Table]]:

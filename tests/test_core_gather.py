@@ -141,6 +141,19 @@ def test_add_takes_the_same_way(tmp_path):
         assert c.symbols["uid"].to_pylist() == ["a.py::f"] and c.src.tolist() == [0]
 
 
+def test_the_symbol_table_is_given_out_as_soon_as_it_is_made(tmp_path):
+    """A full build sends the Symbol table to its database writer from inside `finish`, as
+    soon as it is made (the writer COPYs it while the edges are deduplicated): the table
+    given out is the content's, whole, once."""
+    g = full_graph.FullGraph(tmp_path)
+    for rf in _cases():
+        g.add(rf)
+    given = []
+    c = g.finish(given.append)
+    assert len(given) == 1 and given[0] is c.symbols and c.n_nodes > 0
+    assert [t.num_rows for _, t in full_graph.symbol_slices(given[0])] == [c.n_nodes]
+
+
 def test_a_bad_row_is_refused(tmp_path):
     g = full_graph.FullGraph(tmp_path)
     with pytest.raises(TypeError):

@@ -61,7 +61,7 @@ def test_a_finish_that_fails_after_the_writer_began_stops_it_before_the_folder_g
         alive_at_discard.append([w.pid for w in writers if w.pid])
         real_discard(gen)
 
-    def fail(self):
+    def fail(self, symbols_made=None):
         raise RuntimeError("finish failed")
 
     monkeypatch.setattr(full_write, "prestart", prestart)
