@@ -111,26 +111,13 @@ def rss_mb() -> int:
 
 @contextlib.contextmanager
 def gc_paused():
-    """The run allocates millions of small acyclic tuples; the cyclic GC only costs time here.
-
-    When it gives the collector back, the objects the run made and left alive (the modules
-    it imported, their tables and caches) are moved to the oldest generation, as a collector
-    running all along would have promoted them: still counted as young, the caller's next
-    allocation collected them all at once, on the serial end of every API run (Django:
-    ~35K objects, 9-15 ms, none of them garbage). gc.freeze then gc.unfreeze moves them
-    (two list merges, nothing traversed), the caller's young objects with them (a garbage
-    cycle of theirs goes at the next full collection); not when the caller froze objects
-    itself, which unfreeze would give back to the collector."""
+    """The run allocates millions of small acyclic tuples; the cyclic GC only costs time here."""
     was = gc.isenabled()
-    frozen = gc.get_freeze_count()
     gc.disable()
     try:
         yield
     finally:
         if was:
-            if frozen == 0:
-                gc.freeze()
-                gc.unfreeze()
             gc.enable()
 
 
