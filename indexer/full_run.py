@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-import importlib
 import os
 import secrets
 import sys
@@ -92,7 +91,7 @@ def _full(run: Run, reason: str, probe: worktree.StatusProbe) -> AnalyzeReport:
             # waits (~0.18 s CPU on Django; during the extraction it was taken from the
             # two workers). The host needs none of them.
             with _one_blas_thread():
-                full_graph = importlib.import_module("codeimpact.indexer.full_graph")
+                from codeimpact.indexer import full_graph
             full_write.import_writer_modules()
             full_graph.warm_up()
             arrow_scope.enter_context(malloc_pool())
@@ -193,9 +192,10 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         # made once the resolve host is forked (`start_arrow`), or at the first resolved file
         if not graphs:
             start_arrow()
-            graphs.append(
-                importlib.import_module("codeimpact.indexer.full_graph").FullGraph(run.idx)
-            )
+            # (a name of its own: _full_graph binds `full_graph` only after the resolution)
+            from codeimpact.indexer import full_graph as graph_module
+
+            graphs.append(graph_module.FullGraph(run.idx))
             # and the working tree's Meta fields (git status's answer, the stat pass, the
             # tree signature: ~0.05 s of CPU, and a wait for git), taken while the host
             # builds on one core, not after the resolution (the serial end, as Meta was made)
