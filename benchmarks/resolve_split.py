@@ -76,8 +76,8 @@ def make_projects(*a, **k):
 full_run.make_projects = make_projects
 
 into = resolve_host.resolve_into
-def host_into(paths, one, sinks):
-    into(paths, one, sinks)
+def host_into(paths, one, sinks, *rest):
+    into(paths, one, sinks, *rest)
     note("host end", keys=memo_keys(one.args[0]) if want_memo else [], sm=smaps())
 resolve_host.resolve_into = host_into
 
