@@ -165,6 +165,7 @@ setup(
                 "native/core_calls.c",
                 "native/core_fields.c",
                 "native/core_arrays.c",
+                "native/core_tables.c",
             ],
             depends=["native/core.h"],
             # the helpers shared between its files stay out of the dynamic symbol table

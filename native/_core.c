@@ -181,6 +181,17 @@ static PyMethodDef core_methods[] = {
      "rank_order(rank) -> int32 bytes of the node at each rank, or None"},
     {"patched_ranks", core_patched_ranks, METH_VARARGS,
      "patched_ranks(old_rank, gone_ids, moves, places, newcomer_ids, n_new) -> int32 bytes"},
+    {"tables_build", core_tables_build, METH_VARARGS,
+     "tables_build(paths, summaries, methods, subclasses, reads) -> True: Tables.build's loop"
+     " (indexer/lang/python/tables.py) into the three dicts; None for a summary of another"
+     " shape (the dicts may hold entries then)"},
+    {"buckets_split", core_buckets_split, METH_VARARGS,
+     "buckets_split(table, per) -> (buckets, crcs): a dict's items `per` at a time as"
+     " marshal.dumps of a dict each, and each key's CRC-32 (utf-8, surrogatepass) as uint32"
+     " bytes (indexer/lang/engine/buckets.py _chunks)"},
+    {"crc_index", core_crc_index, METH_VARARGS,
+     "crc_index(crcs, per) -> (crc, at): the uint32 CRCs sorted, and each one's bucket (its"
+     " item // per), equal CRCs in item order, as uint32 bytes (buckets.py _index)"},
     {NULL, NULL, 0, NULL},
 };
 

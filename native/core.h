@@ -120,6 +120,9 @@ PyObject *core_csr_from_codes(PyObject *self, PyObject *args);
 PyObject *core_patch_codes(PyObject *self, PyObject *args);
 PyObject *core_rank_order(PyObject *self, PyObject *arg);
 PyObject *core_patched_ranks(PyObject *self, PyObject *args);
+PyObject *core_tables_build(PyObject *self, PyObject *args);
+PyObject *core_buckets_split(PyObject *self, PyObject *args);
+PyObject *core_crc_index(PyObject *self, PyObject *args);
 
 /* marshal bytes being written (core_blob.c, core_facts_blob.c): a buffer grown by doubling,
  * and (core_blob.c) the reference numbers given so far */

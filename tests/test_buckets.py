@@ -66,3 +66,36 @@ def test_a_table_read_changed_and_written_again_reads_as_its_dict():
     assert dict(again.items()) == expect
     assert all(again[k] == v for k, v in expect.items())
     assert gone and all(k not in again and again.get(k) is None for k in gone)
+
+
+class _PythonOnly:
+    """The native core without its table functions: buckets.split's Python way."""
+
+    def __getattr__(self, name):
+        if name in ("buckets_split", "crc_index", "tables_build"):
+            raise AttributeError(name)
+        from codeimpact.native import _core
+
+        return getattr(_core, name)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_table_split_in_c_is_the_pythons_byte_for_byte(monkeypatch, seed):
+    """native/core_tables.c's buckets: the same marshal bytes (the values' lists met twice and
+    the groups' dicts flagged as marshal flags them), the same CRCs of keys beyond ASCII and
+    with lone surrogates, the same index with ties across and inside buckets."""
+    rng = random.Random(seed)
+    shared = [("a.py", "C.m")]
+    table = {}
+    for i in range(rng.randrange(1, 300)):
+        key = rng.choice([f"name{i}", f"é{i}", f"\udc80{i}", f"名{i}"])
+        table[key] = shared if i % 7 == 0 else [("b.py", f"K{i}.m"), ("c.py", "X")]
+    table["tie-a"], table["tie-b"] = [], [1]
+    from codeimpact.indexer.lang import api
+
+    made = buckets.split(table)
+    monkeypatch.setattr(api, "_native", _PythonOnly())
+    python = buckets.split(table)
+    assert made == python
+    assert marshal.dumps(made) == marshal.dumps(python)
+    assert buckets.split({}) == ((), b"", b"")

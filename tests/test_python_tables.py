@@ -225,3 +225,27 @@ def test_an_edit_hands_on_the_summaries_of_the_files_it_summarised_again():
     assert every.fresh_summaries().keys() == files.keys()
     fewer = {p: f for p, f in _facts(files).items() if p != "pkg/z.py"}
     assert _project(fewer, _prior(before, {"pkg/a.py"})).fresh_summaries() is None  # built anew
+
+
+def test_the_tables_built_in_c_are_the_ones_python_builds(monkeypatch):
+    """native/core_tables.c's Tables.build: the same entries in the same orders, the same
+    (path, local) pairs, and so the same bytes written for the next run."""
+    from codeimpact.indexer.lang import api
+
+    facts = _facts(FILES)
+    made = _project(facts)._tables
+
+    class PythonOnly:
+        def __getattr__(self, name):
+            if name in ("tables_build", "buckets_split", "crc_index"):
+                raise AttributeError(name)
+            return getattr(core, name)
+
+    core = api.native_core()
+    monkeypatch.setattr(api, "_native", PythonOnly())
+    python = _project(facts)._tables
+    assert made.methods_by_name and made.subclasses and made.reads  # (something to compare)
+    for name in ("methods_by_name", "subclasses", "reads"):
+        a, b = getattr(made, name), getattr(python, name)
+        assert list(a.items()) == list(b.items()), name
+    assert marshal.dumps(made.encode()) == marshal.dumps(python.encode())

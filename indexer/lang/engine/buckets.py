@@ -34,6 +34,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from itertools import islice
 from operator import methodcaller
 
+from codeimpact.indexer.lang.api import native_core
 from codeimpact.indexer.marshalled import Marshalled
 
 # keys per bucket: a lookup decodes its bucket's other keys too
@@ -108,6 +109,16 @@ def split(table: Mapping[str, object]) -> tuple[tuple[bytes, ...], bytes, bytes]
     its untouched buckets' bytes as read)."""
     if isinstance(table, Buckets):
         return table.encoded()
+    core = native_core()
+    if type(table) is dict and hasattr(core, "buckets_split"):
+        # (in C: the same bytes; Django's 18K method names 23 -> ~6 ms of the resolve host's
+        # shared summary: native/core_tables.c)
+        blobs, crc_bytes = core.buckets_split(table, PER_BUCKET)
+        if len(table) < SMALL:
+            crc, at = core.crc_index(crc_bytes, PER_BUCKET)
+        else:
+            crc, at = _index(array("I", crc_bytes))
+        return blobs, crc, at
     blobs, crcs = _chunks(iter(table.items()))
     crc, at = _index(crcs)
     return tuple(blobs), crc, at

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
 
+from codeimpact.indexer.lang.api import native_core
 from codeimpact.indexer.lang.engine import buckets
 from codeimpact.indexer.marshalled import Marshalled
 from codeimpact.native.record import Compared
@@ -98,8 +99,14 @@ class Tables(Compared):
     @classmethod
     def build(cls, paths: list[str], module_of: dict[str, tuple[str, str]],
               module_file: dict[str, str], summaries: Mapping[str, tuple]) -> Tables:  # fmt: skip
-        """From every file's summary, in the order of `paths`."""
+        """From every file's summary, in the order of `paths` (in C where the extension
+        reads the summaries: native/core_tables.c; the same tables)."""
         t = cls(paths, module_of, module_file, {}, {}, {})
+        build = getattr(native_core(), "tables_build", None)
+        if build is not None and type(paths) is list:
+            if build(paths, summaries, t.methods_by_name, t.subclasses, t.reads):
+                return t
+            t = cls(paths, module_of, module_file, {}, {}, {})  # (another shape: as before)
         methods, subclasses = t.methods_by_name, t.subclasses
         for path in paths:
             _, file_methods, classes, reads = summaries[path]
