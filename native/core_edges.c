@@ -42,16 +42,6 @@ static int str_order(PyObject *x, PyObject *y) {
     return PyUnicode_Compare(x, y); /* (two str: never an error) */
 }
 
-/* The edges left are unique by (rel, src, dst): that order is the tuples' own. */
-static int key_order(const void *a, const void *b) {
-    PyObject *x = *(PyObject *const *)a, *y = *(PyObject *const *)b;
-    for (int i = 0; i < 3; i++) {
-        int c = str_order(PyTuple_GET_ITEM(x, i), PyTuple_GET_ITEM(y, i));
-        if (c != 0) return c;
-    }
-    return 0;
-}
-
 /* The edges kept by the current call, by (rel, src, dst): an open-addressing table of this
  * file's own, kept from call to call (a slot is of the call whose generation it holds),
  * probed by the three strs' hashes (each str keeps its own once computed): a dict keyed by a
@@ -99,6 +89,143 @@ static PyObject *as_type(PyObject *e, PyTypeObject *type) {
     return made;
 }
 
+/* The sort of the edges kept. Most comparisons are between edges of different sources (a
+ * file's scopes: tens to hundreds, each met by many edges) or relations, and comparing their
+ * strs was most of the sort (memcmp over the file's common `path::` prefix, three strs an
+ * edge): so each distinct relation and source is ranked once (their strs sorted), and edges
+ * are sorted by (relation rank, source rank), their targets' strs compared only on a tie. */
+typedef struct {
+    uint64_t rank; /* relation rank << 32 | source rank */
+    PyObject *edge;
+} ranked_t;
+
+/* the distinct strs of one field of the kept edges, by value: slot -> its place in `held` */
+typedef struct {
+    Py_ssize_t at;
+    uint32_t gen;
+} rank_slot_t;
+static rank_slot_t *rank_slots;
+static size_t rank_mask;
+static uint32_t rank_gen;
+
+static int ranks_begin(Py_ssize_t n) {
+    size_t want = 256;
+    while (want < 2 * (size_t)n) want *= 2;
+    if (rank_slots == NULL || rank_mask + 1 < want) {
+        PyMem_Free(rank_slots);
+        rank_slots = PyMem_Calloc(want, sizeof *rank_slots);
+        if (rank_slots == NULL) {
+            rank_mask = 0;
+            PyErr_NoMemory();
+            return -1;
+        }
+        rank_mask = want - 1;
+        rank_gen = 0;
+    }
+    if (++rank_gen == 0) {
+        for (size_t i = 0; i <= rank_mask; i++) rank_slots[i].gen = 0;
+        rank_gen = 1;
+    }
+    return 0;
+}
+
+/* the place in `held` (`*n` distinct so far) of a str equal to `s`, added when new */
+static Py_ssize_t distinct_at(PyObject *s, PyObject **held, Py_ssize_t *n) {
+    Py_hash_t h = PyObject_Hash(s); /* (cached: the dedupe hashed every key's strs) */
+    size_t slot = table_home(h, rank_mask);
+    for (rank_slot_t *r; (r = &rank_slots[slot])->gen == rank_gen; slot = (slot + 1) & rank_mask)
+        if (same_str(held[r->at], s)) return r->at;
+    rank_slots[slot] = (rank_slot_t){*n, rank_gen};
+    held[*n] = s;
+    return (*n)++;
+}
+
+static int str_sort_order(const void *a, const void *b) {
+    return str_order(*(PyObject *const *)a, *(PyObject *const *)b);
+}
+
+/* whether x sorts before y: by rank, then by target (the keys are unique) */
+static inline int ranked_less(const ranked_t *x, const ranked_t *y) {
+    if (x->rank != y->rank) return x->rank < y->rank;
+    return str_order(PyTuple_GET_ITEM(x->edge, 2), PyTuple_GET_ITEM(y->edge, 2)) < 0;
+}
+
+/* a merge sort of a[0:n] (tmp: room for n), the comparisons inline: qsort's calls through
+ * a pointer and its generic moves of 16-byte items were most of its cost */
+static void ranked_sort(ranked_t *a, ranked_t *tmp, Py_ssize_t n) {
+    if (n <= 12) { /* (insertion) */
+        for (Py_ssize_t i = 1; i < n; i++) {
+            ranked_t v = a[i];
+            Py_ssize_t j = i;
+            for (; j > 0 && ranked_less(&v, &a[j - 1]); j--) a[j] = a[j - 1];
+            a[j] = v;
+        }
+        return;
+    }
+    Py_ssize_t h = n / 2;
+    ranked_sort(a, tmp, h);
+    ranked_sort(a + h, tmp, n - h);
+    if (!ranked_less(&a[h], &a[h - 1])) return; /* (already in order) */
+    memcpy(tmp, a, (size_t)h * sizeof *a);
+    Py_ssize_t i = 0, j = h, k = 0;
+    while (i < h && j < n) a[k++] = ranked_less(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+    while (i < h) a[k++] = tmp[i++];
+}
+
+/* `kept[0:k]` sorted by (rel, src, dst), str by str (unique keys: the tuples' own order);
+ * -1 without memory */
+static int sort_kept(PyObject **kept, Py_ssize_t k) {
+    if (k < 2) return 0;
+    PyObject **held = PyMem_New(PyObject *, k);
+    Py_ssize_t *where = PyMem_New(Py_ssize_t, 2 * k), *rank = PyMem_New(Py_ssize_t, k);
+    ranked_t *r = PyMem_New(ranked_t, k), *tmp = PyMem_New(ranked_t, k / 2 + 1);
+    int rc = -1;
+    if (held == NULL || where == NULL || rank == NULL || r == NULL || tmp == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int f = 0; f < 2; f++) { /* the relations, then the sources */
+        if (ranks_begin(k) < 0) goto done;
+        Py_ssize_t n = 0, last_at = -1;
+        PyObject *last = NULL; /* (consecutive edges mostly share their source's object) */
+        for (Py_ssize_t i = 0; i < k; i++) {
+            PyObject *str = PyTuple_GET_ITEM(kept[i], f);
+            if (str != last) {
+                last = str;
+                last_at = distinct_at(str, held, &n);
+            }
+            where[f * k + i] = last_at;
+        }
+        /* each distinct str's rank: its place among them sorted (a copy is sorted, and each
+           one's place in `held` found again in the table) */
+        PyObject **sorted = PyMem_New(PyObject *, n);
+        if (sorted == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(sorted, held, (size_t)n * sizeof *sorted);
+        qsort(sorted, (size_t)n, sizeof *sorted, str_sort_order);
+        for (Py_ssize_t j = 0; j < n; j++) {
+            Py_ssize_t dummy = n, at = distinct_at(sorted[j], held, &dummy);
+            rank[at] = j;
+        }
+        PyMem_Free(sorted);
+        for (Py_ssize_t i = 0; i < k; i++) where[f * k + i] = rank[where[f * k + i]];
+    }
+    for (Py_ssize_t i = 0; i < k; i++)
+        r[i] = (ranked_t){(uint64_t)where[i] << 32 | (uint64_t)where[k + i], kept[i]};
+    ranked_sort(r, tmp, k);
+    for (Py_ssize_t i = 0; i < k; i++) kept[i] = r[i].edge;
+    rc = 0;
+done:
+    PyMem_Free(held);
+    PyMem_Free(where);
+    PyMem_Free(rank);
+    PyMem_Free(r);
+    PyMem_Free(tmp);
+    return rc;
+}
+
 PyObject *core_dedupe_edges(PyObject *self, PyObject *args) {
     PyObject *edges, *relay, *as = Py_None;
     (void)self;
@@ -115,7 +242,12 @@ PyObject *core_dedupe_edges(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
-    PyObject *seq = PySequence_Fast(edges, "dedupe_edges: edges must be a sequence");
+    /* (a list subclass as it is: PySequence_Fast copies any list but an exact one, and the
+       resolvers' edges are an engine/edges.py Edges; nothing here runs code that could
+       change it) */
+    PyObject *seq = PyList_Check(edges)
+                        ? Py_NewRef(edges)
+                        : PySequence_Fast(edges, "dedupe_edges: edges must be a sequence");
     if (seq == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k = 0;
     PyObject **items = PySequence_Fast_ITEMS(seq);
@@ -161,7 +293,7 @@ PyObject *core_dedupe_edges(PyObject *self, PyObject *args) {
         if (put < 0) goto fail;
         if (put) kept[at->at] = e;
     }
-    qsort(kept, (size_t)k, sizeof(PyObject *), key_order);
+    if (sort_kept(kept, k) < 0) goto fail;
     PyObject *out = PyList_New(k);
     for (Py_ssize_t i = 0; out != NULL && i < k; i++) {
         PyObject *e = as_type(kept[i], type);
