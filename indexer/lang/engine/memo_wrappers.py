@@ -297,6 +297,32 @@ def _passed(self, fi, calls, scope, name, depth):
 
 _W10 = _passed
 
+def _super_tails(self, path, cls):
+    memo = self.memo
+    key = ("super tails", path, cls)
+    table = memo.table
+    hit = table.get(key, MISSING)
+    if hit is not MISSING:
+        if hit is BUSY:
+            memo.cuts += 1
+            return ()
+        return hit
+    table[key] = BUSY
+    cuts = memo.cuts
+    try:
+        out = compute(self, path, cls)
+    except BaseException:
+        table.pop(key, None)
+        raise
+    if memo.cuts == cuts:
+        table[key] = out
+    else:
+        del table[key]
+    return out
+
+
+_W11 = _super_tails
+
 def _type_chain(self, path, local):
     memo = self.memo
     key = ("chain", path, local)
@@ -321,7 +347,7 @@ def _type_chain(self, path, local):
     return out
 
 
-_W11 = _type_chain
+_W12 = _type_chain
 
 def _use_path(self, fi, imp, segs, depth):
     memo = self.memo
@@ -347,7 +373,7 @@ def _use_path(self, fi, imp, segs, depth):
     return out
 
 
-_W12 = _use_path
+_W13 = _use_path
 
 def container_items(self, lit, depth):
     memo = self.memo
@@ -376,7 +402,7 @@ def container_items(self, lit, depth):
     return out
 
 
-_W13 = container_items
+_W14 = container_items
 
 def item_sinks(self, path, fn, pname, depth):
     memo = self.memo
@@ -405,7 +431,7 @@ def item_sinks(self, path, fn, pname, depth):
     return out
 
 
-_W14 = item_sinks
+_W15 = item_sinks
 
 def keyword_sinks(self, path, fn, pname, kw, depth):
     memo = self.memo
@@ -434,7 +460,7 @@ def keyword_sinks(self, path, fn, pname, kw, depth):
     return out
 
 
-_W15 = keyword_sinks
+_W16 = keyword_sinks
 
 def sinks(self, path, fn, pname, depth):
     memo = self.memo
@@ -463,7 +489,7 @@ def sinks(self, path, fn, pname, depth):
     return out
 
 
-_W16 = sinks
+_W17 = sinks
 
 WRAPPERS = {
     '\ndef _application(self, applied):\n    memo = self.memo\n    key = ("application", applied)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, applied)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W0,
@@ -477,10 +503,11 @@ WRAPPERS = {
     '\ndef _factory_returns(self, path, local, depth):\n    memo = self.memo\n    key = ("factory", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return None\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W8,
     '\ndef _heritage_of(self, path, local):\n    memo = self.memo\n    key = ("heritage", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W9,
     '\ndef _passed(self, fi, calls, scope, name, depth):\n    memo = self.memo\n    key = ("passed", fi.path, scope, name)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, calls, scope, name, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W10,
-    '\ndef _type_chain(self, path, local):\n    memo = self.memo\n    key = ("chain", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W11,
-    '\ndef _use_path(self, fi, imp, segs, depth):\n    memo = self.memo\n    key = ("i", fi.path, imp)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, imp, segs, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W12,
-    '\ndef container_items(self, lit, depth):\n    memo = self.memo\n    key = ("items", lit)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return ()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, lit, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W13,
-    '\ndef item_sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("isinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W14,
-    '\ndef keyword_sinks(self, path, fn, pname, kw, depth=default_depth):\n    memo = self.memo\n    key = ("ksinks", path, fn, pname, kw)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, kw, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W15,
-    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W16,
+    '\ndef _super_tails(self, path, cls):\n    memo = self.memo\n    key = ("super tails", path, cls)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, cls)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W11,
+    '\ndef _type_chain(self, path, local):\n    memo = self.memo\n    key = ("chain", path, local)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, local)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W12,
+    '\ndef _use_path(self, fi, imp, segs, depth):\n    memo = self.memo\n    key = ("i", fi.path, imp)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, fi, imp, segs, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W13,
+    '\ndef container_items(self, lit, depth):\n    memo = self.memo\n    key = ("items", lit)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return ()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, lit, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W14,
+    '\ndef item_sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("isinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W15,
+    '\ndef keyword_sinks(self, path, fn, pname, kw, depth=default_depth):\n    memo = self.memo\n    key = ("ksinks", path, fn, pname, kw)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, kw, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W16,
+    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W17,
 }

@@ -113,20 +113,35 @@ class Hierarchy:
         files = self.files
         found = []
         table = self.memo.table
-        for sub in self.descendants(path, cls):
-            order = table.get(("mro", sub[0], sub[1]))  # (see class_member)
-            if order is None or order is BUSY:
-                order = self.mro(sub[0], sub[1])
-            if (path, cls) not in order:
-                continue
+        tails = table.get(("super tails", path, cls))
+        if tails is None or tails is BUSY:
+            tails = self._super_tails(path, cls)
+        for tail in tails:
             # (first_member written out: a lambda made per subclass, 14K per Django)
-            for p, c in order[order.index((path, cls)) + 1 :]:
+            for p, c in tail:
                 m = files[p].members.get(c, NO_NAMES).get(name)
                 if m is not None:
                     if (p, m) not in found:
                         found.append((p, m))
                     break
         return found
+
+    @memoized('("super tails", path, cls)', "()")
+    def _super_tails(self, path: str, cls: str) -> tuple:
+        """The MROs after `cls` of the subclasses of `cls`, each once, in the order of the
+        first subclass that has it: what `super()` in `cls` may reach, for every name
+        (super_members). A base of many classes has a few: Django's Model 2.8K subclasses,
+        and a walk of each MRO per name asked was 2.6% of resolving."""
+        out: dict = {}
+        table = self.memo.table
+        me = (path, cls)
+        for sub in self.descendants(path, cls):
+            order = table.get(("mro", sub[0], sub[1]))  # (see class_member)
+            if order is None or order is BUSY:
+                order = self.mro(sub[0], sub[1])
+            if me in order:
+                out.setdefault(order[order.index(me) + 1 :], None)
+        return tuple(out)
 
     def descendants(self, path: str, cls: str) -> tuple[tuple[str, str], ...]:
         """Every subclass of `cls` in the repository, transitively, in a stable order."""
