@@ -64,6 +64,8 @@ RAISES = {"pytest.raises": 0, "_pytest.python_api.raises": 0, "_pytest.raises.ra
 REFERRERS = {"weakref.ref": 0, "weakref.WeakMethod": 0}
 ARGUMENTS_KEPT = PASS_THROUGH_NAMES | {k.rpartition(".")[2] for k in (*RAISES, *REFERRERS)}
 NO_NAMES: dict = {}  # read-only: the names of a scope that binds none
+# Implicit classmethods: their first parameter is the class.
+CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 _SECOND = itemgetter(1)  # the chain of an argument (position or keyword, chain)
 
 

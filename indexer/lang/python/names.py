@@ -24,6 +24,7 @@ from codeimpact.indexer.lang.engine.values import ALTS, alternatives
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     BUILTINS,
+    CLASS_FIRST,
     MAX_DEPTH,
     NO_NAMES,
     Entity,
@@ -33,8 +34,6 @@ from codeimpact.indexer.lang.python.index import (
 
 # Binding values of containers and unpacking (lang/python/items.py).
 _CONTAINER_FORMS = ("lit:", "item:", "at:", "key:")
-# Implicit classmethods: their first parameter is the class.
-_CLASS_FIRST = frozenset(("__new__", "__init_subclass__", "__class_getitem__"))
 # The callables whose literal argument names the module they return (Names._imported_module).
 _IMPORT_MODULE = ("ext", "importlib.import_module")
 _DUNDER_IMPORT = ("builtin", "__import__")
@@ -428,7 +427,7 @@ class Names:
             r = None
             if idx == 0 and s.kind == "method" and "staticmethod" not in s.decorators:
                 cls = fi.parent.get(scope, "")
-                if "classmethod" in s.decorators or s.name in _CLASS_FIRST:
+                if "classmethod" in s.decorators or s.name in CLASS_FIRST:
                     r = ("sym", fi.path, cls), "self"
                 else:
                     r = ("inst", fi.path, cls, False), "self"

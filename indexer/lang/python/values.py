@@ -17,6 +17,7 @@ from codeimpact.indexer.lang.engine.values import ALTS, alternatives
 from codeimpact.indexer.lang.python.containers import CONTAINER_KINDS
 from codeimpact.indexer.lang.python.index import (
     ARGUMENTS_KEPT,
+    CLASS_FIRST,
     MAX_DEPTH,
     NO_NAMES,
     PASS_THROUGH,
@@ -53,6 +54,13 @@ PROXIED = "proxied"  # (PROXIED, instance): a LocalProxy's `_get_current_object`
 # (RAISED, path, class): what `with pytest.raises(E) as excinfo` binds; `.value` is an E
 # (the class or a subclass), `.type` the class
 RAISED = "raised"
+# what may follow a chain's first member: its end, the next member, a call, a subscript
+_CHAIN_END = frozenset(("", ".", "(", "["))
+# (instance_attr: a lookup deeper than this evaluates its bindings near the depth bound,
+# where a cut may come from the bound instead: `_reads_own_attr` then does not apply)
+_OWN_READ_DEPTH = MAX_DEPTH - 8
+# the attributes getattr answers on an instance without its instance member (`_reads_own_attr`)
+_NOT_MEMBER_READS = frozenset(("__class__", "_get_current_object"))
 
 
 def _class_named(dotted: str) -> bool:
@@ -315,7 +323,10 @@ class Values:
                     continue
                 # the most telling binding first, then in source order (sorted is stable;
                 # most attributes are set once: no sort, no key's frames)
+                own = c == cls and p == path and depth < _OWN_READ_DEPTH
                 for b in binds if len(binds) == 1 else sorted(binds, key=_bind_rank):
+                    if own and _reads_own_attr(cfi, b, attr):
+                        continue
                     r = self._binding_value(cfi, b, depth + 1)
                     # a parameter stored (`self.x, self.y = x, y`) says less than a later
                     # binding
@@ -724,6 +735,33 @@ class Values:
         the arms we cannot follow (`str`, a library type) add nothing to call."""
         found = [self.eval_type(fi, scope, a, depth + 1) for a in arms]
         return alternatives(found) if len(found) > 1 else found[0] if found else None
+
+
+def _reads_own_attr(fi: FileIndex, b, attr: str) -> bool:
+    """Whether binding `b` of `self.attr`, in a method of the class whose instance attribute
+    is being looked up (instance_attr), reads that attribute on `self` first (`self.algorithm
+    = self.algorithm or "sha256"`): its value is then that attribute looked up again, which
+    either meets this lookup (a cycle: cut, nothing) or, asked from outside, finds no member
+    and meets this lookup's own instance attribute (cut, nothing). So it holds nothing here,
+    and is passed over without the cut, which left every lookup above it unkept, made again
+    at each ask (Django's Field.name: every `.name` read of a field). `self` must be the
+    method's instance: its first parameter, not rebound, in a plain method."""
+    value = b.value
+    if ":" in value or not value.startswith("self.") or attr in _NOT_MEMBER_READS:
+        return False
+    rest = value[5 + len(attr) :]
+    if not value.startswith(attr, 5) or rest[:1] not in _CHAIN_END:
+        return False
+    if b.is_call and value.endswith(".getfixturevalue"):
+        return False
+    scope = b.scope
+    s = fi.syms.get(scope)
+    if s is None or s.kind != "method" or "self" in fi.names.get(scope, NO_NAMES):
+        return False
+    if "staticmethod" in s.decorators or "classmethod" in s.decorators or s.name in CLASS_FIRST:
+        return False
+    p = fi.params.get(scope, NO_NAMES).get("self")
+    return p is not None and p[0] == 0
 
 
 def _bind_rank(b) -> tuple:
