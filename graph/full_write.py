@@ -387,7 +387,7 @@ def _serve(gen: layout.Generation, buffer_pool: int, source: IO[bytes],
         while True:
             name, value = sent.next()
             if name == "meta":
-                w.write_meta(value)
+                w.copy_meta(value)
                 rows = w.checkpoint()
                 w.close()
                 return rows

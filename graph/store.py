@@ -205,6 +205,16 @@ class Writer:
         self._checkpointed = False
         write_meta(self.conn, self.gen.path, meta)
 
+    def copy_meta(self, meta: dict[str, Any]) -> None:
+        """Meta = `meta` in a database whose Meta table is still empty (a new generation's):
+        one COPY, where `write_meta`'s MERGE of every key cost ~3x more on the serial end of a
+        full build (Django: 12 -> 5 ms of the writer's CPU, the files included)."""
+        from codeimpact.graph.arrow import arrow_table
+
+        rest = meta_to_files(self.gen.path, meta)
+        rows = [(key, json.dumps(value, sort_keys=True)) for key, value in rest.items()]
+        self.copy("Meta", arrow_table(NODE_TABLES["Meta"], rows))
+
     def execute(self, query: str, params: dict | None = None):
         self._checkpointed = False
         return self.conn.execute(query, params or {})

@@ -221,6 +221,39 @@ def test_a_begun_writer_checkpoints_its_copies_once_at_the_end(tmp_path):
     assert conn.execute("MATCH (m:Meta {key: 'mode'}) RETURN m.value").get_next()[0] == '"full"'
 
 
+def test_meta_copied_into_a_new_database_is_the_meta_merged_key_by_key(tmp_path):
+    # a full write COPYs Meta into its new database (one statement); an in-place write
+    # MERGEs it key by key: the same rows, and the same values kept in files beside it
+    import kuzu
+
+    from codeimpact.graph.meta_files import meta_from_files
+    from codeimpact.graph.store import Writer
+
+    meta = {"mode": "full", "generation": 3, "stats": {"files": 1, "edges": {"CALLS": 2}},
+            "tree_signature": {"a.py": [1, 2]}, "incomplete": [{"code": "binary", "path": "x"}],
+            "empty": None, "text": "it's \"quoted\""}  # fmt: skip
+    seen = []
+    for number, way in ((1, Writer.copy_meta), (2, Writer.write_meta)):
+        gen = _gen(tmp_path, number)
+        w = Writer(gen, 64 << 20, 1)
+        w.begin()
+        w.create_schema()
+        way(w, meta)
+        w.checkpoint()
+        w.close()
+        conn = kuzu.Connection(kuzu.Database(str(gen.db_path), read_only=True))
+        res = conn.execute("MATCH (m:Meta) RETURN m.key, m.value")
+        rows = {}
+        while res.has_next():
+            key, value = res.get_next()
+            rows[key] = value
+        seen.append((rows, meta_from_files(gen.path)))
+    assert seen[0] == seen[1]
+    assert set(seen[0][0]) == set(meta) - {"tree_signature", "incomplete"}
+    assert seen[0][1] == {"tree_signature": {"a.py": [1, 2]},
+                          "incomplete": [{"code": "binary", "path": "x"}]}  # fmt: skip
+
+
 def test_a_begun_writer_commits_before_its_copies_pass_a_share_of_the_pool(tmp_path):
     # what a transaction's COPYs wrote stays in the buffer pool until its COMMIT: past
     # pool / TRANSACTION_POOL_SHARE of Arrow bytes the writer commits and begins again, so a
