@@ -37,6 +37,7 @@ from __future__ import annotations
 import builtins
 import collections
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -119,6 +120,7 @@ def write_generation(gen: layout.Generation, tables: Iterable[tuple[str, pa.Tabl
             env=WRITER_ENV | os.environ,
         )  # fmt: skip
         try:
+            _grow_pipe(proc.stdin.fileno())
             line = _feed(proc.stdin, proc.stdout, tables, meta)
             proc.wait()
         except BaseException:
@@ -262,7 +264,24 @@ def prestart(after_fork: Callable[[int], None]) -> Prestarted:
             os._exit(1)  # what _prestarted_child did not end: never back into the builder
     os.close(down_r)
     os.close(up_w)
+    _grow_pipe(down_w)
     return Prestarted(pid, os.fdopen(down_w, "wb"), os.fdopen(up_r, "rb"), err)
+
+
+# Bytes the pipe to the writer holds (grown where the system lets it: Linux's default most
+# for an unprivileged process, /proc/sys/fs/pipe-max-size, is 1 MB). With the default 64 KB,
+# every table sent waited for the writer to read it: the File table (280 KB on Django) sent
+# at `begin` held the builder until the writer, just woken, started its reading thread, and
+# Symbol's 14 MB went in ~220 rounds between the two processes, each one a wait for the
+# other's GIL and a wake-up.
+PIPE_BYTES = 1 << 20
+
+
+def _grow_pipe(fd: int) -> None:
+    grow = getattr(fcntl, "F_SETPIPE_SZ", None)  # (Linux only)
+    if grow is not None:
+        with contextlib.suppress(OSError):  # over the system's or the user's limit: as it is
+            fcntl.fcntl(fd, grow, PIPE_BYTES)
 
 
 def _prestarted_child(source: IO[bytes], out: IO[bytes]) -> None:
