@@ -204,11 +204,25 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             run.listed = {}  # last read here
         return graphs[0]
 
+    gens: list[layout.Generation] = []
+
+    def begin_write() -> None:
+        # the generation's folder, and a prestarted writer begun on it (it creates the
+        # database and schema, ~0.05 s of its CPU on Django, then COPYs the File table
+        # while this process finishes the graph), as the last resolved file comes: not
+        # after the resolve host's end message, the shared summaries and the folder (~10 ms
+        # of the serial end, the writer's work being the longest path from there)
+        if not gens:
+            gens.append(layout.next_generation(run.idx))
+            if writer:
+                writer[0].begin(gens[0], run.options.buffer_pool)
+                writer[0].send([("File", file_table(run.records))])
+
     reap = _nothing
     try:
         token = secrets.token_hex(4)
         modules, summaries, used, resolvers, reap = _resolve_all(run, facts, the_graph, token,
-                                                                 begin)  # fmt: skip
+                                                                 begin, begin_write)  # fmt: skip
         graph = the_graph()  # (no file came)
         from codeimpact.indexer import full_graph
 
@@ -220,31 +234,23 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         del facts, resolvers
         if not room_for_two(run.options):
             held.clear()
-        # the generation's folder now: a prestarted writer creates its database and schema
-        # (Kùzu's import, open and DDL: ~0.14 s on Django) while this process finishes
-        gen = layout.next_generation(run.idx)
-        try:
-            if writer:
-                # with the File table, which the writer COPYs once its schema is made, while
-                # this process finishes the graph
-                writer[0].begin(gen, run.options.buffer_pool)
-                writer[0].send([("File", file_table(run.records))])
-            # the Symbol table as soon as finish has made it: the writer COPYs it (~0.2 s on
-            # Django) while this process makes the edges, Meta and the relations, which the
-            # writer reads ahead
-            content = graph.finish(
-                (lambda symbols: writer[0].send(full_graph.symbol_slices(symbols)))
-                if writer else None
-            )  # fmt: skip
-            reap()  # (the resolve host's exit ran beside the finish)
-        except BaseException:
-            if writer:  # stopped first: it may be making the database in the folder removed
-                writer[0].cancel()
-            layout.discard(gen)
-            raise
+        begin_write()  # (no file came)
+        gen = gens[0]
+        # the Symbol table as soon as finish has made it: the writer COPYs it (~0.2 s on
+        # Django) while this process makes the edges, Meta and the relations, which the
+        # writer reads ahead
+        content = graph.finish(
+            (lambda symbols: writer[0].send(full_graph.symbol_slices(symbols)))
+            if writer else None
+        )  # fmt: skip
+        reap()  # (the resolve host's exit ran beside the finish)
     except BaseException:
         if graphs:
             graphs[0].abandon()
+        if gens:
+            if writer:  # stopped first: it may be making the database in the folder removed
+                writer[0].cancel()
+            layout.discard(gens[0])
         reap()  # (no child left behind)
         raise
     del graph
@@ -398,13 +404,14 @@ def _nothing() -> None:
 
 
 def _resolve_all(run: Run, facts: LazyFacts, the_graph: Callable[[], full_graph.FullGraph],
-                 token: str, begin: Callable[[], None]) -> tuple:  # fmt: skip
+                 token: str, begin: Callable[[], None],
+                 last: Callable[[], None] = lambda: None) -> tuple:  # fmt: skip
     """Resolve every file into the graph `the_graph()` makes (once the resolve host is
     forked, or first thing without one); returns the module names, the resolvers'
     summaries and each file's lookup keys (the shared summaries: files named by `token`,
     resolution.staged), the resolvers built here, and `reap()`, which waits for the resolve
     host's exit (left to exit beside the caller's work: called before it forks again).
-    `begin()` runs once, before the first file is gathered."""
+    `begin()` runs once, before the first file is gathered; `last()` before the last one."""
     lang_of = {r.path: r.language for r in run.records}
     used: dict[str, bytes] = {}
     order = sorted(facts)
@@ -442,6 +449,8 @@ def _resolve_all(run: Run, facts: LazyFacts, the_graph: Callable[[], full_graph.
             if i == 1:
                 graph = the_graph()
                 begin()
+            if i == len(order):
+                last()
             graph.add_blob(path, blob)
             used[path] = keys
             tick(i)
@@ -454,6 +463,8 @@ def _resolve_all(run: Run, facts: LazyFacts, the_graph: Callable[[], full_graph.
     projects = build()
     built(projects)
     for i, path in enumerate(order, 1):
+        if i == len(order):
+            last()
         project = projects[lang_of[path]]
         graph.add(project.resolve_file(path))
         used[path] = lookup_keys_blob(facts[path])
