@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from codeimpact.indexer import full_graph
     from codeimpact.indexer.state import GraphState
 
-# Source bytes (every file's, read by the scan) up to which the database writer is forked
+# Source bytes (every file's to parse, by its record) up to which the database writer is forked
 # early: Django's 2,900 files are ~20 MB; a tree of ~70,000 (the Linux kernel) starts its
 # writer when it writes instead, from a fresh interpreter.
 PRESTART_MAX_BYTES = 128 << 20
@@ -178,7 +178,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     t = time.perf_counter()
     facts, parsed = run.facts_for(run.records, start_resolvers)
     start_resolvers()  # when every file's facts came from the cache
-    sources = sum(map(len, run.data.values()))
+    # the source bytes read (a new index's by its workers: its records, none kept here)
+    sources = sum(r.size for r in run.records if not r.status.startswith("skipped:"))
     run.data.clear()  # every source file's bytes (shared with the caller): last used here
     # the writer is forked once these are freed, as the first resolved file comes (the
     # builder waits for it meanwhile: the fork is on no one's path)

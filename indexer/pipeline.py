@@ -28,6 +28,7 @@ from codeimpact.graph.layout import check_repo  # noqa: F401 (imported from here
 from codeimpact.graph.storage_errors import storage_error
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import Listed, Untracked, discover
+from codeimpact.indexer.extraction import EarlyExtraction
 from codeimpact.indexer.facts_cache import FactsCache
 from codeimpact.indexer.files_state import load_files_state
 from codeimpact.indexer.gitinfo import head_commit
@@ -35,7 +36,7 @@ from codeimpact.indexer.identity import IdentitySoon, runner_identity
 from codeimpact.indexer.plan import plan_changes
 from codeimpact.indexer.report import AnalyzeReport, Progress
 from codeimpact.indexer.run import FULL_REBUILD_SHARE, Previous, Run, gc_paused, process_cpu
-from codeimpact.indexer.scanning import scan
+from codeimpact.indexer.scanning import scan, unread_records
 from codeimpact.native.sha import sha256
 
 
@@ -193,21 +194,34 @@ def _analyze(
         files = discover(repo, config, configs, untracked, listed, early)
         configs_digest = _configs_digest(configs)
         prev, reason = None, "forced"
+        parsing = None
         if not fresh:
             prev, reason = _previous(idx, digest, configs_digest, early and early.live)
-        records, data = scan(repo, files, config, prev.files.files if prev else None, scanned_at)
+            records, data = scan(repo, files, config, prev.files.files if prev else None,
+                                 scanned_at)  # fmt: skip
+        else:
+            # a new index is built in full: its files are read by the extraction workers,
+            # forked now, as they parse them (no scan here first, the other core idle)
+            records, data = unread_records(files), {}
+            parsing = EarlyExtraction(repo, config.max_file_size, records, options,
+                                      config.parse_timeout_ms / 1000)  # fmt: skip
+            stack.callback(parsing.cancel)
         timings["scan"] = time.perf_counter() - t
         if soon is not None:
             digest, comps = soon.result()
             if not options.force:  # (no live generation: the reason none is used)
                 prev, reason = _previous(idx, digest, configs_digest)
+            if prev is not None and parsing is not None:  # (one appeared: never, under the lock)
+                parsing.cancel()
+                parsing = None
+                records, data = scan(repo, files, config, prev.files.files, scanned_at)
         cache = stack.enter_context(contextlib.closing(FactsCache(idx, digest)))
         if options.force:
             cache.clear()
         run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
                   configs_digest, records, data, timings, t0, scanned_at,
                   untracked=untracked.paths, listed=listed or {},
-                  tracked=untracked.tracked)  # fmt: skip
+                  tracked=untracked.tracked, early=parsing)  # fmt: skip
         run.cpu_mark = process_cpu()
         run.cpu_seconds["scan"] = round(run.cpu_mark - cpu, 3)
         if soon is not None and soon.path != "cached":

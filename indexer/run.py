@@ -20,7 +20,7 @@ from codeimpact.graph.sidecar import write_unresolved
 from codeimpact.indexer import scanning, worktree
 from codeimpact.indexer.config import IndexConfig, RunOptions
 from codeimpact.indexer.discover import TrackedListing
-from codeimpact.indexer.extraction import facts_for
+from codeimpact.indexer.extraction import EarlyExtraction, facts_for
 from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.files_state import FilesState, FileState, save_files_state
 from codeimpact.indexer.forked_job import ForkedJob
@@ -257,6 +257,8 @@ class Run(Compared):
     listed: dict
     # what discover's `git ls-files` said git tracks (None: git did not list the files)
     tracked: TrackedListing | None
+    # a new index's extraction, started as discover listed the files (taken by `facts_for`)
+    early: EarlyExtraction | None
     _file_states: dict[str, FileState] | None
     __slots__ = (
         "repo",
@@ -281,6 +283,7 @@ class Run(Compared):
         "untracked",
         "listed",
         "tracked",
+        "early",
         "_file_states",
     )
     _unshown = ("_file_states",)
@@ -309,6 +312,7 @@ class Run(Compared):
         untracked: set[str] | None = None,
         listed: dict | None = None,
         tracked: TrackedListing | None = None,
+        early: EarlyExtraction | None = None,
         _file_states: dict[str, FileState] | None = None,
     ) -> None:
         self.repo = repo
@@ -333,6 +337,7 @@ class Run(Compared):
         self.untracked = untracked
         self.listed = {} if listed is None else listed
         self.tracked = tracked
+        self.early = early
         self._file_states = _file_states
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved, meta: dict,
@@ -400,9 +405,10 @@ class Run(Compared):
 
     def facts_for(self, records: list[FileRecord],
                   meanwhile: Callable[[], None] | None = None) -> tuple[LazyFacts, int]:  # fmt: skip
+        early, self.early = self.early, None
         return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
                          self.options, self.progress, self.config.parse_timeout_ms / 1000,
-                         meanwhile)  # fmt: skip
+                         meanwhile, early)  # fmt: skip
 
     def flush_facts(self, gen) -> None:
         """The facts cache written into generation `gen`: the facts of every file read."""

@@ -90,3 +90,13 @@ def scan(
                 kept += len(rr.data)
         records.append(rec)
     return records, data
+
+
+def unread_records(files: list[SourceFile]) -> list[FileRecord]:
+    """The records of a new index's files, none read: discover's stat (size, mtime) and the
+    path's rules; each is read by the worker that parses it (indexer/extraction.py
+    EarlyExtraction), which gives it the hash, lines and status a scan would have (an empty
+    content hash says it is not read yet)."""
+    return [FileRecord(sf.path, sf.language, sf.size, "", "ok", "", 0,
+                       LANGUAGES[sf.language].is_test_path(sf.path), sf.mtime_ns)
+            for sf in files]  # fmt: skip

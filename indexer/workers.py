@@ -19,13 +19,15 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import selectors  # (subprocess's already: every run lists its files with git)
 import signal
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
-from codeimpact.indexer.lang import LANGUAGES
+from codeimpact.indexer.lang import LANGUAGES, content_language
+from codeimpact.indexer.lang.api import count_lines
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.reading import extract_source, read_source
 
@@ -34,15 +36,27 @@ if TYPE_CHECKING:
 
 
 class Unread(NamedTuple):
-    """A file the scan read and hashed but did not keep: the worker reads it again."""
+    """A file the worker reads: one the scan read and hashed but did not keep, or (an empty
+    `content_hash`) one no scan read, a new index's (indexer/pipeline.py): `size` is then
+    discover's stat and the worker's read is the scan's."""
 
     size: int
     content_hash: str
 
 
+class Read(NamedTuple):
+    """What a worker's read of an Unread file saw when the scan's record does not say it (the
+    bytes changed since the scan, or no scan read them): the record's fields it sets."""
+
+    size: int
+    content_hash: str  # "" when the file could not be read (reading.read_source)
+    lines: int
+    language: str  # by the bytes too: a `.h` holding C++ is cpp (lang.content_language)
+
+
 Item = tuple[str, str, "bytes | Unread"]  # (path, language, bytes or what the scan saw)
-# what a worker read anew: (path, size, content hash) when it differs from the scan's
-OnRead = Callable[[str, int, str], None]
+# what a worker read of an Unread file when the scan's record does not say it: (path, read)
+OnRead = Callable[[str, Read], None]
 
 BATCH_BYTES = 256 * 1024  # source a worker holds before it is handed more
 MIN_HELD = 2  # files a worker holds, however big: the next one is there when it finishes
@@ -65,18 +79,24 @@ def item_size(item: Item) -> int:
 
 
 def extract_item(item: Item, root: str, max_size: int) -> tuple[str, object]:
-    """("done", blob) or ("done", (blob, size, hash)) when an Unread file's bytes are not
-    those the scan hashed (changed since: the blob is of what was parsed), or
-    ("skipped", "code: detail") when the file can no longer be read."""
+    """("done", blob), or ("done", (blob, Read)) when an Unread file's bytes are not those the
+    scan hashed (changed since: the blob is of what was parsed) or no scan read it;
+    ("skipped", "code: detail") when the file can no longer be read, ("skipped", ("code:
+    detail", Read)) when no scan read it (its size and hash are the record's, as a scan's)."""
     path, language, data = item
     if not isinstance(data, Unread):
         return "done", extract_source(language, data)
-    rr = read_source(root, path, max_size)
+    first = not data.content_hash
+    # (discover's stat spares the fstat, as the scan's read: reading.read_source)
+    rr = read_source(root, path, max_size, data.size if first else -1)
     if rr.data is None:
-        return "skipped", f"{rr.status.partition(':')[2] or 'unreadable'}: {rr.detail}"
+        why = f"{rr.status.partition(':')[2] or 'unreadable'}: {rr.detail}"
+        return "skipped", ((why, Read(rr.size, rr.content_hash, 0, language)) if first else why)
+    if first:
+        language = content_language(language, rr.data)
     blob = extract_source(language, rr.data)
-    if rr.content_hash != data.content_hash:
-        return "done", (blob, rr.size, rr.content_hash)
+    if first or rr.content_hash != data.content_hash:
+        return "done", (blob, Read(rr.size, rr.content_hash, count_lines(rr.data), language))
     return "done", blob
 
 
@@ -132,153 +152,200 @@ def extract_parallel(
     `error: ...`, or the skip code of an Unread file no longer readable). `on_blob(path,
     blob)` takes each blob as it arrives, in the time the parent would spend waiting for the
     workers anyway; nothing here keeps it. Unread items are read under `root` (at most
-    `max_size` bytes); `on_read` hears of one whose bytes changed since the scan, before its
-    blob.
+    `max_size` bytes); `on_read` hears what a worker read when the scan's record does not
+    say it (`Read`), before the file's blob."""
+    pool = Extraction(items, workers, timeout_s, root=root, max_size=max_size)
+    return pool.run(progress, on_blob, on_read)
+
+
+class Extraction:
+    """`items` extracted by `workers` processes forked now (see `extract_parallel`); `run`
+    takes their answers, `cancel` stops them unasked. Started before its answers are
+    wanted (a new index's build forks them as soon as discover listed the files:
+    indexer/pipeline.py), the workers parse while this process goes on.
 
     Each worker has its own pipe, so killing one can never leave a lock held that the
     others need (a shared multiprocessing.Queue can)."""
-    global _ITEMS, _READ
-    # here, not at the top: a run that extracts nothing (a no-op) never imports it
-    import multiprocessing as mp
-    import selectors
 
-    # the workers' languages imported once, here, rather than by each worker after the fork,
-    # and so their parsers, compiled queries and fact engines (made at a language's first
-    # extraction, ~8-30 ms of CPU each: query analysis): every worker inherits them
-    languages = {item[1] for item in items}
-    LANGUAGES.load(languages)
-    for language in sorted(languages):
-        LANGUAGES[language].extract(b"")
-    ctx = mp.get_context("fork")
-    # biggest first, so a large file does not finish last
-    sizes = [item_size(item) for item in items]  # read per file at every hand-out: once here
-    todo = sorted(range(len(items)), key=lambda i: -sizes[i])
-    todo.reverse()  # pop() from the end takes the biggest first
-    _ITEMS, _READ = items, (root, max_size)
-    procs: dict[int, tuple[Process, object]] = {}
-    # worker -> the items it holds, in the order it works on them (see BATCH_BYTES, MIN_HELD)
-    held: dict[int, list[int]] = {}
-    held_bytes: dict[int, int] = {}  # worker -> the source its held items add up to
-    # the workers' pipes, registered while they live: one select per answer (a selector
-    # made per wait, as multiprocessing's `wait` does, was ~40 us of 2,900 answers' each)
-    answers = selectors.DefaultSelector()
-    started: dict[int, float] = {}  # worker -> when it started its first held item
-    starting: set[int] = set()  # workers not yet READY: their held items are not timed
-    next_wid = 0
+    def __init__(self, items: list[Item], workers: int, timeout_s: float, *, root: str = "",
+                 max_size: int = 0) -> None:  # fmt: skip
+        global _ITEMS, _READ
+        # here, not at the top: a run that extracts nothing (a no-op) never imports it
+        import multiprocessing as mp
 
-    def spawn() -> None:
-        nonlocal next_wid
-        parent, child = ctx.Pipe()
-        p = ctx.Process(target=_worker, args=(child, next_wid, os.getpid()), daemon=True)
+        # the workers' languages imported once, here, rather than by each worker after the
+        # fork, and so their parsers, compiled queries and fact engines (made at a
+        # language's first extraction, ~8-30 ms of CPU each: query analysis): every worker
+        # inherits them
+        languages = {item[1] for item in items}
+        LANGUAGES.load(languages)
+        for language in sorted(languages):
+            LANGUAGES[language].extract(b"")
+        self._ctx = mp.get_context("fork")
+        self._items, self._timeout_s = items, timeout_s
+        # biggest first, so a large file does not finish last
+        self._sizes = sizes = [item_size(item) for item in items]  # (read per hand-out: once)
+        self._todo = sorted(range(len(items)), key=lambda i: -sizes[i])
+        self._todo.reverse()  # pop() from the end takes the biggest first
+        _ITEMS, _READ = items, (root, max_size)
+        self._procs: dict[int, tuple[Process, object]] = {}
+        # worker -> the items it holds, in the order it works on them (BATCH_BYTES, MIN_HELD)
+        self._held: dict[int, list[int]] = {}
+        self._held_bytes: dict[int, int] = {}  # worker -> the source its held items add up to
+        # the workers' pipes, registered while they live: one select per answer (a selector
+        # made per wait, as multiprocessing's `wait` does, was ~40 us of 2,900 answers' each)
+        self._answers = selectors.DefaultSelector()
+        self._started: dict[int, float] = {}  # worker -> when it started its first held item
+        self._starting: set[int] = set()  # workers not yet READY: their held items untimed
+        self._next_wid = 0
+        self._done = False
+        try:
+            for _ in range(max(1, min(workers, len(items)))):
+                self._spawn()
+            for wid in list(self._procs):
+                self._feed(wid)
+        except BaseException:
+            self.cancel()
+            raise
+
+    def _spawn(self) -> None:
+        parent, child = self._ctx.Pipe()
+        wid = self._next_wid
+        p = self._ctx.Process(target=_worker, args=(child, wid, os.getpid()), daemon=True)
         p.start()
         child.close()
-        procs[next_wid] = (p, parent)
-        starting.add(next_wid)
-        answers.register(parent, selectors.EVENT_READ, next_wid)
-        next_wid += 1
+        self._procs[wid] = (p, parent)
+        self._starting.add(wid)
+        self._answers.register(parent, selectors.EVENT_READ, wid)
+        self._next_wid += 1
 
-    def feed(wid: int) -> None:
-        queue = held.setdefault(wid, [])
+    def _feed(self, wid: int) -> None:
+        queue = self._held.setdefault(wid, [])
         if not queue:
-            started[wid] = time.monotonic()
-        if wid not in procs:
+            self._started[wid] = time.monotonic()
+        if wid not in self._procs:
             return
-        nbytes = held_bytes.get(wid, 0)
+        todo, sizes = self._todo, self._sizes
+        nbytes = self._held_bytes.get(wid, 0)
         batch = []
         while todo and len(queue) < MAX_HELD and (len(queue) < MIN_HELD or nbytes < BATCH_BYTES):
             idx = todo.pop()
             batch.append(idx)
             queue.append(idx)
             nbytes += sizes[idx]
-        held_bytes[wid] = nbytes
+        self._held_bytes[wid] = nbytes
         if batch:
-            procs[wid][1].send(batch)
+            self._procs[wid][1].send(batch)
 
-    def retire(wid: int) -> int | None:
+    def _retire(self, wid: int) -> int | None:
         """Stop a worker; its first held item is returned, the others go back to `todo`."""
-        p, conn = procs.pop(wid)
+        p, conn = self._procs.pop(wid)
         if p.is_alive():
             os.kill(p.pid, signal.SIGKILL)
         p.join()
-        answers.unregister(conn)
+        self._answers.unregister(conn)
         conn.close()
-        queue = held.pop(wid, [])
-        held_bytes.pop(wid, None)
-        started.pop(wid, None)
-        starting.discard(wid)
-        todo.extend(reversed(queue[1:]))
+        queue = self._held.pop(wid, [])
+        self._held_bytes.pop(wid, None)
+        self._started.pop(wid, None)
+        self._starting.discard(wid)
+        self._todo.extend(reversed(queue[1:]))
         return queue[0] if queue else None
 
-    failed: dict[str, str] = {}
-    finished = 0
+    def _replace(self) -> None:
+        self._spawn()
+        self._feed(self._next_wid - 1)
 
-    def finish(idx: int) -> None:
-        nonlocal finished
-        finished += 1
-        if progress:
-            progress("extract", finished, len(items))
+    def run(self, progress: Callable[[str, int, int], None] | None,
+            on_blob: Callable[[str, bytes], None],
+            on_read: OnRead | None = None) -> tuple[int, dict[str, str]]:  # fmt: skip
+        """`extract_parallel`'s answer, the workers ended (once: a second call raises)."""
+        if self._done:
+            raise RuntimeError("this extraction has ended")
+        items, sizes = self._items, self._sizes
+        procs, held, started, starting = self._procs, self._held, self._started, self._starting
+        failed: dict[str, str] = {}
+        finished = 0
 
-    for _ in range(max(1, min(workers, len(items)))):
-        spawn()
-    try:
-        for wid in list(procs):
-            feed(wid)
-        while finished < len(items):
-            for key, _ in answers.select(timeout=0.05):
-                conn, wid = key.fileobj, key.data
-                try:
-                    kind, idx, payload = conn.recv()
-                except (EOFError, OSError):
-                    # the worker died (a crash in a grammar, say): that file fails, go on
-                    code = procs[wid][0].exitcode
-                    idx = retire(wid)
-                    if idx is not None:
-                        failed[items[idx][0]] = f"error: worker exited with {code}"
-                        finish(idx)
-                    spawn()
-                    feed(next_wid - 1)
-                    continue
-                if kind == READY[0]:
-                    starting.discard(wid)
-                    started[wid] = time.monotonic()
-                    continue
-                held[wid].remove(idx)
-                held_bytes[wid] -= sizes[idx]
-                started[wid] = time.monotonic()  # the worker is on its next item now
-                feed(wid)
-                if kind == "done":
-                    if isinstance(payload, tuple):  # read anew, and not what the scan saw
-                        payload, size, digest = payload
-                        if on_read is not None:
-                            on_read(items[idx][0], size, digest)
-                    on_blob(items[idx][0], payload)
-                elif kind == "skipped":
-                    failed[items[idx][0]] = payload
-                else:
-                    failed[items[idx][0]] = f"error: {payload}"
-                finish(idx)
-            now = time.monotonic()
-            for wid, since in list(started.items()):
-                if wid in starting:
-                    continue
-                limit = timeout_s * _size_factor(sizes, held.get(wid))
-                if held.get(wid) and now - since > limit:
-                    idx = retire(wid)
-                    failed[items[idx][0]] = f"timeout: parse took over {limit:g}s"
+        def finish(idx: int) -> None:
+            nonlocal finished
+            finished += 1
+            if progress:
+                progress("extract", finished, len(items))
+
+        def first_read(idx: int, payload: object) -> object:
+            if isinstance(payload, tuple):  # what the scan's record does not say
+                payload, read = payload
+                if on_read is not None:
+                    on_read(items[idx][0], read)
+            return payload
+
+        try:
+            while finished < len(items):
+                for key, _ in self._answers.select(timeout=0.05):
+                    conn, wid = key.fileobj, key.data
+                    try:
+                        kind, idx, payload = conn.recv()
+                    except (EOFError, OSError):
+                        # the worker died (a crash in a grammar, say): that file fails, go on
+                        code = procs[wid][0].exitcode
+                        idx = self._retire(wid)
+                        if idx is not None:
+                            failed[items[idx][0]] = f"error: worker exited with {code}"
+                            finish(idx)
+                        self._replace()
+                        continue
+                    if kind == READY[0]:
+                        starting.discard(wid)
+                        started[wid] = time.monotonic()
+                        continue
+                    held[wid].remove(idx)
+                    self._held_bytes[wid] -= sizes[idx]
+                    started[wid] = time.monotonic()  # the worker is on its next item now
+                    self._feed(wid)
+                    if kind == "done":
+                        on_blob(items[idx][0], first_read(idx, payload))
+                    elif kind == "skipped":
+                        failed[items[idx][0]] = first_read(idx, payload)
+                    else:
+                        failed[items[idx][0]] = f"error: {payload}"
                     finish(idx)
-                    spawn()
-                    feed(next_wid - 1)
-    finally:
-        for wid in list(procs):
-            with contextlib.suppress(OSError):
-                procs[wid][1].send(None)
+                now = time.monotonic()
+                for wid, since in list(started.items()):
+                    if wid in starting:
+                        continue
+                    limit = self._timeout_s * _size_factor(sizes, held.get(wid))
+                    if held.get(wid) and now - since > limit:
+                        idx = self._retire(wid)
+                        failed[items[idx][0]] = f"timeout: parse took over {limit:g}s"
+                        finish(idx)
+                        self._replace()
+        finally:
+            self._end(kill=False)
+        return finished - len(failed), failed
+
+    def cancel(self) -> None:
+        """Stop the workers (a no-op once `run` returned)."""
+        self._end(kill=True)
+
+    def _end(self, kill: bool) -> None:
+        global _ITEMS, _READ
+        if self._done:
+            return
+        self._done = True
+        procs = self._procs
+        if not kill:
+            for wid in list(procs):
+                with contextlib.suppress(OSError):
+                    procs[wid][1].send(None)
         for wid in list(procs):
             p, conn = procs.pop(wid)
+            if kill and p.is_alive():
+                p.kill()
             p.join(timeout=5)
             if p.is_alive():
                 p.kill()
                 p.join()
             conn.close()
-        answers.close()
+        self._answers.close()
         _ITEMS, _READ = [], ("", 0)
-    return finished - len(failed), failed

@@ -70,7 +70,7 @@ def test_workers_read_files_the_parent_did_not_keep(tmp_path):
     reread: dict[str, tuple[int, str]] = {}
     n, failed = extract_parallel(items, 2, 60.0, None, blobs.__setitem__, root=str(tmp_path),
                                  max_size=1 << 20,
-                                 on_read=lambda p, size, h: reread.__setitem__(p, (size, h)))  # fmt: skip
+                                 on_read=lambda p, r: reread.__setitem__(p, (r.size, r.content_hash)))  # fmt: skip
     assert n == len(items) - 1 and list(failed) == ["m5.c"]
     assert failed["m5.c"].startswith("unreadable: ")
     now = read_source(str(tmp_path), "m3.c", 1 << 20)
