@@ -64,6 +64,11 @@ MIN_HELD = 2  # files a worker holds, however big: the next one is there when it
 # of real work, a hang in a small file is still cut at the timeout
 TIMEOUT_BYTES = 1024 * 1024
 MAX_HELD = 256  # files a worker holds, however small: a batch message stays small
+# What a file costs a worker beyond its bytes, counted as bytes of source (its answer, the
+# parse's set-up): handed out by bytes alone, the smallest files, which come last (biggest
+# first), went ~200 at a time (Django's empty `__init__.py`s), and one worker parsed them
+# for ~45 ms while the other, done, idled.
+FILE_BYTES = 2048
 # A worker's first message: it runs. A fresh worker's start (the fork, being scheduled on a
 # busy machine) is not its first file's parse: timed from the hand-out, a 1 KB file took
 # "over 0.05s" at load 6.
@@ -187,11 +192,12 @@ class Extraction:
         self._sizes = sizes = [item_size(item) for item in items]  # (read per hand-out: once)
         self._todo = sorted(range(len(items)), key=lambda i: -sizes[i])
         self._todo.reverse()  # pop() from the end takes the biggest first
+        self._left = sum(sizes) + FILE_BYTES * len(items)  # what `todo` costs (FILE_BYTES)
         _ITEMS, _READ = items, (root, max_size)
         self._procs: dict[int, tuple[Process, object]] = {}
         # worker -> the items it holds, in the order it works on them (BATCH_BYTES, MIN_HELD)
         self._held: dict[int, list[int]] = {}
-        self._held_bytes: dict[int, int] = {}  # worker -> the source its held items add up to
+        self._held_bytes: dict[int, int] = {}  # worker -> what its held items cost
         # the workers' pipes, registered while they live: one select per answer (a selector
         # made per wait, as multiprocessing's `wait` does, was ~40 us of 2,900 answers' each)
         self._answers = selectors.DefaultSelector()
@@ -227,12 +233,17 @@ class Extraction:
             return
         todo, sizes = self._todo, self._sizes
         nbytes = self._held_bytes.get(wid, 0)
+        # at most its share of what is left: near the end each worker holds little, and the
+        # workers end together
+        most = min(BATCH_BYTES, self._left // len(self._procs))
         batch = []
-        while todo and len(queue) < MAX_HELD and (len(queue) < MIN_HELD or nbytes < BATCH_BYTES):
+        while todo and len(queue) < MAX_HELD and (len(queue) < MIN_HELD or nbytes < most):
             idx = todo.pop()
             batch.append(idx)
             queue.append(idx)
-            nbytes += sizes[idx]
+            cost = sizes[idx] + FILE_BYTES
+            nbytes += cost
+            self._left -= cost
         self._held_bytes[wid] = nbytes
         if batch:
             self._procs[wid][1].send(batch)
@@ -250,6 +261,7 @@ class Extraction:
         self._started.pop(wid, None)
         self._starting.discard(wid)
         self._todo.extend(reversed(queue[1:]))
+        self._left += sum(self._sizes[i] + FILE_BYTES for i in queue[1:])
         return queue[0] if queue else None
 
     def _replace(self) -> None:
@@ -300,7 +312,7 @@ class Extraction:
                         started[wid] = time.monotonic()
                         continue
                     held[wid].remove(idx)
-                    self._held_bytes[wid] -= sizes[idx]
+                    self._held_bytes[wid] -= sizes[idx] + FILE_BYTES
                     started[wid] = time.monotonic()  # the worker is on its next item now
                     self._feed(wid)
                     if kind == "done":
