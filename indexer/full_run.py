@@ -181,8 +181,9 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     # the source bytes read (a new index's by its workers: its records, none kept here)
     sources = sum(r.size for r in run.records if not r.status.startswith("skipped:"))
     run.data.clear()  # every source file's bytes (shared with the caller): last used here
-    # the writer is forked once these are freed, as the first resolved file comes (the
-    # builder waits for it meanwhile: the fork is on no one's path)
+    # the writer is forked once these are freed, as the graph is made (the resolve host
+    # forked, building on one core: the fork is on no one's path), before the working
+    # tree's fields are taken (their allocations would be the writer's too)
     begin = functools.cache(functools.partial(start_writer, sources))  # once
     run.phase("extract", t)
     t = time.perf_counter()
@@ -197,6 +198,7 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             from codeimpact.indexer import full_graph as graph_module
 
             graphs.append(graph_module.FullGraph(run.idx))
+            begin()  # (the writer forked before the fields are taken: it keeps none of them)
             # and the working tree's Meta fields (git status's answer, the stat pass, the
             # tree signature: ~0.05 s of CPU, and a wait for git), taken while the host
             # builds on one core, not after the resolution (the serial end, as Meta was made)
