@@ -5,7 +5,10 @@ file and when a worker never answered for one (killed at its parse timeout)."""
 
 from __future__ import annotations
 
+import os
 import time
+
+import pytest
 
 from codeimpact.graph import layout
 from codeimpact.indexer.build import analyze
@@ -99,3 +102,19 @@ def test_a_file_whose_worker_was_killed_is_recorded_as_the_scan_reads_it(tmp_pat
     assert f.status == "skipped:timeout", f.status
     assert (f.size, f.content_hash, f.lines) == (len(huge), content_hash(huge), count_lines(huge))
     assert any(r["code"] == "timeout" and r["path"] == "huge.py" for r in report.incomplete)
+
+
+def test_no_child_is_left_when_a_new_index_returns(tmp_path):
+    """The early extraction's workers are left to exit beside the resolution (not waited for
+    where the build goes on): the run still waits for them before it returns, as for every
+    process it forked (none is left to the caller, not even as a zombie)."""
+    repo = tmp_path / "repo"
+    write_files(repo, FILES)
+    # (no process forked after the extraction here: a small tree resolves in this process,
+    # and a budget too small for two processes keeps the sidecars here)
+    options = RunOptions(workers=2, memory_budget_mb=1)
+    report = analyze(repo, IndexConfig(max_file_size=LIMIT), options)
+    assert report.mode == "full" and report.parsed == len(FILES) - 3
+    assert report.forks["sidecar writer"].startswith("in this process")
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
