@@ -64,6 +64,9 @@ MIN_HELD = 2  # files a worker holds, however big: the next one is there when it
 # of real work, a hang in a small file is still cut at the timeout
 TIMEOUT_BYTES = 1024 * 1024
 MAX_HELD = 256  # files a worker holds, however small: a batch message stays small
+# A worker is handed more once what it holds is below this share of what it may hold: a
+# batch of several files then, not one per answer (a message each way, ~10 us each side).
+REFILL_AT = 0.5
 # What a file costs a worker beyond its bytes, counted as bytes of source (its answer, the
 # parse's set-up): handed out by bytes alone, the smallest files, which come last (biggest
 # first), went ~200 at a time (Django's empty `__init__.py`s), and one worker parsed them
@@ -238,6 +241,8 @@ class Extraction:
         # at most its share of what is left: near the end each worker holds little, and the
         # workers end together
         most = min(BATCH_BYTES, self._left // len(self._procs))
+        if len(queue) >= MIN_HELD and nbytes >= most * REFILL_AT:
+            return  # (held enough: topped up later, by a batch of several files)
         batch = []
         while todo and len(queue) < MAX_HELD and (len(queue) < MIN_HELD or nbytes < most):
             idx = todo.pop()
