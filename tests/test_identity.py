@@ -251,6 +251,8 @@ def test_an_identity_the_child_did_not_keep_is_computed_by_the_run(tmp_path, mon
     proc = soon._job._proc  # the child, killed before it could keep anything (~0.1 s of work)
     os.kill(proc.pid, signal.SIGKILL)
     proc.join()
-    assert proc.exitcode == -signal.SIGKILL and not (tmp_path / CACHE_NAME).exists()
+    if proc.exitcode == 0:  # it finished first (this process was descheduled): as if killed
+        (tmp_path / CACHE_NAME).unlink()
+    assert proc.exitcode in (0, -signal.SIGKILL) and not (tmp_path / CACHE_NAME).exists()
     assert soon.result() == runner_identity(config)
     assert (tmp_path / CACHE_NAME).is_file()  # kept by the run instead
