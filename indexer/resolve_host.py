@@ -14,8 +14,9 @@ it may instead leave the resolving to partition workers forked by the builder
 Every process resolving sends the chunks it resolved straight to the builder, each on a
 pipe of its own (`resolve_into`): the builder makes one per process the host may run
 (the workers that replace one another at resolve_workers.RETIRE's marks included)
-before it forks it. The outputs cross one pipe, wrapped once; going through the host
-(a worker's answer unpickled there, wrapped again and sent on) cost both processes CPU.
+before it forks it. The outputs cross one pipe, written from their own bytes
+(indexer/sink_frames.py); going through the host (a worker's answer unpickled there,
+wrapped again and sent on) cost both processes CPU.
 The builder takes the chunks in path order, whichever pipe brings them.
 
 The builder gathers what it receives as it would gather the workers' answers. If the
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import marshal
 import multiprocessing as mp
 import os
 import signal
@@ -41,12 +41,12 @@ from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.resolution import module_names, summaries_of
 from codeimpact.indexer.resolve_workers import (
     RETIRE,
-    Encoded,
     ResolveError,
     chunked,
     resolve_into,
     resolve_parallel,
 )
+from codeimpact.indexer.sink_frames import Encoded, Frames, send_value
 
 Projects = dict[str, object]
 # the processes that hold each worker's place in turn (resolve_workers.RETIRE)
@@ -110,6 +110,7 @@ class Host:
         end: tuple | None = None
         early: dict[str, bytes] | None = None  # the summaries, when sent before the end
         c = 0  # the next chunk to hand on
+        frames = Frames()  # (one buffer read into, whichever pipe brings a message)
         try:
             if forked is not None:
                 forked()
@@ -120,7 +121,7 @@ class Host:
                 # full pipe waits no longer than it must
                 for conn in wait(readers, 0 if c in got else None):
                     try:
-                        msg = marshal.loads(conn.recv_bytes())
+                        msg = frames.read(conn)
                     except (EOFError, OSError):  # its writer ended (or died mid-message)
                         readers.remove(conn)
                         conn.close()
@@ -197,7 +198,7 @@ class Host:
             if workers == 1 and most > 1 and self._split and self._split[0](projects):
                 self._built(projects)  # (the partition workers read the files written)
                 parts = ("parts", module_names(projects), summaries_of(projects))
-                mine.send_bytes(marshal.dumps(parts))
+                send_value(mine, parts)
                 return
             used = 1 + (workers - 1) * GENERATIONS
             for unused in sinks[used:]:
@@ -213,7 +214,7 @@ class Host:
                          end)  # fmt: skip
         except Exception:
             with contextlib.suppress(OSError):
-                mine.send_bytes(marshal.dumps(("error", traceback.format_exc(limit=8))))
+                send_value(mine, ("error", traceback.format_exc(limit=8)))
         finally:
             mine.close()
 
@@ -223,12 +224,12 @@ class Host:
         project: they are those `summaries_of` gives at the end), not on the serial end."""
         self._built(projects)
         if early:
-            mine.send_bytes(marshal.dumps(("summaries", summaries_of(projects))))
+            send_value(mine, ("summaries", summaries_of(projects)))
 
     def _end(self, projects: Projects, mine: Connection, early: bool) -> None:
         """Every chunk is in a sink: the module names (and the summaries, unless `early`)."""
         summaries = None if early else summaries_of(projects)
-        mine.send_bytes(marshal.dumps(("end", module_names(projects), summaries)))
+        send_value(mine, ("end", module_names(projects), summaries))
 
 
 def _populated(build: Callable[[], Projects]) -> Projects:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
-import marshal
 import multiprocessing as mp
 import os
 import queue
@@ -48,8 +47,8 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 
 from codeimpact.indexer.lifeline import die_with_parent
+from codeimpact.indexer.sink_frames import Encoded, send_chunk
 
-Encoded = tuple[bytes, bytes]  # (resolved blob, lookup keys blob) of one file
 ResolveOne = Callable[[str], Encoded]
 
 CHUNK_FILES = 24  # small enough to balance two workers, big enough to amortise a message
@@ -75,11 +74,6 @@ class ResolveError(RuntimeError):
 def chunked(paths: list[str]) -> list[list[str]]:
     """The chunks workers take, in path order (a chunk's number is its position)."""
     return [paths[i : i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
-
-
-def sink_message(c: int, outputs: list[Encoded]) -> bytes:
-    """What a process resolving chunk `c` sends on its sink (read by `resolve_host`)."""
-    return marshal.dumps((c, outputs))
 
 
 class _Queue:
@@ -172,7 +166,7 @@ def _send_all(conn, sink: Connection | None, outbox: queue.SimpleQueue) -> None:
             if sink is not None and not isinstance(item[1], str):
                 # the parent hears of the chunk only once it is in the sink: a worker dying
                 # before that leaves it to the parent (the reader drops a second copy)
-                sink.send_bytes(sink_message(*item))
+                send_chunk(sink, *item)
                 item = (item[0], None)
             conn.send(item)
         except OSError:  # the parent or the reader is gone
@@ -357,7 +351,7 @@ def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connecti
                  finished: Callable[[], None] | None = None) -> None:  # fmt: skip
     """Resolve every chunk of `paths` (`chunked`) in this process and `(len(sinks) - 1) //
     generations` forked workers at a time, each replaced at the `RETIRE` marks by up to
-    `generations - 1` others in turn; whoever resolves a chunk sends `sink_message(c,
+    `generations - 1` others in turn; whoever resolves a chunk sends `send_chunk(sink, c,
     outputs)` on its own sink (`sinks[0]`: this process's; then `generations` for each
     worker and those replacing it; a worker's is closed here once it is forked). Returns
     once every chunk is in a sink; a chunk may come twice (a worker died after sending it).
@@ -373,7 +367,7 @@ def resolve_into(paths: list[str], resolve_one: ResolveOne, sinks: list[Connecti
     done: set[int] = set()
 
     def here(c: int) -> None:
-        mine.send_bytes(sink_message(c, [resolve_one(p) for p in chunks[c]]))
+        send_chunk(mine, c, [resolve_one(p) for p in chunks[c]])
         done.add(c)
 
     if len(sinks) == 1:
