@@ -6,6 +6,8 @@
  */
 #include "core.h"
 
+#include <stddef.h>
+
 /* 1 when edge e is better than cur, 0 when not, -1 on error (`better` in resolved.py). */
 static int edge_better(PyObject *e, PyObject *cur, PyObject *relay) {
     double ce = PyFloat_AsDouble(PyTuple_GET_ITEM(e, 3));
@@ -57,26 +59,34 @@ static uint32_t key_gen;
 
 static inline size_t key_home(Py_hash_t h) { return table_home(h, key_mask); }
 
-/* room for `n` keys at most half full, every slot free (-1 without memory) */
-static int keys_begin(Py_ssize_t n) {
-    size_t want = 1024;
+/* A table of this file's (key_slots, rank_slots) made ready for a call: room for `n` keys
+ * at most half full (`least` slots at least), every slot free (a new generation); -1
+ * without memory. Its slots are `size` bytes, their generation a uint32 at `gen_at`. */
+static int table_begin(void **slots, size_t *mask, uint32_t *gen, size_t size, size_t gen_at,
+                       Py_ssize_t n, size_t least) {
+    size_t want = least;
     while (want < 2 * (size_t)n) want *= 2;
-    if (key_slots == NULL || key_mask + 1 < want) {
-        PyMem_Free(key_slots);
-        key_slots = PyMem_Calloc(want, sizeof *key_slots);
-        if (key_slots == NULL) {
-            key_mask = 0;
+    if (*slots == NULL || *mask + 1 < want) {
+        PyMem_Free(*slots);
+        *slots = PyMem_Calloc(want, size);
+        if (*slots == NULL) {
+            *mask = 0;
             PyErr_NoMemory();
             return -1;
         }
-        key_mask = want - 1;
-        key_gen = 0;
+        *mask = want - 1;
+        *gen = 0;
     }
-    if (++key_gen == 0) { /* (wrapped: no slot may look current) */
-        for (size_t i = 0; i <= key_mask; i++) key_slots[i].gen = 0;
-        key_gen = 1;
+    if (++*gen == 0) { /* (wrapped: no slot may look current) */
+        for (size_t i = 0; i <= *mask; i++) memset((char *)*slots + i * size + gen_at, 0, 4);
+        *gen = 1;
     }
     return 0;
+}
+
+static int keys_begin(Py_ssize_t n) {
+    return table_begin((void **)&key_slots, &key_mask, &key_gen, sizeof *key_slots,
+                       offsetof(kept_key_t, gen), n, 1024);
 }
 
 /* `e` as a tuple of `type` (a new reference): itself when it is one, else its items in one */
@@ -109,24 +119,8 @@ static size_t rank_mask;
 static uint32_t rank_gen;
 
 static int ranks_begin(Py_ssize_t n) {
-    size_t want = 256;
-    while (want < 2 * (size_t)n) want *= 2;
-    if (rank_slots == NULL || rank_mask + 1 < want) {
-        PyMem_Free(rank_slots);
-        rank_slots = PyMem_Calloc(want, sizeof *rank_slots);
-        if (rank_slots == NULL) {
-            rank_mask = 0;
-            PyErr_NoMemory();
-            return -1;
-        }
-        rank_mask = want - 1;
-        rank_gen = 0;
-    }
-    if (++rank_gen == 0) {
-        for (size_t i = 0; i <= rank_mask; i++) rank_slots[i].gen = 0;
-        rank_gen = 1;
-    }
-    return 0;
+    return table_begin((void **)&rank_slots, &rank_mask, &rank_gen, sizeof *rank_slots,
+                       offsetof(rank_slot_t, gen), n, 256);
 }
 
 /* the place in `held` (`*n` distinct so far) of a str equal to `s`, added when new */
