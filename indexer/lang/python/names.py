@@ -34,6 +34,14 @@ from codeimpact.indexer.lang.python.index import (
 
 # Binding values of containers and unpacking (lang/python/items.py).
 _CONTAINER_FORMS = ("lit:", "item:", "at:", "key:")
+# The binding forms evaluated from their chain's first step whose element or item of an
+# unknown value is nothing (`null_cycle`), and what may follow a chain's head: its end, a
+# member, a call, a subscript.
+_NULL_FORMS = ("iter:", "at:")
+_CHAIN_END = frozenset(("", ".", "(", "["))
+# (a binding evaluated deeper than this may meet the depth bound on its cycle: `null_cycle`
+# is not applied there)
+_NULL_CYCLE_DEPTH, _NULL_CYCLE_BINDINGS = MAX_DEPTH // 2, 16
 # The callables whose literal argument names the module they return (Names._imported_module).
 _IMPORT_MODULE = ("ext", "importlib.import_module")
 _DUNDER_IMPORT = ("builtin", "__import__")
@@ -47,6 +55,60 @@ _DEFAULT_KINDS = frozenset(("function", "method", "class"))
 _IMPORT_CONFIDENCE = CONFIDENCE["import"]
 _LOCAL_TYPE_CONFIDENCE = CONFIDENCE["local-type"]
 _ALIAS_CONFIDENCE = CONFIDENCE["alias"]
+
+
+def _from_own_name(b) -> int | None:
+    """The line at which binding `b`'s evaluation looks up its own name, first of anything,
+    when it does and holds nothing if that name is unknown: a plain chain from the name with
+    a member, call or subscript after it, or an `iter:` or `at:` form of a chain from the
+    name (the element or item of an unknown value); else None."""
+    value, name = b.value, b.name
+    line = b.line - 1  # (a plain value is evaluated before its own statement binds)
+    if ":" in value:
+        if not value.startswith(_NULL_FORMS):
+            return None
+        value = value.split(":", 2)[2]
+        line = b.line
+    elif value == name and not b.is_call:
+        return None  # (`x = x` holds the unknown value itself)
+    elif b.is_call and value.endswith(".getfixturevalue"):
+        return None
+    if not value.startswith(name) or value[len(name) : len(name) + 1] not in _CHAIN_END:
+        return None
+    return line
+
+
+def null_cycle(fi: FileIndex, b) -> bool:
+    """Whether binding `b` holds nothing because it reads its own name through a cycle of
+    bindings of that name (Django's Field.deconstruct: seven `path = path.replace(...)`, the
+    first looked up before any, which takes the last): each binding on the way is one of
+    the scope's bindings of the name (no import, definition or variable), evaluated from the
+    name's lookup first (`_from_own_name`), which picks one binding (`_pick`). Wherever that
+    cycle is entered, its lookup meets a binding being evaluated, answers the name's unknown
+    value, and so each binding holds nothing: the same in every order, without the cut
+    (which left every lookup above it unkept, made again at each ask: 1.4K of the 2.2K
+    cuts at bindings of a Django resolution, every deconstruct() result among them)."""
+    cands = fi.names.get(b.scope, NO_NAMES).get(b.name)
+    if not cands or len(cands) > _NULL_CYCLE_BINDINGS:
+        return False
+    for c in cands:
+        if c[1] != "bind":
+            return False
+    seen: set = set()
+    k = b
+    while id(k) not in seen:
+        seen.add(id(k))
+        line = _from_own_name(k)
+        if line is None:
+            return False
+        if len(cands) == 1:
+            k = cands[0][2]
+            continue
+        i = bisect_right(cands, line, key=first) or len(cands)  # (Names._pick's)
+        if i > 1 and cands[i - 2][0] == cands[i - 1][0]:
+            return False  # (several on that line: not one binding)
+        k = cands[i - 1][2]
+    return True
 
 
 class Names:
@@ -263,7 +325,9 @@ class Names:
             value = b.value
             # a form (`ann:T`, `iter:N:chain`, ...); a plain chain holds no ":" (the forms
             # written in here: a frame per binding of a form, 13K per Django)
-            if ":" not in value:
+            if b.name in value and depth < _NULL_CYCLE_DEPTH and null_cycle(fi, b):
+                out = None
+            elif ":" not in value:
                 out = MISSING
             elif value.startswith("ann:"):
                 r = self.eval_type(fi, b.scope, value[4:], depth + 1)
