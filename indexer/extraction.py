@@ -99,8 +99,7 @@ class EarlyExtraction:
                                              root=str(repo), max_size=max_size)  # fmt: skip
 
     def cancel(self) -> None:
-        """Stop the workers when the run ends before `facts_for` took them, and wait for
-        their exits (left to exit by `facts_for`); called as the run ends, either way."""
+        """Stop the workers when the run ends before `facts_for` took them (a no-op after)."""
         if self.extraction is not None:
             self.extraction.cancel()
 
@@ -197,8 +196,7 @@ def facts_for(
         for key, steps in early.steps.items():  # (compiled with no cache to take them from)
             cache.put(key, steps)
         cache.settle()
-        # (its workers exit beside the run's next steps: EarlyExtraction.cancel waits)
-        n, failed = early.extraction.run(progress, extracted, read_anew, exit_later=True)
+        n, failed = early.extraction.run(progress, extracted, read_anew)
     else:
         with keep_steps(cache.get, _own(cache)):
             n, failed = extract_files(todo, options, progress, timeout_s, extracted,

@@ -208,8 +208,6 @@ class Extraction:
         self._starting: set[int] = set()  # workers not yet READY: their held items untimed
         self._next_wid = 0
         self._done = False
-        self._exit_later = False
-        self._exiting: list[Process] = []  # told to end, not waited for yet (`exit_later`)
         try:
             for _ in range(max(1, min(workers, len(items)))):
                 self._spawn()
@@ -276,14 +274,11 @@ class Extraction:
         self._feed(self._next_wid - 1)
 
     def run(self, progress: Callable[[str, int, int], None] | None,
-            on_blob: Callable[[str, bytes], None], on_read: OnRead | None = None, *,
-            exit_later: bool = False) -> tuple[int, dict[str, str]]:  # fmt: skip
-        """`extract_parallel`'s answer, the workers ended (once: a second call raises).
-        `exit_later`: the workers are told to end but not waited for (their exits, ~5-15 ms
-        on Django, beside what comes next, not before it): `cancel` waits for them."""
+            on_blob: Callable[[str, bytes], None],
+            on_read: OnRead | None = None) -> tuple[int, dict[str, str]]:  # fmt: skip
+        """`extract_parallel`'s answer, the workers ended (once: a second call raises)."""
         if self._done:
             raise RuntimeError("this extraction has ended")
-        self._exit_later = exit_later
         items, sizes = self._items, self._sizes
         procs, held, started, starting = self._procs, self._held, self._started, self._starting
         failed: dict[str, str] = {}
@@ -347,9 +342,8 @@ class Extraction:
         return finished - len(failed), failed
 
     def cancel(self) -> None:
-        """Stop the workers, and wait for those `run` left to exit (`exit_later`)."""
+        """Stop the workers (a no-op once `run` returned)."""
         self._end(kill=True)
-        self._reap()
 
     def _end(self, kill: bool) -> None:
         global _ITEMS, _READ
@@ -363,19 +357,12 @@ class Extraction:
                     procs[wid][1].send(None)
         for wid in list(procs):
             p, conn = procs.pop(wid)
-            conn.close()
             if kill and p.is_alive():
                 p.kill()
-            self._exiting.append(p)
-        self._answers.close()
-        _ITEMS, _READ = [], ("", 0)
-        if not self._exit_later:
-            self._reap()
-
-    def _reap(self) -> None:
-        exiting, self._exiting = self._exiting, []
-        for p in exiting:
             p.join(timeout=5)
             if p.is_alive():
                 p.kill()
                 p.join()
+            conn.close()
+        self._answers.close()
+        _ITEMS, _READ = [], ("", 0)
