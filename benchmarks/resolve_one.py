@@ -16,7 +16,9 @@ resolution's. `--only`: time the project's methods NAME,... (e.g. fixture_edges)
 summed over the run; `--profile FILE`: cProfile the resolution. The code measured is
 the installed one. The resolution runs inside `operator.call`, so callgrind's
 `--toggle-collect=_operator_call` counts it alone (start-up, decoding and make_projects
-left out; the digest's sha256 in: ~137 M instructions of Django's --every 4).
+left out; the digest's sha256 in: ~137 M instructions of Django's --every 4). `--count
+NAME`: the project's method NAME's outermost calls run inside it instead (the resolution
+does not), so the same command counts NAME's inclusive instructions alone.
 """
 
 from __future__ import annotations
@@ -82,7 +84,26 @@ def _timed(inner, spent: list):
     return timed
 
 
-def run(facts_file: Path, every: int, only: str | None, profile: str | None) -> None:
+def _counted(inner):
+    """`inner` with its outermost calls inside `operator.call` (callgrind's
+    --toggle-collect=_operator_call then counts them alone; a nested call would toggle the
+    count off)."""
+    depth = [0]
+
+    def counted(*a, **k):
+        if depth[0]:
+            return inner(*a, **k)
+        depth[0] = 1
+        try:
+            return operator.call(inner, *a, **k)
+        finally:
+            depth[0] = 0
+
+    return counted
+
+
+def run(facts_file: Path, every: int, only: str | None, profile: str | None,
+        count: str | None = None) -> None:  # fmt: skip
     import gc
 
     from codeimpact.indexer.lang.api import FileFacts
@@ -100,6 +121,10 @@ def run(facts_file: Path, every: int, only: str | None, profile: str | None) -> 
         for name in only.split(","):
             spent[name] = [0.0, 0]
             setattr(PythonProject, name, _timed(getattr(PythonProject, name), spent[name]))
+    if count:
+        from codeimpact.indexer.lang.python.resolve import PythonProject
+
+        setattr(PythonProject, count, _counted(getattr(PythonProject, count)))
     t0 = time.process_time()
     projects = make_projects(facts, lang_of, {})
     t1 = time.process_time()
@@ -109,6 +134,8 @@ def run(facts_file: Path, every: int, only: str | None, profile: str | None) -> 
         prof = cProfile.Profile()
         digest = prof.runcall(resolve_some, projects, lang_of, facts, sorted(facts), every)
         prof.dump_stats(profile)
+    elif count:
+        digest = resolve_some(projects, lang_of, facts, sorted(facts), every)
     else:
         digest = operator.call(resolve_some, projects, lang_of, facts, sorted(facts), every)
     t2 = time.process_time()
@@ -127,11 +154,13 @@ def main() -> None:
     r.add_argument("--every", type=int, default=4)
     r.add_argument("--only")
     r.add_argument("--profile", help="cProfile the resolution into this file")
+    r.add_argument("--count", help="run this PythonProject method's outermost calls inside "
+                   "operator.call, not the resolution (callgrind: --toggle-collect)")  # fmt: skip
     a = ap.parse_args()
     if a.cmd == "prep":
         prep(a.tree, a.o)
     else:
-        run(a.facts, a.every, a.only, a.profile)
+        run(a.facts, a.every, a.only, a.profile, a.count)
     sys.stdout.flush()
     os._exit(0)  # (no teardown of the indexes: the build does not free them either)
 
