@@ -130,14 +130,19 @@ def test_a_file_added_after_the_walk_listed_its_folder_is_not_fresh(tmp_path, mo
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("x = 1\n")
     _aged(root)
-    real_scan = pipeline.scan
 
-    def scan_then_add(*args, **kwargs):
-        out = real_scan(*args, **kwargs)  # discover listed the folders before this
-        (root / "pkg" / "late.py").write_text("y = 2\n")
-        return out
+    def then_add(real):
+        def step(*args, **kwargs):
+            out = real(*args, **kwargs)  # discover listed the folders before this
+            (root / "pkg" / "late.py").write_text("y = 2\n")
+            return out
 
-    monkeypatch.setattr(pipeline, "scan", scan_then_add)
+        return step
+
+    # a new index takes discover's records for its workers to read (no scan): either way
+    # the file comes after the listing
+    monkeypatch.setattr(pipeline, "scan", then_add(pipeline.scan))
+    monkeypatch.setattr(pipeline, "unread_records", then_add(pipeline.unread_records))
     report = analyze(root, IndexConfig(), RunOptions(workers=1))
     assert report.files == 3
     monkeypatch.undo()
