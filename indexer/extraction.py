@@ -84,8 +84,9 @@ class EarlyExtraction:
     not first by the builder on one core, the other idle (Django: the builder's CPU before
     the fork 0.24-0.27 -> 0.17-0.18 s; the identity's wait, the cache and the full run's
     imports now come beside the workers). `records` are discover's, no file read
-    (scanning.unread_records): each takes what its worker read (`facts_for`). `extraction` is None when the files are too few for workers (read and
-    parsed in the builder then, by `facts_for`). The compiled query steps the engines made
+    (scanning.unread_records): each takes what its worker read (`facts_for`). `extraction`
+    is None when the files are too few for workers (read and parsed in the builder then,
+    by `facts_for`). The compiled query steps the engines made
     (no facts cache yet: its runner identity comes later) are kept in `steps` for it."""
 
     def __init__(self, repo: Path, max_size: int, records: list[FileRecord], options: RunOptions,
