@@ -1,9 +1,7 @@
 """One job run in a forked child while the parent goes on with other work.
 
-A full build ends with two independent writes: the Kùzu database (single-
-threaded COPYs, about 0.7 s on Django) and the sidecars (snapshot, state,
-unresolved sites). Done one after the other they leave a core idle; the child
-writes the sidecars while the parent writes the database.
+A new index's runner identity (indexer/identity.py) is computed by a child
+while the parent lists the files: each alone would leave a core idle.
 
 The child gets its inputs by fork (copy-on-write, nothing is serialised) and
 sends back only an exception, if it raised one, which `wait` raises in the

@@ -20,7 +20,6 @@ from codeimpact.graph import QUIET_BLAS, full_write, layout, manifest, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
-from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.lifeline import die_with_parent
@@ -39,7 +38,6 @@ from codeimpact.indexer.resolve_parts import part_resolver, resolve_split, worth
 from codeimpact.indexer.run import (
     Run,
     generation_meta,
-    release_when,
     resident_mb,
     resolve_workers,
     room_for_two,
@@ -155,20 +153,10 @@ def _trim_heap() -> None:
 def _save_sidecars(run: Run, gen: layout.Generation, st: GraphState, flags, kinds,
                    meta: dict) -> None:  # fmt: skip
     """The generation's sidecars (`Run.save_sidecars`), the unresolved call sites read from
-    its pack here (in the sidecar writer's child, when it forks)."""
+    its pack here (by the tail's thread: `_Tail`)."""
     from codeimpact.indexer.full_graph import unresolved_sites
 
     run.save_sidecars(gen, st, flags, kinds, unresolved_sites(gen.path, st.resolved_refs), meta)
-
-
-def _sidecars_stay(run: Run) -> str:
-    """Empty when the sidecars may be written by a forked child; else why they are written
-    here: one process was asked for, or a child's copied pages would not fit the budget."""
-    if run.options.processes() <= 1:
-        return "one process asked for (--workers 1)"
-    if not room_for_two(run.options):
-        return f"no memory for two processes (budget {run.options.memory_budget_mb} MB)"
-    return ""
 
 
 def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
@@ -231,8 +219,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
 
         shared = staged(run.idx, token)
         # Millions of small objects: freeing them took 0.09 s on Django and gives the OS
-        # no memory back. When memory allows they are freed by a thread during Kùzu's
-        # write, which leaves the GIL and one core to it (see `run.release_when`).
+        # no memory back. When memory allows they are freed by the tail's thread during
+        # Kùzu's write, which leaves the GIL and one core to it (`_Tail`).
         held = [facts, resolvers]
         del facts, resolvers
         if not room_for_two(run.options):
@@ -264,29 +252,22 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
     try:
         st = full_graph.full_state(content, used, modules, summaries, gen)
         del used, modules, summaries  # (the state's now)
-        st.shared = shared  # linked into the generation by the sidecar writer
+        st.shared = shared  # linked into the generation with the sidecars
         stats = run_stats(run.records, st.totals, parsed)
         meta = generation_meta(run.repo, run.digest, run.comps, incomplete, stats, "full",
                               run.config, run.records, run.scanned_at, fields=fields[0])  # fmt: skip
         flags, kinds = full_graph.node_arrays(content)
         n_resolved = content.n_resolved
-        # the sidecars are written by a forked child while this process writes Kùzu, when
-        # both fit the memory budget (pages either writes get copied: a large tree's
-        # build writes them in turn)
-        sidecars = ForkedJob(
-            functools.partial(_save_sidecars, run, gen, st, flags, kinds, meta),
-            fork=not (stay := _sidecars_stay(run)),
-            name="the sidecar writer",
-            why_not=stay,
-        )
-        run.forks["sidecar writer"] = sidecars.path
-        # the state and node arrays were the sidecars' alone: freed with the rest of `held`,
-        # beside Kùzu's write, not as this function returns (~15 ms on Django's serial end)
+        # the sidecars are written by the tail's thread once the last table is sent, while
+        # the database writer COPYs the relations and commits on one core (this thread
+        # waits for its answer): a child forked here wrote them beside the table feed, both
+        # cores busy, and took ~12K page faults on Django, this process ~14K more (each page
+        # written again after the fork). The state and node arrays are theirs alone: freed
+        # there after them with the rest of `held`, not as this function returns
         held += [st, flags, kinds]
-        del st, flags, kinds
-        release = release_when(sidecars, held)
-        del held
-        tail = _Tail(run, gen, sidecars)
+        tail = _Tail(run, gen, functools.partial(_save_sidecars, run, gen, st, flags, kinds, meta),
+                     held)  # fmt: skip
+        del st, flags, kinds, held
         try:
             tables = (full_graph.rel_tables(content) if writer else
                       full_graph.symbol_tables(content, file_table(run.records)))  # fmt: skip
@@ -300,14 +281,11 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             run.phase("write", t)
             t = time.perf_counter()
             checked = tail.result()
-            sidecars.wait()
             for f in shared.values():  # linked into the generation
                 f.unlink(missing_ok=True)
             run.phase("sidecars", t)
         finally:
-            sidecars.cancel()  # (no-op once waited for; else the thread's wait ends)
             tail.join()  # (on an error: before the folder goes)
-            release.join()
     except BaseException:
         layout.discard(gen)
         raise
@@ -321,17 +299,20 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
 
 
 class _Tail:
-    """What the end of a full build can do while the database writer commits its one
-    transaction and checkpoints (Kùzu: ~0.26 s of CPU on Django, on one core; this process
-    waits for its answer, the other core idles): once the last table is sent (`after`), a
-    thread flushes the facts cache into the generation, starts the fsyncs deferred to
-    `publish` (layout.sync_ahead) and, once the sidecar writer has exited, hashes the
-    generation's files that are final (all but the database and the manifest) for the
-    manifest (`publish`'s `checked`: reused while a file keeps its inode and size). Before,
-    each came after the writer's answer, one core idle then too."""
+    """What the end of a full build can do while the database writer COPYs the relations,
+    commits its one transaction and checkpoints (Kùzu: ~0.4 s of CPU on Django, on one core;
+    this process waits for its answer, the other core idles): once the last table is sent
+    (`after`), a thread flushes the facts cache into the generation, writes the sidecars
+    (`sidecars()`), starts the fsyncs deferred to `publish` (layout.sync_ahead), frees
+    `held` and hashes the generation's files that are final (all but the database and the
+    manifest) for the manifest (`publish`'s `checked`: reused while a file keeps its inode
+    and size). Before, each came after the writer's answer, one core idle then too."""
 
-    def __init__(self, run: Run, gen: layout.Generation, sidecars: ForkedJob) -> None:
-        self._run, self._gen, self._sidecars = run, gen, sidecars
+    def __init__(self, run: Run, gen: layout.Generation, sidecars: Callable[[], None],
+                 held: list) -> None:  # fmt: skip
+        self._run, self._gen = run, gen
+        self._sidecars: Callable[[], None] | None = sidecars
+        self._held = held
         self._thread: threading.Thread | None = None
         self._checked: dict[str, list] = {}
         self._error: BaseException | None = None
@@ -346,16 +327,23 @@ class _Tail:
         self._thread = threading.Thread(target=self._work, name="codeimpact-tail", daemon=True)
         self._thread.start()
 
+    def _written(self) -> None:
+        """The facts cache and the sidecars written, the fsyncs started, `held` freed."""
+        self._run.flush_facts(self._gen)
+        sidecars, self._sidecars = self._sidecars, None  # (it holds the state: freed below)
+        sidecars()
+        del sidecars
+        layout.sync_ahead(self._gen)  # (what fails there fails `publish`, as before)
+        self._held.clear()
+
     def _work(self) -> None:
-        run, gen = self._run, self._gen
+        gen = self._gen
         self._last.clear()
         try:
-            run.flush_facts(gen)
-            layout.sync_ahead(gen)  # (what fails there fails `publish`, as before)
+            self._written()
         except BaseException as e:  # raised by `result`
             self._error = e
             return
-        self._sidecars.exited()  # (`wait` is the caller's: it raises what it raised)
         checked = {}
         buf = bytearray(1 << 20)
         try:
@@ -375,10 +363,10 @@ class _Tail:
             self._thread.join()
 
     def result(self) -> dict[str, list]:
-        """The checksums taken (name in the generation -> [size, xxh3]), the cache flushed;
-        flushed here when the thread never started (no table was sent)."""
+        """The checksums taken (name in the generation -> [size, xxh3]), the cache flushed
+        and the sidecars written; here when the thread never started (no table was sent)."""
         if self._thread is None:
-            self._run.flush_facts(self._gen)
+            self._written()
             return {}
         self._thread.join()
         if self._error is not None:

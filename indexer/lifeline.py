@@ -1,7 +1,7 @@
 """Forked workers die with the process that forked them.
 
 `kill -9` of `graph analyze` gives it no chance to stop its workers (extraction,
-resolution, the sidecar writer). Left alive they would go on using CPU, hold
+resolution, the database writer). Left alive they would go on using CPU, hold
 copies of the index lock's file (see `graph/layout.py`) and write into a
 generation folder nobody will publish. So each worker calls `die_with_parent`
 first thing after the fork:

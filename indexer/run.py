@@ -7,7 +7,6 @@ import contextlib
 import gc
 import os
 import resource
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -23,7 +22,6 @@ from codeimpact.indexer.discover import TrackedListing
 from codeimpact.indexer.extraction import EarlyExtraction, facts_for
 from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.files_state import FilesState, FileState, save_files_state
-from codeimpact.indexer.forked_job import ForkedJob
 from codeimpact.indexer.gitinfo import head_commit
 from codeimpact.indexer.lazy_facts import LazyFacts
 from codeimpact.indexer.plan import ChangePlan
@@ -59,21 +57,6 @@ def room_for_two(options: RunOptions) -> bool:
     """Whether twice this process's resident memory fits the budget: a forked child, or
     objects kept alive past their last use, may come to hold as much again."""
     return 2 * resident_mb() <= options.memory_budget_mb
-
-
-def release_when(job: ForkedJob, held: list) -> threading.Thread:
-    """A started thread that empties `held` (the last references to what it holds) once
-    `job`'s child has exited. Before, freeing would write to pages the child shares, and
-    each would be copied; after, the thread frees while Kùzu's write, which runs without
-    the GIL on one core, leaves it the other."""
-
-    def run() -> None:
-        job.exited()
-        held.clear()
-
-    thread = threading.Thread(target=run, name="codeimpact-release", daemon=True)
-    thread.start()
-    return thread
 
 
 def resolve_workers(options: RunOptions, n_files: int, resident: int) -> int:

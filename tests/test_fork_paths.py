@@ -2,8 +2,8 @@
 run's report says which one ran (indexer/fork_guard.py).
 
 A process running another Python thread must not fork (a lock that thread holds would stay
-held in the child): the prestarted database writer, the sidecar writer and the incremental
-commit then take their other path. An embedding application (an MCP server, a watcher)
+held in the child): the prestarted database writer and the incremental commit then take
+their other path. An embedding application (an MCP server, a watcher)
 runs threads, so those paths are as real as the forked ones.
 """
 
@@ -43,7 +43,7 @@ class OtherThread:
 
 
 def _runs(repo: Path) -> list[dict[str, str]]:
-    """A full build (two processes, so the sidecars may fork) and two edits; each run's forks."""
+    """A full build (two processes, so its jobs may fork) and two edits; each run's forks."""
     options = RunOptions(workers=2, memory_budget_mb=1 << 20)  # memory never decides here
     forks = [analyze(repo, IndexConfig(), options).forks]
     for rel, text in EDITS:
@@ -75,7 +75,6 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
     assert reports[0] == {
         "runner identity": FORKED,
         "database writer": FORKED,
-        "sidecar writer": FORKED,
     }
     edit = {"tree fields": FORKED, "delta writer": FORKED, "spare leveller": STARTED}
     assert reports[1:] == [edit] * len(EDITS)
@@ -84,7 +83,6 @@ def test_with_a_thread_running_every_job_takes_its_other_path_and_the_index_is_t
         reports = _runs(here)
     why = "1 other Python thread(s) running (embedder)"
     assert reports[0]["database writer"].startswith(f"a new interpreter later: {why}"), reports
-    assert reports[0]["sidecar writer"].startswith(f"in this process: {why}"), reports
     assert reports[0]["runner identity"].startswith(f"in this process: {why}"), reports
     for later in reports[1:]:
         assert later["delta writer"].startswith(f"in this process: {why}"), reports

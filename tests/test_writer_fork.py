@@ -7,6 +7,8 @@ resolution, the build's peak of memory."""
 from __future__ import annotations
 
 import gc
+import os
+import threading
 
 import pytest
 
@@ -73,11 +75,11 @@ def test_a_finish_that_fails_after_the_writer_began_stops_it_before_the_folder_g
     assert list(layout.index_dir(tmp_path).glob("gen-*")) == []
 
 
-@pytest.mark.parametrize("workers", [2, 1], ids=["sidecars forked", "one process"])
+@pytest.mark.parametrize("workers", [2, 1], ids=["two processes", "one process"])
 def test_the_state_is_freed_before_the_generation_is_published(tmp_path, monkeypatch, workers):
-    # the graph state and node arrays serve the sidecars alone: freed by the release thread
-    # beside Kùzu's write (once the sidecar writer has exited), not when the build returns,
-    # on its serial end after the publish
+    # the graph state and node arrays serve the sidecars alone: freed by the tail's thread
+    # beside Kùzu's write (once it wrote the sidecars), not when the build returns, on its
+    # serial end after the publish
     write_files(tmp_path, {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(3)})
     from codeimpact.graph import layout
     from codeimpact.indexer import full_run
@@ -95,3 +97,30 @@ def test_the_state_is_freed_before_the_generation_is_published(tmp_path, monkeyp
     report = analyze(tmp_path, IndexConfig(), options)
     assert report.symbols >= 3
     assert alive_at_publish == [0], alive_at_publish
+
+
+def test_the_sidecars_are_written_by_the_builder_once_the_last_table_is_sent(tmp_path,
+                                                                            monkeypatch):  # fmt: skip
+    # by the tail's thread, while the database writer COPYs the relations and commits on
+    # one core: a child forked for them at the build's end wrote them beside the table
+    # feed, both cores busy, and took ~12K page faults on Django, the builder ~14K more
+    repo, seen = tmp_path / "repo", tmp_path / "sidecars-written-by"
+    write_files(repo, {
+        f"pkg/m{i}.py": f"from pkg.m0 import f0\n\n\ndef f{i}():\n    return f0() + {i}\n"
+        for i in range(PARALLEL_RESOLVE_MIN + 10)
+    })  # fmt: skip
+    from codeimpact.indexer import full_run
+
+    real = full_run._save_sidecars
+
+    def spy(*args):
+        seen.write_text(f"{os.getpid()} {threading.current_thread().name}")
+        return real(*args)
+
+    monkeypatch.setattr(full_run, "_save_sidecars", spy)
+    options = RunOptions(workers=2, memory_budget_mb=1 << 20)  # memory never decides here
+    report = analyze(repo, IndexConfig(), options)
+    assert report.forks["database writer"] == FORKED and report.forks["resolvers"] == FORKED
+    pid, thread = seen.read_text().split()
+    assert (int(pid), thread) == (os.getpid(), "codeimpact-tail")
+    assert "sidecar writer" not in report.forks
