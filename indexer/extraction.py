@@ -123,6 +123,7 @@ def facts_for(
     timeout_s: float,
     meanwhile: Callable[[], None] | None = None,
     early: EarlyExtraction | None = None,
+    feed: Callable[[str, bytes], None] | None = None,
 ) -> tuple[LazyFacts, int]:
     """Facts of every parseable record, from the cache or by extraction; each record takes
     the status its facts report. Returns the facts and how many files were extracted.
@@ -137,7 +138,8 @@ def facts_for(
     resolution workers read them too): a kernel tree's blobs are ~760 MB that the process
     (and, copied page by page, its workers) held through resolution. A blob the cache could
     not take is kept here. A file whose bytes the scan did not keep (`data`) is read again
-    by the worker that extracts it."""
+    by the worker that extracts it. `feed(path, blob)` hears each file's blob as its facts
+    come (a resolve host decoding them meanwhile: indexer/resolve_feed.py)."""
     cached: dict[str, str] = {}  # path -> the key its blob is cached under
     kept: dict[str, bytes] = {}  # path -> its blob, when the cache does not hold it
     order: list[str] = []  # the paths in the order their facts came
@@ -158,6 +160,8 @@ def facts_for(
         order.append(path)
         if status[0] != "ok":
             rec.status, rec.detail = status
+        if feed is not None:
+            feed(path, kept.get(path, blob))
 
     unread: set[str] = set()  # the records no scan read that no worker read yet
     for rec in records:
@@ -268,6 +272,12 @@ def _status_of(blob: bytes) -> tuple[str, str] | None:
         if t[0] == FACTS_FORMAT:
             return t[2], t[11]
     return None
+
+
+def facts_from_source(root: str, path: str, language: str, max_size: int) -> FileFacts:
+    """The facts of a file extracted from its bytes now (none when it cannot be read)."""
+    return FileFacts.from_bytes(extract_source(language, read_source(root, path, max_size).data
+                                               or b""))  # fmt: skip
 
 
 def facts_of_blob(

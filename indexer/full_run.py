@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import marshal
 import os
 import secrets
 import sys
@@ -19,6 +20,7 @@ import xxhash
 from codeimpact.graph import QUIET_BLAS, full_write, layout, manifest, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
+from codeimpact.indexer.extraction import facts_from_source
 from codeimpact.indexer.fork_guard import FORKED, fork_unsafe_reason, in_process
 from codeimpact.indexer.lang import LANGUAGES
 from codeimpact.indexer.lazy_facts import LazyFacts
@@ -164,9 +166,21 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
                 start_writer: Callable[[int], None],
                 writer: list[full_write.Prestarted]) -> AnalyzeReport:  # fmt: skip
     t = time.perf_counter()
-    facts, parsed = run.facts_for(run.records, start_resolvers)
-    start_resolvers()  # when every file's facts came from the cache
-    # the source bytes read (a new index's by its workers: its records, none kept here)
+    token = secrets.token_hex(4)
+    # the source bytes to read (a new index's by its workers: discover's sizes, none kept)
+    sources = sum(r.size for r in run.records if not r.status.startswith("skipped:"))
+    fed = _fed_host(run, token, sources, start_resolvers)
+    try:
+        # (the resolvers imported by the fed host, not here: this process resolves nothing)
+        facts, parsed = run.facts_for(run.records, None if fed else start_resolvers,
+                                      feed=fed and fed[0].send)  # fmt: skip
+        if fed is None:
+            start_resolvers()  # when every file's facts came from the cache
+    except BaseException:
+        if fed is not None:
+            fed[0].cancel()
+        raise
+    # the source bytes read (their sizes as the workers read them)
     sources = sum(r.size for r in run.records if not r.status.startswith("skipped:"))
     run.data.clear()  # every source file's bytes (shared with the caller): last used here
     # the writer is forked once these are freed, as the graph is made (the resolve host
@@ -211,9 +225,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
 
     reap = _nothing
     try:
-        token = secrets.token_hex(4)
         modules, summaries, used, resolvers, reap = _resolve_all(run, facts, the_graph, token,
-                                                                 begin, begin_write)  # fmt: skip
+                                                                 begin, begin_write, fed)  # fmt: skip
         graph = the_graph()  # (no file came)
         from codeimpact.indexer import full_graph
 
@@ -236,6 +249,8 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
         )  # fmt: skip
         reap()  # (the resolve host's exit ran beside the finish)
     except BaseException:
+        if fed is not None:
+            fed[0].cancel()  # (a no-op once its results were read)
         if graphs:
             graphs[0].abandon()
         if gens:
@@ -394,15 +409,94 @@ def _nothing() -> None:
     pass
 
 
+class _Inputs:
+    """What the resolvers are built from: the facts of every file, their languages and the
+    paths in resolving order. The builder's are set once its facts are all made; a fed
+    host's own (`_fed_host`), from its feed when the builder says `go`."""
+
+    def __init__(self, facts: LazyFacts | None = None, lang_of: dict[str, str] | None = None,
+                 order: list[str] | None = None) -> None:  # fmt: skip
+        self.facts = facts
+        self.lang_of = lang_of or {}
+        self.order = order or []
+
+
+def _host_for(run: Run, inputs: _Inputs, token: str, n_files: int) -> Host:
+    """The resolve host of `inputs` (`n_files`: how many paths there are, or will be)."""
+
+    def workers(projects: dict | None = None) -> int:
+        return resolve_workers(run.options, n_files, resident_mb())
+
+    def encoder(projects: dict) -> Callable[[str], tuple[bytes, bytes]]:
+        return functools.partial(_resolve_encoded, projects, inputs.lang_of, inputs.facts)
+
+    def build() -> dict:
+        return make_projects(inputs.facts, inputs.lang_of, run.configs)
+
+    def parted(modules: dict, summaries: dict[str, bytes]):
+        make = functools.partial(part_resolver, inputs.facts, inputs.lang_of, run.configs,
+                                 modules, summaries, staged(run.idx, token))  # fmt: skip
+        return resolve_split(inputs.order, make, run.idx)
+
+    def worth(projects: dict) -> bool:
+        return worth_splitting(projects, lang_of=inputs.lang_of)
+
+    # the shared summaries (C's name tables) are written as files once the projects are
+    # built, by whichever process builds them: they never travel to this one
+    built = functools.partial(stage_shared, folder=run.idx, token=token)
+    order = inputs.order if inputs.facts is not None else None
+    return Host(build, encoder, workers, order, built, (worth, parted),
+                arrived=functools.partial(_arrived, run, inputs))  # fmt: skip
+
+
+def _arrived(run: Run, inputs: _Inputs, decoded: dict, payload: bytes) -> list[str]:
+    """A fed host's inputs, from what its feed brought (`_fed_host`): every path's facts
+    decoded (asked for again once forgotten, they are extracted again from the file, as a
+    blob damaged in the cache is: `facts_for`), and the languages and order `go` sent."""
+    order, lang_of = marshal.loads(payload)
+    root, max_size = str(run.repo), run.config.max_file_size
+
+    def again(path: str):
+        return facts_from_source(root, path, lang_of[path], max_size)
+
+    inputs.facts, inputs.lang_of, inputs.order = LazyFacts(order, again, decoded), lang_of, order
+    return order
+
+
+def _fed_host(run: Run, token: str, sources: int,
+              prepare: Callable[[], None]) -> tuple[Host, _Inputs] | None:  # fmt: skip
+    """A resolve host started now, before the extraction, with a feed (its builder's
+    inputs, to set once the facts are made), or None: it decodes each file's facts as the
+    builder hands them on (`Host.send`), beside the extraction workers, not on the one core
+    its build runs on after the extraction (indexer/resolve_feed.py). Not when a host would
+    not resolve (too few files, or no memory for a worker), when a fork is unsafe, nor for
+    a large tree (`sources`: bytes of source over PRESTART_MAX_BYTES): its decoded facts,
+    held beside the extraction workers, would raise the build's peak of memory.
+    `prepare()` runs in the host first (the resolvers imported)."""
+    n = sum(1 for r in run.records if not r.status.startswith("skipped:"))
+    if sources > PRESTART_MAX_BYTES or fork_unsafe_reason():
+        return None
+    if resolve_workers(run.options, n, resident_mb()) <= 1:
+        return None
+    inputs = _Inputs()
+    host = _host_for(run, inputs, token, n)
+    run.cache.settle()  # (nothing of the cache's left buffered in the host: it never writes)
+    host.start(feed=True, prepare=prepare)
+    return host, inputs
+
+
 def _resolve_all(run: Run, facts: LazyFacts, the_graph: Callable[[], full_graph.FullGraph],
                  token: str, begin: Callable[[], None],
-                 last: Callable[[], None] = lambda: None) -> tuple:  # fmt: skip
+                 last: Callable[[], None] = lambda: None,
+                 fed: tuple[Host, _Inputs] | None = None) -> tuple:  # fmt: skip
     """Resolve every file into the graph `the_graph()` makes (once the resolve host is
     forked, or first thing without one); returns the module names, the resolvers'
     summaries and each file's lookup keys (the shared summaries: files named by `token`,
     resolution.staged), the resolvers built here, and `reap()`, which waits for the resolve
     host's exit (left to exit beside the caller's work: called before it forks again).
-    `begin()` runs once, before the first file is gathered; `last()` before the last one."""
+    `begin()` runs once, before the first file is gathered; `last()` before the last one.
+    `fed`: a host started with a feed (`_fed_host`) and its builder's inputs: it resolves
+    the files when a host would, else it is stopped."""
     lang_of = {r.path: r.language for r in run.records}
     used: dict[str, bytes] = {}
     order = sorted(facts)
@@ -411,29 +505,21 @@ def _resolve_all(run: Run, facts: LazyFacts, the_graph: Callable[[], full_graph.
         if run.progress and (i % 64 == 0 or i == len(order)):
             run.progress("resolve", i, len(order))
 
-    def workers(projects: dict | None = None) -> int:
-        return resolve_workers(run.options, len(order), resident_mb())
-
-    def encoder(projects: dict) -> Callable[[str], tuple[bytes, bytes]]:
-        return functools.partial(_resolve_encoded, projects, lang_of, facts)
-
-    build = functools.partial(make_projects, facts, lang_of, run.configs)
-    # the shared summaries (C's name tables) are written as files once the projects are
-    # built, by whichever process builds them: they never travel to this one
     for stale in run.idx.glob(f"{SHARED_PREFIX}*.tmp"):  # of a build that died
         stale.unlink(missing_ok=True)
-    built = functools.partial(stage_shared, folder=run.idx, token=token)
-    if workers() > 1:  # built, resolved and freed by a host process (indexer/resolve_host.py)
-        unsafe = fork_unsafe_reason()
+    workers = resolve_workers(run.options, len(order), resident_mb())
+    if fed is not None and workers <= 1:
+        fed[0].cancel()
+        fed = None
+    if workers > 1:  # built, resolved and freed by a host process (indexer/resolve_host.py)
+        unsafe = "" if fed is not None else fork_unsafe_reason()
         run.forks["resolvers"] = in_process(unsafe) if unsafe else FORKED
-
-        def parted(modules: dict, summaries: dict[str, bytes]):
-            make = functools.partial(part_resolver, facts, lang_of, run.configs, modules,
-                                     summaries, staged(run.idx, token))  # fmt: skip
-            return resolve_split(order, make, run.idx)
-
-        split = (functools.partial(worth_splitting, lang_of=lang_of), parted)
-        host = Host(build, encoder, workers, order, built, split)
+        if fed is not None:
+            host, inputs = fed
+            inputs.facts, inputs.lang_of, inputs.order = facts, lang_of, order
+            host.go(order, marshal.dumps((order, {p: lang_of[p] for p in order})))
+        else:
+            host = _host_for(run, _Inputs(facts, lang_of, order), token, len(order))
         graph = None
         for i, (path, blob, keys) in enumerate(host.results(fork=not unsafe, reap_later=True,
                                                             forked=the_graph), 1):  # fmt: skip
@@ -451,8 +537,8 @@ def _resolve_all(run: Run, facts: LazyFacts, the_graph: Callable[[], full_graph.
         return host.modules, host.summaries, used, {}, host.reap
     graph = the_graph()
     begin()
-    projects = build()
-    built(projects)
+    projects = make_projects(facts, lang_of, run.configs)
+    stage_shared(projects, folder=run.idx, token=token)
     for i, path in enumerate(order, 1):
         if i == len(order):
             last()

@@ -36,9 +36,10 @@ import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 
-from codeimpact.indexer.lang.api import native_core
+from codeimpact.indexer.lang.api import FileFacts, native_core, shared_values
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.resolution import module_names, summaries_of
+from codeimpact.indexer.resolve_feed import Feed, received
 from codeimpact.indexer.resolve_workers import (
     RETIRE,
     ResolveError,
@@ -55,6 +56,9 @@ GENERATIONS = 1 + len(RETIRE)
 _HELD: list[Projects] = []
 # the builder's side of a split: (module names, summaries) -> what `results` yields
 Split = Callable[[dict, dict[str, bytes]], Iterator[tuple[str, bytes, bytes]]]
+# a fed host's start of its build: (each fed file's decoded facts, `go`'s payload) -> the
+# paths to resolve, in order (the build's inputs set up from them: `Host.start`)
+Arrived = Callable[[dict[str, FileFacts], bytes], list[str]]
 
 
 class Host:
@@ -62,15 +66,22 @@ class Host:
     end, then `modules` and `summaries` hold what `module_names` and `summaries_of` say
     of those projects. `encoder(projects)` encodes one file; `workers(projects)` counts
     the processes resolving once the projects are built (1: the host resolves alone);
-    `workers(None)`, asked before they are built, the most it may count."""
+    `workers(None)`, asked before they are built, the most it may count.
+
+    A host `start`ed with a feed before the facts are all made (a new index's, forked as
+    its extraction starts: indexer/resolve_feed.py) decodes each file's facts as the
+    builder hands them on, then, at `go`, `arrived` gives the paths to resolve (`order` is
+    then None until `go`)."""
 
     def __init__(self, build: Callable[[], Projects],
                  encoder: Callable[[Projects], Callable[[str], Encoded]],
-                 workers: Callable[[Projects | None], int], order: list[str],
+                 workers: Callable[[Projects | None], int], order: list[str] | None,
                  built: Callable[[Projects], None] | None = None,
-                 split: tuple[Callable[[Projects], bool], Split] | None = None):  # fmt: skip
+                 split: tuple[Callable[[Projects], bool], Split] | None = None,
+                 arrived: Arrived | None = None):  # fmt: skip
         self._build, self._encoder, self._workers = build, encoder, workers
         self._order = order
+        self._arrived = arrived
         # called with the projects once built, before this process resolves a file (the
         # shared summaries are written then, while the process is small, its workers
         # forked: resolution.stage_shared)
@@ -83,6 +94,53 @@ class Host:
         self._exiting = None  # the host once it sent its end, left to exit (`reap`)
         self.modules: dict = {}
         self.summaries: dict[str, bytes] = {}
+        self._proc = None  # the host process, once `start`ed
+        self._readers: list[Connection] = []
+        self._feed: Feed | None = None
+        self._prepare: Callable[[], None] | None = None
+
+    def start(self, *, feed: bool = False, prepare: Callable[[], None] | None = None) -> None:
+        """Fork the host process now (`results` forks it otherwise); `feed`: it decodes the
+        facts handed on by `send` until `go` (with an `arrived` given), after `prepare()`
+        (the resolvers imported, say: beside the extraction, not in the build)."""
+        ctx = mp.get_context("fork")
+        # one pipe for the host, then GENERATIONS for each worker it may fork (resolve_into)
+        most = max(1, self._workers(None))
+        pipes = [ctx.Pipe(duplex=False) for _ in range(1 + (most - 1) * GENERATIONS)]
+        sinks = [w for _, w in pipes]
+        fed = os.pipe() if feed else None
+        self._prepare = prepare
+        args = (sinks, os.getpid()) if fed is None else (sinks, os.getpid(), fed)
+        proc = ctx.Process(target=self._host, args=args, name="codeimpact-resolve-host")
+        proc.start()
+        for w in sinks:
+            w.close()  # written by the host and its workers only: their ends end the pipes
+        if fed is not None:
+            os.close(fed[0])
+            self._feed = Feed(fed[1])
+        self._proc, self._readers = proc, [r for r, _ in pipes]
+
+    def send(self, path: str, blob: bytes) -> None:
+        """Hand a file's facts blob to a host started with a feed."""
+        self._feed.send(path, blob)
+
+    def go(self, order: list[str], payload: bytes) -> None:
+        """The last of the feed: the host builds the resolvers (`arrived(decoded, payload)`
+        there gives it `order`) and resolves `order` (`results`)."""
+        self._order = order
+        self._feed.go(payload)
+
+    def cancel(self) -> None:
+        """Stop a started host whose results are not read (a no-op once they were)."""
+        if self._feed is not None:
+            self._feed.close()
+        proc, self._proc = self._proc, None
+        for conn in self._readers:
+            conn.close()
+        self._readers = []
+        if proc is not None:
+            proc.kill()
+            proc.join()
 
     def results(self, *, fork: bool = True, reap_later: bool = False,
                 forked: Callable[[], object] | None = None) -> Iterator[tuple[str, bytes, bytes]]:  # fmt: skip
@@ -94,17 +152,10 @@ class Host:
         if not fork:
             yield from self._here(self._order)
             return
-        ctx = mp.get_context("fork")
-        # one pipe for the host, then GENERATIONS for each worker it may fork (resolve_into)
-        most = max(1, self._workers(None))
-        pipes = [ctx.Pipe(duplex=False) for _ in range(1 + (most - 1) * GENERATIONS)]
-        sinks = [w for _, w in pipes]
-        proc = ctx.Process(target=self._host, args=(sinks, os.getpid()),
-                           name="codeimpact-resolve-host")  # fmt: skip
-        proc.start()
-        for w in sinks:
-            w.close()  # written by the host and its workers only: their ends end the pipes
-        readers = [r for r, _ in pipes]
+        if self._proc is None:
+            self.start()
+        proc, readers = self._proc, self._readers
+        self._proc, self._readers = None, []
         chunks = chunked(self._order)
         got: dict[int, list[Encoded]] = {}
         end: tuple | None = None
@@ -183,12 +234,16 @@ class Host:
             yield from ((p, *one(p)) for p in paths)
         self.modules, self.summaries = module_names(projects), summaries_of(projects)
 
-    def _host(self, sinks: list[Connection], parent_pid: int) -> None:
+    def _host(self, sinks: list[Connection], parent_pid: int,
+              fed: tuple[int, int] | None = None) -> None:  # fmt: skip
         die_with_parent(parent_pid)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
         mine = sinks[0]
+        if fed is not None:
+            os.close(fed[1])  # (the builder's end: the feed ends when the builder closes it)
         try:
-            projects = _populated(self._build)
+            projects = _populated(self._build if fed is None else
+                                  functools.partial(self._fed_build, fed[0]))  # fmt: skip
             # never freed here: this process ends with os._exit once it has sent its end, and
             # freeing ~170 MB of objects one by one before that (when this frame returns)
             # cost ~0.09 cpu-s and ~10K page faults on Django; its memory goes back at once
@@ -217,6 +272,17 @@ class Host:
                 send_value(mine, ("error", traceback.format_exc(limit=8)))
         finally:
             mine.close()
+
+    def _fed_build(self, fed: int) -> Projects:
+        """The facts decoded as the feed brings them, then the build (`arrived` set up its
+        inputs): under one `shared_values`, which the build's own joins."""
+        if self._prepare is not None:
+            self._prepare()
+        with shared_values():
+            decoded, payload = received(fed, FileFacts.from_bytes)
+            self._order = self._arrived(decoded, payload)
+            del decoded  # (the build's inputs hold them)
+            return self._build()
 
     def _started(self, projects: Projects, mine: Connection, early: bool) -> None:
         """The host's work once its workers are forked: the shared summaries' files, and

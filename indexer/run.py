@@ -386,12 +386,12 @@ class Run(Compared):
             self.file_states(),
         )
 
-    def facts_for(self, records: list[FileRecord],
-                  meanwhile: Callable[[], None] | None = None) -> tuple[LazyFacts, int]:  # fmt: skip
+    def facts_for(self, records: list[FileRecord], meanwhile: Callable[[], None] | None = None,
+                  feed: Callable[[str, bytes], None] | None = None) -> tuple[LazyFacts, int]:  # fmt: skip
         early, self.early = self.early, None
         return facts_for(self.repo, self.config.max_file_size, records, self.data, self.cache,
                          self.options, self.progress, self.config.parse_timeout_ms / 1000,
-                         meanwhile, early)  # fmt: skip
+                         meanwhile, early, feed)  # fmt: skip
 
     def flush_facts(self, gen) -> None:
         """The facts cache written into generation `gen`: the facts of every file read."""
