@@ -6,9 +6,10 @@ on Django, ~0.15 of a core idle). A first part of that build is decoding every f
 facts blob (~0.09 s): a host forked before the extraction (`Host.start(feed=True)`)
 decodes each blob as it comes instead, beside the extraction workers.
 
-The builder writes each (path, blob) on the feed's pipe (`Feed.send`) and never waits
-for the host: what the pipe cannot take now waits in `Feed`'s backlog, written at the
-next send (a blocked builder would leave the extraction workers' answers unread). Its
+The builder writes the (path, blob) of each file on the feed's pipe (`Feed.send`), a
+few hundred KB at a time (a write per blob was ~2,900 system calls on Django), and never
+waits for the host: what the pipe cannot take now waits in `Feed`'s backlog, written
+at a later send (a blocked builder would leave the extraction workers' answers unread). Its
 last frame (`Feed.go`) carries what the host needs beyond the blobs; the host reads the
 frames with `received`. Each frame is an 8-byte head (the path's and the blob's lengths,
 little-endian), the path (UTF-8, surrogates escaped) and the blob; the last one's path
@@ -27,6 +28,7 @@ from collections.abc import Callable
 _HEAD = struct.Struct("<II")
 GO = 0xFFFFFFFF  # the path length of the last frame: its blob is `Feed.go`'s payload
 _AT_ONCE = 512  # iovecs per os.writev (the system's limit is 1,024 at least)
+_BATCH = 256 << 10  # the backlog's bytes from which a send writes it
 # The feed pipe's capacity asked for (Linux: F_SETPIPE_SZ; capped by the system's limit): a
 # Django blob is up to ~300 KB, and the host decodes a burst of them while the builder goes on
 _PIPE_BYTES = 1 << 20
@@ -41,6 +43,7 @@ class Feed:
         os.set_blocking(fd, False)
         self._fd = fd
         self._backlog: deque[memoryview | bytes] = deque()
+        self._held = 0  # the backlog's bytes
         self.broken = False  # the host went away: nothing is written any more
 
     def send(self, path: str, blob: bytes) -> None:
@@ -49,7 +52,9 @@ class Feed:
             return
         name = path.encode("utf-8", "surrogateescape")
         self._backlog.extend((_HEAD.pack(len(name), len(blob)) + name, blob))
-        self._write()
+        self._held += _HEAD.size + len(name) + len(blob)
+        if self._held >= _BATCH:
+            self._write()
 
     def go(self, payload: bytes) -> None:
         """The last frame, `payload` its blob, written with the backlog (waiting for the
@@ -68,6 +73,7 @@ class Feed:
                 os.close(self._fd)
             self._fd = -1
         self._backlog.clear()
+        self._held = 0
 
     def _write(self) -> None:
         backlog = self._backlog
@@ -82,9 +88,12 @@ class Feed:
                 self.close()
                 return
             while backlog and done >= len(backlog[0]):
-                done -= len(backlog.popleft())
+                n = len(backlog.popleft())
+                done -= n
+                self._held -= n
             if done:  # (a write cut short: the rest of that part first, next)
                 backlog[0] = memoryview(backlog[0])[done:]
+                self._held -= done
 
 
 def received(fd: int, decode: Callable[[bytes], object]) -> tuple[dict[str, object], bytes]:
