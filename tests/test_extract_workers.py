@@ -82,10 +82,21 @@ def test_workers_read_files_the_parent_did_not_keep(tmp_path):
 
 def test_a_scan_that_keeps_no_bytes_indexes_the_same_graph(tmp_path, monkeypatch):
     """Past SCAN_KEEP_BYTES the scan drops the bytes it read and extraction reads the files
-    again (a kernel tree's source is not held): the index is the same."""
-    from codeimpact.indexer import scanning
+    again (a kernel tree's source is not held): the index is the same. A new index (and a
+    forced rebuild) is read by its extraction workers without a scan, so each repository is
+    indexed, every file changed, and indexed again: that run's scan keeps the bytes or not."""
+    from codeimpact.indexer import pipeline, scanning
     from codeimpact.indexer.build import analyze
 
+    held: list[int] = []
+    real_scan = pipeline.scan
+
+    def counted(*args, **kwargs):
+        records, data = real_scan(*args, **kwargs)
+        held.append(len(data))
+        return records, data
+
+    monkeypatch.setattr(pipeline, "scan", counted)
     reports = []
     for keep in (scanning.SCAN_KEEP_BYTES, 0):
         repo = tmp_path / f"keep{keep}"
@@ -94,8 +105,14 @@ def test_a_scan_that_keeps_no_bytes_indexes_the_same_graph(tmp_path, monkeypatch
         (repo / "util.c").write_bytes(b'#include "util.h"\nint helper(int x) { return x; }\n')
         (repo / "main.c").write_bytes(b'#include "util.h"\nint main(void) { return helper(1); }\n')
         (repo / "app.py").write_bytes(b"def f():\n    return g()\n\ndef g():\n    return 1\n")
+        analyze(repo)
+        for f in repo.iterdir():
+            if f.is_file():
+                f.write_bytes(f.read_bytes() + (b"# x\n" if f.suffix == ".py" else b"/* x */\n"))
         monkeypatch.setattr(scanning, "SCAN_KEEP_BYTES", keep)
         reports.append(analyze(repo))
+    # the second runs scanned: the first kept every file's bytes, the second none
+    assert held == [4, 0]
     full, reread = reports
     assert reread.parsed == full.parsed == 4
     assert (reread.symbols, reread.edges, reread.calls) == (full.symbols, full.edges, full.calls)
