@@ -448,3 +448,48 @@ def test_every_chunk_is_taken_once_from_the_queue_even_when_its_pipe_is_small(ro
     queue.close()
     assert sorted(mine + theirs) == list(range(n))
     assert mine == sorted(mine) and theirs == sorted(theirs)
+
+
+def _retirement_encoder(projects: dict, log: str):
+    """Outputs whose keys say, at each worker's first file, how many of the workers forked
+    before it still exist (b"earlier alive N"); a file takes 3 ms, a chunk ~70 ms: a
+    replacement forked at the mark meets the worker it replaces in its last chunk."""
+    host, me_first = projects["built in"], []
+
+    def one(path: str) -> tuple[bytes, bytes]:
+        time.sleep(0.003)
+        me = os.getpid()
+        if me == host or me in me_first:
+            return path.encode(), b""
+        me_first.append(me)
+        with open(log, "a+") as f:
+            f.seek(0)
+            earlier = [int(line) for line in f.read().split()]
+            f.write(f"{me}\n")
+        alive = 0
+        for pid in earlier:
+            try:
+                os.kill(pid, 0)  # (a zombie, exited but not reaped, still answers)
+                alive += 1
+            except ProcessLookupError:
+                pass
+        return path.encode(), f"earlier alive {alive}".encode()
+
+    return one
+
+
+def test_a_retired_worker_is_gone_before_its_replacement_is_forked(tmp_path):
+    # the two would hold their copies of the project's pages at once, and the host, whose
+    # every page the replacement shares again, would copy those it writes meanwhile: the
+    # build's PSS peak (Django: +15-30 MB); the host forks the replacement once the old
+    # worker has exited and been reaped
+    from codeimpact.indexer.resolve_host import Host
+    from codeimpact.indexer.resolve_workers import CHUNK_FILES
+
+    log = str(tmp_path / "workers")
+    paths = [f"f{i:04d}" for i in range(40 * CHUNK_FILES)]
+    host = Host(_projects, lambda projects: _retirement_encoder(projects, log), lambda p: 2,
+                paths)  # fmt: skip
+    firsts = [keys for _, _, keys in host.results() if keys]
+    assert len(firsts) == 3  # the first worker and its two replacements
+    assert firsts == [b"earlier alive 0"] * 3
