@@ -462,6 +462,32 @@ def keyword_sinks(self, path, fn, pname, kw, depth):
 
 _W16 = keyword_sinks
 
+def parameter_of(self, ent, arg, through_attribute, depth, spread):
+    memo = self.memo
+    key = ("parameter", ent, arg, through_attribute, spread)
+    table = memo.table
+    hit = table.get(key, MISSING)
+    if hit is not MISSING:
+        if hit is BUSY:
+            memo.cuts += 1
+            return None
+        return hit
+    table[key] = BUSY
+    cuts = memo.cuts
+    try:
+        out = compute(self, ent, arg, through_attribute, depth, spread)
+    except BaseException:
+        table.pop(key, None)
+        raise
+    if memo.cuts == cuts:
+        table[key] = out
+    else:
+        del table[key]
+    return out
+
+
+_W17 = parameter_of
+
 def sinks(self, path, fn, pname, depth):
     memo = self.memo
     key = ("sinks", path, fn, pname)
@@ -489,7 +515,7 @@ def sinks(self, path, fn, pname, depth):
     return out
 
 
-_W17 = sinks
+_W18 = sinks
 
 WRAPPERS = {
     '\ndef _application(self, applied):\n    memo = self.memo\n    key = ("application", applied)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, applied)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W0,
@@ -509,5 +535,6 @@ WRAPPERS = {
     '\ndef container_items(self, lit, depth):\n    memo = self.memo\n    key = ("items", lit)\n    table = memo.file_table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return ()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return ()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, lit, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W14,
     '\ndef item_sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("isinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W15,
     '\ndef keyword_sinks(self, path, fn, pname, kw, depth=default_depth):\n    memo = self.memo\n    key = ("ksinks", path, fn, pname, kw)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, kw, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W16,
-    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W17,
+    '\ndef parameter_of(self, ent, arg, through_attribute, depth, spread=default_spread):\n    memo = self.memo\n    key = ("parameter", ent, arg, through_attribute, spread)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return None\n        return hit\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, ent, arg, through_attribute, depth, spread)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W17,
+    '\ndef sinks(self, path, fn, pname, depth=default_depth):\n    memo = self.memo\n    key = ("sinks", path, fn, pname)\n    table = memo.table\n    hit = table.get(key, MISSING)\n    if hit is not MISSING:\n        if hit is BUSY:\n            memo.cuts += 1\n            return frozenset()\n        return hit\n    if depth > MAX_DEPTH:\n        memo.cuts += 1\n        return frozenset()\n    table[key] = BUSY\n    cuts = memo.cuts\n    try:\n        out = compute(self, path, fn, pname, depth)\n    except BaseException:\n        table.pop(key, None)\n        raise\n    if memo.cuts == cuts:\n        table[key] = out\n    else:\n        del table[key]\n    return out\n': _W18,
 }
