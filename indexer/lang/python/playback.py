@@ -120,6 +120,9 @@ class Playback:
         # Django; a try costs nothing in CPython 3.11 until it catches)
         resolve = self._resolve_call
         path, bound = fi.path, fi.getattr_bound
+        # (the file's lookups and the memo's table: the same objects while the file is
+        # resolved, `_too_deep` empties the table in place)
+        lookups, table = self._lookups, self.memo.table
         played_builtin = 0  # (added to out.calls_builtin at the end: not an attribute per site)
         for call in calls:
             # (each field a slot read: api's fact types, native/core_fields.c; an unpacking of
@@ -149,16 +152,17 @@ class Playback:
                     # played are `f` and `x.m`.) Written out: a method's frame per new key was
                     # ~81K per Django.
                     shape = _SHAPES.get(callee) or callee_shape(callee)
-                    if not shape[6] or bound and shape[1] in bound:
+                    play = shape[7]
+                    if play is None or bound and shape[1] in bound:
                         hit = False
                     else:
-                        name, method, last = shape[2][0][0], shape[5], shape[3]
+                        name, method, last = play
                         lk = (path, scope, name)
-                        value = self._lookups.get(lk, MISSING)
+                        value = lookups.get(lk, MISSING)
                         played = (
                             None
                             if value is MISSING
-                            else self.memo.table.get(("call outcome", method, method, value, last))
+                            else table.get(("call outcome", method, method, value, last))
                         )
                         hit = (
                             (name, method, last, value)
@@ -174,9 +178,9 @@ class Playback:
                         try:
                             if value is MISSING:  # (the lookups read above: lk missed)
                                 value = self.lookup_name(fi, scope, name, line, 0, lk)
-                                kept = lk in self._lookups
+                                kept = lk in lookups
                             outcome = ("call outcome", method, method, value, last)
-                            played = self.memo.table.get(outcome)
+                            played = table.get(outcome)
                             if played is None:
                                 follow = self._record_outcome(outcome, fi, call, method, value,
                                                               last, edges, src, out)  # fmt: skip
@@ -426,7 +430,8 @@ _NONE_PASSED = MappingProxyType({})
 
 # callee -> what `_resolve_call` and the playback read of it, the same in every file: (a
 # getattr() call's result, its head name, its steps (None: not a chain parse_steps reads),
-# its last name, dotted, method, `f` or `x.m` (the form of a name alone, or a method of one))
+# its last name, dotted, method, `f` or `x.m` (the form of a name alone, or a method of one),
+# and for those forms what the playback reads, (head name, method, last name), else None)
 _SHAPES: dict[str, tuple] = {}
 _SHAPES_MAX = 65536
 
@@ -443,11 +448,12 @@ def callee_shape(callee: str) -> tuple:
     steps = parse_steps(callee) if not callee.startswith("?") else None
     if steps is None:
         last = callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
-        shape = (of_getattr, head, None, last, False, False, False)
+        shape = (of_getattr, head, None, last, False, False, False, None)
     else:
         dotted = len(steps) > 1
         method = dotted and not steps[-1][1]
         simple = (len(steps) == 2 if method else not dotted) and not steps[0][1]
-        shape = (of_getattr, head, steps, steps[-1][0], dotted, method, simple)
+        play = (steps[0][0], method, steps[-1][0]) if simple else None
+        shape = (of_getattr, head, steps, steps[-1][0], dotted, method, simple, play)
     _SHAPES[callee] = shape
     return shape

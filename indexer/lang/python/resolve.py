@@ -442,7 +442,7 @@ class PythonProject(
         # value, then the method on it, with dispatch; any other form: the chain's value)
         # (callee_shape's table read here: a frame per site, 44K per Django)
         shape = _SHAPES.get(callee) or callee_shape(callee)
-        of_getattr, head, steps, last, dotted, method, simple = shape
+        of_getattr, head, steps, last, dotted, method, simple, _ = shape
         bound = fi.getattr_bound  # (empty in most files)
         if of_getattr or bound and head in bound:
             alts = self.getattr_calls(fi, call)  # `getattr(c, "get")()` is `c.get()`
