@@ -61,8 +61,7 @@ FILES = {
     "    a.run()\n    os.path.join('x', 'y')\n    self_check = a\n    return self_check.go()\n",
 }
 PER_FILE_KINDS = {"bind", "reads", "iattr", "type", "items", "library method",
-                  "library bases", "overrides", "descendants", "descendant set",
-                  "getattr sites"}  # fmt: skip
+                  "library bases", "overrides", "getattr sites"}  # fmt: skip
 
 
 def _project() -> PythonProject:
