@@ -20,6 +20,10 @@ from codeimpact.indexer.gitinfo import checked, not_a_repository, run_git, run_g
 from codeimpact.indexer.lang import DECLARED, language_name_for
 from codeimpact.native.record import Compared, Hashed
 
+# Files handed to `discover`'s `found` at a time once that many were (each call hands them
+# on to the extraction workers: indexer/workers.py Extraction.add)
+FOUND_BATCH = 64
+
 ALWAYS_SKIPPED = (
     ".git",
     ".codeimpact",
@@ -219,9 +223,11 @@ class IgnoreRules:
 Listed = dict[str, tuple[os.stat_result, list[os.DirEntry]]]
 
 
-def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None) -> list[str]:
+def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None,
+                each: Callable[[list[str]], None] | None = None) -> list[str]:  # fmt: skip
     """The files under `repo` that its `.gitignore` files and `extra` do not ignore; with
-    `listed`, each folder walked is recorded there.
+    `listed`, each folder walked is recorded there; `each(names)` hears each folder's as
+    it is listed.
 
     A scandir walk: each folder's entries tell folders from files and links (no stat of
     each folder, as os.walk's link test makes) and whether it holds a `.gitignore`, and a
@@ -243,6 +249,7 @@ def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None
         if st is not None:
             listed[rel_dir] = (st, entries)
         prefix = f"{rel_dir}/" if rel_dir else ""
+        start = len(out)
         for e in entries:
             # a .gitignore that is a file (or a link to one): read before its folder's names
             if e.name == ".gitignore" and _is_file(e):
@@ -266,6 +273,8 @@ def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None
                     pending.append((rel, e.path))
             elif not rules.ignored(prefix + name, False):
                 out.append(prefix + name)
+        if each is not None and len(out) > start:
+            each(out[start:])
     return sorted(out)
 
 
@@ -283,6 +292,7 @@ def discover(
     untracked: Untracked | None = None,
     listed: Listed | None = None,
     meanwhile: Callable[[], Mapping[str, os.stat_result] | None] | None = None,
+    found: Callable[[list[SourceFile]], None] | None = None,
 ) -> list[SourceFile]:
     """The files to index, sorted by path, with their language and size.
 
@@ -292,6 +302,8 @@ def discover(
     outside git, also what the walk saw of each folder (`Listed`). `meanwhile` is called
     while git lists the files (not when git cannot be run: nothing waits then); what it
     returns is the `os.lstat` of files by path, taken then, which the listing uses.
+    `found(files)` hears the files as they are listed, in batches (outside git: while the
+    walk goes on, so a new index's extraction starts before it ends), every file once.
     """
     wanted = {
         name
@@ -301,47 +313,78 @@ def discover(
     }
     repo = repo.resolve()
     pre: dict[str, os.stat_result] = {}
-    names = _git_files(repo, untracked, meanwhile and (lambda: pre.update(meanwhile() or ())))
-    if names is None:
-        names = _walk_files(repo, config.ignore, listed)
-    elif config.ignore:
-        rules = IgnoreRules()
-        rules.add("", list(config.ignore))
-        names = [n for n in names if not rules.ignored(n, False)]
     root = str(repo)
     files: list[SourceFile] = []
     langs = config.languages
-    listing = untracked.tracked if untracked is not None else None
-    # (every indexable name git listed, there or not: what `git ls-files` counts)
-    indexable: list[str] = listing.indexable if listing is not None else []
-    for rel in names:
-        # the extension first: most of a tree's files (docs, data) end here, unsplit
-        language = language_name_for(rel, langs)
-        if language is None:
-            if configs_out is not None and rel.rpartition("/")[2] in wanted:
-                if not any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
-                    _read_config(root, rel, configs_out, config.max_file_size)
-            continue
-        if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
-            continue
-        indexable.append(rel)
-        try:
-            st = pre.get(rel) or os.lstat(os.path.join(root, rel))
-        except OSError:
-            continue  # deleted in the work tree but still in git's index
-        if stat.S_ISLNK(st.st_mode):  # the lstat answers: no second and third call per file
-            full = os.path.join(root, rel)
-            real = os.path.realpath(full)
-            if not (real == root or real.startswith(root + os.sep)) or not os.path.isfile(real):
+    # (every indexable name git listed, there or not: what `git ls-files` counts; set once
+    # git listed them)
+    indexable: list[str] = []
+
+    def take(names: list[str]) -> None:
+        for rel in names:
+            # the extension first: most of a tree's files (docs, data) end here, unsplit
+            language = language_name_for(rel, langs)
+            if language is None:
+                if configs_out is not None and rel.rpartition("/")[2] in wanted:
+                    if not any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
+                        _read_config(root, rel, configs_out, config.max_file_size)
                 continue
+            if any(p in ALWAYS_SKIPPED for p in rel.split("/")[:-1]):
+                continue
+            indexable.append(rel)
             try:
-                st = os.stat(real)
+                st = pre.get(rel) or os.lstat(os.path.join(root, rel))
             except OSError:
+                continue  # deleted in the work tree but still in git's index
+            if stat.S_ISLNK(st.st_mode):  # the lstat answers: no second and third call per file
+                full = os.path.join(root, rel)
+                real = os.path.realpath(full)
+                if not (real == root or real.startswith(root + os.sep)) or not os.path.isfile(real):
+                    continue
+                try:
+                    st = os.stat(real)
+                except OSError:
+                    continue
+            elif not stat.S_ISREG(st.st_mode):
                 continue
-        elif not stat.S_ISREG(st.st_mode):
-            continue
-        files.append(SourceFile(rel, language, st.st_size, st.st_mtime_ns))
+            files.append(SourceFile(rel, language, st.st_size, st.st_mtime_ns))
+
+    told = 0  # the files `found` heard of
+
+    def tell(least: int) -> None:
+        nonlocal told
+        if found is not None and len(files) - told >= least:
+            found(files[told:])
+            told = len(files)
+
+    def each(names: list[str]) -> None:
+        take(names)
+        # each folder's files at once until FOUND_BATCH are told (the extraction's workers
+        # start with the first few), then batches
+        tell(FOUND_BATCH if told >= FOUND_BATCH else 1)
+
+    names = _git_files(repo, untracked, meanwhile and (lambda: pre.update(meanwhile() or ())))
+    if names is None:
+        # each folder's files taken as the walk lists them, then sorted by path (the order
+        # of the walk's sorted names)
+        _walk_files(repo, config.ignore, listed, each)
+        tell(1)
+        files.sort(key=_path_of)
+    else:
+        listing = untracked.tracked if untracked is not None else None
+        if listing is not None:
+            indexable = listing.indexable
+        if config.ignore:
+            rules = IgnoreRules()
+            rules.add("", list(config.ignore))
+            names = [n for n in names if not rules.ignored(n, False)]
+        take(names)
+        tell(1)
     return files
+
+
+def _path_of(sf: SourceFile) -> str:
+    return sf.path
 
 
 def _read_config(root: str, rel: str, out: dict[str, str], max_size: int) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codeimpact.indexer.config import RunOptions
+from codeimpact.indexer.discover import SourceFile
 from codeimpact.indexer.facts_cache import FactsCache, facts_key
 from codeimpact.indexer.lang import content_language
 from codeimpact.indexer.lang.api import FACTS_FORMAT, FileFacts, count_lines
@@ -79,37 +80,40 @@ def _in_workers(todo: list[Item], options: RunOptions) -> bool:
 
 
 class EarlyExtraction:
-    """A new index's extraction, its workers forked as soon as discover listed the files:
-    every file is read (read, hash, lines: the scan's work) by the worker that parses it,
-    not first by the builder on one core, the other idle (Django: the builder's CPU before
-    the fork 0.24-0.27 -> 0.17-0.18 s; the identity's wait, the cache and the full run's
-    imports now come beside the workers). `records` are discover's, no file read
-    (scanning.unread_records): each takes what its worker read (`facts_for`). `extraction`
-    is None when the files are too few for workers (read and parsed in the builder then,
-    by `facts_for`). The compiled query steps the engines made
-    (no facts cache yet: its runner identity comes later) are kept in `steps` for it."""
+    """A new index's extraction, its workers forked as soon as discover lists enough files
+    (`add`: discover's `found`, while its walk goes on): every file is read (read, hash,
+    lines: the scan's work) by the worker that parses it, not first by the builder on one
+    core, the other idle; and the workers parse while the walk lists the rest, not after
+    it (Django: the builder's CPU up to the first fork's end 0.22-0.26 -> 0.18-0.19 s).
+    The records are discover's, no file read (scanning.unread_records): each takes what
+    its worker read (`facts_for`). `extraction` stays None while the files are too few for
+    workers (read and parsed in the builder then, by `facts_for`). The compiled query steps
+    the engines made (no facts cache yet: its runner identity comes later) are kept in
+    `steps` for it."""
 
-    def __init__(self, repo: Path, max_size: int, records: list[FileRecord], options: RunOptions,
-                 timeout_s: float) -> None:  # fmt: skip
-        self.items = first_reads(records)
+    def __init__(self, repo: Path, max_size: int, options: RunOptions, timeout_s: float) -> None:
+        self.items: list[Item] = []
         self.steps: dict[str, bytes] = {}
         self.extraction: Extraction | None = None
-        if _in_workers(self.items, options):
-            with keep_steps(lambda key: None, self.steps.__setitem__):
-                self.extraction = Extraction(self.items, options.processes(), timeout_s,
-                                             root=str(repo), max_size=max_size)  # fmt: skip
+        self._repo, self._max_size, self._options = repo, max_size, options
+        self._timeout_s = timeout_s
+
+    def add(self, files: list[SourceFile]) -> None:
+        """Files discover listed, handed to the workers (forked once they are enough)."""
+        items = [(sf.path, sf.language, Unread(sf.size, "")) for sf in files]
+        self.items += items
+        with keep_steps(lambda key: None, self.steps.__setitem__):
+            if self.extraction is not None:
+                self.extraction.add(items)
+            elif _in_workers(self.items, self._options):
+                self.extraction = Extraction(list(self.items), self._options.processes(),
+                                             self._timeout_s, root=str(self._repo),
+                                             max_size=self._max_size)  # fmt: skip
 
     def cancel(self) -> None:
         """Stop the workers when the run ends before `facts_for` took them (a no-op after)."""
         if self.extraction is not None:
             self.extraction.cancel()
-
-
-def first_reads(records: list[FileRecord]) -> list[Item]:
-    """The work of the records no scan read (an empty content hash: scanning.unread_records), in
-    their order: each is read by whoever extracts it."""
-    return [(r.path, r.language, Unread(r.size, "")) for r in records
-            if not r.content_hash and not r.status.startswith("skipped:")]  # fmt: skip
 
 
 def facts_for(
@@ -196,7 +200,7 @@ def facts_for(
     # the fact engines made here take their compiled queries from the cache (and leave them
     # there): an edit of one file compiled Python's query for one parse (native/facts.py)
     if early is not None and early.extraction is not None:
-        if early.items != todo:  # (the records it was started for are these: never)
+        if sorted(early.items) != todo:  # (the records it was started for are these: never)
             raise ValueError("the early extraction was started for other files")
         for key, steps in early.steps.items():  # (compiled with no cache to take them from)
             cache.put(key, steps)

@@ -191,21 +191,24 @@ def _analyze(
         early = None if fresh else _WhileListing(repo, idx, digest, options.buffer_pool)
         if early is not None:  # a writer it started and no delta run took: stopped
             stack.callback(early.drop_writer)
-        files = discover(repo, config, configs, untracked, listed, early)
+        # a new index is built in full: its files are read by the extraction workers, forked
+        # as soon as the walk lists enough of them, as they parse them (no scan here first,
+        # the other core idle), while the walk lists the rest
+        parsing = None
+        if fresh:
+            parsing = EarlyExtraction(repo, config.max_file_size, options,
+                                      config.parse_timeout_ms / 1000)  # fmt: skip
+            stack.callback(parsing.cancel)
+        files = discover(repo, config, configs, untracked, listed, early,
+                         parsing and parsing.add)  # fmt: skip
         configs_digest = _configs_digest(configs)
         prev, reason = None, "forced"
-        parsing = None
         if not fresh:
             prev, reason = _previous(idx, digest, configs_digest, early and early.live)
             records, data = scan(repo, files, config, prev.files.files if prev else None,
                                  scanned_at)  # fmt: skip
         else:
-            # a new index is built in full: its files are read by the extraction workers,
-            # forked now, as they parse them (no scan here first, the other core idle)
             records, data = unread_records(files), {}
-            parsing = EarlyExtraction(repo, config.max_file_size, records, options,
-                                      config.parse_timeout_ms / 1000)  # fmt: skip
-            stack.callback(parsing.cancel)
         timings["scan"] = time.perf_counter() - t
         if soon is not None:
             digest, comps = soon.result()

@@ -22,6 +22,7 @@ import select
 import selectors  # (subprocess's already: every run lists its files with git)
 import signal
 import time
+from bisect import insort
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
@@ -137,9 +138,11 @@ def _worker(conn, _wid: int, parent_pid: int) -> None:
             if batch is None:
                 return
             held.extend(batch)
-        idx = held.popleft()
+        entry = held.popleft()
+        # an index into the items inherited at the fork, or (index, item) of one added since
+        idx, item = (entry, _ITEMS[entry]) if isinstance(entry, int) else entry
         try:
-            kind, payload = extract_item(_ITEMS[idx], *_READ)
+            kind, payload = extract_item(item, *_READ)
             conn.send((kind, idx, payload))
         except Exception as e:  # an extractor bug must not stop the run
             conn.send(("error", idx, f"{type(e).__name__}: {e}"))
@@ -185,7 +188,7 @@ class Extraction:
         # fork, and so their parsers, compiled queries and fact engines (made at a
         # language's first extraction, ~8-30 ms of CPU each: query analysis): every worker
         # inherits them
-        languages = {item[1] for item in items}
+        self._languages = languages = {item[1] for item in items}
         LANGUAGES.load(languages)
         for language in sorted(languages):
             LANGUAGES[language].extract(b"")
@@ -206,6 +209,8 @@ class Extraction:
         self._answers = selectors.DefaultSelector()
         self._started: dict[int, float] = {}  # worker -> when it started its first held item
         self._starting: set[int] = set()  # workers not yet READY: their held items untimed
+        self._known: dict[int, int] = {}  # worker -> how many items it inherited at its fork
+        self._answered: list[tuple[int, str, int, object]] = []  # (`add`'s: for `run`)
         self._next_wid = 0
         self._done = False
         try:
@@ -224,6 +229,7 @@ class Extraction:
         p.start()
         child.close()
         self._procs[wid] = (p, parent)
+        self._known[wid] = len(self._items)
         self._starting.add(wid)
         self._answers.register(parent, selectors.EVENT_READ, wid)
         self._next_wid += 1
@@ -251,7 +257,49 @@ class Extraction:
             self._left -= cost
         self._held_bytes[wid] = nbytes
         if batch:
-            self._procs[wid][1].send(batch)
+            known, items = self._known[wid], self._items
+            self._procs[wid][1].send([i if i < known else (i, items[i]) for i in batch])
+
+    def add(self, items: list[Item]) -> None:
+        """More items, listed while the workers run (a new index's discover: indexer/
+        extraction.py EarlyExtraction), handed out as the others (biggest first); the answers
+        that came meanwhile are taken (their workers handed more) and kept for `run`."""
+        if self._done or not items:
+            return
+        self._take_answers()
+        # a language first seen now made here too, as those of the first items were: its
+        # compiled query steps go to the facts cache (the workers forked already make
+        # their own), and a worker forked later inherits it
+        for language in sorted({item[1] for item in items} - self._languages):
+            LANGUAGES[language].extract(b"")
+            self._languages.add(language)
+        base = len(self._items)
+        self._items.extend(items)  # (`_ITEMS`: a worker forked from now on inherits them)
+        sizes = self._sizes
+        sizes.extend(item_size(item) for item in items)
+        for i in range(base, len(self._items)):  # (`todo` by size: the biggest popped first)
+            insort(self._todo, i, key=sizes.__getitem__)
+        self._left += sum(sizes[base:]) + FILE_BYTES * len(items)
+        for wid in list(self._procs):
+            self._feed(wid)
+
+    def _take_answers(self) -> None:
+        """The answers the workers sent so far, without waiting: kept for `run` (a worker
+        that died is left to it)."""
+        for key, _ in self._answers.select(timeout=0):
+            conn, wid = key.fileobj, key.data
+            try:
+                kind, idx, payload = conn.recv()
+            except (EOFError, OSError):
+                continue
+            self._started[wid] = time.monotonic()
+            if kind == READY[0]:
+                self._starting.discard(wid)
+                continue
+            self._held[wid].remove(idx)
+            self._held_bytes[wid] -= self._sizes[idx] + FILE_BYTES
+            self._answered.append((wid, kind, idx, payload))
+            self._feed(wid)
 
     def _retire(self, wid: int) -> int | None:
         """Stop a worker; its first held item is returned, the others go back to `todo`."""
@@ -297,7 +345,19 @@ class Extraction:
                     on_read(items[idx][0], read)
             return payload
 
+        def answered(kind: str, idx: int, payload: object) -> None:
+            if kind == "done":
+                on_blob(items[idx][0], first_read(idx, payload))
+            elif kind == "skipped":
+                failed[items[idx][0]] = first_read(idx, payload)
+            else:
+                failed[items[idx][0]] = f"error: {payload}"
+            finish(idx)
+
         try:
+            kept, self._answered = self._answered, []
+            for _wid, kind, idx, payload in kept:  # (taken while items were added)
+                answered(kind, idx, payload)
             while finished < len(items):
                 for key, _ in self._answers.select(timeout=0.05):
                     conn, wid = key.fileobj, key.data
@@ -320,13 +380,7 @@ class Extraction:
                     self._held_bytes[wid] -= sizes[idx] + FILE_BYTES
                     started[wid] = time.monotonic()  # the worker is on its next item now
                     self._feed(wid)
-                    if kind == "done":
-                        on_blob(items[idx][0], first_read(idx, payload))
-                    elif kind == "skipped":
-                        failed[items[idx][0]] = first_read(idx, payload)
-                    else:
-                        failed[items[idx][0]] = f"error: {payload}"
-                    finish(idx)
+                    answered(kind, idx, payload)
                 now = time.monotonic()
                 for wid, since in list(started.items()):
                     if wid in starting:

@@ -71,10 +71,10 @@ def test_workers_read_what_the_records_of_a_new_index_lack(tmp_path):
     repo = tmp_path / "repo"
     write_files(repo, FILES)
     config = IndexConfig(max_file_size=LIMIT)
-    records = unread_records(discover(repo, config))
+    early = EarlyExtraction(repo, LIMIT, RunOptions(workers=2), 60.0)
+    records = unread_records(discover(repo, config, found=early.add))
     assert {r.content_hash for r in records} == {""}
-    early = EarlyExtraction(repo, LIMIT, records, RunOptions(workers=2), 60.0)
-    assert early.extraction is not None  # (forked now: the workers read)
+    assert early.extraction is not None  # (forked as discover listed them: the workers read)
     idx = tmp_path / "idx"
     idx.mkdir()
     cache = FactsCache(idx, "test")
@@ -113,3 +113,34 @@ def test_a_file_whose_worker_was_killed_is_recorded_as_the_scan_reads_it(tmp_pat
     assert f.status == "skipped:timeout", f.status
     assert (f.size, f.content_hash, f.lines) == (len(huge), content_hash(huge), count_lines(huge))
     assert any(r["code"] == "timeout" and r["path"] == "huge.py" for r in report.incomplete)
+
+
+def test_a_new_index_forks_its_extraction_workers_before_the_walk_has_listed_every_folder(
+    tmp_path, monkeypatch
+):
+    """discover's walk hands the files it lists on as it goes (`found`): the workers parse
+    while it lists the rest, not after it (the builder's walk ran on one core)."""
+    from codeimpact.indexer import discover as discovering
+    from codeimpact.indexer import workers
+
+    repo = tmp_path / "repo"
+    write_files(repo, {f"pkg{d}/m{i}.py": f"def f{i}():\n    return {d}\n"
+                       for d in range(30) for i in range(10)})  # fmt: skip
+    events: list[str] = []
+    real_walk, real_extraction = discovering._walk_files, workers.Extraction.__init__
+
+    def walk(*args, **kwargs):
+        try:
+            return real_walk(*args, **kwargs)
+        finally:
+            events.append("walk done")
+
+    def extraction(self, *args, **kwargs):
+        events.append("workers forked")
+        return real_extraction(self, *args, **kwargs)
+
+    monkeypatch.setattr(discovering, "_walk_files", walk)
+    monkeypatch.setattr(workers.Extraction, "__init__", extraction)
+    report = analyze(repo, IndexConfig(), RunOptions(workers=2))
+    assert events == ["workers forked", "walk done"], events
+    assert report.parsed == report.files == 300

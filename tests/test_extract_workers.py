@@ -179,3 +179,27 @@ def test_a_worker_slow_to_start_does_not_time_out_its_first_files():
                          timeout=60)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[0] == "6 []"
+
+
+def test_files_added_after_the_workers_forked_are_extracted_as_the_others():
+    """Items listed while the workers run (a new index's discover: Extraction.add) reach
+    workers that never inherited them, each its own blob; answers that came meanwhile are
+    kept for `run`."""
+    from codeimpact.indexer.workers import Extraction
+
+    items = [
+        (f"m{i}.py", "python", f"def f{i}(x):\n    return g{i}(x) + {i}\n".encode() * (1 + i % 7))
+        for i in range(400)
+    ]
+    items.append(("late.ts", "typescript", b"export function g(a: number) { return h(a); }\n"))
+    pool = Extraction(items[:40], 2, 60.0)
+    try:
+        for k in range(40, len(items), 60):  # (the first ones answered meanwhile)
+            pool.add(items[k : k + 60])
+        blobs: dict[str, bytes] = {}
+        n, failed = pool.run(None, blobs.__setitem__)
+    finally:
+        pool.cancel()
+    assert n == len(items) and not failed, failed
+    for path, language, data in items:
+        assert blobs[path] == extract_source(language, data), path
