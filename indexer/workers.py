@@ -258,7 +258,9 @@ class Extraction:
         self._held_bytes[wid] = nbytes
         if batch:
             known, items = self._known[wid], self._items
-            self._procs[wid][1].send([i if i < known else (i, items[i]) for i in batch])
+            # (a worker gone, its pipe broken: `run` sees its end and hands its items on)
+            with contextlib.suppress(OSError):
+                self._procs[wid][1].send([i if i < known else (i, items[i]) for i in batch])
 
     def add(self, items: list[Item]) -> None:
         """More items, listed while the workers run (a new index's discover: indexer/

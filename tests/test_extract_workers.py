@@ -203,3 +203,31 @@ def test_files_added_after_the_workers_forked_are_extracted_as_the_others():
     assert n == len(items) and not failed, failed
     for path, language, data in items:
         assert blobs[path] == extract_source(language, data), path
+
+
+def test_a_worker_killed_while_items_are_added_leaves_the_others_to_finish():
+    """A worker that dies while discover still lists files (a crash in a grammar) is seen by
+    `run`, as one that dies later: `add` hands its items on, never raises."""
+    import os
+    import signal
+
+    from codeimpact.indexer.workers import Extraction
+
+    items = [(f"m{i}.py", "python", f"def f{i}():\n    return {i}\n".encode()) for i in range(300)]
+    pool = Extraction(items[:40], 2, 60.0)
+    try:
+        victim = next(iter(pool._procs.values()))[0]
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.join()
+        for k in range(40, len(items), 20):
+            pool.add(items[k : k + 20])
+        blobs: dict[str, bytes] = {}
+        n, failed = pool.run(None, blobs.__setitem__)
+    finally:
+        pool.cancel()
+    # (the file the killed worker was on, if it was on one, is failed: the rest extracted)
+    assert n + len(failed) == len(items) and len(failed) <= 1, failed
+    assert all(why.startswith("error: worker exited") for why in failed.values()), failed
+    for path, language, data in items:
+        if path not in failed:
+            assert blobs[path] == extract_source(language, data), path
