@@ -467,7 +467,7 @@ def _serve(gen: layout.Generation, buffer_pool: int, source: IO[bytes],
             name, value = sent.next()
             if name == "meta":
                 w.copy_meta(value)
-                rows = w.checkpoint()
+                rows = w.checkpoint(read_back=False)  # (a new database, COPYs alone)
                 w.close()
                 return rows
             w.copy(name, value)

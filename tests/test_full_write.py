@@ -413,3 +413,44 @@ def test_the_writer_reads_no_further_ahead_than_its_bound():
         assert ahead.next()[1].num_rows == 4000
         assert ahead.next() == ("meta", {"mode": "full"})
         sender.join(60)
+
+
+def _symbols(first: int, n: int) -> pa.Table:
+    rows = [(f"a.py::f{i}", i, "function", f"f{i}", f"a.f{i}", "a.py", 1, 2, 0, 9, "", True,
+             False, "python") for i in range(first, first + n)]  # fmt: skip
+    return arrow_table(NODE_TABLES["Symbol"], rows)
+
+
+def test_the_rows_a_writer_answers_are_the_rows_its_database_holds(tmp_path, writer):
+    # the answer sums what each COPY wrote (a table may come in slices: Symbol does), each
+    # COPY's count checked against its Arrow table; read back here from the closed file
+    gen = _gen(tmp_path)
+    files = arrow_table(NODE_TABLES["File"], [FILE_ROW])
+    defines = pa.table({"from": ["a.py"] * 3, "to": [f"a.py::f{i}" for i in range(3)]})
+    contains = pa.table({"from": ["a.py::f0"] * 4, "to": [f"a.py::f{i}" for i in range(1, 5)]})
+    tables = [("File", files), ("Symbol", _symbols(0, 3)), ("Symbol", _symbols(3, 2)),
+              ("DEFINES", defines), ("CONTAINS", contains)]  # fmt: skip
+    rows = write_generation(gen, tables, {"generation": 1}, 64 << 20, writer=writer)
+    import kuzu
+
+    conn = kuzu.Connection(kuzu.Database(str(gen.db_path), read_only=True))
+    assert rows == count_rows(conn)
+    assert (rows["File"], rows["Symbol"], rows["DEFINES"], rows["CONTAINS"]) == (1, 5, 3, 4)
+
+
+def test_a_copy_that_wrote_other_rows_than_it_was_sent_is_an_error(tmp_path):
+    from codeimpact.graph.errors import CorruptIndex
+    from codeimpact.graph.store import Writer, copied_rows
+
+    w = Writer(_gen(tmp_path), 64 << 20, 1)
+    w.create_schema()
+    rows = _symbols(0, 3)  # noqa: F841 - Kùzu's COPY reads it by name
+    said = w.conn.execute("COPY Symbol FROM rows")
+    assert copied_rows(said) == 3
+    said = w.conn.execute("MATCH (s:Symbol) RETURN count(*)")
+    assert copied_rows(said) is None  # (an answer that is no COPY's)
+    one = _symbols(3, 1)  # noqa: F841
+    said = w.conn.execute("COPY Symbol FROM one")
+    with pytest.raises(CorruptIndex, match="wrote 1 of the 2 rows sent"):
+        w._count_copied("Symbol", said, 2)  # (as if two had been sent)
+    w.close()
