@@ -267,6 +267,11 @@ class Writer:
         try:
             if not self._checkpointed:
                 self.conn.execute("CHECKPOINT")
+            # Kùzu 0.11 checkpoints again as the database closes, with nothing to write: it
+            # rewrote the file's header page (the database id) and synced the database, its
+            # WAL and shadow files (5 fdatasyncs: Django's full write, 44 -> 26 ms of wall
+            # on its serial end). Checkpointed, the file is final: closing leaves it as is.
+            self.conn.execute("CALL force_checkpoint_on_close=false")
         except BaseException:
             self.abandon()
             raise

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -174,6 +176,41 @@ def test_a_writer_checkpoints_again_at_close_only_after_a_write(tmp_path, after)
     assert spy.said.count("CHECKPOINT") == (2 if after else 1)
     db = kuzu.Database(str(gen.db_path), read_only=True)
     assert count_rows(kuzu.Connection(db))["File"] == (2 if after else 1)
+
+
+def test_a_checkpointed_database_is_final_closing_writes_nothing(tmp_path):
+    # what the checkpoint wrote is the file readers get: the close writes no byte of it
+    # again (Kùzu's own checkpoint at close rewrote its header), and an edit's delta
+    # committed to its WAL afterwards (graph/wal_store.py) is what a reader then replays
+    import kuzu
+
+    from codeimpact.graph.store import Writer
+
+    gen = _gen(tmp_path)
+    w = Writer(gen, 64 << 20, 1)
+    w.begin()
+    w.create_schema()
+    w.copy("File", arrow_table(NODE_TABLES["File"], [FILE_ROW]))
+    w.copy_meta({"mode": "full"})
+    assert w.checkpoint(read_back=False)["File"] == 1
+    written, stat = gen.db_path.read_bytes(), gen.db_path.stat()
+    w.close()
+    assert gen.db_path.read_bytes() == written
+    assert gen.db_path.stat().st_mtime_ns == stat.st_mtime_ns
+    assert sorted(p.name for p in gen.path.iterdir()) == [layout.DB_FILENAME]
+    # an edit's writer: its delta committed to the WAL, the process ended without a close
+    edit = (
+        "import kuzu, os, sys\n"
+        "db = kuzu.Database(sys.argv[1], auto_checkpoint=False, max_num_threads=1)\n"
+        "kuzu.Connection(db).execute(\"CREATE (:File {path: 'b.py', language: 'python', "
+        "content_hash: '1', size: 1, lines: 1, is_test: false, status: 'ok'})\")\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", edit, str(gen.db_path)], check=True)
+    assert gen.db_path.read_bytes() == written
+    assert Path(str(gen.db_path) + ".wal").stat().st_size > 0
+    reader = kuzu.Database(str(gen.db_path), read_only=True)
+    assert count_rows(kuzu.Connection(reader))["File"] == 2
 
 
 def test_a_prestarted_writer_takes_its_first_tables_before_the_rest(tmp_path):
