@@ -91,8 +91,9 @@ CONSTRUCTS: tuple[tuple[str, str], ...] = (
     ("scope.lambda", "an anonymous function, whose @parameters are local to it"),
     (
         "binding.callback",
-        "an anonymous function passed as an argument (@value) to a call of @callee: its "
-        "parameters hold what the callee's declared callable type says it is called with",
+        "an anonymous function, which, passed as an argument to a call, has parameters that "
+        "hold what the callee's declared callable type says it is called with (the hook "
+        "finds the call from its parents)",
     ),
     ("return", "a return statement with a @value"),
     ("yield", "a yield of a @value: an item of the generator, not what a call returns"),

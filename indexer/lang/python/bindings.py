@@ -280,15 +280,18 @@ def callback_position(lam: ts.Node) -> int | None:
 
 
 def _callback_binding(
-    scope: str, callee: ts.Node, lam: ts.Node, source: bytes, facts: FileFacts,
-    local_scopes: _LocalScopes,
-) -> None:  # fmt: skip
+    scope: str, lam: ts.Node, source: bytes, facts: FileFacts, local_scopes: _LocalScopes
+) -> None:
     """`f(lambda s: s.m())`: each parameter of the lambda (named `s$<start byte of the
     lambda>`, see _LocalScopes) holds what f calls it with, as f's declared callable type
-    says: the value `callback:<argument position>:<parameter position>:<f's chain>`."""
+    says: the value `callback:<argument position>:<parameter position>:<f's chain>`. Any
+    other lambda binds nothing."""
     position = callback_position(lam)
     params = lam.child_by_field_name("parameters")
     if position is None or params is None:
+        return
+    callee = lam.parent.parent.child_by_field_name("function")  # (callback_position: a call)
+    if callee is None:
         return
     chain = callee_chain(source[callee.start_byte : callee.end_byte])
     if chain and local_scopes:

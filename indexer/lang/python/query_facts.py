@@ -257,7 +257,7 @@ def _other(facts: FileFacts, source: bytes, module_vars: set[str], local_scopes:
     elif construct == "binding.catch":
         _except_binding(scope, caps["value"], node, source, facts)
     elif construct == "binding.callback":
-        _callback_binding(scope, caps["callee"], caps["value"], source, facts, local_scopes)
+        _callback_binding(scope, node, source, facts, local_scopes)
     elif construct == "assignment.member":
         _member_assignment(scope, caps["left"], node, source, facts)
     elif construct == "assignment.expression":
