@@ -45,7 +45,13 @@ def send_chunk(sink: Connection, c: int, outputs: list[Encoded]) -> None:
     for blob, keys in outputs:
         parts.append(blob)
         parts.append(keys)
-    _write_all(sink.fileno(), [_size_head(len(head) + sum(map(len, parts[1:]))), *parts])
+    write_frame(sink.fileno(), parts)
+
+
+def write_frame(fd: int, parts: list) -> None:
+    """One frame whose payload is `parts` joined, written from their own bytes (os.writev:
+    no copy made of them): read back whole by `Frames.payload`."""
+    _write_all(fd, [_size_head(sum(map(len, parts))), *parts])
 
 
 def _write_all(fd: int, parts: list) -> None:
@@ -64,17 +70,29 @@ class Frames:
     def __init__(self) -> None:
         self._buf = bytearray()
 
-    def read(self, conn: Connection) -> tuple:
-        """The next message on `conn`: a value `send_value` sent, or (c, outputs) of
-        `send_chunk`. EOFError when the writer ended, before or in a message."""
+    def payload(self, conn: Connection) -> memoryview:
+        """The next frame's payload on `conn`, read into the kept buffer: a view of it, which
+        the caller releases before the next read. EOFError when the writer ended, before or
+        in a frame."""
         fd = conn.fileno()
         n = struct.unpack("!i", _read_exact(fd, 4))[0]
         if n == -1:
             n = struct.unpack("!Q", _read_exact(fd, 8))[0]
         if len(self._buf) < n:
             self._buf = bytearray(n)
-        with memoryview(self._buf) as whole, whole[:n] as view:
+        with memoryview(self._buf) as whole:
+            view = whole[:n]
+        try:
             _read_into(fd, view)
+        except BaseException:
+            view.release()
+            raise
+        return view
+
+    def read(self, conn: Connection) -> tuple:
+        """The next message on `conn`: a value `send_value` sent, or (c, outputs) of
+        `send_chunk`. EOFError when the writer ended, before or in a message."""
+        with self.payload(conn) as view:
             if view[:1] != _CHUNK:
                 return marshal.loads(view)
             c, count = struct.unpack_from("=II", view, 1)

@@ -17,7 +17,9 @@ each over its own pipe. A worker reads the batches sent to it between files
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
+import pickle
 import select
 import selectors  # (subprocess's already: every run lists its files with git)
 import signal
@@ -31,6 +33,7 @@ from codeimpact.indexer.lang import LANGUAGES, content_language
 from codeimpact.indexer.lang.api import count_lines
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.reading import extract_source, read_source
+from codeimpact.indexer.sink_frames import Frames, write_frame
 
 if TYPE_CHECKING:
     from multiprocessing import Process
@@ -78,6 +81,42 @@ FILE_BYTES = 2048
 # "over 0.05s" at load 6.
 READY = ("ready", -1, None)
 
+# An answer's frame starts with its form, then the item's index (4 bytes): a facts blob; a
+# facts blob after what the worker read (a Read, marshalled, after its length); anything
+# else pickled (a failure, READY). See `_answer`.
+_BLOB, _READ_BLOB, _PICKLED = b"\1", b"\2", b"\0"
+
+
+def _answer(conn, kind: str, idx: int, payload: object) -> None:
+    """A worker's answer, read by `_read_answer`. A facts blob (the answer for nearly every
+    file, with what was read of a file no scan read) goes as a frame written from its own
+    bytes: pickled, as Connection.send did it, it was copied into the pickler's buffer, and
+    the pickle read back was copied again (fresh buffers, first-touch faults, on both sides
+    for a large file)."""
+    at = idx.to_bytes(4, "little", signed=True)
+    if kind == "done" and type(payload) is bytes:
+        parts = [_BLOB + at, payload]
+    elif kind == "done" and type(payload) is tuple and type(payload[0]) is bytes:
+        read = marshal.dumps(tuple(payload[1]))
+        parts = [_READ_BLOB + at + len(read).to_bytes(4, "little") + read, payload[0]]
+    else:
+        parts = [_PICKLED + at, pickle.dumps((kind, payload), protocol=5)]
+    write_frame(conn.fileno(), parts)
+
+
+def _read_answer(frames: Frames, conn) -> tuple[str, int, object]:
+    """(kind, index, payload) of the next answer on `conn` (EOFError: the worker ended)."""
+    with frames.payload(conn) as view:
+        form, idx = view[0], int.from_bytes(view[1:5], "little", signed=True)
+        if form == _BLOB[0]:
+            return "done", idx, bytes(view[5:])
+        if form == _READ_BLOB[0]:
+            end = 9 + int.from_bytes(view[5:9], "little")
+            return "done", idx, (bytes(view[end:]), Read(*marshal.loads(view[9:end])))
+        kind, payload = pickle.loads(view[5:])
+        return kind, idx, payload
+
+
 _ITEMS: list[Item] = []  # set in the parent just before forking; read by the workers
 _READ = ("", 0)  # (repository root, max file size) for Unread items; set with _ITEMS
 
@@ -123,7 +162,7 @@ def _worker(conn, _wid: int, parent_pid: int) -> None:
     # asked once per file: Connection.poll builds a selector per call (~20 us, x 2,900 files)
     pending = select.poll()
     pending.register(conn.fileno(), select.POLLIN)
-    conn.send(READY)  # the parent's clock for this worker's first file starts now
+    _answer(conn, *READY)  # the parent's clock for this worker's first file starts now
     while True:
         # Read every batch already sent before the next file, not only when idle. The parent
         # sends a batch per answer it gets; left unread while a long batch of small files
@@ -143,9 +182,9 @@ def _worker(conn, _wid: int, parent_pid: int) -> None:
         idx, item = (entry, _ITEMS[entry]) if isinstance(entry, int) else entry
         try:
             kind, payload = extract_item(item, *_READ)
-            conn.send((kind, idx, payload))
+            _answer(conn, kind, idx, payload)
         except Exception as e:  # an extractor bug must not stop the run
-            conn.send(("error", idx, f"{type(e).__name__}: {e}"))
+            _answer(conn, "error", idx, f"{type(e).__name__}: {e}")
 
 
 def extract_parallel(
@@ -211,6 +250,7 @@ class Extraction:
         self._starting: set[int] = set()  # workers not yet READY: their held items untimed
         self._known: dict[int, int] = {}  # worker -> how many items it inherited at its fork
         self._answered: list[tuple[int, str, int, object]] = []  # (`add`'s: for `run`)
+        self._frames = Frames()  # (one buffer the answers are read into, from any worker)
         self._next_wid = 0
         self._done = False
         try:
@@ -291,7 +331,7 @@ class Extraction:
         for key, _ in self._answers.select(timeout=0):
             conn, wid = key.fileobj, key.data
             try:
-                kind, idx, payload = conn.recv()
+                kind, idx, payload = _read_answer(self._frames, conn)
             except (EOFError, OSError):
                 continue
             self._started[wid] = time.monotonic()
@@ -364,7 +404,7 @@ class Extraction:
                 for key, _ in self._answers.select(timeout=0.05):
                     conn, wid = key.fileobj, key.data
                     try:
-                        kind, idx, payload = conn.recv()
+                        kind, idx, payload = _read_answer(self._frames, conn)
                     except (EOFError, OSError):
                         # the worker died (a crash in a grammar, say): that file fails, go on
                         code = procs[wid][0].exitcode

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from codeimpact.indexer.sink_frames import Frames, send_chunk, send_value
+from codeimpact.indexer.sink_frames import Frames, send_chunk, send_value, write_frame
 
 
 def _outputs(seed: int, files: int, size: int) -> list[tuple[bytes, bytes]]:
@@ -61,3 +61,18 @@ def test_a_writer_ended_in_a_message_ends_the_reading():
     assert frames.read(r) == ("summaries", {})
     with pytest.raises(EOFError):
         frames.read(r)
+
+
+def test_a_frame_of_parts_comes_back_whole_as_one_payload():
+    """write_frame (the extraction workers' answers: indexer/workers.py) joins its parts in
+    one frame written from their own bytes; Frames.payload gives it back, however big."""
+    r, w = mp.get_context("fork").Pipe(duplex=False)
+    parts = [b"\1" + (7).to_bytes(4, "little"), bytes(range(256)) * 2000, b"", b"tail"]
+    writer = threading.Thread(target=lambda: (write_frame(w.fileno(), parts), w.close()))
+    writer.start()
+    frames = Frames()
+    with frames.payload(r) as view:
+        assert bytes(view) == b"".join(parts)
+    with pytest.raises(EOFError):
+        frames.payload(r)
+    writer.join()
