@@ -273,12 +273,11 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
                               run.config, run.records, run.scanned_at, fields=fields[0])  # fmt: skip
         flags, kinds = full_graph.node_arrays(content)
         n_resolved = content.n_resolved
-        # the sidecars are written by the tail's thread once the last table is sent, while
-        # the database writer COPYs the relations and commits on one core (this thread
-        # waits for its answer): a child forked here wrote them beside the table feed, both
-        # cores busy, and took ~12K page faults on Django, this process ~14K more (each page
-        # written again after the fork). The state and node arrays are theirs alone: freed
-        # there after them with the rest of `held`, not as this function returns
+        # the sidecars are written by the tail's thread while the database writer COPYs the
+        # tables and commits on one core (this thread mostly waits for it): a child forked
+        # here took ~12K page faults on Django, this process ~14K more (each page written
+        # again after the fork). The state and node arrays are theirs alone: freed there
+        # after them with the rest of `held`, not as this function returns
         held += [st, flags, kinds]
         tail = _Tail(run, gen, functools.partial(_save_sidecars, run, gen, st, flags, kinds, meta),
                      held)  # fmt: skip
@@ -289,9 +288,10 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
             # (the graph's content: its last reference, dropped by the tail's thread)
             last = [content]
             del content
-            rows = write_full_generation(gen, tail.after(tables, last), meta,
-                                         run.options.buffer_pool,
-                                         writer=writer.pop() if writer else None)  # fmt: skip
+            prestarted = writer.pop() if writer else None
+            rows = write_full_generation(gen, tail.after(tables, last, first=prestarted is None),
+                                         meta, run.options.buffer_pool, writer=prestarted)  # fmt: skip
+            del prestarted
             del tables, last
             run.phase("write", t)
             t = time.perf_counter()
@@ -314,14 +314,15 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
 
 
 class _Tail:
-    """What the end of a full build can do while the database writer COPYs the relations,
-    commits its one transaction and checkpoints (Kùzu: ~0.4 s of CPU on Django, on one core;
-    this process waits for its answer, the other core idles): once the last table is sent
-    (`after`), a thread flushes the facts cache into the generation, writes the sidecars
-    (`sidecars()`), starts the fsyncs deferred to `publish` (layout.sync_ahead), frees
-    `held` and hashes the generation's files that are final (all but the database and the
-    manifest) for the manifest (`publish`'s `checked`: reused while a file keeps its inode
-    and size). Before, each came after the writer's answer, one core idle then too."""
+    """What the end of a full build can do while the database writer COPYs the tables,
+    commits its one transaction and checkpoints (Kùzu, on one core: ~0.6 s of CPU on
+    Django, ~40 s on the Linux kernel; this process mostly waits for it): a thread flushes
+    the facts cache into the generation, writes the sidecars (`sidecars()`), starts the
+    fsyncs deferred to `publish` (layout.sync_ahead), frees `held`, hashes the generation's
+    files that are final (all but the database and the manifest) for the manifest
+    (`publish`'s `checked`: reused while a file keeps its inode and size), and drops `last`
+    once the last table is sent (`after`). Before, each came after the writer's answer,
+    one core idle then too."""
 
     def __init__(self, run: Run, gen: layout.Generation, sidecars: Callable[[], None],
                  held: list) -> None:  # fmt: skip
@@ -332,13 +333,31 @@ class _Tail:
         self._checked: dict[str, list] = {}
         self._error: BaseException | None = None
         self._last: list = []
+        self._sent = threading.Event()  # the last table sent (or the feed given up)
 
-    def after(self, tables: Iterable, last: list) -> Iterator:
-        """`tables`, then the thread started; it empties `last` first (the last references
-        to what the tables were made of: the graph's ~120K uids by id freed beside the
-        commit, ~20 ms on Django, not after the answer)"""
-        yield from tables
+    def after(self, tables: Iterable, last: list, *, first: bool) -> Iterator:
+        """`tables`, the thread started before the first of them (`first`) or once the last
+        is sent; it empties `last` (the last references to what the tables are made of: the
+        graph's ~120K uids by id, freed beside the commit, ~20 ms on Django, not after the
+        answer) once they are all sent. Before the first: where the tables' feed waits for
+        the writer's COPYs until its last one (a new interpreter's, fed File and Symbol too,
+        each table read once the COPY before it ended when it is larger than the writer's
+        read-ahead: the Linux kernel's sidecars, ~3.8 s, came after its answer). A
+        prestarted writer has the node tables before the feed, and the relations' feed
+        ends ~0.5 s before its answer on Django, the sidecars (~0.2 s) done by then: there
+        they wait for the last table, whose making they raised this process's high-water
+        mark over (170 -> 190 MB)."""
         self._last = last
+        if first:
+            self._start()
+        try:
+            yield from tables
+        finally:
+            self._sent.set()
+        if not first:
+            self._start()
+
+    def _start(self) -> None:
         self._thread = threading.Thread(target=self._work, name="codeimpact-tail", daemon=True)
         self._thread.start()
 
@@ -352,28 +371,19 @@ class _Tail:
         self._held.clear()
 
     def _work(self) -> None:
-        gen = self._gen
-        self._last.clear()
+        if self._sent.is_set():
+            self._last.clear()  # (when it can: freed before the sidecars' allocations)
         try:
             self._written()
         except BaseException as e:  # raised by `result`
             self._error = e
-            return
-        checked = {}
-        buf = bytearray(1 << 20)
-        try:
-            for path in sorted(gen.path.rglob("*")):
-                name = path.relative_to(gen.path).as_posix()
-                if (name.startswith(layout.DB_FILENAME) or ".tmp" in path.name
-                        or name == manifest.MANIFEST_NAME or not path.is_file()):  # fmt: skip
-                    continue
-                size = path.stat().st_size
-                checked[name] = [size, _xxh3(path, size, buf)]
-        except OSError:  # (only a help: the manifest hashes what it is not given)
-            return
-        self._checked = checked
+        else:
+            self._checked = _final_checksums(self._gen)
+        self._sent.wait()
+        self._last.clear()
 
     def join(self) -> None:
+        self._sent.set()  # (a feed that raised may never have ended its tables)
         if self._thread is not None:
             self._thread.join()
 
@@ -383,10 +393,29 @@ class _Tail:
         if self._thread is None:
             self._written()
             return {}
-        self._thread.join()
+        self.join()
         if self._error is not None:
             raise self._error
         return self._checked
+
+
+def _final_checksums(gen: layout.Generation) -> dict[str, list]:
+    """[size, xxh3] by name of the generation's files that are final (all but the database,
+    files being written and the manifest); {} when one could not be read (only a help: the
+    manifest hashes what it is not given)."""
+    checked = {}
+    buf = bytearray(1 << 20)
+    try:
+        for path in sorted(gen.path.rglob("*")):
+            name = path.relative_to(gen.path).as_posix()
+            if (name.startswith(layout.DB_FILENAME) or ".tmp" in path.name
+                    or name == manifest.MANIFEST_NAME or not path.is_file()):  # fmt: skip
+                continue
+            size = path.stat().st_size
+            checked[name] = [size, _xxh3(path, size, buf)]
+    except OSError:
+        return {}
+    return checked
 
 
 def _xxh3(path, size: int, buf: bytearray) -> str:

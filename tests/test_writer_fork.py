@@ -99,11 +99,10 @@ def test_the_state_is_freed_before_the_generation_is_published(tmp_path, monkeyp
     assert alive_at_publish == [0], alive_at_publish
 
 
-def test_the_sidecars_are_written_by_the_builder_once_the_last_table_is_sent(tmp_path,
-                                                                            monkeypatch):  # fmt: skip
-    # by the tail's thread, while the database writer COPYs the relations and commits on
-    # one core: a child forked for them at the build's end wrote them beside the table
-    # feed, both cores busy, and took ~12K page faults on Django, the builder ~14K more
+def test_the_sidecars_are_written_by_the_builders_tail_thread(tmp_path, monkeypatch):
+    # by the tail's thread, while the database writer COPYs the tables and commits on one
+    # core: a child forked for them at the build's end took ~12K page faults on Django, the
+    # builder ~14K more
     repo, seen = tmp_path / "repo", tmp_path / "sidecars-written-by"
     write_files(repo, {
         f"pkg/m{i}.py": f"from pkg.m0 import f0\n\n\ndef f{i}():\n    return f0() + {i}\n"
@@ -124,3 +123,39 @@ def test_the_sidecars_are_written_by_the_builder_once_the_last_table_is_sent(tmp
     pid, thread = seen.read_text().split()
     assert (int(pid), thread) == (os.getpid(), "codeimpact-tail")
     assert "sidecar writer" not in report.forks
+
+
+@pytest.mark.parametrize("prestart", [True, False], ids=["prestarted", "new interpreter"])
+def test_the_sidecars_begin_with_the_feed_of_a_new_interpreter(tmp_path, monkeypatch, prestart):
+    # a new interpreter's feed waits on its COPYs (its read-ahead full) until the last
+    # table: sidecars begun once it was sent came after the writer's answer (the Linux
+    # kernel's, ~3.8 s serial). A prestarted writer's relations feed ends well before its
+    # answer: there they wait for the last table (beside its making they raised the
+    # builder's high-water mark)
+    write_files(tmp_path, {
+        f"pkg/m{i}.py": f"from pkg.m0 import f0\n\n\ndef f{i}():\n    return f0() + {i}\n"
+        for i in range(6)
+    })  # fmt: skip
+    from codeimpact.indexer import full_run
+
+    if not prestart:
+        monkeypatch.setattr(full_run, "PRESTART_MAX_BYTES", 0)
+    began, at_first_relation = threading.Event(), []
+    real_sidecars, real_send = full_run._save_sidecars, full_write._send_table
+
+    def sidecars(*args):
+        began.set()
+        return real_sidecars(*args)
+
+    def send(to_child, name, table, folder=None):
+        if name not in ("File", "Symbol") and not at_first_relation:
+            # (a bound on the wait, not a measure: they begin at once or not before the end)
+            at_first_relation.append(began.is_set() if prestart else began.wait(60))
+        return real_send(to_child, name, table, folder)
+
+    monkeypatch.setattr(full_run, "_save_sidecars", sidecars)
+    monkeypatch.setattr(full_write, "_send_table", send)
+    report = analyze(tmp_path, IndexConfig(), RunOptions(workers=2, memory_budget_mb=1 << 20))
+    assert (report.forks["database writer"] == FORKED) == prestart, report.forks
+    assert at_first_relation == [not prestart], "the sidecars' start was not the feed's"
+    assert report.symbols >= 6
