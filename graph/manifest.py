@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import mmap
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -117,21 +116,36 @@ def file_digest(path: Path, size: int | None = None, start: int = 0) -> str:
 
 
 def file_digests(path: Path, spans: list[tuple[int, int | None]]) -> list[str]:
-    """xxh3-64 (hex) of each (start, end) span of a file's bytes (end None: its end)."""
-    with open(path, "rb") as fh:
+    """xxh3-64 (hex) of each (start, end) span of a file's bytes (end None: its end), read
+    through a buffer of at most READ_CHUNK bytes: mapped, the file's pages counted in this
+    process's memory while it hashed (a full build's publish: Django's 36 MB database raised
+    the builder's high-water mark by as much, the build's largest process then), for the
+    same CPU (~8-10 ms for that file, either way)."""
+    with open(path, "rb", buffering=0) as fh:
         length = os.fstat(fh.fileno()).st_size
         ends = [length if end is None else end for _, end in spans]
-        if max(ends, default=0) == 0:
-            return [xxhash.xxh3_64_hexdigest(b"") for _ in spans]
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            if len(view) < max(ends):
-                raise OSError(f"{path} is shorter than {max(ends)} bytes")
-            with memoryview(view) as mv:
-                out = []
-                for (start, _), end in zip(spans, ends, strict=True):
-                    with mv[start:end] as part:
-                        out.append(xxhash.xxh3_64_hexdigest(part))
-                return out
+        if max(ends, default=0) > length:
+            raise OSError(f"{path} is shorter than {max(ends)} bytes")
+        longest = max((end - start for (start, _), end in zip(spans, ends, strict=True)),
+                      default=0)  # fmt: skip
+        buf = memoryview(bytearray(min(READ_CHUNK, max(longest, 0))))
+        out = []
+        for (start, _), end in zip(spans, ends, strict=True):
+            h = xxhash.xxh3_64()
+            fh.seek(start)
+            left = end - start
+            while left > 0:
+                n = fh.readinto(buf[: min(left, len(buf))])
+                if not n:
+                    raise OSError(f"{path} is shorter than {end} bytes")
+                h.update(buf[:n])
+                left -= n
+            out.append(h.hexdigest())
+        return out
+
+
+# Bytes `file_digests` reads at a time.
+READ_CHUNK = 256 << 10
 
 
 def _matches(path: Path, entry: Entry) -> bool:

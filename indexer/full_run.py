@@ -15,8 +15,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-import xxhash
-
 from codeimpact.graph import QUIET_BLAS, full_write, layout, manifest, spare
 from codeimpact.graph.arrow import malloc_pool
 from codeimpact.indexer import worktree
@@ -404,7 +402,6 @@ def _final_checksums(gen: layout.Generation) -> dict[str, list]:
     files being written and the manifest); {} when one could not be read (only a help: the
     manifest hashes what it is not given)."""
     checked = {}
-    buf = bytearray(1 << 20)
     try:
         for path in sorted(gen.path.rglob("*")):
             name = path.relative_to(gen.path).as_posix()
@@ -412,26 +409,10 @@ def _final_checksums(gen: layout.Generation) -> dict[str, list]:
                     or name == manifest.MANIFEST_NAME or not path.is_file()):  # fmt: skip
                 continue
             size = path.stat().st_size
-            checked[name] = [size, _xxh3(path, size, buf)]
+            checked[name] = [size, manifest.file_digest(path, size)]
     except OSError:
         return {}
     return checked
-
-
-def _xxh3(path, size: int, buf: bytearray) -> str:
-    """manifest.file_digest(path, size), read through `buf`: not mapped (the manifest's way),
-    so the pages read never count in this process's memory while the writer holds its most."""
-    h = xxhash.xxh3_64()
-    view = memoryview(buf)
-    with open(path, "rb", buffering=0) as f:
-        left = size
-        while left:
-            n = f.readinto(view[: min(left, len(buf))])
-            if not n:
-                raise OSError(f"{path} is shorter than {size} bytes")
-            h.update(view[:n])
-            left -= n
-    return h.hexdigest()
 
 
 def _nothing() -> None:

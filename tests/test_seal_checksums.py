@@ -139,3 +139,35 @@ def test_an_edit_that_adds_facts_hashes_only_what_it_appended_to_the_pack(
     found = manifest.load(gen.path, gen.manifest, gen.number)
     damage = manifest.verify(gen.path, found).damage
     assert damage == [(f"facts/{pack.name}", "checksum mismatch")]
+
+
+def test_hashing_a_file_does_not_count_it_in_the_process_memory(tmp_path):
+    # a full build's publish hashed its 36 MB database mapped: the builder's high-water mark
+    # rose by as much (Django's largest process then); read through a buffer, it stays
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.bin"
+    with open(big, "wb") as f:
+        for i in range(64):
+            f.write(bytes([i]) * (1 << 20))
+    probe = (
+        "import sys\n"
+        "from codeimpact.graph import manifest\n"
+        "def hwm():\n"
+        "    return next(int(l.split()[1]) for l in open('/proc/self/status')\n"
+        "                if l.startswith('VmHWM:'))\n"
+        "before = hwm()\n"
+        "d = manifest.file_digests(sys.argv[1], [(0, None), (5, 40 << 20)])\n"
+        "print(hwm() - before, *d)\n"
+    )
+    if not os.path.exists("/proc/self/status"):
+        import pytest
+
+        pytest.skip("no /proc: VmHWM is Linux's")
+    out = subprocess.run([sys.executable, "-c", probe, str(big)], capture_output=True,
+                         text=True, check=True).stdout.split()  # fmt: skip
+    grown_kb, whole, part = int(out[0]), out[1], out[2]
+    data = big.read_bytes()
+    assert [whole, part] == [manifest.digest(data), manifest.digest(data[5 : 40 << 20])]
+    assert grown_kb < 8 << 10, f"hashing 64 MB raised the high-water mark by {grown_kb} KB"
