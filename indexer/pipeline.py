@@ -165,7 +165,7 @@ def _analyze(
     repo = layout.check_repo(path)
     idx = layout.ensure_index_dir(repo)
     with (
-        gc_paused(),
+        gc_paused() as collecting,
         layout.writer_lock(idx, options.lock_wait, notes.append),
         contextlib.ExitStack() as stack,
     ):
@@ -224,7 +224,7 @@ def _analyze(
         run = Run(repo, idx, config, options, progress, digest, comps, cache, configs,
                   configs_digest, records, data, timings, t0, scanned_at,
                   untracked=untracked.paths, listed=listed or {},
-                  tracked=untracked.tracked, early=parsing)  # fmt: skip
+                  tracked=untracked.tracked, early=parsing, collecting=collecting)  # fmt: skip
         run.cpu_mark = process_cpu()
         run.cpu_seconds["scan"] = round(run.cpu_mark - cpu, 3)
         if soon is not None and soon.path != "cached":

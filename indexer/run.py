@@ -94,11 +94,12 @@ def rss_mb() -> int:
 
 @contextlib.contextmanager
 def gc_paused():
-    """The run allocates millions of small acyclic tuples; the cyclic GC only costs time here."""
+    """The run allocates millions of small acyclic tuples; the cyclic GC only costs time here.
+    Gives whether the collector ran before (and runs again after)."""
     was = gc.isenabled()
     gc.disable()
     try:
-        yield
+        yield was
     finally:
         if was:
             gc.enable()
@@ -242,6 +243,8 @@ class Run(Compared):
     tracked: TrackedListing | None
     # a new index's extraction, started as discover listed the files (taken by `facts_for`)
     early: EarlyExtraction | None
+    # the caller's cyclic collector runs once the run ends (`gc_paused`: paused meanwhile)
+    collecting: bool
     _file_states: dict[str, FileState] | None
     __slots__ = (
         "repo",
@@ -267,6 +270,7 @@ class Run(Compared):
         "listed",
         "tracked",
         "early",
+        "collecting",
         "_file_states",
     )
     _unshown = ("_file_states",)
@@ -296,6 +300,7 @@ class Run(Compared):
         listed: dict | None = None,
         tracked: TrackedListing | None = None,
         early: EarlyExtraction | None = None,
+        collecting: bool = False,
         _file_states: dict[str, FileState] | None = None,
     ) -> None:
         self.repo = repo
@@ -321,6 +326,7 @@ class Run(Compared):
         self.listed = {} if listed is None else listed
         self.tracked = tracked
         self.early = early
+        self.collecting = collecting
         self._file_states = _file_states
 
     def report(self, mode, gen_no, stats, incomplete, reason, n_resolved, meta: dict,
