@@ -282,16 +282,17 @@ def _full_graph(run: Run, reason: str, probe: worktree.StatusProbe,
                      held)  # fmt: skip
         del st, flags, kinds, held
         try:
-            tables = (full_graph.rel_tables(content) if writer else
-                      full_graph.symbol_tables(content, file_table(run.records)))  # fmt: skip
+            # (a prestarted writer has the node tables: File at `begin`, Symbol from `finish`)
+            nodes = () if writer else full_graph.node_tables(content, file_table(run.records))
+            rels = full_graph.rel_tables(content)
             # (the graph's content: its last reference, dropped by the tail's thread)
             last = [content]
             del content
             prestarted = writer.pop() if writer else None
-            rows = write_full_generation(gen, tail.after(tables, last, first=prestarted is None),
+            rows = write_full_generation(gen, tail.after(nodes, rels, last,
+                                                         early=prestarted is None),
                                          meta, run.options.buffer_pool, writer=prestarted)  # fmt: skip
-            del prestarted
-            del tables, last
+            del prestarted, nodes, rels, last
             run.phase("write", t)
             t = time.perf_counter()
             checked = tail.result()
@@ -334,26 +335,29 @@ class _Tail:
         self._last: list = []
         self._sent = threading.Event()  # the last table sent (or the feed given up)
 
-    def after(self, tables: Iterable, last: list, *, first: bool) -> Iterator:
-        """`tables`, the thread started before the first of them (`first`) or once the last
-        is sent; it empties `last` (the last references to what the tables are made of: the
-        graph's ~120K uids by id, freed beside the commit, ~20 ms on Django, not after the
-        answer) once they are all sent. Before the first: where the tables' feed waits for
-        the writer's COPYs until its last one (a new interpreter's, fed File and Symbol too,
-        each table read once the COPY before it ended when it is larger than the writer's
-        read-ahead: the Linux kernel's sidecars, ~3.8 s, came after its answer). A
-        prestarted writer has the node tables before the feed, and the relations' feed
-        ends ~0.5 s before its answer on Django, the sidecars (~0.2 s) done by then: there
-        they wait for the last table, whose making they raised this process's high-water
-        mark over (170 -> 190 MB)."""
+    def after(self, nodes: Iterable, rels: Iterable, last: list, *, early: bool) -> Iterator:
+        """The node tables `nodes`, then the relation tables `rels`, the thread started
+        between them (`early`) or once the last is sent; it empties `last` (the last
+        references to what the tables are made of: the graph's ~120K uids by id, freed
+        beside the commit, ~20 ms on Django, not after the answer) once they are all sent.
+        Early where the relations' feed waits for the writer's COPYs until its last one (a
+        new interpreter's: each table read once the COPY before it ended when it is larger
+        than its read-ahead; the Linux kernel's sidecars, ~3.8 s, came after its answer),
+        once the node tables are sent: their feed is the writer's wait (no relation is
+        COPYed before them), and a thread holding the GIL slowed each write into the pipe
+        by up to the switch interval. A prestarted writer's relations feed ends ~0.5 s
+        before its answer on Django, the sidecars (~0.2 s) done by then: there they wait
+        for the last table, whose making they raised this process's high-water mark over
+        (170 -> 190 MB)."""
         self._last = last
-        if first:
-            self._start()
         try:
-            yield from tables
+            yield from nodes
+            if early:
+                self._start()
+            yield from rels
         finally:
             self._sent.set()
-        if not first:
+        if not early:
             self._start()
 
     def _start(self) -> None:
