@@ -81,6 +81,7 @@ def _tree_memory_kb(root_pid: int) -> tuple[int, int, int]:
         except OSError:
             continue
     rss = pss = hwm = 0
+    seen: set[str] = set()
     for pid in parents:
         p = pid
         while p and p != root_pid:
@@ -89,11 +90,17 @@ def _tree_memory_kb(root_pid: int) -> tuple[int, int, int]:
             continue
         try:
             with open(f"/proc/{pid}/smaps_rollup") as fh:
-                for ln in fh:
-                    if ln.startswith("Rss:"):
-                        rss += int(ln.split()[1])
-                    elif ln.startswith("Pss:"):
-                        pss += int(ln.split()[1])
+                rollup = fh.read()
+            # a child started by vfork (subprocess's posix_spawn: `git`) runs in its parent's
+            # memory until it execs, and its rollup is its parent's, to the kB: counted once
+            if rollup in seen:
+                continue
+            seen.add(rollup)
+            for ln in rollup.splitlines():
+                if ln.startswith("Rss:"):
+                    rss += int(ln.split()[1])
+                elif ln.startswith("Pss:"):
+                    pss += int(ln.split()[1])
             with open(f"/proc/{pid}/status") as fh:
                 for ln in fh:
                     if ln.startswith("VmHWM:"):
