@@ -552,7 +552,7 @@ static int the_rest(Run *run) {
 }
 
 /* One pass over the matches: the definitions (a definition construct with its @name and
- * @body; one without goes to the `other` hook), and the indices of the calls, decorators,
+ * @body, or its name and body fields; one without goes to the `other` hook), and the indices of the calls, decorators,
  * local scopes (scope.* and binding.comprehension, which is also an `other`) and the rest. */
 static int sort_matches(Run *run) {
     size_t n = run->m.match_count ? run->m.match_count : 1;
@@ -572,14 +572,19 @@ static int sort_matches(Run *run) {
             continue;
         }
         if (is_definition(v)) {
+            /* a definition's @name and @body, or, for a pattern that captures the definition
+               alone, its name and body fields: such a match comes as the walk enters the
+               definition, with no state waiting over its parameters for its body */
+            TSNode node = construct_node(run, k);
             TSNode name = part_of(run, k, V_NAME), body = part_of(run, k, V_BODY);
+            if (ts_node_is_null(name)) name = field_of(run, node, F_NAME);
+            if (ts_node_is_null(body)) body = field_of(run, node, F_BODY);
             if (!ts_node_is_null(name) && !ts_node_is_null(body)) {
                 uint8_t kind = v == V_DEFINITION_FUNCTION ? K_FUNCTION
                                : v == V_DEFINITION_METHOD ? K_METHOD
                                : v == V_DEFINITION_CLASS  ? K_CLASS
                                                           : K_OTHER;
-                run->defs[run->n_defs++] =
-                    (Def){construct_node(run, k), name, body, k, NULL, kind, v};
+                run->defs[run->n_defs++] = (Def){node, name, body, k, NULL, kind, v};
                 continue;
             }
         }

@@ -2,8 +2,11 @@
 ; construct capture says what a match is, the part captures name its pieces. extract.py's
 ; rules and the native fact engine (native/facts.c) read the matches by these names.
 ; No (ERROR) pattern: root.has_error says the same without a check at every node.
-(class_definition name: (identifier) @name body: (block) @body) @definition.class
-(function_definition name: (identifier) @name body: (block) @body) @definition.function
+; a definition alone: its name and body are its `name` and `body` fields (an identifier and a
+; block, by the grammar), which the rules read (facts.c sort_matches, query_facts.py); a
+; pattern capturing them kept a state over every def's parameters until its body
+(class_definition) @definition.class
+(function_definition) @definition.function
 (decorator) @decorator
 (decorator (call function: (_) @callee arguments: (argument_list) @arguments)) @binding.parameter
 (call function: (_) @callee arguments: (_) @arguments) @reference.call

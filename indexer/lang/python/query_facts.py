@@ -51,8 +51,10 @@ def query_facts(matches: Iterable[tuple[str, dict]], source: bytes, facts: FileF
     local_matches: list[tuple[str, dict]] = []  # comprehensions and lambdas
     for construct, caps in matches:
         if construct in _DEFINITIONS:
-            node = caps[construct]
-            defs.append((node, caps["name"], caps["body"], _DEFINITIONS[construct]))
+            node = caps[construct]  # (its name and body fields, as native/facts.c reads them)
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if name is not None and body is not None:
+                defs.append((node, name, body, _DEFINITIONS[construct]))
         elif construct == "decorator":
             decorator_nodes.append(caps[construct])
         elif construct == "scope.lambda":
