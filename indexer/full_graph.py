@@ -534,14 +534,9 @@ def unresolved_sites(pack_dir: Path, refs: dict[str, Ref]) -> dict[str, list[tup
     return sites
 
 
-def symbol_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
-    """(table name, Arrow table) in COPY order: the same rows as `tables.full_tables`."""
-    yield from node_tables(c, files)
-    yield from rel_tables(c)
-
-
 def node_tables(c: FullContent, files: pa.Table) -> Iterator[tuple[str, pa.Table]]:
-    """The node tables of `symbol_tables`, which the relations' COPYs need first."""
+    """The node tables, which the relations' COPYs need first (with `rel_tables`, in COPY
+    order, the same rows as `tables.full_tables`)."""
     yield "File", files
     yield from symbol_slices(c.symbols)
 
@@ -553,7 +548,7 @@ def symbol_slices(symbols: pa.Table) -> Iterator[tuple[str, pa.Table]]:
 
 
 def rel_tables(c: FullContent) -> Iterator[tuple[str, pa.Table]]:
-    """The relation tables of `symbol_tables`, in COPY order."""
+    """The relation tables, in COPY order (after `node_tables`)."""
     # the two columns alone: filtering the whole table copied every string column (0.1 s)
     pairs = pa.table({"from": c.symbols["file"], "to": c.symbols["uid"]})
     yield "DEFINES", _kernel("filter", [pairs, _non_empty(pairs["from"])])
