@@ -17,7 +17,10 @@ import marshal
 import os
 import struct
 from array import array
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (an annotation only: a no-op analyze imports this module, not multiprocessing)
+    from multiprocessing.connection import Connection
 
 Encoded = tuple[bytes, bytes]  # (resolved blob, lookup keys blob) of one file
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import pickle
 import select
 import selectors  # (subprocess's already: every run lists its files with git)
 import signal
@@ -82,9 +81,9 @@ FILE_BYTES = 2048
 READY = ("ready", -1, None)
 
 # An answer's frame starts with its form, then the item's index (4 bytes): a facts blob; a
-# facts blob after what the worker read (a Read, marshalled, after its length); anything
-# else pickled (a failure, READY). See `_answer`.
-_BLOB, _READ_BLOB, _PICKLED = b"\1", b"\2", b"\0"
+# facts blob after what the worker read (a Read, marshalled, after its length); READY;
+# anything else pickled (a skip, a failure). See `_answer`.
+_BLOB, _READ_BLOB, _PICKLED, _READY = b"\1", b"\2", b"\0", b"\3"
 
 
 def _answer(conn, kind: str, idx: int, payload: object) -> None:
@@ -99,7 +98,13 @@ def _answer(conn, kind: str, idx: int, payload: object) -> None:
     elif kind == "done" and type(payload) is tuple and type(payload[0]) is bytes:
         read = marshal.dumps(tuple(payload[1]))
         parts = [_READ_BLOB + at + len(read).to_bytes(4, "little") + read, payload[0]]
+    elif (kind, idx, payload) == READY:
+        parts = [_READY + at]
     else:
+        # (imported here: only a skip or a failure needs it, and an edit's start stays
+        # without it: tests/test_startup.py)
+        import pickle
+
         parts = [_PICKLED + at, pickle.dumps((kind, payload), protocol=5)]
     write_frame(conn.fileno(), parts)
 
@@ -113,6 +118,10 @@ def _read_answer(frames: Frames, conn) -> tuple[str, int, object]:
         if form == _READ_BLOB[0]:
             end = 9 + int.from_bytes(view[5:9], "little")
             return "done", idx, (bytes(view[end:]), Read(*marshal.loads(view[9:end])))
+        if form == _READY[0]:
+            return READY
+        import pickle
+
         kind, payload = pickle.loads(view[5:])
         return kind, idx, payload
 
