@@ -98,7 +98,7 @@ def _answer(conn, kind: str, idx: int, payload: object) -> None:
     elif kind == "done" and type(payload) is tuple and type(payload[0]) is bytes:
         read = marshal.dumps(tuple(payload[1]))
         parts = [_READ_BLOB + at + len(read).to_bytes(4, "little") + read, payload[0]]
-    elif (kind, idx, payload) == READY:
+    elif kind == READY[0]:
         parts = [_READY + at]
     else:
         # (imported here: only a skip or a failure needs it, and an edit's start stays
