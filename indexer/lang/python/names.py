@@ -32,8 +32,8 @@ from codeimpact.indexer.lang.python.index import (
     candidate_rank,
 )
 
-# Binding values of containers and unpacking (lang/python/items.py).
-_CONTAINER_FORMS = ("lit:", "item:", "at:", "key:")
+# Binding values of containers and unpacking (lang/python/items.py): their forms' names.
+_CONTAINER_FORMS = frozenset(("lit", "item", "at", "key"))
 # The binding forms evaluated from their chain's first step whose element or item of an
 # unknown value is nothing (`null_cycle`), and what may follow a chain's head: its end, a
 # member, a call, a subscript.
@@ -247,10 +247,14 @@ class Names:
                     continue  # a binding: the variable symbol (a later candidate) answers
                 if r is not None:
                     return r
-            if follow and picked[0][1] == "bind" and picked[0][2].value.startswith("key:"):
-                r = self._before_item_read(fi, cands, picked, line, depth)
-                if r is not None:
-                    return r
+            if follow and picked[0][1] == "bind":
+                # (":" first: str.startswith is a slow call in CPython 3.11, its arguments
+                # parsed per call, and most bindings hold a plain chain)
+                value = picked[0][2].value
+                if ":" in value and value.startswith("key:"):
+                    r = self._before_item_read(fi, cands, picked, line, depth)
+                    if r is not None:
+                        return r
             # the name is bound here (so an outer scope does not see through), to a value we
             # cannot follow: the module variable when there is one, else an unknown
             for c in cands:
@@ -329,35 +333,40 @@ class Names:
                 out = None
             elif ":" not in value:
                 out = MISSING
-            elif value.startswith("ann:"):
-                r = self.eval_type(fi, b.scope, value[4:], depth + 1)
-                out = (r, "local-type") if r is not None else None
-            elif value.startswith(("enter:", "aenter:")):
-                r = self.entered(fi, b, depth + 1)
-                if r is None:
-                    out = self.raised_info(fi, b, depth + 1) if b.is_call else None
-                else:
-                    m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
-                    res = self.call_result(m[0], depth + 1) if m is not None else None
-                    out = (res, weakest(r[1], "local-type")) if res is not None else None
-            elif value.startswith("iter:"):
-                _, index, chain = value.split(":", 2)
-                r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
-                item = self.iter_item(r[0], int(index), depth + 1) if r is not None else None
-                if item is None:
-                    out = None
-                else:  # one of a container's items: which one is not followed
-                    rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
-                    out = item, weakest(r[1], rule)
-            elif value.startswith(_CONTAINER_FORMS):
-                out = self.container_binding(fi, b, depth)
-            elif value.startswith("callback:"):  # a lambda's parameter (callbacks.py)
-                out = self.callback_value(fi, b, depth)
             else:
-                out = MISSING  # a ":" in no form: a chain
+                # (the form's name, not a str.startswith per form: a slow call in CPython
+                # 3.11, its arguments parsed per call)
+                form = value.partition(":")[0]
+                if form == "ann":
+                    r = self.eval_type(fi, b.scope, value[4:], depth + 1)
+                    out = (r, "local-type") if r is not None else None
+                elif form == "enter" or form == "aenter":
+                    r = self.entered(fi, b, depth + 1)
+                    if r is None:
+                        out = self.raised_info(fi, b, depth + 1) if b.is_call else None
+                    else:
+                        m = self.class_member(r[0][1], r[0][2], r[2][0], depth + 1)
+                        res = self.call_result(m[0], depth + 1) if m is not None else None
+                        out = (res, weakest(r[1], "local-type")) if res is not None else None
+                elif form == "iter":
+                    _, index, chain = value.split(":", 2)
+                    r = self.eval_chain(fi, b.scope, chain, b.line, depth + 1)
+                    item = self.iter_item(r[0], int(index), depth + 1) if r is not None else None
+                    if item is None:
+                        out = None
+                    else:  # one of a container's items: which one is not followed
+                        rule = "value-flow" if r[0][0] in CONTAINER_KINDS else "local-type"
+                        out = item, weakest(r[1], rule)
+                elif form in _CONTAINER_FORMS:
+                    out = self.container_binding(fi, b, depth)
+                elif form == "callback":  # a lambda's parameter (callbacks.py)
+                    out = self.callback_value(fi, b, depth)
+                else:
+                    out = MISSING  # a ":" in no form: a chain
             if out is MISSING:
                 out = None
-                if b.is_call and value.endswith(".getfixturevalue"):  # pytest (fixtures.py)
+                # pytest (fixtures.py); (`in` first: str.endswith is a slow call, see above)
+                if b.is_call and "getfixturevalue" in value and value.endswith(".getfixturevalue"):
                     out = self.requested_value(fi, b, depth)
                 if out is None:
                     # (the value is evaluated before its own statement binds: `a, b = b, a`)

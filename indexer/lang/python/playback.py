@@ -444,8 +444,9 @@ def callee_shape(callee: str) -> tuple:
         return shape
     if len(_SHAPES) >= _SHAPES_MAX:
         _SHAPES.clear()
-    of_getattr, head = callee.startswith("getattr()"), callee.partition(".")[0]
-    steps = parse_steps(callee) if not callee.startswith("?") else None
+    # (slices, not str.startswith: a slow call in CPython 3.11, its arguments parsed per call)
+    of_getattr, head = callee[:9] == "getattr()", callee.partition(".")[0]
+    steps = parse_steps(callee) if callee[:1] != "?" else None
     if steps is None:
         last = callee.rpartition(".")[2].split("(", 1)[0].split("[", 1)[0]
         shape = (of_getattr, head, None, last, False, False, False, None)
