@@ -20,7 +20,7 @@ from codeimpact.indexer.lang.api import (
     native_core,
     shared_table,
 )
-from codeimpact.indexer.lang.engine.scopes import Lexical, ScopeTable, first
+from codeimpact.indexer.lang.engine.scopes import Lexical, first
 from codeimpact.indexer.lang.python.exports import passes_on, value_parameters
 from codeimpact.indexer.lang.python.registries import item_callers, stored_attr
 
@@ -84,8 +84,10 @@ class FileIndex(Lexical):
     syms: dict[str, SymbolFact]
     parent: dict[str, str]
     # scope -> name -> [(line, kind, payload)] candidates in source order (a 1-tuple for a name
-    # bound once: `_bind`)
-    names: ScopeTable
+    # bound once: `_bind`). A plain dict, not the engine's ScopeTable: CPython 3.11 specialises
+    # a `get` call only on a receiver of the method's exact type (a dict subclass's took the
+    # generic call path: ~87K per quarter of Django's resolution)
+    names: dict[str, dict[str, list | tuple]]
     params: dict[str, dict[str, tuple[int, str]]]
     returns: dict[str, list]
     # function -> its `yield:` facts: the items of the generator it makes, which no call of it
@@ -156,7 +158,7 @@ class FileIndex(Lexical):
         self.facts = facts
         self.syms = {}
         self.parent = {}
-        self.names = ScopeTable()
+        self.names = {}
         self.params = {}
         self.returns = {}
         self.yields = {}
@@ -316,7 +318,7 @@ def index_file(fi: FileIndex) -> None:
     fi.__dict__ = dict(fi.__dict__)
 
 
-def _bind(names: ScopeTable, scope: str, name: str, binding: tuple) -> None:
+def _bind(names: dict, scope: str, name: str, binding: tuple) -> None:
     """ScopeTable.add, a name bound once in its scope held as a 1-tuple (most: a list and its
     items are twice the memory), a list from its second binding (native/core_index.c
     names_add); the readers of fi.names index and iterate either."""
@@ -381,11 +383,11 @@ def _index_file(fi: FileIndex) -> None:
         if ":" in value:
             # (a form's first letter is tested first: str.startswith is a slow call in CPython
             # 3.11, its arguments parsed at each, and most of the project's bindings hold a form)
-            first = value[0]
-            if first == "p" and value.startswith("param:"):  # pytest's parametrize values
+            lead = value[0]
+            if lead == "p" and value.startswith("param:"):  # pytest's parametrize values
                 fi.parametrized.setdefault(b.scope, []).append(b)
                 continue
-            if first == "i" and value.startswith("iter:"):
+            if lead == "i" and value.startswith("iter:"):
                 chain = value.split(":", 2)[2]
                 loop = (b.scope, b.line, chain)
                 if loop not in looped:
@@ -393,14 +395,14 @@ def _index_file(fi: FileIndex) -> None:
                     fi.loops.append(b)
                 if not mine and not b.is_call and chain in fi.params.get(b.scope, NO_NAMES):
                     item_aliases[(b.scope, name)] = chain  # `for f in items: f()`
-            elif first == "k" and value.startswith("key:"):
+            elif lead == "k" and value.startswith("key:"):
                 chain = value.split(":", 2)[2]
                 if not mine and not b.is_call and chain in fi.params.get(b.scope, NO_NAMES):
                     item_aliases[(b.scope, name)] = chain  # `h = table["go"]; h()`
-            elif first == "s" and value.startswith("set:"):
+            elif lead == "s" and value.startswith("set:"):
                 fi.writes.append(b)
                 continue
-            elif (first == "e" or first == "a") and value.startswith(_ENTERS):
+            elif (lead == "e" or lead == "a") and value.startswith(_ENTERS):
                 fi.contexts.append(b)
                 if not name:
                     continue  # `with lock:` binds nothing
@@ -426,7 +428,10 @@ def _index_file(fi: FileIndex) -> None:
         held = fi.yields if r.value.startswith("yield:") else fi.returns
         held.setdefault(r.scope, []).append(r)
     fi.__dict__.update(_adds=adds, _aliases=aliases, _item_aliases=item_aliases, _items=True)
-    names.finish()
+    for by_name in names.values():  # (ScopeTable.finish: the lists in line order)
+        for bindings in by_name.values():
+            if len(bindings) > 1:
+                bindings.sort(key=first)
 
 
 def index_calls(fi: FileIndex) -> None:
