@@ -48,12 +48,13 @@ def class_body_calls(fi: FileIndex, out: list) -> list:
 
 
 def read_summary(
-    fi: FileIndex, decorated: list, class_calls: list
+    fi: FileIndex, decorated: list, class_calls: list, classes: list
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
     """(names of the file's property methods, (attribute, class name) of the class
     attributes bound to a call of a class name: descriptor instances when that class defines
     `__get__`, the class attributes bound otherwise: `aliases`), given the file's decorated
-    definitions; the class-body bindings to a call (`class_body_calls`) to `class_calls`.
+    definitions and its classes' locals; the class-body bindings to a call
+    (`class_body_calls`) to `class_calls`.
     Plain tuples: summaries are marshalled for the next run.
 
     An alias is a class-body name bound to what is neither a call nor a literal container:
@@ -65,12 +66,13 @@ def read_summary(
                     if s.kind == "method" and property_decorated(s.decorators)})  # fmt: skip
     stored = set()
     aliases = set()
-    syms = fi.syms
+    if not classes:  # (no class body binds anything: ~1/3 of the files)
+        return tuple(props), (), ()
+    # (a set of the class scopes: every binding of a full build passes the test, most in
+    # functions; one probe, not the definition's and its kind)
+    classes = set(classes)
     for b in fi.facts.bindings:
-        if "." in b.name:
-            continue
-        sym = syms.get(b.scope)
-        if sym is None or sym.kind != "class":
+        if b.scope not in classes or "." in b.name:
             continue
         value = b.value
         if b.is_call:  # (class_body_calls' test, written out: one pass over the bindings)
@@ -84,10 +86,8 @@ def read_summary(
         if value != "lit:":  # (a literal container: no getter runs reading it)
             aliases.add(b.name)
     for imp in fi.facts.imports:  # (an import in a class body binds a class attribute too)
-        if imp.scope and imp.name != "*":
-            sym = syms.get(imp.scope)
-            if sym is not None and sym.kind == "class":
-                aliases.add(imp.alias or imp.name or imp.module.split(".", 1)[0])
+        if imp.scope in classes and imp.name != "*":
+            aliases.add(imp.alias or imp.name or imp.module.split(".", 1)[0])
     return tuple(props), tuple(sorted(stored)), tuple(sorted(aliases))
 
 

@@ -240,15 +240,19 @@ class PythonProject(
     def _summarise(self, path: str) -> tuple:
         self.forget_lookups()
         fi = self.files[path]
-        # (loops, not comprehensions: in CPython 3.11 each is a function made per run)
-        methods = []
+        # (one loop over the definitions for the three, not comprehensions: in CPython 3.11
+        # each is a function made per run)
+        methods, class_locals, decorated = [], [], []
         for local, s in fi.syms.items():
-            if s.kind == "method":
+            kind = s.kind
+            if kind == "method":
                 methods.append((s.name, local))
+            elif kind == "class":
+                class_locals.append(local)
+            if s.decorators:
+                decorated.append(s)
         classes = []
-        for local, s in fi.syms.items():
-            if s.kind != "class":
-                continue
+        for local in class_locals:
             bases, unknown = self._bases_info(path, local)
             members = fi.members.get(local, {})
             # (from its members, fewer than IMPLICIT's names in most classes)
@@ -272,14 +276,10 @@ class PythonProject(
         # its index is built: only the file's own resolution reads its calls and references
         # again (FileFacts.unload; a full build summarises every file before forking)
         fi.facts.unload()
-        decorated = []  # (few definitions)
-        for s in fi.syms.values():
-            if s.decorators:
-                decorated.append(s)
         if not self._fixture_met and decorated:
             self._fixture_met = any(is_fixture(s) for s in decorated)
         class_calls: list = []
-        reads = read_summary(fi, decorated, class_calls)
+        reads = read_summary(fi, decorated, class_calls, class_locals)
         self._class_calls[path] = class_calls or ()
         return fi.module, methods, classes, reads
 
