@@ -18,11 +18,34 @@
  * arguments of a plain type whose chain is not empty: what the Python handlers made with
  * node.start_byte, node.start_point[0] + 1, chain(callee) and a loop over
  * named_children (whose Node objects, made per argument, were most of the cost).
+ *
+ * facts(sites, source, seen, chain, scopes, out, fact_type, kind, *, decorators, decorated,
+ * hook, literals) makes each site's call fact (scope, chain, line, kind, arguments, ()) and
+ * appends it to `out`, by the rules the language gives as data at construction: a callee of
+ * a `hooked_types` type, or a plain name (`name_types`) among `hooked_names`, goes to
+ * `hook(node, callee, start, line)` first, which says whether it is no call site (JS's
+ * `import(...)`, `require("m")`: an import); with `literals`, a callee that is a function
+ * literal (`literal_types`, seen through `wrapper_types`) is none (an immediately invoked
+ * function: its body is in scope already); the scope is `decorators[start]` (then the kind
+ * is `decorated`) or the innermost of `scopes` (the language's NestedScopes items: (start,
+ * end, local, parent) sorted by start) holding the site, else ""; a callee without a chain
+ * is "?." + its member (`member_types`' `member_field`) or "?", counted as unresolved. For
+ * JS/TS that was Python per site (extract.py call_site, _add_call: 12K of Django's 27K JS
+ * matches), which stays the reference the tests compare with.
  */
 
 #include "runner.h"
 
-enum { ROLE_PLAIN = 1, ROLE_ARGUMENTS = 2 };
+/* what a node type is to the reading (data given at construction) */
+enum {
+    ROLE_PLAIN = 1,     /* its text is read as a chain */
+    ROLE_ARGUMENTS = 2, /* an argument list */
+    ROLE_LITERAL = 4,   /* a function literal: calling one is no call site (its body is in scope) */
+    ROLE_WRAPPER = 8,   /* wraps its first named child (parentheses) */
+    ROLE_MEMBER = 16,   /* a member access: a site whose callee has no chain keeps its member */
+    ROLE_HOOKED = 32,   /* a callee of this type goes to the hook (`import(...)`) */
+    ROLE_NAME = 64,     /* a plain name: one of the hooked names goes to the hook (`require`) */
+};
 
 typedef struct {
     PyObject_HEAD
@@ -30,10 +53,13 @@ typedef struct {
     uint32_t symbol_count;
     uint8_t *role; /* by symbol (ts_node_symbol: public, aliases included) */
     TSFieldId arguments_field; /* 0: none */
+    TSFieldId member_field;    /* a member access's member (0: none) */
+    PyObject *hooked_names;    /* frozenset of str: the callee names the hook reads */
 } CallSitesObject;
 
 static void call_sites_dealloc(CallSitesObject *self) {
     PyMem_Free(self->role);
+    Py_XDECREF(self->hooked_names);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -48,42 +74,76 @@ static int mark_symbols(CallSitesObject *self, PyObject *name, uint8_t bit) {
     return 0;
 }
 
-static int call_sites_init(CallSitesObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"language", "plain_types", "arguments_type", "arguments_field",
-                               NULL};
-    PyObject *language, *plain, *arguments_type, *field = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!U|O:CallSites", keywords, &language,
-                                     &PyTuple_Type, &plain, &arguments_type, &field))
+/* the field named `field` (None: 0), or -1 with ValueError when the language lacks it */
+static int field_id(const CallSitesObject *self, PyObject *field, TSFieldId *out) {
+    *out = 0;
+    if (field == Py_None) return 0;
+    Py_ssize_t n;
+    const char *text = PyUnicode_AsUTF8AndSize(field, &n);
+    if (text == NULL) return -1;
+    *out = ts_language_field_id_for_name(self->language, text, (uint32_t)n);
+    if (*out == 0) {
+        PyErr_Format(PyExc_ValueError, "the language has no field %R", field);
         return -1;
-    if (language_from_object(language, &self->language) < 0) return -1;
+    }
+    return 0;
+}
+
+/* role |= bit for every node type named in the tuple `names` */
+static int mark_all(CallSitesObject *self, PyObject *names, const char *what, uint8_t bit) {
+    if (!PyTuple_Check(names)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a tuple of str", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *name = PyTuple_GET_ITEM(names, i);
+        if (!PyUnicode_Check(name)) {
+            PyErr_Format(PyExc_TypeError, "%s must be a tuple of str", what);
+            return -1;
+        }
+        if (mark_symbols(self, name, bit) < 0) return -1;
+    }
+    return 0;
+}
+
+static int call_sites_init(CallSitesObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"language",      "plain_types",   "arguments_type",
+                               "arguments_field", "literal_types", "wrapper_types",
+                               "member_types",  "member_field",  "hooked_types",
+                               "name_types",    "hooked_names",  NULL};
+    PyObject *language, *plain, *arguments_type, *field = Py_None, *member_field = Py_None;
+    PyObject *empty = PyTuple_New(0);
+    if (empty == NULL) return -1;
+    PyObject *literal = empty, *wrapper = empty, *member = empty, *hooked = empty;
+    PyObject *name_types = empty, *hooked_names = empty;
+    int ok = PyArg_ParseTupleAndKeywords(
+        args, kwargs, "OO!U|O$OOOOOOO:CallSites", keywords, &language, &PyTuple_Type, &plain,
+        &arguments_type, &field, &literal, &wrapper, &member, &member_field, &hooked,
+        &name_types, &hooked_names);
+    int rc = -1;
+    if (!ok || language_from_object(language, &self->language) < 0) goto done;
     self->symbol_count = ts_language_symbol_count(self->language);
     PyMem_Free(self->role);
     self->role = PyMem_Calloc(self->symbol_count ? self->symbol_count : 1, 1);
     if (self->role == NULL) {
         PyErr_NoMemory();
-        return -1;
+        goto done;
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(plain); i++) {
-        PyObject *name = PyTuple_GET_ITEM(plain, i);
-        if (!PyUnicode_Check(name)) {
-            PyErr_SetString(PyExc_TypeError, "plain_types must be a tuple of str");
-            return -1;
-        }
-        if (mark_symbols(self, name, ROLE_PLAIN) < 0) return -1;
-    }
-    if (mark_symbols(self, arguments_type, ROLE_ARGUMENTS) < 0) return -1;
-    self->arguments_field = 0;
-    if (field != Py_None) {
-        Py_ssize_t n;
-        const char *text = PyUnicode_AsUTF8AndSize(field, &n);
-        if (text == NULL) return -1;
-        self->arguments_field = ts_language_field_id_for_name(self->language, text, (uint32_t)n);
-        if (self->arguments_field == 0) {
-            PyErr_Format(PyExc_ValueError, "the language has no field %R", field);
-            return -1;
-        }
-    }
-    return 0;
+    if (mark_all(self, plain, "plain_types", ROLE_PLAIN) < 0 ||
+        mark_symbols(self, arguments_type, ROLE_ARGUMENTS) < 0 ||
+        mark_all(self, literal, "literal_types", ROLE_LITERAL) < 0 ||
+        mark_all(self, wrapper, "wrapper_types", ROLE_WRAPPER) < 0 ||
+        mark_all(self, member, "member_types", ROLE_MEMBER) < 0 ||
+        mark_all(self, hooked, "hooked_types", ROLE_HOOKED) < 0 ||
+        mark_all(self, name_types, "name_types", ROLE_NAME) < 0 ||
+        field_id(self, field, &self->arguments_field) < 0 ||
+        field_id(self, member_field, &self->member_field) < 0)
+        goto done;
+    Py_XSETREF(self->hooked_names, PyFrozenSet_New(hooked_names));
+    rc = self->hooked_names == NULL ? -1 : 0;
+done:
+    Py_DECREF(empty);
+    return rc;
 }
 
 static inline uint8_t role_of(const CallSitesObject *self, TSNode node) {
@@ -177,36 +237,51 @@ done_children:
     return out;
 }
 
-/* (start_byte, line, chain, arguments) of one site: (node, callee[, arguments]) */
-static PyObject *read_site(Reading *rd, PyObject *site) {
+/* One site (node, callee[, arguments]) read: its nodes, the callee's chain and the plain
+ * arguments ((index, chain), ...), both new references. */
+typedef struct {
+    PyObject *node_obj, *callee_obj; /* borrowed from the site */
+    TSNode node, callee;
+    PyObject *chain, *arguments;
+} Site;
+
+static int read_parts(Reading *rd, PyObject *site, Site *out) {
     if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) < 2 || PyTuple_GET_SIZE(site) > 3) {
         PyErr_SetString(PyExc_TypeError, "a site is (node, callee) or (node, callee, arguments)");
-        return NULL;
+        return -1;
     }
-    PyObject *node_obj = PyTuple_GET_ITEM(site, 0), *callee_obj = PyTuple_GET_ITEM(site, 1);
-    TSNode node, callee, list = {0};
-    if (node_from_object(node_obj, &node) < 0 || node_from_object(callee_obj, &callee) < 0)
-        return NULL;
-    rd->like = node_obj;
+    out->node_obj = PyTuple_GET_ITEM(site, 0);
+    out->callee_obj = PyTuple_GET_ITEM(site, 1);
+    TSNode list = {0};
+    if (node_from_object(out->node_obj, &out->node) < 0 ||
+        node_from_object(out->callee_obj, &out->callee) < 0)
+        return -1;
+    rd->like = out->node_obj;
     if (PyTuple_GET_SIZE(site) == 3 && PyTuple_GET_ITEM(site, 2) != Py_None) {
-        if (node_from_object(PyTuple_GET_ITEM(site, 2), &list) < 0) return NULL;
+        if (node_from_object(PyTuple_GET_ITEM(site, 2), &list) < 0) return -1;
     } else if (PyTuple_GET_SIZE(site) == 2 && rd->self->arguments_field) {
-        list = ts_node_child_by_field_id(node, rd->self->arguments_field);
+        list = ts_node_child_by_field_id(out->node, rd->self->arguments_field);
     }
-    PyObject *c = chain_of(rd, callee, callee_obj);
-    if (c == NULL) return NULL;
-    PyObject *arguments;
+    out->chain = chain_of(rd, out->callee, out->callee_obj);
+    if (out->chain == NULL) return -1;
     if (!ts_node_is_null(list) && (role_of(rd->self, list) & ROLE_ARGUMENTS)) {
-        arguments = plain_arguments(rd, list);
+        out->arguments = plain_arguments(rd, list);
     } else {
-        arguments = PyTuple_New(0);
+        out->arguments = PyTuple_New(0);
     }
-    if (arguments == NULL) {
-        Py_DECREF(c);
-        return NULL;
+    if (out->arguments == NULL) {
+        Py_CLEAR(out->chain);
+        return -1;
     }
-    return Py_BuildValue("(IINN)", ts_node_start_byte(node), ts_node_start_point(node).row + 1,
-                         c, arguments);
+    return 0;
+}
+
+/* (start_byte, line, chain, arguments) of one site: (node, callee[, arguments]) */
+static PyObject *read_site(Reading *rd, PyObject *site) {
+    Site one;
+    if (read_parts(rd, site, &one) < 0) return NULL;
+    return Py_BuildValue("(IINN)", ts_node_start_byte(one.node),
+                         ts_node_start_point(one.node).row + 1, one.chain, one.arguments);
 }
 
 static PyObject *call_sites_read(CallSitesObject *self, PyObject *const *argv, Py_ssize_t argc) {
@@ -234,9 +309,217 @@ static PyObject *call_sites_read(CallSitesObject *self, PyObject *const *argv, P
     return out;
 }
 
+/* ---- the call facts of the sites ---- */
+
+/* The scopes: intervals (start, end, local, index of the enclosing one) sorted by start, as
+ * the language's NestedScopes holds them; `at` is its lookup (one bisect, then outwards). */
+typedef struct {
+    Py_ssize_t n;
+    long long *start, *end;
+    Py_ssize_t *parent;
+    PyObject **local; /* borrowed from the items (held by the caller's list) */
+} Scopes;
+
+static int scopes_from(PyObject *items, Scopes *sc) {
+    sc->n = PyList_GET_SIZE(items);
+    size_t n = sc->n ? (size_t)sc->n : 1;
+    sc->start = PyMem_Malloc(n * 2 * sizeof(long long));
+    sc->parent = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    sc->local = PyMem_Malloc(n * sizeof(PyObject *));
+    if (sc->start == NULL || sc->parent == NULL || sc->local == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    sc->end = sc->start + n;
+    for (Py_ssize_t i = 0; i < sc->n; i++) {
+        PyObject *iv = PyList_GET_ITEM(items, i);
+        if (!PyTuple_Check(iv) || PyTuple_GET_SIZE(iv) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a scope is (start, end, local, parent)");
+            return -1;
+        }
+        sc->start[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(iv, 0));
+        sc->end[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(iv, 1));
+        sc->parent[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(iv, 3));
+        sc->local[i] = PyTuple_GET_ITEM(iv, 2);
+        if (PyErr_Occurred()) return -1;
+        if (sc->parent[i] >= i) {
+            PyErr_SetString(PyExc_ValueError, "a scope's parent comes after it");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void scopes_free(Scopes *sc) {
+    PyMem_Free(sc->start);
+    PyMem_Free(sc->parent);
+    PyMem_Free(sc->local);
+}
+
+/* the innermost scope holding `pos` (borrowed), or NULL: none (the module) */
+static PyObject *scope_at_pos(const Scopes *sc, long long pos) {
+    Py_ssize_t lo = 0, hi = sc->n;
+    while (lo < hi) { /* bisect_right(starts, pos) */
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (pos < sc->start[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    for (Py_ssize_t i = lo - 1; i >= 0; i = sc->parent[i]) {
+        if (sc->start[i] <= pos && pos < sc->end[i]) return sc->local[i];
+    }
+    return NULL;
+}
+
+typedef struct {
+    PyObject *out, *empty, *empty_tuple, *kind, *decorated, *decorators, *hook;
+    PyTypeObject *fact_type;
+    bool literals; /* a call of a function literal is no site */
+} Making;
+
+/* "?." + the member of a callee without a chain (`f().x()` of a callee the chain rules do
+ * not read), else "?": the site is counted as unresolved, never guessed */
+static PyObject *unknown_callee(const Reading *rd, TSNode callee) {
+    TSNode member = {0};
+    if ((role_of(rd->self, callee) & ROLE_MEMBER) && rd->self->member_field)
+        member = ts_node_child_by_field_id(callee, rd->self->member_field);
+    if (ts_node_is_null(member)) return PyUnicode_FromStringAndSize("?", 1);
+    uint32_t start = ts_node_start_byte(member), end = ts_node_end_byte(member);
+    if ((Py_ssize_t)end > rd->source_len) end = (uint32_t)rd->source_len;
+    if (start > end) start = end;
+    PyObject *text = PyUnicode_DecodeUTF8(rd->source + start, end - start, "replace");
+    if (text == NULL) return NULL;
+    PyObject *out = PyUnicode_FromFormat("?.%U", text);
+    Py_DECREF(text);
+    return out;
+}
+
+/* whether the site goes to the hook: a callee of a hooked type, or a plain name that is one
+ * of the hooked names */
+static int hooked(const Reading *rd, const Site *one) {
+    uint8_t role = role_of(rd->self, one->callee);
+    if (role & ROLE_HOOKED) return 1;
+    if (!(role & ROLE_NAME) || !PyUnicode_Check(one->chain)) return 0;
+    return PySet_Contains(rd->self->hooked_names, one->chain);
+}
+
+static bool calls_a_literal(const Reading *rd, TSNode callee) {
+    TSNode inner = callee;
+    while ((role_of(rd->self, inner) & ROLE_WRAPPER) && ts_node_named_child_count(inner))
+        inner = ts_node_named_child(inner, 0);
+    return (role_of(rd->self, inner) & ROLE_LITERAL) != 0;
+}
+
+/* the CallFact of one site, appended to mk->out; 0 also when the site makes none */
+static int site_fact(Reading *rd, const Scopes *sc, const Making *mk, PyObject *site) {
+    Site one;
+    if (read_parts(rd, site, &one) < 0) return -1;
+    PyObject *start = PyLong_FromUnsignedLong(ts_node_start_byte(one.node));
+    PyObject *line = PyLong_FromUnsignedLong(ts_node_start_point(one.node).row + 1);
+    PyObject *scope = NULL, *kind = mk->kind;
+    int rc = -1;
+    if (start == NULL || line == NULL) goto done;
+    if (mk->hook != Py_None) {
+        int h = hooked(rd, &one);
+        if (h < 0) goto done;
+        if (h) {
+            PyObject *args[4] = {one.node_obj, one.callee_obj, start, line};
+            PyObject *r = PyObject_Vectorcall(mk->hook, args, 4, NULL);
+            int taken = r == NULL ? -1 : PyObject_IsTrue(r);
+            Py_XDECREF(r);
+            if (taken != 0) {
+                rc = taken < 0 ? -1 : 0;
+                goto done;
+            }
+        }
+    }
+    if (mk->literals && calls_a_literal(rd, one.callee)) {
+        rc = 0;
+        goto done;
+    }
+    if (mk->decorators != Py_None && PyDict_GET_SIZE(mk->decorators)) {
+        scope = PyDict_GetItemWithError(mk->decorators, start); /* borrowed */
+        if (scope == NULL && PyErr_Occurred()) goto done;
+        if (scope != NULL && scope != Py_None) kind = mk->decorated;
+        else scope = NULL;
+    }
+    if (scope == NULL) {
+        scope = scope_at_pos(sc, (long long)ts_node_start_byte(one.node));
+        if (scope == NULL) scope = mk->empty;
+    }
+    if (one.chain == Py_None) {
+        Py_SETREF(one.chain, unknown_callee(rd, one.callee));
+        if (one.chain == NULL) goto done;
+    }
+    PyObject *fact = mk->fact_type->tp_alloc(mk->fact_type, 6);
+    if (fact == NULL) goto done;
+    PyObject *items[6] = {Py_NewRef(scope), one.chain, Py_NewRef(line), Py_NewRef(kind),
+                          one.arguments, Py_NewRef(mk->empty_tuple)};
+    one.chain = one.arguments = NULL;
+    for (int i = 0; i < 6; i++) PyTuple_SET_ITEM(fact, i, items[i]);
+    rc = PyList_Append(mk->out, fact);
+    Py_DECREF(fact);
+done:
+    Py_XDECREF(one.chain);
+    Py_XDECREF(one.arguments);
+    Py_XDECREF(start);
+    Py_XDECREF(line);
+    return rc;
+}
+
+static PyObject *call_sites_facts(CallSitesObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"sites", "source", "seen",       "chain",     "scopes",
+                               "out",   "fact_type", "kind",    "decorators", "decorated",
+                               "hook",  "literals",  NULL};
+    PyObject *sites, *source, *seen, *chain, *items, *out, *fact_type, *kind;
+    PyObject *decorators = Py_None, *decorated = Py_None, *hook = Py_None;
+    int literals = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!OO!O!O!U|$OOOp:facts", keywords,
+                                     &PyList_Type, &sites, &PyBytes_Type, &source, &PyDict_Type,
+                                     &seen, &chain, &PyList_Type, &items, &PyList_Type, &out,
+                                     &PyType_Type, &fact_type, &kind, &decorators, &decorated,
+                                     &hook, &literals))
+        return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)fact_type, &PyTuple_Type) ||
+        (decorators != Py_None && !PyDict_Check(decorators)) ||
+        (decorators != Py_None && !PyUnicode_Check(decorated))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "facts: fact_type a tuple type, decorators a dict with a decorated kind");
+        return NULL;
+    }
+    Reading rd = {self, PyBytes_AS_STRING(source), PyBytes_GET_SIZE(source), seen, chain, NULL};
+    Making mk = {out, NULL, NULL, kind, decorated, decorators, hook, (PyTypeObject *)fact_type,
+                 literals != 0};
+    Scopes sc = {0};
+    PyObject *result = NULL;
+    /* (the lists may not change under the hooks: new references held meanwhile) */
+    Py_INCREF(sites);
+    Py_INCREF(items);
+    mk.empty = PyUnicode_FromStringAndSize("", 0);
+    mk.empty_tuple = PyTuple_New(0);
+    if (mk.empty == NULL || mk.empty_tuple == NULL || scopes_from(items, &sc) < 0) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(sites); i++) {
+        PyObject *site = Py_NewRef(PyList_GET_ITEM(sites, i));
+        int rc = site_fact(&rd, &sc, &mk, site);
+        Py_DECREF(site);
+        if (rc < 0) goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    scopes_free(&sc);
+    Py_XDECREF(mk.empty);
+    Py_XDECREF(mk.empty_tuple);
+    Py_DECREF(sites);
+    Py_DECREF(items);
+    return result;
+}
+
 static PyMethodDef call_sites_methods[] = {
     {"read", (PyCFunction)(void (*)(void))call_sites_read, METH_FASTCALL,
      PyDoc_STR("read(sites, source, seen, chain) -> [(start_byte, line, chain, arguments)]")},
+    {"facts", (PyCFunction)(void (*)(void))call_sites_facts, METH_VARARGS | METH_KEYWORDS,
+     PyDoc_STR("facts(sites, source, seen, chain, scopes, out, fact_type, kind, *,\n"
+               "      decorators=None, decorated=None, hook=None, literals=False)\n--\n\n"
+               "The call fact of every site appended to `out`: see the file's comment.")},
     {NULL, NULL, 0, NULL},
 };
 

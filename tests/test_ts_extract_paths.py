@@ -200,3 +200,43 @@ def test_call_sites_refuse_what_the_grammar_lacks():
         _syntax.CallSites(get_language("javascript"), ("identifier",), "arguments", "nope")
     with pytest.raises(TypeError, match="a site is"):
         tx._call_sites("javascript").read([(None,)], b"", {}, syntax.chain)
+
+
+# the call sites whose rules are not "a chain called": function literals called at once, the
+# imports `import()` / `require()` (of a string or not), callees without a chain, `new` of a
+# function literal, a tagged template (no argument list: no site), a decorator
+SPECIAL_CALLS = b"""
+(function () { inner(); })();
+(() => other())();
+((function () {}))();
+const m = require("m"), n = require(name);
+import("x").then(done);
+require(dynamic)(1);
+(a || b)(c);
+f().g.h(x, y.z);
+new (function () {})();
+new Foo.Bar(arg);
+tag`text ${v}`;
+class C { @dec method() { this.m(); } @wrap() other() {} }
+"""
+
+
+@pytest.mark.skipif(not native_status().used, reason=native_status().reason)
+def test_the_special_call_sites_are_read_alike_in_c_and_python():
+    for grammar in ("typescript", "javascript", "tsx"):
+        native = tx.extract_with(tx._runner(grammar), grammar, SPECIAL_CALLS)
+        python = tx.extract_with(tx._runner(grammar, native=False), grammar, SPECIAL_CALLS)
+        assert native == python and native.to_bytes() == python.to_bytes()
+        calls = {(c.callee, c.kind) for c in native.calls}
+        # the literals' own bodies hold calls; calling a literal is none, nor is an import
+        assert {("inner", "call"), ("other", "call")} <= calls
+        assert not {c for c, _ in calls if c in ("import", "tag") or c.startswith("import")}
+        # `require(name)` is no import: a call like any other (`require(dynamic)(1)` too)
+        assert {("require", "call"), ("require()", "call")} <= calls
+        assert sum(c.callee == "require" for c in native.calls) == 2  # not require("m")
+        # a callee without a chain keeps its member, else is "?", a construction too
+        assert {("?.then", "call"), ("?", "call"), ("?", "new")} <= calls
+        assert {("f().g.h", "call"), ("Foo.Bar", "new")} <= calls
+        assert {(i.module, i.alias) for i in native.imports} == {("m", "m"), ("x", "")}
+        if grammar != "javascript":
+            assert {("dec", "decorator"), ("wrap", "decorator")} <= calls

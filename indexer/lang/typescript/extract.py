@@ -108,8 +108,15 @@ def _call_sites(grammar: str):
     ext = native_syntax()
     if ext is None:
         return None
+    # the rules of `call_site` and `_add_call`, as data: a called function literal is no site,
+    # `import(...)` and `require(...)` go to `_Extraction.required`, a callee without a chain
+    # keeps its member
     return ext.CallSites(get_language(grammar), tuple(sorted(_PLAIN_TYPES)), "arguments",
-                         "arguments")  # fmt: skip
+                         "arguments", literal_types=tuple(sorted(_FUNCTION_VALUES)),
+                         wrapper_types=("parenthesized_expression",),
+                         member_types=("member_expression",), member_field="property",
+                         hooked_types=("import",), name_types=("identifier",),
+                         hooked_names=("require",))  # fmt: skip
 
 
 def _runner(grammar: str, native: bool = True) -> QueryRunner:
@@ -325,13 +332,10 @@ class _Extraction(Definitions):
         """A call whose callee chain `c` and plain arguments `out` are read (`_read_call`, or
         native/call_sites.c for every site of the file at once)."""
         fn_type = fn.type
-        if fn_type == "import" or (fn_type == "identifier" and c == "require"):
-            req = require_spec(node)
-            if req is not None and start not in self.consumed:
-                scope = self.scopes.at(start)
-                self.facts.imports.append(ImportFact(scope, req[0], 0, "", "", line))
-            if fn_type == "import" or req is not None:
-                return
+        if (fn_type == "import" or (fn_type == "identifier" and c == "require")) and self.required(
+            node, fn, start, line
+        ):
+            return
         inner, inner_type = fn, fn_type
         while inner_type == "parenthesized_expression" and inner.named_children:
             inner = inner.named_children[0]
@@ -343,6 +347,17 @@ class _Extraction(Definitions):
         if scope is None:
             scope = self.scopes.at(start)
         self._add_call(scope, fn, line, kind, c, out)
+
+    def required(self, node: ts.Node, fn: ts.Node, start: int, line: int) -> bool:
+        """A call of `import` or `require`: the import of a string specifier (once: a
+        declarator may have read it), and whether it is no call site (an `import(x)` never is;
+        `require(x)` of no string is called like any function). native/call_sites.c calls it
+        for those sites too."""
+        req = require_spec(node)
+        if req is not None and start not in self.consumed:
+            scope = self.scopes.at(start)
+            self.facts.imports.append(ImportFact(scope, req[0], 0, "", "", line))
+        return fn.type == "import" or req is not None
 
     def new(self, node: ts.Node, callee: ts.Node) -> None:
         c, out = _read_call(callee, node.child_by_field_name("arguments"))
@@ -547,13 +562,13 @@ def extract_with(runner: QueryRunner, grammar: str, source: bytes) -> FileFacts:
             ex.call(node, fn, args, decorator_scope)
         for node, callee in news:
             ex.new(node, callee)
-    else:  # every site read in one C call (the chains are still `chain`'s: _plain_seen)
-        read_calls = reader.read(calls, source, _plain_seen, chain)
-        read_news = reader.read(news, source, _plain_seen, chain)
-        for (node, fn, _), (start, line, c, out) in zip(calls, read_calls):
-            ex.call_site(node, fn, start, line, c, out, decorator_scope)
-        for (node, callee), (start, line, c, out) in zip(news, read_news):
-            ex.new_site(node, callee, start, line, c, out)
+    else:  # every site's fact made in one C call by the rules of call_site and new_site (the
+        # chains are still `chain`'s: _plain_seen)
+        out, items = ex.facts.calls, ex.scopes.items
+        reader.facts(calls, source, _plain_seen, chain, items, out, CallFact, "call",
+                     decorators=decorator_scope, decorated="decorator", hook=ex.required,
+                     literals=True)  # fmt: skip
+        reader.facts(news, source, _plain_seen, chain, items, out, CallFact, "new")
     for node, name in by_key["jsx"]:
         ex.jsx(node, name)
     for node in by_key["import"]:
