@@ -54,6 +54,7 @@ typedef struct {
     uint8_t *role; /* by symbol (ts_node_symbol: public, aliases included) */
     TSFieldId arguments_field; /* 0: none */
     TSFieldId member_field;    /* a member access's member (0: none) */
+    TSFieldId callee_field;    /* the callee of a site given as its node alone (0: none) */
     PyObject *hooked_names;    /* frozenset of str: the callee names the hook reads */
 } CallSitesObject;
 
@@ -110,16 +111,17 @@ static int call_sites_init(CallSitesObject *self, PyObject *args, PyObject *kwar
     static char *keywords[] = {"language",      "plain_types",   "arguments_type",
                                "arguments_field", "literal_types", "wrapper_types",
                                "member_types",  "member_field",  "hooked_types",
-                               "name_types",    "hooked_names",  NULL};
+                               "name_types",    "hooked_names",  "callee_field", NULL};
     PyObject *language, *plain, *arguments_type, *field = Py_None, *member_field = Py_None;
+    PyObject *callee_field = Py_None;
     PyObject *empty = PyTuple_New(0);
     if (empty == NULL) return -1;
     PyObject *literal = empty, *wrapper = empty, *member = empty, *hooked = empty;
     PyObject *name_types = empty, *hooked_names = empty;
     int ok = PyArg_ParseTupleAndKeywords(
-        args, kwargs, "OO!U|O$OOOOOOO:CallSites", keywords, &language, &PyTuple_Type, &plain,
+        args, kwargs, "OO!U|O$OOOOOOOO:CallSites", keywords, &language, &PyTuple_Type, &plain,
         &arguments_type, &field, &literal, &wrapper, &member, &member_field, &hooked,
-        &name_types, &hooked_names);
+        &name_types, &hooked_names, &callee_field);
     int rc = -1;
     if (!ok || language_from_object(language, &self->language) < 0) goto done;
     self->symbol_count = ts_language_symbol_count(self->language);
@@ -137,7 +139,8 @@ static int call_sites_init(CallSitesObject *self, PyObject *args, PyObject *kwar
         mark_all(self, hooked, "hooked_types", ROLE_HOOKED) < 0 ||
         mark_all(self, name_types, "name_types", ROLE_NAME) < 0 ||
         field_id(self, field, &self->arguments_field) < 0 ||
-        field_id(self, member_field, &self->member_field) < 0)
+        field_id(self, member_field, &self->member_field) < 0 ||
+        field_id(self, callee_field, &self->callee_field) < 0)
         goto done;
     Py_XSETREF(self->hooked_names, PyFrozenSet_New(hooked_names));
     rc = self->hooked_names == NULL ? -1 : 0;
@@ -245,23 +248,39 @@ typedef struct {
     PyObject *chain, *arguments;
 } Site;
 
+/* 0, or 1 when a site given as its node alone is none (its arguments are no argument list:
+ * a tagged template), -1 on error */
 static int read_parts(Reading *rd, PyObject *site, Site *out) {
-    if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) < 2 || PyTuple_GET_SIZE(site) > 3) {
-        PyErr_SetString(PyExc_TypeError, "a site is (node, callee) or (node, callee, arguments)");
-        return -1;
-    }
-    out->node_obj = PyTuple_GET_ITEM(site, 0);
-    out->callee_obj = PyTuple_GET_ITEM(site, 1);
     TSNode list = {0};
-    if (node_from_object(out->node_obj, &out->node) < 0 ||
-        node_from_object(out->callee_obj, &out->callee) < 0)
-        return -1;
-    rd->like = out->node_obj;
-    if (PyTuple_GET_SIZE(site) == 3 && PyTuple_GET_ITEM(site, 2) != Py_None) {
-        if (node_from_object(PyTuple_GET_ITEM(site, 2), &list) < 0) return -1;
-    } else if (PyTuple_GET_SIZE(site) == 2 && rd->self->arguments_field) {
+    if (!PyTuple_Check(site) && rd->self->callee_field && rd->self->arguments_field) {
+        /* the construct node alone: its callee and arguments are its fields */
+        out->node_obj = site;
+        out->callee_obj = NULL; /* (a Node made for it only when the hook or `chain` needs one) */
+        if (node_from_object(site, &out->node) < 0) return -1;
+        out->callee = ts_node_child_by_field_id(out->node, rd->self->callee_field);
         list = ts_node_child_by_field_id(out->node, rd->self->arguments_field);
+        if (ts_node_is_null(out->callee) || ts_node_is_null(list) ||
+            !(role_of(rd->self, list) & ROLE_ARGUMENTS))
+            return 1;
+    } else {
+        if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) < 2 || PyTuple_GET_SIZE(site) > 3) {
+            PyErr_SetString(PyExc_TypeError,
+                            "a site is (node, callee), (node, callee, arguments) or, with a "
+                            "callee field, its node");
+            return -1;
+        }
+        out->node_obj = PyTuple_GET_ITEM(site, 0);
+        out->callee_obj = PyTuple_GET_ITEM(site, 1);
+        if (node_from_object(out->node_obj, &out->node) < 0 ||
+            node_from_object(out->callee_obj, &out->callee) < 0)
+            return -1;
+        if (PyTuple_GET_SIZE(site) == 3 && PyTuple_GET_ITEM(site, 2) != Py_None) {
+            if (node_from_object(PyTuple_GET_ITEM(site, 2), &list) < 0) return -1;
+        } else if (PyTuple_GET_SIZE(site) == 2 && rd->self->arguments_field) {
+            list = ts_node_child_by_field_id(out->node, rd->self->arguments_field);
+        }
     }
+    rd->like = out->node_obj;
     out->chain = chain_of(rd, out->callee, out->callee_obj);
     if (out->chain == NULL) return -1;
     if (!ts_node_is_null(list) && (role_of(rd->self, list) & ROLE_ARGUMENTS)) {
@@ -279,7 +298,9 @@ static int read_parts(Reading *rd, PyObject *site, Site *out) {
 /* (start_byte, line, chain, arguments) of one site: (node, callee[, arguments]) */
 static PyObject *read_site(Reading *rd, PyObject *site) {
     Site one;
-    if (read_parts(rd, site, &one) < 0) return NULL;
+    int got = read_parts(rd, site, &one);
+    if (got < 0) return NULL;
+    if (got > 0) Py_RETURN_NONE;
     return Py_BuildValue("(IINN)", ts_node_start_byte(one.node),
                          ts_node_start_point(one.node).row + 1, one.chain, one.arguments);
 }
@@ -412,7 +433,8 @@ static bool calls_a_literal(const Reading *rd, TSNode callee) {
 /* the CallFact of one site, appended to mk->out; 0 also when the site makes none */
 static int site_fact(Reading *rd, const Scopes *sc, const Making *mk, PyObject *site) {
     Site one;
-    if (read_parts(rd, site, &one) < 0) return -1;
+    int got = read_parts(rd, site, &one);
+    if (got != 0) return got < 0 ? -1 : 0;
     PyObject *start = PyLong_FromUnsignedLong(ts_node_start_byte(one.node));
     PyObject *line = PyLong_FromUnsignedLong(ts_node_start_point(one.node).row + 1);
     PyObject *scope = NULL, *kind = mk->kind;
@@ -422,8 +444,12 @@ static int site_fact(Reading *rd, const Scopes *sc, const Making *mk, PyObject *
         int h = hooked(rd, &one);
         if (h < 0) goto done;
         if (h) {
-            PyObject *args[4] = {one.node_obj, one.callee_obj, start, line};
+            PyObject *callee_obj =
+                one.callee_obj ? Py_NewRef(one.callee_obj) : new_node(one.node_obj, one.callee);
+            if (callee_obj == NULL) goto done;
+            PyObject *args[4] = {one.node_obj, callee_obj, start, line};
             PyObject *r = PyObject_Vectorcall(mk->hook, args, 4, NULL);
+            Py_DECREF(callee_obj);
             int taken = r == NULL ? -1 : PyObject_IsTrue(r);
             Py_XDECREF(r);
             if (taken != 0) {
@@ -466,6 +492,49 @@ done:
     return rc;
 }
 
+typedef struct {
+    uint32_t key;
+    Py_ssize_t index;
+} Order;
+
+static int order_cmp(const void *a, const void *b) {
+    const Order *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Sites given as their nodes alone are taken in the order of their argument lists' starts:
+ * a pattern that captures the arguments completes as the walk (or query.c's cursor) enters
+ * them, so that is the order of the matches the reference reads (`f(x)(y)`: the inner call
+ * first, though the outer one starts first). *order stays NULL when a site is a tuple (the
+ * order given) or there is one site at most. */
+static int site_order(const CallSitesObject *self, PyObject *sites, Order **order) {
+    Py_ssize_t n = PyList_GET_SIZE(sites);
+    if (n < 2 || !self->callee_field || !self->arguments_field) return 0;
+    Order *o = PyMem_Malloc((size_t)n * sizeof(Order));
+    if (o == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *site = PyList_GET_ITEM(sites, i);
+        TSNode node;
+        if (PyTuple_Check(site)) {
+            PyMem_Free(o);
+            return 0;
+        }
+        if (node_from_object(site, &node) < 0) {
+            PyMem_Free(o);
+            return -1;
+        }
+        TSNode list = ts_node_child_by_field_id(node, self->arguments_field);
+        o[i] = (Order){ts_node_is_null(list) ? UINT32_MAX : ts_node_start_byte(list), i};
+    }
+    qsort(o, (size_t)n, sizeof(Order), order_cmp);
+    *order = o;
+    return 0;
+}
+
 static PyObject *call_sites_facts(CallSitesObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"sites", "source", "seen",       "chain",     "scopes",
                                "out",   "fact_type", "kind",    "decorators", "decorated",
@@ -490,21 +559,25 @@ static PyObject *call_sites_facts(CallSitesObject *self, PyObject *args, PyObjec
     Making mk = {out, NULL, NULL, kind, decorated, decorators, hook, (PyTypeObject *)fact_type,
                  literals != 0};
     Scopes sc = {0};
+    Order *order = NULL;
     PyObject *result = NULL;
     /* (the lists may not change under the hooks: new references held meanwhile) */
     Py_INCREF(sites);
     Py_INCREF(items);
     mk.empty = PyUnicode_FromStringAndSize("", 0);
     mk.empty_tuple = PyTuple_New(0);
-    if (mk.empty == NULL || mk.empty_tuple == NULL || scopes_from(items, &sc) < 0) goto done;
+    if (mk.empty == NULL || mk.empty_tuple == NULL || scopes_from(items, &sc) < 0 ||
+        site_order(self, sites, &order) < 0)
+        goto done;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(sites); i++) {
-        PyObject *site = Py_NewRef(PyList_GET_ITEM(sites, i));
+        PyObject *site = Py_NewRef(PyList_GET_ITEM(sites, order ? order[i].index : i));
         int rc = site_fact(&rd, &sc, &mk, site);
         Py_DECREF(site);
         if (rc < 0) goto done;
     }
     result = Py_NewRef(Py_None);
 done:
+    PyMem_Free(order);
     scopes_free(&sc);
     Py_XDECREF(mk.empty);
     Py_XDECREF(mk.empty_tuple);

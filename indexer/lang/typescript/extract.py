@@ -116,7 +116,7 @@ def _call_sites(grammar: str):
                          wrapper_types=("parenthesized_expression",),
                          member_types=("member_expression",), member_field="property",
                          hooked_types=("import",), name_types=("identifier",),
-                         hooked_names=("require",))  # fmt: skip
+                         hooked_names=("require",), callee_field="function")  # fmt: skip
 
 
 def _runner(grammar: str, native: bool = True) -> QueryRunner:
@@ -489,7 +489,7 @@ _PARTS = {
     "assign": ("left", "right"),
     "field": ("name",),
     "property_sig": ("name",),
-    "call": ("callee", "arguments"),
+    "call": (),  # (its parts are its fields: _call_parts)
     "new": ("callee",),
     "jsx": ("callee",),
     "return": ("value",),
@@ -499,6 +499,19 @@ _PARTS = {
     "type_ref": (),
     "error": (),
 }
+
+
+def _call_parts(calls: list[ts.Node]) -> list[tuple[ts.Node, ts.Node, ts.Node]]:
+    """(call, callee, arguments) of the call nodes whose arguments are an argument list (not
+    a tagged template), in their arguments' order: that of the matches of a pattern that
+    captures them, which the facts keep (native/call_sites.c reads them so)."""
+    out = []
+    for node in calls:
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if fn is not None and args is not None and args.type == "arguments":
+            out.append((node, fn, args))
+    out.sort(key=lambda site: site[2].start_byte)
+    return out
 
 
 @cache
@@ -558,7 +571,7 @@ def extract_with(runner: QueryRunner, grammar: str, source: bytes) -> FileFacts:
     calls, news = by_key["call"], by_key["new"]
     reader = _call_sites(grammar) if runner.native else None
     if reader is None:
-        for node, fn, args in calls:
+        for node, fn, args in _call_parts(calls):
             ex.call(node, fn, args, decorator_scope)
         for node, callee in news:
             ex.new(node, callee)

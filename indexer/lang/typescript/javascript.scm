@@ -31,7 +31,10 @@
 ; ---- other facts
 (variable_declarator name: (_) @name) @binding.local
 (assignment_expression left: (_) @left right: (_) @right) @assignment
-(call_expression function: (_) @callee arguments: (arguments) @arguments) @reference.call
+; a call alone: its callee and arguments are its `function` and `arguments` fields, which
+; extract.py (native/call_sites.c) reads, taking the calls in their arguments' order (that of
+; a pattern capturing them); a tagged template's `arguments` is no argument list: no site
+(call_expression) @reference.call
 (new_expression constructor: (_) @callee) @reference.new
 (decorator) @decorator
 (import_statement) @import
