@@ -22,7 +22,6 @@ import contextlib
 import fcntl
 import os
 import struct
-from collections import deque
 from collections.abc import Callable
 
 _HEAD = struct.Struct("<II")
@@ -42,8 +41,12 @@ class Feed:
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         os.set_blocking(fd, False)
         self._fd = fd
-        self._backlog: deque[memoryview | bytes] = deque()
+        self._backlog: list[memoryview | bytes] = []
         self._held = 0  # the backlog's bytes
+        # the backlog's bytes from which a send writes it: _BATCH more than it held when the
+        # pipe was last full (a host that lags: each send tried again a writev of up to
+        # _AT_ONCE parts that the full pipe refused)
+        self._write_at = _BATCH
         self.broken = False  # the host went away: nothing is written any more
 
     def send(self, path: str, blob: bytes) -> None:
@@ -51,9 +54,9 @@ class Feed:
         if self.broken:
             return
         name = path.encode("utf-8", "surrogateescape")
-        self._backlog.extend((_HEAD.pack(len(name), len(blob)) + name, blob))
+        self._backlog += (_HEAD.pack(len(name), len(blob)) + name, blob)
         self._held += _HEAD.size + len(name) + len(blob)
-        if self._held >= _BATCH:
+        if self._held >= self._write_at:
             self._write()
 
     def go(self, payload: bytes) -> None:
@@ -78,22 +81,29 @@ class Feed:
     def _write(self) -> None:
         backlog = self._backlog
         while backlog:
-            parts = [backlog[i] for i in range(min(len(backlog), _AT_ONCE))]
+            parts = backlog[:_AT_ONCE]
             try:
                 done = os.writev(self._fd, parts)
-            except BlockingIOError:
-                return  # (the pipe is full: the rest at the next send)
+            except BlockingIOError:  # (the pipe is full: the rest at a later send)
+                self._write_at = self._held + _BATCH
+                return
             except OSError:  # the host died: it resolves nothing, the builder does
                 self.broken = True
                 self.close()
                 return
-            while backlog and done >= len(backlog[0]):
-                n = len(backlog.popleft())
-                done -= n
-                self._held -= n
-            if done:  # (a write cut short: the rest of that part first, next)
+            self._held -= done
+            self._write_at = _BATCH
+            if done == sum(map(len, parts)):
+                del backlog[: len(parts)]
+                continue
+            # a write cut short: on from the first part not written whole
+            whole = 0
+            while done >= len(backlog[whole]):
+                done -= len(backlog[whole])
+                whole += 1
+            del backlog[:whole]
+            if done:
                 backlog[0] = memoryview(backlog[0])[done:]
-                self._held -= done
 
 
 def received(fd: int, decode: Callable[[bytes], object]) -> tuple[dict[str, object], bytes]:

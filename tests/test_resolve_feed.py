@@ -108,3 +108,29 @@ def test_a_fed_host_killed_during_the_extraction_leaves_the_builder_to_resolve(t
     assert report.mode == "full" and len(hosts) == 1
     analyze(serial, IndexConfig(), RunOptions(workers=1))
     assert dump(repo, with_answers=False) == dump(serial, with_answers=False)
+
+
+def test_a_host_that_lags_is_not_asked_again_at_every_send(monkeypatch):
+    """A full pipe refuses the backlog: the next try comes once the backlog has grown by a
+    batch, not at every send (each try set up a writev of up to 512 parts: on Django with a
+    lagging host, more instructions than the rest of the builder's receiving)."""
+    tries = []
+    writev = os.writev
+
+    def counted(fd, parts):
+        tries.append(len(parts))
+        return writev(fd, parts)
+
+    monkeypatch.setattr(os, "writev", counted)
+    r, w = os.pipe()
+    feed = Feed(w)
+    for i in range(400):
+        feed.send(f"pkg/m{i}.py", bytes([i % 251]) * 20_000)  # 8 MB, nobody reading
+    # ~7 MB beyond the pipe's 1 MB at most: a try per 256 KB, not per send
+    assert len(tries) < 40
+    got: list = []
+    reader = threading.Thread(target=lambda: got.append(received(r, len)))
+    reader.start()
+    feed.go(b"")
+    reader.join()
+    assert list(got[0][0].values()) == [20_000] * 400
