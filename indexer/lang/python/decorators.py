@@ -17,12 +17,14 @@ they return the class far more often than anything else.
 
 from __future__ import annotations
 
+from codeimpact.indexer.lang.api import CallFact, native_core
 from codeimpact.indexer.lang.engine.memo import MISSING, memoized
 from codeimpact.indexer.lang.engine.rules import CONFIDENCE, weakest
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, NO_NAMES, Entity, FileIndex
 
 _FUNCTIONS = ("function", "method")
 _DECORATED = ("class", *_FUNCTIONS)
+_KIND = CallFact._fields.index("kind")
 
 
 class Decorators:
@@ -148,7 +150,9 @@ class Decorators:
         if not decorated:
             return
         lines: dict[tuple[str, str], int] = {}
-        for c in fi.facts.calls:
+        # (the decorator sites picked in C: a Python loop's test per call site of each file
+        # with a decorated definition, for the few it keeps; "decorator" is a whole kind)
+        for c in native_core().rows_prefixed(fi.facts.calls, _KIND, "decorator", -1):
             if c.kind == "decorator":
                 lines.setdefault((c.scope, c.callee), c.line)
         # (scope, chain) -> [what it applies, its application, its result or MISSING]: the
