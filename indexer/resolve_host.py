@@ -31,10 +31,11 @@ import contextlib
 import functools
 import multiprocessing as mp
 import os
+import select
 import signal
 import traceback
 from collections.abc import Callable, Iterator
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 
 from codeimpact.indexer.lang.api import FileFacts, native_core, shared_values
 from codeimpact.indexer.lifeline import die_with_parent
@@ -162,6 +163,12 @@ class Host:
         early: dict[str, bytes] | None = None  # the summaries, when sent before the end
         c = 0  # the next chunk to hand on
         frames = Frames()  # (one buffer read into, whichever pipe brings a message)
+        # the pipes polled while they live (multiprocessing's `wait` made and filled a
+        # selector at each of the ~150 waits of Django's resolution)
+        pipes = select.poll()
+        by_fd = {conn.fileno(): conn for conn in readers}
+        for fd in by_fd:
+            pipes.register(fd, select.POLLIN)
         try:
             if forked is not None:
                 forked()
@@ -170,10 +177,12 @@ class Host:
                     break  # the host died: the rest is resolved here
                 # every message ready before a chunk is handed on: a process blocked on a
                 # full pipe waits no longer than it must
-                for conn in wait(readers, 0 if c in got else None):
+                for fd, _ in pipes.poll(0 if c in got else None):
+                    conn = by_fd[fd]
                     try:
                         msg = frames.read(conn)
                     except (EOFError, OSError):  # its writer ended (or died mid-message)
+                        pipes.unregister(fd)
                         readers.remove(conn)
                         conn.close()
                         continue
