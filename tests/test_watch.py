@@ -20,6 +20,10 @@ def _read_line(proc, deadline: float) -> str:
     raise AssertionError("no output from --watch in time")
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_watch_refreshes_after_edits_and_stops_on_ctrl_c(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -38,6 +42,10 @@ def test_watch_refreshes_after_edits_and_stops_on_ctrl_c(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # Ctrl-C from a terminal reaches a process whose SIGINT is the default; an ignored
+        # SIGINT is inherited through exec (a test that left it ignored in this process made
+        # the child deaf to it: the suite, not the code, then failed here)
+        preexec_fn=_default_sigint,
     )
     try:
         first = _read_line(proc, time.monotonic() + 60)
