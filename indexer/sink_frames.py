@@ -32,6 +32,19 @@ def _size_head(n: int) -> bytes:
     return struct.pack("!i", n) if n <= 0x7FFFFFFF else struct.pack("!iQ", -1, n)
 
 
+def frame_at(buf: bytearray, start: int, end: int) -> tuple[int, int]:
+    """(bytes of its size, bytes of its payload) of the frame at `start`, (0, 0) while its
+    size is not all read (as `_size_head` writes it: 4 bytes big-endian, or -1 then 8)."""
+    if end - start < 4:
+        return 0, 0
+    n = int.from_bytes(buf[start : start + 4], "big", signed=True)
+    if n != -1:
+        return 4, n
+    if end - start < 12:
+        return 0, 0
+    return 12, int.from_bytes(buf[start + 4 : start + 12], "big")
+
+
 def send_value(sink: Connection, value: object) -> None:
     """A marshalled value: read back as it was by `Frames.read`."""
     sink.send_bytes(marshal.dumps(value))

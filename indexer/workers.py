@@ -32,7 +32,7 @@ from codeimpact.indexer.lang import LANGUAGES, content_language
 from codeimpact.indexer.lang.api import count_lines
 from codeimpact.indexer.lifeline import die_with_parent
 from codeimpact.indexer.reading import extract_source, read_source
-from codeimpact.indexer.sink_frames import write_frame
+from codeimpact.indexer.sink_frames import frame_at, write_frame
 
 if TYPE_CHECKING:
     from multiprocessing import Process
@@ -131,7 +131,7 @@ class _Inbox:
             start = end = 0
             if len(buf) > _INBOX_KEPT:  # (a large answer's room, given back)
                 buf = self.buf = bytearray(_INBOX_BYTES)
-        head, n = _frame_at(buf, start, end)  # (0, 0: its size not all read yet)
+        head, n = frame_at(buf, start, end)  # (0, 0: its size not all read yet)
         whole = head + n
         if start and (len(buf) - end < _INBOX_ROOM or start + whole > len(buf)):
             buf[: end - start] = buf[start:end]  # (the start of an answer: moved to the front)
@@ -146,7 +146,7 @@ class _Inbox:
         answers = []
         with memoryview(buf) as view:
             while True:
-                head, n = _frame_at(buf, start, end)
+                head, n = frame_at(buf, start, end)
                 if not head or start + head + n > end:
                     break
                 start += head
@@ -160,20 +160,6 @@ _WAIT_MS = 50  # the longest wait for an answer, and how often the workers' cloc
 _INBOX_BYTES = 256 * 1024  # a worker's inbox (grown for a larger answer, then given back)
 _INBOX_KEPT = 4 << 20
 _INBOX_ROOM = 64 * 1024  # free room under which an answer begun is moved to the front
-
-
-def _frame_at(buf: bytearray, start: int, end: int) -> tuple[int, int]:
-    """(bytes of its size, bytes of its payload) of the frame at `start`, (0, 0) while its
-    size is not all read (written as sink_frames.write_frame writes it: 4 bytes big-endian,
-    or -1 then 8)."""
-    if end - start < 4:
-        return 0, 0
-    n = int.from_bytes(buf[start : start + 4], "big", signed=True)
-    if n != -1:
-        return 4, n
-    if end - start < 12:
-        return 0, 0
-    return 12, int.from_bytes(buf[start + 4 : start + 12], "big")
 
 
 def _answer_of(view: memoryview) -> tuple[str, int, object]:
