@@ -217,19 +217,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (`pytest -n auto --dist loadfile`), a minutes-long file started last would run alone at
     the end while the other cores idle."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
-@pytest.fixture(autouse=True)
-def _sigint_kept(request):
-    """A test that leaves this process's SIGINT changed (ignored: a forked child's
-    `signal.signal(SIGINT, SIG_IGN)` run here) is named and the handler put back: an ignored
-    SIGINT is inherited through exec, and every later test's child would be deaf to Ctrl-C."""
-    import signal
-    import warnings
-
-    before = signal.getsignal(signal.SIGINT)
-    yield
-    after = signal.getsignal(signal.SIGINT)
-    if after is not before:
-        signal.signal(signal.SIGINT, before)
-        warnings.warn(f"{request.node.nodeid} left SIGINT set to {after!r}", stacklevel=1)

@@ -43,8 +43,9 @@ def test_watch_refreshes_after_edits_and_stops_on_ctrl_c(tmp_path):
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         # Ctrl-C from a terminal reaches a process whose SIGINT is the default; an ignored
-        # SIGINT is inherited through exec (a test that left it ignored in this process made
-        # the child deaf to it: the suite, not the code, then failed here)
+        # SIGINT is inherited through exec, and a suite started in the background by a
+        # script (`pytest ... &` in a shell without job control) runs with SIGINT ignored, as
+        # POSIX asks of such a job: without this the child was deaf to it there
         preexec_fn=_default_sigint,
     )
     try:
