@@ -168,6 +168,10 @@ static PyMethodDef core_methods[] = {
      " item_aliases, unsorted): index_file's passes over a Python file's facts into fi's"
      " tables; unsorted: the lists of fi.names out of line order"
      " (indexer/lang/python/index.py)"},
+    {"playback_calls", (PyCFunction)(void (*)(void))core_playback_calls, METH_FASTCALL,
+     "playback_calls(project, fi, calls, edges, out, lookups, table, srcs, kit): playback.py"
+     " `_resolve_calls`' loop over a Python file's call sites (the played ones here, the rest"
+     " called back)"},
     {"index_calls_pass", core_index_calls_pass, METH_VARARGS,
      "index_calls_pass(fi, calls, param_names, param_items, aliases, item_aliases, kit):"
      " index_calls' loop over a Python file's calls into fi's call tables"

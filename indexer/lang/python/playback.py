@@ -46,6 +46,9 @@ _ROW = ("uid", "kind", "name", "qualified_name", "file", "start_line", "end_line
 if SymbolRow._fields != _ROW:
     raise ImportError(f"playback.py builds rows of fields it does not know: {SymbolRow._fields}")
 _symbol_rows = None  # native/core_rows.c's, once imported
+# native/core_playback.c's playback_calls (`_resolve_calls` in C), once imported; False: the
+# Python loop
+_playback_calls = None
 # the kinds of a symbol passed as an argument that value-flow follows (`_arguments`)
 _PASSED_KINDS = frozenset(("function", "method", "class"))
 _FLOW_CONFIDENCE = CONFIDENCE["value-flow"]
@@ -104,7 +107,22 @@ class Playback:
         """The file's call sites, in order: played back when they can be, else resolved by
         `resolve_call`. A repeat at a later line in the same scope adds no edge: the same
         edges at an earlier line are what dedupe_edges keeps of them. A site's arguments
-        make their own edges at each site (`_arguments`)."""
+        make their own edges at each site (`_arguments`). In C (native/core_playback.c, the
+        played sites there, the rest called back); `_resolve_calls` is the same loop."""
+        global _playback_calls
+        if _playback_calls is None:
+            from codeimpact.native import _core  # (loaded where first used)
+
+            # (C appends to the lists itself: the edges' append must be list's)
+            ok = Edges.append is list.append
+            _playback_calls = ok and getattr(_core, "playback_calls", False)
+        if not _playback_calls:
+            self._resolve_calls(fi, edges, out)
+            return
+        _playback_calls(self, fi, fi.facts.calls, edges, out, self._lookups, self.memo.table,
+                        self._srcs, _PLAYBACK_KIT)  # fmt: skip
+
+    def _resolve_calls(self, fi: FileIndex, edges: Edges, out: ResolvedFile) -> None:
         calls = fi.facts.calls
         out.calls_total += len(calls)
         # scope -> callee -> [src, edge ends, names, builtin, first line, follow], or False
@@ -464,3 +482,7 @@ def callee_shape(callee: str) -> tuple:
         shape = (of_getattr, head, steps, steps[-1][0], dotted, method, simple, play)
     _SHAPES[callee] = shape
     return shape
+
+
+# what playback_calls reads of this module (the table is cleared in place, never replaced)
+_PLAYBACK_KIT = (_SHAPES, callee_shape)
