@@ -164,6 +164,7 @@ setup(
                 "native/core_index.c",
                 "native/core_calls.c",
                 "native/core_playback.c",
+                "native/core_chain.c",
                 "native/core_fields.c",
                 "native/core_arrays.c",
                 "native/core_tables.c",

@@ -168,6 +168,9 @@ static PyMethodDef core_methods[] = {
      " item_aliases, unsorted): index_file's passes over a Python file's facts into fi's"
      " tables; unsorted: the lists of fi.names out of line order"
      " (indexer/lang/python/index.py)"},
+    {"chain_method", core_chain_method, METH_VARARGS,
+     "chain_method(cls, kit) -> the method eval_chain of cls: values.py `_eval_chain` in C;"
+     " kit: (MAX_DEPTH, parse_steps, fold, ALTS)"},
     {"playback_calls", (PyCFunction)(void (*)(void))core_playback_calls, METH_FASTCALL,
      "playback_calls(project, fi, calls, edges, out, lookups, table, srcs, kit): playback.py"
      " `_resolve_calls`' loop over a Python file's call sites (the played ones here, the rest"

@@ -9,6 +9,7 @@ chain takes its weakest rule's confidence.
 
 from __future__ import annotations
 
+from codeimpact.indexer.lang.api import native_core
 from codeimpact.indexer.lang.engine.chains import fold
 from codeimpact.indexer.lang.engine.memo import BUSY, MISSING, memoized
 from codeimpact.indexer.lang.engine.receivers import returned_value
@@ -73,13 +74,14 @@ def _class_named(dotted: str) -> bool:
 class Values:
     """What chains, members, calls and annotations evaluate to."""
 
-    def eval_chain(self, fi: FileIndex, scope: str, chain: str | None, line: int | None,
-                   depth: int = 0, reads=None, steps=None):  # fmt: skip
+    def _eval_chain(self, fi: FileIndex, scope: str, chain: str | None, line: int | None,
+                    depth: int = 0, reads=None, steps=None):  # fmt: skip
         """(entity, rule) of a chain; `reads` (a list) collects the property getters its
         attribute reads run. A caller that holds the chain's steps (parse_steps) passes them
         instead (`chain` None, `steps`): engine/chains.py's evaluate_steps, one frame for
         both (a chain with steps was two, ~70K per Django), with the steps after the head
-        kept per value while a file is resolved (`_folds`)."""
+        kept per value while a file is resolved (`_folds`). `eval_chain` is this method in
+        C (native/core_chain.c) where the extension has it."""
         if steps is None:
             if not chain or chain[0] == "?":  # (engine/chains.py evaluate)
                 return None
@@ -156,6 +158,8 @@ class Values:
         if self.memo.cuts == cuts:
             seen[key] = (found, tuple(got) if got else ())
         return found
+
+    eval_chain = _eval_chain  # (native/core_chain.c's where the extension has it: below)
 
     # (head value, steps after the head, with reads) -> (value, reads): what the rest of a
     # chain gives depends on the head's value alone, not on the scope or line it was looked
@@ -778,3 +782,10 @@ def _member_rule(reason: str, member: tuple) -> str:
     if in_base and CONFIDENCE[reason] >= CONFIDENCE["inheritance"]:
         return "inheritance"
     return reason
+
+
+# `_eval_chain` in C installed as the method (a method descriptor: its calls specialised as a
+# Python method's are, no wrapper frame); the Python method where the extension is older
+_chain_method = getattr(native_core(), "chain_method", None)
+if _chain_method is not None:
+    Values.eval_chain = _chain_method(Values, (MAX_DEPTH, parse_steps, fold, ALTS))

@@ -1,0 +1,153 @@
+"""native/core_chain.c's eval_chain (values.py `_eval_chain` in C, installed as the method)
+answers what the Python method answers, with the same reads and the same kept lookups, folds
+and memo, chain after chain: every chain written in this repository's Python files (callees,
+arguments, bound values), each evaluated in its file's scope and line, with and without
+reads, and the forms each rule reads (super(), suffixes, steps given, the depth bound)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codeimpact.indexer.lang.python import SPEC, values
+from codeimpact.indexer.lang.python.index import MAX_DEPTH, parse_steps
+from codeimpact.indexer.lang.python.resolve import PythonProject
+
+_core = pytest.importorskip("codeimpact.native._core")
+if not hasattr(_core, "chain_method"):
+    pytest.skip("an extension built before chain_method", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[1]
+NATIVE = values.Values.eval_chain
+
+SOURCE = """\
+class Base:
+    def go(self):
+        return self
+
+
+class Box(Base):
+    items = []
+
+    @property
+    def size(self):
+        return Box()
+
+    def go(self):
+        super().go().size.go()
+        super().go()
+        self.size.size.go().size
+        self.items[0].go()
+        Box().size.go()
+        return self
+"""
+
+
+def _chains(fi) -> list[tuple[str, str, int]]:
+    """(scope, chain, line) of every chain the file's facts write."""
+    out = []
+    for c in fi.facts.calls:
+        out.append((c.scope, c.callee, c.line))
+        out += [(c.scope, chain, c.line) for _, chain in c.args]
+    out += [(b.scope, b.value, b.line) for b in fi.facts.bindings]
+    return out
+
+
+def _evaluate(project, native: bool, monkeypatch, path, scope, chain, line, depth, reads, steps):
+    monkeypatch.setattr(
+        values.Values, "eval_chain", NATIVE if native else values.Values._eval_chain
+    )
+    got = [] if reads else None
+    r = project.eval_chain(project.files[path], scope, chain, line, depth, got, steps)
+    return (
+        r,
+        got,
+        list(project._lookups.items()),
+        list(project._folds.items()),
+        list(project.memo.table.items()),
+    )
+
+
+def _same(facts, monkeypatch, forms=((0, False), (0, True))) -> int:
+    native = PythonProject(facts, SPEC.is_test_path, {})
+    python = PythonProject(facts, SPEC.is_test_path, {})
+    count = 0
+    for path in sorted(facts):
+        native.forget_lookups()
+        python.forget_lookups()
+        for scope, chain, line in _chains(native.files[path]):
+            for depth, reads in forms:
+                text, steps = chain, None
+                if depth < 0:  # (the caller's steps, as resolve.py's for a method's receiver)
+                    text, depth = None, 0
+                    steps = parse_steps(chain) if chain and chain[0] != "?" else None
+                    if not steps:
+                        continue
+                made = _evaluate(native, True, monkeypatch, path, scope, text, line, depth,
+                                 reads, steps)  # fmt: skip
+                expected = _evaluate(python, False, monkeypatch, path, scope, text, line,
+                                     depth, reads, steps)  # fmt: skip
+                assert made == expected, (path, scope, chain, line, depth, reads)
+                count += 1
+    return count
+
+
+def test_native_method_is_installed():
+    assert type(NATIVE).__name__ == "method_descriptor"
+    facts = {"m.py": SPEC.extract(b"import os\n")}
+    project = PythonProject(facts, SPEC.is_test_path, {})
+    project.forget_lookups()
+    assert project.eval_chain(project.files["m.py"], "", "os.path", 1) == (
+        ("ext", "os.path"),
+        "import",
+    )
+
+
+@pytest.mark.parametrize("part", ["indexer/lang/python", "query"])
+def test_every_chain_is_the_python_method(part, monkeypatch):
+    facts = {}
+    for path in sorted((ROOT / part).rglob("*.py")):
+        facts[path.relative_to(ROOT).as_posix()] = SPEC.extract(path.read_bytes())
+    assert _same(facts, monkeypatch, ((0, False), (0, True), (-1, True))) > 5000
+
+
+def test_each_form(monkeypatch):
+    facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/m.py": SPEC.extract(SOURCE.encode())}
+    forms = ((0, False), (0, True), (-1, False), (-1, True), (MAX_DEPTH, True),
+             (MAX_DEPTH + 1, False), (MAX_DEPTH - 1, True))  # fmt: skip
+    assert _same(facts, monkeypatch, forms) > 40
+    project = PythonProject(facts, SPEC.is_test_path, {})
+    project.forget_lookups()
+    fi, reads = project.files["pkg/m.py"], []
+    r = project.eval_chain(fi, "Box.go", "self.size.size.go", 16, 0, reads)
+    assert r == (("sym", "pkg/m.py", "Box.go"), "local-type")  # (through Box())
+    assert [getter for getter, _ in reads] == [("sym", "pkg/m.py", "Box.size")] * 2
+    again = []  # (kept: the fold's reads given again)
+    assert project.eval_chain(fi, "Box.go", "self.size.size.go", 16, 0, again) == r
+    assert again == reads
+    assert project.eval_chain(fi, "Box.go", "?x", 16) is None
+    assert project.eval_chain(fi, "Box.go", "", 16) is None
+    assert project.eval_chain(fi=fi, scope="Box.go", chain="self", line=16) == (
+        ("inst", "pkg/m.py", "Box", False),
+        "self",
+    )
+
+
+def test_bad_arguments_raise():
+    facts = {"m.py": SPEC.extract(b"x = 1\n")}
+    project = PythonProject(facts, SPEC.is_test_path, {})
+    project.forget_lookups()
+    fi = project.files["m.py"]
+    with pytest.raises(TypeError):
+        project.eval_chain(fi, "", 3, 1)
+    with pytest.raises(TypeError):
+        project.eval_chain(fi, "", "x")
+    with pytest.raises(TypeError):
+        project.eval_chain(fi, "", "x", 1, 0, None, None, None)
+    with pytest.raises(TypeError):
+        project.eval_chain(fi, "", "x", 1, bad=1)
+    with pytest.raises(TypeError):
+        project.eval_chain(fi, "", None, 1, 0, None, ("x",))
+    with pytest.raises(TypeError):
+        NATIVE(object(), fi, "", "x", 1)
