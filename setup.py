@@ -165,11 +165,12 @@ setup(
                 "native/core_calls.c",
                 "native/core_playback.c",
                 "native/core_chain.c",
+                "native/core_lookup.c",
                 "native/core_fields.c",
                 "native/core_arrays.c",
                 "native/core_tables.c",
             ],
-            depends=["native/core.h"],
+            depends=["native/core.h", "native/core_methods.h"],
             # the helpers shared between its files stay out of the dynamic symbol table
             extra_compile_args=["-O3", "-std=c99", "-fvisibility=hidden"],
         ),

@@ -171,6 +171,10 @@ static PyMethodDef core_methods[] = {
     {"chain_method", core_chain_method, METH_VARARGS,
      "chain_method(cls, kit) -> the method eval_chain of cls: values.py `_eval_chain` in C;"
      " kit: (MAX_DEPTH, parse_steps, fold, ALTS)"},
+    {"lookup_method", core_lookup_method, METH_VARARGS,
+     "lookup_method(cls, kit) -> the method lookup_name of cls: names.py `_lookup_name` in C;"
+     " kit: (MAX_DEPTH, CLASS_FIRST, SymbolFact's positions of kind, name, signature,"
+     " decorators)"},
     {"playback_calls", (PyCFunction)(void (*)(void))core_playback_calls, METH_FASTCALL,
      "playback_calls(project, fi, calls, edges, out, lookups, table, srcs, kit): playback.py"
      " `_resolve_calls`' loop over a Python file's call sites (the played ones here, the rest"

@@ -118,6 +118,7 @@ PyObject *core_parse_steps_cache(PyObject *self, PyObject *unused);
 PyObject *core_index_calls_pass(PyObject *self, PyObject *args);
 PyObject *core_playback_calls(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_chain_method(PyObject *self, PyObject *args);
+PyObject *core_lookup_method(PyObject *self, PyObject *args);
 PyObject *core_csr_from_codes(PyObject *self, PyObject *args);
 PyObject *core_patch_codes(PyObject *self, PyObject *args);
 PyObject *core_rank_order(PyObject *self, PyObject *arg);

@@ -9,7 +9,7 @@
  * compares every answer, read and table the two make).
  */
 
-#include "core.h"
+#include "core_methods.h"
 
 /* what the method reads of its Python modules, set once where it is installed (chain_method):
  * MAX_DEPTH, parse_steps, engine/chains.py fold, the kind `alts` */
@@ -20,8 +20,12 @@ static PyObject *s_lookups, *s_folds, *s_memo, *s_cuts, *s_member_names, *s_path
     *s_super, *m_lookup, *m_cut, *m_chain_head, *m_apply_suffix, *m_getattr,
     *m_property_read, *m_member_reads;
 
-static int init_strings(void) {
+PyObject *zero; /* (the default depth) */
+
+int methods_init(void) {
     if (m_member_reads != NULL) return 0;
+    zero = PyLong_FromLong(0);
+    if (zero == NULL) return -1;
     struct {
         PyObject **slot;
         const char *text;
@@ -42,12 +46,12 @@ static int init_strings(void) {
 }
 
 /* `self.NAME(*args)` (n arguments after self; args[0] is self) */
-static PyObject *call_method(PyObject *name, PyObject **args, Py_ssize_t n) {
+PyObject *call_method(PyObject *name, PyObject **args, Py_ssize_t n) {
     return PyObject_VectorcallMethod(name, args, (size_t)(n + 1), NULL);
 }
 
 /* `self.memo.cuts` (new reference) */
-static PyObject *memo_cuts(PyObject *self) {
+PyObject *memo_cuts(PyObject *self) {
     PyObject *memo = PyObject_GetAttr(self, s_memo);
     PyObject *cuts = memo != NULL ? PyObject_GetAttr(memo, s_cuts) : NULL;
     Py_XDECREF(memo);
@@ -359,48 +363,57 @@ static PyObject *eval_chain(PyObject *self, PyObject *fi, PyObject *scope, PyObj
     return result;
 }
 
-static const char *const PARAMS[] = {"fi", "scope", "chain", "line", "depth", "reads", "steps"};
-enum { N_PARAMS = 7, N_REQUIRED = 4 };
-
-/* the method: eval_chain(self, fi, scope, chain, line, depth=0, reads=None, steps=None) */
-static PyObject *core_eval_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
-                                 PyObject *kwnames) {
+/* a method's arguments by position or keyword into `a` (n parameters, the first `required`
+ * required, the others None unless given; `depth`, at `at_depth`, 0): 0, or -1 */
+int method_args(const char *method, const char *const *params, int n, int required,
+                       int at_depth, PyObject *const *args, Py_ssize_t nargsf,
+                       PyObject *kwnames, PyObject **a) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *a[N_PARAMS] = {NULL, NULL, NULL, NULL, NULL, Py_None, Py_None};
-    if (nargs > N_PARAMS) {
-        PyErr_SetString(PyExc_TypeError, "eval_chain: too many arguments");
-        return NULL;
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s: too many arguments", method);
+        return -1;
     }
-    for (Py_ssize_t i = 0; i < nargs; i++) a[i] = args[i];
+    for (int i = 0; i < n; i++) a[i] = i < nargs ? args[i] : i < required ? NULL : Py_None;
     Py_ssize_t nk = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t k = 0; k < nk; k++) {
         PyObject *kw = PyTuple_GET_ITEM(kwnames, k);
         int at = -1;
-        for (int i = 0; i < N_PARAMS && at < 0; i++)
-            if (PyUnicode_CompareWithASCIIString(kw, PARAMS[i]) == 0) at = i;
+        for (int i = 0; i < n && at < 0; i++)
+            if (PyUnicode_CompareWithASCIIString(kw, params[i]) == 0) at = i;
         if (at < 0 || at < nargs) {
-            PyErr_Format(PyExc_TypeError, "eval_chain: an unexpected argument %R", kw);
-            return NULL;
+            PyErr_Format(PyExc_TypeError, "%s: an unexpected argument %R", method, kw);
+            return -1;
         }
         a[at] = args[nargs + k];
     }
-    for (int i = 0; i < N_REQUIRED; i++)
+    for (int i = 0; i < required; i++)
         if (a[i] == NULL) {
-            PyErr_Format(PyExc_TypeError, "eval_chain: missing argument %s", PARAMS[i]);
-            return NULL;
+            PyErr_Format(PyExc_TypeError, "%s: missing argument %s", method, params[i]);
+            return -1;
         }
-    PyObject *zero = NULL;
-    if (a[4] == NULL) {
-        zero = a[4] = PyLong_FromLong(0);
-        if (zero == NULL) return NULL;
+    if (a[at_depth] == Py_None && (nargs <= at_depth)) {
+        int given = 0; /* (a depth given as None stays None: an error below, as in Python) */
+        for (Py_ssize_t k = 0; k < nk; k++)
+            given |= PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k),
+                                                      params[at_depth]) == 0;
+        if (!given) a[at_depth] = zero;
     }
+    return 0;
+}
+
+static const char *const CHAIN_PARAMS[] = {"fi",    "scope", "chain", "line",
+                                           "depth", "reads", "steps"};
+
+/* the method: eval_chain(self, fi, scope, chain, line, depth=0, reads=None, steps=None) */
+static PyObject *core_eval_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
+                                 PyObject *kwnames) {
+    PyObject *a[7];
+    if (method_args("eval_chain", CHAIN_PARAMS, 7, 4, 4, args, nargsf, kwnames, a) < 0)
+        return NULL;
     /* (one level of Python's recursion bound, as the Python method's frame is) */
-    PyObject *r = NULL;
-    if (Py_EnterRecursiveCall(" in eval_chain") == 0) {
-        r = eval_chain(self, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
-        Py_LeaveRecursiveCall();
-    }
-    Py_XDECREF(zero);
+    if (Py_EnterRecursiveCall(" in eval_chain")) return NULL;
+    PyObject *r = eval_chain(self, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    Py_LeaveRecursiveCall();
     return r;
 }
 
@@ -423,7 +436,7 @@ PyObject *core_chain_method(PyObject *self, PyObject *args) {
     }
     long md = PyLong_AsLong(PyTuple_GET_ITEM(k, K_MAX_DEPTH));
     if (md == -1 && PyErr_Occurred()) return NULL;
-    if (init_strings() < 0) return NULL;
+    if (methods_init() < 0) return NULL;
     Py_XSETREF(kit, Py_NewRef(k));
     max_depth = md;
     return PyDescr_NewMethod((PyTypeObject *)cls, &EVAL_CHAIN);

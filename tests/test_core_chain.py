@@ -1,8 +1,10 @@
-"""native/core_chain.c's eval_chain (values.py `_eval_chain` in C, installed as the method)
-answers what the Python method answers, with the same reads and the same kept lookups, folds
-and memo, chain after chain: every chain written in this repository's Python files (callees,
-arguments, bound values), each evaluated in its file's scope and line, with and without
-reads, and the forms each rule reads (super(), suffixes, steps given, the depth bound)."""
+"""native/core_chain.c's eval_chain and lookup_name (values.py `_eval_chain` and names.py
+`_lookup_name` in C, installed as the methods) answer what the Python methods answer, with the
+same reads and the same kept lookups, folds and memo, chain after chain and name after name:
+every chain written in this repository's Python files (callees, arguments, bound values) and
+every name read, each in its file's scope and line, with and without reads, and the forms
+each rule reads (super(), suffixes, steps given, parameters, enclosing scopes, the depth
+bound)."""
 
 from __future__ import annotations
 
@@ -10,16 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from codeimpact.indexer.lang.python import SPEC, values
+from codeimpact.indexer.lang.python import SPEC, names, values
 from codeimpact.indexer.lang.python.index import MAX_DEPTH, parse_steps
 from codeimpact.indexer.lang.python.resolve import PythonProject
 
 _core = pytest.importorskip("codeimpact.native._core")
-if not hasattr(_core, "chain_method"):
-    pytest.skip("an extension built before chain_method", allow_module_level=True)
+if not hasattr(_core, "lookup_method"):
+    pytest.skip("an extension built before lookup_method", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 NATIVE = values.Values.eval_chain
+NATIVE_LOOKUP = names.Names.lookup_name
 
 SOURCE = """\
 class Base:
@@ -41,12 +44,35 @@ class Box(Base):
         self.items[0].go()
         Box().size.go()
         return self
+
+    @classmethod
+    def make(cls, n: int, box: "Box", other=Box, *rest, **kw):
+        def inner(x):
+            return cls, n, box, other, rest, kw, x, inner, Box, len
+
+        return inner
+
+    @staticmethod
+    def alone(a, b=1):
+        return a, b
+
+    def __new__(cls, box=None):
+        return cls
+
+
+def test_run(tmp_path, box: Box):
+    return tmp_path, box, Box.make
 """
 
 
-def _chains(fi) -> list[tuple[str, str, int]]:
-    """(scope, chain, line) of every chain the file's facts write."""
+def _chains(fi, every_name: bool) -> list[tuple[str, str, int]]:
+    """(scope, chain, line) of every chain the file's facts write; `every_name`: and every
+    name the file binds or takes (and a builtin, one bound nowhere) read in each scope."""
     out = []
+    if every_name:
+        taken = {n for table in (fi.names, fi.params) for ns in table.values() for n in ns}
+        for scope, s in fi.syms.items():
+            out += [(scope, n, s.end_line) for n in sorted(taken | {"len", "nowhere"})]
     for c in fi.facts.calls:
         out.append((c.scope, c.callee, c.line))
         out += [(c.scope, chain, c.line) for _, chain in c.args]
@@ -58,8 +84,14 @@ def _evaluate(project, native: bool, monkeypatch, path, scope, chain, line, dept
     monkeypatch.setattr(
         values.Values, "eval_chain", NATIVE if native else values.Values._eval_chain
     )
+    monkeypatch.setattr(
+        names.Names, "lookup_name", NATIVE_LOOKUP if native else names.Names._lookup_name
+    )
     got = [] if reads else None
-    r = project.eval_chain(project.files[path], scope, chain, line, depth, got, steps)
+    if reads is None:  # (a name's lookup: steps is the key given, or None)
+        r = project.lookup_name(project.files[path], scope, chain, line, depth, steps)
+    else:
+        r = project.eval_chain(project.files[path], scope, chain, line, depth, got, steps)
     return (
         r,
         got,
@@ -69,17 +101,24 @@ def _evaluate(project, native: bool, monkeypatch, path, scope, chain, line, dept
     )
 
 
-def _same(facts, monkeypatch, forms=((0, False), (0, True))) -> int:
+def _same(facts, monkeypatch, forms, every_name=False) -> int:
     native = PythonProject(facts, SPEC.is_test_path, {})
     python = PythonProject(facts, SPEC.is_test_path, {})
     count = 0
     for path in sorted(facts):
         native.forget_lookups()
         python.forget_lookups()
-        for scope, chain, line in _chains(native.files[path]):
+        for scope, chain, line in _chains(native.files[path], every_name):
             for depth, reads in forms:
                 text, steps = chain, None
-                if depth < 0:  # (the caller's steps, as resolve.py's for a method's receiver)
+                if reads is None:  # (the chain's head as a name read)
+                    heads = parse_steps(chain) if chain and chain[0] != "?" else None
+                    if not heads:
+                        continue
+                    text = heads[0][0]
+                    steps = (path, scope, text) if depth < 0 else None
+                    depth = max(depth, 0)
+                elif depth < 0:  # (the caller's steps, as resolve.py's for a method's receiver)
                     text, depth = None, 0
                     steps = parse_steps(chain) if chain and chain[0] != "?" else None
                     if not steps:
@@ -93,8 +132,9 @@ def _same(facts, monkeypatch, forms=((0, False), (0, True))) -> int:
     return count
 
 
-def test_native_method_is_installed():
+def test_native_methods_are_installed():
     assert type(NATIVE).__name__ == "method_descriptor"
+    assert type(NATIVE_LOOKUP).__name__ == "method_descriptor"
     facts = {"m.py": SPEC.extract(b"import os\n")}
     project = PythonProject(facts, SPEC.is_test_path, {})
     project.forget_lookups()
@@ -109,14 +149,15 @@ def test_every_chain_is_the_python_method(part, monkeypatch):
     facts = {}
     for path in sorted((ROOT / part).rglob("*.py")):
         facts[path.relative_to(ROOT).as_posix()] = SPEC.extract(path.read_bytes())
-    assert _same(facts, monkeypatch, ((0, False), (0, True), (-1, True))) > 5000
+    assert _same(facts, monkeypatch, ((0, False), (0, True), (-1, True), (0, None))) > 5000
 
 
 def test_each_form(monkeypatch):
     facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/m.py": SPEC.extract(SOURCE.encode())}
     forms = ((0, False), (0, True), (-1, False), (-1, True), (MAX_DEPTH, True),
-             (MAX_DEPTH + 1, False), (MAX_DEPTH - 1, True))  # fmt: skip
-    assert _same(facts, monkeypatch, forms) > 40
+             (MAX_DEPTH + 1, False), (MAX_DEPTH - 1, True), (0, None), (-1, None),
+             (MAX_DEPTH + 1, None))  # fmt: skip
+    assert _same(facts, monkeypatch, forms, every_name=True) > 500
     project = PythonProject(facts, SPEC.is_test_path, {})
     project.forget_lookups()
     fi, reads = project.files["pkg/m.py"], []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from codeimpact.indexer.lang.api import SymbolFact, native_core
 from codeimpact.indexer.lang.engine.imports import (
     MODULE,
     UNBOUND,
@@ -469,13 +470,14 @@ class Names:
             src = self._srcs[scope] = f"{fi.path}::{scope}"
         return src
 
-    def lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None, depth: int = 0,
-                    key: tuple | None = None):  # fmt: skip
+    def _lookup_name(self, fi: FileIndex, scope: str, name: str, line: int | None,
+                     depth: int = 0, key: tuple | None = None):  # fmt: skip
         """(entity, rule) of `name` read in `scope` at `line`: its bindings there, else its
         parameter, else the enclosing scopes'; kept with the file's lookups
         (`_lookups`, None: not kept) when no cut was met and the line does not matter.
         `key`: (fi.path, scope, name), given by a caller that read the file's lookups under
-        it and found nothing (most callers: the key is not made and looked up again)."""
+        it and found nothing (most callers: the key is not made and looked up again).
+        `lookup_name` is this method in C (native/core_chain.c) where the extension has it."""
         if depth > MAX_DEPTH:
             self._cut()  # every scope's lookup would be cut
             return self._unbound_lookup(fi, name, depth)
@@ -554,6 +556,8 @@ class Names:
             seen[key] = r
         return r
 
+    lookup_name = _lookup_name  # (native/core_chain.c's where the extension has it: below)
+
     def _unbound_lookup(self, fi: FileIndex, name: str, depth: int):
         """A name no scope of the file binds: the module's star imports, then the builtins."""
         if fi.star_imports:  # (most modules have none: the engine's walk would find nothing)
@@ -572,3 +576,14 @@ class Names:
 
     def enclosing_class(self, fi: FileIndex, scope: str) -> str | None:
         return fi.innermost(scope, _CLASS_BODY)
+
+
+# `_lookup_name` in C installed as the method (a method descriptor: its calls specialised as
+# a Python method's are, no wrapper frame); the Python method where the extension is older
+_lookup_method = getattr(native_core(), "lookup_method", None)
+if _lookup_method is not None:
+    _at = SymbolFact._fields.index
+    Names.lookup_name = _lookup_method(
+        Names, (MAX_DEPTH, CLASS_FIRST, _at("kind"), _at("name"), _at("signature"),
+                _at("decorators"))
+    )  # fmt: skip
