@@ -19,7 +19,9 @@ static Py_ssize_t at_kind, at_name, at_signature, at_decorators, sym_size;
 static PyObject *s_names, *s_params, *s_syms, *s_parent, *s_empty, *s_method, *s_class,
     *s_sym, *s_self, *s_param, *s_scope, *s_local_type, *s_staticmethod, *s_classmethod,
     *m_in_scope, *m_eval_type, *m_pytest_value, *m_default, *m_unbound, *s_lookups, *s_path,
-    *s_inst, *m_cut;
+    *s_inst, *m_cut, *s_import, *s_def, *s_var, *s_bind, *s_unknown, *s_facts, *s_extra,
+    *s_alt_imports, *s_value, *m_pick, *m_alternative_imports, *m_import_target,
+    *m_binding_value, *m_before_item_read, *m_lookup_name;
 
 static int lookup_strings(void) {
     if (m_unbound != NULL) return 0;
@@ -37,7 +39,14 @@ static int lookup_strings(void) {
                {&m_pytest_value, "pytest_value"}, {&m_default, "_default"},
                {&m_unbound, "_unbound_lookup"}, {&s_lookups, "_lookups"},
                {&s_path, "path"},             {&s_inst, "inst"},
-               {&m_cut, "_cut"}};
+               {&m_cut, "_cut"},              {&s_import, "import"},
+               {&s_def, "def"},               {&s_var, "var"},
+               {&s_bind, "bind"},             {&s_unknown, "unknown"},
+               {&s_facts, "facts"},           {&s_extra, "extra"},
+               {&s_alt_imports, "alt_imports"}, {&s_value, "value"},
+               {&m_pick, "_pick"},            {&m_alternative_imports, "_alternative_imports"},
+               {&m_import_target, "import_target"}, {&m_binding_value, "_binding_value"},
+               {&m_before_item_read, "_before_item_read"}, {&m_lookup_name, "lookup_name"}};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         PyObject *s = PyUnicode_InternFromString(all[i].text);
         if (s == NULL) return -1;
@@ -324,6 +333,197 @@ done:
     return r;
 }
 
+/* a candidate binding (line, kind, what) of `cands`: its kind and what (borrowed), or -1 */
+static int candidate(PyObject *c, PyObject **kind, PyObject **what) {
+    if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) < 3 || !PyUnicode_Check(PyTuple_GET_ITEM(c, 1))) {
+        PyErr_SetString(PyExc_TypeError, "_lookup_in_scope: a candidate is not (line, kind, what)");
+        return -1;
+    }
+    *kind = PyTuple_GET_ITEM(c, 1);
+    *what = PyTuple_GET_ITEM(c, 2);
+    return 0;
+}
+
+/* `(("sym", path, what), "scope")` (a definition or a module variable), or `("unknown", ...)` */
+static PyObject *answer(PyObject *kind, PyObject *path, PyObject *a, PyObject *b) {
+    PyObject *ent = b != NULL ? PyTuple_Pack(4, kind, path, a, b) : PyTuple_Pack(3, kind, path, a);
+    PyObject *r = ent != NULL ? PyTuple_Pack(2, ent, s_scope) : NULL;
+    Py_XDECREF(ent);
+    return r;
+}
+
+/* whether the `import` candidate picked is one of the file's alternative imports (`alt`,
+ * new reference, set when so) (1, 0, -1) */
+static int alternative(PyObject *fi, PyObject *line_of, PyObject **alt) {
+    PyObject *facts = PyObject_GetAttr(fi, s_facts);
+    PyObject *extra = facts != NULL ? PyObject_GetAttr(facts, s_extra) : NULL;
+    Py_XDECREF(facts);
+    if (extra == NULL) return -1;
+    PyObject *a = PyDict_Check(extra) ? PyDict_GetItemWithError(extra, s_alt_imports) : NULL;
+    if (a == NULL && !PyDict_Check(extra)) { /* (a mapping of another type: its get) */
+        a = PyObject_CallMethod(extra, "get", "O", s_alt_imports);
+        Py_XDECREF(a); /* (held by extra) */
+    }
+    int in = a != NULL ? PyObject_IsTrue(a) : PyErr_Occurred() ? -1 : 0;
+    if (in > 0) in = PySequence_Contains(a, line_of);
+    if (in > 0) *alt = Py_NewRef(a);
+    Py_DECREF(extra);
+    return in;
+}
+
+/* Names._lookup_in_scope: `name` in `scope` alone, its bindings there (`cands`, when the
+ * caller read them), else its parameter; None when neither */
+static PyObject *in_scope(PyObject *self, PyObject *fi, PyObject *scope, PyObject *name,
+                          PyObject *line, PyObject *follow, PyObject *depth, PyObject *cands) {
+    int overflow;
+    long d = PyLong_AsLongAndOverflow(depth, &overflow);
+    if (d == -1 && PyErr_Occurred()) return NULL;
+    if (overflow) d = overflow > 0 ? LONG_MAX : LONG_MIN;
+    if (d > lookup_max_depth) {
+        PyObject *a[1] = {self};
+        return call_method(m_cut, a, 0);
+    }
+    PyObject *names = NULL, *picked = NULL, *path = NULL, *deeper = NULL, *r = NULL;
+    PyObject *alt = NULL, *value = NULL;
+    int fol = PyObject_IsTrue(follow);
+    if (fol < 0) return NULL;
+    Py_INCREF(cands); /* (held while the answer is made) */
+    if (cands == Py_None) {
+        Py_DECREF(cands);
+        cands = NULL;
+        names = table_of(fi, s_names);
+        PyObject *of = names != NULL ? PyDict_GetItemWithError(names, scope) : NULL;
+        if (of != NULL && !PyDict_Check(of)) {
+            PyErr_SetString(PyExc_TypeError, "lookup_name: a scope's names are not a dict");
+            goto done;
+        }
+        cands = of != NULL ? PyDict_GetItemWithError(of, name) : NULL;
+        if (cands == NULL && PyErr_Occurred()) goto done;
+        cands = Py_NewRef(cands != NULL ? cands : Py_None);
+    }
+    int some = PyObject_IsTrue(cands);
+    if (some <= 0) {
+        if (some < 0) goto done;
+        /* (a parameter's value: lookup_name's, the same at any line) */
+        PyObject *params = table_of(fi, s_params);
+        PyObject *ps = params != NULL ? PyDict_GetItemWithError(params, scope) : NULL;
+        int in = ps != NULL ? PyObject_IsTrue(ps) : PyErr_Occurred() ? -1 : 0;
+        if (in > 0) in = PySequence_Contains(ps, name);
+        if (in > 0) {
+            PyObject *a[6] = {self, fi, scope, name, line, depth};
+            r = call_method(m_lookup_name, a, 5);
+        } else if (in == 0) {
+            r = Py_NewRef(Py_None);
+        }
+        Py_XDECREF(params);
+        goto done;
+    }
+    Py_ssize_t n = PyObject_Length(cands);
+    if (n < 0) goto done;
+    if (n == 1) {
+        picked = Py_NewRef(cands);
+    } else {
+        PyObject *a[3] = {self, cands, line};
+        picked = call_method(m_pick, a, 2);
+    }
+    if (picked == NULL) goto done;
+    if (!(PyList_Check(picked) || PyTuple_Check(picked)) ||
+        !(PyList_Check(cands) || PyTuple_Check(cands))) {
+        PyErr_SetString(PyExc_TypeError, "_lookup_in_scope: the candidates are not a sequence");
+        goto done;
+    }
+    PyObject *kind, *what;
+    PyObject *first = PySequence_Fast_GET_SIZE(picked) ? PySequence_Fast_GET_ITEM(picked, 0) : NULL;
+    if (first == NULL) {
+        PyErr_SetString(PyExc_IndexError, "_lookup_in_scope: nothing picked");
+        goto done;
+    }
+    if (candidate(first, &kind, &what) < 0) goto done;
+    if (fol && n > 1 && same_str(kind, s_import)) {
+        int in = alternative(fi, PyTuple_GET_ITEM(first, 0), &alt);
+        if (in < 0) goto done;
+        if (in) {
+            PyObject *a[6] = {self, fi, cands, alt, line, depth};
+            r = call_method(m_alternative_imports, a, 5);
+            if (r != Py_None) goto done;
+            Py_CLEAR(r);
+        }
+    }
+    path = PyObject_GetAttr(fi, s_path);
+    deeper = path != NULL ? PyLong_FromLong(d + 1) : NULL;
+    if (deeper == NULL) goto done;
+    /* (_candidate written out: a frame per candidate) */
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(picked); i++) {
+        if (candidate(PySequence_Fast_GET_ITEM(picked, i), &kind, &what) < 0) goto done;
+        if (same_str(kind, s_def) || same_str(kind, s_var)) {
+            r = answer(s_sym, path, what, NULL);
+            goto done;
+        }
+        if (same_str(kind, s_import)) {
+            PyObject *a[5] = {self, fi, what, follow, deeper};
+            r = call_method(m_import_target, a, 4);
+        } else if (fol) {
+            PyObject *a[4] = {self, fi, what, deeper};
+            r = call_method(m_binding_value, a, 3);
+        } else {
+            continue; /* a binding: the variable symbol (a later candidate) answers */
+        }
+        if (r != Py_None) goto done;
+        Py_CLEAR(r);
+    }
+    if (candidate(first, &kind, &what) < 0) goto done;
+    if (fol && same_str(kind, s_bind)) {
+        value = PyObject_GetAttr(what, s_value);
+        if (value == NULL || !str_ok(value)) goto done;
+        if (starts(value, "key:")) { /* an item read we cannot follow */
+            PyObject *a[6] = {self, fi, cands, picked, line, depth};
+            r = call_method(m_before_item_read, a, 5);
+            if (r != Py_None) goto done;
+            Py_CLEAR(r);
+        }
+    }
+    /* the name is bound here (so an outer scope does not see through), to a value we cannot
+       follow: the module variable when there is one, else an unknown */
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(cands); i++) {
+        if (candidate(PySequence_Fast_GET_ITEM(cands, i), &kind, &what) < 0) goto done;
+        if (same_str(kind, s_var)) {
+            r = answer(s_sym, path, what, NULL);
+            goto done;
+        }
+    }
+    r = answer(s_unknown, path, scope, name);
+done:
+    Py_XDECREF(cands);
+    Py_XDECREF(names);
+    Py_XDECREF(picked);
+    Py_XDECREF(path);
+    Py_XDECREF(deeper);
+    Py_XDECREF(alt);
+    Py_XDECREF(value);
+    return r;
+}
+
+static const char *const IN_SCOPE_PARAMS[] = {"fi",     "scope", "name", "line",
+                                              "follow", "depth", "cands"};
+
+/* the method: _lookup_in_scope(self, fi, scope, name, line, follow, depth, cands=None) */
+static PyObject *core_in_scope(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
+                               PyObject *kwnames) {
+    PyObject *a[7];
+    if (method_args("_lookup_in_scope", IN_SCOPE_PARAMS, 7, 6, 5, args, nargsf, kwnames, a) < 0)
+        return NULL;
+    if (Py_EnterRecursiveCall(" in _lookup_in_scope")) return NULL;
+    PyObject *r = in_scope(self, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    Py_LeaveRecursiveCall();
+    return r;
+}
+
+static PyMethodDef IN_SCOPE = {
+    "_lookup_in_scope", (PyCFunction)(void (*)(void))core_in_scope,
+    METH_FASTCALL | METH_KEYWORDS,
+    "_lookup_in_scope(fi, scope, name, line, follow, depth, cands=None): `name` in `scope`"
+    " alone (indexer/lang/python/names.py `_lookup_in_scope_py`, in C)"};
+
 static const char *const LOOKUP_PARAMS[] = {"fi", "scope", "name", "line", "depth", "key"};
 
 /* the method: lookup_name(self, fi, scope, name, line, depth=0, key=None) */
@@ -343,7 +543,8 @@ static PyMethodDef LOOKUP_NAME = {
     "lookup_name(fi, scope, name, line, depth=0, key=None): (entity, rule) of a name read in a"
     " scope (indexer/lang/python/names.py `_lookup_name`, in C)"};
 
-/* lookup_method(cls, kit) -> the method lookup_name of cls (a method descriptor); kit:
+/* lookup_method(cls, kit) -> the methods lookup_name and _lookup_in_scope of cls (method
+ * descriptors); kit:
  * (MAX_DEPTH, CLASS_FIRST, and SymbolFact's positions of kind, name, signature, decorators),
  * kept for every call of the method */
 PyObject *core_lookup_method(PyObject *self, PyObject *args) {
@@ -374,5 +575,10 @@ PyObject *core_lookup_method(PyObject *self, PyObject *args) {
     sym_size = 1 + (at_kind > at_name ? at_kind : at_name);
     if (at_signature >= sym_size) sym_size = at_signature + 1;
     if (at_decorators >= sym_size) sym_size = at_decorators + 1;
-    return PyDescr_NewMethod((PyTypeObject *)cls, &LOOKUP_NAME);
+    PyObject *lookup = PyDescr_NewMethod((PyTypeObject *)cls, &LOOKUP_NAME);
+    PyObject *in = lookup != NULL ? PyDescr_NewMethod((PyTypeObject *)cls, &IN_SCOPE) : NULL;
+    PyObject *both = in != NULL ? PyTuple_Pack(2, lookup, in) : NULL;
+    Py_XDECREF(lookup);
+    Py_XDECREF(in);
+    return both;
 }

@@ -1,10 +1,11 @@
-"""native/core_chain.c's eval_chain and lookup_name (values.py `_eval_chain` and names.py
-`_lookup_name` in C, installed as the methods) answer what the Python methods answer, with the
-same reads and the same kept lookups, folds and memo, chain after chain and name after name:
-every chain written in this repository's Python files (callees, arguments, bound values) and
-every name read, each in its file's scope and line, with and without reads, and the forms
-each rule reads (super(), suffixes, steps given, parameters, enclosing scopes, the depth
-bound)."""
+"""native/core_chain.c's eval_chain and core_lookup.c's lookup_name and _lookup_in_scope
+(values.py `_eval_chain`, names.py `_lookup_name` and `_lookup_in_scope_py` in C, installed as
+the methods) answer what the Python methods answer, with the same reads and the same kept
+lookups, folds and memo, chain after chain and name after name: every chain written in this
+repository's Python files (callees, arguments, bound values) and every name read, each in its
+file's scope and line, with and without reads, and the forms each rule reads (super(),
+suffixes, steps given, parameters, enclosing scopes, rebindings, alternative imports, item
+reads, the depth bound)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ if not hasattr(_core, "lookup_method"):
 ROOT = Path(__file__).resolve().parents[1]
 NATIVE = values.Values.eval_chain
 NATIVE_LOOKUP = names.Names.lookup_name
+NATIVE_IN_SCOPE = names.Names._lookup_in_scope
 
 SOURCE = """\
 class Base:
@@ -62,6 +64,24 @@ class Box(Base):
 
 def test_run(tmp_path, box: Box):
     return tmp_path, box, Box.make
+
+
+try:
+    import json
+except ImportError:
+    json = None
+
+CONST = 1
+CONST = Box()
+
+
+def items(node, seq):
+    node = node.children[0]
+    first = seq[0]
+    x = 1
+    x = Box()
+    x.go()
+    return node.go(), first.go(), json.dumps(x), CONST.go()
 """
 
 
@@ -86,6 +106,11 @@ def _evaluate(project, native: bool, monkeypatch, path, scope, chain, line, dept
     )
     monkeypatch.setattr(
         names.Names, "lookup_name", NATIVE_LOOKUP if native else names.Names._lookup_name
+    )
+    monkeypatch.setattr(
+        names.Names,
+        "_lookup_in_scope",
+        NATIVE_IN_SCOPE if native else names.Names._lookup_in_scope_py,
     )
     got = [] if reads else None
     if reads is None:  # (a name's lookup: steps is the key given, or None)
@@ -135,6 +160,7 @@ def _same(facts, monkeypatch, forms, every_name=False) -> int:
 def test_native_methods_are_installed():
     assert type(NATIVE).__name__ == "method_descriptor"
     assert type(NATIVE_LOOKUP).__name__ == "method_descriptor"
+    assert type(NATIVE_IN_SCOPE).__name__ == "method_descriptor"
     facts = {"m.py": SPEC.extract(b"import os\n")}
     project = PythonProject(facts, SPEC.is_test_path, {})
     project.forget_lookups()

@@ -220,10 +220,11 @@ class Names:
             group.sort(key=candidate_rank)
         return group
 
-    def _lookup_in_scope(self, fi: FileIndex, scope: str, name: str, line: int | None,
-                         follow: bool, depth: int, cands: list | None = None):  # fmt: skip
+    def _lookup_in_scope_py(self, fi: FileIndex, scope: str, name: str, line: int | None,
+                            follow: bool, depth: int, cands: list | None = None):  # fmt: skip
         """`name` in `scope` alone: its bindings there (`cands`, when the caller read them),
-        else its parameter; None when neither."""
+        else its parameter; None when neither. `_lookup_in_scope` is this method in C
+        (native/core_lookup.c) where the extension has it."""
         if depth > MAX_DEPTH:
             return self._cut()
         if cands is None:
@@ -266,6 +267,8 @@ class Names:
         if ps and name in ps:  # (a parameter's value: lookup_name's, the same at any line)
             return self.lookup_name(fi, scope, name, line, depth)
         return None
+
+    _lookup_in_scope = _lookup_in_scope_py  # (native/core_lookup.c's where it is: below)
 
     def _before_item_read(self, fi: FileIndex, cands: list, picked: list, line, depth: int):
         """An item read we cannot follow (`node = node.children[0]`, the items stored from a
@@ -578,12 +581,13 @@ class Names:
         return fi.innermost(scope, _CLASS_BODY)
 
 
-# `_lookup_name` in C installed as the method (a method descriptor: its calls specialised as
-# a Python method's are, no wrapper frame); the Python method where the extension is older
+# `_lookup_name` and `_lookup_in_scope_py` in C installed as the methods (method descriptors:
+# their calls specialised as a Python method's are, no wrapper frame); the Python methods where
+# the extension is older
 _lookup_method = getattr(native_core(), "lookup_method", None)
 if _lookup_method is not None:
     _at = SymbolFact._fields.index
-    Names.lookup_name = _lookup_method(
+    Names.lookup_name, Names._lookup_in_scope = _lookup_method(
         Names, (MAX_DEPTH, CLASS_FIRST, _at("kind"), _at("name"), _at("signature"),
                 _at("decorators"))
     )  # fmt: skip
