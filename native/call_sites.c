@@ -257,8 +257,8 @@ static int read_parts(Reading *rd, PyObject *site, Site *out) {
         out->node_obj = site;
         out->callee_obj = NULL; /* (a Node made for it only when the hook or `chain` needs one) */
         if (node_from_object(site, &out->node) < 0) return -1;
-        out->callee = ts_node_child_by_field_id(out->node, rd->self->callee_field);
-        list = ts_node_child_by_field_id(out->node, rd->self->arguments_field);
+        out->callee = runner_field(out->node, rd->self->callee_field);
+        list = runner_field(out->node, rd->self->arguments_field);
         if (ts_node_is_null(out->callee) || ts_node_is_null(list) ||
             !(role_of(rd->self, list) & ROLE_ARGUMENTS))
             return 1;
@@ -277,7 +277,7 @@ static int read_parts(Reading *rd, PyObject *site, Site *out) {
         if (PyTuple_GET_SIZE(site) == 3 && PyTuple_GET_ITEM(site, 2) != Py_None) {
             if (node_from_object(PyTuple_GET_ITEM(site, 2), &list) < 0) return -1;
         } else if (PyTuple_GET_SIZE(site) == 2 && rd->self->arguments_field) {
-            list = ts_node_child_by_field_id(out->node, rd->self->arguments_field);
+            list = runner_field(out->node, rd->self->arguments_field);
         }
     }
     rd->like = out->node_obj;
@@ -402,7 +402,7 @@ typedef struct {
 static PyObject *unknown_callee(const Reading *rd, TSNode callee) {
     TSNode member = {0};
     if ((role_of(rd->self, callee) & ROLE_MEMBER) && rd->self->member_field)
-        member = ts_node_child_by_field_id(callee, rd->self->member_field);
+        member = runner_field(callee, rd->self->member_field);
     if (ts_node_is_null(member)) return PyUnicode_FromStringAndSize("?", 1);
     uint32_t start = ts_node_start_byte(member), end = ts_node_end_byte(member);
     if ((Py_ssize_t)end > rd->source_len) end = (uint32_t)rd->source_len;
@@ -527,7 +527,7 @@ static int site_order(const CallSitesObject *self, PyObject *sites, Order **orde
             PyMem_Free(o);
             return -1;
         }
-        TSNode list = ts_node_child_by_field_id(node, self->arguments_field);
+        TSNode list = runner_field(node, self->arguments_field);
         o[i] = (Order){ts_node_is_null(list) ? UINT32_MAX : ts_node_start_byte(list), i};
     }
     qsort(o, (size_t)n, sizeof(Order), order_cmp);

@@ -116,6 +116,8 @@ typedef struct {
     PyObject **arguments; /* by call: its arguments, then (n_calls on) its literals */
     /* the matches' indices by what takes them, each in match order (one pass sorts them) */
     size_t *calls, *decorators, *scopes, *others;
+    TSNode *call_parts; /* by call (in run->calls order): its callee, then its arguments */
+    bool calls_unsorted; /* add_call left them out of their arguments' order */
     size_t n_calls, n_decorators, n_scopes, n_others;
     Py_ssize_t member_start, member_end; /* the last member read examined (facts_bind.c) */
     Py_ssize_t *callees; /* by call: its callee's start and end bytes (in match order) */
@@ -141,7 +143,7 @@ static inline uint8_t role_of(const Run *run, TSNode node) {
 
 static inline TSNode field_of(const Run *run, TSNode node, int field_role) {
     TSFieldId id = run->e->fields[field_role];
-    return id ? ts_node_child_by_field_id(node, id) : (TSNode){0};
+    return id ? runner_field(node, id) : (TSNode){0};
 }
 
 /* the node of a match's capture of `vocab`; null when absent */

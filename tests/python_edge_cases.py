@@ -425,4 +425,12 @@ EDGE_CASES = {
     "no_calls": "x = 1\n",
     "only_comment": "# nothing\n",
     "empty_file": "",
+    # a node's fields past comments (extras: no field index of their own) and through
+    # continuations, as the native engine reads them from the subtrees (native/ts_runtime.c)
+    "fields_past_comments": (
+        "def f(a):  # one\n    # two\n    return a\n"
+        "class A(  # three\n    B,\n):  # four\n    x: int = g(  # five\n  y)\n"
+        "h \\\n  (k)  # six\n"
+        "z = (  # seven\n  m\n)(n)\n"
+    ),
 }
