@@ -551,6 +551,71 @@ static int the_rest(Run *run) {
     return 0;
 }
 
+/* how far back add_call moves a call before it leaves the order to sort_calls */
+enum { MAX_INSERTION = 64 };
+
+
+/* A call, kept with its parts when its callee and arguments are both there (a pattern
+ * capturing them matched no other: only a broken tree has such a call), in its arguments'
+ * start order: a call matched alone comes as the walk enters it, before the calls in its
+ * callee (`f(x)(y)`); a pattern that captured its arguments completed as they were entered,
+ * and that order is the one the chain hooks' caches and the facts keep (call_arguments).
+ * The matches come nearly in that order (only chained calls differ): an insertion, which
+ * hands a long way back (a chain of thousands of calls) to sort_calls. */
+static void add_call(Run *run, size_t k) {
+    TSNode callee = part_of(run, k, V_CALLEE), args = part_of(run, k, V_ARGUMENTS);
+    if (ts_node_is_null(callee)) callee = field_of(run, construct_node(run, k), F_CALLEE);
+    if (ts_node_is_null(args)) args = field_of(run, construct_node(run, k), F_ARGUMENTS);
+    if (ts_node_is_null(callee) || ts_node_is_null(args)) return;
+    uint32_t key = ts_node_start_byte(args);
+    size_t i = run->n_calls++, stop = i > MAX_INSERTION ? i - MAX_INSERTION : 0;
+    if (run->calls_unsorted) stop = i;
+    while (i > stop && ts_node_start_byte(run->call_parts[2 * (i - 1) + 1]) > key) {
+        run->calls[i] = run->calls[i - 1];
+        run->call_parts[2 * i] = run->call_parts[2 * (i - 1)];
+        run->call_parts[2 * i + 1] = run->call_parts[2 * (i - 1) + 1];
+        i--;
+    }
+    if (i == stop && i > 0 && ts_node_start_byte(run->call_parts[2 * (i - 1) + 1]) > key)
+        run->calls_unsorted = true;
+    run->calls[i] = k;
+    run->call_parts[2 * i] = callee;
+    run->call_parts[2 * i + 1] = args;
+}
+
+typedef struct {
+    uint32_t key;
+    size_t match;
+    TSNode callee, args;
+} CallSort;
+
+static int call_sort_cmp(const void *a, const void *b) {
+    const CallSort *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* the calls sorted as add_call would have put them, where it gave up */
+static int sort_calls(Run *run) {
+    if (!run->calls_unsorted) return 0;
+    CallSort *c = PyMem_Malloc(run->n_calls * sizeof(CallSort));
+    if (c == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < run->n_calls; i++) {
+        TSNode args = run->call_parts[2 * i + 1];
+        c[i] = (CallSort){ts_node_start_byte(args), run->calls[i], run->call_parts[2 * i], args};
+    }
+    qsort(c, run->n_calls, sizeof(CallSort), call_sort_cmp); /* (the keys differ) */
+    for (size_t i = 0; i < run->n_calls; i++) {
+        run->calls[i] = c[i].match;
+        run->call_parts[2 * i] = c[i].callee;
+        run->call_parts[2 * i + 1] = c[i].args;
+    }
+    PyMem_Free(c);
+    return 0;
+}
+
 /* One pass over the matches: the definitions (a definition construct with its @name and
  * @body, or its name and body fields; one without goes to the `other` hook), and the indices of the calls, decorators,
  * local scopes (scope.* and binding.comprehension, which is also an `other`) and the rest. */
@@ -558,7 +623,8 @@ static int sort_matches(Run *run) {
     size_t n = run->m.match_count ? run->m.match_count : 1;
     run->defs = PyMem_Malloc(n * sizeof(Def));
     run->calls = PyMem_Malloc(4 * n * sizeof(size_t));
-    if (run->defs == NULL || run->calls == NULL) {
+    run->call_parts = PyMem_Malloc(2 * n * sizeof(TSNode));
+    if (run->defs == NULL || run->calls == NULL || run->call_parts == NULL) {
         PyErr_NoMemory();
         return -1;
     }
@@ -568,7 +634,7 @@ static int sort_matches(Run *run) {
     for (size_t k = 0; k < run->m.match_count; k++) {
         uint16_t v = construct_of(run, k);
         if (v == V_REFERENCE_CALL) {
-            run->calls[run->n_calls++] = k;
+            add_call(run, k);
             continue;
         }
         if (is_definition(v)) {
@@ -598,7 +664,7 @@ static int sort_matches(Run *run) {
         }
         run->others[run->n_others++] = k;
     }
-    return 0;
+    return sort_calls(run);
 }
 
 PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc) {
@@ -656,6 +722,7 @@ done:
         Py_XDECREF(run.arguments[i]);
     PyMem_Free(run.arguments);
     PyMem_Free(run.calls);
+    PyMem_Free(run.call_parts);
     PyMem_Free(run.callees);
     PyMem_Free(run.known);
     if (run.m.match_cap <= KEPT_MATCHES && run.m.cap_cap <= KEPT_MATCHES &&

@@ -208,7 +208,7 @@ int call_arguments(Run *run) {
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        TSNode args = part_of(run, run->calls[i], V_ARGUMENTS);
+        TSNode args = run->call_parts[2 * i + 1];
         if (call_args(run, args, &run->arguments[i], &run->arguments[n + i]) < 0) return -1;
     }
     return 0;
@@ -338,9 +338,7 @@ static int passed_literals(Run *run, PyObject *scope, TSNode node, PyObject *arg
 /* a call: its scope (a decorator's when inside one), its callee's chain (renamed where a
  * local scope binds its head), its line and its arguments */
 int call_fact(Run *run, size_t i) {
-    size_t match = run->calls[i];
-    TSNode callee = part_of(run, match, V_CALLEE);
-    if (ts_node_is_null(callee)) callee = part_of(run, match, V_REFERENCE_CALL);
+    TSNode callee = run->call_parts[2 * i];
     PyObject *args = run->arguments[i]; /* (call_arguments's, stolen) */
     PyObject *literals = run->arguments[run->n_calls + i];
     run->arguments[i] = run->arguments[run->n_calls + i] = NULL;
@@ -380,7 +378,7 @@ int call_fact(Run *run, size_t i) {
     chain = local_chain(run, chain, start);
     if (chain == Py_None) Py_SETREF(chain, unknown_chain(run->src + start, end - start));
     PyObject *line = chain == NULL ? NULL : line_of(callee);
-    if (line == NULL || passed_literals(run, scope, part_of(run, match, V_ARGUMENTS), args,
+    if (line == NULL || passed_literals(run, scope, run->call_parts[2 * i + 1], args,
                                         line) < 0) {
         Py_XDECREF(chain);
         Py_XDECREF(line);

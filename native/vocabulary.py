@@ -183,6 +183,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("right", "an assignment's value"),
     ("left", "an assignment's target"),
     ("callee", "a call's callee"),
+    ("arguments", "a call's arguments"),
     ("name", "a keyword argument's, parameter's or aliased import's name"),
     ("value", "a keyword argument's value, a subscript's base, a pair's value"),
     ("index", "a subscript's (first) index"),

@@ -128,6 +128,8 @@ def test_a_long_call_chain_makes_facts_linear_in_its_length(native_path):
     # the callee of the k-th call is `b` on a receiver of k - 1 steps: `?.b` past the limit
     assert sum(c.callee == "?.b" for c in facts.calls) == 4000 - chain_syntax.MAX_GROUPS - 1
     assert len(facts.to_bytes()) < 1 << 20
+    # in their arguments' order, the innermost first (natively: sorted past add_call's reach)
+    assert [c.callee for c in facts.calls[:3]] == ["a.b", "a.b().b", "a.b().b().b"]
 
 
 @native
@@ -417,3 +419,18 @@ def test_stdlib_facts_are_identical():
         if not same_facts(source):
             differ.append(str(path.relative_to(root)))
     assert not differ, f"{len(differ)} of {len(files)} files' facts differ: {differ[:5]}"
+
+
+@pytest.mark.parametrize("native_path", [True, False])
+def test_calls_matched_alone_keep_the_order_of_their_arguments(native_path):
+    """A call is matched alone (its callee and arguments are its fields); the facts keep the
+    order of a pattern that captured the arguments, which completes as they are entered:
+    `f(a)(b)` gives the inner call first though the outer one starts first (same line, same
+    scope: the order is the blob's, and the chain caches read the texts in it)."""
+    if native_path and not native_status().used:
+        pytest.skip(native_status().reason)
+    source = b"f(a)(b)\ng(c).h(d).k(e)\nm(n(o), p(q))\n"
+    facts = py.extract(source, native=native_path)
+    assert [c.callee for c in facts.calls] == [
+        "f", "f()", "g", "g().h", "g().h().k", "m", "n", "p"
+    ]  # fmt: skip

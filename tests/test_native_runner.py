@@ -224,13 +224,13 @@ def test_query_runner_reads_the_vocabulary():
             # a definition is matched alone (its name and body are read from its fields)
             ("definition.function", ["definition.function"], 1),
             # a match comes out when its last captured node is entered: the return's value
-            # is the call, whose own match ends at its arguments
+            # is the call, which is matched alone (its callee and arguments are its fields)
             ("return", ["return", "value"], 2),
+            ("reference.call", ["reference.call"], 2),
             # every attribute is a member-read candidate (`os.path.join`, then `os.path`);
             # extraction keeps only reads no other fact covers (26b0155)
             ("reference.member", ["reference.member"], 2),
             ("reference.member", ["reference.member"], 2),
-            ("reference.call", ["arguments", "callee", "reference.call"], 2),
         ]
     for native_path in (False, True):
         with pytest.raises(ValueError, match="outside the vocabulary"):

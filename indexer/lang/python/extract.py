@@ -237,6 +237,7 @@ RULES = FactRules(
         "right": "right",
         "left": "left",
         "callee": "function",
+        "arguments": "arguments",
         "name": "name",
         "value": "value",
         "index": "subscript",

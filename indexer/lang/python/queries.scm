@@ -9,7 +9,9 @@
 (function_definition) @definition.function
 (decorator) @decorator
 (decorator (call function: (_) @callee arguments: (argument_list) @arguments)) @binding.parameter
-(call function: (_) @callee arguments: (_) @arguments) @reference.call
+; a call alone: its callee and arguments are its `function` and `arguments` fields, read in
+; their arguments' order, that of a pattern capturing them (facts.c sort_calls, query_facts.py)
+(call) @reference.call
 (import_statement) @import
 (import_from_statement) @import.from
 ; an assignment that stores into or unpacks a container is read by items.py too (native:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
+from operator import itemgetter
 
 import tree_sitter as ts
 
@@ -118,16 +119,14 @@ def query_facts(matches: Iterable[tuple[str, dict]], source: bytes, facts: FileF
     # they pass are bound before any other binding
     held: list[tuple[str, ts.Node]] = []
     known = Known(defs, others)
-    for construct, caps in others:
-        if construct == "reference.call":
-            args, literals = _args(caps["arguments"], source, held, known)
-            fn = caps["callee"]
-            line = fn.start_point[0] + 1
-            call = call_fact(fn.start_byte, fn.end_byte, line, args, literals)
-            facts.calls.append(call)
-            for name, lit in held:  # bound at the call's line, where the callee reads it
-                literal_facts(call.scope, name, lit, line, source, facts)
-            held.clear()
+    for fn, arguments in _call_parts(others):
+        args, literals = _args(arguments, source, held, known)
+        line = fn.start_point[0] + 1
+        call = call_fact(fn.start_byte, fn.end_byte, line, args, literals)
+        facts.calls.append(call)
+        for name, lit in held:  # bound at the call's line, where the callee reads it
+            literal_facts(call.scope, name, lit, line, source, facts)
+        held.clear()
     member = (-1, -1)  # the last member read examined (native/facts_bind.c member_read)
     literal_returns: dict[str, int] = {}  # function -> its returned literals so far
     for construct, caps in others:
@@ -163,6 +162,21 @@ def query_facts(matches: Iterable[tuple[str, dict]], source: bytes, facts: FileF
             _other(
                 facts, source, module_vars, local_scopes, construct, caps, iv.at(node.start_byte)
             )
+
+
+def _call_parts(others: list[tuple[str, dict]]) -> list[tuple[ts.Node, ts.Node]]:
+    """(callee, arguments) of the calls, which are matched alone (their parts are their
+    `function` and `arguments` fields), in their arguments' order: that of the matches of a
+    pattern that captures them, which the facts keep (native/facts.c sort_calls)."""
+    out = []
+    for construct, caps in others:
+        if construct == "reference.call":
+            node = caps[construct]
+            fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            if fn is not None and args is not None:  # (none but in a broken tree)
+                out.append((args.start_byte, fn, args))
+    out.sort(key=itemgetter(0))
+    return [(fn, args) for _, fn, args in out]
 
 
 # Roles of the parents under which a member is read by another fact (or not read): the
