@@ -134,6 +134,9 @@ typedef struct {
 extern PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNKNOWN,
     *S_READ;
 
+/* PyUnicode_FromFormat's str for the formats the rules use (%U, %u, %ld, %zd), cheaper */
+PyObject *text_of(const char *format, ...);
+
 /* what every rule uses */
 
 static inline uint8_t role_of(const Run *run, TSNode node) {

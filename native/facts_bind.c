@@ -135,7 +135,7 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
             /* a literal collection passed: `arg$<start byte>`, bound by call_fact */
             if (pos >= 0 && passes_items(run, a) &&
                 add_pair(out, PyLong_FromLongLong(pos),
-                            PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(a))) < 0)
+                            text_of("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(a))) < 0)
                 goto error;
             pos += 1;
             break;
@@ -152,7 +152,7 @@ static int call_args(Run *run, TSNode args, PyObject **names_out, PyObject **lit
             if (vr == R_SEQUENCE || vr == R_SET || vr == R_MAPPING) {
                 if (passes_items(run, value) &&
                     add_pair(out, decoded(run, name),
-                                PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(value))) < 0)
+                                text_of("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(value))) < 0)
                     goto error;
                 break;
             }
@@ -317,7 +317,7 @@ static int passed_literals(Run *run, PyObject *scope, TSNode node, PyObject *arg
         if (!ts_node_is_named(a)) continue;
         if (role_of(run, a) == R_ARGUMENT_KEYWORD) a = field_of(run, a, F_VALUE);
         if (ts_node_is_null(a) || !passes_items(run, a)) continue;
-        PyObject *want = PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(a));
+        PyObject *want = text_of("%U%u", run->e->options[O_LOCAL_PASSED], ts_node_start_byte(a));
         if (want == NULL) {
             rc = -1;
             break;
@@ -672,7 +672,7 @@ int return_fact(Run *run, TSNode value) {
         /* the function's K-th returned literal, bound to `ret$K` (no identifier spells it)
          * and returned by that name (query_facts.py _returned_literal) */
         PyObject *scope = run->defs[i].local;
-        PyObject *name = PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_RETURNED],
+        PyObject *name = text_of("%U%u", run->e->options[O_LOCAL_RETURNED],
                                               run->defs[i].literal_returns++);
         PyObject *line = line_of(value);
         if (name == NULL || line == NULL || literal_facts(run, scope, name, value, line) < 0) {

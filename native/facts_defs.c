@@ -104,7 +104,7 @@ static PyObject *decorators_of(const Run *run, TSNode decorated) {
         PyObject *chain = hook_on_text(run, H_CHAIN, expr);
         int ok = usable(chain);
         if (ok > 0 && called) {
-            PyObject *marked = PyUnicode_FromFormat("%U()", chain);
+            PyObject *marked = text_of("%U()", chain);
             Py_DECREF(chain);
             chain = marked;
             ok = chain != NULL ? 1 : -1;
@@ -197,7 +197,7 @@ static int compare_defs(const void *a, const void *b) {
 /* the local of the definition `d`, under its parent's (`#2`... for a name seen before) */
 static PyObject *local_of(PyObject *seen, PyObject *parent_local, PyObject *name) {
     PyObject *local = PyUnicode_GET_LENGTH(parent_local)
-                          ? PyUnicode_FromFormat("%U.%U", parent_local, name)
+                          ? text_of("%U.%U", parent_local, name)
                           : Py_NewRef(name);
     if (local == NULL) return NULL;
     PyObject *count = PyDict_GetItemWithError(seen, local);
@@ -209,7 +209,7 @@ static PyObject *local_of(PyObject *seen, PyObject *parent_local, PyObject *name
         return NULL;
     }
     Py_DECREF(kobj);
-    if (k > 1) Py_SETREF(local, PyUnicode_FromFormat("%U#%ld", local, k));
+    if (k > 1) Py_SETREF(local, text_of("%U#%ld", local, k));
     return local;
 }
 

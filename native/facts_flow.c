@@ -97,7 +97,7 @@ int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode
         TSNode comp = parent_of(run, node);
         suffix = ts_node_is_null(comp)
                      ? Py_NewRef(S_EMPTY)
-                     : PyUnicode_FromFormat("$%u", ts_node_start_byte(comp));
+                     : text_of("$%u", ts_node_start_byte(comp));
         if (suffix == NULL) return -1;
     }
     PyObject *chain = hook_on_text(run, H_CALLEE_CHAIN, rhs);
@@ -110,7 +110,7 @@ int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode
     if (ok == 0 && iterated_literal(run, rhs)) {
         /* `for f in (load, save)`: the literal bound to `it$<start byte>`, iterated by it */
         Py_XDECREF(chain);
-        chain = PyUnicode_FromFormat("%U%u", run->e->options[O_LOCAL_ITERATED],
+        chain = text_of("%U%u", run->e->options[O_LOCAL_ITERATED],
                                      ts_node_start_byte(rhs));
         line = line_of(lhs);
         ok = chain == NULL || line == NULL || literal_facts(run, scope, chain, rhs, line) < 0
@@ -130,7 +130,7 @@ int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode
     if (rc == 0 && lr == R_NAME) {
         PyObject *name = decoded(run, lhs);
         if (name != NULL && suffix != NULL) Py_SETREF(name, PyUnicode_Concat(name, suffix));
-        PyObject *value = name ? PyUnicode_FromFormat("%U-1:%U", iter, chain) : NULL;
+        PyObject *value = name ? text_of("%U-1:%U", iter, chain) : NULL;
         rc = binding(run, scope, name, value, false, Py_NewRef(line)); /* (NULLs: an error) */
     } else if (rc == 0 && lr == R_PATTERN_TUPLE) {
         uint32_t k = ts_node_named_child_count(lhs);
@@ -139,7 +139,7 @@ int iteration_binding(Run *run, PyObject *scope, TSNode node, TSNode lhs, TSNode
             if (role_of(run, t) != R_NAME) continue;
             PyObject *name = decoded(run, t);
             if (name != NULL && suffix != NULL) Py_SETREF(name, PyUnicode_Concat(name, suffix));
-            PyObject *value = name ? PyUnicode_FromFormat("%U%u:%U", iter, i, chain) : NULL;
+            PyObject *value = name ? text_of("%U%u:%U", iter, i, chain) : NULL;
             rc = binding(run, scope, name, value, false, Py_NewRef(line));
         }
     }

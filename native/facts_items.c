@@ -148,10 +148,10 @@ static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObje
 static int item(Run *run, PyObject *scope, PyObject *name, PyObject *key, TSNode value,
                 PyObject *line, int depth) {
     if (is_container(role_of(run, value))) {
-        if (binding(run, scope, name, PyUnicode_FromFormat("%U%U:[]", run->e->options[O_VALUE_ITEM], key), false, line) < 0)
+        if (binding(run, scope, name, text_of("%U%U:[]", run->e->options[O_VALUE_ITEM], key), false, line) < 0)
             return -1;
         if (depth >= MAX_DEPTH) return 0;
-        PyObject *slot = PyUnicode_FromFormat("%U[%U]", name, key);
+        PyObject *slot = text_of("%U[%U]", name, key);
         if (slot == NULL) return -1;
         int rc = literal(run, scope, slot, value, line, depth + 1);
         Py_DECREF(slot);
@@ -163,7 +163,7 @@ static int item(Run *run, PyObject *scope, PyObject *name, PyObject *key, TSNode
         Py_XDECREF(chain);
         return chain == NULL ? -1 : 0;
     }
-    int rc = binding(run, scope, name, PyUnicode_FromFormat("%U%U:%U", run->e->options[O_VALUE_ITEM], key, chain), is_call,
+    int rc = binding(run, scope, name, text_of("%U%U:%U", run->e->options[O_VALUE_ITEM], key, chain), is_call,
                      line);
     /* a definition stored in a container is referenced from here */
     if (rc == 0 && !is_call) rc = value_reference(run, scope, chain, line);
@@ -201,7 +201,7 @@ static int literal(Run *run, PyObject *scope, PyObject *name, TSNode lit, PyObje
             known = false; /* the items after a spread are at unknown positions */
             continue;
         }
-        key = known ? PyUnicode_FromFormat("%zd", pos) : Py_NewRef(S_STAR);
+        key = known ? text_of("%zd", pos) : Py_NewRef(S_STAR);
         rc = key == NULL ? -1 : item(run, scope, name, key, c, line, depth);
         Py_XDECREF(key);
     }
@@ -286,7 +286,7 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
                 if (name != Py_None) {
                     rc = binding(run, scope, name, Py_NewRef(run->e->options[O_VALUE_LITERAL]), false, line);
                     for (Py_ssize_t pos = 0; rc == 0 && pos < nv - after - i; pos++) {
-                        PyObject *key = PyUnicode_FromFormat("%zd", pos);
+                        PyObject *key = text_of("%zd", pos);
                         rc = key == NULL ? -1 : item(run, scope, name, key, values[i + pos], line, depth);
                         Py_XDECREF(key);
                     }
@@ -338,7 +338,7 @@ static int unpack(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *l
         if (name == NULL) {
             rc = -1;
         } else if (name != Py_None) {
-            rc = binding(run, scope, name, PyUnicode_FromFormat("%U%zd:%U", run->e->options[O_VALUE_POSITION], i, chain), is_call,
+            rc = binding(run, scope, name, text_of("%U%zd:%U", run->e->options[O_VALUE_POSITION], i, chain), is_call,
                          line);
         }
         Py_XDECREF(name);
@@ -374,7 +374,7 @@ static int store(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject *li
     PyObject *name = ts_node_is_null(target) ? Py_NewRef(Py_None) : target_of(run, target);
     int rc = name == NULL ? -1 : 0;
     if (name != NULL && name != Py_None) {
-        PyObject *slot = PyUnicode_FromFormat("%U[]", name);
+        PyObject *slot = text_of("%U[]", name);
         rc = slot == NULL ? -1 : item(run, scope, slot, key, rhs, line, 0);
         Py_XDECREF(slot);
     }
@@ -411,7 +411,7 @@ static int read_item(Run *run, PyObject *scope, TSNode lhs, TSNode rhs, PyObject
     if (chain != NULL && chain != Py_None && usable(chain) > 0) {
         PyObject *key = key_of(run, index);
         rc = key == NULL ? -1
-                         : binding(run, scope, name, PyUnicode_FromFormat("key:%U:%U", key, chain),
+                         : binding(run, scope, name, text_of("key:%U:%U", key, chain),
                                    is_call, line);
         Py_XDECREF(key);
     }

@@ -427,6 +427,15 @@ EDGE_CASES = {
     "empty_file": "",
     # a node's fields past comments (extras: no field index of their own) and through
     # continuations, as the native engine reads them from the subtrees (native/ts_runtime.c)
+    # names made of parts (`A.f`, `f#2`, item keys and slots, loop variables): ASCII ones
+    # are written by facts.c text_of, others by PyUnicode_FromFormat; one character is the
+    # runtime's singleton either way
+    "composed_names": (
+        "class Ä:\n    def método(self): pass\n    def método(self): pass\n"
+        "class B:\n    def f(self): pass\n    def f(self): pass\n"
+        "d = {'ключ': g(), 'k': h(), 1: i()}\nd['é'] = f()\nd[k] = f()\n"
+        "a, b = t = f()\nfor ä, (ö, x) in y: pass\n[z for z in w]\n"
+    ),
     "fields_past_comments": (
         "def f(a):  # one\n    # two\n    return a\n"
         "class A(  # three\n    B,\n):  # four\n    x: int = g(  # five\n  y)\n"
