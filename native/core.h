@@ -157,14 +157,14 @@ static inline void out_set_int32(char *at, int32_t v) {
 }
 
 static inline int out_int32(out_t *o, int32_t v) {
-    if (out_grow(o, 4) < 0) return -1;
+    if (o->len + 4 > o->cap && out_grow(o, 4) < 0) return -1; /* (a call only to grow) */
     out_set_int32(o->data + o->len, v);
     o->len += 4;
     return 0;
 }
 
 static inline int out_bytes(out_t *o, const char *s, Py_ssize_t n) {
-    if (out_grow(o, n) < 0) return -1;
+    if (o->len + n > o->cap && out_grow(o, n) < 0) return -1;
     memcpy(o->data + o->len, s, (size_t)n);
     o->len += n;
     return 0;

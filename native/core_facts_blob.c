@@ -156,24 +156,34 @@ static int put_str(out_t *o, PyObject *v, int flag) {
         type = interned ? 't' : 'u';
     }
     if (n > INT32_MAX) return 0;
-    if (out_byte(o, type | flag) < 0) return -1;
+    if (o->len + n + 5 > o->cap && out_grow(o, n + 5) < 0) return -1; /* (room once) */
+    o->data[o->len++] = (char)(type | flag);
     if (type == 'z' || type == 'Z') {
-        if (out_byte(o, (int)n) < 0) return -1;
-    } else if (out_int32(o, (int32_t)n) < 0) {
-        return -1;
+        o->data[o->len++] = (char)n;
+    } else {
+        out_set_int32(o->data + o->len, (int32_t)n);
+        o->len += 4;
     }
-    return out_bytes(o, s, n) < 0 ? -1 : 1;
+    memcpy(o->data + o->len, s, (size_t)n);
+    o->len += n;
+    return 1;
 }
 
 /* marshal's w_object for the values facts hold. `shared`: an item of a virtual container. */
 static int put_object(out_t *o, refs_t *t, PyObject *v, int shared) {
+    PyTypeObject *type = Py_TYPE(v);
+    if (type == &PyUnicode_Type) { /* (most values: the type tested once) */
+        if (t->depth >= MAX_DEPTH) return 0;
+        int flag, r = ref_answer(put_ref(o, t, v, shared, &flag));
+        return r != 2 ? r : put_str(o, v, flag);
+    }
     if (v == Py_None) return out_byte(o, 'N') < 0 ? -1 : 1;
     if (v == Py_False) return out_byte(o, 'F') < 0 ? -1 : 1;
     if (v == Py_True) return out_byte(o, 'T') < 0 ? -1 : 1;
-    if (!(PyUnicode_CheckExact(v) || PyLong_CheckExact(v) || PyTuple_CheckExact(v) ||
-          PyList_CheckExact(v) || PyDict_CheckExact(v) || PyBytes_CheckExact(v)))
+    if (!(type == &PyLong_Type || type == &PyTuple_Type || type == &PyList_Type ||
+          type == &PyDict_Type || type == &PyBytes_Type))
         return 0; /* (floats, sets, ...: none in facts) */
-    if (PyLong_CheckExact(v)) { /* (before the ref: a long beyond 32 bits is marshal's) */
+    if (type == &PyLong_Type) { /* (before the ref: a long beyond 32 bits is marshal's) */
         int overflow = 0;
         long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
         if (x == -1 && PyErr_Occurred()) return -1;
@@ -185,8 +195,7 @@ static int put_object(out_t *o, refs_t *t, PyObject *v, int shared) {
     if (t->depth >= MAX_DEPTH) return 0;
     int flag, r = ref_answer(put_ref(o, t, v, shared, &flag));
     if (r != 2) return r;
-    if (PyUnicode_CheckExact(v)) return put_str(o, v, flag);
-    if (PyBytes_CheckExact(v)) {
+    if (type == &PyBytes_Type) {
         Py_ssize_t n = PyBytes_GET_SIZE(v);
         if (n > INT32_MAX) return 0;
         if (out_byte(o, 's' | flag) < 0 || out_int32(o, (int32_t)n) < 0 ||
@@ -196,9 +205,9 @@ static int put_object(out_t *o, refs_t *t, PyObject *v, int shared) {
     }
     t->depth++;
     int rc = 1;
-    if (PyTuple_CheckExact(v)) {
+    if (type == &PyTuple_Type) {
         rc = put_tuple_header(o, PyTuple_GET_SIZE(v), flag) < 0 ? -1 : put_items(o, t, v, 0);
-    } else if (PyList_CheckExact(v)) {
+    } else if (type == &PyList_Type) {
         Py_ssize_t n = PyList_GET_SIZE(v);
         if (n > INT32_MAX) rc = 0;
         else if (out_byte(o, '[' | flag) < 0 || out_int32(o, (int32_t)n) < 0) rc = -1;
