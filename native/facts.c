@@ -40,6 +40,9 @@ PyObject *S_EMPTY, *S_CALL, *S_DECORATOR, *S_VARIABLE, *S_VALUE, *S_STAR, *S_UNK
 static const char *const LIST_NAMES[TYPE_COUNT] = {
     "symbols", "imports", "calls", "heritage", "references", "bindings", "returns",
 };
+/* the same names as interned strs, made once: PyObject_GetAttrString made and interned
+   one per list per file (~1,400 instructions each) */
+static PyObject *LIST_ATTRS[TYPE_COUNT];
 
 int facts_init(void) {
     for (int v = 0; v < V_CONSTRUCT_COUNT; v++) {
@@ -55,6 +58,10 @@ int facts_init(void) {
     S_STAR = PyUnicode_FromStringAndSize("*", 1);
     S_UNKNOWN = PyUnicode_FromStringAndSize("?", 1);
     S_READ = PyUnicode_InternFromString("read");
+    for (int l = 0; l < TYPE_COUNT; l++) {
+        LIST_ATTRS[l] = PyUnicode_InternFromString(LIST_NAMES[l]);
+        if (LIST_ATTRS[l] == NULL) return -1;
+    }
     return S_EMPTY && S_CALL && S_DECORATOR && S_VARIABLE && S_VALUE && S_STAR && S_UNKNOWN &&
                    S_READ
                ? 0
@@ -765,7 +772,7 @@ PyObject *engine_facts(FactEngine *self, PyObject *const *argv, Py_ssize_t argc)
     run.module_vars = argv[3];
     PyObject *result = NULL;
     for (int l = 0; l < TYPE_COUNT; l++) {
-        run.lists[l] = PyObject_GetAttrString(run.facts, LIST_NAMES[l]);
+        run.lists[l] = PyObject_GetAttr(run.facts, LIST_ATTRS[l]);
         if (run.lists[l] == NULL) goto done;
         if (!PyList_Check(run.lists[l])) {
             PyErr_Format(PyExc_TypeError, "facts.%s must be a list", LIST_NAMES[l]);
