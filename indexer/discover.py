@@ -224,10 +224,11 @@ Listed = dict[str, tuple[os.stat_result, list[os.DirEntry]]]
 
 
 def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None,
-                each: Callable[[list[str]], None] | None = None) -> list[str]:  # fmt: skip
+                each: Callable[[list[str], list[os.DirEntry]], None] | None = None,
+                ) -> list[str]:  # fmt: skip
     """The files under `repo` that its `.gitignore` files and `extra` do not ignore; with
-    `listed`, each folder walked is recorded there; `each(names)` hears each folder's as
-    it is listed.
+    `listed`, each folder walked is recorded there; `each(names, entries)` hears each
+    folder's (and their entries) as it is listed.
 
     A scandir walk: each folder's entries tell folders from files and links (no stat of
     each folder, as os.walk's link test makes) and whether it holds a `.gitignore`, and a
@@ -259,6 +260,8 @@ def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None
                 except OSError:
                     pass
                 break
+        ruled = bool(rules.rules)  # (none: nothing is ignored, no file asked; a tree's usual)
+        files: list[os.DirEntry] = []
         for e in entries:
             name = e.name
             try:
@@ -269,12 +272,13 @@ def _walk_files(repo: Path, extra: tuple[str, ...], listed: Listed | None = None
                 if e.is_symlink() or name in ALWAYS_SKIPPED:
                     continue
                 rel = prefix + name
-                if not rules.ignored(rel, True):
+                if not ruled or not rules.ignored(rel, True):
                     pending.append((rel, e.path))
-            elif not rules.ignored(prefix + name, False):
+            elif not ruled or not rules.ignored(prefix + name, False):
                 out.append(prefix + name)
-        if each is not None and len(out) > start:
-            each(out[start:])
+                files.append(e)
+        if each is not None and files:
+            each(out[start:], files)
     return sorted(out)
 
 
@@ -336,18 +340,34 @@ def discover(
                 st = pre.get(rel) or os.lstat(os.path.join(root, rel))
             except OSError:
                 continue  # deleted in the work tree but still in git's index
-            if stat.S_ISLNK(st.st_mode):  # the lstat answers: no second and third call per file
-                full = os.path.join(root, rel)
-                real = os.path.realpath(full)
-                if not (real == root or real.startswith(root + os.sep)) or not os.path.isfile(real):
-                    continue
-                try:
-                    st = os.stat(real)
-                except OSError:
-                    continue
-            elif not stat.S_ISREG(st.st_mode):
-                continue
+            # the lstat answers: no second and third call per file
+            if stat.S_ISREG(st.st_mode):
+                files.append(SourceFile(rel, language, st.st_size, st.st_mtime_ns))
+            elif stat.S_ISLNK(st.st_mode):
+                linked(rel, language)
+
+    def linked(rel: str, language: str) -> None:
+        st = _link_target(root, rel)
+        if st is not None:
             files.append(SourceFile(rel, language, st.st_size, st.st_mtime_ns))
+
+    def take_walked(names: list[str], entries: list[os.DirEntry]) -> None:
+        # `take` of the walk's names: their folders are none it skips (it enters none), and
+        # each file's lstat is its entry's (no path joined per file, ~1/4 of take's work)
+        for rel, e in zip(names, entries):
+            language = language_name_for(e.name, langs)
+            if language is None:
+                if configs_out is not None and e.name in wanted:
+                    _read_config(root, rel, configs_out, config.max_file_size)
+                continue
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue  # gone since the walk listed it
+            if stat.S_ISREG(st.st_mode):
+                files.append(SourceFile(rel, language, st.st_size, st.st_mtime_ns))
+            elif stat.S_ISLNK(st.st_mode):
+                linked(rel, language)
 
     told = 0  # the files `found` heard of
 
@@ -357,8 +377,8 @@ def discover(
             found(files[told:])
             told = len(files)
 
-    def each(names: list[str]) -> None:
-        take(names)
+    def each(names: list[str], entries: list[os.DirEntry]) -> None:
+        take_walked(names, entries)
         # each folder's files at once until FOUND_BATCH are told (the extraction's workers
         # start with the first few), then batches
         tell(FOUND_BATCH if told >= FOUND_BATCH else 1)
@@ -381,6 +401,17 @@ def discover(
         take(names)
         tell(1)
     return files
+
+
+def _link_target(root: str, rel: str) -> os.stat_result | None:
+    """The stat of the file the link `rel` names, or None: not a file, or outside `root`."""
+    real = os.path.realpath(os.path.join(root, rel))
+    if not (real == root or real.startswith(root + os.sep)) or not os.path.isfile(real):
+        return None
+    try:
+        return os.stat(real)
+    except OSError:
+        return None
 
 
 def _path_of(sf: SourceFile) -> str:
