@@ -231,3 +231,28 @@ def test_a_worker_killed_while_items_are_added_leaves_the_others_to_finish():
     for path, language, data in items:
         if path not in failed:
             assert blobs[path] == extract_source(language, data), path
+
+
+def test_the_parent_takes_the_answers_of_several_files_per_wakeup(monkeypatch):
+    """While every worker holds more work, the parent reads the answers a few ms after a
+    wakeup that took some (workers._PACE_S): each wakeup (a read, the worker handed more) cost
+    ~1,100 bytecodes beside its answers, once per answer or so when the workers answered as
+    fast as the parent read, while both cores parse. Every file is still answered."""
+    from codeimpact.indexer import workers
+
+    reads: list[int] = []
+    real_read = workers._Inbox.read
+
+    def read(inbox, fd):
+        answers = real_read(inbox, fd)
+        reads.append(len(answers))
+        return answers
+
+    monkeypatch.setattr(workers._Inbox, "read", read)
+    body = "".join(f"def f{i}(x):\n    return g(x, {i})\n" for i in range(20)).encode()
+    items = [(f"m{i}.py", "python", body + f"# {i}\n".encode()) for i in range(3000)]
+    got: list[str] = []
+    n, failed = extract_parallel(items, 2, 60.0, None, lambda path, blob: got.append(path))
+    assert n == len(items) and not failed and len(got) == len(items)
+    assert sum(reads) == len(items) + 2  # (each worker's READY)
+    assert len(reads) <= len(items) / 2, (len(reads), len(items))
