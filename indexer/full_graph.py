@@ -150,7 +150,9 @@ class FullGraph:
         self._offset = 0
         self._spans: dict[str, tuple[int, int]] = {}
         self._uids: list[str] = []  # number -> the one string kept for it
-        self._uid_no = _Numbering(self._uids)  # uid -> number in order of first sight
+        # uid -> number in order of first sight (the Python loops': the C gather numbers by
+        # its own table of the uids' bytes, and leaves it empty)
+        self._uid_no = _Numbering(self._uids)
         self._reasons = _Numbering([])
         self._foreign: dict[tuple, list[str]] = {}
         self._calls: Counter = Counter()

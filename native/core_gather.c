@@ -15,7 +15,7 @@
  *
  * The gathered state is Python's (FullGraph makes it, reads it, hands the buffers to Arrow
  * and numpy without a copy): `g` is a list of
- *   0 uid_no   dict  uid -> number (order of first sight)    1 uids  list  number -> uid
+ *   0 uid_no   dict  the Python loops' (left empty here)    1 uids  list  number -> uid
  *   2 rel_no   dict  relation -> its number                  3 reason_no  dict (first sight)
  *   4 reasons  list  number -> reason                        5 symbol numbers  int32
  *   6 numbers of external edge targets  int32               7..12 per edge: rel int8,
@@ -316,12 +316,13 @@ static int put_i32(PyObject *ba, int32_t v) {
     return 0;
 }
 
-/* The numbering of the uids: the dict uid -> number and the list number -> uid Python keeps
- * (FullGraph), and beside them a table of the numbers by the uids' UTF-8 bytes (a bytearray
- * of `uslot_t`, its size a power of two, at most half full), so a uid read from a blob is
- * looked up by its bytes: made a str and looked up in the dict (siphash, the dict's probes),
- * each uid of each blob cost ~0.15 G of the ~0.49 G instructions of Django's gathering. A str
- * is made for a uid at its first sight only. */
+/* The numbering of the uids: the list number -> uid Python keeps (FullGraph), and a table of
+ * the numbers by the uids' UTF-8 bytes (a bytearray of `uslot_t`, its size a power of two, at
+ * most half full), so a uid read from a blob is looked up by its bytes: made a str and looked
+ * up in a dict (siphash, the dict's probes), each uid of each blob cost ~0.15 G of the ~0.49 G
+ * instructions of Django's gathering. A str is made for a uid at its first sight only, and
+ * kept in the list alone: the dict uid -> number the table made redundant cost ~1,000
+ * instructions a uid to fill (Django: 53 M of the gathering's 403 M) and ~4 MB. */
 typedef struct {
     uint64_t hash;
     int32_t no; /* the number + 1; 0: a free slot */
@@ -329,7 +330,7 @@ typedef struct {
 } uslot_t;
 
 typedef struct {
-    PyObject *no, *names, *table;
+    PyObject *names, *table;
 } uids_t;
 
 /* The UTF-8 of the str `s` (NULL on error). */
@@ -403,10 +404,10 @@ static int32_t uid_number(uids_t *u, cell_t *c, objs_t *o) {
     }
     if (t[s].no) {
         no = t[s].no - 1;
-    } else { /* its first sight: numbered (the dict and list), then placed */
+    } else { /* its first sight: numbered (its place in the list), then placed */
         PyObject *key = cell_obj(c, o);
-        Py_ssize_t k = key == NULL ? -1 : number_of(u->no, u->names, key);
-        if (k < 0) return -1;
+        if (key == NULL || PyList_Append(u->names, key) < 0) return -1;
+        Py_ssize_t k = PyList_GET_SIZE(u->names) - 1;
         if (k >= INT32_MAX) {
             PyErr_SetString(PyExc_OverflowError, "gather_file: too many uids");
             return -1;
@@ -634,7 +635,7 @@ static PyObject *gather(PyObject **g, const char *kinds, Py_ssize_t nkinds, cons
     }
     memcpy(mine, path, (size_t)npath);
     memcpy(mine + npath, "::", 3);
-    uids_t u = {g[G_UID_NO], g[G_UIDS], g[G_UID_TABLE]};
+    uids_t u = {g[G_UIDS], g[G_UID_TABLE]};
     if (put_symbols(g, &u, kinds, nkinds, symbols, nsym, o) < 0 ||
         put_edges(g, &u, edges, nedges, mine, npath + 2, ext, next, foreign, o) < 0) {
         Py_CLEAR(foreign);
