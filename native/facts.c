@@ -274,13 +274,25 @@ static void strip_bounds(PyObject *s, Py_ssize_t *a, Py_ssize_t *b) {
     while (*b > *a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, *b - 1))) (*b)--;
 }
 
+/* strip_bounds over ASCII bytes (str.isspace of each, as the decoded str's) */
+static void ascii_strip_bounds(const char *text, Py_ssize_t *a, Py_ssize_t *b) {
+    while (*a < *b && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)text[*a])) (*a)++;
+    while (*b > *a && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)text[*b - 1])) (*b)--;
+}
+
+enum { SQUEEZE_ROOM = 512 };
+
 /* The text of a signature or of a variable's first line: `b" ".join(raw.split())` when
  * `join_spaces`, decoded with errors="replace", then `.strip()`, with `.rstrip(strip)
- * .strip()` when `strip` is not empty, and cut to 300 characters. */
+ * .strip()` when `strip` is not empty, and cut to 300 characters. ASCII text (nearly all)
+ * is stripped and cut as bytes and decoded once: one str made, not a decoded one and its
+ * substring. */
 PyObject *squeezed(const char *ptr, Py_ssize_t len, bool join_spaces, const char *strip) {
-    char *buf = PyMem_Malloc(len ? (size_t)len : 1);
+    char room[SQUEEZE_ROOM];
+    char *buf = len <= SQUEEZE_ROOM ? room : PyMem_Malloc((size_t)len);
     if (buf == NULL) return PyErr_NoMemory();
     Py_ssize_t n = 0;
+    unsigned char high = 0; /* (every byte's bits: ASCII when below 128) */
     if (join_spaces) {
         bool pending = false;
         for (Py_ssize_t i = 0; i < len; i++) {
@@ -292,27 +304,44 @@ PyObject *squeezed(const char *ptr, Py_ssize_t len, bool join_spaces, const char
             if (pending) buf[n++] = ' ';
             pending = false;
             buf[n++] = (char)c;
+            high |= c;
         }
     } else {
         memcpy(buf, ptr, (size_t)len);
         n = len;
+        for (Py_ssize_t i = 0; i < len; i++) high |= (unsigned char)ptr[i];
     }
-    PyObject *s = PyUnicode_DecodeUTF8(buf, n, "replace");
-    PyMem_Free(buf);
-    if (s == NULL) return NULL;
-    Py_ssize_t a = 0, b = PyUnicode_GET_LENGTH(s);
-    strip_bounds(s, &a, &b);
-    if (strip != NULL && strip[0] != '\0') {
-        while (b > a) {
-            Py_UCS4 c = PyUnicode_READ_CHAR(s, b - 1);
-            if (c > 127 || strchr(strip, (int)c) == NULL) break;
-            b--;
+    PyObject *out;
+    bool stripping = strip != NULL && strip[0] != '\0';
+    if (high < 128) {
+        Py_ssize_t a = 0, b = n;
+        ascii_strip_bounds(buf, &a, &b);
+        if (stripping) {
+            while (b > a && strchr(strip, (int)(unsigned char)buf[b - 1]) != NULL) b--;
+            ascii_strip_bounds(buf, &a, &b);
         }
-        strip_bounds(s, &a, &b);
+        if (b - a > 300) b = a + 300;
+        out = PyUnicode_DecodeASCII(buf + a, b - a, NULL);
+    } else {
+        PyObject *s = PyUnicode_DecodeUTF8(buf, n, "replace");
+        out = NULL;
+        if (s != NULL) {
+            Py_ssize_t a = 0, b = PyUnicode_GET_LENGTH(s);
+            strip_bounds(s, &a, &b);
+            if (stripping) {
+                while (b > a) {
+                    Py_UCS4 c = PyUnicode_READ_CHAR(s, b - 1);
+                    if (c > 127 || strchr(strip, (int)c) == NULL) break;
+                    b--;
+                }
+                strip_bounds(s, &a, &b);
+            }
+            if (b - a > 300) b = a + 300;
+            out = PyUnicode_Substring(s, a, b);
+            Py_DECREF(s);
+        }
     }
-    if (b - a > 300) b = a + 300;
-    PyObject *out = PyUnicode_Substring(s, a, b);
-    Py_DECREF(s);
+    if (buf != room) PyMem_Free(buf);
     return out;
 }
 
