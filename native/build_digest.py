@@ -34,6 +34,7 @@ SYNTAX_SOURCES = (
     "facts_bind.c",
     "facts_items.c",
     "facts_flow.c",
+    "facts_text.c",
     "chains.c",
     "call_sites.c",
     "ts_runtime.c",
