@@ -11,6 +11,8 @@
 
 #include "core_methods.h"
 
+#include <structmember.h>
+
 /* what the method reads of its Python modules, set once where it is installed (chain_method):
  * MAX_DEPTH, parse_steps, engine/chains.py fold, the kind `alts` */
 enum { K_MAX_DEPTH, K_PARSE_STEPS, K_FOLD, K_ALTS, K_COUNT };
@@ -50,10 +52,34 @@ PyObject *call_method(PyObject *name, PyObject **args, Py_ssize_t n) {
     return PyObject_VectorcallMethod(name, args, (size_t)(n + 1), NULL);
 }
 
+/* the memo's type whose `cuts` is a slot (engine/memo.py Memo's __slots__), and its offset:
+ * read in place, not through the type's descriptor (~120 instructions a read, two reads per
+ * lookup); found at the first read of a memo of that type */
+static PyTypeObject *slot_type;
+static Py_ssize_t slot_offset;
+
+/* memo.cuts (new reference) */
+static PyObject *cuts_of(PyObject *memo) {
+    if (Py_TYPE(memo) != slot_type) {
+        PyObject *d = PyObject_GetAttr((PyObject *)Py_TYPE(memo), s_cuts);
+        if (d == NULL) return NULL;
+        if (Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+            ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX) {
+            Py_XSETREF(slot_type, (PyTypeObject *)Py_NewRef(Py_TYPE(memo)));
+            slot_offset = ((PyMemberDescrObject *)d)->d_member->offset;
+        }
+        Py_DECREF(d);
+        if (Py_TYPE(memo) != slot_type) return PyObject_GetAttr(memo, s_cuts);
+    }
+    PyObject *cuts = *(PyObject **)((char *)memo + slot_offset);
+    if (cuts == NULL) PyErr_SetObject(PyExc_AttributeError, s_cuts);
+    return Py_XNewRef(cuts);
+}
+
 /* `self.memo.cuts` (new reference) */
 PyObject *memo_cuts(PyObject *self) {
     PyObject *memo = PyObject_GetAttr(self, s_memo);
-    PyObject *cuts = memo != NULL ? PyObject_GetAttr(memo, s_cuts) : NULL;
+    PyObject *cuts = memo != NULL ? cuts_of(memo) : NULL;
     Py_XDECREF(memo);
     return cuts;
 }

@@ -218,3 +218,41 @@ def test_bad_arguments_raise():
         project.eval_chain(fi, "", None, 1, 0, None, ("x",))
     with pytest.raises(TypeError):
         NATIVE(object(), fi, "", "x", 1)
+
+
+def test_a_memo_of_another_type_reads_its_cuts(monkeypatch):
+    """memo.cuts is read in place for the memo's own type (its slot); a memo of a subclass,
+    or of a type whose `cuts` is no slot, is read as Python reads it."""
+    from codeimpact.indexer.lang.engine.memo import Memo
+
+    class Slotted(Memo):
+        __slots__ = ()
+
+    class Plain(Memo):  # (`cuts` a property: no slot of its own type)
+        __slots__ = ("__dict__",)
+        cuts = property(lambda self: self.__dict__.get("c", 0),
+                        lambda self, v: self.__dict__.__setitem__("c", v))  # fmt: skip
+
+    facts = {"pkg/__init__.py": SPEC.extract(b""), "pkg/m.py": SPEC.extract(SOURCE.encode())}
+    for memo_type in (Slotted, Plain, Memo):
+        made = []
+        for native in (True, False):
+            project = PythonProject(facts, SPEC.is_test_path, {})
+            project.memo = memo_type()
+            project.forget_lookups()
+            made.append(
+                _evaluate(
+                    project,
+                    native,
+                    monkeypatch,
+                    "pkg/m.py",
+                    "Box.go",
+                    "self.size.size.go",
+                    16,
+                    MAX_DEPTH - 1,
+                    True,
+                    None,
+                )  # fmt: skip
+            )
+            assert project.memo.cuts  # (the depth bound met: a cut)
+        assert made[0] == made[1]
