@@ -47,6 +47,15 @@ int methods_init(void) {
     return 0;
 }
 
+/* a depth argument as a C long (a huge one clamped: only compared with the bound) */
+int depth_of(PyObject *depth, long *d) {
+    int overflow;
+    *d = PyLong_AsLongAndOverflow(depth, &overflow);
+    if (*d == -1 && PyErr_Occurred()) return -1;
+    if (overflow) *d = overflow > 0 ? LONG_MAX : LONG_MIN;
+    return 0;
+}
+
 /* `self.NAME(*args)` (n arguments after self; args[0] is self) */
 PyObject *call_method(PyObject *name, PyObject **args, Py_ssize_t n) {
     return PyObject_VectorcallMethod(name, args, (size_t)(n + 1), NULL);
@@ -335,10 +344,8 @@ static int plain_name(PyObject *chain) {
 
 static PyObject *eval_chain(PyObject *self, PyObject *fi, PyObject *scope, PyObject *chain,
                             PyObject *line, PyObject *depth, PyObject *reads, PyObject *steps) {
-    int overflow;
-    long d = PyLong_AsLongAndOverflow(depth, &overflow);
-    if (d == -1 && PyErr_Occurred()) return NULL;
-    if (overflow) d = overflow > 0 ? LONG_MAX : LONG_MIN;
+    long d;
+    if (depth_of(depth, &d) < 0) return NULL;
     PyObject *made = NULL, *result = NULL;
     if (steps == Py_None) {
         if (chain == Py_None) Py_RETURN_NONE;

@@ -223,10 +223,8 @@ fail:
 
 static PyObject *lookup_name(PyObject *self, PyObject *fi, PyObject *scope, PyObject *name,
                              PyObject *line, PyObject *depth, PyObject *key) {
-    int overflow;
-    long d = PyLong_AsLongAndOverflow(depth, &overflow);
-    if (d == -1 && PyErr_Occurred()) return NULL;
-    if (overflow) d = overflow > 0 ? LONG_MAX : LONG_MIN;
+    long d;
+    if (depth_of(depth, &d) < 0) return NULL;
     if (d > lookup_max_depth) {
         PyObject *a[1] = {self};
         PyObject *c = call_method(m_cut, a, 0); /* every scope's lookup would be cut */
@@ -375,10 +373,8 @@ static int alternative(PyObject *fi, PyObject *line_of, PyObject **alt) {
  * caller read them), else its parameter; None when neither */
 static PyObject *in_scope(PyObject *self, PyObject *fi, PyObject *scope, PyObject *name,
                           PyObject *line, PyObject *follow, PyObject *depth, PyObject *cands) {
-    int overflow;
-    long d = PyLong_AsLongAndOverflow(depth, &overflow);
-    if (d == -1 && PyErr_Occurred()) return NULL;
-    if (overflow) d = overflow > 0 ? LONG_MAX : LONG_MIN;
+    long d;
+    if (depth_of(depth, &d) < 0) return NULL;
     if (d > lookup_max_depth) {
         PyObject *a[1] = {self};
         return call_method(m_cut, a, 0);

@@ -10,6 +10,8 @@
 /* the shared names interned (and `zero`), once: 0, or -1 */
 int methods_init(void);
 extern PyObject *zero; /* (the default depth) */
+/* a depth argument as a C long (a huge one clamped): 0, or -1 */
+int depth_of(PyObject *depth, long *d);
 /* `self.NAME(*args)` (n arguments after self; args[0] is self) */
 PyObject *call_method(PyObject *name, PyObject **args, Py_ssize_t n);
 /* `self.memo.cuts` (new reference) */
