@@ -35,6 +35,7 @@ from pyarrow._compute import call_function as _kernel
 from codeimpact.graph import csr, layout
 from codeimpact.graph.arrow import arrow_type
 from codeimpact.graph.schema import NODE_TABLES, REL_TABLES
+from codeimpact.indexer.gather_spill import GatherSpill
 from codeimpact.indexer.resolved import (
     EXTERNAL_PREFIX,
     RELAY_REASON,
@@ -113,9 +114,10 @@ class _Numbering(dict):
 # The pack file's write buffer: the blobs (~7 KB each) went out in ~2,500 writes of 8 KB on
 # Django, ~20 of 1 MB now (0.0157 -> 0.0079 s of CPU for its 20 MB)
 PACK_BUFFER = 1 << 20
-# Rows per batch of the C gather's rows: its columns are compact (the Python way's batches
-# bound the Python values held), so batches as large as the Symbol COPY's slices.
-NATIVE_BATCH_ROWS = SYMBOL_SLICE
+# Rows the C gather gathers before they and the edges gathered with them go to files
+# (indexer/gather_spill.py): the builder's memory while the resolvers run holds at most this
+# many rows (~2 MB on Django) and their edges.
+SPILL_ROWS = 8192
 
 
 def _native_gather() -> tuple | None:
@@ -143,6 +145,9 @@ class FullGraph:
     """Gathers resolved files (`add`, in path order), then builds the `FullContent`."""
 
     def __init__(self, scratch_dir: Path, native: bool = True):
+        # what a build killed before left there (one build at a time: the index's lock)
+        for stale in (*scratch_dir.glob("pack-*.tmp"), *scratch_dir.glob("gather-*.tmp")):
+            stale.unlink(missing_ok=True)
         # the pack is written as files come, beside the index, and moved into the generation
         fd, name = tempfile.mkstemp(prefix="pack-", suffix=".tmp", dir=scratch_dir)
         self._pack_path = Path(name)
@@ -167,7 +172,9 @@ class FullGraph:
                        *(bytearray() for _ in range(8)), _row_columns(), bytearray()]  # fmt: skip
             (self._symbol_nos, self._external_nos, self._rel, self._src, self._dst, self._conf,
              self._reason, self._line) = self._g[5:13]  # fmt: skip
+            self._spill: GatherSpill | None = GatherSpill(scratch_dir, ROW_SCHEMA, 6)
             return
+        self._spill = None
         self._symbol_nos = array("i")  # numbers of the symbols given (repeats allowed)
         self._external_nos = array("i")  # numbers of external edge targets (repeats allowed)
         self._rows: list[list] = [[] for _ in ROW_SCHEMA.names]
@@ -216,8 +223,28 @@ class FullGraph:
         once they are many."""
         for key in foreign:
             self._foreign.setdefault(key, []).append(path)
-        if len(self._symbol_nos) // 4 - self._rows_given >= NATIVE_BATCH_ROWS:
-            self._flush_native()
+        if len(self._symbol_nos) // 4 - self._rows_given >= SPILL_ROWS:
+            self._spill_out()
+
+    def _spill_out(self) -> None:
+        """The rows and edges gathered so far moved to the spill's files."""
+        self._flush_native()
+        for batch in self._batches:
+            self._spill.rows(batch)
+        self._batches = []
+        self._spill.columns(self._edge_columns())
+
+    def _edge_columns(self) -> list[bytearray]:
+        return [self._rel, self._src, self._dst, self._conf, self._reason, self._line]
+
+    def _take_spilled(self) -> None:
+        """What went to the spill's files back, before what was gathered since."""
+        if self._spill is None:
+            return
+        self._flush_native()
+        self._batches = [*self._spill.take_rows(), *self._batches]
+        (self._rel, self._src, self._dst, self._conf, self._reason,
+         self._line) = self._spill.take_columns(self._edge_columns())  # fmt: skip
 
     def _to_pack(self, path: str, blob: bytes) -> None:
         self._pack.write(blob)
@@ -300,9 +327,11 @@ class FullGraph:
 
     # -------------------------------------------------------------- building
     def abandon(self) -> None:
-        """Drop the pack written so far (the run failed)."""
+        """Drop the pack and the spill written so far (the run failed)."""
         self._pack.close()
         self._pack_path.unlink(missing_ok=True)
+        if self._spill is not None:
+            self._spill.drop()
 
     def finish(self, symbols_made: Callable[[pa.Table], None] | None = None) -> FullContent:
         """Ids, symbol rows and deduplicated edges; the gathering state is released.
@@ -310,6 +339,7 @@ class FullGraph:
         the edges are (a full build sends it to its database writer then, which COPYs it
         while the rest is made)."""
         pack = self._close_pack()
+        self._take_spilled()
         self._flush_rows()
         perm, sorted_uids = self._dense_ids()
         symbols, uids = self._symbol_table(perm, sorted_uids)

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _content(tmp_path: Path, native: bool, files: list[tuple[str, bytes]],
              batch: int | None = None, monkeypatch=None) -> full_graph.FullContent:  # fmt: skip
     if batch is not None:
-        monkeypatch.setattr(full_graph, "NATIVE_BATCH_ROWS", batch)
+        monkeypatch.setattr(full_graph, "SPILL_ROWS", batch)
         monkeypatch.setattr(full_graph, "BATCH_ROWS", batch)
     scratch = tmp_path / ("native" if native else "python")
     scratch.mkdir(exist_ok=True)
@@ -128,6 +128,51 @@ def test_each_case_gathers_as_the_python_loops(tmp_path, monkeypatch):
     assert rows["a.py::ünï"]["signature"] == "(é: 日本)"
     assert native.foreign == {("REFERENCES", "b.py::h", "a.py::ünï"): ["a.py"]}
     assert native.ext_refs == {"<external>::os.path.join": 2, "<external>::sys": 1}
+
+
+def test_the_rows_and_edges_gathered_wait_in_files_until_finish(tmp_path, monkeypatch):
+    """While the resolvers run, the builder holds at most SPILL_ROWS gathered rows and the
+    edges gathered with them: the rest wait in files beside the index, which `finish` takes
+    back (the graph the Python loops give) and removes; `abandon` removes them too."""
+    from codeimpact.indexer.state import resolved_blob
+
+    monkeypatch.setattr(full_graph, "SPILL_ROWS", 4)
+    files = [(rf.path, resolved_blob(rf)) for rf in _cases()]
+    files += [(f"c{i}.py", resolved_blob(ResolvedFile(
+        f"c{i}.py", [_row(f"c{i}.py::f", 1), _row(f"c{i}.py::g", 2)],
+        [Edge("CALLS", f"c{i}.py::f", "a.py::f", 1.0, "scope", 3)]))) for i in range(20)]  # fmt: skip
+    scratch = tmp_path / "native"
+    scratch.mkdir()
+    g = full_graph.FullGraph(scratch)
+    for path, blob in files:
+        g.add_blob(path, blob)
+    # in memory: the rows since the last spill (fewer than 4) and their edges (one a file)
+    assert len(g._symbol_nos) // 4 == 5 + 42 + 40 and len(g._symbol_nos) // 4 - g._rows_given < 4
+    assert not g._batches and len(g._src) // 4 <= 2
+    assert sorted(p.name.split("-")[1] for p in scratch.glob("gather-*")) == ["cols", "rows"]
+    native = g.finish()
+    assert not list(scratch.glob("gather-*"))
+    _same(native, _content(tmp_path, False, files))
+    failed = tmp_path / "failed"
+    failed.mkdir()
+    g = full_graph.FullGraph(failed)
+    for path, blob in files:
+        g.add_blob(path, blob)
+    g.abandon()
+    assert not list(failed.iterdir())
+
+
+def test_a_killed_builds_pack_and_spill_are_removed_by_the_next(tmp_path):
+    # (a kill -9 runs no cleanup: the next full build, under the same index lock, does)
+    left = [tmp_path / "pack-abc.tmp", tmp_path / "gather-rows-abc.tmp",
+            tmp_path / "gather-cols-abc.tmp"]  # fmt: skip
+    for p in left:
+        p.write_bytes(b"x" * 100)
+    keep = tmp_path / "pack-1.bin"
+    keep.write_bytes(b"y")
+    g = full_graph.FullGraph(tmp_path)
+    assert not any(p.exists() for p in left) and keep.exists()
+    g.abandon()
 
 
 def test_add_takes_the_same_way(tmp_path):
