@@ -141,12 +141,12 @@ static PyMethodDef core_methods[] = {
      " of facts written as plain tuples without making them (forms: per item, v a value, l a"
      " list of facts, n a list of facts as a nested blob, or a bytes); None: a value it does"
      " not write as marshal does (the caller marshals)"},
-    {"huge_arenas", core_huge_arenas, METH_O,
-     "huge_arenas(on) -> bool: new arenas of the small-object allocator carved from 2 MiB"
-     " spans advised MADV_HUGEPAGE (a huge page at first touch, not a page fault per 4 KiB)"
-     " from now on, or (off) as before; whether they were (False where they cannot be)"},
-    {"arenas_huge", core_arenas_huge, METH_NOARGS,
-     "arenas_huge() -> bool: whether huge_arenas() holds in this process"},
+    {"populate_arenas", core_populate_arenas, METH_O,
+     "populate_arenas(on) -> bool: new arenas of the small-object allocator mapped with their"
+     " pages populated at once (one mmap, not a page fault per page) from now on, or (off)"
+     " as before; whether they were (False where they cannot be)"},
+    {"arenas_populated", core_arenas_populated, METH_NOARGS,
+     "arenas_populated() -> bool: whether populate_arenas() holds in this process"},
     {"rows_prefixed", (PyCFunction)(void (*)(void))core_rows_prefixed, METH_FASTCALL,
      "rows_prefixed(rows, field, prefix, need[, lasts]) -> list: the rows whose str item"
      " `field` starts with `prefix`, when need >= 0 whose item `need` is true, and given the"
